@@ -1,0 +1,311 @@
+package transport
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/version"
+)
+
+// Defaults applied by New to zero Options fields.
+const (
+	DefaultMaxRetries    = 4
+	DefaultMinRetryWait  = 500 * time.Millisecond
+	DefaultMaxRetryWait  = 20 * time.Second
+	DefaultMaxRetryAfter = 30 * time.Second
+)
+
+// Options configures a Client.
+type Options struct {
+	// BaseURL is the absolute http(s) URL every API path is relative to,
+	// e.g. "https://api.example.test/v2"; its path prefix is kept and a
+	// trailing slash is optional. It may not carry user info, a query or a
+	// fragment. Required.
+	BaseURL string
+	// HTTPClient sends the requests. nil uses a pooled client of its own
+	// (go-cleanhttp). The client is shallow-copied: changes made to it after
+	// New are not seen. Its CheckRedirect, if any, still runs, after the
+	// per-request redirect rules of this package. Its Timeout applies to
+	// each attempt, not to the whole call; use the context for that.
+	HTTPClient *http.Client
+	// UserAgent is appended to "pfc-go/<version>" (e.g. "myapp/1.2" gives
+	// "pfc-go/0.1.0 myapp/1.2"); empty sends "pfc-go/<version>" alone.
+	UserAgent string
+	// AuthHeader and AuthValue are the credential header (e.g. "X-API-KEY")
+	// and its value, sent only on API requests (Do, DoJSON) and only to the
+	// BaseURL's origin, never across a redirect to another one. Empty means
+	// no credential.
+	AuthHeader, AuthValue string
+	// Secrets are more strings to remove from errors and logs, e.g. a
+	// license key that appears as a path segment. AuthValue is always one.
+	Secrets []string
+	// MaxRetries is how many times a failed attempt is retried: 0 means
+	// DefaultMaxRetries (4), a negative value means never.
+	MaxRetries int
+	// MinRetryWait and MaxRetryWait bound the exponential backoff between
+	// attempts: 0 means DefaultMinRetryWait (500ms) and DefaultMaxRetryWait
+	// (20s, or MinRetryWait when that is larger).
+	MinRetryWait, MaxRetryWait time.Duration
+	// MaxRetryAfter caps a server's Retry-After; 0 means
+	// DefaultMaxRetryAfter (30s).
+	MaxRetryAfter time.Duration
+	// Logger receives a Debug record per attempt and per response and a
+	// Warn record per retry, with the method and the redacted URL only
+	// (never headers or bodies). nil disables logging.
+	Logger *slog.Logger
+}
+
+// Client is the HTTP layer shared by the SDK's API clients: retries,
+// redirects, credentials, redaction and typed errors. It is safe for
+// concurrent use.
+type Client struct {
+	base       *url.URL
+	baseString string // base without a trailing slash
+	hc         *http.Client
+	rt         *noCloseIdle
+	userAgent  string
+	authHeader string
+	authValue  string
+	secrets    []string
+	redactor   *strings.Replacer
+	maxRetries int
+	minWait    time.Duration
+	maxWait    time.Duration
+	// maxRetryAfter caps Retry-After.
+	maxRetryAfter time.Duration
+	logger        *slog.Logger
+	// jitter and now are swapped by tests for deterministic waits.
+	jitter     func(max time.Duration) time.Duration
+	now        func() time.Time
+	userRedir  func(*http.Request, []*http.Request) error
+	authOrigin origin
+}
+
+// New validates o and returns a Client. Invalid options are reported all at
+// once as an *apierr.ValidationError naming the Options fields.
+func New(o Options) (*Client, error) {
+	var errs apierr.FieldErrors
+	base, err := url.Parse(o.BaseURL)
+	switch {
+	case o.BaseURL == "":
+		errs.Add("BaseURL", "is required")
+	case err != nil:
+		errs.Add("BaseURL", "is not a valid URL")
+	case base.Scheme != "http" && base.Scheme != "https":
+		errs.Add("BaseURL", "must be an absolute http or https URL")
+	case base.Host == "" || base.Opaque != "":
+		errs.Add("BaseURL", "must have a host")
+	case base.User != nil:
+		errs.Add("BaseURL", "must not carry user info; use AuthHeader/AuthValue")
+	case base.RawQuery != "" || base.ForceQuery || base.Fragment != "":
+		errs.Add("BaseURL", "must not have a query or a fragment")
+	}
+	if o.AuthHeader != "" && !validHeaderName(o.AuthHeader) {
+		errs.Add("AuthHeader", "is not a valid header name")
+	}
+	if o.AuthValue != "" && o.AuthHeader == "" {
+		errs.Add("AuthHeader", "is required when AuthValue is set")
+	}
+	if !validHeaderValue(o.AuthValue) {
+		errs.Add("AuthValue", "contains control characters") // never echo the value
+	}
+	if !validHeaderValue(o.UserAgent) {
+		errs.Add("UserAgent", "contains control characters")
+	}
+	c := &Client{
+		userAgent:     version.UserAgent(),
+		authHeader:    http.CanonicalHeaderKey(o.AuthHeader),
+		authValue:     o.AuthValue,
+		maxRetries:    o.MaxRetries,
+		minWait:       o.MinRetryWait,
+		maxWait:       o.MaxRetryWait,
+		maxRetryAfter: o.MaxRetryAfter,
+		logger:        o.Logger,
+		jitter:        defaultJitter,
+		now:           time.Now,
+	}
+	if o.UserAgent != "" {
+		c.userAgent += " " + o.UserAgent
+	}
+	if c.maxRetries == 0 {
+		c.maxRetries = DefaultMaxRetries
+	} else if c.maxRetries < 0 {
+		c.maxRetries = 0
+	}
+	if c.minWait < 0 {
+		errs.Add("MinRetryWait", "must not be negative")
+	} else if c.minWait == 0 {
+		c.minWait = DefaultMinRetryWait
+	}
+	if c.maxWait < 0 {
+		errs.Add("MaxRetryWait", "must not be negative")
+	} else if c.maxWait == 0 {
+		c.maxWait = max(DefaultMaxRetryWait, c.minWait)
+	}
+	if c.maxWait >= 0 && c.minWait >= 0 && c.maxWait < c.minWait {
+		errs.Add("MaxRetryWait", "must not be less than MinRetryWait (%s < %s)", c.maxWait, c.minWait)
+	}
+	if c.maxRetryAfter < 0 {
+		errs.Add("MaxRetryAfter", "must not be negative")
+	} else if c.maxRetryAfter == 0 {
+		c.maxRetryAfter = DefaultMaxRetryAfter
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+
+	base.Path = strings.TrimSuffix(base.Path, "/")
+	base.RawPath = strings.TrimSuffix(base.RawPath, "/")
+	c.base = base
+	c.baseString = base.String()
+	c.authOrigin = originOf(base)
+
+	c.secrets = append([]string{o.AuthValue}, o.Secrets...)
+	c.redactor = newReplacer(c.secrets...)
+
+	var hc http.Client
+	if o.HTTPClient != nil {
+		hc = *o.HTTPClient
+	} else {
+		hc = *cleanhttp.DefaultPooledClient()
+	}
+	c.userRedir = hc.CheckRedirect
+	c.rt = &noCloseIdle{rt: hc.Transport}
+	hc.Transport = c.rt
+	hc.CheckRedirect = c.checkRedirect
+	c.hc = &hc
+	return c, nil
+}
+
+// URL returns the absolute URL of an API path (relative to BaseURL, its
+// segments already escaped, see PathJoin), without a query. It returns ""
+// for a path that cannot be part of a URL (one holding '?' or '#').
+func (c *Client) URL(path string) string {
+	u, err := c.resolve(path)
+	if err != nil {
+		return ""
+	}
+	return u.String()
+}
+
+// SameOrigin reports whether rawURL has the scheme, host and port of
+// BaseURL, i.e. whether the credential may be sent to it.
+func (c *Client) SameOrigin(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && u.IsAbs() && originOf(u) == c.authOrigin
+}
+
+// Redact returns s with the credential and every configured secret (and
+// their URL-escaped forms) replaced by "REDACTED".
+func (c *Client) Redact(s string) string { return replace(c.redactor, s) }
+
+// CloseIdleConnections closes the idle keep-alive connections of the
+// underlying transport.
+func (c *Client) CloseIdleConnections() {
+	if ci, ok := c.rt.transport().(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+// PathJoin escapes each segment with url.PathEscape (so "/" inside a segment
+// becomes %2F) and joins them with "/": PathJoin("status", id).
+func PathJoin(segs ...string) string {
+	esc := make([]string, len(segs))
+	for i, s := range segs {
+		esc[i] = url.PathEscape(s)
+	}
+	return strings.Join(esc, "/")
+}
+
+// PathEscape is PathJoin under the name used where a single untrusted
+// segment (a job id, a license key) is escaped.
+func PathEscape(segments ...string) string { return PathJoin(segments...) }
+
+// resolve builds the URL of an API path.
+func (c *Client) resolve(path string) (*url.URL, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, fieldError("Path", "must not contain '?' or '#'; use Query or RawQuery")
+	}
+	s := c.baseString
+	if path != "" {
+		s += "/" + strings.TrimPrefix(path, "/")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fieldError("Path", "is not a valid escaped URL path")
+	}
+	if originOf(u) != c.authOrigin { // cannot happen with the checks above; belt and braces
+		return nil, fieldError("Path", "leaves the API origin")
+	}
+	return u, nil
+}
+
+// encodeQuery encodes q sorted by key like url.Values.Encode, but with
+// spaces as %20, which the hosted API documents ("School%20and%20Sports").
+// url.QueryEscape turns a literal '+' into %2B, so every '+' left in the
+// output stands for a space.
+func encodeQuery(q url.Values) string {
+	return strings.ReplaceAll(q.Encode(), "+", "%20")
+}
+
+func fieldError(field, msg string) error {
+	var errs apierr.FieldErrors
+	errs.Add(field, "%s", msg)
+	return errs.Err()
+}
+
+// validHeaderName reports whether s is an RFC 9110 token.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r >= 0x80 || !isTokenChar(byte(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTokenChar(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
+}
+
+// validHeaderValue rejects the control characters that would split or
+// corrupt a header line.
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; (b < 0x20 && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// noCloseIdle hides CloseIdleConnections from retryablehttp, which calls it
+// after every failed call and would otherwise drop the idle connections of
+// every concurrent user of the shared transport. A nil rt means
+// http.DefaultTransport, looked up per request (as http.Client does).
+type noCloseIdle struct{ rt http.RoundTripper }
+
+func (t *noCloseIdle) transport() http.RoundTripper {
+	if t.rt == nil {
+		return http.DefaultTransport
+	}
+	return t.rt
+}
+
+// RoundTrip sends one request through the wrapped transport.
+func (t *noCloseIdle) RoundTrip(r *http.Request) (*http.Response, error) {
+	return t.transport().RoundTrip(r)
+}

@@ -1,0 +1,401 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// maxJSONResponse bounds what DoJSON decodes; the APIs' JSON answers are a
+// few KiB, so anything near this is a broken or hostile server.
+const maxJSONResponse = 32 << 20
+
+// Request is one API call. The zero Body sends no body.
+type Request struct {
+	// Method is the HTTP method; empty means GET.
+	Method string
+	// Path is relative to BaseURL, with its segments already escaped (see
+	// PathJoin). A leading slash is optional.
+	Path string
+	// Query is encoded sorted by key, spaces as %20.
+	Query url.Values
+	// RawQuery, when not empty, is sent verbatim instead of Query.
+	RawQuery string
+	// Header holds extra request headers. User-Agent, Content-Type (when the
+	// body has one) and the credential header are set by the client.
+	Header http.Header
+	// Body is the request body.
+	Body Body
+	// NoFollowRedirects returns a 3xx response to the caller instead of
+	// following it.
+	NoFollowRedirects bool
+}
+
+// callKey carries the *call in the request context, for checkRedirect.
+type callKey struct{}
+
+// call is the state of one Do/DoExternal invocation across its attempts.
+// retryablehttp runs the hooks on the calling goroutine, one attempt after
+// the other, so it needs no locking.
+type call struct {
+	c        *Client
+	ctx      context.Context
+	method   string
+	logURL   string // redacted URL, for errors and logs
+	redactor *strings.Replacer
+	external bool
+	noFollow bool
+	once     *singleUse
+	attempts int
+	nextWait time.Duration
+	// notRetried is set when a retry was due but the body could not be replayed.
+	notRetried bool
+}
+
+func (cl *call) redact(s string) string { return replace(cl.redactor, s) }
+
+// Do sends an API request to BaseURL+Path with the credential header,
+// retrying as the package documentation describes. A 2xx response, or a
+// 3xx one that was not followed, is returned and the caller must close its
+// body. Any other status becomes an *apierr.APIError (the body consumed and
+// closed); a transport failure is an error whose text holds only the
+// redacted URL, wrapping the cause (errors.Is(err, context.Canceled) holds
+// after a cancellation, errors.As finds the *url.Error).
+func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
+	resp, _, err := c.doAPI(ctx, r)
+	return resp, err
+}
+
+// DoJSON sends r with Accept: application/json (unless r sets one) and
+// decodes the JSON response into out (skipped when out is nil or the status
+// is 204). A 3xx response is returned as an *apierr.APIError, since no JSON
+// can be read from it. An empty or malformed body is an error naming the
+// endpoint (redacted) and wrapping the decoder's error.
+func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
+	if r == nil {
+		return fieldError("Request", "is nil")
+	}
+	rr := *r
+	rr.Header = r.Header.Clone()
+	if rr.Header == nil {
+		rr.Header = http.Header{}
+	}
+	if rr.Header.Get("Accept") == "" {
+		rr.Header.Set("Accept", "application/json")
+	}
+	resp, cl, err := c.doAPI(ctx, &rr)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		return apierr.FromResponse(resp, cl.method, cl.logURL, cl.attempts, cl.redact)
+	}
+	defer drainAndClose(resp.Body)
+	if out == nil || resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxJSONResponse)).Decode(out); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("empty body: %w", err)
+		}
+		return cl.errorf(err, "decoding JSON response: %v", err)
+	}
+	return nil
+}
+
+// DoExternal sends a request to an absolute URL outside the API: a
+// pre-signed upload or download URL. It never sends the credential (the
+// credential header is removed from header if present), follows redirects,
+// and retries like Do. Every query value of rawURL (signatures, tokens) is
+// replaced by REDACTED in errors and logs, and query values of 8 characters
+// or more are also removed from error bodies. Statuses are handled as in Do.
+func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header http.Header, body Body) (*http.Response, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// The URL is not quoted: it may carry a signature.
+		return nil, fieldError("url", "must be an absolute http or https URL")
+	}
+	header = header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	if c.authHeader != "" {
+		header.Del(c.authHeader)
+	}
+	cl := &call{
+		c:        c,
+		method:   methodOrGet(method),
+		logURL:   replace(c.redactor, redactQueryValues(u)),
+		redactor: newReplacer(append(append([]string(nil), c.secrets...), queryValues(u)...)...),
+		external: true,
+	}
+	resp, err := c.send(ctx, cl, u, header, body)
+	return resp, err
+}
+
+func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, error) {
+	if r == nil {
+		return nil, nil, fieldError("Request", "is nil")
+	}
+	u, err := c.resolve(r.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case r.RawQuery != "":
+		u.RawQuery = r.RawQuery
+	case len(r.Query) > 0:
+		u.RawQuery = encodeQuery(r.Query)
+	}
+	header := r.Header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	if c.authHeader != "" && c.authValue != "" {
+		header.Set(c.authHeader, c.authValue)
+	}
+	cl := &call{
+		c:        c,
+		method:   methodOrGet(r.Method),
+		logURL:   replace(c.redactor, u.Redacted()),
+		redactor: c.redactor,
+		noFollow: r.NoFollowRedirects,
+	}
+	resp, err := c.send(ctx, cl, u, header, r.Body)
+	return resp, cl, err
+}
+
+func methodOrGet(m string) string {
+	if m == "" {
+		return http.MethodGet
+	}
+	return m
+}
+
+// send runs the retry loop for one call.
+func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Header, body Body) (*http.Response, error) {
+	if ctx == nil {
+		return nil, fieldError("ctx", "is nil")
+	}
+	if body.err != nil {
+		return nil, body.err
+	}
+	cl.ctx = ctx
+	cl.once = body.once
+	readerFunc, contentLength := body.readerFunc()
+
+	var raw any // an untyped nil for "no body": retryablehttp calls any func it gets
+	if readerFunc != nil {
+		raw = retryablehttp.ReaderFunc(readerFunc)
+	}
+	req, err := retryablehttp.NewRequestWithContext(context.WithValue(ctx, callKey{}, cl), cl.method, u.String(), raw)
+	if err != nil {
+		if errors.Is(err, ErrBodyNotReplayable) { // a ReaderBody used twice
+			return nil, cl.wrapErr(err)
+		}
+		return nil, fieldError("Method", "is not a valid HTTP method")
+	}
+	req.URL = u // keep the caller's escaping exactly
+	req.ContentLength = contentLength
+	req.Header = header
+	req.Header.Set("User-Agent", c.userAgent)
+	if body.contentType != "" {
+		req.Header.Set("Content-Type", body.contentType)
+	}
+
+	rc := &retryablehttp.Client{
+		HTTPClient:      c.hc,
+		Logger:          nil, // its own records carry unredacted URLs
+		RetryWaitMin:    c.minWait,
+		RetryWaitMax:    c.maxWait,
+		RetryMax:        c.maxRetries,
+		CheckRetry:      cl.checkRetry,
+		Backoff:         cl.backoff,
+		ErrorHandler:    cl.errorHandler,
+		RequestLogHook:  cl.requestHook,
+		ResponseLogHook: cl.responseHook,
+	}
+	resp, err := rc.Do(req)
+	if err != nil {
+		if resp != nil {
+			drainAndClose(resp.Body)
+		}
+		return nil, cl.wrapErr(err)
+	}
+	if resp.StatusCode >= 400 {
+		apiErr := apierr.FromResponse(resp, cl.method, cl.logURL, cl.attempts, cl.redact)
+		if cl.notRetried {
+			return nil, &notRetriedError{err: apiErr}
+		}
+		return nil, apiErr
+	}
+	return resp, nil
+}
+
+// requestHook runs before every attempt (retryablehttp calls it even with no
+// logger): it counts attempts and logs them.
+func (cl *call) requestHook(_ retryablehttp.Logger, _ *http.Request, _ int) {
+	cl.attempts++
+	if l := cl.c.logger; l != nil {
+		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: sending request",
+			slog.String("method", cl.method), slog.String("url", cl.logURL), slog.Int("attempt", cl.attempts))
+	}
+}
+
+func (cl *call) responseHook(_ retryablehttp.Logger, resp *http.Response) {
+	if l := cl.c.logger; l != nil {
+		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: response",
+			slog.String("method", cl.method), slog.String("url", cl.logURL),
+			slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts))
+	}
+}
+
+func (cl *call) logRedirect(req *http.Request, hop int) {
+	cl.c.logger.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: following redirect",
+		slog.String("method", cl.method), slog.String("url", cl.logURL),
+		// The target may be a pre-signed URL whatever the call: always hide its query.
+		slog.String("location", cl.redact(redactQueryValues(req.URL))), slog.Int("hop", hop))
+}
+
+// checkRetry decides, after each attempt, whether another one follows, and
+// computes its wait (handed to retryablehttp through backoff). Deciding here
+// rather than in backoff keeps the last response intact when we stop: a
+// false answer makes retryablehttp return it as is.
+func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, nil // never retry once the caller gave up
+	}
+	if err != nil {
+		if !retryableError(err) {
+			return false, nil
+		}
+	} else if !retryableStatus(resp.StatusCode) {
+		return false, nil
+	}
+	c := cl.c
+	if cl.attempts > c.maxRetries {
+		return false, nil // retries exhausted: the last result is returned
+	}
+	if cl.once != nil && !cl.once.replayable() {
+		cl.notRetried = true
+		return false, nil
+	}
+	wait, fromServer := c.retryWait(cl.attempts-1, resp)
+	if deadline, ok := ctx.Deadline(); ok && c.now().Add(wait).After(deadline) {
+		// Waiting would outlive the caller's deadline: return what we have
+		// now rather than fail later with a bare deadline error.
+		if l := c.logger; l != nil {
+			l.LogAttrs(ctx, slog.LevelDebug, "pfc: not retrying, the wait would pass the context deadline",
+				append(cl.outcomeAttrs(resp, err), slog.Duration("wait", wait))...)
+		}
+		return false, nil
+	}
+	cl.nextWait = wait
+	if l := c.logger; l != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "pfc: retrying request",
+			append(cl.outcomeAttrs(resp, err),
+				slog.Duration("wait", wait), slog.Bool("retry_after", fromServer),
+				slog.Int("retries_left", c.maxRetries-cl.attempts))...)
+	}
+	return true, nil
+}
+
+func (cl *call) outcomeAttrs(resp *http.Response, err error) []slog.Attr {
+	attrs := []slog.Attr{
+		slog.String("method", cl.method), slog.String("url", cl.logURL), slog.Int("attempt", cl.attempts),
+	}
+	if err != nil {
+		return append(attrs, slog.String("error", cl.describe(err)))
+	}
+	return append(attrs, slog.Int("status", resp.StatusCode))
+}
+
+func (cl *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return cl.nextWait
+}
+
+// errorHandler replaces retryablehttp's, whose "giving up" error quotes the
+// unredacted URL and which drops the last response: the last result is
+// passed through unchanged.
+func (cl *call) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err != nil && resp != nil {
+		drainAndClose(resp.Body)
+		return nil, err
+	}
+	return resp, err
+}
+
+// requestError is a transport failure with a redacted message; it unwraps
+// to a *url.Error whose URL is redacted and whose Err is the cause.
+type requestError struct {
+	msg string
+	err error
+}
+
+func (e *requestError) Error() string { return e.msg }
+func (e *requestError) Unwrap() error { return e.err }
+
+// notRetriedError adds why a retryable failure was not retried.
+type notRetriedError struct{ err error }
+
+func (e *notRetriedError) Error() string {
+	return e.err.Error() + " (not retried: the request body is a single-use io.Reader and was already read)"
+}
+func (e *notRetriedError) Unwrap() []error { return []error{e.err, ErrBodyNotReplayable} }
+
+// wrapErr turns an error of the retry loop (a *url.Error from net/http, the
+// context's error when a wait was interrupted, a body error) into one whose
+// text carries only the redacted URL, and says how many attempts were made.
+func (cl *call) wrapErr(err error) error {
+	wrapped := cl.redactedURLError(err)
+	msg := "pfc: " + wrapped.Error()
+	if cl.attempts > 1 {
+		msg += fmt.Sprintf(" (%d attempts)", cl.attempts)
+	}
+	var out error = &requestError{msg: cl.redact(msg), err: wrapped}
+	if cl.notRetried {
+		out = &notRetriedError{err: out}
+	}
+	return out
+}
+
+// describe is the redacted text of one attempt's error, for logs.
+func (cl *call) describe(err error) string {
+	return cl.redact(cl.redactedURLError(err).Error())
+}
+
+// redactedURLError returns err as a *url.Error carrying the redacted URL
+// (net/http's carries the full one, query included) and the same cause.
+func (cl *call) redactedURLError(err error) *url.Error {
+	op := cl.method[:1] + strings.ToLower(cl.method[1:]) // net/http's style: "Get"
+	cause := err
+	if ue, ok := err.(*url.Error); ok {
+		op, cause = ue.Op, ue.Err
+	}
+	return &url.Error{Op: op, URL: cl.logURL, Err: cause}
+}
+
+// errorf reports a failure after a response arrived (e.g. decoding it).
+func (cl *call) errorf(cause error, format string, args ...any) error {
+	msg := fmt.Sprintf("pfc: %s %s: ", cl.method, cl.logURL) + fmt.Sprintf(format, args...)
+	return &requestError{msg: cl.redact(msg), err: cause}
+}
+
+func drainAndClose(body io.ReadCloser) {
+	if body == nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, body, 64<<10)
+	_ = body.Close()
+}

@@ -1,0 +1,118 @@
+// Package transport is the one HTTP layer shared by the hosted,
+// pfccontainer and bgcontainer clients. It is built on
+// github.com/hashicorp/go-retryablehttp with every hook supplied by this
+// package: retryablehttp's own logger and "giving up" error quote URLs with
+// their query (pre-signed signatures), so its Logger is nil and its
+// CheckRetry, Backoff, ErrorHandler and log hooks are ours.
+//
+// # Requests
+//
+// Do and DoJSON call the API: the path is joined to Options.BaseURL (its
+// path prefix, such as /v2, is kept), Query is encoded with spaces as %20,
+// the credential header (Options.AuthHeader/AuthValue, e.g. X-API-KEY) is
+// added, and every request carries User-Agent "pfc-go/<version>" plus the
+// caller's product token. DoJSON also sends Accept: application/json.
+// DoExternal calls an absolute URL outside the API (a pre-signed upload or
+// download URL) with the same retry engine but never with the credential.
+//
+// 2xx responses, and 3xx ones the caller asked not to follow, are returned
+// to the caller, who closes the body. Any status of 400 or more becomes an
+// *apierr.APIError with the status, the service's message and code, a
+// bounded redacted copy of the body and the number of attempts. Transport
+// failures keep their cause in the chain (errors.Is(err, context.Canceled),
+// errors.As(err, **url.Error)) but their text and URL are redacted.
+//
+// # Retry policy
+//
+// An attempt is retried when it failed with:
+//
+//   - a connection-level error (refused, reset, unexpected EOF, or the
+//     per-attempt Timeout of the caller's http.Client);
+//   - 408 Request Timeout, 429 Too Many Requests, or any 5xx except
+//     501 Not Implemented.
+//
+// It is not retried after a cancellation or when the context is done, on
+// TLS certificate errors, malformed requests (unsupported scheme, invalid
+// header), a redirect-policy stop (more than 10 redirects, or the caller's
+// CheckRedirect refusing), a failure of the caller's body source, or any
+// other status. Up to Options.MaxRetries retries (default 4, so at most 5
+// attempts) are made.
+//
+// The wait before retry n (0-based) is exponential with equal jitter: a
+// random duration between d/2 and d, where d = MinRetryWait·2^n capped at
+// MaxRetryWait (defaults 500ms and 20s). A response's Retry-After, in
+// seconds or as an HTTP date, replaces the backoff but is capped at
+// Options.MaxRetryAfter (default 30s). Waits end at once when the context
+// is done, and the call returns the context's error. When the context has a
+// deadline and the next wait would pass it, no retry is made: the call
+// returns the last result at once (the last response as an *APIError, or
+// the last transport error) instead of sleeping into a bare deadline error.
+// When retries run out, the last response likewise reaches the caller as an
+// *APIError whose Attempts counts every request sent.
+//
+// Retries are not limited to idempotent methods, because none of the three
+// APIs offers idempotency keys and their failures are mostly transient. The
+// consequence to know: GET /pfc on the hosted API starts a correction job,
+// so a 5xx whose job had in fact been created, retried, can start a
+// duplicate job (and POST /presets/ a duplicate preset, POST /SubmitImage of
+// the background-removal container a duplicate process). On the hosted API
+// cache=true (the default) makes a duplicate /pfc harmless: the service
+// reuses the corrected output of identical input and settings instead of
+// processing the image again (a webhook, if requested, may then arrive for
+// both jobs). With cache=false a duplicate is a second full job. Callers
+// who cannot tolerate duplicates set MaxRetries < 0.
+//
+// # Bodies
+//
+// No code path reads a caller's body into memory. A Body is replayed from
+// its source on every attempt: BytesBody (the caller's slice), JSONBody,
+// ReaderAtBody (a fresh io.SectionReader per attempt, exact Content-Length;
+// for files), StreamBody (reopened per attempt, e.g. an io.Pipe fed by a
+// multipart writer; chunked when the size is unknown). ReaderBody wraps a
+// plain io.Reader that can be read once: a failed attempt is retried only
+// if no byte of it was consumed, otherwise the error wraps
+// ErrBodyNotReplayable and says why. retryablehttp would io.ReadAll a plain
+// reader to make it replayable, so it is only ever given a function, and
+// Content-Length is set here (a known empty body is sent as http.NoBody with
+// Content-Length 0). A source that ends before its declared size, or fails,
+// ends the call without retrying.
+//
+// # Redirects
+//
+// API requests follow redirects unless Request.NoFollowRedirects is set, in
+// which case the 3xx response is returned (the flag reaches CheckRedirect
+// through the request context). net/http copies the first request's headers
+// to every hop and strips only Authorization and Cookie on a domain change,
+// so a custom credential header would follow a redirect anywhere: this
+// package removes it from any hop whose URL, or any earlier hop's, is not on
+// the BaseURL's origin (scheme, host and port). The caller's own
+// CheckRedirect still runs first. DoExternal follows redirects and never had
+// the credential to begin with.
+//
+// # Secrets and logging
+//
+// Options.AuthValue and Options.Secrets (e.g. a license key sent as a path
+// segment), and their URL-escaped forms, are replaced by "REDACTED" in every
+// error string, every log record and in APIError.URL, Message, Code and
+// Body. For DoExternal every query value of the URL is replaced by REDACTED
+// (pre-signed URLs carry their signature, credential and token there), and
+// values of 8 characters or more are also removed from error bodies (an
+// object store's SignatureDoesNotMatch answer echoes the signature).
+// Redirect targets are always logged with their query values hidden.
+//
+// Logging is off unless Options.Logger is set. Records carry the method,
+// the redacted URL, the attempt number and the status, never headers or
+// bodies: Debug "pfc: sending request" per attempt, "pfc: response" per
+// response and "pfc: following redirect" per hop, Warn "pfc: retrying
+// request" before each wait (with the wait and whether it came from
+// Retry-After).
+//
+// # Connections
+//
+// Options.HTTPClient is shallow-copied; its Transport is wrapped so that
+// retryablehttp's habit of closing all idle connections after each failed
+// call does not disturb concurrent calls. A nil transport means
+// http.DefaultTransport, looked up per request. With a nil HTTPClient the
+// Client uses a pooled go-cleanhttp client of its own; CloseIdleConnections
+// releases its idle connections.
+package transport

@@ -1,0 +1,12 @@
+package version
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestUserAgent(t *testing.T) {
+	assert.Equal(t, "0.1.0", Version)
+	assert.Equal(t, "pfc-go/0.1.0", UserAgent())
+}
