@@ -1,0 +1,104 @@
+package hosted
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// maxRecordBytes bounds a job record read from the network; real records
+// are a few KiB even with detection data.
+const maxRecordBytes = 8 << 20
+
+// JobRef identifies a started job: the answer of GET /pfc.
+type JobRef struct {
+	// ID is the job identifier, the last path segment of StatusEndpoint.
+	ID string
+	// StatusEndpoint is the URL the service returned for polling.
+	StatusEndpoint string
+}
+
+// StartJob validates opts and starts a correction job (GET /pfc). Invalid
+// options are reported as a *ValidationError before any request is sent.
+//
+// GET /pfc is not idempotent: if a 5xx answer is retried, the service may
+// have started the job twice. With cache enabled (the default) the second
+// job reuses the first one's result.
+func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (*JobRef, error) {
+	if opts == nil {
+		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
+	}
+	q, err := opts.Query()
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		StatusEndpoint string `json:"statusEndpoint"`
+	}
+	if err := c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q}, &out); err != nil {
+		return nil, err
+	}
+	id, err := jobIDFromEndpoint(out.StatusEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	return &JobRef{ID: id, StatusEndpoint: out.StatusEndpoint}, nil
+}
+
+func jobIDFromEndpoint(endpoint string) (string, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Path == "" {
+		return "", fmt.Errorf("hosted: GET /pfc answered an unusable statusEndpoint %q", endpoint)
+	}
+	id := path.Base(u.Path)
+	if id == "" || id == "/" || id == "." || id == "status" {
+		return "", fmt.Errorf("hosted: GET /pfc answered a statusEndpoint without a job id: %q", endpoint)
+	}
+	return id, nil
+}
+
+// GetJob fetches the job record (GET /status/{jobID}?noRedirect=true).
+//
+// The request always asks for no redirect, so checking a finished job does
+// not download its file. A 302 that arrives anyway is read as completion:
+// the returned record has status COMPLETED and correctedFile set to the
+// redirect's Location, and nothing else. The redirect is never followed
+// with the API key.
+func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
+	if jobID == "" {
+		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}
+	}
+	resp, err := c.http.Do(ctx, &transport.Request{
+		Method:            http.MethodGet,
+		Path:              transport.PathJoin("status", jobID),
+		RawQuery:          "noRedirect=true",
+		NoFollowRedirects: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		loc, err := resp.Location()
+		if err != nil {
+			return nil, fmt.Errorf("hosted: GET /status/%s answered %d without a usable Location", jobID, resp.StatusCode)
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return &Job{ID: jobID, Status: StatusCompleted, CorrectedFile: loc.String()}, nil
+	}
+	var j Job
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRecordBytes)).Decode(&j); err != nil {
+		return nil, fmt.Errorf("hosted: GET /status/%s: decoding job record: %w", jobID, err)
+	}
+	if j.ID == "" {
+		j.ID = jobID
+	}
+	return &j, nil
+}

@@ -1,0 +1,280 @@
+package hosted
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/go-querystring/query"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// PresetsService manages custom presets. Get it from Client.Presets.
+type PresetsService struct {
+	client *Client
+}
+
+// Preset is a custom preset. The API documents presetId, name, description
+// and, on creation, uploadUrl; any further fields the service returns are
+// kept in Extra.
+type Preset struct {
+	ID          string `json:"presetId"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// UploadURL is only set on the answer of Create's first step.
+	UploadURL string `json:"uploadUrl,omitempty"`
+	// Extra holds fields not documented by the API, undecoded.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the documented fields and keeps the rest in Extra.
+func (p *Preset) UnmarshalJSON(b []byte) error {
+	type plain Preset
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for _, k := range []string{"presetId", "name", "description", "uploadUrl"} {
+		delete(all, k)
+	}
+	if len(all) > 0 {
+		p.Extra = all
+	} else {
+		p.Extra = nil
+	}
+	return nil
+}
+
+// ListPresetsOptions pages through presets. Zero values use the service's
+// defaults (limit 20, offset 0).
+type ListPresetsOptions struct {
+	Limit  int `url:"limit,omitempty"`
+	Offset int `url:"offset,omitempty"`
+}
+
+// PresetPage is one page of presets.
+type PresetPage struct {
+	Presets []Preset
+	// Total is the number of presets in the account when the service
+	// reports it, else -1.
+	Total int
+}
+
+// List returns one page of presets (GET /presets).
+//
+// The API does not document the list body. List accepts a bare JSON array
+// or an object holding the array under "presets", "items" or "data", with
+// an optional "total".
+func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (*PresetPage, error) {
+	var o ListPresetsOptions
+	if opts != nil {
+		o = *opts
+	}
+	var fe apierr.FieldErrors
+	if o.Limit < 0 {
+		fe.Add("limit", "must not be negative, got %d", o.Limit)
+	}
+	if o.Offset < 0 {
+		fe.Add("offset", "must not be negative, got %d", o.Offset)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	q, err := query.Values(o)
+	if err != nil {
+		return nil, fmt.Errorf("hosted: list presets: %w", err)
+	}
+	var raw json.RawMessage
+	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "presets", Query: q}, &raw); err != nil {
+		return nil, err
+	}
+	return decodePresetPage(raw)
+}
+
+func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
+	page := &PresetPage{Total: -1}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if err := json.Unmarshal(trimmed, &page.Presets); err != nil {
+			return nil, fmt.Errorf("hosted: list presets: %w", err)
+		}
+		return page, nil
+	}
+	var obj struct {
+		Presets []Preset `json:"presets"`
+		Items   []Preset `json:"items"`
+		Data    []Preset `json:"data"`
+		Total   *int     `json:"total"`
+	}
+	if err := json.Unmarshal(trimmed, &obj); err != nil {
+		return nil, fmt.Errorf("hosted: list presets: %w", err)
+	}
+	switch {
+	case obj.Presets != nil:
+		page.Presets = obj.Presets
+	case obj.Items != nil:
+		page.Presets = obj.Items
+	default:
+		page.Presets = obj.Data
+	}
+	if obj.Total != nil {
+		page.Total = *obj.Total
+	}
+	return page, nil
+}
+
+// All iterates over every preset, fetching pages of pageSize (0 means the
+// service default of 20) as the loop goes. Iteration stops after the first
+// error, which is yielded with a nil preset.
+func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
+	return func(yield func(*Preset, error) bool) {
+		limit := pageSize
+		if limit <= 0 {
+			limit = 20
+		}
+		for offset := 0; ; {
+			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range page.Presets {
+				if !yield(&page.Presets[i], nil) {
+					return
+				}
+			}
+			offset += len(page.Presets)
+			if len(page.Presets) < limit || (page.Total >= 0 && offset >= page.Total) {
+				return
+			}
+		}
+	}
+}
+
+// Get fetches one preset (GET /presets/{presetId}).
+func (s *PresetsService) Get(ctx context.Context, presetID string) (*Preset, error) {
+	if presetID == "" {
+		return nil, &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
+	}
+	var p Preset
+	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: transport.PathJoin("presets", presetID)}, &p); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		p.ID = presetID
+	}
+	return &p, nil
+}
+
+// Delete removes a preset (DELETE /presets/{presetId}).
+func (s *PresetsService) Delete(ctx context.Context, presetID string) error {
+	if presetID == "" {
+		return &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
+	}
+	resp, err := s.client.http.Do(ctx, &transport.Request{Method: http.MethodDelete, Path: transport.PathJoin("presets", presetID)})
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return resp.Body.Close()
+}
+
+// CreatePresetRequest names a preset to create.
+type CreatePresetRequest struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// FileName is the preset file's name; only its extension matters and
+	// it must be .pcp or .preset.
+	FileName string `json:"-"`
+}
+
+// presetCleanupTimeout bounds the removal of a preset whose upload failed.
+const presetCleanupTimeout = 10 * time.Second
+
+// presetExtensions are the preset file types the service accepts.
+var presetExtensions = []string{".pcp", ".preset"}
+
+func (r *CreatePresetRequest) validate(size int64) error {
+	var fe apierr.FieldErrors
+	if strings.TrimSpace(r.Name) == "" {
+		fe.Add("name", "is required: /pfc refers to presets by name")
+	}
+	ext := strings.ToLower(filepath.Ext(r.FileName))
+	if ext != presetExtensions[0] && ext != presetExtensions[1] {
+		fe.Add("fileName", "must end in .pcp or .preset, got %q", r.FileName)
+	}
+	if size <= 0 {
+		fe.Add("size", "must be positive, got %d", size)
+	}
+	return fe.Err()
+}
+
+// Create creates a preset in two steps: POST /presets/ with the name and
+// description, then an HTTP PUT of size bytes of file to the returned
+// pre-signed URL, without the API key. Everything is validated before the
+// first request. The returned preset is usable by name on /pfc.
+func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (*Preset, error) {
+	if err := req.validate(size); err != nil {
+		return nil, err
+	}
+	if file == nil {
+		return nil, &ValidationError{Errors: []FieldError{{Field: "file", Message: "is required"}}}
+	}
+	body, err := transport.JSONBody(req)
+	if err != nil {
+		return nil, fmt.Errorf("hosted: create preset: %w", err)
+	}
+	var p Preset
+	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodPost, Path: "presets/", Body: body}, &p); err != nil {
+		return nil, err
+	}
+	if p.ID == "" || p.UploadURL == "" {
+		return nil, fmt.Errorf("hosted: POST /presets/ answered without presetId or uploadUrl")
+	}
+	if err := s.client.UploadTo(ctx, &UploadTicket{UploadURL: p.UploadURL}, file, size, "application/octet-stream"); err != nil {
+		// Don't leave a preset without a file behind. The cleanup gets its
+		// own short deadline: ctx may be the reason the upload failed.
+		cleanupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), presetCleanupTimeout)
+		defer cancel()
+		if derr := s.Delete(cleanupCtx, p.ID); derr != nil {
+			return nil, fmt.Errorf("hosted: preset %s: file upload failed (%w) and removing the empty preset failed too (%v)", p.ID, err, derr)
+		}
+		return nil, fmt.Errorf("hosted: preset file upload failed, preset %s removed: %w", p.ID, err)
+	}
+	if p.Name == "" {
+		p.Name, p.Description = req.Name, req.Description
+	}
+	return &p, nil
+}
+
+// CreateFromFile creates a preset from the .pcp or .preset file at path.
+func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (*Preset, error) {
+	req := CreatePresetRequest{Name: name, Description: description, FileName: path}
+	// Check the extension before touching the file system or the network.
+	if err := req.validate(1); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hosted: create preset: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("hosted: create preset: %w", err)
+	}
+	return s.Create(ctx, req, f, st.Size())
+}

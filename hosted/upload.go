@@ -1,0 +1,133 @@
+package hosted
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// UploadTicket is the answer of GET /upload: where to upload one file, and
+// the key that names it on /pfc (as fileKey, or as bgFileKey for a
+// background image).
+type UploadTicket struct {
+	FileKey   string `json:"fileKey"`
+	UploadURL string `json:"uploadUrl"`
+}
+
+// RequestUpload asks for a pre-signed upload URL (GET /upload). An empty
+// fileType means image.
+func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (*UploadTicket, error) {
+	q := url.Values{}
+	if fileType != "" {
+		if fileType != FileTypeImage && fileType != FileTypeVideo {
+			return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileType", Message: fmt.Sprintf("must be image or video, got %q", fileType)}}}
+		}
+		q.Set("fileType", string(fileType))
+	}
+	var t UploadTicket
+	if err := c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "upload", Query: q}, &t); err != nil {
+		return nil, err
+	}
+	if t.FileKey == "" || t.UploadURL == "" {
+		return nil, fmt.Errorf("hosted: GET /upload answered without fileKey or uploadUrl")
+	}
+	return &t, nil
+}
+
+// UploadTo streams size bytes of src to the ticket's pre-signed URL with
+// HTTP PUT and an exact Content-Length. The API key is not sent: the
+// authorization is in the URL. src is read through io.SectionReader, so a
+// retried attempt re-reads from the start and nothing is buffered.
+// contentType may be empty (application/octet-stream).
+func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt, size int64, contentType string) error {
+	var fe apierr.FieldErrors
+	if t == nil || t.UploadURL == "" {
+		fe.Add("uploadUrl", "is required")
+	}
+	if src == nil {
+		fe.Add("src", "is required")
+	}
+	if size < 0 {
+		fe.Add("size", "must not be negative, got %d", size)
+	}
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	resp, err := c.http.DoExternal(ctx, http.MethodPut, t.UploadURL, nil, transport.ReaderAtBody(src, size, contentType))
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return resp.Body.Close()
+}
+
+// Upload requests a ticket and uploads src to it, returning the fileKey to
+// pass to /pfc. See UploadTo.
+func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt, size int64, contentType string) (string, error) {
+	t, err := c.RequestUpload(ctx, fileType)
+	if err != nil {
+		return "", err
+	}
+	if err := c.UploadTo(ctx, t, src, size, contentType); err != nil {
+		return "", err
+	}
+	return t.FileKey, nil
+}
+
+// UploadFile uploads the file at path and returns its fileKey. The file
+// type (image or video) and Content-Type follow the file's extension.
+func (c *Client) UploadFile(ctx context.Context, path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("hosted: upload: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("hosted: upload: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("hosted: upload: %s is not a regular file", path)
+	}
+	return c.Upload(ctx, fileTypeOf(path), f, st.Size(), contentTypeOf(path))
+}
+
+// fileTypeOf classifies a path by extension: the API accepts MP4 and MOV
+// video, and JPEG or PNG images.
+func fileTypeOf(path string) FileType {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".mp4", ".mov", ".m4v":
+		return FileTypeVideo
+	}
+	return FileTypeImage
+}
+
+func contentTypeOf(path string) string {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".png":
+		return "image/png"
+	case ".mov":
+		return "video/quicktime"
+	case ".mp4", ".m4v":
+		return "video/mp4"
+	default:
+		if t := mime.TypeByExtension(ext); t != "" {
+			return t
+		}
+		return "application/octet-stream"
+	}
+}
