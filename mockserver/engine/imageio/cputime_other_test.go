@@ -1,0 +1,12 @@
+//go:build !unix
+
+package imageio
+
+import (
+	"testing"
+	"time"
+)
+
+func processCPU() time.Duration { return 0 }
+
+func reportCPU(*testing.B, time.Duration) {}

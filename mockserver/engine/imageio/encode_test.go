@@ -1,0 +1,180 @@
+package imageio
+
+import (
+	"bytes"
+	"hash/adler32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"math/rand"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func encodeBytes(t testing.TB, m *image.NRGBA, o EncodeOptions) []byte {
+	var buf bytes.Buffer
+	require.NoError(t, Encode(&buf, m, o))
+	return buf.Bytes()
+}
+
+func TestJPEGStripsDecodeLikeOneStream(t *testing.T) {
+	for _, size := range [][2]int{{1000, 1100}, {333, 3300}, {17, 40}, {4000, 1300}} {
+		m := naturalImage(size[0], size[1], 3)
+		ours := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 85})
+		strips := (size[1] + jpegStripRows(size[0]) - 1) / jpegStripRows(size[0])
+		if strips > 1 {
+			assert.True(t, bytes.Contains(ours, []byte{0xff, markerDRI, 0, 4}), "%v: expected restart markers", size)
+			// Restart markers cycle RST0..RST7.
+			assert.Equal(t, strips > 8, bytes.Contains(ours, []byte{0xff, markerRST0 + 7}) && bytes.Contains(ours, []byte{0xff, markerRST0}), "%v", size)
+		}
+		got, err := jpeg.Decode(bytes.NewReader(ours))
+		require.NoError(t, err)
+		want, err := jpeg.Decode(bytes.NewReader(stdJPEG(t, m, 85)))
+		require.NoError(t, err)
+		// Same quantised coefficients, so the very same decoded pixels.
+		require.Equal(t, want.(*image.YCbCr).Y, got.(*image.YCbCr).Y, "%v luma", size)
+		require.Equal(t, want.(*image.YCbCr).Cb, got.(*image.YCbCr).Cb, "%v Cb", size)
+		require.Equal(t, want.(*image.YCbCr).Cr, got.(*image.YCbCr).Cr, "%v Cr", size)
+	}
+}
+
+func TestEncodeSameBytesForAnyCoreCount(t *testing.T) {
+	require.Greater(t, 1100, jpegStripRows(800))
+	require.Greater(t, 1500, jpegStripRows(400))
+	// Both images need several JPEG strips and several PNG deflate parts.
+	m := naturalImage(800, 1100, 4)
+	alpha := naturalImage(400, 1500, 5)
+	for i := 3; i < len(alpha.Pix); i += 4 {
+		alpha.Pix[i] = uint8(i / 4 % 251)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, o := range []EncodeOptions{{Format: FormatJPEG}, {Format: FormatPNG}} {
+		for _, img := range []*image.NRGBA{m, alpha} {
+			runtime.GOMAXPROCS(1)
+			want := encodeBytes(t, img, o)
+			for _, procs := range []int{2, 5} {
+				runtime.GOMAXPROCS(procs)
+				require.Equal(t, want, encodeBytes(t, img, o), "%s with GOMAXPROCS %d", o.Format, procs)
+			}
+		}
+	}
+}
+
+func TestPNGIsLossless(t *testing.T) {
+	rnd := rand.New(rand.NewSource(1))
+	opaque := naturalImage(900, 700, 6) // > 1 MiB of filtered rows: several parts
+	alpha := naturalImage(800, 600, 7)
+	for i := 3; i < len(alpha.Pix); i += 4 {
+		alpha.Pix[i] = uint8(rnd.Intn(256))
+	}
+	tiny := naturalImage(1, 1, 8)
+	sub := naturalImage(300, 200, 9).SubImage(image.Rect(7, 9, 250, 190)).(*image.NRGBA)
+	for name, m := range map[string]*image.NRGBA{"opaque": opaque, "alpha": alpha, "tiny": tiny, "sub": sub} {
+		t.Run(name, func(t *testing.T) {
+			data := encodeBytes(t, m, EncodeOptions{Format: FormatPNG})
+			got, err := png.Decode(bytes.NewReader(data))
+			require.NoError(t, err, "image/png must read it (CRCs, zlib checksum)")
+			b := m.Rect
+			require.Equal(t, b.Size(), got.Bounds().Size())
+			for y := 0; y < b.Dy(); y++ {
+				for x := 0; x < b.Dx(); x++ {
+					want := m.NRGBAAt(b.Min.X+x, b.Min.Y+y)
+					g := color.NRGBAModel.Convert(got.At(x, y)).(color.NRGBA)
+					if want.A == 0 {
+						require.Equal(t, uint8(0), g.A)
+						continue
+					}
+					require.Equal(t, want, g, "(%d,%d)", x, y)
+				}
+			}
+			if name == "opaque" {
+				assert.IsType(t, &image.RGBA{}, got, "opaque images are written as RGB")
+			}
+		})
+	}
+}
+
+func TestAdler32Combine(t *testing.T) {
+	rnd := rand.New(rand.NewSource(2))
+	data := make([]byte, 300_000)
+	rnd.Read(data)
+	for _, cut := range []int{0, 1, 65520, 65521, 65522, 100_000, 299_999, 300_000} {
+		a, b := data[:cut], data[cut:]
+		assert.Equal(t, adler32.Checksum(data), adler32Combine(adler32.Checksum(a), adler32.Checksum(b), len(b)), "cut %d", cut)
+	}
+}
+
+func TestJPEGFlattensAlphaOntoWhite(t *testing.T) {
+	m := image.NewNRGBA(image.Rect(0, 0, 32, 32))
+	for i := 0; i < len(m.Pix); i += 4 {
+		m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = 0, 0, 0, 0
+	}
+	m.SetNRGBA(20, 20, color.NRGBA{0, 0, 0, 255})
+	data := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 100})
+	img, err := Decode(bytes.NewReader(data), Limits{})
+	require.NoError(t, err)
+	c := img.Pix.NRGBAAt(4, 4)
+	assert.Equal(t, color.NRGBA{255, 255, 255, 255}, c, "transparent becomes white, not black")
+	assert.Less(t, int(img.Pix.NRGBAAt(20, 20).R), 100)
+}
+
+func TestEncodeQuality(t *testing.T) {
+	m := naturalImage(200, 200, 1)
+	q40 := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 40})
+	q90 := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 90})
+	def := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG})
+	q100 := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 100})
+	over := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 1000})
+	assert.Less(t, len(q40), len(q90))
+	assert.Equal(t, q90, def)
+	assert.Equal(t, q100, over)
+}
+
+func TestEncodeErrors(t *testing.T) {
+	m := naturalImage(10, 10, 1)
+	err := Encode(&bytes.Buffer{}, m, EncodeOptions{Format: "gif"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "imageio: ")
+	require.Error(t, Encode(&bytes.Buffer{}, nil, EncodeOptions{Format: FormatJPEG}))
+	require.Error(t, Encode(&bytes.Buffer{}, image.NewNRGBA(image.Rect(0, 0, 0, 5)), EncodeOptions{Format: FormatPNG}))
+	wide := image.NewNRGBA(image.Rect(0, 0, 70_000, 1))
+	require.ErrorIs(t, Encode(&bytes.Buffer{}, wide, EncodeOptions{Format: FormatJPEG}), ErrJPEGTooLarge)
+	require.NoError(t, Encode(&bytes.Buffer{}, wide, EncodeOptions{Format: FormatPNG}))
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, assert.AnError }
+
+func TestEncodeWriteErrors(t *testing.T) {
+	m := naturalImage(100, 100, 1)
+	for _, f := range []Format{FormatJPEG, FormatPNG} {
+		require.ErrorIs(t, Encode(failWriter{}, m, EncodeOptions{Format: f}), assert.AnError)
+	}
+}
+
+func TestFormatHelpers(t *testing.T) {
+	for in, want := range map[string]Format{"jpg": FormatJPEG, "JPEG": FormatJPEG, " jpeg ": FormatJPEG, "image/jpeg": FormatJPEG, "png": FormatPNG, "PNG": FormatPNG, "image/png": FormatPNG} {
+		f, ok := ParseFormat(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, f, in)
+	}
+	_, ok := ParseFormat("original")
+	assert.False(t, ok)
+	assert.Equal(t, "image/jpeg", FormatJPEG.MIMEType())
+	assert.Equal(t, "image/png", FormatPNG.MIMEType())
+	assert.Equal(t, ".jpg", FormatJPEG.Extension())
+	assert.Equal(t, ".png", FormatPNG.Extension())
+	f, ok := Sniff([]byte{0xff, 0xd8, 0xff, 0xe1})
+	assert.True(t, ok)
+	assert.Equal(t, FormatJPEG, f)
+	f, ok = Sniff(pngMagic)
+	assert.True(t, ok)
+	assert.Equal(t, FormatPNG, f)
+	_, ok = Sniff([]byte{0xff, 0xd8})
+	assert.False(t, ok)
+}
