@@ -1,0 +1,194 @@
+// Package mockserver runs stateful mocks of the correction services, in
+// process or as the standalone binary cmd/pfc-mockserver. So far it holds
+// the hosted API v2 mock (Hosted); the container mocks will follow.
+//
+// # In-process use
+//
+//	srv := mockserver.StartHosted(t)                 // httptest + cleanup
+//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection(""))
+//
+// or, without testing.TB, NewHosted returns an http.Handler to mount on any
+// server (close the server first, then Hosted.Close). Tests control time
+// with a clock.Fake in HostedOptions.Clock: after a request, WaitIdle (or
+// HostedTestServer.Advance, which steps the fake clock through every due
+// timer) makes the next step deterministic, without sleeping.
+//
+// Images are corrected by HostedOptions.Processor (the reference engine,
+// through a thin adapter). Without one, image jobs end FAILED with code
+// 2002; videos pass through regardless.
+//
+// # Routes
+//
+//	GET    /v2/upload?fileType=image|video    → {"fileKey", "uploadUrl"}
+//	GET    /v2/pfc?fileKey=...&...            → {"statusEndpoint": "<base>/v2/status/<jobID>"}
+//	GET    /v2/status/{jobID}[?noRedirect=true]
+//	GET    /v2/presets[?limit=20&offset=0]    (also /v2/presets/)
+//	POST   /v2/presets/                       (also /v2/presets)
+//	GET    /v2/presets/{presetId}
+//	DELETE /v2/presets/{presetId}
+//	PUT    /storage/upload/{fileKey}?expires=...&signature=...    (pre-signed, no key)
+//	PUT    /storage/presets/{presetId}?expires=...&signature=...  (pre-signed, no key)
+//	GET    /files/{jobID}/corrected.{jpg|png|mp4|mov}             (public, also HEAD and Range)
+//
+// The URLs handed out use the request's scheme and Host (or
+// HostedOptions.BaseURL). Every response carries X-Request-Id.
+//
+// # Errors
+//
+// Every error answer, on every route, has one JSON shape (ErrorBody):
+//
+//	{"status": 400, "code": "invalid_parameter", "message": "width: must be between 32 and 10000, got 5", "parameter": "width"}
+//
+// parameter is present when one parameter is to blame; when several are,
+// it names the first in the order of the API's parameter table and message
+// lists them all, separated by "; ". Codes: unauthorized (401),
+// forbidden and url_expired (403, pre-signed URLs), missing_parameter,
+// invalid_parameter, unknown_parameter and invalid_body (400), not_found
+// (404), method_not_allowed (405, with Allow), conflict (409),
+// payload_too_large (413), unavailable (503, shutting down),
+// internal_error (500).
+//
+// # Behaviour the API documentation leaves open, as this mock implements it
+//
+// Authentication: every /v2 route requires X-API-KEY, checked before
+// routing, so an unknown /v2 path without a key is 401. A missing or wrong
+// key is 401 (code unauthorized). Each key is its own account: uploads,
+// jobs and presets of one key are 404 for another.
+//
+// Strict parameters: every endpoint rejects parameters it does not define
+// (400 unknown_parameter) and repeated parameters. Booleans are exactly
+// "true" or "false"; integers are decimal. On /pfc the ranges and
+// combinations are those of hosted.CorrectionOptions.Validate, so the
+// client and the mock agree: width, height, long and short 32..10000 (0 is
+// out of range when given), scale a positive integer percentage,
+// outputQuality 40..100, the auto-crop values plain decimal numbers,
+// autocropDetectOnly requires autocrop=true, bgColor "#rrggbb" or a CSS
+// colour name (or "transparent"), bgGenerativePrompt, bgFileKey, bgShadow
+// and bgColor require removeBackground=true, bgShadow only with the image
+// or colour background, webhookUrl an absolute https URL (plain http is
+// 400 before anything else is looked at). Lower-priority size and
+// background parameters are accepted and ignored (hosted.Plan).
+//
+// Uploads: the upload is an HTTP PUT of the raw bytes to uploadUrl, which
+// is valid for 1 hour (HostedOptions.UploadURLTTL) and signed with
+// HMAC-SHA256 over the method, the path (which holds the fileKey) and the
+// expiry. A tampered URL is 403 forbidden, an expired one 403 url_expired,
+// and neither stores anything; no API key is needed or checked. Bodies are
+// streamed to a temporary file and renamed into place only when complete,
+// so multi-GB videos never sit in memory. Limits: images below 50 MB (at
+// most 49,999,999 bytes: the largest input any image operation accepts),
+// videos at most 5 GB (5,000,000,000 bytes), preset files at most 1 MiB;
+// a larger Content-Length is 413 before reading, a longer chunked body is
+// 413 as soon as it passes the limit. A second PUT to the same URL
+// replaces the file for jobs started afterwards. Uploaded files (also
+// backgrounds) stay usable for 7 days, the seed's background cache.
+//
+// /pfc: an unknown fileKey or bgFileKey (or one whose upload has not
+// arrived yet) is 404 with parameter fileKey or bgFileKey. The answer is
+// {"statusEndpoint": ...} only.
+//
+// Jobs: PENDING when queued, PROCESSING while a worker runs it (at most
+// HostedOptions.Workers at once), then COMPLETED, FAILED or REJECTED. The
+// mock checks, before the processor runs: the /pfc fileType matches the
+// upload's fileType and the content (JPEG/PNG for images, MP4/MOV by
+// signature for videos), the JPEG is not CMYK, the pixel size is within
+// the correction limits (both sides at least 33, long side at most
+// 100,000, aspect below 21:1, below 200 megapixels), background removal
+// gets an input below 30 MB, the preset is a built-in group or an
+// uploaded preset of the account, bgFileKey is a JPEG or PNG. A failed
+// check is REJECTED (with originalDimensions when known); a file that
+// starts like a JPEG/PNG but whose header does not parse is FAILED, as is
+// a processor error (or panic). A JPEG or PNG variant the decoder cannot
+// read is REJECTED. ProcessingDelay keeps COMPLETED and FAILED jobs
+// PROCESSING that long on the clock; timeTaken is the clock time from
+// PROCESSING to the end.
+//
+// Job codes (the record's code; 0 unless FAILED or REJECTED): 1000
+// rejected by the processor, 1001 unsupported format (or CMYK), 1002
+// fileType mismatch, 1003 pixel size outside the limits, 1004 file too
+// large for the operation, 1005 unknown preset (or one without a file
+// yet), 1006 background image not JPEG/PNG, 2001 processing failed
+// (corrupt file), 2002 no image processor configured, 2003 server shut
+// down during the job.
+//
+// Job records have the fields of hosted.Job. PENDING and PROCESSING
+// records hold _id, status, statusText (""), code (0), createdAt and
+// updatedAt. Terminal records add timeTaken, usage and
+// originalDimensions (when known); COMPLETED ones add correctedFile,
+// aiserver (true), cropRect (autocropDetectOnly with a face found) and
+// detectionData (includeDetectionData=true, images only: facesCount,
+// faces, scene, noise, redEye, warnings, message "", status "OK").
+// statusText explains FAILED and REJECTED jobs, and names the source job
+// of a cache hit. usage.size is S (up to 2 megapixels), M (up to 8), L
+// (up to 24) or XL, and "video" for videos; each counter is 0 or 1 for
+// the job: imageCorrectionCount when a correction was applied,
+// imageResizeCount for an AI upscale, classicResizeCount for any other
+// resize, glaresDetectorCount and removeGlaresTotalCount with
+// removeGlares=true, removeGlaresCount when glare was also found (so the
+// total is never below it), removeBackgroundCount, autoCropCount when a
+// crop was found, videoCorrectionCount for a video.
+//
+// Status: GET /status/{jobID} answers 200 with the record while the job
+// runs and when it is FAILED or REJECTED; 302 with Location =
+// correctedFile (and the record as body) when COMPLETED, unless
+// noRedirect=true (200). An unknown id is 404. The terminal record is
+// serialised once: /status and the webhook send the same bytes.
+//
+// Retention: job records and corrected files are deleted
+// HostedOptions.Retention (24 h to 7 days, default 24 h) after the job
+// ends; then /status and the file URL answer 404. Corrected files need no
+// credentials.
+//
+// Cache: with cache=true (the default), a job whose file content (SHA-256)
+// and effective options equal those of an earlier COMPLETED job of the
+// same account completes at once with that result: a new job id and file
+// URL, statusText "cache hit: result of job <id>", the earlier job's
+// usage, originalDimensions, cropRect and detection data, timeTaken 0, and
+// the webhook is sent. The options compared are all that change the output
+// (cache, includeDetectionData and webhookUrl do not; a custom preset
+// counts by its file content). A cached result lives as long as the newest
+// job that used it.
+//
+// Video: MP4 and MOV (recognised by signature, at most 5 GB) are passed
+// through unchanged as the corrected file (corrected.mp4 or
+// corrected.mov); image options are ignored; usage counts
+// videoCorrectionCount; originalDimensions comes from the first video
+// track header when present.
+//
+// Presets: POST /v2/presets/ takes {"name": string, "description":
+// string}; name is required, must be unique in the account (409
+// otherwise), must not be a built-in group name (case-insensitively) and
+// is at most 200 characters; description is optional (at most 2000);
+// unknown fields are 400. The answer (200) is the preset record with
+// uploadUrl, a pre-signed PUT URL (1 hour, no API key) for the file (the
+// extension .pcp/.preset is the client's concern; the file must be
+// non-empty and at most 1 MiB). A preset record is {"presetId", "name",
+// "description", "status": "awaiting_upload"|"ready", "size",
+// "createdAt", "updatedAt"}. GET /v2/presets answers {"presets": [...],
+// "total": N, "limit": L, "offset": O} in creation order, limit 1..100
+// (default 20), offset >= 0 (default 0); it lists the account's custom
+// presets, uploaded or awaiting their file, not the built-in groups. GET
+// /v2/presets/{presetId} answers the record, DELETE answers
+// {"presetId": ..., "deleted": true}; both 404 for an unknown id. /pfc
+// uses a preset by exact name once its file is uploaded; the built-in
+// groups are Universal (also when preset is omitted), Pro, School and
+// Sports, Attractions and Cruise Lines, and none. A job started with a
+// name that is neither is REJECTED (code 1005). Jobs keep the preset file
+// they started with.
+//
+// Webhooks: when a job with webhookUrl ends COMPLETED or FAILED (also on a
+// cache hit; never for REJECTED), the mock POSTs the exact /status record
+// bytes with webhook-id evt_<jobID>, webhook-timestamp (the clock, unix
+// seconds, re-signed per attempt), webhook-signature (webhook.Sign keyed
+// with the API key used on /pfc), Content-Type application/json and
+// User-Agent service-Webhook/1.0. Redirects are not followed. A non-2xx
+// answer, a transport error or an attempt longer than 30 s on the clock
+// (HostedOptions.WebhookTimeout) is retried 8 times, at 1, 3, 6, 11, 18,
+// 27, 37 and 48 minutes after the first attempt (gaps of 1, 2, 3, 5, 7, 9,
+// 10 and 11 minutes), then abandoned; the job and /status are unaffected.
+// Only https targets are accepted (by /pfc validation); trust comes from
+// HostedOptions.WebhookClient or WebhookCAs.
+//
+// Time: the processing delay, retention, URL expiry and webhook schedule
+// all run on HostedOptions.Clock.
+package mockserver

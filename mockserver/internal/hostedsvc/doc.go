@@ -1,0 +1,15 @@
+// Package hostedsvc is the core of the hosted API v2 mock: accounts,
+// pre-signed uploads, jobs and their worker pool, the result cache,
+// presets, retention and webhook delivery, all on an injectable clock.
+// Its HTTP layer (Handler) only translates requests into Service calls.
+//
+// Package mockserver wraps it for users and documents the behaviour; the
+// choices the API documentation leaves open are listed there.
+//
+// Images are corrected by a Processor (the reference engine behind a thin
+// adapter). Before calling it the Service checks what the seed states
+// about inputs, with the engine's own sniffers and limits
+// (mockserver/engine/imageio), so that REJECTED jobs do not depend on the
+// processor: file type and format, CMYK, pixel limits, the 30 MB input
+// limit of background removal, the preset, the background image.
+package hostedsvc

@@ -1,0 +1,420 @@
+package hostedsvc
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
+)
+
+// Built-in preset groups (values of the preset parameter).
+var builtinPresets = []string{"Universal", "none", "Pro", "School and Sports", "Attractions and Cruise Lines"}
+
+func isBuiltinPreset(name string) bool {
+	for _, b := range builtinPresets {
+		if b == name {
+			return true
+		}
+	}
+	return false
+}
+
+type job struct {
+	id        string
+	account   string
+	spec      *jobSpec
+	fileType  string // the /pfc fileType
+	upType    string // the upload's fileType
+	input     string // blob name of the job's own link to the upload
+	inputSize int64
+	bgInput   string // blob name of the background image link, if any
+	preset    string // effective preset name
+	// presetData is the custom preset file; presetErr says why the preset
+	// is unusable (REJECTED), "" when it is fine.
+	presetData []byte
+	presetErr  string
+	base       string
+	cacheKey   string
+
+	status     hosted.JobStatus
+	statusText string
+	code       int
+	createdAt  time.Time
+	updatedAt  time.Time
+	startedAt  time.Time
+	timeTaken  *float64
+	dims       *hosted.Dimensions
+	usage      *hosted.Usage
+	detection  *hosted.DetectionData // full; shown only if requested
+	crop       *hosted.CropRect
+	result     string // blob name of the corrected file
+	resultName string // file name in the public URL
+	mime       string
+	corrected  string // correctedFile URL
+	record     []byte // the terminal record, sent as is by /status and webhooks
+	delay      *activity.Timer
+	expiry     *activity.Timer
+}
+
+// outcome is what processing produced, applied to the job by finish.
+type outcome struct {
+	status      hosted.JobStatus
+	code        int
+	text        string
+	dims        *hosted.Dimensions
+	usage       hosted.Usage
+	detection   *hosted.DetectionData
+	crop        *hosted.CropRect
+	tmpResult   string // temporary file holding the result (images)
+	passthrough bool   // the result is the input itself (videos)
+	ext         string // result extension without dot
+	mime        string
+}
+
+func (o *outcome) discard() {
+	if o.tmpResult != "" {
+		_ = os.Remove(o.tmpResult)
+	}
+}
+
+func rejected(code int, format string, args ...any) *outcome {
+	return &outcome{status: hosted.StatusRejected, code: code, text: fmt.Sprintf(format, args...)}
+}
+
+func failed(code int, format string, args ...any) *outcome {
+	return &outcome{status: hosted.StatusFailed, code: code, text: fmt.Sprintf(format, args...)}
+}
+
+// StartResponse is the answer of GET /pfc.
+type StartResponse struct {
+	StatusEndpoint string `json:"statusEndpoint"`
+}
+
+// StartJob parses and validates a /pfc query and starts a job: from the
+// cache (completed at once) or queued for the workers. Validation errors
+// (400), including a plain-http webhookUrl, come before anything else; an
+// unknown fileKey or bgFileKey is 404.
+func (s *Service) StartJob(account string, q url.Values, base string) (*StartResponse, *APIError) {
+	sp, aerr := parsePFC(q)
+	if aerr != nil {
+		return nil, aerr
+	}
+	o := &sp.opts
+	j := &job{id: newJobID(), account: account, spec: sp, base: base, fileType: string(o.FileType)}
+	if j.fileType == "" {
+		j.fileType = FileTypeImage
+	}
+	j.preset = o.Preset
+	if j.preset == "" {
+		j.preset = "Universal"
+	}
+
+	var (
+		customPresetBlob string
+		fileSHA, bgSHA   [sha256.Size]byte
+	)
+	s.mu.Lock()
+	u, aerr := s.usableUpload(account, o.FileKey, "fileKey")
+	if aerr != nil {
+		s.mu.Unlock()
+		return nil, aerr
+	}
+	var bg *upload
+	if sp.plan.Background == hosted.BackgroundImage {
+		if bg, aerr = s.usableUpload(account, o.BgFileKey, "bgFileKey"); aerr != nil {
+			s.mu.Unlock()
+			return nil, aerr
+		}
+	}
+	if !isBuiltinPreset(j.preset) {
+		p := s.presetByName(account, j.preset)
+		switch {
+		case p == nil:
+			j.presetErr = fmt.Sprintf("unknown preset %q: not a built-in group and no uploaded preset has that name", j.preset)
+		case !p.uploaded:
+			j.presetErr = fmt.Sprintf("preset %q has no file uploaded yet", j.preset)
+		default:
+			customPresetBlob = p.blob
+		}
+	}
+	// The job gets its own links to its inputs: a re-upload or the
+	// upload's expiry does not change what it processes.
+	j.input = "in-" + j.id
+	err := s.linkBlob(u.blob, j.input)
+	if err == nil && bg != nil {
+		j.bgInput = "bg-" + j.id
+		err = s.linkBlob(bg.blob, j.bgInput)
+		bgSHA = bg.sha
+	}
+	j.upType, j.inputSize, fileSHA = u.fileType, u.size, u.sha
+	s.mu.Unlock()
+	if err != nil {
+		s.removeInputs(j)
+		return nil, internalErr(err)
+	}
+	if customPresetBlob != "" {
+		if data, err := s.readBlob(customPresetBlob, MaxPresetBytes); err != nil {
+			j.presetErr = fmt.Sprintf("preset %q is no longer available", j.preset)
+		} else {
+			j.presetData = data
+		}
+	}
+	if j.presetErr == "" {
+		j.cacheKey = cacheKey(j, fileSHA, bgSHA)
+	}
+
+	now := s.now()
+	j.status, j.createdAt, j.updatedAt = hosted.StatusPending, now, now
+	statusEndpoint := base + "/v2/status/" + j.id
+
+	s.mu.Lock()
+	if sp.cache && j.cacheKey != "" {
+		if e := s.cache[j.cacheKey]; e != nil {
+			s.jobs[j.id] = j
+			s.completeFromCacheLocked(j, e)
+			s.mu.Unlock()
+			return &StartResponse{StatusEndpoint: statusEndpoint}, nil
+		}
+	}
+	s.jobs[j.id] = j
+	s.mu.Unlock()
+	if !s.enqueue(j) {
+		s.mu.Lock()
+		delete(s.jobs, j.id)
+		s.mu.Unlock()
+		s.removeInputs(j)
+		return nil, apiErr(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down")
+	}
+	s.log.Info("job queued", "job", j.id, "fileKey", o.FileKey, "fileType", j.fileType, "preset", j.preset)
+	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
+}
+
+// usableUpload returns the uploaded file behind key. Called with s.mu held.
+func (s *Service) usableUpload(account, key, param string) (*upload, *APIError) {
+	u := s.uploads[key]
+	if u == nil || u.account != account {
+		return nil, notFound(param, "%s: no upload with this key (unknown or expired)", param)
+	}
+	if !u.uploaded {
+		return nil, notFound(param, "%s: nothing has been uploaded to this key's URL yet", param)
+	}
+	return u, nil
+}
+
+func (s *Service) linkBlob(src, dst string) error {
+	p, err := s.store.Path(src)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.Link(p, dst)
+	return err
+}
+
+func (s *Service) readBlob(name string, limit int64) ([]byte, error) {
+	p, err := s.store.Path(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+func (s *Service) removeInputs(j *job) {
+	for _, b := range []string{j.input, j.bgInput} {
+		if b != "" {
+			_ = s.store.Remove(b)
+		}
+	}
+}
+
+// runJob processes a job on a worker.
+func (s *Service) runJob(j *job) {
+	s.mu.Lock()
+	now := s.now()
+	j.status, j.startedAt, j.updatedAt = hosted.StatusProcessing, now, now
+	s.mu.Unlock()
+	s.log.Info("job processing", "job", j.id)
+
+	out := s.process(j)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if out.status == hosted.StatusRejected || s.cfg.ProcessingDelay <= 0 {
+		s.finishLocked(j, out)
+		return
+	}
+	j.delay = s.tracker.AfterFunc(s.cfg.ProcessingDelay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.finishLocked(j, out)
+	})
+	if j.delay == nil { // closing
+		out.discard()
+		s.removeInputs(j)
+	}
+}
+
+// finishLocked applies out to j: the job becomes terminal, its result is
+// published, the record is frozen, retention starts, and the webhook goes
+// out. Called with s.mu held.
+func (s *Service) finishLocked(j *job, out *outcome) {
+	if s.jobs[j.id] != j {
+		out.discard()
+		s.removeInputs(j)
+		return
+	}
+	now := s.now()
+	if out.status == hosted.StatusCompleted {
+		j.resultName = "corrected." + out.ext
+		j.result = "r-" + j.id + "." + out.ext
+		var err error
+		if out.passthrough {
+			err = s.linkBlob(j.input, j.result)
+		} else {
+			_, err = s.store.Commit(out.tmpResult, j.result)
+		}
+		if err != nil {
+			out.discard()
+			out = failed(JobCodeProcessingFailed, "storing the result: %v", err)
+			j.result = ""
+		}
+	}
+	s.removeInputs(j)
+	j.status, j.code, j.statusText, j.updatedAt = out.status, out.code, out.text, now
+	taken := now.Sub(j.startedAt).Seconds()
+	j.timeTaken = &taken
+	j.dims = out.dims
+	usage := out.usage
+	if usage.Size == "" && out.dims != nil {
+		usage.Size = sizeClass(out.dims.Width, out.dims.Height)
+	}
+	j.usage = &usage
+	j.detection, j.crop = out.detection, out.crop
+	j.mime = out.mime
+	if j.status == hosted.StatusCompleted {
+		j.corrected = j.base + FilesRoute + j.id + "/" + j.resultName
+		if j.cacheKey != "" {
+			s.storeCacheLocked(j)
+		}
+	}
+	s.publishLocked(j)
+	s.log.Info("job finished", "job", j.id, "status", string(j.status), "code", j.code, "statusText", j.statusText)
+}
+
+// publishLocked freezes the record, starts retention and sends the
+// webhook. Called with s.mu held.
+func (s *Service) publishLocked(j *job) {
+	rec, err := marshal(s.recordLocked(j))
+	if err != nil {
+		// hosted.Job has only marshalable fields.
+		rec = []byte(`{"_id":"` + j.id + `","status":"FAILED"}`)
+	}
+	j.record = rec
+	j.expiry = s.tracker.AfterFunc(s.cfg.Retention, func() { s.expireJob(j) })
+	if hook := j.spec.opts.WebhookURL; hook != "" && (j.status == hosted.StatusCompleted || j.status == hosted.StatusFailed) {
+		s.webhook.Send(webhooksend.Delivery{URL: hook, Secret: []byte(j.account), EventID: "evt_" + j.id, Body: j.record})
+	}
+}
+
+func (s *Service) expireJob(j *job) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jobs[j.id] != j {
+		return
+	}
+	delete(s.jobs, j.id)
+	if j.result != "" {
+		_ = s.store.Remove(j.result)
+	}
+	s.log.Info("job expired", "job", j.id)
+}
+
+// recordLocked builds the job record. Called with s.mu held.
+func (s *Service) recordLocked(j *job) hosted.Job {
+	rec := hosted.Job{
+		ID: j.id, Status: j.status, StatusText: j.statusText, Code: j.code,
+		CreatedAt: hosted.Timestamp{Time: j.createdAt}, UpdatedAt: hosted.Timestamp{Time: j.updatedAt},
+	}
+	if !j.status.Terminal() {
+		return rec
+	}
+	rec.TimeTaken = j.timeTaken
+	rec.Usage = j.usage
+	rec.OriginalDimensions = j.dims
+	if j.status == hosted.StatusCompleted {
+		rec.CorrectedFile = j.corrected
+		ai := true
+		rec.AIServer = &ai
+		if j.spec.opts.IncludeDetectionData {
+			rec.DetectionData = j.detection
+		}
+		rec.CropRect = j.crop
+	}
+	return rec
+}
+
+// JobView is what GET /status needs to answer.
+type JobView struct {
+	Status        hosted.JobStatus
+	Record        []byte
+	CorrectedFile string
+}
+
+// JobStatus returns the record of a job of account (GET /status/{jobID}).
+func (s *Service) JobStatus(account, id string) (*JobView, *APIError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.jobs[id]
+	if j == nil || j.account != account {
+		return nil, notFound("", "job %s not found (unknown, or deleted after the retention period)", id)
+	}
+	rec := j.record
+	if rec == nil {
+		var err error
+		if rec, err = marshal(s.recordLocked(j)); err != nil {
+			return nil, internalErr(err)
+		}
+	}
+	return &JobView{Status: j.status, Record: rec, CorrectedFile: j.corrected}, nil
+}
+
+// ResultFile is an open corrected file.
+type ResultFile struct {
+	*os.File
+	Name     string
+	MIMEType string
+	ModTime  time.Time
+}
+
+// OpenResult opens the corrected file of job id, published as name. No
+// credentials are needed: the URL is the secret.
+func (s *Service) OpenResult(id, name string) (*ResultFile, *APIError) {
+	s.mu.Lock()
+	j := s.jobs[id]
+	if j == nil || j.status != hosted.StatusCompleted || j.resultName != name || j.result == "" {
+		s.mu.Unlock()
+		return nil, notFound("", "file not found (unknown, or deleted after the retention period)")
+	}
+	p, err := s.store.Path(j.result)
+	mime, mod := j.mime, j.updatedAt
+	s.mu.Unlock()
+	if err != nil {
+		return nil, internalErr(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, notFound("", "file not found (unknown, or deleted after the retention period)")
+	}
+	return &ResultFile{File: f, Name: name, MIMEType: mime, ModTime: mod}, nil
+}

@@ -1,0 +1,116 @@
+package hostedsvc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/pfcsdk/pfc-go/hosted"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestParsePFCResolves(t *testing.T) {
+	q, err := url.ParseQuery("fileKey=k&width=100&scale=50&removeBackground=true&bgGenerativePrompt=sky&bgFileKey=x&bgColor=red&cache=false&autocrop=true&autocropSize=1.5")
+	require.NoError(t, err)
+	sp, aerr := parsePFC(q)
+	require.Nil(t, aerr)
+	assert.Equal(t, hosted.ResizeParamWidth, sp.plan.Resize)
+	assert.Equal(t, 100, sp.plan.ResizeValue)
+	assert.Equal(t, hosted.BackgroundGenerative, sp.plan.Background)
+	assert.False(t, sp.cache)
+	require.NotNil(t, sp.autocrop[0])
+	assert.Equal(t, 1.5, *sp.autocrop[0])
+	assert.Nil(t, sp.autocrop[1])
+
+	sp, aerr = parsePFC(url.Values{"fileKey": {"k"}})
+	require.Nil(t, aerr)
+	assert.True(t, sp.cache, "cache defaults to true")
+	assert.Equal(t, hosted.BackgroundNone, sp.plan.Background)
+}
+
+func TestParsePFCErrorsInTableOrder(t *testing.T) {
+	q := url.Values{"webhookUrl": {"http://x"}, "fileKey": {"k"}, "scale": {"0"}, "cache": {"1"}}
+	_, aerr := parsePFC(q)
+	require.NotNil(t, aerr)
+	assert.Equal(t, "cache", aerr.Parameter)
+	assert.Equal(t, 400, aerr.Status)
+	assert.Equal(t, `cache: must be true or false, got "1"; scale: must be a positive integer percentage, got 0; webhookUrl: must use https (the service rejects plain http)`, aerr.Message)
+
+	_, aerr = parsePFC(url.Values{"fileKey": {"a", "b"}})
+	require.NotNil(t, aerr)
+	assert.Equal(t, "fileKey", aerr.Parameter)
+	assert.Equal(t, "fileKey: must be given at most once", aerr.Message)
+
+	_, aerr = parsePFC(url.Values{"fileKey": {"k"}, "autocrop": {"true"}, "autocropX": {"1", "2"}})
+	require.NotNil(t, aerr)
+	assert.Equal(t, "autocropX: must be given at most once", aerr.Message, "reported once")
+}
+
+func TestVideoDimensions(t *testing.T) {
+	box := func(typ string, payload []byte) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(8+len(payload)))
+		return append(append(b, typ...), payload...)
+	}
+	tkhd := func(w, h int, size int) []byte {
+		p := make([]byte, size)
+		binary.BigEndian.PutUint32(p[size-8:], uint32(w)<<16)
+		binary.BigEndian.PutUint32(p[size-4:], uint32(h)<<16)
+		return box("tkhd", p)
+	}
+	audio := box("trak", tkhd(0, 0, 84))
+	video := box("trak", tkhd(1280, 720, 96))
+	file := append(box("ftyp", []byte("isom0000")), box("moov", append(audio, video...))...)
+	w, h, ok := videoDimensions(bytes.NewReader(file), int64(len(file)))
+	require.True(t, ok)
+	assert.Equal(t, 1280, w)
+	assert.Equal(t, 720, h)
+
+	// 64-bit box size.
+	big := binary.BigEndian.AppendUint32(nil, 1)
+	big = append(big, "free"...)
+	big = binary.BigEndian.AppendUint64(big, 24)
+	big = append(big, make([]byte, 8)...)
+	file2 := append(big, box("moov", video)...)
+	w, h, ok = videoDimensions(bytes.NewReader(file2), int64(len(file2)))
+	require.True(t, ok)
+	assert.Equal(t, 1280, w)
+	assert.Equal(t, 720, h)
+
+	for name, bad := range map[string][]byte{
+		"no moov":     box("mdat", make([]byte, 10)),
+		"only audio":  box("moov", audio),
+		"truncated":   file[:len(file)-10],
+		"bad size":    {0, 0, 0, 3, 'm', 'o', 'o', 'v'},
+		"odd tkhd":    box("moov", box("trak", box("tkhd", make([]byte, 10)))),
+		"empty input": {},
+	} {
+		_, _, ok := videoDimensions(bytes.NewReader(bad), int64(len(bad)))
+		assert.False(t, ok, name)
+	}
+}
+
+func TestSizeClass(t *testing.T) {
+	assert.Equal(t, "S", sizeClass(1000, 2000))
+	assert.Equal(t, "M", sizeClass(2001, 1000))
+	assert.Equal(t, "L", sizeClass(6000, 4000))
+	assert.Equal(t, "XL", sizeClass(6001, 4000))
+}
+
+func TestConfigValidation(t *testing.T) {
+	_, err := New(Config{})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	for _, want := range []string{"APIKeys", "DataDir", "WebhookSigner"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	_, err = New(Config{APIKeys: []string{""}, DataDir: t.TempDir(), BaseURL: "ftp://x", Workers: -1, ProcessingDelay: -1})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	for _, want := range []string{"empty key", "BaseURL", "Workers", "ProcessingDelay"} {
+		assert.Contains(t, err.Error(), want)
+	}
+}

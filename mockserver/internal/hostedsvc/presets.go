@@ -1,0 +1,267 @@
+package hostedsvc
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pfcsdk/pfc-go/hosted"
+)
+
+// Preset limits and list defaults.
+const (
+	DefaultPresetLimit = 20
+	MaxPresetLimit     = 100
+	maxPresetName      = 200
+	maxPresetDesc      = 2000
+	maxPresetBody      = 64 << 10
+)
+
+// Preset states of PresetRecord.Status.
+const (
+	PresetAwaitingUpload = "awaiting_upload"
+	PresetReady          = "ready"
+)
+
+type preset struct {
+	id, account, name, description string
+	seq                            uint64
+	createdAt, updatedAt           time.Time
+	uploaded                       bool
+	blob                           string
+	size                           int64
+}
+
+// PresetRecord is a preset as the presets endpoints show it: the
+// documented presetId, name and description, plus status ("awaiting_upload"
+// until the file is PUT, then "ready"), size (bytes of the file), createdAt
+// and updatedAt. uploadUrl is present only in the answer of POST /presets/.
+type PresetRecord struct {
+	PresetID    string           `json:"presetId"`
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	Status      string           `json:"status"`
+	Size        int64            `json:"size"`
+	CreatedAt   hosted.Timestamp `json:"createdAt"`
+	UpdatedAt   hosted.Timestamp `json:"updatedAt"`
+	UploadURL   string           `json:"uploadUrl,omitempty"`
+}
+
+// PresetList is the answer of GET /presets.
+type PresetList struct {
+	Presets []PresetRecord `json:"presets"`
+	Total   int            `json:"total"`
+	Limit   int            `json:"limit"`
+	Offset  int            `json:"offset"`
+}
+
+// PresetDeleted is the answer of DELETE /presets/{presetId}.
+type PresetDeleted struct {
+	PresetID string `json:"presetId"`
+	Deleted  bool   `json:"deleted"`
+}
+
+func (p *preset) view() PresetRecord {
+	r := PresetRecord{PresetID: p.id, Name: p.name, Description: p.description, Status: PresetAwaitingUpload,
+		Size: p.size, CreatedAt: hosted.Timestamp{Time: p.createdAt}, UpdatedAt: hosted.Timestamp{Time: p.updatedAt}}
+	if p.uploaded {
+		r.Status = PresetReady
+	}
+	return r
+}
+
+// CreatePreset is the first step of POST /presets/: it validates the JSON
+// body {name, description} and returns the preset with a pre-signed PUT
+// URL for its file. name is required (it is what /pfc refers to), unique
+// within the account and not a built-in group name; description is
+// optional. Unknown fields are a 400.
+func (s *Service) CreatePreset(account string, body io.Reader, base string) (*PresetRecord, *APIError) {
+	raw, err := io.ReadAll(io.LimitReader(body, maxPresetBody+1))
+	if err != nil {
+		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "reading the body: %v", err)
+	}
+	if len(raw) > maxPresetBody {
+		return nil, apiErr(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "the body exceeds %d bytes", maxPresetBody)
+	}
+	var in struct {
+		Name        *string `json:"name"`
+		Description *string `json:"description"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "the body must be a JSON object {\"name\": string, \"description\": string}: %v", err)
+	}
+	if dec.More() {
+		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "the body must hold one JSON object")
+	}
+	switch {
+	case in.Name == nil:
+		return nil, paramErr(CodeMissingParameter, "name", "is required: /pfc refers to presets by name")
+	case strings.TrimSpace(*in.Name) == "":
+		return nil, paramErr(CodeInvalidParameter, "name", "must not be blank")
+	case *in.Name != strings.TrimSpace(*in.Name):
+		return nil, paramErr(CodeInvalidParameter, "name", "must not start or end with spaces")
+	case utf8.RuneCountInString(*in.Name) > maxPresetName:
+		return nil, paramErr(CodeInvalidParameter, "name", "must be at most %d characters", maxPresetName)
+	}
+	desc := ""
+	if in.Description != nil {
+		desc = *in.Description
+	}
+	if utf8.RuneCountInString(desc) > maxPresetDesc {
+		return nil, paramErr(CodeInvalidParameter, "description", "must be at most %d characters", maxPresetDesc)
+	}
+	name := *in.Name
+	for _, b := range builtinPresets {
+		if strings.EqualFold(b, name) {
+			return nil, paramErr(CodeInvalidParameter, "name", "%q is a built-in preset group name", b)
+		}
+	}
+	now := s.now()
+	s.mu.Lock()
+	if s.presetByName(account, name) != nil {
+		s.mu.Unlock()
+		e := apiErr(http.StatusConflict, CodeConflict, "name: a preset named %q already exists", name)
+		e.Parameter = "name"
+		return nil, e
+	}
+	s.seq++
+	p := &preset{id: newJobID(), account: account, name: name, description: desc, seq: s.seq, createdAt: now, updatedAt: now}
+	s.presets[p.id] = p
+	rec := p.view()
+	s.mu.Unlock()
+	path := PresetRoute + p.id
+	rec.UploadURL = base + path + "?" + s.signer.Query(http.MethodPut, path, now.Add(s.cfg.UploadURLTTL))
+	s.log.Info("preset created", "preset", p.id, "name", name)
+	return &rec, nil
+}
+
+// presetByName finds a custom preset of account. Called with s.mu held.
+func (s *Service) presetByName(account, name string) *preset {
+	for _, p := range s.presets {
+		if p.account == account && p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// ReceivePreset stores the preset file PUT to a pre-signed preset URL
+// (at most MaxPresetBytes; no API key; a second PUT replaces the file).
+func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, contentLength int64) *APIError {
+	if err := s.verifySigned(http.MethodPut, PresetRoute+id, q); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	p := s.presets[id]
+	s.mu.Unlock()
+	if p == nil {
+		return notFound("", "preset %s not found (deleted?)", id)
+	}
+	tmp, aerr := s.receiveLimited(body, contentLength, MaxPresetBytes)
+	if aerr != nil {
+		return aerr
+	}
+	if tmp.Size == 0 {
+		tmp.Discard()
+		return apiErr(http.StatusBadRequest, CodeInvalidBody, "the preset file is empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.presets[id] != p {
+		tmp.Discard()
+		return notFound("", "preset %s not found (deleted?)", id)
+	}
+	name := "p-" + id
+	if _, err := s.store.Commit(tmp.Path, name); err != nil {
+		return internalErr(err)
+	}
+	p.uploaded, p.blob, p.size, p.updatedAt = true, name, tmp.Size, s.now()
+	s.log.Info("preset file stored", "preset", id, "bytes", tmp.Size)
+	return nil
+}
+
+// ListPresets answers GET /presets: the account's presets in creation
+// order, paged by limit (1..100, default 20) and offset (default 0).
+func (s *Service) ListPresets(account string, q url.Values) (*PresetList, *APIError) {
+	if err := onlyParams(q, "limit", "offset"); err != nil {
+		return nil, err
+	}
+	limit, err := intParam(q, "limit", DefaultPresetLimit, 1, MaxPresetLimit)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := intParam(q, "offset", 0, 0, 1<<31-1)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	var mine []*preset
+	for _, p := range s.presets {
+		if p.account == account {
+			mine = append(mine, p)
+		}
+	}
+	slices.SortFunc(mine, func(a, b *preset) int { return cmp.Compare(a.seq, b.seq) })
+	out := &PresetList{Presets: []PresetRecord{}, Total: len(mine), Limit: limit, Offset: offset}
+	for i := offset; i < len(mine) && i < offset+limit; i++ {
+		out.Presets = append(out.Presets, mine[i].view())
+	}
+	s.mu.Unlock()
+	return out, nil
+}
+
+func intParam(q url.Values, name string, def, lo, hi int) (int, *APIError) {
+	v, ok, err := single(q, name)
+	if err != nil || !ok {
+		return def, err
+	}
+	n, perr := strconv.Atoi(v)
+	if perr != nil {
+		return 0, paramErr(CodeInvalidParameter, name, "must be an integer, got %q", v)
+	}
+	if n < lo || n > hi {
+		return 0, paramErr(CodeInvalidParameter, name, "must be between %d and %d, got %d", lo, hi, n)
+	}
+	return n, nil
+}
+
+// GetPreset answers GET /presets/{presetId}.
+func (s *Service) GetPreset(account, id string) (*PresetRecord, *APIError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.presets[id]
+	if p == nil || p.account != account {
+		return nil, notFound("", "preset %s not found", id)
+	}
+	rec := p.view()
+	return &rec, nil
+}
+
+// DeletePreset answers DELETE /presets/{presetId}: the preset and its file
+// are removed; jobs already started keep their copy.
+func (s *Service) DeletePreset(account, id string) (*PresetDeleted, *APIError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.presets[id]
+	if p == nil || p.account != account {
+		return nil, notFound("", "preset %s not found", id)
+	}
+	delete(s.presets, id)
+	if p.blob != "" {
+		if err := s.store.Remove(p.blob); err != nil {
+			s.log.Warn("removing a preset file failed", "preset", id, "error", err)
+		}
+	}
+	s.log.Info("preset deleted", "preset", id)
+	return &PresetDeleted{PresetID: id, Deleted: true}, nil
+}

@@ -1,0 +1,338 @@
+package hostedsvc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/mockserver/engine/imageio"
+)
+
+// process checks the input and runs the processor. It holds no lock.
+func (s *Service) process(j *job) *outcome {
+	inPath, err := s.store.Path(j.input)
+	if err != nil {
+		return failed(JobCodeProcessingFailed, "input file unavailable")
+	}
+	f, err := os.Open(inPath)
+	if err != nil {
+		return failed(JobCodeProcessingFailed, "input file unavailable")
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := f.ReadAt(head, 0)
+	head = head[:n]
+	imgFormat, isImage := imageio.Sniff(head)
+	container, isVideo := imageio.SniffVideo(head)
+
+	if j.fileType != j.upType {
+		return rejected(JobCodeFileTypeMismatch, "fileType=%s does not match the upload, which was requested with fileType=%s", j.fileType, j.upType)
+	}
+	if j.fileType == FileTypeVideo {
+		switch {
+		case isImage:
+			return rejected(JobCodeFileTypeMismatch, "the file is a %s image, not a video; use fileType=image", imgFormat)
+		case !isVideo:
+			return rejected(JobCodeFormat, "unsupported video format: MP4 or MOV expected")
+		}
+		out := &outcome{status: hosted.StatusCompleted, passthrough: true, ext: container,
+			usage: hosted.Usage{Size: "video", VideoCorrectionCount: 1}}
+		out.mime = "video/mp4"
+		if container == imageio.ContainerMOV {
+			out.mime = "video/quicktime"
+		}
+		if w, h, ok := videoDimensions(f, j.inputSize); ok {
+			out.dims = &hosted.Dimensions{Width: w, Height: h}
+		}
+		return out
+	}
+
+	if !isImage {
+		if isVideo {
+			return rejected(JobCodeFileTypeMismatch, "the file is a video; use fileType=video")
+		}
+		return rejected(JobCodeFormat, "unsupported image format: JPEG or PNG expected")
+	}
+	src := io.NewSectionReader(f, 0, j.inputSize)
+	var cfg image.Config
+	if imgFormat == imageio.FormatJPEG {
+		cfg, err = jpeg.DecodeConfig(src)
+	} else {
+		cfg, err = png.DecodeConfig(src)
+	}
+	var jpegUnsupported jpeg.UnsupportedError
+	var pngUnsupported png.UnsupportedError
+	switch {
+	case errors.As(err, &jpegUnsupported) || errors.As(err, &pngUnsupported):
+		// A variant the decoder cannot read (arithmetic coding...): the
+		// engine rejects those too.
+		return rejected(JobCodeFormat, "unsupported %s variant: %v", imgFormat, err)
+	case err != nil:
+		return failed(JobCodeProcessingFailed, "corrupt %s file: %v", imgFormat, err)
+	}
+	// From here on the records carry originalDimensions.
+	dims := &hosted.Dimensions{Width: cfg.Width, Height: cfg.Height}
+	reject := func(code int, format string, args ...any) *outcome {
+		o := rejected(code, format, args...)
+		o.dims = dims
+		return o
+	}
+	fail := func(code int, format string, args ...any) *outcome {
+		o := failed(code, format, args...)
+		o.dims = dims
+		return o
+	}
+	if cfg.ColorModel == color.CMYKModel {
+		return reject(JobCodeFormat, "CMYK JPEG is not supported: RGB or RGBA images only")
+	}
+	if err := imageio.HostedLimits.Check(cfg.Width, cfg.Height); err != nil {
+		return reject(JobCodeDimensions, "%s", rejectText(err))
+	}
+	o := &j.spec.opts
+	if o.RemoveBackground && j.inputSize > MaxBackgroundRemovalBytes {
+		return reject(JobCodeFileTooLarge, "background removal needs an input below 30 MB; this file has %d bytes", j.inputSize)
+	}
+	if j.presetErr != "" {
+		return reject(JobCodeUnknownPreset, "%s", j.presetErr)
+	}
+	var bgPath string
+	if j.bgInput != "" {
+		bgPath, _ = s.store.Path(j.bgInput)
+		if !isImageFile(bgPath) {
+			return reject(JobCodeBackgroundImage, "bgFileKey: the background must be a JPEG or PNG image")
+		}
+	}
+	if s.cfg.Processor == nil {
+		return fail(JobCodeNoEngine, "no image processor is configured in this mock server")
+	}
+
+	srcFormat := "jpg"
+	if imgFormat == imageio.FormatPNG {
+		srcFormat = "png"
+	}
+	req := buildRequest(j, srcFormat, bgPath)
+	tmp, err := s.store.CreateTemp()
+	if err != nil {
+		return fail(JobCodeProcessingFailed, "creating the result file: %v", err)
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	res, err := s.callProcessor(bufio.NewReaderSize(io.NewSectionReader(f, 0, j.inputSize), 1<<16), req, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && res == nil {
+		err = errors.New("the processor returned no result")
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		switch {
+		case s.ctx.Err() != nil:
+			return fail(JobCodeShutdown, "the server shut down while the job ran")
+		case isReject(err):
+			code := JobCodeRejected
+			if re, ok := asReject(err); ok && re.Code != 0 {
+				code = re.Code
+			}
+			return reject(code, "%s", rejectText(err))
+		default:
+			return fail(JobCodeProcessingFailed, "processing failed: %v", err)
+		}
+	}
+	return imageOutcome(req, res, dims, tmp.Name())
+}
+
+// callProcessor runs the Processor; a panic in it fails the job instead
+// of the server.
+func (s *Service) callProcessor(src io.Reader, req JobRequest, dst io.Writer) (res *JobResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("hostedsvc: the processor panicked: %v", p)
+		}
+	}()
+	return s.cfg.Processor.Process(s.ctx, src, req, dst)
+}
+
+func isReject(err error) bool {
+	_, ok := asReject(err)
+	return ok || errors.Is(err, imageio.ErrRejected)
+}
+
+// rejectText is the statusText for a rejection error: the detail, without
+// package prefixes.
+func rejectText(err error) string {
+	if re, ok := asReject(err); ok {
+		return re.Reason
+	}
+	var ie *imageio.RejectError
+	if errors.As(err, &ie) {
+		return fmt.Sprintf("rejected (%s): %s", ie.Reason, ie.Detail)
+	}
+	return err.Error()
+}
+
+func isImageFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := f.ReadAt(head, 0)
+	_, ok := imageio.Sniff(head[:n])
+	return ok
+}
+
+func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
+	o := &j.spec.opts
+	req := JobRequest{
+		Preset:               j.preset,
+		PresetData:           j.presetData,
+		SourceFormat:         srcFormat,
+		Quality:              o.OutputQuality,
+		RemoveGlares:         o.RemoveGlares,
+		PreserveMetadata:     o.PreserveMetadata == nil || *o.PreserveMetadata,
+		UpdateThumbnail:      o.UpdateThumbnail,
+		IncludeDetectionData: o.IncludeDetectionData,
+	}
+	switch o.OutputType {
+	case hosted.OutputJPG, hosted.OutputPNG:
+		req.OutputType = string(o.OutputType)
+	case hosted.OutputOriginal:
+		req.OutputType = srcFormat
+	default:
+		req.OutputType = srcFormat
+		if o.RemoveBackground {
+			req.OutputType = "png"
+		}
+	}
+	if req.Quality == 0 {
+		req.Quality = 90
+	}
+	plan := j.spec.plan
+	switch plan.Resize {
+	case hosted.ResizeParamWidth:
+		req.Resize.Width = plan.ResizeValue
+	case hosted.ResizeParamHeight:
+		req.Resize.Height = plan.ResizeValue
+	case hosted.ResizeParamLong:
+		req.Resize.Long = plan.ResizeValue
+	case hosted.ResizeParamShort:
+		req.Resize.Short = plan.ResizeValue
+	case hosted.ResizeParamScale:
+		req.Resize.Scale = plan.ResizeValue
+	}
+	if req.Resize.Requested() {
+		req.Resize.Mode = string(o.Resize)
+		if req.Resize.Mode == "" {
+			req.Resize.Mode = string(hosted.ResizeAuto)
+		}
+	}
+	if o.Autocrop {
+		a := j.spec.autocrop
+		req.AutoCrop = &AutoCropRequest{DetectOnly: o.AutocropDetectOnly,
+			Size: a[0], X: a[1], Y: a[2], AspectWidth: a[3], AspectHeight: a[4], TopHeadGap: a[5]}
+	}
+	if j.preset != "Universal" {
+		req.Skip = string(o.Skip)
+		if req.Skip == "" {
+			req.Skip = string(hosted.SkipClipart)
+		}
+	}
+	switch plan.Background {
+	case hosted.BackgroundGenerative:
+		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: o.BgGenerativePrompt}
+	case hosted.BackgroundImage:
+		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: string(o.BgShadow),
+			OpenImage: func() (io.ReadCloser, error) { return os.Open(bgPath) }}
+	case hosted.BackgroundColor:
+		c, _ := hosted.ParseColor(o.BgColor) // validated by parsePFC
+		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: c, Shadow: string(o.BgShadow)}
+	case hosted.BackgroundTransparent:
+		req.Background = &BackgroundRequest{Mode: BackgroundTransparent}
+	}
+	return req
+}
+
+func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp string) *outcome {
+	out := &outcome{status: hosted.StatusCompleted, tmpResult: tmp, dims: dims}
+	format := strings.ToLower(res.Format)
+	if format == "" {
+		format = req.OutputType
+	}
+	switch format {
+	case "jpg", "jpeg":
+		out.ext, out.mime = "jpg", "image/jpeg"
+	case "png":
+		out.ext, out.mime = "png", "image/png"
+	default:
+		out.ext, out.mime = "bin", "application/octet-stream"
+	}
+	if res.OriginalWidth > 0 && res.OriginalHeight > 0 {
+		out.dims = &hosted.Dimensions{Width: res.OriginalWidth, Height: res.OriginalHeight}
+	}
+	u := hosted.Usage{Size: sizeClass(out.dims.Width, out.dims.Height)}
+	if res.Corrected {
+		u.ImageCorrectionCount = 1
+	}
+	if res.Resized {
+		if res.AIResize {
+			u.ImageResizeCount = 1
+		} else {
+			u.ClassicResizeCount = 1
+		}
+	}
+	if req.RemoveGlares {
+		u.GlaresDetectorCount = 1
+		u.RemoveGlaresTotalCount = 1
+		if res.GlareFound {
+			u.RemoveGlaresCount = 1
+		}
+	}
+	if req.Background != nil {
+		u.RemoveBackgroundCount = 1
+	}
+	if req.AutoCrop != nil && res.Crop != nil {
+		u.AutoCropCount = 1
+	}
+	out.usage = u
+	faces := res.Faces
+	if faces == nil {
+		faces = []hosted.Face{}
+	}
+	warnings := make([]any, len(res.Warnings))
+	for i, w := range res.Warnings {
+		warnings[i] = w
+	}
+	out.detection = &hosted.DetectionData{FacesCount: len(faces), Faces: faces, Scene: res.Scene,
+		Noise: res.Noise, RedEye: res.RedEye, Warnings: warnings, Status: "OK"}
+	if req.AutoCrop != nil && req.AutoCrop.DetectOnly && res.Crop != nil {
+		r := res.Crop.Canon()
+		out.crop = &hosted.CropRect{Left: r.Min.X, Top: r.Min.Y, Width: r.Dx(), Height: r.Dy()}
+	}
+	return out
+}
+
+// sizeClass is the usage "size" of an image: S up to 2 megapixels, M up
+// to 8, L up to 24, XL above.
+func sizeClass(w, h int) string {
+	switch mp := int64(w) * int64(h); {
+	case mp <= 2_000_000:
+		return "S"
+	case mp <= 8_000_000:
+		return "M"
+	case mp <= 24_000_000:
+		return "L"
+	}
+	return "XL"
+}

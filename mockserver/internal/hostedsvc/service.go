@@ -1,0 +1,182 @@
+package hostedsvc
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/blobstore"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
+)
+
+// Service is the state and the job runner of the hosted API mock. The
+// HTTP layer (Handler) is a thin shell over its methods. It is safe for
+// concurrent use.
+type Service struct {
+	cfg     Config
+	log     *slog.Logger
+	tracker *activity.Tracker
+	store   *blobstore.Store
+	signer  *blobstore.Signer
+	webhook *webhooksend.Sender
+	ctx     context.Context // cancelled by Close: stops processors
+	cancel  context.CancelFunc
+
+	mu      sync.Mutex
+	uploads map[string]*upload
+	jobs    map[string]*job
+	presets map[string]*preset
+	cache   map[string]*cacheEntry
+	seq     uint64 // creation order of presets
+
+	qmu      sync.Mutex
+	qcond    *sync.Cond
+	queue    []*job
+	stopping bool
+	workers  sync.WaitGroup
+
+	closeOnce sync.Once
+}
+
+// New starts a Service: it opens the data directory and starts the
+// workers.
+func New(cfg Config) (*Service, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	store, err := blobstore.Open(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := blobstore.NewSigner(cfg.SigningKey)
+	if err != nil {
+		return nil, err
+	}
+	tracker := activity.New(cfg.Clock)
+	client := cfg.WebhookClient
+	if client == nil && cfg.WebhookCAs != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{RootCAs: cfg.WebhookCAs, MinVersion: tls.VersionTLS12}
+		client = &http.Client{Transport: tr}
+	}
+	sender, err := webhooksend.New(webhooksend.Config{
+		Tracker:        tracker,
+		Sign:           cfg.WebhookSigner,
+		Client:         client,
+		Schedule:       cfg.WebhookSchedule,
+		AttemptTimeout: cfg.WebhookTimeout,
+		Logger:         cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Service{
+		cfg: cfg, log: cfg.Logger, tracker: tracker, store: store, signer: signer, webhook: sender,
+		ctx: ctx, cancel: cancel,
+		uploads: map[string]*upload{}, jobs: map[string]*job{}, presets: map[string]*preset{}, cache: map[string]*cacheEntry{},
+	}
+	s.qcond = sync.NewCond(&s.qmu)
+	for range cfg.Workers {
+		s.workers.Add(1)
+		go s.worker()
+	}
+	return s, nil
+}
+
+// Close stops the workers, cancels running processors and webhook
+// attempts, stops every timer and waits for all of it. Files stay in the
+// data directory (its owner removes it). Close is idempotent.
+func (s *Service) Close() {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.webhook.Close()
+		s.qmu.Lock()
+		s.stopping = true
+		dropped := s.queue
+		s.queue = nil
+		s.qcond.Broadcast()
+		s.qmu.Unlock()
+		for range dropped {
+			s.tracker.End()
+		}
+		s.workers.Wait()
+		s.tracker.Close()
+	})
+}
+
+// WaitIdle blocks until no work is running: every queued job has been
+// processed (it may still wait for the ProcessingDelay on the clock), and
+// every webhook attempt has finished or is waiting for its retry time.
+// With a fake clock this is the point at which advancing the clock is
+// deterministic.
+func (s *Service) WaitIdle(ctx context.Context) error { return s.tracker.WaitIdle(ctx) }
+
+// Authenticate returns the account of a valid API key.
+func (s *Service) Authenticate(key string) (string, bool) {
+	for _, k := range s.cfg.APIKeys {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+func (s *Service) now() time.Time { return s.cfg.Clock.Now() }
+
+// newID returns n random bytes in hex.
+func newID(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		// crypto/rand does not fail on supported platforms.
+		panic(fmt.Sprintf("hostedsvc: crypto/rand: %v", err))
+	}
+	return hex.EncodeToString(b)
+}
+
+// newJobID returns an id shaped like the service's: 24 hex digits.
+func newJobID() string { return newID(12) }
+
+func (s *Service) enqueue(j *job) bool {
+	if !s.tracker.Begin() {
+		return false
+	}
+	s.qmu.Lock()
+	if s.stopping {
+		s.qmu.Unlock()
+		s.tracker.End()
+		return false
+	}
+	s.queue = append(s.queue, j)
+	s.qcond.Signal()
+	s.qmu.Unlock()
+	return true
+}
+
+func (s *Service) worker() {
+	defer s.workers.Done()
+	for {
+		s.qmu.Lock()
+		for len(s.queue) == 0 && !s.stopping {
+			s.qcond.Wait()
+		}
+		if s.stopping {
+			s.qmu.Unlock()
+			return
+		}
+		j := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.qmu.Unlock()
+		s.runJob(j)
+		s.tracker.End()
+	}
+}

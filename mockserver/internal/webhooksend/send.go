@@ -1,0 +1,230 @@
+package webhooksend
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+)
+
+// UserAgent is the User-Agent of every delivery, as the service sends it.
+const UserAgent = "service-Webhook/1.0"
+
+// DefaultSchedule is when the 8 retries happen, measured from the first
+// attempt: the gaps are 1, 2, 3, 5, 7, 9, 10 and 11 minutes, so the last
+// retry is 48 minutes after the first attempt.
+var DefaultSchedule = []time.Duration{
+	1 * time.Minute,
+	3 * time.Minute,
+	6 * time.Minute,
+	11 * time.Minute,
+	18 * time.Minute,
+	27 * time.Minute,
+	37 * time.Minute,
+	48 * time.Minute,
+}
+
+// DefaultAttemptTimeout bounds one attempt, on the server's clock; an
+// attempt that runs out counts as a failure and is retried.
+const DefaultAttemptTimeout = 30 * time.Second
+
+// Signer returns the webhook-id, webhook-timestamp and webhook-signature
+// headers for body; webhook.Sign has this signature.
+type Signer func(secret []byte, id string, timestamp time.Time, body []byte) http.Header
+
+// Config configures a Sender.
+type Config struct {
+	// Tracker runs attempts as tracked work and schedules retries on its
+	// clock. Required.
+	Tracker *activity.Tracker
+	// Sign computes the signature headers. Required.
+	Sign Signer
+	// Client sends the requests; nil means a client with the system's
+	// root CAs. Redirects are never followed (a 3xx is a failure).
+	Client *http.Client
+	// Schedule lists the retry times measured from the first attempt, in
+	// increasing order; nil means DefaultSchedule. Its length is the
+	// number of retries.
+	Schedule []time.Duration
+	// AttemptTimeout bounds each attempt; 0 means DefaultAttemptTimeout.
+	AttemptTimeout time.Duration
+	// Logger receives one record per attempt; nil discards.
+	Logger *slog.Logger
+	// OnAttempt, if set, is called after every attempt (tests, metrics).
+	OnAttempt func(Attempt)
+}
+
+// Delivery is one webhook event to deliver.
+type Delivery struct {
+	URL     string // absolute https URL
+	Secret  []byte // HMAC key: the API key used on /pfc
+	EventID string // webhook-id, "evt_<job id>"
+	Body    []byte // sent verbatim
+}
+
+// Attempt is the outcome of one delivery attempt.
+type Attempt struct {
+	EventID    string
+	Number     int       // 1 for the first attempt, up to 1+len(Schedule)
+	At         time.Time // clock time the attempt was sent
+	StatusCode int       // 0 when no response arrived
+	Err        error     // transport error or timeout; nil on any response
+	Delivered  bool      // a 2xx answer
+	Final      bool      // no further attempt follows
+}
+
+// ErrNotHTTPS is reported (in Attempt.Err) for a delivery URL that is not
+// an absolute https URL; such a delivery is dropped without retries.
+var ErrNotHTTPS = errors.New("webhooksend: webhook URL must be absolute https")
+
+// Sender delivers webhooks. Create it with New; stop it with Close, then
+// close the tracker.
+type Sender struct {
+	cfg    Config
+	client *http.Client
+	ctx    context.Context
+	cancel context.CancelFunc
+	log    *slog.Logger
+}
+
+// New returns a Sender.
+func New(cfg Config) (*Sender, error) {
+	if cfg.Tracker == nil || cfg.Sign == nil {
+		return nil, errors.New("webhooksend: Tracker and Sign are required")
+	}
+	if cfg.Schedule == nil {
+		cfg.Schedule = DefaultSchedule
+	}
+	for i, d := range cfg.Schedule {
+		if d <= 0 || (i > 0 && d < cfg.Schedule[i-1]) {
+			return nil, fmt.Errorf("webhooksend: schedule must be positive and increasing, got %v", cfg.Schedule)
+		}
+	}
+	if cfg.AttemptTimeout <= 0 {
+		cfg.AttemptTimeout = DefaultAttemptTimeout
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var client http.Client
+	if cfg.Client != nil {
+		client = *cfg.Client
+	} else {
+		client.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Sender{cfg: cfg, client: &client, ctx: ctx, cancel: cancel, log: log}, nil
+}
+
+// Send starts delivering d: the first attempt now (on a tracked
+// goroutine), then retries by the schedule until one is answered 2xx.
+func (s *Sender) Send(d Delivery) {
+	st := &state{Delivery: d}
+	now := s.cfg.Tracker.Clock().Now()
+	s.cfg.Tracker.Go(func() { s.attempt(st, 0, now) })
+}
+
+// Close cancels attempts in flight; pending retries are stopped by the
+// tracker's Close. It also drops idle connections of a transport it made.
+func (s *Sender) Close() {
+	s.cancel()
+	if s.cfg.Client == nil {
+		s.client.CloseIdleConnections()
+	}
+}
+
+type state struct {
+	Delivery
+	first time.Time
+}
+
+// attempt sends attempt n+1. now is the clock reading when the attempt
+// became due, taken by the caller: with a fake clock the attempt's
+// goroutine may run after the clock has moved on.
+func (s *Sender) attempt(st *state, n int, now time.Time) {
+	clk := s.cfg.Tracker.Clock()
+	if n == 0 {
+		st.first = now
+	}
+	a := Attempt{EventID: st.EventID, Number: n + 1, At: now}
+	if u, err := url.Parse(st.URL); err != nil || u.Scheme != "https" || u.Host == "" {
+		a.Err, a.Final = ErrNotHTTPS, true
+		s.report(a)
+		return
+	}
+
+	ctx, cancel := context.WithCancel(s.ctx)
+	timeout := clk.AfterFunc(s.cfg.AttemptTimeout, cancel)
+	a.StatusCode, a.Err = s.post(ctx, st, now)
+	timeout.Stop()
+	timedOut := ctx.Err() != nil && s.ctx.Err() == nil
+	cancel()
+	if timedOut && a.Err != nil {
+		a.Err = fmt.Errorf("webhooksend: attempt timed out after %v: %w", s.cfg.AttemptTimeout, a.Err)
+	}
+	a.Delivered = a.Err == nil && a.StatusCode >= 200 && a.StatusCode < 300
+	a.Final = a.Delivered || n >= len(s.cfg.Schedule) || s.ctx.Err() != nil
+	s.report(a)
+	if a.Final {
+		return
+	}
+	due := st.first.Add(s.cfg.Schedule[n])
+	if wait := due.Sub(clk.Now()); wait > 0 {
+		// The attempt runs on its own goroutine, not inside the timer
+		// callback: with a fake clock the callback runs inside Advance,
+		// and an attempt that blocks must not block the clock.
+		s.cfg.Tracker.AfterFunc(wait, func() {
+			at := clk.Now()
+			s.cfg.Tracker.Go(func() { s.attempt(st, n+1, at) })
+		})
+		return
+	}
+	at := clk.Now() // overdue: the previous attempt outlasted the gap
+	s.cfg.Tracker.Go(func() { s.attempt(st, n+1, at) })
+}
+
+func (s *Sender) post(ctx context.Context, st *state, now time.Time) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, st.URL, bytes.NewReader(st.Body))
+	if err != nil {
+		return 0, fmt.Errorf("webhooksend: %w", err)
+	}
+	for k, v := range s.cfg.Sign(st.Secret, st.EventID, now, st.Body) {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func (s *Sender) report(a Attempt) {
+	attrs := []any{
+		slog.String("event", a.EventID), slog.Int("attempt", a.Number),
+		slog.Int("status", a.StatusCode), slog.Bool("delivered", a.Delivered), slog.Bool("final", a.Final),
+	}
+	switch {
+	case a.Delivered:
+		s.log.Info("webhook delivered", attrs...)
+	case a.Final:
+		s.log.Warn("webhook delivery abandoned", append(attrs, slog.Any("error", a.Err))...)
+	default:
+		s.log.Info("webhook attempt failed, will retry", append(attrs, slog.Any("error", a.Err))...)
+	}
+	if s.cfg.OnAttempt != nil {
+		s.cfg.OnAttempt(a)
+	}
+}

@@ -1,0 +1,285 @@
+package webhooksend_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// testSign is a local stand-in with the webhook scheme, so this package's
+// tests do not depend on package webhook.
+func testSign(secret []byte, id string, ts time.Time, body []byte) http.Header {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(id + "." + strconv.FormatInt(ts.Unix(), 10) + "."))
+	m.Write(body)
+	h := http.Header{}
+	h.Set("webhook-id", id)
+	h.Set("webhook-timestamp", strconv.FormatInt(ts.Unix(), 10))
+	h.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(m.Sum(nil)))
+	return h
+}
+
+type receiver struct {
+	mu       sync.Mutex
+	requests []*http.Request
+	bodies   [][]byte
+	status   func(n int) int // status for the n-th request (1-based)
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	rc.requests = append(rc.requests, r)
+	rc.bodies = append(rc.bodies, b)
+	n := len(rc.requests)
+	rc.mu.Unlock()
+	w.WriteHeader(rc.status(n))
+}
+
+func (rc *receiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.requests)
+}
+
+type fixture struct {
+	clk      *clock.Fake
+	tracker  *activity.Tracker
+	sender   *webhooksend.Sender
+	srv      *httptest.Server
+	rc       *receiver
+	mu       sync.Mutex
+	attempts []webhooksend.Attempt
+}
+
+func newFixture(t *testing.T, handler http.Handler, rc *receiver) *fixture {
+	t.Helper()
+	f := &fixture{clk: clock.NewFake(t0), rc: rc}
+	f.tracker = activity.New(f.clk)
+	f.srv = httptest.NewTLSServer(handler)
+	s, err := webhooksend.New(webhooksend.Config{
+		Tracker: f.tracker,
+		Sign:    testSign,
+		Client:  f.srv.Client(),
+		OnAttempt: func(a webhooksend.Attempt) {
+			f.mu.Lock()
+			f.attempts = append(f.attempts, a)
+			f.mu.Unlock()
+		},
+	})
+	require.NoError(t, err)
+	f.sender = s
+	t.Cleanup(func() {
+		s.Close()
+		f.tracker.Close()
+		f.srv.Close()
+	})
+	return f
+}
+
+func (f *fixture) idle(t *testing.T) {
+	t.Helper()
+	require.NoError(t, f.tracker.WaitIdle(context.Background()))
+}
+
+// advance moves the fake clock forward by d one due timer at a time,
+// letting the work each timer starts finish before the next.
+func (f *fixture) advance(t *testing.T, d time.Duration) {
+	t.Helper()
+	end := f.clk.Now().Add(d)
+	for {
+		next, ok := f.clk.NextDeadline()
+		if !ok || next.After(end) {
+			break
+		}
+		f.clk.AdvanceTo(next)
+		f.idle(t)
+	}
+	f.clk.AdvanceTo(end)
+	f.idle(t)
+}
+
+func (f *fixture) got() []webhooksend.Attempt {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]webhooksend.Attempt(nil), f.attempts...)
+}
+
+func TestDeliveredFirstTime(t *testing.T) {
+	rc := &receiver{status: func(int) int { return http.StatusNoContent }}
+	f := newFixture(t, rc, rc)
+	body := []byte(`{"_id":"abc","status":"COMPLETED"}`)
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL + "/hook", Secret: []byte("key"), EventID: "evt_abc", Body: body})
+	f.idle(t)
+
+	require.Equal(t, 1, rc.count())
+	r := rc.requests[0]
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/hook", r.URL.Path)
+	assert.Equal(t, body, rc.bodies[0])
+	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+	assert.Equal(t, "service-Webhook/1.0", r.Header.Get("User-Agent"))
+	assert.Equal(t, "evt_abc", r.Header.Get("webhook-id"))
+	assert.Equal(t, strconv.FormatInt(t0.Unix(), 10), r.Header.Get("webhook-timestamp"))
+	assert.Equal(t, testSign([]byte("key"), "evt_abc", t0, body).Get("webhook-signature"), r.Header.Get("webhook-signature"))
+	a := f.got()
+	require.Len(t, a, 1)
+	assert.True(t, a[0].Delivered)
+	assert.True(t, a[0].Final)
+	assert.Equal(t, 0, f.clk.Pending(), "no retry scheduled")
+}
+
+func TestFullRetryScheduleThenGiveUp(t *testing.T) {
+	rc := &receiver{status: func(int) int { return http.StatusInternalServerError }}
+	f := newFixture(t, rc, rc)
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL, Secret: []byte("key"), EventID: "evt_x", Body: []byte(`{}`)})
+	f.idle(t)
+	f.advance(t, time.Hour)
+	require.Equal(t, 9, rc.count(), "1 attempt + 8 retries")
+	var offsets []time.Duration
+	for _, r := range rc.requests {
+		ts, err := strconv.ParseInt(r.Header.Get("webhook-timestamp"), 10, 64)
+		require.NoError(t, err)
+		offsets = append(offsets, time.Unix(ts, 0).Sub(t0))
+		assert.Equal(t, "evt_x", r.Header.Get("webhook-id"), "retries keep the event id")
+	}
+	assert.Equal(t, append([]time.Duration{0}, webhooksend.DefaultSchedule...), offsets)
+	a := f.got()
+	require.Len(t, a, 9)
+	for i, at := range a {
+		assert.Equal(t, i+1, at.Number)
+		assert.Equal(t, 500, at.StatusCode)
+		assert.False(t, at.Delivered)
+		assert.Equal(t, i == 8, at.Final)
+	}
+	assert.Equal(t, 0, f.clk.Pending())
+}
+
+func TestRetryStopsOnSuccess(t *testing.T) {
+	rc := &receiver{status: func(n int) int {
+		if n < 3 {
+			return http.StatusBadGateway
+		}
+		return http.StatusOK
+	}}
+	f := newFixture(t, rc, rc)
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL, Secret: []byte("k"), EventID: "evt_y", Body: []byte(`{}`)})
+	f.idle(t)
+	f.advance(t, time.Hour)
+	assert.Equal(t, 3, rc.count())
+	a := f.got()
+	require.Len(t, a, 3)
+	assert.True(t, a[2].Delivered)
+	assert.Equal(t, []time.Time{t0, t0.Add(time.Minute), t0.Add(3 * time.Minute)}, []time.Time{a[0].At, a[1].At, a[2].At})
+}
+
+func TestRedirectIsAFailure(t *testing.T) {
+	rc := &receiver{status: func(int) int { return http.StatusFound }}
+	f := newFixture(t, rc, rc)
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL, Secret: []byte("k"), EventID: "evt_r", Body: []byte(`{}`)})
+	f.idle(t)
+	a := f.got()
+	require.Len(t, a, 1)
+	assert.Equal(t, http.StatusFound, a[0].StatusCode)
+	assert.False(t, a[0].Delivered)
+	assert.False(t, a[0].Final)
+}
+
+func TestTimeoutOnTheClockIsRetried(t *testing.T) {
+	arrived := make(chan struct{}, 16)
+	release := make(chan struct{})
+	var calls sync.Mutex
+	n := 0
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Lock()
+		n++
+		first := n == 1
+		calls.Unlock()
+		if first {
+			// The server notices the client going away only once the
+			// body has been read.
+			_, _ = io.ReadAll(r.Body)
+			arrived <- struct{}{}
+			// Hang past the sender's timeout. (Not on r.Context(): the
+			// server may cancel it before the client gives up.)
+			<-release
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	f := newFixture(t, handler, nil)
+	t.Cleanup(func() { close(release) }) // before the server closes
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL, Secret: []byte("k"), EventID: "evt_t", Body: []byte(`{}`)})
+	<-arrived
+	f.clk.BlockUntil(1) // the attempt's timeout timer
+	f.clk.Advance(webhooksend.DefaultAttemptTimeout)
+	f.idle(t)
+	a := f.got()
+	require.Len(t, a, 1)
+	require.Error(t, a[0].Err, "%+v", a[0])
+	assert.Contains(t, a[0].Err.Error(), "timed out")
+	f.advance(t, time.Minute)
+	a = f.got()
+	require.Len(t, a, 2)
+	assert.True(t, a[1].Delivered, "%+v", a[1])
+	assert.Equal(t, t0.Add(time.Minute), a[1].At, "retry 1 minute after the first attempt")
+}
+
+func TestNonHTTPSDropped(t *testing.T) {
+	rc := &receiver{status: func(int) int { return 200 }}
+	f := newFixture(t, rc, rc)
+	f.sender.Send(webhooksend.Delivery{URL: "http://example.test/x", EventID: "evt_h", Body: []byte(`{}`)})
+	f.idle(t)
+	a := f.got()
+	require.Len(t, a, 1)
+	assert.ErrorIs(t, a[0].Err, webhooksend.ErrNotHTTPS)
+	assert.True(t, a[0].Final)
+	assert.Equal(t, 0, rc.count())
+}
+
+func TestCloseStopsPendingRetries(t *testing.T) {
+	rc := &receiver{status: func(int) int { return 500 }}
+	f := newFixture(t, rc, rc)
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL, Secret: []byte("k"), EventID: "evt_c", Body: []byte(`{}`)})
+	f.idle(t)
+	require.Equal(t, 1, f.clk.Pending())
+	f.sender.Close()
+	f.tracker.Close()
+	assert.Equal(t, 0, f.clk.Pending())
+	f.clk.Advance(time.Hour)
+	assert.Equal(t, 1, rc.count())
+}
+
+func TestConfigValidation(t *testing.T) {
+	tr := activity.New(clock.NewFake(t0))
+	_, err := webhooksend.New(webhooksend.Config{Sign: testSign})
+	assert.Error(t, err)
+	_, err = webhooksend.New(webhooksend.Config{Tracker: tr})
+	assert.Error(t, err)
+	_, err = webhooksend.New(webhooksend.Config{Tracker: tr, Sign: testSign, Schedule: []time.Duration{2 * time.Minute, time.Minute}})
+	assert.Error(t, err)
+	s, err := webhooksend.New(webhooksend.Config{Tracker: tr, Sign: testSign})
+	require.NoError(t, err)
+	s.Close()
+	tr.Close()
+}
