@@ -13,9 +13,9 @@
 // HostedTestServer.Advance, which steps the fake clock through every due
 // timer) makes the next step deterministic, without sleeping.
 //
-// Images are corrected by HostedOptions.Processor (the reference engine,
-// through a thin adapter). Without one, image jobs end FAILED with code
-// 2002; videos pass through regardless.
+// Images are corrected by the reference engine (package engine, through
+// EngineProcessor), or by HostedOptions.Processor when set; videos pass
+// through.
 //
 // # Routes
 //
@@ -108,7 +108,7 @@
 // fileType mismatch, 1003 pixel size outside the limits, 1004 file too
 // large for the operation, 1005 unknown preset (or one without a file
 // yet), 1006 background image not JPEG/PNG, 2001 processing failed
-// (corrupt file), 2002 no image processor configured, 2003 server shut
+// (corrupt file), 2003 server shut
 // down during the job.
 //
 // Job records have the fields of hosted.Job. PENDING and PROCESSING

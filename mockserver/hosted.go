@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/engine"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
@@ -49,6 +50,14 @@ type AutoCropRequest = hostedsvc.AutoCropRequest
 // BackgroundRequest is the effective background replacement of a
 // JobRequest.
 type BackgroundRequest = hostedsvc.BackgroundRequest
+
+// Background modes of BackgroundRequest.Mode, by the API's priority.
+const (
+	BackgroundGenerative  = hostedsvc.BackgroundGenerative
+	BackgroundImage       = hostedsvc.BackgroundImage
+	BackgroundColor       = hostedsvc.BackgroundColor
+	BackgroundTransparent = hostedsvc.BackgroundTransparent
+)
 
 // RejectError, returned by a Processor, makes the job REJECTED.
 type RejectError = hostedsvc.RejectError
@@ -99,9 +108,8 @@ type HostedOptions struct {
 	// out (statusEndpoint, uploadUrl, correctedFile), for a server behind a
 	// proxy. It must not include /v2.
 	BaseURL string
-	// Processor corrects images. nil makes every image job FAILED with
-	// code 2002 ("no image processor is configured"); videos still pass
-	// through.
+	// Processor corrects images; nil means the reference engine
+	// (EngineProcessor over engine.New). Videos never reach it.
 	Processor Processor
 	// Workers bounds the jobs processed at once; 0 means GOMAXPROCS.
 	Workers int
@@ -129,6 +137,14 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 	if keys == nil {
 		keys = []string{DefaultAPIKey}
 	}
+	proc := opts.Processor
+	if proc == nil {
+		eng, err := engine.New(engine.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("mockserver: %w", err)
+		}
+		proc = EngineProcessor(eng)
+	}
 	dir, err := os.MkdirTemp(opts.DataDir, "pfc-hosted-*")
 	if err != nil {
 		return nil, fmt.Errorf("mockserver: data directory: %w", err)
@@ -141,7 +157,7 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 		UploadURLTTL:    opts.UploadURLTTL,
 		DataDir:         dir,
 		BaseURL:         opts.BaseURL,
-		Processor:       opts.Processor,
+		Processor:       proc,
 		Workers:         opts.Workers,
 		WebhookClient:   opts.WebhookClient,
 		WebhookCAs:      opts.WebhookCAs,
