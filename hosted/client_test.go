@@ -556,6 +556,16 @@ func TestCorrectFileAtomic(t *testing.T) {
 		got, err := os.ReadFile(out)
 		require.NoError(t, err)
 		assert.Equal(t, "ABC", string(got))
+		st, err := os.Stat(out)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+
+		require.NoError(t, os.Chmod(out, 0o600))
+		_, err = c.CorrectFile(context.Background(), in, out, nil)
+		require.NoError(t, err)
+		st, err = os.Stat(out)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "an overwritten file keeps its mode")
 	})
 	t.Run("failed job leaves nothing", func(t *testing.T) {
 		c, mux, srv := setup(t)

@@ -51,7 +51,8 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 // CorrectFile corrects the file at srcPath and writes the result to
 // dstPath. The result is written to a temporary file beside dstPath and
 // renamed into place only when complete, so dstPath is never left
-// half-written.
+// half-written. A new file gets mode 0644; an overwritten one keeps its
+// mode.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions) (job *Job, err error) {
 	if dstPath == "" {
 		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
@@ -89,6 +90,15 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 	job, err = c.Correct(ctx, in, st.Size(), &o, tmp)
 	if err != nil {
 		return job, err
+	}
+	// CreateTemp makes the file 0600; give the result the mode an
+	// overwritten file had, or 0644 for a new one.
+	mode := os.FileMode(0o644)
+	if st, statErr := os.Stat(dstPath); statErr == nil {
+		mode = st.Mode().Perm()
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return job, fmt.Errorf("hosted: correct: %w", err)
 	}
 	if err = tmp.Sync(); err != nil {
 		return job, fmt.Errorf("hosted: correct: %w", err)
