@@ -82,6 +82,9 @@ type MemoryStoreOptions struct {
 // used, with no background goroutine. In-progress claims do not expire:
 // the middleware always releases them, even when the handler panics. Use a
 // shared store instead when several processes receive deliveries.
+//
+// The zero value is ready to use with the defaults; NewMemoryStore sets
+// other options. A MemoryStore must not be copied after first use.
 type MemoryStore struct {
 	mu         sync.Mutex
 	ttl        time.Duration
@@ -101,12 +104,16 @@ var _ IdempotencyStore = (*MemoryStore)(nil)
 
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore(opts MemoryStoreOptions) *MemoryStore {
-	s := &MemoryStore{
-		ttl:        opts.TTL,
-		maxEntries: opts.MaxEntries,
-		now:        opts.Now,
-		inProgress: make(map[string]struct{}),
-		done:       make(map[string]*list.Element),
+	s := &MemoryStore{ttl: opts.TTL, maxEntries: opts.MaxEntries, now: opts.Now}
+	s.init()
+	return s
+}
+
+// init applies the defaults and makes the maps, for NewMemoryStore and for
+// the first use of a zero MemoryStore. Callers hold s.mu, or own s alone.
+func (s *MemoryStore) init() {
+	if s.inProgress != nil {
+		return
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultStoreTTL
@@ -117,13 +124,15 @@ func NewMemoryStore(opts MemoryStoreOptions) *MemoryStore {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	return s
+	s.inProgress = make(map[string]struct{})
+	s.done = make(map[string]*list.Element)
 }
 
 // Begin implements IdempotencyStore. It never fails.
 func (s *MemoryStore) Begin(_ context.Context, id string) (Claim, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.init()
 	now := s.now()
 	s.sweep(now)
 	if _, ok := s.inProgress[id]; ok {
@@ -146,6 +155,7 @@ func (s *MemoryStore) Begin(_ context.Context, id string) (Claim, error) {
 func (s *MemoryStore) Complete(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.init()
 	now := s.now()
 	s.sweep(now)
 	delete(s.inProgress, id)
@@ -164,6 +174,7 @@ func (s *MemoryStore) Complete(_ context.Context, id string) error {
 func (s *MemoryStore) Abort(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.init()
 	delete(s.inProgress, id)
 	return nil
 }
@@ -189,5 +200,6 @@ func (s *MemoryStore) remove(e *list.Element) {
 func (s *MemoryStore) size() (done, inProgress int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.init()
 	return len(s.done), len(s.inProgress)
 }

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"sync"
 	"testing"
@@ -147,4 +148,35 @@ func TestMemoryStoreConcurrentBegin(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, acquired)
+}
+
+// The zero MemoryStore is ready to use with the defaults, like sync.Mutex:
+// a store declared as a struct field or with new must not panic on the
+// first delivery.
+func TestMemoryStoreZeroValue(t *testing.T) {
+	ctx := context.Background()
+	for name, s := range map[string]*MemoryStore{"new": new(MemoryStore), "literal": {}} {
+		t.Run(name, func(t *testing.T) {
+			require.NotPanics(t, func() {
+				assert.Equal(t, ClaimAcquired, begin(t, s, "a"))
+				assert.Equal(t, ClaimInProgress, begin(t, s, "a"))
+				require.NoError(t, s.Complete(ctx, "a"))
+				assert.Equal(t, ClaimDone, begin(t, s, "a"))
+				require.NoError(t, s.Abort(ctx, "b"))
+			})
+			assert.Equal(t, DefaultStoreTTL, s.ttl)
+			assert.Equal(t, DefaultStoreMaxEntries, s.maxEntries)
+		})
+	}
+	var zero MemoryStore
+	require.NoError(t, zero.Complete(ctx, "first call is Complete"))
+	assert.Equal(t, ClaimDone, begin(t, &zero, "first call is Complete"))
+
+	// Through the middleware.
+	var store MemoryStore
+	next := &recordingHandler{}
+	h := Middleware(newTestVerifier(t), WithIdempotency(&store))(next)
+	assert.Equal(t, http.StatusOK, serve(h, signedRequest(testID, testBody)).Code)
+	assert.Equal(t, http.StatusOK, serve(h, signedRequest(testID, testBody)).Code)
+	assert.EqualValues(t, 1, next.calls.Load())
 }

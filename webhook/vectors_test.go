@@ -67,8 +67,37 @@ func loadVectors(t *testing.T) []vectorCase {
 	return file.Cases
 }
 
+// vectorErrors is why each invalid case of the shared file must fail: a
+// vector rejected for another reason (a timestamp-format case failing on its
+// signature, say) would not test its rule. Cases not listed here must still
+// fail with one of the verifier's sentinels.
+var vectorErrors = map[string]error{
+	"v1a entry alone is not a v1 signature": ErrNoValidSignature,
+	"timestamp changed":                     ErrNoValidSignature,
+	"body reformatted":                      ErrNoValidSignature,
+	"other key":                             ErrNoValidSignature,
+	"id changed":                            ErrNoValidSignature,
+	"truncated signature":                   ErrNoValidSignature,
+	"empty signature value":                 ErrNoValidSignature,
+	"base64 padding removed":                ErrNoValidSignature,
+	"too old (301 s)":                       ErrTimestampTooOld,
+	"too new (301 s ahead)":                 ErrTimestampTooNew,
+	"timestamp with plus sign":              ErrInvalidTimestamp,
+	"timestamp with leading zero":           ErrInvalidTimestamp,
+	"empty secret is refused":               ErrEmptySecret,
+}
+
 func TestSharedVectors(t *testing.T) {
-	for _, vc := range loadVectors(t) {
+	cases := loadVectors(t)
+	names := make(map[string]bool, len(cases))
+	for _, vc := range cases {
+		require.False(t, names[vc.Name], "duplicate case name %q", vc.Name)
+		names[vc.Name] = true
+	}
+	for name := range vectorErrors {
+		assert.True(t, names[name], "case %q is no longer in the shared file", name)
+	}
+	for _, vc := range cases {
 		t.Run(vc.Name, func(t *testing.T) {
 			opts := []Option{WithClock(fixedClock(time.Unix(vc.Now, 0)))}
 			if vc.Tolerance != nil {
@@ -83,6 +112,14 @@ func TestSharedVectors(t *testing.T) {
 				require.NoError(t, err)
 			} else {
 				require.Error(t, err)
+				switch want, ok := vectorErrors[vc.Name]; {
+				case ok:
+					require.ErrorIs(t, err, want)
+				case vc.Secret == "":
+					require.ErrorIs(t, err, ErrEmptySecret)
+				default:
+					requireKnownError(t, err)
+				}
 				assert.True(t, strings.HasPrefix(err.Error(), "webhook: "), err.Error())
 				if vc.Secret != "" {
 					assert.NotContains(t, err.Error(), vc.Secret)

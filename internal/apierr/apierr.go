@@ -48,7 +48,8 @@ type APIError struct {
 	Code string
 	// Message is the service's error message when the body carried one.
 	Message string
-	// RequestID is the request id response header, when present.
+	// RequestID is the request id response header, when present (redacted,
+	// at most 256 bytes).
 	RequestID string
 	// Body is a bounded (at most 4 KiB), redacted copy of the response body.
 	Body []byte

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -176,4 +177,25 @@ func TestFromResponseNilBodyAndEmpty(t *testing.T) {
 	e = FromResponse(response(404, "", ""), "GET", "u", 1, nil)
 	assert.Nil(t, e.Body)
 	assert.Empty(t, e.Message)
+}
+
+// A hostile or broken server can send a request id of megabytes; the
+// APIError keeps a bounded, valid UTF-8 prefix of it, redacted first.
+func TestFromResponseBoundsRequestID(t *testing.T) {
+	const secret = "sk_live_0123456789abcdef"
+	redact := func(s string) string { return strings.ReplaceAll(s, secret, "REDACTED") }
+	for _, rid := range []string{
+		strings.Repeat("r", 1<<20),
+		strings.Repeat("é", maxRequestID), // 2 bytes each: the cut falls inside a rune
+		strings.Repeat("x", maxRequestID-3) + secret,
+	} {
+		e := FromResponse(response(502, "", "", "X-Request-Id", rid), "GET", "u", 1, redact)
+		assert.LessOrEqual(t, len(e.RequestID), maxRequestID)
+		assert.NotEmpty(t, e.RequestID)
+		assert.True(t, strings.HasPrefix(redact(rid), e.RequestID))
+		assert.True(t, utf8.ValidString(e.RequestID))
+		assert.NotContains(t, e.RequestID, secret[:8])
+	}
+	e := FromResponse(response(502, "", "", "X-Request-Id", "req-1"), "GET", "u", 1, nil)
+	assert.Equal(t, "req-1", e.RequestID)
 }

@@ -17,6 +17,9 @@ const (
 	// readMargin is read past MaxBody so that a secret straddling the
 	// MaxBody boundary is still seen whole by the redactor (see safeCut).
 	readMargin = 1 << 10
+	// maxRequestID bounds the request id kept from a response header (real
+	// ones are UUID-sized; a header can hold megabytes).
+	maxRequestID = 256
 	// drainLimit bounds what is discarded after the copy so that the
 	// connection can be reused without reading an unbounded body.
 	drainLimit = 64 << 10
@@ -35,7 +38,7 @@ var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Reque
 //
 // redactedURL must already be redacted. redact (nil = identity) is applied to
 // every string taken from the response: the body copy, the message, the
-// code and the request id.
+// code and the request id (cut to 256 bytes).
 func FromResponse(resp *http.Response, method, redactedURL string, attempts int, redact func(string) string) *APIError {
 	if redact == nil {
 		redact = func(s string) string { return s }
@@ -47,7 +50,8 @@ func FromResponse(resp *http.Response, method, redactedURL string, attempts int,
 	e.StatusCode = resp.StatusCode
 	for _, h := range requestIDHeaders {
 		if v := resp.Header.Get(h); v != "" {
-			e.RequestID = redact(v)
+			// Redact before cutting, so that no prefix of a secret survives.
+			e.RequestID = cutUTF8(redact(v), maxRequestID)
 			break
 		}
 	}
@@ -88,6 +92,18 @@ func safeCut(raw []byte, limit int, redact func(string) string) int {
 		}
 	}
 	return 0
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// end inside a UTF-8 sequence.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // parseBody extracts an error code and message from an error body.

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -204,6 +206,18 @@ func (c *Client) SameOrigin(rawURL string) bool {
 // Redact returns s with the credential and every configured secret (and
 // their URL-escaped forms) replaced by "REDACTED".
 func (c *Client) Redact(s string) string { return replace(c.redactor, s) }
+
+// Format prints the client as "transport.Client(<BaseURL>)" whatever the
+// verb (%v, %+v, %#v, %d ...): it holds the credential and the secrets, and
+// printing it by mistake, through fmt or a slog text handler, must not
+// reveal them.
+func (c *Client) Format(f fmt.State, _ rune) {
+	if c == nil {
+		_, _ = io.WriteString(f, "<nil>")
+		return
+	}
+	_, _ = fmt.Fprintf(f, "transport.Client(%s)", c.baseString)
+}
 
 // CloseIdleConnections closes the idle keep-alive connections of the
 // underlying transport.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,13 +47,17 @@ type Request struct {
 type callKey struct{}
 
 // call is the state of one Do/DoExternal invocation across its attempts.
-// retryablehttp runs the hooks on the calling goroutine, one attempt after
-// the other, so it needs no locking.
+// retryablehttp runs the hooks, and http.Client the redirect policy, on the
+// calling goroutine, one attempt after the other, so it needs no locking.
 type call struct {
-	c        *Client
-	ctx      context.Context
-	method   string
-	logURL   string // redacted URL, for errors and logs
+	c      *Client
+	ctx    context.Context
+	method string
+	logURL string // redacted URL, for errors and logs
+	// secrets and redactor start as the Client's (plus, for DoExternal, the
+	// URL's query values) and grow with the query values of redirect hops
+	// that leave the API origin.
+	secrets  []string
 	redactor *strings.Replacer
 	external bool
 	noFollow bool
@@ -131,13 +136,15 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 		header = http.Header{}
 	}
 	if c.authHeader != "" {
-		header.Del(c.authHeader)
+		delHeader(header, c.authHeader)
 	}
+	secrets := append(slices.Clip(c.secrets), queryValues(u)...)
 	cl := &call{
 		c:        c,
 		method:   methodOrGet(method),
 		logURL:   replace(c.redactor, redactQueryValues(u)),
-		redactor: newReplacer(append(append([]string(nil), c.secrets...), queryValues(u)...)...),
+		secrets:  secrets,
+		redactor: newReplacer(secrets...),
 		external: true,
 	}
 	resp, err := c.send(ctx, cl, u, header, body)
@@ -162,13 +169,18 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 	if header == nil {
 		header = http.Header{}
 	}
-	if c.authHeader != "" && c.authValue != "" {
-		header.Set(c.authHeader, c.authValue)
+	if c.authHeader != "" {
+		// Any spelling the caller left in Header would be sent beside ours.
+		delHeader(header, c.authHeader)
+		if c.authValue != "" {
+			header.Set(c.authHeader, c.authValue)
+		}
 	}
 	cl := &call{
 		c:        c,
 		method:   methodOrGet(r.Method),
 		logURL:   replace(c.redactor, u.Redacted()),
+		secrets:  c.secrets,
 		redactor: c.redactor,
 		noFollow: r.NoFollowRedirects,
 	}
@@ -383,8 +395,16 @@ func (cl *call) redactedURLError(err error) *url.Error {
 	if ue, ok := err.(*url.Error); ok {
 		op, cause = ue.Op, ue.Err
 	}
+	if strings.Contains(cause.Error(), "failed to parse Location header") {
+		// net/http quotes the whole Location, which may be a pre-signed URL
+		// this call has never seen, so no redactor knows its signature.
+		cause = errBadLocation
+	}
 	return &url.Error{Op: op, URL: cl.logURL, Err: cause}
 }
+
+// errBadLocation replaces net/http's error for an unparsable Location.
+var errBadLocation = errors.New("redirect with an unparsable Location header")
 
 // errorf reports a failure after a response arrived (e.g. decoding it).
 func (cl *call) errorf(cause error, format string, args ...any) error {

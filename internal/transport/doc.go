@@ -84,10 +84,15 @@
 // through the request context). net/http copies the first request's headers
 // to every hop and strips only Authorization and Cookie on a domain change,
 // so a custom credential header would follow a redirect anywhere: this
-// package removes it from any hop whose URL, or any earlier hop's, is not on
-// the BaseURL's origin (scheme, host and port). The caller's own
-// CheckRedirect still runs first. DoExternal follows redirects and never had
-// the credential to begin with.
+// package removes it, in any spelling, from any hop whose URL, or any
+// earlier hop's, is not on the BaseURL's origin (scheme, host and port).
+// net/http also gives each hop a Referer holding the previous hop's full
+// URL (a license key in the path, a pre-signed signature in the query), so
+// the Referer is dropped too, unless the caller set one on the request.
+// The caller's own CheckRedirect still runs, on the stripped hop, and
+// cannot put them back. DoExternal follows redirects and never had the
+// credential to begin with. A 307 or 308 resends the body from its source,
+// with the same Content-Length.
 //
 // # Secrets and logging
 //
@@ -97,8 +102,11 @@
 // Body. For DoExternal every query value of the URL is replaced by REDACTED
 // (pre-signed URLs carry their signature, credential and token there), and
 // values of 8 characters or more are also removed from error bodies (an
-// object store's SignatureDoesNotMatch answer echoes the signature).
-// Redirect targets are always logged with their query values hidden.
+// object store's SignatureDoesNotMatch answer echoes the signature). The
+// same goes for the query values of a redirect target outside the API
+// origin. Redirect targets are always logged with their query values
+// hidden, and an unparsable Location is never quoted. Printing a Client
+// with fmt shows its BaseURL only.
 //
 // Logging is off unless Options.Logger is set. Records carry the method,
 // the redacted URL, the attempt number and the status, never headers or

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -50,6 +51,9 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if cl != nil && cl.noFollow {
 		return http.ErrUseLastResponse
 	}
+	// Strip before the caller's CheckRedirect too, so that a policy that
+	// logs the hop's headers does not log the credential.
+	c.stripHop(req, via)
 	if c.userRedir != nil {
 		if err := c.userRedir(req, via); err != nil {
 			if errors.Is(err, http.ErrUseLastResponse) {
@@ -60,18 +64,62 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	} else if len(via) >= maxRedirects {
 		return &redirectError{err: errTooManyRedirects}
 	}
+	// Again after the caller's CheckRedirect, so that it cannot undo it.
+	c.stripHop(req, via)
+	if cl != nil {
+		cl.learnHopSecrets(req.URL)
+		if cl.c.logger != nil {
+			cl.logRedirect(req, len(via))
+		}
+	}
+	return nil
+}
+
+// learnHopSecrets makes a redirect target outside the API origin (a
+// pre-signed download URL, typically) as secret as a URL given to
+// DoExternal: its long query values are added to the call's redactor, so
+// that an object store's answer echoing its signature is redacted too.
+func (cl *call) learnHopSecrets(u *url.URL) {
+	if !cl.external && originOf(u) == cl.c.authOrigin {
+		return
+	}
+	values := queryValues(u)
+	if len(values) == 0 {
+		return
+	}
+	// Clip: the slice may share its array with the Client's secrets, which
+	// concurrent calls read.
+	cl.secrets = append(slices.Clip(cl.secrets), values...)
+	cl.redactor = newReplacer(cl.secrets...)
+}
+
+// delHeader removes every spelling of name from h. Header.Del only removes
+// the canonical key, but a map assignment can add another spelling, which
+// net/http sends as is (and copies to every redirect hop).
+func delHeader(h http.Header, name string) {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			delete(h, k)
+		}
+	}
+}
+
+// stripHop removes from a redirect hop what must not reach its host.
+func (c *Client) stripHop(req *http.Request, via []*http.Request) {
 	// net/http copies the first request's headers to every hop, and strips
 	// only Authorization/Cookie on a domain change: a custom credential
 	// header like X-API-KEY would follow the redirect anywhere. The header
-	// is kept only while every hop so far stayed on the API origin. This
-	// runs after the caller's CheckRedirect so that it cannot be undone.
+	// is kept only while every hop so far stayed on the API origin.
 	if c.authHeader != "" && !c.allOnAuthOrigin(req, via) {
-		req.Header.Del(c.authHeader)
+		delHeader(req.Header, c.authHeader)
 	}
-	if cl != nil && cl.c.logger != nil {
-		cl.logRedirect(req, len(via))
+	// net/http also sets Referer to the previous hop's full URL, path and
+	// query included, so a license key in the path, the API query or a
+	// pre-signed signature would reach the next host. The SDK has no use
+	// for a Referer: only one the caller set on the first request stays.
+	if len(via) > 0 && via[0].Header.Get("Referer") == "" {
+		req.Header.Del("Referer")
 	}
-	return nil
 }
 
 func (c *Client) allOnAuthOrigin(req *http.Request, via []*http.Request) bool {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -333,7 +334,7 @@ func TestCancelDuringRetryWait(t *testing.T) {
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		cnt.inc()
-		w.Header().Set("Retry-After", "30") // the default cap: a 30 s wait
+		w.Header().Set("Retry-After", "3600") // an hour: only the cancellation can end the wait
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -344,7 +345,7 @@ func TestCancelDuringRetryWait(t *testing.T) {
 			cancel()
 		}
 	}}
-	c, err := New(Options{BaseURL: srv.URL, Logger: slogLogger(logs)})
+	c, err := New(Options{BaseURL: srv.URL, MaxRetryAfter: 2 * time.Hour, Logger: slogLogger(logs)})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 
@@ -362,8 +363,8 @@ func TestCancelDuringRetryWait(t *testing.T) {
 		assert.Equal(t, srv.URL+"/x", ue.URL)
 		assert.Equal(t, int64(1), cnt.get())
 		require.Len(t, logs.find("pfc: retrying request"), 1)
-		assert.Equal(t, 30*time.Second, logs.find("pfc: retrying request")[0]["wait"].Duration())
-	case <-time.After(25 * time.Second): // sanity bound, well below the 30 s wait
+		assert.Equal(t, time.Hour, logs.find("pfc: retrying request")[0]["wait"].Duration())
+	case <-time.After(5 * time.Minute): // a report instead of a hang; far below the hour-long wait
 		t.Fatal("Do did not return promptly after cancellation during the retry wait")
 	}
 }
@@ -401,4 +402,50 @@ func TestNoRetryOnceContextDone(t *testing.T) {
 		_, err := c.Do(ctx, &Request{Path: "x"})
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	})
+}
+
+// Retry-After values a broken or hostile server may send: none may panic,
+// overflow or stall the client. Invalid ones fall back to the backoff,
+// huge ones are capped, dates in the past mean "now".
+func TestHostileRetryAfter(t *testing.T) {
+	const backoff = time.Millisecond // the first step of newClient's backoff
+	cases := []struct {
+		header     string
+		wait       time.Duration
+		fromServer bool
+	}{
+		{"-1", backoff, false},
+		{"-99999999999999999999", backoff, false},
+		{"99999999999999", 3 * time.Millisecond, true},
+		{"99999999999999999999999999", backoff, false}, // beyond int64: not a number
+		{"1e9", backoff, false},
+		{"0x10", backoff, false},
+		{"Thu, 01 Jan 1970 00:00:00 GMT", 0, true},
+		{"Fri, 31 Dec 9999 23:59:59 GMT", 3 * time.Millisecond, true},
+		{strings.Repeat("9", 64<<10), backoff, false},
+		{"\x7f\xff garbage", backoff, false},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%.32q", tc.header), func(t *testing.T) {
+			cnt := &counter{}
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if cnt.inc() == 1 {
+					w.Header()["Retry-After"] = []string{tc.header}
+					w.WriteHeader(http.StatusServiceUnavailable)
+					return
+				}
+				w.WriteHeader(http.StatusOK)
+			})
+			logs := &logRecorder{}
+			c := newClient(t, Options{BaseURL: srv.URL, MaxRetryAfter: 3 * time.Millisecond, Logger: slogLogger(logs)})
+			resp, err := c.Do(context.Background(), &Request{Path: "x"})
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, int64(2), cnt.get())
+			retries := logs.find("pfc: retrying request")
+			require.Len(t, retries, 1)
+			assert.Equal(t, tc.wait, retries[0]["wait"].Duration())
+			assert.Equal(t, tc.fromServer, retries[0]["retry_after"].Bool())
+		})
+	}
 }
