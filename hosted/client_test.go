@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -328,7 +329,7 @@ func TestWaitRejectsBadOptions(t *testing.T) {
 
 func TestComputeDelay(t *testing.T) {
 	for attempt := 0; attempt < 70; attempt++ {
-		d := ComputeDelay(attempt, 100*time.Millisecond, 10*time.Second, -1)
+		d := computeDelay(attempt, 100*time.Millisecond, 10*time.Second, -1)
 		exp := 10 * time.Second
 		if attempt < 7 {
 			exp = 100 * time.Millisecond << attempt
@@ -336,8 +337,8 @@ func TestComputeDelay(t *testing.T) {
 		assert.GreaterOrEqual(t, d, exp/2, "attempt %d", attempt)
 		assert.LessOrEqual(t, d, exp, "attempt %d", attempt)
 	}
-	assert.Equal(t, 3*time.Millisecond, ComputeDelay(10, time.Second, time.Minute, 3*time.Millisecond), "trimmed to the deadline")
-	assert.Zero(t, ComputeDelay(0, time.Second, time.Minute, 0))
+	assert.Equal(t, 3*time.Millisecond, computeDelay(10, time.Second, time.Minute, 3*time.Millisecond), "trimmed to the deadline")
+	assert.Zero(t, computeDelay(0, time.Second, time.Minute, 0))
 }
 
 func TestDownloadSendsNoKey(t *testing.T) {
@@ -619,4 +620,61 @@ func TestTimestampJSON(t *testing.T) {
 	assert.True(t, back.IsZero())
 	assert.Error(t, json.Unmarshal([]byte(`"yesterday"`), &back))
 	assert.Error(t, json.Unmarshal([]byte(`12`), &back))
+}
+
+func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
+	c, mt := mockClient(t)
+	var ve *ValidationError
+	_, err := c.Correct(context.Background(), nil, -1, nil, io.Discard)
+	require.ErrorAs(t, err, &ve)
+	assert.ElementsMatch(t, []string{"src", "size"}, ve.Fields())
+	assert.Zero(t, mt.GetTotalCallCount())
+}
+
+func TestWaitNilContext(t *testing.T) {
+	c, _ := mockClient(t)
+	_, err := c.Wait(nil, "j1", nil)
+	assert.ErrorContains(t, err, "nil context")
+}
+
+func TestWaitReportsContextDeadline(t *testing.T) {
+	c, mt := mockClient(t)
+	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusProcessing, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	// MaxWait is far away: the context's deadline is what ends the wait.
+	_, err := c.Wait(ctx, "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxWait: time.Hour})
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	var te *WaitTimeoutError
+	assert.False(t, errors.As(err, &te), "a context deadline is not a MaxWait timeout")
+}
+
+func TestPresetCreateClearsUploadURL(t *testing.T) {
+	c, mt := mockClient(t)
+	expectAPI(t, mt, "POST", "https://api.example.test/v2/presets/", 200, map[string]string{"presetId": "p1", "uploadUrl": "https://store.test/p1?sig=s"})
+	expectExternal(t, mt, "PUT", "https://store.test/p1?sig=s", func(r *http.Request) (*http.Response, error) {
+		return httpmock.NewStringResponse(200, ""), nil
+	})
+	p, err := c.Presets.Create(context.Background(), CreatePresetRequest{Name: "n", FileName: "n.pcp"}, strings.NewReader("x"), 1)
+	require.NoError(t, err)
+	assert.Empty(t, p.UploadURL, "the pre-signed URL is not handed back")
+}
+
+func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
+	c, mt := mockClient(t)
+	expectAPI(t, mt, "GET", `=~/v2/presets`, 200, map[string]any{
+		"presets": []map[string]any{{"presetId": "a"}, {"presetId": "b"}},
+	})
+	var ids []string
+	var lastErr error
+	for p, err := range c.Presets.All(context.Background(), 2) {
+		if err != nil {
+			lastErr = err
+			break
+		}
+		ids = append(ids, p.ID)
+	}
+	assert.Equal(t, []string{"a", "b"}, ids)
+	assert.ErrorContains(t, lastErr, "repeats the previous page")
+	assert.Equal(t, 2, mt.GetTotalCallCount())
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
 // Correct runs the whole flow for one file: it uploads size bytes of src,
@@ -16,6 +18,16 @@ import (
 // dst. Options are validated before anything is uploaded. On a FAILED or
 // REJECTED job it returns the record with a *JobError.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer) (*Job, error) {
+	var fe apierr.FieldErrors
+	if src == nil {
+		fe.Add("src", "is required")
+	}
+	if size < 0 {
+		fe.Add("size", "must not be negative, got %d", size)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
 	o := CorrectionOptions{}
 	if opts != nil {
 		o = *opts

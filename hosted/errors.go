@@ -47,6 +47,7 @@ type JobError struct {
 	Job *Job // the terminal job record
 }
 
+// Error describes the job's status, code and statusText.
 func (e *JobError) Error() string {
 	msg := fmt.Sprintf("hosted: job %s %s (code %d)", e.Job.ID, e.Job.Status, e.Job.Code)
 	if e.Job.StatusText != "" {
@@ -73,6 +74,7 @@ type WaitTimeoutError struct {
 	Waited  time.Duration
 }
 
+// Error says which job was still in which state after how long.
 func (e *WaitTimeoutError) Error() string {
 	state := "unknown"
 	if e.LastJob != nil {

@@ -31,7 +31,8 @@ type Preset struct {
 	ID          string `json:"presetId"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	// UploadURL is only set on the answer of Create's first step.
+	// UploadURL is the pre-signed URL of Create's first step; Create
+	// clears it once the file is uploaded.
 	UploadURL string `json:"uploadUrl,omitempty"`
 	// Extra holds fields not documented by the API, undecoded.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -138,18 +139,29 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 
 // All iterates over every preset, fetching pages of pageSize (0 means the
 // service default of 20) as the loop goes. Iteration stops after the first
-// error, which is yielded with a nil preset.
+// error, which is yielded with a nil preset; a page that repeats the
+// previous one (a service ignoring offset) is such an error.
 func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
 	return func(yield func(*Preset, error) bool) {
 		limit := pageSize
 		if limit <= 0 {
 			limit = 20
 		}
+		var prevFirst string
 		for offset := 0; ; {
 			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
 			if err != nil {
 				yield(nil, err)
 				return
+			}
+			// A service that ignored offset would repeat its first page
+			// forever; stop with an error instead.
+			if offset > 0 && len(page.Presets) > 0 && page.Presets[0].ID == prevFirst {
+				yield(nil, fmt.Errorf("hosted: list presets: the page at offset %d repeats the previous page (offset ignored?)", offset))
+				return
+			}
+			if len(page.Presets) > 0 {
+				prevFirst = page.Presets[0].ID
 			}
 			for i := range page.Presets {
 				if !yield(&page.Presets[i], nil) {
@@ -257,6 +269,9 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 	if p.Name == "" {
 		p.Name, p.Description = req.Name, req.Description
 	}
+	// The pre-signed URL has served its purpose; don't hand out a live
+	// credential that could overwrite the preset file.
+	p.UploadURL = ""
 	return &p, nil
 }
 

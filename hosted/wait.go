@@ -2,6 +2,7 @@ package hosted
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 
@@ -67,6 +68,9 @@ func (o WaitOptions) withDefaults() WaitOptions {
 // Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
 // last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
 func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (*Job, error) {
+	if ctx == nil {
+		return nil, errors.New("hosted: Wait: nil context")
+	}
 	o := c.wait
 	if opts != nil {
 		o = *opts
@@ -81,8 +85,9 @@ func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (*Jo
 	if o.MaxWait > 0 {
 		deadline = start.Add(o.MaxWait)
 	}
+	ctxDeadline := false
 	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
-		deadline = d
+		deadline, ctxDeadline = d, true
 	}
 
 	var last *Job
@@ -105,9 +110,12 @@ func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (*Jo
 			return job, &JobError{Job: job}
 		}
 
-		delay := ComputeDelay(attempt, o.MinDelay, o.MaxDelay, remaining(deadline))
+		delay := computeDelay(attempt, o.MinDelay, o.MaxDelay, remaining(deadline))
 		if delay <= 0 {
-			if ctx.Err() != nil {
+			if ctxDeadline {
+				// The context's own deadline ran out: report it as such
+				// (ctx.Done is due now, if it has not fired yet).
+				<-ctx.Done()
 				return nil, ctx.Err()
 			}
 			return nil, &WaitTimeoutError{JobID: jobID, LastJob: last, Waited: time.Since(start)}
@@ -130,11 +138,11 @@ func remaining(deadline time.Time) time.Duration {
 	return max(time.Until(deadline), 0)
 }
 
-// ComputeDelay returns how long to wait before poll attempt+1: an
+// computeDelay returns how long to wait before poll attempt+1: an
 // exponential delay minDelay*2^attempt capped at maxDelay, with jitter
 // drawn uniformly from its upper half, trimmed to remaining. remaining < 0
 // means no deadline; a result <= 0 means no time is left to wait.
-func ComputeDelay(attempt int, minDelay, maxDelay, remaining time.Duration) time.Duration {
+func computeDelay(attempt int, minDelay, maxDelay, remaining time.Duration) time.Duration {
 	if remaining == 0 {
 		return 0
 	}
