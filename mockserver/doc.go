@@ -72,16 +72,21 @@
 // Uploads: the upload is an HTTP PUT of the raw bytes to uploadUrl, which
 // is valid for 1 hour (HostedOptions.UploadURLTTL) and signed with
 // HMAC-SHA256 over the method, the path (which holds the fileKey) and the
-// expiry. A tampered URL is 403 forbidden, an expired one 403 url_expired,
-// and neither stores anything; no API key is needed or checked. Bodies are
-// streamed to a temporary file and renamed into place only when complete,
-// so multi-GB videos never sit in memory. Limits: images below 50 MB (at
-// most 49,999,999 bytes: the largest input any image operation accepts),
-// videos at most 5 GB (5,000,000,000 bytes), preset files at most 1 MiB;
-// a larger Content-Length is 413 before reading, a longer chunked body is
-// 413 as soon as it passes the limit. A second PUT to the same URL
-// replaces the file for jobs started afterwards. Uploaded files (also
-// backgrounds) stay usable for 7 days, the seed's background cache.
+// expiry. A tampered URL (also one whose query no longer parses) is 403
+// forbidden, an expired one 403 url_expired, and neither stores anything;
+// no API key is needed or checked. Bodies are streamed to a temporary file
+// and renamed into place only when complete, so multi-GB videos never sit
+// in memory; a body that breaks off is 400 invalid_body and stores
+// nothing. Limits: videos at most 5 GB (5,000,000,000 bytes); images below
+// 50 MB (at most 49,999,999 bytes: the API documents no file limit for
+// images, so the mock takes the largest it states for an image operation,
+// AI upscaling's, which also bounds the engine's memory); preset files at
+// most 1 MiB. A larger Content-Length is 413 before reading, a longer
+// chunked body is 413 as soon as it passes the limit. Any Content-Type is
+// accepted; a stored file is answered 200 with an empty body. A second PUT
+// to the same URL replaces the file for jobs started afterwards. Uploaded
+// files (also backgrounds) stay usable for 7 days, the seed's background
+// cache.
 //
 // /pfc: an unknown fileKey or bgFileKey (or one whose upload has not
 // arrived yet) is 404 with parameter fileKey or bgFileKey. The answer is
@@ -146,8 +151,9 @@
 // usage, originalDimensions, cropRect and detection data, timeTaken 0, and
 // the webhook is sent. The options compared are all that change the output
 // (cache, includeDetectionData and webhookUrl do not; a custom preset
-// counts by its file content). A cached result lives as long as the newest
-// job that used it.
+// counts by its file content), and the fileType the upload was requested
+// with, so a hit never skips a check the job would fail. A cached result
+// lives as long as the newest job that used it.
 //
 // Video: MP4 and MOV (recognised by signature, at most 5 GB) are passed
 // through unchanged as the corrected file (corrected.mp4 or
@@ -187,8 +193,17 @@
 // 27, 37 and 48 minutes after the first attempt (gaps of 1, 2, 3, 5, 7, 9,
 // 10 and 11 minutes), then abandoned; the job and /status are unaffected.
 // Only https targets are accepted (by /pfc validation); trust comes from
-// HostedOptions.WebhookClient or WebhookCAs.
+// HostedOptions.WebhookClient or WebhookCAs. Logs name a target without
+// its user info, query or fragment, which may hold the receiver's secret.
+//
+// Shutdown: Hosted.Close interrupts the bodies of pre-signed PUTs still
+// being received (they are answered 503 unavailable and store nothing)
+// and waits for them, so nothing writes into the data directory once it
+// is removed; PUTs and /pfc calls arriving later are 503 too. A 500
+// internal_error never carries server paths (they go to the log).
 //
 // Time: the processing delay, retention, URL expiry and webhook schedule
 // all run on HostedOptions.Clock.
+//
+// Not modelled: rate limits (none), API versions other than /v2.
 package mockserver

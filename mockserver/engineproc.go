@@ -85,6 +85,11 @@ func engineRequest(req JobRequest) (engine.Request, error) {
 	return er, nil
 }
 
+// backgroundLimits bound a background image: it is only scaled to cover the
+// subject, so the correction limits (33 px sides, 21:1) don't apply; the
+// pixel cap still guards memory.
+var backgroundLimits = imageio.Limits{MinSide: 1, PixelsBelow: 200_000_000}
+
 func background(bg *BackgroundRequest) (*matting.Background, error) {
 	b := &matting.Background{Shadow: matting.Shadow(bg.Shadow)}
 	switch bg.Mode {
@@ -103,7 +108,7 @@ func background(bg *BackgroundRequest) (*matting.Background, error) {
 			return nil, fmt.Errorf("mockserver: opening the background image: %w", err)
 		}
 		defer rc.Close()
-		img, err := imageio.Decode(rc, imageio.HostedLimits)
+		img, err := imageio.Decode(rc, backgroundLimits)
 		if err != nil {
 			if errors.Is(err, imageio.ErrRejected) {
 				return nil, &RejectError{Reason: "background image: " + err.Error(), Err: err}

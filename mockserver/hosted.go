@@ -179,9 +179,10 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 func (h *Hosted) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.ServeHTTP(w, r) }
 
 // Close stops the workers, cancels running jobs and webhook deliveries,
-// stops every timer, and removes the data directory. Requests still in
-// flight should be finished first (close the http.Server before). It is
-// idempotent.
+// interrupts uploads still being received (answered 503) and waits for
+// them, stops every timer, and removes the data directory. Close the
+// http.Server first where possible, so no other request is in flight. It
+// is idempotent.
 func (h *Hosted) Close() error {
 	h.once.Do(func() {
 		h.svc.Close()
@@ -193,8 +194,9 @@ func (h *Hosted) Close() error {
 }
 
 // WaitIdle blocks until nothing is running: every queued job has been
-// processed (it may still wait for ProcessingDelay on the clock) and every
-// webhook attempt has finished or waits for its retry time. With a fake
+// processed (it may still wait for ProcessingDelay on the clock), every
+// webhook attempt has finished or waits for its retry time, and no upload
+// is being received. With a fake
 // clock, call it after a request and after each Advance to synchronise
 // without sleeping.
 func (h *Hosted) WaitIdle(ctx context.Context) error { return h.svc.WaitIdle(ctx) }
@@ -272,7 +274,10 @@ func (s *HostedTestServer) WaitIdle() {
 // time, waiting for the work each timer starts (a job completing, a
 // webhook retry) before the next, so everything that falls due within d
 // happens at its own simulated time. It fails the test unless the server
-// was started with a *clock.Fake.
+// was started with a *clock.Fake. A webhook receiver that never answers
+// keeps the server busy, so Advance waits for it and fails the test after
+// a minute (the attempt's timeout is itself on the clock): to test one,
+// advance the clock.Fake directly past HostedOptions.WebhookTimeout.
 func (s *HostedTestServer) Advance(d time.Duration) {
 	s.tb.Helper()
 	fake, ok := s.clock.(*clock.Fake)

@@ -22,10 +22,13 @@
 //
 //	hosted: http://127.0.0.1:8080/v2
 //
-// and logs JSON to stderr. SIGINT or SIGTERM shut it down cleanly (exit
-// status 0). The container and background-removal mocks are not
-// implemented yet: their flags are accepted, a note is logged, and no line
-// is printed for them.
+// and logs JSON to stderr; a listener on every interface (":8080") is
+// printed as 127.0.0.1. SIGINT or SIGTERM shut it down cleanly (exit
+// status 0): requests in flight get 10 seconds to finish, then their
+// connections are closed (exit status 1), and the data directory is
+// removed once nothing writes to it any more. The container and
+// background-removal mocks are not implemented yet: their flags are
+// accepted, a note is logged, and no line is printed for them.
 //
 // See package mockserver for the mocks' behaviour.
 package main
@@ -42,6 +45,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -56,8 +60,9 @@ func main() {
 	os.Exit(code)
 }
 
-// shutdownTimeout bounds the wait for in-flight requests on shutdown.
-const shutdownTimeout = 10 * time.Second
+// shutdownTimeout bounds the wait for in-flight requests on shutdown; the
+// connections still busy then are closed. A variable for the tests.
+var shutdownTimeout = 10 * time.Second
 
 // run is the whole command; it returns the exit status. It serves until
 // ctx is done.
@@ -153,8 +158,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "hosted: http://%s/v2\n", ln.Addr())
-	log.Info("serving", "backend", "hosted", "url", "http://"+ln.Addr().String()+"/v2", "time_scale", *timeScale)
+	base := "http://" + dialAddr(ln.Addr()) + "/v2"
+	fmt.Fprintf(stdout, "hosted: %s\n", base)
+	log.Info("serving", "backend", "hosted", "url", base, "time_scale", *timeScale)
 
 	code := 0
 	select {
@@ -169,6 +175,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		log.Error("shutdown", "error", err)
 		code = 1
+		// Drop the connections still busy (a stalled upload): their
+		// handlers fail fast, and the deferred h.Close waits for them
+		// before it removes the data directory.
+		_ = srv.Close()
 	}
 	return code
+}
+
+// dialAddr is addr as a client can dial it: a listener on every interface
+// (":8080", "0.0.0.0:8080", "[::]:8080", which Go opens dual-stack) is
+// reached on 127.0.0.1; "[::]" or "0.0.0.0" in a URL is not portable.
+func dialAddr(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return addr.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
 }

@@ -5,13 +5,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -24,7 +31,8 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestBinary builds the command, starts it on a free port, uses the
-// hosted API, and stops it with SIGINT.
+// hosted API, and stops it with SIGINT; then once more without -data-dir,
+// stopped with SIGTERM.
 func TestBinary(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -100,6 +108,32 @@ func TestBinary(t *testing.T) {
 		assert.Contains(t, rec, "level")
 	}
 	assert.Contains(t, stderr.String(), "not implemented yet")
+
+	// SIGTERM, and the default data directory (a temporary one) is
+	// removed on exit too.
+	tmp := t.TempDir()
+	cmd = exec.Command(bin, "-hosted-addr", "127.0.0.1:0", "-container-addr", "", "-bg-addr", "")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stdout, err = cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited = false
+	line, err = bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(line, "hosted: http://127.0.0.1:"), line)
+	entries, err = os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the default working directory is under TMPDIR")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	_, _ = io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	exited = true
+	require.NoError(t, err, stderr.String())
+	entries, err = os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the default working directory is removed on exit")
 }
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of run's
@@ -176,4 +210,149 @@ func TestRunFlagErrors(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run(context.Background(), []string{"-h"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "-hosted-addr")
+}
+
+// startRun runs the command in-process and returns the base URL it
+// printed, a cancel that stops it, and the channel of its exit status.
+func startRun(t *testing.T, args ...string) (string, context.CancelFunc, <-chan int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append(args, "-container-addr", "", "-bg-addr", ""), pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err)
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	require.True(t, strings.HasPrefix(line, "hosted: "), line)
+	return strings.TrimSpace(strings.TrimPrefix(line, "hosted: ")), cancel, done
+}
+
+func getUploadTicket(t *testing.T, base, query string) (fileKey, uploadURL string) {
+	t.Helper()
+	client := &http.Client{}
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodGet, base+"/upload"+query, nil)
+	require.NoError(t, err)
+	req.Header.Set("X-API-KEY", "test-api-key")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var ticket struct{ FileKey, UploadURL string }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&ticket))
+	return ticket.FileKey, ticket.UploadURL
+}
+
+func TestRunAllInterfacesPrintsADialableURL(t *testing.T) {
+	base, cancel, done := startRun(t, "-hosted-addr", ":0")
+	require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), base)
+	getUploadTicket(t, base, "")
+	cancel()
+	assert.Equal(t, 0, <-done)
+}
+
+func TestDialAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0:80":     "127.0.0.1:80",
+		"[::]:80":        "127.0.0.1:80",
+		"127.0.0.1:80":   "127.0.0.1:80",
+		"[::1]:80":       "[::1]:80",
+		"192.168.1.2:80": "192.168.1.2:80",
+	} {
+		a, err := net.ResolveTCPAddr("tcp", in)
+		require.NoError(t, err)
+		assert.Equal(t, want, dialAddr(a), in)
+	}
+}
+
+// TestRunShutdownDropsStalledUploads: an upload still in flight when the
+// shutdown grace period ends is cut off (its connection closed) before the
+// data directory is removed, instead of being left running.
+func TestRunShutdownDropsStalledUploads(t *testing.T) {
+	old := shutdownTimeout
+	shutdownTimeout = 0
+	t.Cleanup(func() { shutdownTimeout = old })
+	dataDir := t.TempDir()
+	base, cancel, done := startRun(t, "-hosted-addr", "127.0.0.1:0", "-data-dir", dataDir)
+	_, uploadURL := getUploadTicket(t, base, "?fileType=video")
+
+	u, err := url.Parse(uploadURL)
+	require.NoError(t, err)
+	conn, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	defer conn.Close()
+	// A safety net for a broken server only: no assertion depends on it.
+	require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
+	// Go's server answers 100 Continue when the handler first reads the
+	// body: from then on the upload is in flight.
+	_, err = fmt.Fprintf(conn, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: 1000000\r\nExpect: 100-continue\r\n\r\n", u.RequestURI(), u.Host)
+	require.NoError(t, err)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusContinue, resp.StatusCode)
+	_, err = conn.Write(make([]byte, 1000))
+	require.NoError(t, err)
+
+	cancel()
+	<-done
+	_, err = io.Copy(io.Discard, br)
+	var ne net.Error
+	require.False(t, errors.As(err, &ne) && ne.Timeout(), "the server closed the stalled upload's connection: %v", err)
+	entries, err := os.ReadDir(dataDir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
+// TestRunWebhookCAAndTimeScale: -webhook-ca makes a receiver with a
+// private CA reachable, and -time-scale shortens the retry schedule: the
+// retry due a simulated minute after a failed delivery arrives within the
+// test's patience, which a real minute would not.
+func TestRunWebhookCAAndTimeScale(t *testing.T) {
+	deliveries := make(chan http.Header, 4)
+	var n atomic.Int32
+	rc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		deliveries <- r.Header.Clone()
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer rc.Close()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rc.Certificate().Raw}), 0o600))
+
+	base, cancel, done := startRun(t, "-hosted-addr", "127.0.0.1:0", "-webhook-ca", caFile, "-time-scale", "0.001")
+	fileKey, uploadURL := getUploadTicket(t, base, "?fileType=video")
+	client := &http.Client{}
+	defer client.CloseIdleConnections()
+	video := append([]byte("\x00\x00\x00\x14ftypisom\x00\x00\x02\x00isom"), []byte("\x00\x00\x00\x08mdat")...)
+	req, err := http.NewRequest(http.MethodPut, uploadURL, bytes.NewReader(video))
+	require.NoError(t, err)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	req, err = http.NewRequest(http.MethodGet, base+"/pfc?fileType=video&fileKey="+fileKey+"&webhookUrl="+url.QueryEscape(rc.URL+"/hook"), nil)
+	require.NoError(t, err)
+	req.Header.Set("X-API-KEY", "test-api-key")
+	resp, err = client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	for i := range 2 {
+		select {
+		case h := <-deliveries:
+			assert.Equal(t, "service-Webhook/1.0", h.Get("User-Agent"))
+		case <-time.After(30 * time.Second): // patience for a broken build only
+			t.Fatalf("delivery %d did not arrive", i+1)
+		}
+	}
+	cancel()
+	assert.Equal(t, 0, <-done)
 }

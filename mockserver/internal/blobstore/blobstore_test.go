@@ -117,7 +117,19 @@ func TestStoreReceiveReadErrorKeepsNothing(t *testing.T) {
 	boom := errors.New("connection reset")
 	_, err = st.Receive(io.MultiReader(strings.NewReader("abc"), errReader{boom}), 1000)
 	require.ErrorIs(t, err, boom)
+	require.ErrorIs(t, err, blobstore.ErrRead, "the client's fault, not the store's")
 	assertNoTemps(t, dir)
+}
+
+func TestStoreReceiveStoreFailureIsNotARead(t *testing.T) {
+	dir := t.TempDir()
+	st, err := blobstore.Open(dir)
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(dir))
+	_, err = st.Receive(strings.NewReader("abc"), 1000)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, blobstore.ErrRead)
+	assert.NotErrorIs(t, err, blobstore.ErrTooLarge)
 }
 
 type zeros struct{}

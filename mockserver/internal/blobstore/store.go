@@ -17,6 +17,11 @@ var ErrTooLarge = errors.New("blobstore: body too large")
 // path element.
 var ErrInvalidName = errors.New("blobstore: invalid blob name")
 
+// ErrRead is wrapped by Receive's error when reading the body failed (the
+// client went away, a deadline passed), as opposed to a failure of the
+// store itself; nothing is kept.
+var ErrRead = errors.New("blobstore: reading the body failed")
+
 // Store keeps blobs as files in one directory. Incoming data is written to
 // a temporary directory beside it and renamed into place when complete, so
 // a blob is either absent or whole. It is safe for concurrent use; writers
@@ -41,9 +46,9 @@ func (s *Store) Dir() string { return s.dir }
 
 // Temp is a completely received body waiting in a temporary file.
 type Temp struct {
-	Path   string
-	Size   int64
-	SHA256 [sha256.Size]byte
+	Path   string            // the temporary file, to Commit or Discard
+	Size   int64             // bytes received
+	SHA256 [sha256.Size]byte // of the content
 }
 
 // Discard removes the temporary file.
@@ -51,27 +56,32 @@ func (t *Temp) Discard() { _ = os.Remove(t.Path) }
 
 // Receive streams r into a temporary file, hashing it on the way, and
 // stops with ErrTooLarge (removing the file) as soon as more than limit
-// bytes have arrived. limit < 0 means no limit.
+// bytes have arrived. limit < 0 means no limit. An error reading r wraps
+// ErrRead; any other error is the store's own.
 func (s *Store) Receive(r io.Reader, limit int64) (*Temp, error) {
 	f, err := os.CreateTemp(s.tmp, "recv-*")
 	if err != nil {
 		return nil, fmt.Errorf("blobstore: %w", err)
 	}
 	h := sha256.New()
-	src := r
+	src := &readErrs{r: r}
+	var lim io.Reader = src
 	if limit >= 0 {
 		// One byte past the limit tells "exactly limit" from "too long".
-		src = io.LimitReader(r, limit+1)
+		lim = io.LimitReader(src, limit+1)
 	}
-	n, err := io.Copy(io.MultiWriter(f, h), src)
+	n, err := io.Copy(io.MultiWriter(f, h), lim)
 	cerr := f.Close()
 	if err == nil {
 		err = cerr
 	}
-	if err == nil && limit >= 0 && n > limit {
+	switch {
+	case err == nil && limit >= 0 && n > limit:
 		err = fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
-	} else if err != nil {
-		err = fmt.Errorf("blobstore: receiving body after %d bytes: %w", n, err)
+	case err != nil && src.err != nil:
+		err = fmt.Errorf("%w after %d bytes: %w", ErrRead, n, src.err)
+	case err != nil:
+		err = fmt.Errorf("blobstore: storing the body after %d bytes: %w", n, err)
 	}
 	if err != nil {
 		_ = os.Remove(f.Name())
@@ -80,6 +90,21 @@ func (s *Store) Receive(r io.Reader, limit int64) (*Temp, error) {
 	t := &Temp{Path: f.Name(), Size: n}
 	h.Sum(t.SHA256[:0])
 	return t, nil
+}
+
+// readErrs remembers the error of its reader, telling read failures from
+// write failures.
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrs) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // CreateTemp returns a new empty temporary file for the caller to fill

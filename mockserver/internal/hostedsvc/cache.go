@@ -40,8 +40,11 @@ func cacheKey(j *job, fileSHA, bgSHA [sha256.Size]byte) string {
 		RemoveGlares, PreserveMetadata, UpdateThumbnail        bool
 		BgMode, BgPrompt, BgImage, BgShadow                    string
 		BgColor                                                color.NRGBA
+		// UploadType: a hit must not skip the check that the /pfc fileType
+		// matches the upload's.
+		UploadType string
 	}{
-		Account: j.account, File: hex.EncodeToString(fileSHA[:]), FileType: j.fileType, Preset: j.preset,
+		Account: j.account, File: hex.EncodeToString(fileSHA[:]), FileType: j.fileType, UploadType: j.upType, Preset: j.preset,
 		PresetSHA: hex.EncodeToString(presetSHA[:]), OutputType: string(o.OutputType), Quality: req.Quality,
 		Resize: req.Resize, AutoCrop: req.AutoCrop, Skip: req.Skip, RemoveGlares: req.RemoveGlares,
 		PreserveMetadata: req.PreserveMetadata, UpdateThumbnail: req.UpdateThumbnail,

@@ -27,8 +27,11 @@ const (
 	// DefaultUploadURLTTL is how long a pre-signed upload URL is valid.
 	DefaultUploadURLTTL = time.Hour
 
-	// MaxImageBytes: image uploads must be below 50 MB, the largest input
-	// any image operation accepts (AI upscaling).
+	// MaxImageBytes: image uploads must be below 50 MB. The API documents
+	// no file limit for images (correction is bounded by pixels); the mock
+	// takes the largest one it states for an image operation (AI
+	// upscaling's), which also bounds the engine's memory: it reads the
+	// whole file.
 	MaxImageBytes = 50_000_000 - 1
 	// MaxVideoBytes: videos are at most 5 GB.
 	MaxVideoBytes = 5_000_000_000

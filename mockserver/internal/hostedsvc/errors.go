@@ -27,9 +27,13 @@ const (
 // "width: must be between 32 and 10000", "parameter": "width"}, where
 // parameter is present only when one parameter is to blame.
 type APIError struct {
-	Status    int    `json:"status"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
+	// Status repeats the HTTP status code.
+	Status int `json:"status"`
+	// Code is one of the Code* constants.
+	Code string `json:"code"`
+	// Message explains the error; for parameters it starts with the name.
+	Message string `json:"message"`
+	// Parameter names the one parameter to blame, if any.
 	Parameter string `json:"parameter,omitempty"`
 }
 
@@ -55,8 +59,15 @@ func notFound(param, format string, args ...any) *APIError {
 	return e
 }
 
-func internalErr(err error) *APIError {
-	return apiErr(http.StatusInternalServerError, CodeInternal, "internal error: %v", err)
+// internalErr logs err and returns a 500 that does not repeat it: the
+// detail holds paths of the server's disk.
+func (s *Service) internalErr(err error) *APIError {
+	s.log.Error("internal error", "error", err)
+	return apiErr(http.StatusInternalServerError, CodeInternal, "internal error (details are in the server log)")
+}
+
+func unavailable() *APIError {
+	return apiErr(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down")
 }
 
 // Job result codes: the "code" field of FAILED and REJECTED job records

@@ -2,6 +2,7 @@ package hostedsvc
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -35,10 +36,11 @@ func (s *Service) route(w http.ResponseWriter, r *http.Request) {
 		if !allow(w, r, http.MethodPut) {
 			return
 		}
-		q, ok := query(w, r)
+		q, ok := signedQuery(w, r)
 		if !ok {
 			return
 		}
+		defer s.abortBodyOnClose(w)()
 		key := strings.TrimPrefix(path, UploadRoute)
 		if err := s.ReceiveUpload(key, q, r.Body, r.ContentLength); err != nil {
 			writeError(w, err)
@@ -49,10 +51,11 @@ func (s *Service) route(w http.ResponseWriter, r *http.Request) {
 		if !allow(w, r, http.MethodPut) {
 			return
 		}
-		q, ok := query(w, r)
+		q, ok := signedQuery(w, r)
 		if !ok {
 			return
 		}
+		defer s.abortBodyOnClose(w)()
 		if err := s.ReceivePreset(strings.TrimPrefix(path, PresetRoute), q, r.Body, r.ContentLength); err != nil {
 			writeError(w, err)
 			return
@@ -194,6 +197,28 @@ func query(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 		return nil, false
 	}
 	return q, true
+}
+
+// signedQuery parses the query of a pre-signed URL; one that does not
+// parse has been tampered with (403, like a wrong signature).
+func signedQuery(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, apiErr(http.StatusForbidden, CodeForbidden, "the pre-signed URL's query is malformed"))
+		return nil, false
+	}
+	return q, true
+}
+
+// abortBodyOnClose makes Close interrupt the reads of the request body,
+// with a read deadline on the connection, so that a stalled upload cannot
+// hold Close (which waits for every body being received). Call the
+// returned function when the handler is done.
+func (s *Service) abortBodyOnClose(w http.ResponseWriter) (stop func() bool) {
+	rc := http.NewResponseController(w)
+	// ErrNotSupported (a ResponseWriter without a connection) leaves the
+	// read as it is.
+	return context.AfterFunc(s.ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
 }
 
 // allow answers 405 unless r's method is one of methods.

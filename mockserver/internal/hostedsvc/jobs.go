@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"time"
@@ -94,7 +93,7 @@ func failed(code int, format string, args ...any) *outcome {
 
 // StartResponse is the answer of GET /pfc.
 type StartResponse struct {
-	StatusEndpoint string `json:"statusEndpoint"`
+	StatusEndpoint string `json:"statusEndpoint"` // <base>/v2/status/<jobID>
 }
 
 // StartJob parses and validates a /pfc query and starts a job: from the
@@ -157,7 +156,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	s.mu.Unlock()
 	if err != nil {
 		s.removeInputs(j)
-		return nil, internalErr(err)
+		return nil, s.internalErr(err)
 	}
 	if customPresetBlob != "" {
 		if data, err := s.readBlob(customPresetBlob, MaxPresetBytes); err != nil {
@@ -190,7 +189,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		delete(s.jobs, j.id)
 		s.mu.Unlock()
 		s.removeInputs(j)
-		return nil, apiErr(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down")
+		return nil, unavailable()
 	}
 	s.log.Info("job queued", "job", j.id, "fileKey", o.FileKey, "fileType", j.fileType, "preset", j.preset)
 	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
@@ -366,9 +365,9 @@ func (s *Service) recordLocked(j *job) hosted.Job {
 
 // JobView is what GET /status needs to answer.
 type JobView struct {
-	Status        hosted.JobStatus
-	Record        []byte
-	CorrectedFile string
+	Status        hosted.JobStatus // the job's state
+	Record        []byte           // the JSON record, as /status and webhooks send it
+	CorrectedFile string           // the result URL once COMPLETED
 }
 
 // JobStatus returns the record of a job of account (GET /status/{jobID}).
@@ -383,7 +382,7 @@ func (s *Service) JobStatus(account, id string) (*JobView, *APIError) {
 	if rec == nil {
 		var err error
 		if rec, err = marshal(s.recordLocked(j)); err != nil {
-			return nil, internalErr(err)
+			return nil, s.internalErr(err)
 		}
 	}
 	return &JobView{Status: j.status, Record: rec, CorrectedFile: j.corrected}, nil
@@ -392,9 +391,9 @@ func (s *Service) JobStatus(account, id string) (*JobView, *APIError) {
 // ResultFile is an open corrected file.
 type ResultFile struct {
 	*os.File
-	Name     string
-	MIMEType string
-	ModTime  time.Time
+	Name     string    // the file name in the public URL
+	MIMEType string    // its Content-Type
+	ModTime  time.Time // when the job ended
 }
 
 // OpenResult opens the corrected file of job id, published as name. No
@@ -410,7 +409,7 @@ func (s *Service) OpenResult(id, name string) (*ResultFile, *APIError) {
 	mime, mod := j.mime, j.updatedAt
 	s.mu.Unlock()
 	if err != nil {
-		return nil, internalErr(err)
+		return nil, s.internalErr(err)
 	}
 	f, err := os.Open(p)
 	if err != nil {

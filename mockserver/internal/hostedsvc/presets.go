@@ -45,28 +45,28 @@ type preset struct {
 // until the file is PUT, then "ready"), size (bytes of the file), createdAt
 // and updatedAt. uploadUrl is present only in the answer of POST /presets/.
 type PresetRecord struct {
-	PresetID    string           `json:"presetId"`
-	Name        string           `json:"name"`
-	Description string           `json:"description"`
-	Status      string           `json:"status"`
-	Size        int64            `json:"size"`
-	CreatedAt   hosted.Timestamp `json:"createdAt"`
-	UpdatedAt   hosted.Timestamp `json:"updatedAt"`
-	UploadURL   string           `json:"uploadUrl,omitempty"`
+	PresetID    string           `json:"presetId"`            // path parameter of /presets/{presetId}
+	Name        string           `json:"name"`                // what /pfc's preset refers to
+	Description string           `json:"description"`         // as created
+	Status      string           `json:"status"`              // PresetAwaitingUpload or PresetReady
+	Size        int64            `json:"size"`                // bytes of the uploaded file, 0 before
+	CreatedAt   hosted.Timestamp `json:"createdAt"`           // creation time
+	UpdatedAt   hosted.Timestamp `json:"updatedAt"`           // last change (the file upload)
+	UploadURL   string           `json:"uploadUrl,omitempty"` // pre-signed PUT URL, only from POST
 }
 
 // PresetList is the answer of GET /presets.
 type PresetList struct {
-	Presets []PresetRecord `json:"presets"`
-	Total   int            `json:"total"`
-	Limit   int            `json:"limit"`
-	Offset  int            `json:"offset"`
+	Presets []PresetRecord `json:"presets"` // the page, in creation order
+	Total   int            `json:"total"`   // presets of the account
+	Limit   int            `json:"limit"`   // the page size used
+	Offset  int            `json:"offset"`  // the presets skipped
 }
 
 // PresetDeleted is the answer of DELETE /presets/{presetId}.
 type PresetDeleted struct {
-	PresetID string `json:"presetId"`
-	Deleted  bool   `json:"deleted"`
+	PresetID string `json:"presetId"` // the deleted preset
+	Deleted  bool   `json:"deleted"`  // always true
 }
 
 func (p *preset) view() PresetRecord {
@@ -161,6 +161,10 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 	if err := s.verifySigned(http.MethodPut, PresetRoute+id, q); err != nil {
 		return err
 	}
+	if !s.beginReceive() {
+		return unavailable()
+	}
+	defer s.tracker.End()
 	s.mu.Lock()
 	p := s.presets[id]
 	s.mu.Unlock()
@@ -183,7 +187,7 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 	}
 	name := "p-" + id
 	if _, err := s.store.Commit(tmp.Path, name); err != nil {
-		return internalErr(err)
+		return s.internalErr(err)
 	}
 	p.uploaded, p.blob, p.size, p.updatedAt = true, name, tmp.Size, s.now()
 	s.log.Info("preset file stored", "preset", id, "bytes", tmp.Size)

@@ -4,11 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
-	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 
@@ -61,16 +59,11 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	tracker := activity.New(cfg.Clock)
-	client := cfg.WebhookClient
-	if client == nil && cfg.WebhookCAs != nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{RootCAs: cfg.WebhookCAs, MinVersion: tls.VersionTLS12}
-		client = &http.Client{Transport: tr}
-	}
 	sender, err := webhooksend.New(webhooksend.Config{
 		Tracker:        tracker,
 		Sign:           cfg.WebhookSigner,
-		Client:         client,
+		Client:         cfg.WebhookClient,
+		RootCAs:        cfg.WebhookCAs,
 		Schedule:       cfg.WebhookSchedule,
 		AttemptTimeout: cfg.WebhookTimeout,
 		Logger:         cfg.Logger,
@@ -93,11 +86,12 @@ func New(cfg Config) (*Service, error) {
 }
 
 // Close stops the workers, cancels running processors and webhook
-// attempts, stops every timer and waits for all of it. Files stay in the
-// data directory (its owner removes it). Close is idempotent.
+// attempts, aborts uploads still being received (their PUT answers 503),
+// stops every timer and waits for all of it. Files stay in the data
+// directory (its owner removes it). Close is idempotent.
 func (s *Service) Close() {
 	s.closeOnce.Do(func() {
-		s.cancel()
+		s.cancel() // also aborts the bodies being received (abortBodyOnClose)
 		s.webhook.Close()
 		s.qmu.Lock()
 		s.stopping = true
@@ -110,12 +104,14 @@ func (s *Service) Close() {
 		}
 		s.workers.Wait()
 		s.tracker.Close()
+		s.webhook.CloseIdleConnections()
 	})
 }
 
 // WaitIdle blocks until no work is running: every queued job has been
-// processed (it may still wait for the ProcessingDelay on the clock), and
-// every webhook attempt has finished or is waiting for its retry time.
+// processed (it may still wait for the ProcessingDelay on the clock),
+// every webhook attempt has finished or is waiting for its retry time, and
+// no upload is being received.
 // With a fake clock this is the point at which advancing the clock is
 // deterministic.
 func (s *Service) WaitIdle(ctx context.Context) error { return s.tracker.WaitIdle(ctx) }

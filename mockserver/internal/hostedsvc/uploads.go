@@ -41,8 +41,8 @@ type upload struct {
 
 // UploadTicket is the answer of GET /upload.
 type UploadTicket struct {
-	FileKey   string `json:"fileKey"`
-	UploadURL string `json:"uploadUrl"`
+	FileKey   string `json:"fileKey"`   // names the file on /pfc
+	UploadURL string `json:"uploadUrl"` // pre-signed PUT URL
 }
 
 // RequestUpload issues a fileKey and a pre-signed PUT URL for it (GET
@@ -107,19 +107,33 @@ func (s *Service) verifySigned(method, path string, q url.Values) *APIError {
 }
 
 // receiveLimited checks the declared length and streams body to a
-// temporary blob, enforcing limit.
+// temporary blob, enforcing limit. The caller has called beginReceive.
 func (s *Service) receiveLimited(body io.Reader, contentLength, limit int64) (*blobstore.Temp, *APIError) {
 	if contentLength > limit {
 		return nil, apiErr(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "Content-Length %d exceeds the limit of %d bytes", contentLength, limit)
 	}
 	tmp, err := s.store.Receive(body, limit)
 	switch {
+	case err == nil:
+		return tmp, nil
 	case errors.Is(err, blobstore.ErrTooLarge):
 		return nil, apiErr(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "the body exceeds the limit of %d bytes", limit)
-	case err != nil:
-		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "reading the body: %v", err)
+	case s.ctx.Err() != nil:
+		// Close aborted the body (abortBodyOnClose).
+		return nil, unavailable()
+	case errors.Is(err, blobstore.ErrRead):
+		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "%v", err)
+	default:
+		return nil, s.internalErr(err)
 	}
-	return tmp, nil
+}
+
+// beginReceive registers a body being received as running work, so that
+// Close waits for it before its owner removes the data directory; false
+// (answer 503) once Close has begun. A true call is matched by
+// s.tracker.End.
+func (s *Service) beginReceive() bool {
+	return s.ctx.Err() == nil && s.tracker.Begin()
 }
 
 // ReceiveUpload stores the body of a PUT to a pre-signed upload URL. The
@@ -132,6 +146,10 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
 		return err
 	}
+	if !s.beginReceive() {
+		return unavailable()
+	}
+	defer s.tracker.End()
 	s.mu.Lock()
 	u := s.uploads[key]
 	s.mu.Unlock()
@@ -157,7 +175,7 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 	}
 	name := "u-" + key
 	if _, err := s.store.Commit(tmp.Path, name); err != nil {
-		return internalErr(err)
+		return s.internalErr(err)
 	}
 	u.uploaded, u.blob, u.size, u.sha = true, name, tmp.Size, tmp.SHA256
 	u.expiry.Stop()

@@ -3,6 +3,8 @@ package webhooksend
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -46,9 +48,12 @@ type Config struct {
 	Tracker *activity.Tracker
 	// Sign computes the signature headers. Required.
 	Sign Signer
-	// Client sends the requests; nil means a client with the system's
-	// root CAs. Redirects are never followed (a 3xx is a failure).
+	// Client sends the requests; nil means the Sender's own client,
+	// trusting RootCAs. Redirects are never followed (a 3xx is a failure).
 	Client *http.Client
+	// RootCAs are the CAs the Sender's own client trusts (Client nil);
+	// nil means the system roots.
+	RootCAs *x509.CertPool
 	// Schedule lists the retry times measured from the first attempt, in
 	// increasing order; nil means DefaultSchedule. Its length is the
 	// number of retries.
@@ -71,7 +76,7 @@ type Delivery struct {
 
 // Attempt is the outcome of one delivery attempt.
 type Attempt struct {
-	EventID    string
+	EventID    string    // the delivery's webhook-id
 	Number     int       // 1 for the first attempt, up to 1+len(Schedule)
 	At         time.Time // clock time the attempt was sent
 	StatusCode int       // 0 when no response arrived
@@ -118,7 +123,11 @@ func New(cfg Config) (*Sender, error) {
 	if cfg.Client != nil {
 		client = *cfg.Client
 	} else {
-		client.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if cfg.RootCAs != nil {
+			tr.TLSClientConfig = &tls.Config{RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12}
+		}
+		client.Transport = tr
 	}
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	ctx, cancel := context.WithCancel(context.Background())
@@ -134,9 +143,14 @@ func (s *Sender) Send(d Delivery) {
 }
 
 // Close cancels attempts in flight; pending retries are stopped by the
-// tracker's Close. It also drops idle connections of a transport it made.
-func (s *Sender) Close() {
-	s.cancel()
+// tracker's Close. Once the tracker is closed (no attempt can still be
+// returning a connection), call CloseIdleConnections.
+func (s *Sender) Close() { s.cancel() }
+
+// CloseIdleConnections closes the kept-alive connections of the Sender's
+// own client, so that none of its goroutines outlive it; a Config.Client
+// belongs to the caller and is left alone.
+func (s *Sender) CloseIdleConnections() {
 	if s.cfg.Client == nil {
 		s.client.CloseIdleConnections()
 	}
@@ -204,6 +218,12 @@ func (s *Sender) post(ctx context.Context, st *state, now time.Time) (int, error
 	req.Header.Set("User-Agent", UserAgent)
 	resp, err := s.client.Do(req)
 	if err != nil {
+		// *url.Error repeats the URL, whose query may hold the receiver's
+		// secret token; the error goes to the logs.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = fmt.Errorf("webhooksend: POST %s: %w", redactURL(st.URL), ue.Err)
+		}
 		return 0, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -227,4 +247,15 @@ func (s *Sender) report(a Attempt) {
 	if s.cfg.OnAttempt != nil {
 		s.cfg.OnAttempt(a)
 	}
+}
+
+// redactURL returns u without user info, query and fragment: what can be
+// logged of a webhook URL.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	r := url.URL{Scheme: p.Scheme, Host: p.Host, Path: p.Path, RawPath: p.RawPath}
+	return r.String()
 }

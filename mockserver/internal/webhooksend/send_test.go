@@ -1,14 +1,18 @@
 package webhooksend_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"io"
+	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -255,6 +259,58 @@ func TestNonHTTPSDropped(t *testing.T) {
 	assert.ErrorIs(t, a[0].Err, webhooksend.ErrNotHTTPS)
 	assert.True(t, a[0].Final)
 	assert.Equal(t, 0, rc.count())
+}
+
+func TestTransportErrorsDoNotLogTheURLsSecrets(t *testing.T) {
+	rc := &receiver{status: func(int) int { return 200 }}
+	srv := httptest.NewTLSServer(rc)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
+	t.Cleanup(srv.Close)
+	clk := clock.NewFake(t0)
+	tr := activity.New(clk)
+	var logs bytes.Buffer
+	var got []webhooksend.Attempt
+	// No Client and no RootCAs: the system roots do not trust srv.
+	s, err := webhooksend.New(webhooksend.Config{Tracker: tr, Sign: testSign,
+		Logger:    slog.New(slog.NewJSONHandler(&logs, nil)),
+		OnAttempt: func(a webhooksend.Attempt) { got = append(got, a) }})
+	require.NoError(t, err)
+	u := strings.Replace(srv.URL, "https://", "https://user:pw@", 1) + "/hook?token=s3cr3t#frag"
+	s.Send(webhooksend.Delivery{URL: u, Secret: []byte("k"), EventID: "evt_s", Body: []byte(`{}`)})
+	require.NoError(t, tr.WaitIdle(context.Background()))
+	s.Close()
+	tr.Close()
+	s.CloseIdleConnections()
+
+	require.Len(t, got, 1)
+	require.Error(t, got[0].Err)
+	assert.Contains(t, got[0].Err.Error(), strings.TrimPrefix(srv.URL, "https://")+"/hook", "names the target")
+	for _, secret := range []string{"s3cr3t", "user", "pw@", "frag"} {
+		assert.NotContains(t, got[0].Err.Error(), secret)
+		assert.NotContains(t, logs.String(), secret)
+	}
+	assert.Contains(t, logs.String(), "will retry")
+	assert.Equal(t, 0, rc.count())
+}
+
+func TestOwnClientTrustsRootCAsAndClosesItsConnections(t *testing.T) {
+	rc := &receiver{status: func(int) int { return http.StatusOK }}
+	srv := httptest.NewTLSServer(rc)
+	t.Cleanup(srv.Close)
+	// The receiver's connection goroutines run until srv closes; the
+	// Sender's own must be gone when CloseIdleConnections returns.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction("net/http.(*conn).serve"))
+	clk := clock.NewFake(t0)
+	tr := activity.New(clk)
+	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	s, err := webhooksend.New(webhooksend.Config{Tracker: tr, Sign: testSign, RootCAs: pool})
+	require.NoError(t, err)
+	s.Send(webhooksend.Delivery{URL: srv.URL, Secret: []byte("k"), EventID: "evt_o", Body: []byte(`{}`)})
+	require.NoError(t, tr.WaitIdle(context.Background()))
+	assert.Equal(t, 1, rc.count(), "delivered over the trusted pool")
+	s.Close()
+	tr.Close()
+	s.CloseIdleConnections()
 }
 
 func TestCloseStopsPendingRetries(t *testing.T) {
