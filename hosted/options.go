@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -435,4 +436,19 @@ func hasField(fe apierr.FieldErrors, name string) bool {
 		}
 	}
 	return false
+}
+
+// ParameterNames returns the wire names of every GET /pfc parameter, in
+// the order of the API's parameter table (the order of the
+// CorrectionOptions fields).
+func ParameterNames() []string {
+	t := reflect.TypeOf(CorrectionOptions{})
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("url"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }

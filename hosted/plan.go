@@ -44,14 +44,7 @@ func (p Plan) IgnoredNames() []string {
 
 // paramOrder is the order of the GET /pfc parameter table; Plan.Ignored
 // follows it so that output does not depend on rule order.
-var paramOrder = []string{
-	"fileKey", "fileType", "preset", "cache", "outputType", "resize",
-	"width", "height", "long", "short", "scale", "outputQuality",
-	"autocrop", "autocropDetectOnly", "autocropSize", "autocropX", "autocropY",
-	"cropARW", "cropARH", "autocropTopHeadGap", "skip", "removeGlares",
-	"removeBackground", "bgColor", "bgGenerativePrompt", "bgFileKey", "bgShadow",
-	"preserveMetadata", "updateThumbnail", "includeDetectionData", "webhookUrl",
-}
+var paramOrder = ParameterNames()
 
 // Plan applies the service's priority rules to o. It does not validate:
 // a value out of range still counts as supplied. Rules:

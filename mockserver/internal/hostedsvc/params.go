@@ -14,14 +14,7 @@ import (
 
 // pfcParams are the parameters of GET /pfc in the order of the API's
 // table; errors are reported in this order.
-var pfcParams = []string{
-	"fileKey", "fileType", "preset", "cache", "outputType", "resize",
-	"width", "height", "long", "short", "scale", "outputQuality",
-	"autocrop", "autocropDetectOnly", "autocropSize", "autocropX", "autocropY",
-	"cropARW", "cropARH", "autocropTopHeadGap", "skip", "removeGlares",
-	"removeBackground", "bgColor", "bgGenerativePrompt", "bgFileKey", "bgShadow",
-	"preserveMetadata", "updateThumbnail", "includeDetectionData", "webhookUrl",
-}
+var pfcParams = hosted.ParameterNames()
 
 // jobSpec is a parsed, validated /pfc request.
 type jobSpec struct {
