@@ -1,0 +1,330 @@
+package matting
+
+import (
+	"image"
+	"math"
+	"sort"
+)
+
+// analysis is the reduced-resolution working copy the coarse mask is
+// computed on: every coarse pixel is the box average of a factor×factor block
+// of the input.
+type analysis struct {
+	w, h   int
+	factor int
+	srgb   []float32 // 3 per pixel, sRGB-encoded in [0,1] (preprocessed)
+	raw    []float32 // srgb before preprocessing (the same slice without)
+	lin    []float32 // 3 per pixel, linear light
+	lab    []float32 // 3 per pixel, L*a*b*
+
+	smoothed []float32 // lazily computed 3×3 box average of lab
+}
+
+// smoothLab returns the L*a*b* planes averaged over 3×3 neighbourhoods,
+// which suppresses pixel noise for gradient tests.
+func (a *analysis) smoothLab() []float32 {
+	if a.smoothed != nil {
+		return a.smoothed
+	}
+	w, h := a.w, a.h
+	out := make([]float32, len(a.lab))
+	parallelRange(h, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := 0; x < w; x++ {
+				var s [3]float32
+				n := float32(0)
+				for dy := -1; dy <= 1; dy++ {
+					yy := y + dy
+					if yy < 0 || yy >= h {
+						continue
+					}
+					for dx := -1; dx <= 1; dx++ {
+						xx := x + dx
+						if xx < 0 || xx >= w {
+							continue
+						}
+						o := 3 * (yy*w + xx)
+						s[0] += a.lab[o]
+						s[1] += a.lab[o+1]
+						s[2] += a.lab[o+2]
+						n++
+					}
+				}
+				o := 3 * (y*w + x)
+				out[o], out[o+1], out[o+2] = s[0]/n, s[1]/n, s[2]/n
+			}
+		}
+	})
+	a.smoothed = out
+	return out
+}
+
+// analysisFactor picks the integer reduction so that the analysis image has
+// at most maxPixels pixels.
+func analysisFactor(w, h, maxPixels int) int {
+	f := 1
+	for (w+f-1)/f*((h+f-1)/f) > maxPixels {
+		f++
+	}
+	return f
+}
+
+// newAnalysis box-averages img by factor f and derives the colour planes.
+func newAnalysis(img *image.NRGBA, f int, preprocess bool) *analysis {
+	W, H := img.Rect.Dx(), img.Rect.Dy()
+	w, h := (W+f-1)/f, (H+f-1)/f
+	a := &analysis{w: w, h: h, factor: f, srgb: make([]float32, 3*w*h)}
+	parallelRange(h, func(y0, y1 int) {
+		sums := make([]uint32, 3*w)
+		for cy := y0; cy < y1; cy++ {
+			clear(sums)
+			sy0, sy1 := cy*f, min(cy*f+f, H)
+			for sy := sy0; sy < sy1; sy++ {
+				row := img.Pix[sy*img.Stride : sy*img.Stride+4*W]
+				for sx := 0; sx < W; sx++ {
+					cx := sx / f
+					sums[3*cx] += uint32(row[4*sx])
+					sums[3*cx+1] += uint32(row[4*sx+1])
+					sums[3*cx+2] += uint32(row[4*sx+2])
+				}
+			}
+			for cx := 0; cx < w; cx++ {
+				n := float32((sy1 - sy0) * (min(cx*f+f, W) - cx*f))
+				o := 3 * (cy*w + cx)
+				a.srgb[o] = float32(sums[3*cx]) / (255 * n)
+				a.srgb[o+1] = float32(sums[3*cx+1]) / (255 * n)
+				a.srgb[o+2] = float32(sums[3*cx+2]) / (255 * n)
+			}
+		}
+	})
+	a.raw = a.srgb
+	if preprocess {
+		a.srgb = median3(a.srgb, w, h)
+	}
+	a.lin = make([]float32, 3*w*h)
+	a.lab = make([]float32, 3*w*h)
+	parallelRange(h, func(y0, y1 int) {
+		for i := 3 * y0 * w; i < 3*y1*w; i += 3 {
+			r, g, b := toLin(a.srgb[i]), toLin(a.srgb[i+1]), toLin(a.srgb[i+2])
+			a.lin[i], a.lin[i+1], a.lin[i+2] = r, g, b
+			a.lab[i], a.lab[i+1], a.lab[i+2] = linToLab(r, g, b)
+		}
+	})
+	return a
+}
+
+// median3 is the optional preprocessing: a 3×3 per-channel median that
+// removes sensor noise and compression speckle before classification while
+// keeping edges in place.
+func median3(src []float32, w, h int) []float32 {
+	dst := make([]float32, len(src))
+	parallelRange(h, func(y0, y1 int) {
+		var win [9]float32
+		for y := y0; y < y1; y++ {
+			for x := 0; x < w; x++ {
+				for c := 0; c < 3; c++ {
+					n := 0
+					for dy := -1; dy <= 1; dy++ {
+						yy := min(max(y+dy, 0), h-1)
+						for dx := -1; dx <= 1; dx++ {
+							xx := min(max(x+dx, 0), w-1)
+							win[n] = src[3*(yy*w+xx)+c]
+							n++
+						}
+					}
+					// insertion sort of 9 values is cheap and branch-predictable
+					for i := 1; i < 9; i++ {
+						v := win[i]
+						j := i - 1
+						for j >= 0 && win[j] > v {
+							win[j+1] = win[j]
+							j--
+						}
+						win[j+1] = v
+					}
+					dst[3*(y*w+x)+c] = win[4]
+				}
+			}
+		}
+	})
+	return dst
+}
+
+// polyTerms is the number of terms of the quadratic spatial colour model.
+const polyTerms = 6
+
+func polyBasis(x, y float64) [polyTerms]float64 {
+	return [polyTerms]float64{1, x, y, x * x, x * y, y * y}
+}
+
+// bgModel is a smooth background: a quadratic surface per linear-light
+// channel over normalised coordinates in [-1,1], which covers flat
+// backdrops, linear gradients and vignettes.
+type bgModel struct {
+	coef [3][polyTerms]float64
+	w, h int
+}
+
+func (m *bgModel) coords(x, y int) (float64, float64) {
+	return (float64(x)+0.5)/float64(m.w)*2 - 1, (float64(y)+0.5)/float64(m.h)*2 - 1
+}
+
+// at returns the modelled linear colour at analysis pixel (x,y).
+func (m *bgModel) at(x, y int) (float32, float32, float32) {
+	nx, ny := m.coords(x, y)
+	b := polyBasis(nx, ny)
+	var out [3]float64
+	for c := 0; c < 3; c++ {
+		s := 0.0
+		for k := 0; k < polyTerms; k++ {
+			s += m.coef[c][k] * b[k]
+		}
+		out[c] = math.Max(0, s)
+	}
+	return float32(out[0]), float32(out[1]), float32(out[2])
+}
+
+// sample is one pixel used to fit the background model.
+type sample struct {
+	x, y int
+	idx  int // pixel index in the analysis planes
+}
+
+// fitBackground fits the model to samples by iteratively reweighted least
+// squares with Tukey weights on the L*a*b* residual, so that subject pixels
+// among the samples (a product touching the frame, a torso at the bottom
+// edge) stop influencing the fit. It returns the model and the residuals of
+// the final fit.
+func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []float32) {
+	m := &bgModel{w: a.w, h: a.h}
+	if init != nil {
+		m.coef = init.coef
+	} else {
+		// start from the per-channel median: robust to up to half outliers
+		for c := 0; c < 3; c++ {
+			vals := make([]float32, len(samples))
+			for i, s := range samples {
+				vals[i] = a.lin[3*s.idx+c]
+			}
+			m.coef[c][0] = float64(medianOf(vals))
+		}
+	}
+	res := make([]float32, len(samples))
+	weights := make([]float64, len(samples))
+	basis := make([][polyTerms]float64, len(samples))
+	for i, s := range samples {
+		nx, ny := m.coords(s.x, s.y)
+		basis[i] = polyBasis(nx, ny)
+	}
+	for iter := 0; iter < 6; iter++ {
+		residuals(a, m, samples, res)
+		scale := float64(medianOf(append([]float32(nil), res...)))
+		cut := math.Max(4.685*1.4826*scale, 3)
+		for i, r := range res {
+			u := float64(r) / cut
+			if u >= 1 {
+				weights[i] = 0
+			} else {
+				weights[i] = (1 - u*u) * (1 - u*u)
+			}
+		}
+		var ata [polyTerms][polyTerms]float64
+		var atb [3][polyTerms]float64
+		for i, s := range samples {
+			w := weights[i]
+			if w == 0 {
+				continue
+			}
+			b := &basis[i]
+			for p := 0; p < polyTerms; p++ {
+				wb := w * b[p]
+				for q := p; q < polyTerms; q++ {
+					ata[p][q] += wb * b[q]
+				}
+				for c := 0; c < 3; c++ {
+					atb[c][p] += wb * float64(a.lin[3*s.idx+c])
+				}
+			}
+		}
+		for p := 0; p < polyTerms; p++ {
+			for q := 0; q < p; q++ {
+				ata[p][q] = ata[q][p]
+			}
+		}
+		for c := 0; c < 3; c++ {
+			if sol, ok := solve(ata, atb[c]); ok {
+				m.coef[c] = sol
+			}
+		}
+	}
+	residuals(a, m, samples, res)
+	return m, res
+}
+
+func residuals(a *analysis, m *bgModel, samples []sample, res []float32) {
+	for i, s := range samples {
+		r, g, b := m.at(s.x, s.y)
+		L, A, B := linToLab(r, g, b)
+		o := 3 * s.idx
+		res[i] = float32(math.Sqrt(float64(sq(a.lab[o]-L) + sq(a.lab[o+1]-A) + sq(a.lab[o+2]-B))))
+	}
+}
+
+// solve solves the symmetric system with a small ridge, by Gaussian
+// elimination with partial pivoting.
+func solve(m [polyTerms][polyTerms]float64, v [polyTerms]float64) ([polyTerms]float64, bool) {
+	const n = polyTerms
+	var aug [n][n + 1]float64
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			aug[i][j] = m[i][j]
+		}
+		aug[i][i] += 1e-6 * (1 + m[0][0])
+		aug[i][n] = v[i]
+	}
+	for col := 0; col < n; col++ {
+		piv := col
+		for r := col + 1; r < n; r++ {
+			if math.Abs(aug[r][col]) > math.Abs(aug[piv][col]) {
+				piv = r
+			}
+		}
+		if math.Abs(aug[piv][col]) < 1e-12 {
+			return [n]float64{}, false
+		}
+		aug[col], aug[piv] = aug[piv], aug[col]
+		for r := 0; r < n; r++ {
+			if r == col {
+				continue
+			}
+			f := aug[r][col] / aug[col][col]
+			for c := col; c <= n; c++ {
+				aug[r][c] -= f * aug[col][c]
+			}
+		}
+	}
+	var out [n]float64
+	for i := 0; i < n; i++ {
+		out[i] = aug[i][n] / aug[i][i]
+	}
+	return out, true
+}
+
+// medianOf returns the median, reordering vals.
+func medianOf(vals []float32) float32 {
+	if len(vals) == 0 {
+		return 0
+	}
+	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	return vals[len(vals)/2]
+}
+
+// quantile returns the q-quantile, reordering vals.
+func quantile(vals []float32, q float64) float32 {
+	if len(vals) == 0 {
+		return 0
+	}
+	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	i := int(q * float64(len(vals)-1))
+	return vals[i]
+}

@@ -1,0 +1,148 @@
+package matting
+
+import (
+	"image"
+	"image/draw"
+	"math"
+)
+
+// toNRGBA returns src as an *image.NRGBA with origin (0,0), sharing pixels
+// when it already is one.
+func toNRGBA(src image.Image) *image.NRGBA {
+	if n, ok := src.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
+		return n
+	}
+	b := src.Bounds()
+	dst := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(dst, dst.Rect, src, b.Min, draw.Src)
+	return dst
+}
+
+// catmullRom is the Keys cubic (a = -0.5), a sharp, ringing-limited kernel.
+func catmullRom(x float64) float64 {
+	x = math.Abs(x)
+	switch {
+	case x < 1:
+		return 1.5*x*x*x - 2.5*x*x + 1
+	case x < 2:
+		return -0.5*x*x*x + 2.5*x*x - 4*x + 2
+	}
+	return 0
+}
+
+// taps holds, for every destination index, the first source index and the
+// normalised filter weights.
+type taps struct {
+	start []int
+	n     int
+	w     []float32
+}
+
+// makeTaps maps dst index i to source coordinate (i+0.5+off)/scale-0.5 and
+// builds Catmull-Rom weights, widened by 1/scale when minifying so the
+// filter also antialiases.
+func makeTaps(dstN int, scale, off float64) taps {
+	support := 2.0
+	stretch := 1.0
+	if scale < 1 {
+		stretch = 1 / scale
+	}
+	n := int(math.Ceil(support*stretch))*2 + 1
+	t := taps{start: make([]int, dstN), n: n, w: make([]float32, dstN*n)}
+	for i := 0; i < dstN; i++ {
+		c := (float64(i)+0.5+off)/scale - 0.5
+		s := int(math.Floor(c - support*stretch + 1))
+		t.start[i] = s
+		sum := 0.0
+		for k := 0; k < n; k++ {
+			sum += catmullRom((float64(s+k) - c) / stretch)
+		}
+		for k := 0; k < n; k++ {
+			if sum != 0 {
+				t.w[i*n+k] = float32(catmullRom((float64(s+k)-c)/stretch) / sum)
+			}
+		}
+	}
+	return t
+}
+
+// coverResize scales src (flattened onto white where it is not opaque) to
+// cover a w×h frame, keeping its aspect ratio, and crops it centred.
+func coverResize(src image.Image, w, h int) *image.NRGBA {
+	s := toNRGBA(src)
+	sw, sh := s.Rect.Dx(), s.Rect.Dy()
+	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
+	if sw == 0 || sh == 0 || w <= 0 || h <= 0 {
+		return dst
+	}
+	scale := math.Max(float64(w)/float64(sw), float64(h)/float64(sh))
+	offX := (float64(sw)*scale - float64(w)) / 2
+	offY := (float64(sh)*scale - float64(h)) / 2
+	tx := makeTaps(w, scale, offX)
+	ty := makeTaps(h, scale, offY)
+	// Rows of the source the vertical pass needs.
+	rowLo := max(ty.start[0], 0)
+	rowHi := min(ty.start[h-1]+ty.n, sh)
+	// Horizontal pass into float rows (opaque sRGB, flattened on white).
+	tmp := make([]float32, 3*w*(rowHi-rowLo))
+	parallelRange(rowHi-rowLo, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			sy := rowLo + r
+			row := s.Pix[sy*s.Stride:]
+			out := tmp[3*w*r : 3*w*(r+1)]
+			for x := 0; x < w; x++ {
+				var acc [3]float32
+				st := tx.start[x]
+				for k := 0; k < tx.n; k++ {
+					sx := min(max(st+k, 0), sw-1)
+					wt := tx.w[x*tx.n+k]
+					if wt == 0 {
+						continue
+					}
+					p := row[4*sx : 4*sx+4]
+					a := float32(p[3]) / 255
+					for c := 0; c < 3; c++ {
+						acc[c] += wt * (float32(p[c])*a + 255*(1-a))
+					}
+				}
+				out[3*x], out[3*x+1], out[3*x+2] = acc[0], acc[1], acc[2]
+			}
+		}
+	})
+	parallelRange(h, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			st := ty.start[y]
+			o := dst.Pix[y*dst.Stride:]
+			for x := 0; x < w; x++ {
+				var acc [3]float32
+				for k := 0; k < ty.n; k++ {
+					wt := ty.w[y*ty.n+k]
+					if wt == 0 {
+						continue
+					}
+					r := min(max(st+k, 0), sh-1) - rowLo
+					r = min(max(r, 0), rowHi-rowLo-1)
+					p := tmp[3*(w*r+x):]
+					acc[0] += wt * p[0]
+					acc[1] += wt * p[1]
+					acc[2] += wt * p[2]
+				}
+				for c := 0; c < 3; c++ {
+					o[4*x+c] = clamp8(acc[c])
+				}
+				o[4*x+3] = 255
+			}
+		}
+	})
+	return dst
+}
+
+func clamp8(v float32) uint8 {
+	if v <= 0 {
+		return 0
+	}
+	if v >= 255 {
+		return 255
+	}
+	return uint8(v + 0.5)
+}
