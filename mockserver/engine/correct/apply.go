@@ -3,6 +3,8 @@ package correct
 import (
 	"image"
 	"math"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // Tuning of the automatic correction; doc.go explains each rule.
@@ -77,9 +79,9 @@ type bandStats struct {
 // integer sums make the merge independent of the band count.
 func collectStats(img *image.NRGBA) *imageStats {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	n := bandCount(h)
+	n := parallel.Bands(h, minBandRows)
 	bands := make([]bandStats, n)
-	forBands(h, n, func(band, y0, y1 int) {
+	parallel.For(h, n, func(band, y0, y1 int) {
 		bs := &bands[band]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+w*4]
@@ -385,7 +387,7 @@ func Apply(img *image.NRGBA, p Params) Stats {
 // per channel.
 func applyLUT(img *image.NRGBA, lut *[3][256]uint8) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	forBands(h, bandCount(h), func(_, y0, y1 int) {
+	parallel.For(h, parallel.Bands(h, minBandRows), func(_, y0, y1 int) {
 		lr, lg, lb := &lut[0], &lut[1], &lut[2]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+w*4]
@@ -419,7 +421,7 @@ func applyChroma(img *image.NRGBA, lut *[3][256]uint16, p Params) {
 	}
 	protect := int32(math.Round(p.SkinProtect * weightOne))
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	forBands(h, bandCount(h), func(_, y0, y1 int) {
+	parallel.For(h, parallel.Bands(h, minBandRows), func(_, y0, y1 int) {
 		lr, lg, lb := &lut[0], &lut[1], &lut[2]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+w*4]

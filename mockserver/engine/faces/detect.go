@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	pigo "github.com/esimov/pigo/core"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 //go:embed cascade/facefinder
@@ -304,7 +306,7 @@ func grayDownscale(img *image.NRGBA, dw, dh int) *grayImage {
 	for x := 0; x <= dw; x++ {
 		x0s[x] = x * w / dw
 	}
-	parallelRows(dh, func(y0, y1 int) {
+	parallel.Rows(dh, func(y0, y1 int) {
 		sums := make([]uint32, dw)
 		for y := y0; y < y1; y++ {
 			sy0, sy1 := y*h/dh, (y+1)*h/dh
@@ -332,24 +334,4 @@ func grayDownscale(img *image.NRGBA, dw, dh int) *grayImage {
 		}
 	})
 	return out
-}
-
-// parallelRows calls fn on disjoint [y0,y1) bands covering [0,n) using up to
-// GOMAXPROCS goroutines.
-func parallelRows(n int, fn func(y0, y1 int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range workers {
-		y0, y1 := n*i/workers, n*(i+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(y0, y1)
-		}()
-	}
-	wg.Wait()
 }

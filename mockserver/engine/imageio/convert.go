@@ -3,8 +3,8 @@ package imageio
 import (
 	"image"
 	"image/color"
-	"runtime"
-	"sync"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // toNRGBA converts a decoder's image to NRGBA with origin (0,0), with
@@ -94,7 +94,7 @@ func toNRGBA(m image.Image) *image.NRGBA {
 			}
 		}
 	}
-	parallelRows(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row(y, dst.Pix[y*dst.Stride:y*dst.Stride+4*w])
 		}
@@ -156,28 +156,4 @@ func ycbcrRow(src *image.YCbCr, x0, y int, d []uint8) {
 		p := d[4*x : 4*x+4 : 4*x+4]
 		p[0], p[1], p[2], p[3] = uint8(r), uint8(g), uint8(b), 255
 	}
-}
-
-// parallelRows runs fn over [0,n) split into contiguous ranges, one per
-// goroutine, up to runtime.GOMAXPROCS(0) goroutines. Callers only use it
-// where each row's result depends on its inputs alone, so output does not
-// depend on the split.
-func parallelRows(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		if n > 0 {
-			fn(0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for i := 0; i < workers; i++ {
-		lo, hi := n*i/workers, n*(i+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
 }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"io"
 
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 	"github.com/pfcsdk/pfc-go/mockserver/engine/resize"
 )
 
@@ -158,7 +159,7 @@ func opaqueRGBA(img *image.NRGBA) *image.RGBA {
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	parallelRows(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			s := img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y+y):][:4*w]
 			d := out.Pix[y*out.Stride:][:4*w]

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // naturalImage makes an opaque w x h image of smooth gradients, a few soft
@@ -16,7 +18,7 @@ import (
 // test card.
 func naturalImage(w, h int, seed int64) *image.NRGBA {
 	m := image.NewNRGBA(image.Rect(0, 0, w, h))
-	parallelRows(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := 0; x < w; x++ {
 				i := y*m.Stride + x*4

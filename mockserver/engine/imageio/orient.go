@@ -1,6 +1,10 @@
 package imageio
 
-import "image"
+import (
+	"image"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+)
 
 // Orient returns img transformed so that a picture stored with EXIF
 // orientation o is upright: 2 mirrors horizontally, 3 rotates 180°, 4
@@ -41,7 +45,7 @@ func Orient(img *image.NRGBA, o int) *image.NRGBA {
 	// Tiles keep the column walks of 5-8 inside the cache.
 	const tile = 64
 	tilesY := (dh + tile - 1) / tile
-	parallelRows(tilesY, func(t0, t1 int) {
+	parallel.Rows(tilesY, func(t0, t1 int) {
 		for ty := t0 * tile; ty < min(t1*tile, dh); ty += tile {
 			for tx := 0; tx < dw; tx += tile {
 				for y := ty; y < min(ty+tile, dh); y++ {
