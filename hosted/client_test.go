@@ -678,3 +678,13 @@ func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
 	assert.ErrorContains(t, lastErr, "repeats the previous page")
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
+
+func TestStartJobRedactsWebhookToken(t *testing.T) {
+	c, mt := mockClient(t)
+	expectAPI(t, mt, "GET", `=~/v2/pfc`, 500, map[string]any{"message": "boom"})
+	_, err := c.StartJob(context.Background(), NewCorrection("k").WithWebhook("https://hooks.test/h?token=very-secret-token"))
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.NotContains(t, err.Error(), "very-secret-token")
+	assert.NotContains(t, apiErr.URL, "very-secret-token")
+}

@@ -42,7 +42,9 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (*JobRef
 	var out struct {
 		StatusEndpoint string `json:"statusEndpoint"`
 	}
-	if err := c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q}, &out); err != nil {
+	// A webhook URL often carries a token; keep it out of errors and logs.
+	req := &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q, Secrets: transport.URLSecrets(opts.WebhookURL)}
+	if err := c.http.DoJSON(ctx, req, &out); err != nil {
 		return nil, err
 	}
 	id, err := jobIDFromEndpoint(out.StatusEndpoint)

@@ -41,6 +41,10 @@ type Request struct {
 	// NoFollowRedirects returns a 3xx response to the caller instead of
 	// following it.
 	NoFollowRedirects bool
+	// Secrets are strings of this call to redact from its errors and logs
+	// besides the Client's, such as the token of a URL sent as a query
+	// value (see URLSecrets).
+	Secrets []string
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -176,12 +180,17 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 			header.Set(c.authHeader, c.authValue)
 		}
 	}
+	secrets, redactor := c.secrets, c.redactor
+	if len(r.Secrets) > 0 {
+		secrets = append(slices.Clip(c.secrets), r.Secrets...)
+		redactor = newReplacer(secrets...)
+	}
 	cl := &call{
 		c:        c,
 		method:   methodOrGet(r.Method),
-		logURL:   replace(c.redactor, u.Redacted()),
-		secrets:  c.secrets,
-		redactor: c.redactor,
+		logURL:   replace(redactor, u.Redacted()),
+		secrets:  secrets,
+		redactor: redactor,
 		noFollow: r.NoFollowRedirects,
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)

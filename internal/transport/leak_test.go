@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -423,4 +425,34 @@ func TestCallerCheckRedirectSeesStrippedHop(t *testing.T) {
 	resp.Body.Close()
 	require.Len(t, seen, 1)
 	assertNoSecrets(t, seen[0], testKey, "LIC-0123456789")
+}
+
+func TestRequestSecretsAreRedacted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		// Echo the query, as a service's error message might.
+		fmt.Fprintf(w, `{"message": %q}`, r.URL.RawQuery)
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	c, err := New(Options{BaseURL: srv.URL + "/v2", AuthHeader: "X-API-KEY", AuthValue: "k-123456789",
+		MaxRetries: -1, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	require.NoError(t, err)
+
+	hook := "https://user:pa55word-xyz@hooks.test/h?token=tok%2Fsecret+value&n=1"
+	secrets := URLSecrets(hook)
+	assert.Contains(t, secrets, "tok/secret value")
+	assert.Contains(t, secrets, "pa55word-xyz")
+	q := url.Values{"fileKey": {"f"}, "webhookUrl": {hook}}
+	_, err = c.Do(context.Background(), &Request{Path: "pfc", Query: q, Secrets: secrets})
+	require.Error(t, err)
+	var apiErr *apierr.APIError
+	require.ErrorAs(t, err, &apiErr)
+	for _, s := range []string{err.Error(), apiErr.URL, apiErr.Message, string(apiErr.Body), logs.String()} {
+		for _, secret := range []string{"secret", "pa55word"} {
+			assert.NotContains(t, s, secret)
+		}
+	}
+	assert.Nil(t, URLSecrets("http://[::1"), "an unparsable URL has nothing to extract")
 }

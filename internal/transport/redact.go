@@ -69,6 +69,22 @@ func redactQueryValues(u *url.URL) string {
 	return cp.Redacted()
 }
 
+// URLSecrets returns what in rawURL should be treated as secret when the URL
+// itself travels in a request (a webhook URL sent as a query value): its
+// password and its query values of 8 characters or more, decoded and as
+// written. It returns nil for a URL that does not parse.
+func URLSecrets(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	out := queryValues(u)
+	if p, ok := u.User.Password(); ok && p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
 // queryValues returns the query values of u long enough to be secrets, both
 // decoded and as sent.
 func queryValues(u *url.URL) []string {
