@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"sort"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // analysis is the reduced-resolution working copy the coarse mask is
@@ -28,7 +30,7 @@ func (a *analysis) smoothLab() []float32 {
 	}
 	w, h := a.w, a.h
 	out := make([]float32, len(a.lab))
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := 0; x < w; x++ {
 				var s [3]float32
@@ -74,7 +76,7 @@ func newAnalysis(img *image.NRGBA, f int, preprocess bool) *analysis {
 	W, H := img.Rect.Dx(), img.Rect.Dy()
 	w, h := (W+f-1)/f, (H+f-1)/f
 	a := &analysis{w: w, h: h, factor: f, srgb: make([]float32, 3*w*h)}
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		sums := make([]uint32, 3*w)
 		for cy := y0; cy < y1; cy++ {
 			clear(sums)
@@ -103,7 +105,7 @@ func newAnalysis(img *image.NRGBA, f int, preprocess bool) *analysis {
 	}
 	a.lin = make([]float32, 3*w*h)
 	a.lab = make([]float32, 3*w*h)
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for i := 3 * y0 * w; i < 3*y1*w; i += 3 {
 			r, g, b := toLin(a.srgb[i]), toLin(a.srgb[i+1]), toLin(a.srgb[i+2])
 			a.lin[i], a.lin[i+1], a.lin[i+2] = r, g, b
@@ -118,7 +120,7 @@ func newAnalysis(img *image.NRGBA, f int, preprocess bool) *analysis {
 // keeping edges in place.
 func median3(src []float32, w, h int) []float32 {
 	dst := make([]float32, len(src))
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		var win [9]float32
 		for y := y0; y < y1; y++ {
 			for x := 0; x < w; x++ {

@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // BackgroundKind selects what replaces the removed background.
@@ -94,7 +96,7 @@ func Composite(fg *image.NRGBA, m *Matte, bg Background) *image.NRGBA {
 	}
 
 	if back == nil {
-		parallelRange(h, func(y0, y1 int) {
+		parallel.Rows(h, func(y0, y1 int) {
 			for y := y0; y < y1; y++ {
 				src := colours.Pix[colours.PixOffset(r.Min.X, r.Min.Y+y):]
 				dst := out.Pix[y*out.Stride:]
@@ -115,7 +117,7 @@ func Composite(fg *image.NRGBA, m *Matte, bg Background) *image.NRGBA {
 	if shadows {
 		shade = shadowMap(alpha, w, h, bg.Shadow)
 	}
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			src := colours.Pix[colours.PixOffset(r.Min.X, r.Min.Y+y):]
 			bk := back.Pix[y*back.Stride:]
@@ -148,7 +150,7 @@ func subjectAlpha(fg *image.NRGBA, m *Matte) []uint8 {
 	if m != nil {
 		ma = m.Alpha
 	}
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			py := r.Min.Y + y
 			src := fg.Pix[fg.PixOffset(r.Min.X, py):]
@@ -212,7 +214,7 @@ func shadowMap(alpha []uint8, w, h int, kind Shadow) []float32 {
 func dropShadow(alpha []uint8, w, h, dx, dy int, radius, opacity float64) []float32 {
 	out := make([]float32, w*h)
 	if radius < 1 {
-		parallelRange(h, func(y0, y1 int) {
+		parallel.Rows(h, func(y0, y1 int) {
 			for y := y0; y < y1; y++ {
 				sy := y - dy
 				if sy < 0 || sy >= h {
@@ -231,7 +233,7 @@ func dropShadow(alpha []uint8, w, h, dx, dy int, radius, opacity float64) []floa
 	f := max(1, int(math.Ceil(float64(max(w, h))/1024)))
 	sw, sh := (w+f-1)/f, (h+f-1)/f
 	small := make([]float32, sw*sh)
-	parallelRange(sh, func(y0, y1 int) {
+	parallel.Rows(sh, func(y0, y1 int) {
 		for cy := y0; cy < y1; cy++ {
 			for cx := 0; cx < sw; cx++ {
 				var sum float32
@@ -310,7 +312,7 @@ func floatingShadow(alpha []uint8, w, h int) []float32 {
 func boxBlur(p []float32, w, h, r int) {
 	tmp := make([]float32, len(p))
 	norm := 1 / float32(2*r+1)
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := p[y*w : y*w+w]
 			var acc float32
@@ -323,7 +325,7 @@ func boxBlur(p []float32, w, h, r int) {
 			}
 		}
 	})
-	parallelRange(w, func(x0, x1 int) {
+	parallel.Rows(w, func(x0, x1 int) {
 		for x := x0; x < x1; x++ {
 			var acc float32
 			for k := -r; k <= r; k++ {
@@ -339,7 +341,7 @@ func boxBlur(p []float32, w, h, r int) {
 
 // upsampleInto bilinearly enlarges a plane reduced by f into dst, scaled.
 func upsampleInto(dst []float32, w, h int, small []float32, sw, sh, f int, scale float32) {
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			v := (float32(y)+0.5)/float32(f) - 0.5
 			v = min(max(v, 0), float32(sh-1))

@@ -3,6 +3,8 @@ package matting
 import (
 	"math"
 	"slices"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // shadowMinScale is the smallest factor by which a cast shadow may scale the
@@ -24,7 +26,7 @@ func bgDistance(a *analysis, m bgField) (dist, plain []float32, shadowed []bool)
 	plain = make([]float32, a.w*a.h)
 	shadowed = make([]bool, a.w*a.h)
 	pred := fieldLab(a, m)
-	parallelRange(a.h, func(y0, y1 int) {
+	parallel.Rows(a.h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := 0; x < a.w; x++ {
 				p := y*a.w + x
@@ -56,7 +58,7 @@ const fieldStep = 4
 func fieldLab(a *analysis, m bgField) []float32 {
 	gw, gh := (a.w+fieldStep-1)/fieldStep+1, (a.h+fieldStep-1)/fieldStep+1
 	grid := make([]float32, 3*gw*gh)
-	parallelRange(gh, func(y0, y1 int) {
+	parallel.Rows(gh, func(y0, y1 int) {
 		for gy := y0; gy < y1; gy++ {
 			for gx := 0; gx < gw; gx++ {
 				r, g, b := m.at(min(gx*fieldStep, a.w-1), min(gy*fieldStep, a.h-1))
@@ -67,7 +69,7 @@ func fieldLab(a *analysis, m bgField) []float32 {
 	})
 	out := make([]float32, 3*a.w*a.h)
 	const inv = 1.0 / fieldStep
-	parallelRange(a.h, func(y0, y1 int) {
+	parallel.Rows(a.h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			gy := y / fieldStep
 			fy := float32(y%fieldStep) * inv

@@ -5,6 +5,8 @@ import (
 	"image"
 	"math"
 	"strings"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // Generate returns a w×h opaque background for a text prompt. It is a
@@ -31,7 +33,7 @@ func Generate(prompt string, w, h int) *image.NRGBA {
 	gw, gh := (w+f-1)/f, (h+f-1)/f
 	small := make([]float32, 3*gw*gh)
 	aspect := float64(w) / float64(h)
-	parallelRange(gh, func(y0, y1 int) {
+	parallel.Rows(gh, func(y0, y1 int) {
 		for gy := y0; gy < y1; gy++ {
 			v := (float64(gy) + 0.5) / float64(gh)
 			for gx := 0; gx < gw; gx++ {
@@ -43,7 +45,7 @@ func Generate(prompt string, w, h int) *image.NRGBA {
 		}
 	})
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			v := min(max((float32(y)+0.5)/float32(f)-0.5, 0), float32(gh-1))
 			yi := min(int(v), gh-1)

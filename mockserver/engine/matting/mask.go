@@ -1,5 +1,7 @@
 package matting
 
+import "github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+
 // Binary mask helpers on the analysis grid. A mask is []bool of w*h.
 
 // component describes one connected component.
@@ -130,7 +132,7 @@ func squareMorph(mask []bool, w, h, r int, grow bool) []bool {
 		copy(out, mask)
 		return out
 	}
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := mask[y*w : y*w+w]
 			dst := tmp[y*w : y*w+w]
@@ -151,7 +153,7 @@ func squareMorph(mask []bool, w, h, r int, grow bool) []bool {
 			}
 		}
 	})
-	parallelRange(w, func(x0, x1 int) {
+	parallel.Rows(w, func(x0, x1 int) {
 		for x := x0; x < x1; x++ {
 			n := 0
 			for y := 0; y < min(r, h); y++ {

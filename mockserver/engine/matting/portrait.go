@@ -4,6 +4,9 @@ import (
 	"context"
 	"image"
 	"math"
+	"sort"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // portraitTemplate is the head-and-shoulders prior derived from one face
@@ -155,7 +158,7 @@ func portraitMask(ctx context.Context, a *analysis, faces []image.Rectangle) ([]
 	far := make([]bool, n)
 	prior := make([]float32, n)
 	border := max(2, min(w, h)/100)
-	parallelRange(h, func(y0, y1 int) {
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := 0; x < w; x++ {
 				p := y*w + x
@@ -219,16 +222,22 @@ func portraitMask(ctx context.Context, a *analysis, faces []image.Rectangle) ([]
 		iters  = 4   // GrabCut rounds
 		llrCap = 6.0 // clamp of the colour log-likelihood ratio
 		seedW  = 0.0 // weight of template-inside samples in the first round
+		// share of the global histogram in the background likelihood; the
+		// rest is the local model
+		globalShare = 0.25
+		localSigma  = 0.75 // spatial reach of the local model, face widths
 	)
 	// Smoothness capacities and colour bins do not change between rounds.
 	edges := make([]int32, 4*n)
 	bins := make([]int32, n)
-	parallelRange(h, func(y0, y1 int) {
+	lbins := make([]int16, n)
+	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := 0; x < w; x++ {
 				p := y*w + x
 				o := 3 * p
 				bins[p] = int32(colourBin(a.srgb[o], a.srgb[o+1], a.srgb[o+2]))
+				lbins[p] = int16(localBin(a.srgb[o], a.srgb[o+1], a.srgb[o+2]))
 				if x+1 < w {
 					c := int32(math.Round(lambda * scale * math.Exp(-beta*float64(colourDist2(a.srgb, o, o+3)))))
 					edges[4*p+0] = c
@@ -242,6 +251,18 @@ func portraitMask(ctx context.Context, a *analysis, faces []image.Rectangle) ([]
 			}
 		}
 	})
+	// The local background model's grid follows the face size: cells of
+	// half a face width (bounded so the grid stays small), blurred over
+	// about three quarters of a face width.
+	fws := make([]float64, len(templates))
+	for i, t := range templates {
+		fws[i] = t.fw
+	}
+	sort.Float64s(fws)
+	fw := fws[len(fws)/2]
+	cellSize := max(int(fw/2), (max(w, h)+31)/32, 4)
+	bgSample := make([]bool, n)
+
 	seg := make([]bool, n)
 	for i := range seg {
 		seg[i] = prior[i] > 0
@@ -251,6 +272,7 @@ func portraitMask(ctx context.Context, a *analysis, faces []image.Rectangle) ([]
 			return nil, err
 		}
 		var fgm, bgm colourModel
+		clear(bgSample)
 		if iter == 0 {
 			for p := 0; p < n; p++ {
 				r, g, b := a.srgb[3*p], a.srgb[3*p+1], a.srgb[3*p+2]
@@ -259,6 +281,7 @@ func portraitMask(ctx context.Context, a *analysis, faces []image.Rectangle) ([]
 					fgm.add(r, g, b, 1)
 				case far[p] || prior[p] < -1:
 					bgm.add(r, g, b, 1)
+					bgSample[p] = true
 				case prior[p] > 0:
 					fgm.add(r, g, b, seedW)
 				}
@@ -272,18 +295,22 @@ func portraitMask(ctx context.Context, a *analysis, faces []image.Rectangle) ([]
 					fgm.add(r, g, b, 1)
 				} else if outer[p] || far[p] {
 					bgm.add(r, g, b, 1)
+					bgSample[p] = true
 				}
 			}
 		}
 		fgm.smooth()
 		bgm.smooth()
-		llr := make([]float64, histBins)
-		for i := range llr {
-			llr[i] = math.Max(-llrCap, math.Min(llrCap, math.Log(fgm.prob(i)/bgm.prob(i))))
+		local := newLocalModel(a, bgSample, cellSize, localSigma*fw)
+		fgp := make([]float64, histBins)
+		bgp := make([]float64, histBins)
+		for i := range fgp {
+			fgp[i] = fgm.prob(i)
+			bgp[i] = globalShare * bgm.prob(i)
 		}
 		g := newGridGraph(w, h)
 		copy(g.rcap, edges)
-		parallelRange(h, func(y0, y1 int) {
+		parallel.Rows(h, func(y0, y1 int) {
 			for p := y0 * w; p < y1*w; p++ {
 				switch {
 				case core[p]:
@@ -291,7 +318,10 @@ func portraitMask(ctx context.Context, a *analysis, faces []image.Rectangle) ([]
 				case far[p]:
 					g.tr[p] = -gcInf
 				default:
-					u := llr[bins[p]] + float64(prior[p])
+					x, y := p%w, p/w
+					pb := bgp[bins[p]] + (1-globalShare)*local.prob(x, y, int(lbins[p]))
+					llr := math.Max(-llrCap, math.Min(llrCap, math.Log(fgp[bins[p]]/pb)))
+					u := llr + float64(prior[p])
 					g.tr[p] = int32(math.Round(u * scale))
 				}
 			}

@@ -3,6 +3,8 @@ package matting
 import (
 	"image"
 	"math"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // cellStats are the local foreground and background colour estimates
@@ -37,7 +39,7 @@ func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) []
 		globalF[c] /= max(nF, 1)
 		globalB[c] /= max(nB, 1)
 	}
-	parallelRange(len(need), func(lo, hi int) {
+	parallel.Rows(len(need), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p := int(need[i])
 			x, y := p%a.w, p/a.w
@@ -162,7 +164,7 @@ func refine(img *image.NRGBA, a *analysis, mask []bool, spill, wantUnrefined boo
 
 	out := &refined{alpha: image.NewAlpha(image.Rect(0, 0, W, H))}
 	// Coarse labels, nearest-neighbour upsampled.
-	parallelRange(H, func(y0, y1 int) {
+	parallel.Rows(H, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := out.alpha.Pix[y*out.alpha.Stride : y*out.alpha.Stride+W]
 			cy := y / f
@@ -181,7 +183,7 @@ func refine(img *image.NRGBA, a *analysis, mask []bool, spill, wantUnrefined boo
 	}
 	if spill {
 		out.fg = image.NewNRGBA(image.Rect(0, 0, W, H))
-		parallelRange(H, func(y0, y1 int) {
+		parallel.Rows(H, func(y0, y1 int) {
 			for y := y0; y < y1; y++ {
 				copy(out.fg.Pix[y*out.fg.Stride:y*out.fg.Stride+4*W], img.Pix[y*img.Stride:y*img.Stride+4*W])
 				row := out.fg.Pix[y*out.fg.Stride : y*out.fg.Stride+4*W]
@@ -193,7 +195,7 @@ func refine(img *image.NRGBA, a *analysis, mask []bool, spill, wantUnrefined boo
 	}
 
 	inv := 1 / float32(f)
-	parallelRange(len(bandCells), func(lo, hi int) {
+	parallel.Rows(len(bandCells), func(lo, hi int) {
 		for _, cell := range bandCells[lo:hi] {
 			cx, cy := int(cell)%a.w, int(cell)/a.w
 			for y := cy * f; y < min(cy*f+f, H); y++ {

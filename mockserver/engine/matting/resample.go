@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/draw"
 	"math"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // toNRGBA returns src as an *image.NRGBA with origin (0,0), sharing pixels
@@ -85,7 +87,7 @@ func coverResize(src image.Image, w, h int) *image.NRGBA {
 	rowHi := min(ty.start[h-1]+ty.n, sh)
 	// Horizontal pass into float rows (opaque sRGB, flattened on white).
 	tmp := make([]float32, 3*w*(rowHi-rowLo))
-	parallelRange(rowHi-rowLo, func(lo, hi int) {
+	parallel.Rows(rowHi-rowLo, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			sy := rowLo + r
 			row := s.Pix[sy*s.Stride:]
@@ -109,7 +111,7 @@ func coverResize(src image.Image, w, h int) *image.NRGBA {
 			}
 		}
 	})
-	parallelRange(h, func(lo, hi int) {
+	parallel.Rows(h, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			st := ty.start[y]
 			o := dst.Pix[y*dst.Stride:]

@@ -3,8 +3,8 @@ package synth
 import (
 	"image"
 	"math"
-	"runtime"
-	"sync"
+
+	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
 )
 
 // vec3 is an RGB triple in [0,1] (sRGB-encoded or linear, as named).
@@ -152,30 +152,6 @@ func fbm(x, y float64, octaves int, seed uint64) float64 {
 	return sum / norm
 }
 
-// parallelRows runs fn over disjoint row ranges. Every pixel is computed
-// independently, so the result does not depend on the number of workers.
-func parallelRows(h int, fn func(y0, y1 int)) {
-	n := runtime.GOMAXPROCS(0)
-	if n > h {
-		n = h
-	}
-	if n <= 1 {
-		fn(0, h)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (h + n - 1) / n
-	for y0 := 0; y0 < h; y0 += step {
-		y1 := min(y0+step, h)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(y0, y1)
-		}()
-	}
-	wg.Wait()
-}
-
 // Signed distance functions, in pixels, negative inside.
 
 func sdRoundBox(px, py, cx, cy, hx, hy, r float64) float64 {
@@ -220,7 +196,7 @@ type scene struct {
 func (s *scene) render() (*image.NRGBA, *image.Alpha) {
 	img := image.NewNRGBA(image.Rect(0, 0, s.w, s.h))
 	alpha := image.NewAlpha(image.Rect(0, 0, s.w, s.h))
-	parallelRows(s.h, func(y0, y1 int) {
+	parallel.Rows(s.h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			py := float64(y) + 0.5
 			for x := 0; x < s.w; x++ {
