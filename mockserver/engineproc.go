@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver/engine"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/faces"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/imageio"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/matting"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/resize"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
 // EngineProcessor adapts the reference engine to the hosted mock's

@@ -15,7 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
-	"github.com/pfcsdk/pfc-go/mockserver/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 	"github.com/pfcsdk/pfc-go/webhook"
 )

@@ -977,7 +977,7 @@ func engineFixture(t *testing.T) *fixture {
 
 func astronautJPEG(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("engine/faces/testdata/astronaut.jpg")
+	b, err := os.ReadFile("internal/engine/faces/testdata/astronaut.jpg")
 	require.NoError(t, err)
 	return b
 }

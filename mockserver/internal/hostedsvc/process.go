@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 )
 
 // process checks the input and runs the processor. It holds no lock.

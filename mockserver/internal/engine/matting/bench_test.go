@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/matting/synth"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting/synth"
 )
 
 var (

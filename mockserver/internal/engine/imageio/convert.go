@@ -4,7 +4,7 @@ import (
 	"image"
 	"image/color"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // toNRGBA converts a decoder's image to NRGBA with origin (0,0), with

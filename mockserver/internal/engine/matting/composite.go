@@ -5,7 +5,7 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // BackgroundKind selects what replaces the removed background.

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // Generate returns a w×h opaque background for a text prompt. It is a

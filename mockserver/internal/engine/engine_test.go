@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/faces"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/imageio"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/matting"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/resize"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
 var (

@@ -4,7 +4,7 @@ import (
 	"image"
 	"math"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // cellStats are the local foreground and background colour estimates

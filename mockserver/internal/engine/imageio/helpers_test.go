@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // naturalImage makes an opaque w x h image of smooth gradients, a few soft

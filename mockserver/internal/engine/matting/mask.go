@@ -1,6 +1,6 @@
 package matting
 
-import "github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+import "github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 
 // Binary mask helpers on the analysis grid. A mask is []bool of w*h.
 

@@ -1,6 +1,6 @@
 package matting
 
-import "github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+import "github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 
 // reduceBlock is the fixed block size of deterministic reductions: partial
 // results are computed per block (in parallel) and combined in block order,

@@ -6,8 +6,8 @@ import (
 	"image"
 	"io"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/resize"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
 // DefaultQuality is the JPEG quality used when EncodeOptions.Quality is 0.

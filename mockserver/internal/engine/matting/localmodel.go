@@ -3,7 +3,7 @@ package matting
 import (
 	"math"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // The local background model quantises each sRGB channel to 16 levels: a

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // analysis is the reduced-resolution working copy the coarse mask is

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // portraitTemplate is the head-and-shoulders prior derived from one face

@@ -3,7 +3,7 @@ package imageio
 import (
 	"image"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // Orient returns img transformed so that a picture stored with EXIF

@@ -5,7 +5,7 @@ import (
 	"image/draw"
 	"math"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // toNRGBA returns src as an *image.NRGBA with origin (0,0), sharing pixels

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/matting/synth"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting/synth"
 )
 
 func TestRemoveBackgroundErrors(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	pigo "github.com/esimov/pigo/core"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 //go:embed cascade/facefinder

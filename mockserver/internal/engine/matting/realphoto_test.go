@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/faces"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
 )
 
 var (

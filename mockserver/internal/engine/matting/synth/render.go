@@ -4,7 +4,7 @@ import (
 	"image"
 	"math"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // vec3 is an RGB triple in [0,1] (sRGB-encoded or linear, as named).

@@ -9,11 +9,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/correct"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/faces"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/imageio"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/matting"
-	"github.com/pfcsdk/pfc-go/mockserver/engine/resize"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/correct"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
 // ErrRejected is matched (errors.Is) by every error that means the input or

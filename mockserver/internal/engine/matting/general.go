@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pfcsdk/pfc-go/mockserver/engine/internal/parallel"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // shadowMinScale is the smallest factor by which a cast shadow may scale the
