@@ -31,6 +31,10 @@ var (
 	// answer: the background-removal container's GET /DownloadImage says
 	// so while the image is not ready. It is not a failure: poll again.
 	ErrStillProcessing = errors.New("pfc: still processing")
+	// ErrResponseHeaderTimeout is in the chain of the error of an attempt
+	// whose response headers did not arrive within the client's response
+	// header timeout (a silent server).
+	ErrResponseHeaderTimeout = errors.New("pfc: timed out waiting for response headers")
 )
 
 // maxMessageInError bounds the message quoted by APIError.Error so that one
