@@ -571,3 +571,14 @@ func TestStartJobRedactsWebhookToken(t *testing.T) {
 	assert.NotContains(t, err.Error(), "very-secret-token")
 	assert.NotContains(t, apiErr.URL, "very-secret-token")
 }
+
+func TestCorrectFileRejectsNonRegularSource(t *testing.T) {
+	c, mt := mockClient(t)
+	dir := t.TempDir()
+	_, err := c.CorrectFile(context.Background(), dir, filepath.Join(dir, "out.jpg"), nil)
+	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorContains(t, err, "srcPath")
+	_, err = c.UploadFile(context.Background(), filepath.Join(dir, "missing.jpg"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.Zero(t, mt.GetTotalCallCount(), "nothing sent")
+}
