@@ -61,8 +61,9 @@ type Request struct {
 	// waiting for a final response and without retrying. Set it for
 	// endpoints documented to answer a final 102 (the background-removal
 	// container's GET /DownloadImage). Without it, an informational 102 or
-	// 103 is skipped as HTTP says, and a later final status is used; only a
-	// connection that fails after a 102 is reported as still processing.
+	// 103 is skipped as HTTP says, and a later final status is used; only an
+	// attempt that fails after a 102 (connection closed, response header
+	// timeout) is reported as still processing.
 	FinalProcessing bool
 }
 

@@ -79,9 +79,10 @@
 //     is never retried; poll again later;
 //   - any other request skips informational 1xx answers (102, 103 Early
 //     Hints ...) as HTTP says and uses the final status that follows. Only
-//     when the connection fails after a 102, before any final status (a
-//     server that answered a final 102 and closed), is the result the same
-//     still-processing *APIError instead of a retried connection error.
+//     when the attempt fails after a 102, before any final status (a server
+//     that answered a final 102 and closed, or held the connection past the
+//     response header timeout), is the result the same still-processing
+//     *APIError instead of a retried connection error.
 //
 // A 1xx other than 102 never ends an attempt.
 //
