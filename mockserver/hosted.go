@@ -17,6 +17,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
 
@@ -63,7 +64,7 @@ const (
 type RejectError = hostedsvc.RejectError
 
 // ErrorBody is the JSON body of every error answer of the hosted mock.
-type ErrorBody = hostedsvc.APIError
+type ErrorBody = httpx.Error
 
 // PresetRecord is a preset as the presets endpoints return it.
 type PresetRecord = hostedsvc.PresetRecord

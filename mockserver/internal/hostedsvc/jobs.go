@@ -10,6 +10,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
 
@@ -100,7 +101,7 @@ type StartResponse struct {
 // cache (completed at once) or queued for the workers. Validation errors
 // (400), including a plain-http webhookUrl, come before anything else; an
 // unknown fileKey or bgFileKey is 404.
-func (s *Service) StartJob(account string, q url.Values, base string) (*StartResponse, *APIError) {
+func (s *Service) StartJob(account string, q url.Values, base string) (*StartResponse, *httpx.Error) {
 	sp, aerr := parsePFC(q)
 	if aerr != nil {
 		return nil, aerr
@@ -189,14 +190,14 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		delete(s.jobs, j.id)
 		s.mu.Unlock()
 		s.removeInputs(j)
-		return nil, unavailable()
+		return nil, httpx.Unavailable()
 	}
 	s.log.Info("job queued", "job", j.id, "fileKey", o.FileKey, "fileType", j.fileType, "preset", j.preset)
 	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
 }
 
 // usableUpload returns the uploaded file behind key. Called with s.mu held.
-func (s *Service) usableUpload(account, key, param string) (*upload, *APIError) {
+func (s *Service) usableUpload(account, key, param string) (*upload, *httpx.Error) {
 	u := s.uploads[key]
 	if u == nil || u.account != account {
 		return nil, notFound(param, "%s: no upload with this key (unknown or expired)", param)
@@ -314,7 +315,7 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 // publishLocked freezes the record, starts retention and sends the
 // webhook. Called with s.mu held.
 func (s *Service) publishLocked(j *job) {
-	rec, err := marshal(s.recordLocked(j))
+	rec, err := httpx.Marshal(s.recordLocked(j))
 	if err != nil {
 		// hosted.Job has only marshalable fields.
 		rec = []byte(`{"_id":"` + j.id + `","status":"FAILED"}`)
@@ -371,7 +372,7 @@ type JobView struct {
 }
 
 // JobStatus returns the record of a job of account (GET /status/{jobID}).
-func (s *Service) JobStatus(account, id string) (*JobView, *APIError) {
+func (s *Service) JobStatus(account, id string) (*JobView, *httpx.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j := s.jobs[id]
@@ -381,7 +382,7 @@ func (s *Service) JobStatus(account, id string) (*JobView, *APIError) {
 	rec := j.record
 	if rec == nil {
 		var err error
-		if rec, err = marshal(s.recordLocked(j)); err != nil {
+		if rec, err = httpx.Marshal(s.recordLocked(j)); err != nil {
 			return nil, s.internalErr(err)
 		}
 	}
@@ -398,7 +399,7 @@ type ResultFile struct {
 
 // OpenResult opens the corrected file of job id, published as name. No
 // credentials are needed: the URL is the secret.
-func (s *Service) OpenResult(id, name string) (*ResultFile, *APIError) {
+func (s *Service) OpenResult(id, name string) (*ResultFile, *httpx.Error) {
 	s.mu.Lock()
 	j := s.jobs[id]
 	if j == nil || j.status != hosted.StatusCompleted || j.resultName != name || j.result == "" {

@@ -2,16 +2,14 @@ package hostedsvc
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/blobstore"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
 
@@ -128,18 +126,8 @@ func (s *Service) Authenticate(key string) (string, bool) {
 
 func (s *Service) now() time.Time { return s.cfg.Clock.Now() }
 
-// newID returns n random bytes in hex.
-func newID(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		// crypto/rand does not fail on supported platforms.
-		panic(fmt.Sprintf("hostedsvc: crypto/rand: %v", err))
-	}
-	return hex.EncodeToString(b)
-}
-
 // newJobID returns an id shaped like the service's: 24 hex digits.
-func newJobID() string { return newID(12) }
+func newJobID() string { return httpx.NewID(12) }
 
 func (s *Service) enqueue(j *job) bool {
 	if !s.tracker.Begin() {
