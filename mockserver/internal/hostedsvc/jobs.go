@@ -1,6 +1,7 @@
 package hostedsvc
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -185,7 +186,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	}
 	s.jobs[j.id] = j
 	s.mu.Unlock()
-	if !s.enqueue(j) {
+	if !s.enqueue(j, s.jobCost(j)) {
 		s.mu.Lock()
 		delete(s.jobs, j.id)
 		s.mu.Unlock()
@@ -238,15 +239,31 @@ func (s *Service) removeInputs(j *job) {
 	}
 }
 
-// runJob processes a job on a worker.
-func (s *Service) runJob(j *job) {
+// jobCost is what j counts against the pixel budget: the pixels of its
+// image and background image, by their headers (0 for what is not a
+// readable JPEG or PNG: the job fails its checks before decoding).
+func (s *Service) jobCost(j *job) int64 {
+	var cost int64
+	for _, b := range []string{j.input, j.bgInput} {
+		if b == "" {
+			continue
+		}
+		if p, err := s.store.Path(b); err == nil {
+			cost += imagePixels(p)
+		}
+	}
+	return cost
+}
+
+// runJob processes a job on a worker; ctx ends when the server closes.
+func (s *Service) runJob(ctx context.Context, j *job) {
 	s.mu.Lock()
 	now := s.now()
 	j.status, j.startedAt, j.updatedAt = hosted.StatusProcessing, now, now
 	s.mu.Unlock()
 	s.log.Info("job processing", "job", j.id)
 
-	out := s.process(j)
+	out := s.process(ctx, j)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
