@@ -44,7 +44,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 type testProcessor struct {
 	mu    sync.Mutex
-	reqs  []mockserver.JobRequest
+	reqs  []mockserver.HostedJobRequest
 	gate  chan struct{} // when set, Process waits for a value (or ctx)
 	entry chan struct{} // when set, receives a value as Process starts
 	err   error         // when set, Process returns it
@@ -57,13 +57,13 @@ func (p *testProcessor) calls() int {
 	return len(p.reqs)
 }
 
-func (p *testProcessor) last() mockserver.JobRequest {
+func (p *testProcessor) last() mockserver.HostedJobRequest {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.reqs[len(p.reqs)-1]
 }
 
-func (p *testProcessor) Process(ctx context.Context, src io.Reader, req mockserver.JobRequest, dst io.Writer) (*mockserver.JobResult, error) {
+func (p *testProcessor) Process(ctx context.Context, src io.Reader, req mockserver.HostedJobRequest, dst io.Writer) (*mockserver.HostedJobResult, error) {
 	p.mu.Lock()
 	p.reqs = append(p.reqs, req)
 	gate, entry, perr, doPanic := p.gate, p.entry, p.err, p.panic
@@ -125,7 +125,7 @@ func (p *testProcessor) Process(ctx context.Context, src io.Reader, req mockserv
 	if err != nil {
 		return nil, err
 	}
-	res := &mockserver.JobResult{
+	res := &mockserver.HostedJobResult{
 		Format: req.OutputType, Width: tw, Height: th, OriginalWidth: w, OriginalHeight: h, Scene: 3,
 		Faces: []hosted.Face{{Confidence: 90, Left: w / 4, Top: h / 4, Width: w / 2, Height: h / 2,
 			LeftEye: hosted.Point{X: float64(w) * 0.4, Y: float64(h) * 0.4}, RightEye: hosted.Point{X: float64(w) * 0.6, Y: float64(h) * 0.4}}},
@@ -159,7 +159,7 @@ func newFixture(t *testing.T, opts ...func(*mockserver.HostedOptions)) *fixture 
 	for _, fn := range opts {
 		fn(&o)
 	}
-	f.HostedTestServer = mockserver.StartHosted(t, o)
+	f.HostedTestServer = mockserver.StartHosted(t, &o)
 	f.http = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	t.Cleanup(f.http.CloseIdleConnections)
 	return f
@@ -583,7 +583,7 @@ func TestPFCPrioritiesAndDefaults(t *testing.T) {
 
 	f.run(t, img, "preset=Pro&width=80&height=40&long=60&short=33&scale=50&resize=smallDetails&preserveMetadata=false&outputQuality=70")
 	r = f.proc.last()
-	assert.Equal(t, mockserver.ResizeRequest{Width: 80, Mode: "smallDetails"}, r.Resize)
+	assert.Equal(t, mockserver.HostedResizeRequest{Width: 80, Mode: "smallDetails"}, r.Resize)
 	assert.Equal(t, "clipart", r.Skip)
 	assert.False(t, r.PreserveMetadata)
 	assert.Equal(t, 70, r.Quality)
@@ -591,12 +591,12 @@ func TestPFCPrioritiesAndDefaults(t *testing.T) {
 	f.run(t, img, "preset=School%20and%20Sports&height=40&long=60&scale=50")
 	r = f.proc.last()
 	assert.Equal(t, "School and Sports", r.Preset)
-	assert.Equal(t, mockserver.ResizeRequest{Height: 40, Mode: "auto"}, r.Resize)
+	assert.Equal(t, mockserver.HostedResizeRequest{Height: 40, Mode: "auto"}, r.Resize)
 	f.run(t, img, "preset=none&short=40&scale=50&skip=legacy")
-	assert.Equal(t, mockserver.ResizeRequest{Short: 40, Mode: "auto"}, f.proc.last().Resize)
+	assert.Equal(t, mockserver.HostedResizeRequest{Short: 40, Mode: "auto"}, f.proc.last().Resize)
 	assert.Equal(t, "legacy", f.proc.last().Skip)
 	f.run(t, img, "scale=200&cache=false")
-	assert.Equal(t, mockserver.ResizeRequest{Scale: 200, Mode: "auto"}, f.proc.last().Resize)
+	assert.Equal(t, mockserver.HostedResizeRequest{Scale: 200, Mode: "auto"}, f.proc.last().Resize)
 
 	// Background: generative > image > colour > transparent.
 	f.run(t, img, "removeBackground=true&bgGenerativePrompt=a%20beach&bgFileKey="+bgKey+"&bgColor=red")
@@ -948,7 +948,7 @@ func TestRejectedAndFailed(t *testing.T) {
 
 	// A processor rejection and a processor failure.
 	f.proc.mu.Lock()
-	f.proc.err = &mockserver.RejectError{Code: 1234, Reason: "no faces to crop"}
+	f.proc.err = &mockserver.HostedRejectError{Code: 1234, Reason: "no faces to crop"}
 	f.proc.mu.Unlock()
 	j = f.run(t, jpegBytes(t, 64, 64), "cache=false")
 	assert.Equal(t, hosted.StatusRejected, j.Status)
@@ -1053,7 +1053,7 @@ func TestPresets(t *testing.T) {
 	}
 	resp, b := create(`{"name":"Warm","description":"warm tones"}`)
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
-	p := decode[mockserver.PresetRecord](t, b)
+	p := decode[mockserver.HostedPresetRecord](t, b)
 	assert.Len(t, p.PresetID, 24)
 	assert.Equal(t, "Warm", p.Name)
 	assert.Equal(t, "warm tones", p.Description)
@@ -1079,7 +1079,7 @@ func TestPresets(t *testing.T) {
 
 	resp, b = f.api(t, http.MethodGet, "/presets/"+p.PresetID)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	got := decode[mockserver.PresetRecord](t, b)
+	got := decode[mockserver.HostedPresetRecord](t, b)
 	assert.Equal(t, "ready", got.Status)
 	assert.Equal(t, int64(len(presetFile)), got.Size)
 	assert.Empty(t, got.UploadURL)
@@ -1122,7 +1122,7 @@ func TestPresets(t *testing.T) {
 	}
 	resp, b = f.do(t, http.MethodPost, "/v2/presets", f.APIKey, strings.NewReader(`{"name":"NoDesc"}`))
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
-	assert.Empty(t, decode[mockserver.PresetRecord](t, b).Description)
+	assert.Empty(t, decode[mockserver.HostedPresetRecord](t, b).Description)
 
 	// List: creation order, paging.
 	for i := range 23 {
@@ -1131,7 +1131,7 @@ func TestPresets(t *testing.T) {
 	}
 	resp, b = f.api(t, http.MethodGet, "/presets")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	page := decode[mockserver.PresetList](t, b)
+	page := decode[mockserver.HostedPresetList](t, b)
 	assert.Equal(t, 25, page.Total)
 	assert.Equal(t, 20, page.Limit)
 	assert.Equal(t, 0, page.Offset)
@@ -1141,12 +1141,12 @@ func TestPresets(t *testing.T) {
 	assert.Equal(t, "P00", page.Presets[2].Name)
 	resp, b = f.api(t, http.MethodGet, "/presets/?limit=10&offset=20")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	page = decode[mockserver.PresetList](t, b)
+	page = decode[mockserver.HostedPresetList](t, b)
 	require.Len(t, page.Presets, 5)
 	assert.Equal(t, "P18", page.Presets[0].Name)
 	resp, b = f.api(t, http.MethodGet, "/presets?offset=100")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Empty(t, decode[mockserver.PresetList](t, b).Presets)
+	assert.Empty(t, decode[mockserver.HostedPresetList](t, b).Presets)
 	assert.Contains(t, string(b), `"presets":[]`)
 	for _, q := range []string{"limit=0", "limit=101", "limit=x", "offset=-1"} {
 		resp, b := f.api(t, http.MethodGet, "/presets?"+q)
