@@ -84,7 +84,7 @@ type Hosted struct {
 
 // DefaultPixelBudget is the default of HostedOptions.PixelBudget (and of
 // the container mocks): 200 megapixels, about 2 GB of engine memory.
-const DefaultPixelBudget = hostedsvc.DefaultPixelBudget
+const DefaultPixelBudget = 200_000_000
 
 // ErrInvalidOptions is wrapped by NewHosted's errors for unusable options.
 var ErrInvalidOptions = errors.New("mockserver: invalid options")
