@@ -37,7 +37,30 @@ type backend interface {
 
 // testServerCore is the part of every <Backend>TestServer that does not
 // depend on the backend: the httptest server, the shutdown order, the
-// clock, WaitIdle and Advance.
+// clock, WaitIdle and Advance. A backend's Start function is then:
+//
+//	func StartX(tb testing.TB, opts *XOptions, clientOpts ...x.Option) *XTestServer {
+//		tb.Helper()
+//		var o XOptions
+//		if opts != nil {
+//			o = *opts
+//		}
+//		b, err := NewX(o) // NewX: newPrivateDir(o.DataDir, "pfc-x-*"); Close: dir.close(svc.Close)
+//		if err != nil {
+//			tb.Fatalf("mockserver: %v", err)
+//		}
+//		core := startTestServer(tb, b, o.Clock)
+//		c, err := x.NewClient(append([]x.Option{x.WithBaseURL(core.server.URL),
+//			x.WithHTTPClient(core.server.Client()), x.WithPolling(/* testPollMinDelay, testPollMaxDelay */)}, clientOpts...)...)
+//		if err != nil {
+//			tb.Fatalf("mockserver: client: %v", err)
+//		}
+//		return &XTestServer{URL: core.server.URL, Server: core.server, X: b, Client: c, core: core}
+//	}
+//
+//	func (s *XTestServer) WaitIdle()               { s.core.tb.Helper(); s.core.waitIdle() }
+//	func (s *XTestServer) Advance(d time.Duration) { s.core.tb.Helper(); s.core.advance(d) }
+//	func (s *XTestServer) Clock() clock.Clock      { return s.core.clock }
 type testServerCore struct {
 	tb     testing.TB
 	server *httptest.Server
