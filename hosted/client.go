@@ -73,7 +73,8 @@ func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOpti
 
 // NewClient returns a client that authenticates with apiKey. WithBaseURL is
 // required. Invalid settings are reported as a *ValidationError.
-func NewClient(apiKey string, opts ...Option) (*Client, error) {
+func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
+	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if apiKey == "" {
 		fe.Add("apiKey", "is required")

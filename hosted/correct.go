@@ -13,7 +13,8 @@ import (
 // with the client's polling defaults, and streams the corrected file to
 // dst. Options are validated before anything is uploaded. On a FAILED or
 // REJECTED job it returns the record with a *JobError.
-func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer) (*Job, error) {
+func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer) (_ *Job, err error) {
+	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if src == nil {
 		fe.Add("src", "is required")
@@ -64,6 +65,7 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 // "srcPath" that matches ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions) (job *Job, err error) {
+	defer exportTo(&err)
 	if dstPath == "" {
 		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
 	}

@@ -15,7 +15,8 @@ var noBody transport.Body
 // Download streams the job's corrected file to dst and returns the number
 // of bytes written. The file is fetched from its public URL without the API
 // key. The job must be COMPLETED (correctedFile set).
-func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (int64, error) {
+func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64, err error) {
+	defer exportTo(&err)
 	if job == nil || job.CorrectedFile == "" {
 		return 0, fmt.Errorf("hosted: download: job has no correctedFile (status %s)", statusOf(job))
 	}

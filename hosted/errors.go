@@ -9,17 +9,84 @@ import (
 )
 
 // APIError is returned for every non-2xx answer of the API, a pre-signed
-// upload or a download. Its URL and Body are redacted: they never hold the
+// upload or a download. Every string in it is redacted: it never holds the
 // API key or a pre-signed signature. Use errors.As to inspect it and
-// errors.Is with the sentinels below to classify it.
-type APIError = apierr.APIError
+// errors.Is with the sentinels below to classify it (it unwraps to the
+// sentinel of its status class).
+type APIError struct {
+	// StatusCode is the HTTP status of the last response.
+	StatusCode int
+	// Method is the HTTP method of the request.
+	Method string
+	// URL is the request URL, redacted.
+	URL string
+	// Code is the service's error code when the body carried one (a JSON
+	// "code", string or number, or an XML <Code>).
+	Code string
+	// Message is the service's error message when the body carried one.
+	Message string
+	// Parameter names the request parameter the service blamed, when the
+	// error body carried one (a JSON "parameter" member): the one to fix.
+	Parameter string
+	// RequestID is the request id response header (X-Request-Id and
+	// similar), when present; quote it when reporting a problem.
+	RequestID string
+	// Body is a bounded (at most 4 KiB), redacted copy of the response body.
+	Body []byte
+	// Attempts is how many times the request was sent, retries included.
+	Attempts int
+}
 
-// ValidationError lists every parameter that failed client-side validation,
-// by its wire name. No request is sent when it is returned.
-type ValidationError = apierr.ValidationError
+// Error returns a one-line description:
+// "pfc: GET https://host/v2/pfc?...: 400 Bad Request: <message> (parameter P, code X, request id Y)".
+func (e *APIError) Error() string { return (*apierr.APIError)(e).Error() }
+
+// Unwrap returns the sentinel of the status class (ErrBadRequest,
+// ErrUnauthorized, ErrNotFound, ErrTooLarge, ErrRateLimited, ErrServer),
+// or nil for a status outside those classes.
+func (e *APIError) Unwrap() error { return (*apierr.APIError)(e).Unwrap() }
+
+// ValidationError lists every parameter that failed client-side
+// validation. No request is sent when it is returned. It matches
+// ErrInvalidParameter with errors.Is.
+type ValidationError struct {
+	// Errors holds one entry per problem, in the order they were found.
+	Errors []FieldError
+}
+
+// Error returns "pfc: invalid parameters: a: ...; b: ...".
+func (e *ValidationError) Error() string { return apierr.ValidationMessage(e.Errors) }
+
+// Unwrap returns ErrInvalidParameter.
+func (e *ValidationError) Unwrap() error { return ErrInvalidParameter }
+
+// Fields returns the names of the invalid parameters, each once, in the
+// order they were first reported.
+func (e *ValidationError) Fields() []string { return apierr.FieldNames(e.Errors) }
 
 // FieldError is one invalid parameter of a ValidationError.
-type FieldError = apierr.FieldError
+type FieldError struct {
+	// Field is the parameter's wire name (fileKey, bgColor ...), or the
+	// name of the Go argument or option (srcPath, baseURL ...).
+	Field string
+	// Message says what is wrong with it.
+	Message string
+}
+
+// Error returns "<field>: <message>".
+func (e FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// exportErr gives err this package's public error types: every exported
+// function and method returns its error through it (see internal/apierr).
+func exportErr(err error) error {
+	return apierr.Export[APIError, FieldError, ValidationError](err)
+}
+
+// exportTo is exportErr on a named error result, for a deferred call:
+//
+//	func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
+//		defer exportTo(&err)
+func exportTo(err *error) { *err = exportErr(*err) }
 
 // Sentinel errors for errors.Is. An *APIError matches the class of its HTTP
 // status; a *ValidationError matches ErrInvalidParameter.

@@ -31,7 +31,8 @@ type JobRef struct {
 // GET /pfc is not idempotent: if a 5xx answer is retried, the service may
 // have started the job twice. With cache enabled (the default) the second
 // job reuses the first one's result.
-func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (*JobRef, error) {
+func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobRef, err error) {
+	defer exportTo(&err)
 	if opts == nil {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
@@ -73,7 +74,8 @@ func jobIDFromEndpoint(endpoint string) (string, error) {
 // the returned record has status COMPLETED and correctedFile set to the
 // redirect's Location, and nothing else. The redirect is never followed
 // with the API key.
-func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
+func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
+	defer exportTo(&err)
 	if jobID == "" {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}
 	}

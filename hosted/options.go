@@ -293,7 +293,8 @@ var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$
 //   - with Strict, every parameter listed in Plan().Ignored is an error.
 //
 // A nil o is reported as a missing fileKey.
-func (o *CorrectionOptions) Validate() error {
+func (o *CorrectionOptions) Validate() (err error) {
+	defer exportTo(&err)
 	if o == nil {
 		return &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
@@ -362,7 +363,8 @@ func (o *CorrectionOptions) Validate() error {
 
 // Values validates o and returns its query parameters. Unset fields are
 // absent.
-func (o *CorrectionOptions) Values() (url.Values, error) {
+func (o *CorrectionOptions) Values() (_ url.Values, err error) {
+	defer exportTo(&err)
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -377,7 +379,8 @@ func (o *CorrectionOptions) Values() (url.Values, error) {
 // keys sorted, values percent-encoded with spaces as %20 (as the service
 // documents, e.g. preset=School%20and%20Sports), so the same options always
 // give the same bytes.
-func (o *CorrectionOptions) Query() (string, error) {
+func (o *CorrectionOptions) Query() (_ string, err error) {
+	defer exportTo(&err)
 	v, err := o.Values()
 	if err != nil {
 		return "", err

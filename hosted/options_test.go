@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
 // wireNames is the GET /pfc parameter table of the API, in its order.
@@ -31,9 +30,9 @@ func fieldsOf(t *testing.T, err error) []string {
 	if err == nil {
 		return nil
 	}
-	var ve *apierr.ValidationError
+	var ve *hosted.ValidationError
 	require.ErrorAs(t, err, &ve)
-	require.ErrorIs(t, err, apierr.ErrInvalidParameter)
+	require.ErrorIs(t, err, hosted.ErrInvalidParameter)
 	fields := make([]string, 0, len(ve.Errors))
 	for _, fe := range ve.Errors {
 		fields = append(fields, fe.Field)
@@ -205,9 +204,9 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	}
 	err := o.Validate()
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, apierr.ErrInvalidParameter))
 	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
-	var ve *apierr.ValidationError
+	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
+	var ve *hosted.ValidationError
 	require.True(t, errors.As(err, &ve))
 	assert.Equal(t,
 		[]string{"fileKey", "fileType", "width", "long", "outputQuality", "autocropDetectOnly", "bgColor", "bgColor", "webhookUrl"},
@@ -224,7 +223,7 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	assert.Equal(t, err.Error(), qerr.Error(), "Query reports the same validation error")
 	v, verr := o.Values()
 	assert.Nil(t, v)
-	assert.ErrorIs(t, verr, apierr.ErrInvalidParameter)
+	assert.ErrorIs(t, verr, hosted.ErrInvalidParameter)
 }
 
 func TestValidateNil(t *testing.T) {
@@ -233,7 +232,7 @@ func TestValidateNil(t *testing.T) {
 	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, err))
 	q, err := o.Query()
 	assert.Empty(t, q)
-	assert.ErrorIs(t, err, apierr.ErrInvalidParameter)
+	assert.ErrorIs(t, err, hosted.ErrInvalidParameter)
 }
 
 func TestStrictMode(t *testing.T) {

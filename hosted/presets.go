@@ -79,7 +79,8 @@ type PresetPage struct {
 // The API does not document the list body. List accepts a bare JSON array
 // or an object holding the array under "presets", "items" or "data", with
 // an optional "total".
-func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (*PresetPage, error) {
+func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ *PresetPage, err error) {
+	defer exportTo(&err)
 	var o ListPresetsOptions
 	if opts != nil {
 		o = *opts
@@ -151,7 +152,7 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 		for offset := 0; ; {
 			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
 			if err != nil {
-				yield(nil, err)
+				yield(nil, exportErr(err))
 				return
 			}
 			// A service that ignored offset would repeat its first page
@@ -177,7 +178,8 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 }
 
 // Get fetches one preset (GET /presets/{presetId}).
-func (s *PresetsService) Get(ctx context.Context, presetID string) (*Preset, error) {
+func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, err error) {
+	defer exportTo(&err)
 	if presetID == "" {
 		return nil, &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
 	}
@@ -192,7 +194,8 @@ func (s *PresetsService) Get(ctx context.Context, presetID string) (*Preset, err
 }
 
 // Delete removes a preset (DELETE /presets/{presetId}).
-func (s *PresetsService) Delete(ctx context.Context, presetID string) error {
+func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error) {
+	defer exportTo(&err)
 	if presetID == "" {
 		return &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
 	}
@@ -238,7 +241,8 @@ func (r *CreatePresetRequest) validate(size int64) error {
 // description, then an HTTP PUT of size bytes of file to the returned
 // pre-signed URL, without the API key. Everything is validated before the
 // first request. The returned preset is usable by name on /pfc.
-func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (*Preset, error) {
+func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (_ *Preset, err error) {
+	defer exportTo(&err)
 	if err := req.validate(size); err != nil {
 		return nil, err
 	}
@@ -276,7 +280,8 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 }
 
 // CreateFromFile creates a preset from the .pcp or .preset file at path.
-func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (*Preset, error) {
+func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (_ *Preset, err error) {
+	defer exportTo(&err)
 	req := CreatePresetRequest{Name: name, Description: description, FileName: path}
 	// Check the extension before touching the file system or the network.
 	if err := req.validate(1); err != nil {

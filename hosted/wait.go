@@ -50,7 +50,8 @@ func (o WaitOptions) pollOptions() poll.Options {
 //
 // Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
 // last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
-func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (*Job, error) {
+func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *Job, err error) {
+	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errors.New("hosted: Wait: nil context")
 	}
