@@ -46,7 +46,7 @@ func TestParseColor(t *testing.T) {
 			got, err := hosted.ParseColor(tt.in)
 			if tt.wantErr {
 				require.ErrorIs(t, err, hosted.ErrInvalidColor)
-				assert.True(t, strings.HasPrefix(err.Error(), "hosted: invalid color"), err.Error())
+				assert.True(t, strings.HasPrefix(err.Error(), "pfc: invalid color"), err.Error())
 				assert.Equal(t, color.NRGBA{}, got)
 				return
 			}

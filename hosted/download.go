@@ -18,7 +18,7 @@ var noBody transport.Body
 func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64, err error) {
 	defer exportTo(&err)
 	if job == nil || job.CorrectedFile == "" {
-		return 0, fmt.Errorf("hosted: download: job has no correctedFile (status %s)", statusOf(job))
+		return 0, fmt.Errorf("pfc: download: job has no correctedFile (status %s)", statusOf(job))
 	}
 	resp, err := c.http.DoExternal(ctx, http.MethodGet, job.CorrectedFile, nil, noBody)
 	if err != nil {
@@ -27,7 +27,7 @@ func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64
 	defer resp.Body.Close()
 	n, err := io.Copy(dst, resp.Body)
 	if err != nil {
-		return n, fmt.Errorf("hosted: download of job %s after %d bytes: %w", job.ID, n, err)
+		return n, fmt.Errorf("pfc: download of job %s after %d bytes: %w", job.ID, n, err)
 	}
 	return n, nil
 }

@@ -106,9 +106,9 @@ var (
 // Sentinels for the outcome of a job, matched by *JobError and
 // *WaitTimeoutError.
 var (
-	ErrJobFailed   = errors.New("hosted: job failed")
-	ErrJobRejected = errors.New("hosted: job rejected")
-	ErrWaitTimeout = errors.New("hosted: gave up waiting for job")
+	ErrJobFailed   = errors.New("pfc: job failed")
+	ErrJobRejected = errors.New("pfc: job rejected")
+	ErrWaitTimeout = errors.New("pfc: gave up waiting for job")
 )
 
 // JobError reports a job that ended FAILED or REJECTED. It matches
@@ -119,7 +119,7 @@ type JobError struct {
 
 // Error describes the job's status, code and statusText.
 func (e *JobError) Error() string {
-	msg := fmt.Sprintf("hosted: job %s %s (code %d)", e.Job.ID, e.Job.Status, e.Job.Code)
+	msg := fmt.Sprintf("pfc: job %s %s (code %d)", e.Job.ID, e.Job.Status, e.Job.Code)
 	if e.Job.StatusText != "" {
 		msg += ": " + e.Job.StatusText
 	}
@@ -150,7 +150,7 @@ func (e *WaitTimeoutError) Error() string {
 	if e.LastJob != nil {
 		state = string(e.LastJob.Status)
 	}
-	return fmt.Sprintf("hosted: job %s still %s after %s", e.JobID, state, e.Waited.Round(time.Millisecond))
+	return fmt.Sprintf("pfc: job %s still %s after %s", e.JobID, state, e.Waited.Round(time.Millisecond))
 }
 
 // Unwrap returns ErrWaitTimeout.

@@ -58,11 +58,11 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 func jobIDFromEndpoint(endpoint string) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Path == "" {
-		return "", fmt.Errorf("hosted: GET /pfc answered an unusable statusEndpoint %q", endpoint)
+		return "", fmt.Errorf("pfc: GET /pfc answered an unusable statusEndpoint %q", endpoint)
 	}
 	id := path.Base(u.Path)
 	if id == "" || id == "/" || id == "." || id == "status" {
-		return "", fmt.Errorf("hosted: GET /pfc answered a statusEndpoint without a job id: %q", endpoint)
+		return "", fmt.Errorf("pfc: GET /pfc answered a statusEndpoint without a job id: %q", endpoint)
 	}
 	return id, nil
 }
@@ -92,14 +92,14 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		loc, err := resp.Location()
 		if err != nil {
-			return nil, fmt.Errorf("hosted: GET /status/%s answered %d without a usable Location", jobID, resp.StatusCode)
+			return nil, fmt.Errorf("pfc: GET /status/%s answered %d without a usable Location", jobID, resp.StatusCode)
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return &Job{ID: jobID, Status: StatusCompleted, CorrectedFile: loc.String()}, nil
 	}
 	var j Job
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRecordBytes)).Decode(&j); err != nil {
-		return nil, fmt.Errorf("hosted: GET /status/%s: decoding job record: %w", jobID, err)
+		return nil, fmt.Errorf("pfc: GET /status/%s: decoding job record: %w", jobID, err)
 	}
 	if j.ID == "" {
 		j.ID = jobID

@@ -370,7 +370,7 @@ func (o *CorrectionOptions) Values() (_ url.Values, err error) {
 	}
 	v, err := query.Values(o)
 	if err != nil {
-		return nil, fmt.Errorf("hosted: encode /pfc options: %w", err)
+		return nil, fmt.Errorf("pfc: encode /pfc options: %w", err)
 	}
 	return v, nil
 }

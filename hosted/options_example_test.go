@@ -75,5 +75,5 @@ func ExampleParseColor() {
 	fmt.Println(err)
 	// Output:
 	// {102 51 153 255} <nil>
-	// hosted: invalid color "#fff": want #rrggbb with exactly 6 hex digits
+	// pfc: invalid color "#fff": want #rrggbb with exactly 6 hex digits
 }

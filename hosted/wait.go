@@ -53,7 +53,7 @@ func (o WaitOptions) pollOptions() poll.Options {
 func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *Job, err error) {
 	defer exportTo(&err)
 	if ctx == nil {
-		return nil, errors.New("hosted: Wait: nil context")
+		return nil, errors.New("pfc: Wait: nil context")
 	}
 	o := c.wait
 	if opts != nil {
