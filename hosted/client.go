@@ -18,8 +18,9 @@ const apiKeyHeader = "X-API-KEY"
 // Client talks to the hosted correction API v2. It is safe for concurrent
 // use. Create one with NewClient and reuse it.
 type Client struct {
-	http *transport.Client
-	wait poll.Options
+	http        *transport.Client
+	wait        poll.Options
+	maxDownload int64
 
 	// Presets manages custom presets (/presets).
 	Presets *PresetsService
@@ -71,6 +72,20 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 // and by Correct.
 func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOptions()) }
 
+// WithMaxDownloadSize bounds the bytes one download (Download, Correct,
+// CorrectFile) writes; 0, the default, means no bound. A larger corrected
+// file fails with a *DownloadTooLargeError (matching ErrDownloadTooLarge);
+// CorrectFile then leaves no file behind. Downloads ask for the identity
+// encoding, so the bound applies to the bytes on the wire.
+func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
+
+// errorf is fmt.Errorf with the message passed through the client's
+// redactor: use it for every error string that quotes a server's answer
+// or a user's input.
+func (c *Client) errorf(format string, args ...any) error {
+	return apierr.Redactf(c.http.Redact, format, args...)
+}
+
 // NewClient returns a client that authenticates with apiKey. WithBaseURL is
 // required. Invalid settings are reported as a *ValidationError.
 func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
@@ -83,7 +98,7 @@ func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{http: tc, wait: cfg.Polling}
+	c := &Client{http: tc, wait: cfg.Polling, maxDownload: cfg.MaxDownloadSize}
 	c.Presets = &PresetsService{client: c}
 	return c, nil
 }

@@ -266,9 +266,9 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 		cleanupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), presetCleanupTimeout)
 		defer cancel()
 		if derr := s.Delete(cleanupCtx, p.ID); derr != nil {
-			return nil, fmt.Errorf("pfc: preset %s: file upload failed (%w) and removing the empty preset failed too (%v)", p.ID, err, derr)
+			return nil, s.client.errorf("pfc: preset %s: file upload failed (%w) and removing the empty preset failed too (%v)", truncate(p.ID, 200), err, derr)
 		}
-		return nil, fmt.Errorf("pfc: preset file upload failed, preset %s removed: %w", p.ID, err)
+		return nil, s.client.errorf("pfc: preset file upload failed, preset %s removed: %w", truncate(p.ID, 200), err)
 	}
 	if p.Name == "" {
 		p.Name, p.Description = req.Name, req.Description
@@ -289,7 +289,7 @@ func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, 
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("pfc: create preset: %w", err)
+		return nil, s.client.errorf("pfc: create preset: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()

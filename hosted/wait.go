@@ -74,11 +74,11 @@ func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *
 	var te *poll.TimeoutError
 	switch {
 	case errors.As(err, &te):
-		return nil, &WaitTimeoutError{JobID: jobID, LastJob: job, Waited: te.Waited}
+		return nil, &WaitTimeoutError{JobID: jobID, LastJob: job, Waited: te.Waited, redact: c.http.Redact}
 	case err != nil:
 		return nil, err
 	case job.Status != StatusCompleted:
-		return job, &JobError{Job: job}
+		return job, &JobError{Job: job, redact: c.http.Redact}
 	}
 	return job, nil
 }
