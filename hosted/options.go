@@ -284,13 +284,19 @@ var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$
 //   - fileType, outputType, resize, skip and bgShadow hold documented values;
 //   - width, height, long and short are 32..10000, scale > 0, outputQuality
 //     40..100 (zero means unset);
-//   - the auto-crop values are decimal numbers, and autocropDetectOnly
-//     requires autocrop;
+//   - the auto-crop values are decimal numbers;
 //   - webhookUrl is an absolute https URL with a host;
 //   - bgColor is "#rrggbb", a CSS colour name or "transparent";
-//   - every bg parameter requires removeBackground, and bgShadow requires
-//     the image or solid-colour mode;
 //   - with Strict, every parameter listed in Plan().Ignored is an error.
+//
+// What the service ignores is not an error without Strict: one rule for
+// every parameter, so Validate and Plan always agree. In particular a bg
+// parameter without removeBackground=true (bgColor included, even its
+// default "transparent"), a lower-priority background parameter, bgShadow
+// outside the image and solid-colour modes, and autocropDetectOnly or an
+// auto-crop value without autocrop=true are reported by Plan and refused
+// only in strict mode. (The API says such parameters "require" the other
+// one; the SDK reads that as "have no effect without it".)
 //
 // A nil o is reported as a missing fileKey.
 func (o *CorrectionOptions) Validate() (err error) {
@@ -321,9 +327,6 @@ func (o *CorrectionOptions) Validate() (err error) {
 		fe.Add("outputQuality", "must be between %d and %d, got %d", MinOutputQuality, MaxOutputQuality, o.OutputQuality)
 	}
 
-	if o.AutocropDetectOnly && !o.Autocrop {
-		fe.Add("autocropDetectOnly", "requires autocrop=true")
-	}
 	for _, n := range o.autocropNumbers() {
 		if n.value != "" && !isDecimal(n.value) {
 			fe.Add(n.name, "must be a decimal number such as 0.5, got %q", n.value)
@@ -337,13 +340,9 @@ func (o *CorrectionOptions) Validate() (err error) {
 		}
 	}
 	checkEnum(&fe, "bgShadow", string(o.BgShadow), o.BgShadow.Valid(), ShadowSoft, ShadowHard, ShadowFloating)
-	if !o.RemoveBackground {
-		for _, name := range o.bgParams() {
-			fe.Add(name, "requires removeBackground=true")
-		}
-	} else if mode := o.backgroundMode(); o.BgShadow != "" && !shadowAllowed(mode) {
-		fe.Add("bgShadow", "is available only in the image and solid color background modes, not %s", mode)
-	}
+	// The bg* parameters without removeBackground, and bgShadow outside the
+	// image and colour modes, are ignored by the service: Plan reports
+	// them, and only Strict refuses them (below).
 
 	if o.WebhookURL != "" {
 		if msg := checkWebhookURL(o.WebhookURL); msg != "" {

@@ -134,7 +134,7 @@ func TestValidateRules(t *testing.T) {
 		{"bgColor transparent", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor = "transparent" }, nil},
 
 		// autocropDetectOnly needs autocrop.
-		{"detect-only without autocrop", func(o *hosted.CorrectionOptions) { o.AutocropDetectOnly = true }, []string{"autocropDetectOnly"}},
+		{"detect-only without autocrop (ignored, see Plan)", func(o *hosted.CorrectionOptions) { o.AutocropDetectOnly = true }, nil},
 		{"detect-only with autocrop", func(o *hosted.CorrectionOptions) { o.Autocrop = true; o.AutocropDetectOnly = true }, nil},
 
 		// Auto-crop values are decimal numbers.
@@ -152,25 +152,29 @@ func TestValidateRules(t *testing.T) {
 			o.CropARW, o.CropARH, o.AutocropTopHeadGap = "4", "5", "-1"
 		}, nil},
 
-		// bg parameters need removeBackground.
-		{"bgColor without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "red" }, []string{"bgColor"}},
-		{"bgGenerativePrompt without removal", func(o *hosted.CorrectionOptions) { o.BgGenerativePrompt = "beach" }, []string{"bgGenerativePrompt"}},
-		{"bgFileKey without removal", func(o *hosted.CorrectionOptions) { o.BgFileKey = "bg" }, []string{"bgFileKey"}},
-		{"bgShadow without removal", func(o *hosted.CorrectionOptions) { o.BgShadow = hosted.ShadowSoft }, []string{"bgShadow"}},
+		// bg parameters without removeBackground are ignored, not invalid
+		// (Plan reports them, Strict refuses them).
+		{"bgColor without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "red" }, nil},
+		{"bgColor default without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "transparent" }, nil},
+		{"bad bgColor without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "#abc" }, []string{"bgColor"}},
+		{"bgGenerativePrompt without removal", func(o *hosted.CorrectionOptions) { o.BgGenerativePrompt = "beach" }, nil},
+		{"bgFileKey without removal", func(o *hosted.CorrectionOptions) { o.BgFileKey = "bg" }, nil},
+		{"bgShadow without removal", func(o *hosted.CorrectionOptions) { o.BgShadow = hosted.ShadowSoft }, nil},
 		{"bgColor with removal", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor = "red" }, nil},
 		{"bgGenerativePrompt with removal", func(o *hosted.CorrectionOptions) { rb(o); o.BgGenerativePrompt = "beach" }, nil},
 		{"bgFileKey with removal", func(o *hosted.CorrectionOptions) { rb(o); o.BgFileKey = "bg" }, nil},
 
-		// bgShadow only in the image and solid-colour modes.
+		// bgShadow has an effect only in the image and solid-colour modes;
+		// elsewhere it is ignored, not invalid.
 		{"shadow generative", func(o *hosted.CorrectionOptions) {
 			rb(o)
 			o.BgGenerativePrompt, o.BgFileKey, o.BgShadow = "beach", "bg", hosted.ShadowSoft
-		}, []string{"bgShadow"}},
-		{"shadow transparent", func(o *hosted.CorrectionOptions) { rb(o); o.BgShadow = hosted.ShadowSoft }, []string{"bgShadow"}},
+		}, nil},
+		{"shadow transparent", func(o *hosted.CorrectionOptions) { rb(o); o.BgShadow = hosted.ShadowSoft }, nil},
 		{"shadow explicit transparent colour", func(o *hosted.CorrectionOptions) {
 			rb(o)
 			o.BgColor, o.BgShadow = "transparent", hosted.ShadowHard
-		}, []string{"bgShadow"}},
+		}, nil},
 		{"shadow image", func(o *hosted.CorrectionOptions) { rb(o); o.BgFileKey, o.BgShadow = "bg", hosted.ShadowFloating }, nil},
 		{"shadow colour", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor, o.BgShadow = "#000000", hosted.ShadowFloating }, nil},
 	}
@@ -209,13 +213,12 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	var ve *hosted.ValidationError
 	require.True(t, errors.As(err, &ve))
 	assert.Equal(t,
-		[]string{"fileKey", "fileType", "width", "long", "outputQuality", "autocropDetectOnly", "bgColor", "bgColor", "webhookUrl"},
+		[]string{"fileKey", "fileType", "width", "long", "outputQuality", "bgColor", "webhookUrl"},
 		fieldsOf(t, err))
 	msg := err.Error()
 	assert.True(t, strings.HasPrefix(msg, "pfc: invalid parameters: "), msg)
 	assert.Contains(t, msg, "width: must be between 32 and 10000 pixels, got 20")
 	assert.Contains(t, msg, `bgColor: must be #rrggbb or a CSS color name, got "#abc"`)
-	assert.Contains(t, msg, "bgColor: requires removeBackground=true")
 	assert.Contains(t, msg, "webhookUrl: must use https")
 	assert.NotContains(t, msg, "s3cret", "webhook URLs may carry secrets")
 
@@ -252,10 +255,14 @@ func TestStrictMode(t *testing.T) {
 			[]string{"outputQuality"}},
 		{"autocrop values without autocrop", &hosted.CorrectionOptions{FileKey: "k", AutocropSize: "1.5", Strict: true},
 			[]string{"autocropSize"}},
-		{"a field already invalid is reported once", &hosted.CorrectionOptions{FileKey: "k", AutocropDetectOnly: true, Strict: true},
+		{"detect-only without autocrop", &hosted.CorrectionOptions{FileKey: "k", AutocropDetectOnly: true, Strict: true},
 			[]string{"autocropDetectOnly"}},
-		{"shadow in generative mode reported once", &hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true,
+		{"shadow in generative mode", &hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true,
 			BgGenerativePrompt: "beach", BgShadow: hosted.ShadowSoft, Strict: true}, []string{"bgShadow"}},
+		{"default bgColor without removal", &hosted.CorrectionOptions{FileKey: "k", BgColor: "transparent", Strict: true},
+			[]string{"bgColor"}},
+		{"a field already invalid is reported once", &hosted.CorrectionOptions{FileKey: "k", BgColor: "#abc", Strict: true},
+			[]string{"bgColor"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -158,3 +158,35 @@ func names(n []string) []string {
 	}
 	return n
 }
+
+// One rule for what the service ignores: Plan lists it, Validate accepts
+// it, and Validate in strict mode refuses exactly those parameters.
+func TestValidateAndPlanAgree(t *testing.T) {
+	t.Parallel()
+	rb := true
+	cases := []*hosted.CorrectionOptions{
+		{BgColor: "transparent"},
+		{BgColor: "red", BgShadow: hosted.ShadowSoft},
+		{BgGenerativePrompt: "beach", BgFileKey: "bg"},
+		{RemoveBackground: rb, BgShadow: hosted.ShadowHard},
+		{RemoveBackground: rb, BgColor: "transparent", BgShadow: hosted.ShadowFloating},
+		{RemoveBackground: rb, BgGenerativePrompt: "beach", BgFileKey: "bg", BgColor: "navy", BgShadow: hosted.ShadowSoft},
+		{RemoveBackground: rb, BgFileKey: "bg", BgColor: "navy", BgShadow: hosted.ShadowSoft},
+		{AutocropDetectOnly: true, AutocropX: "0.5"},
+		{Width: 100, Height: 100, Scale: 50, Resize: hosted.ResizeAuto},
+		{Resize: hosted.ResizeGeneral, Skip: hosted.SkipNone},
+		{OutputType: hosted.OutputPNG, OutputQuality: 80},
+		{RemoveBackground: rb, OutputQuality: 80},
+	}
+	for _, o := range cases {
+		o.FileKey = "k"
+		ignored := o.Plan().IgnoredNames()
+		require.NotEmpty(t, ignored, "%+v", o)
+		assert.NoError(t, o.Validate(), "non-strict accepts what is only ignored: %+v", o)
+		strict := *o
+		strict.Strict = true
+		var ve *hosted.ValidationError
+		require.ErrorAs(t, strict.Validate(), &ve)
+		assert.Equal(t, ignored, ve.Fields(), "%+v", o)
+	}
+}
