@@ -8,12 +8,15 @@
 //	c, err := hosted.NewClient(apiKey, hosted.WithBaseURL("https://api.example.com/v2"))
 //	...
 //	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg",
-//		hosted.NewCorrection("").WithPreset(hosted.PresetPro).ResizeLong(1200))
+//		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(1200))
 //
 // # Options
 //
-// CorrectionOptions holds every /pfc parameter. Fill the struct or use the
-// chainable setters. Validate checks every documented range and dependency
+// CorrectionOptions holds every /pfc parameter. Fill the struct or chain
+// setters from NewCorrection (they modify and return the same options;
+// Clone derives variants). Correct and CorrectFile set the file key from
+// their upload and check the rest first (ValidateForUpload); they take
+// per-call options too: WithProgress, WithWait, WithDownloadLimit. Validate checks every documented range and dependency
 // locally and reports all offending parameters at once in a
 // *ValidationError; Plan reports which resize parameter and background mode
 // the service will apply and which parameters it will ignore (the API
@@ -65,7 +68,8 @@
 //     Preset.Extra.
 //   - The crop rectangle of an autocropDetectOnly job is read from the
 //     record's cropRect field (the name the SDK's mock uses).
-//   - There is no default base URL: WithBaseURL is required.
+//   - There is no default base URL: WithBaseURL is required, and it ends
+//     with the version segment /v2 (NewClient refuses one without it).
 //   - Job timestamps are encoded with milliseconds in UTC and decoded from
 //     any RFC 3339 form.
 package hosted

@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleNewCorrection() {
-	opts := hosted.NewCorrection("f_123").
+	opts := hosted.NewCorrection().WithFileKey("f_123").
 		WithPreset(hosted.PresetSchoolAndSports).
 		ResizeLong(2000).
 		RemoveBackgroundColor("#ffffff").

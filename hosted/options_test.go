@@ -180,7 +180,7 @@ func TestValidateRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := hosted.NewCorrection("key")
+			o := hosted.NewCorrection().WithFileKey("key")
 			tt.mod(o)
 			err := o.Validate()
 			if tt.want == nil {
@@ -244,7 +244,7 @@ func TestStrictMode(t *testing.T) {
 		opts *hosted.CorrectionOptions
 		want []string
 	}{
-		{"nothing ignored", hosted.NewCorrection("k").ResizeWidth(800).WithResizeMode(hosted.ResizeGeneral).
+		{"nothing ignored", hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).WithResizeMode(hosted.ResizeGeneral).
 			RemoveBackgroundColor("white").WithShadow(hosted.ShadowSoft).WithOutput(hosted.OutputJPG, 90).Strictly(), nil},
 		{"lower-priority size", &hosted.CorrectionOptions{FileKey: "k", Width: 800, Scale: 50, Strict: true}, []string{"scale"}},
 		{"resize mode without size", &hosted.CorrectionOptions{FileKey: "k", Resize: hosted.ResizeAuto, Strict: true}, []string{"resize"}},
@@ -294,38 +294,38 @@ func TestQueryExact(t *testing.T) {
 		opts *hosted.CorrectionOptions
 		want string
 	}{
-		{"only the key", hosted.NewCorrection("abc123"), "fileKey=abc123"},
+		{"only the key", hosted.NewCorrection().WithFileKey("abc123"), "fileKey=abc123"},
 		{"explicit false for default-true booleans",
-			hosted.NewCorrection("k").WithCache(false).WithPreserveMetadata(false),
+			hosted.NewCorrection().WithFileKey("k").WithCache(false).WithPreserveMetadata(false),
 			"cache=false&fileKey=k&preserveMetadata=false"},
 		{"explicit true for default-true booleans",
-			hosted.NewCorrection("k").WithCache(true).WithPreserveMetadata(true),
+			hosted.NewCorrection().WithFileKey("k").WithCache(true).WithPreserveMetadata(true),
 			"cache=true&fileKey=k&preserveMetadata=true"},
 		{"preset with spaces as %20",
-			hosted.NewCorrection("k").WithPreset(hosted.PresetSchoolAndSports),
+			hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetSchoolAndSports),
 			"fileKey=k&preset=School%20and%20Sports"},
 		{"preset attractions",
-			hosted.NewCorrection("k").WithPreset(hosted.PresetAttractionsAndCruiseLines),
+			hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetAttractionsAndCruiseLines),
 			"fileKey=k&preset=Attractions%20and%20Cruise%20Lines"},
 		{"literal plus stays %2B",
-			hosted.NewCorrection("k").RemoveBackgroundGenerative("sand + palms, Küste"),
+			hosted.NewCorrection().WithFileKey("k").RemoveBackgroundGenerative("sand + palms, Küste"),
 			"bgGenerativePrompt=sand%20%2B%20palms%2C%20K%C3%BCste&fileKey=k&removeBackground=true"},
 		{"webhook URL encoded",
-			hosted.NewCorrection("k").WithWebhook("https://hooks.example.com/pfc?tenant=a b&sig=x+y/z"),
+			hosted.NewCorrection().WithFileKey("k").WithWebhook("https://hooks.example.com/pfc?tenant=a b&sig=x+y/z"),
 			"fileKey=k&webhookUrl=https%3A%2F%2Fhooks.example.com%2Fpfc%3Ftenant%3Da%20b%26sig%3Dx%2By%2Fz"},
 		{"hash colour encoded",
-			hosted.NewCorrection("k").RemoveBackgroundColor("#FF8800").WithShadow(hosted.ShadowHard),
+			hosted.NewCorrection().WithFileKey("k").RemoveBackgroundColor("#FF8800").WithShadow(hosted.ShadowHard),
 			"bgColor=%23FF8800&bgShadow=hard&fileKey=k&removeBackground=true"},
 		{"zero values omitted, setters chained",
-			hosted.NewCorrection("k").WithFileType(hosted.FileTypeImage).WithPreset(hosted.PresetPro).
+			hosted.NewCorrection().WithFileKey("k").WithFileType(hosted.FileTypeImage).WithPreset(hosted.PresetPro).
 				WithOutput(hosted.OutputJPG, 85).ResizeScale(200).WithResizeMode(hosted.ResizeSmallDetails).
 				WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "1.2", X: "0", Y: "-0.1", AspectWidth: "4", AspectHeight: "5", TopHeadGap: "0.05"}).
 				WithGlareRemoval().WithThumbnailUpdate().WithDetectionData(),
 			"autocrop=true&autocropDetectOnly=true&autocropSize=1.2&autocropTopHeadGap=0.05&autocropX=0&autocropY=-0.1" +
 				"&cropARH=5&cropARW=4&fileKey=k&fileType=image&includeDetectionData=true&outputQuality=85&outputType=jpg" +
 				"&preset=Pro&removeGlares=true&resize=smallDetails&scale=200&updateThumbnail=true"},
-		{"strict is never sent", hosted.NewCorrection("k").Strictly(), "fileKey=k"},
-		{"key with reserved characters", hosted.NewCorrection("a/b c&d=e"), "fileKey=a%2Fb%20c%26d%3De"},
+		{"strict is never sent", hosted.NewCorrection().WithFileKey("k").Strictly(), "fileKey=k"},
+		{"key with reserved characters", hosted.NewCorrection().WithFileKey("a/b c&d=e"), "fileKey=a%2Fb%20c%26d%3De"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -383,17 +383,17 @@ func TestWireNamesCoverTheAPITable(t *testing.T) {
 }
 
 func TestValuesKeepsExplicitFalse(t *testing.T) {
-	v, err := hosted.NewCorrection("k").WithCache(false).Values()
+	v, err := hosted.NewCorrection().WithFileKey("k").WithCache(false).Values()
 	require.NoError(t, err)
 	assert.Equal(t, url.Values{"fileKey": {"k"}, "cache": {"false"}}, v)
 }
 
 func TestSetters(t *testing.T) {
-	o := hosted.NewCorrection("k")
+	o := hosted.NewCorrection().WithFileKey("k")
 	assert.Same(t, o, o.WithPreset("x").ResizeWidth(1).WithGlareRemoval().Strictly())
 
 	t.Run("resize setters keep one size", func(t *testing.T) {
-		o := hosted.NewCorrection("k").ResizeWidth(800).ResizeHeight(600).ResizeLong(1000).ResizeShort(500).ResizeScale(150)
+		o := hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).ResizeHeight(600).ResizeLong(1000).ResizeShort(500).ResizeScale(150)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Scale: 150}, *o)
 		o.ResizeWidth(640)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Width: 640}, *o)
@@ -405,7 +405,7 @@ func TestSetters(t *testing.T) {
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Short: 256}, *o)
 	})
 	t.Run("background setters keep one mode and the shadow", func(t *testing.T) {
-		o := hosted.NewCorrection("k").WithShadow(hosted.ShadowSoft).RemoveBackgroundGenerative("beach")
+		o := hosted.NewCorrection().WithFileKey("k").WithShadow(hosted.ShadowSoft).RemoveBackgroundGenerative("beach")
 		o.RemoveBackgroundImage("bg")
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgFileKey: "bg", BgShadow: hosted.ShadowSoft}, *o)
 		o.RemoveBackgroundColor("navy")
@@ -416,11 +416,11 @@ func TestSetters(t *testing.T) {
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgShadow: hosted.ShadowSoft}, *o)
 	})
 	t.Run("autocrop replaces earlier values", func(t *testing.T) {
-		o := hosted.NewCorrection("k").WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "2"}).WithAutocrop(hosted.AutocropSettings{X: "0.1"})
+		o := hosted.NewCorrection().WithFileKey("k").WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "2"}).WithAutocrop(hosted.AutocropSettings{X: "0.1"})
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Autocrop: true, AutocropX: "0.1"}, *o)
 	})
 	t.Run("default-true booleans become explicit", func(t *testing.T) {
-		o := hosted.NewCorrection("k").WithCache(false).WithPreserveMetadata(true)
+		o := hosted.NewCorrection().WithFileKey("k").WithCache(false).WithPreserveMetadata(true)
 		require.NotNil(t, o.Cache)
 		require.NotNil(t, o.PreserveMetadata)
 		assert.False(t, *o.Cache)
@@ -452,4 +452,32 @@ func TestParameterNamesFollowTheAPITable(t *testing.T) {
 		"preserveMetadata", "updateThumbnail", "includeDetectionData", "webhookUrl",
 	}
 	assert.Equal(t, want, hosted.ParameterNames())
+}
+
+func TestValidateForUpload(t *testing.T) {
+	t.Parallel()
+	var nilOpts *hosted.CorrectionOptions
+	assert.NoError(t, nilOpts.ValidateForUpload())
+	assert.NoError(t, hosted.NewCorrection().ValidateForUpload())
+	assert.NoError(t, hosted.NewCorrection().WithFileKey("k").ValidateForUpload())
+	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, hosted.NewCorrection().Validate()))
+	assert.Equal(t, []string{"width", "bgColor"},
+		fieldsOf(t, hosted.NewCorrection().ResizeWidth(5).RemoveBackgroundColor("#abc").ValidateForUpload()))
+}
+
+func TestCloneSharesNothing(t *testing.T) {
+	t.Parallel()
+	base := hosted.NewCorrection().WithPreset(hosted.PresetPro).WithCache(true).WithPreserveMetadata(true)
+	v := base.Clone().WithPreset(hosted.PresetNone).WithCache(false).WithPreserveMetadata(false)
+	assert.Equal(t, hosted.PresetPro, base.Preset)
+	assert.True(t, *base.Cache)
+	assert.True(t, *base.PreserveMetadata)
+	assert.False(t, *v.Cache)
+	var nilOpts *hosted.CorrectionOptions
+	assert.Equal(t, hosted.NewCorrection(), nilOpts.Clone())
+
+	// Setters modify and return the same options.
+	o := hosted.NewCorrection()
+	assert.Same(t, o, o.WithPreset("x").ResizeLong(100))
+	assert.Equal(t, "x", o.Preset)
 }

@@ -55,7 +55,7 @@ func TestErrorStringsAreRedacted(t *testing.T) {
 			respond: func(mt *httpmock.MockTransport) {
 				expectAPI(t, mt, "GET", `=~/v2/pfc`, 200, map[string]string{"statusEndpoint": "https://x.test/status/?k=" + testKey})
 			},
-			call: func(c *Client) error { _, err := c.StartJob(ctx, NewCorrection("k")); return err },
+			call: func(c *Client) error { _, err := c.StartJob(ctx, NewCorrection().WithFileKey("k")); return err },
 		},
 		{
 			name: "job id in a download error",

@@ -55,13 +55,18 @@ func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *
 	if ctx == nil {
 		return nil, errors.New("pfc: Wait: nil context")
 	}
-	o := c.wait
+	o := c.pollDefaults
 	if opts != nil {
 		o = opts.pollOptions()
 	}
 	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()
 	}
+	return c.wait(ctx, jobID, o)
+}
+
+// wait is Wait with checked options.
+func (c *Client) wait(ctx context.Context, jobID string, o poll.Options) (*Job, error) {
 	o = o.WithDefaults(defaultMinPollDelay, defaultMaxPollDelay)
 
 	job, err := poll.Until(ctx, o, func(ctx context.Context) (*Job, bool, error) {

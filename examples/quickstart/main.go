@@ -74,9 +74,9 @@ func run(ctx context.Context, args []string) error {
 		opts *hosted.CorrectionOptions
 	}{
 		{"AI preset", base + "-ai" + filepath.Ext(input),
-			hosted.NewCorrection("").WithDetectionData()},
+			hosted.NewCorrection().WithDetectionData()},
 		{"background to colour, resized", base + "-bg.png",
-			hosted.NewCorrection("").RemoveBackgroundColor("lightsteelblue").ResizeLong(384)},
+			hosted.NewCorrection().RemoveBackgroundColor("lightsteelblue").ResizeLong(384)},
 	}
 	for _, j := range jobs {
 		out := filepath.Join(outDir, j.out)
