@@ -51,6 +51,7 @@ func expectExternal(t *testing.T, mt *httpmock.MockTransport, method, rawURL str
 }
 
 func TestNewClientValidation(t *testing.T) {
+	t.Parallel()
 	_, err := NewClient("")
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)

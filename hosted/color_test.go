@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseColor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    color.NRGBA
@@ -57,6 +58,7 @@ func TestParseColor(t *testing.T) {
 }
 
 func TestParseColorEveryCSSName(t *testing.T) {
+	t.Parallel()
 	require.NotEmpty(t, colornames.Names)
 	for _, name := range colornames.Names {
 		want := colornames.Map[name]

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCorrectValidatesBeforeUpload(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	_, err := c.Correct(context.Background(), strings.NewReader("x"), 1, &CorrectionOptions{Scale: -5}, io.Discard)
 	var ve *ValidationError
@@ -22,6 +23,7 @@ func TestCorrectValidatesBeforeUpload(t *testing.T) {
 }
 
 func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	var ve *ValidationError
 	_, err := c.Correct(context.Background(), nil, -1, nil, io.Discard)
@@ -31,6 +33,7 @@ func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
 }
 
 func TestCorrectFileRejectsNonRegularSource(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	dir := t.TempDir()
 	_, err := c.CorrectFile(context.Background(), dir, filepath.Join(dir, "out.jpg"), nil)

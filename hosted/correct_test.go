@@ -75,6 +75,7 @@ func fakeService(t *testing.T, mux *http.ServeMux, srvURL string, finalStatus Jo
 }
 
 func TestCorrectEndToEnd(t *testing.T) {
+	t.Parallel()
 	c, mux, srv := setup(t)
 	polls := fakeService(t, mux, srv.URL, StatusCompleted)
 	var out bytes.Buffer
@@ -87,6 +88,7 @@ func TestCorrectEndToEnd(t *testing.T) {
 }
 
 func TestCorrectFileAtomic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jpg")
 	require.NoError(t, os.WriteFile(in, []byte("abc"), 0o600))
@@ -127,6 +129,7 @@ func TestCorrectFileAtomic(t *testing.T) {
 }
 
 func TestRedirectToOtherHostNeverCarriesKey(t *testing.T) {
+	t.Parallel()
 	var leaked atomic.Bool
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-API-KEY") != "" {

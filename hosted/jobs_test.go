@@ -14,6 +14,7 @@ import (
 )
 
 func TestStartJobQuery(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	var gotQuery string
 	mt.RegisterResponder("GET", `=~^https://api\.example\.test/v2/pfc\?`, func(r *http.Request) (*http.Response, error) {
@@ -34,6 +35,7 @@ func TestStartJobQuery(t *testing.T) {
 }
 
 func TestStartJobValidatesLocally(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	opts := &CorrectionOptions{FileKey: "k", Width: 5, OutputQuality: 101, WebhookURL: "http://plain.test/hook"}
 	_, err := c.StartJob(context.Background(), opts)
@@ -47,6 +49,7 @@ func TestStartJobValidatesLocally(t *testing.T) {
 }
 
 func TestStartJobBadEndpoint(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/pfc`, 200, map[string]string{"statusEndpoint": ""})
 	_, err := c.StartJob(context.Background(), NewCorrection().WithFileKey("k"))
@@ -54,6 +57,7 @@ func TestStartJobBadEndpoint(t *testing.T) {
 }
 
 func TestGetJobAlwaysNoRedirect(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	created := time.Date(2026, 11, 22, 10, 4, 5, 123e6, time.UTC)
 	expectAPI(t, mt, "GET", "https://api.example.test/v2/status/j%2F1?noRedirect=true", 200, map[string]any{
@@ -68,6 +72,7 @@ func TestGetJobAlwaysNoRedirect(t *testing.T) {
 }
 
 func TestGetJob302IsCompletionAndNotFollowed(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	mt.RegisterResponder("GET", "https://api.example.test/v2/status/j1?noRedirect=true", func(r *http.Request) (*http.Response, error) {
 		resp := httpmock.NewStringResponse(302, "")
@@ -84,6 +89,7 @@ func TestGetJob302IsCompletionAndNotFollowed(t *testing.T) {
 }
 
 func TestGetJobNotFound(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/nope`, 404, map[string]any{"message": "no such job", "code": "not_found"})
 	_, err := c.GetJob(context.Background(), "nope")
@@ -98,6 +104,7 @@ func TestGetJobNotFound(t *testing.T) {
 }
 
 func TestDownloadSendsNoKey(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectExternal(t, mt, "GET", "https://files.test/j1.jpg", func(r *http.Request) (*http.Response, error) {
 		return httpmock.NewStringResponse(200, "corrected-bytes"), nil
@@ -115,6 +122,7 @@ func TestDownloadSendsNoKey(t *testing.T) {
 }
 
 func TestTimestampJSON(t *testing.T) {
+	t.Parallel()
 	ts := Timestamp{time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
 	b, err := json.Marshal(ts)
 	require.NoError(t, err)
@@ -129,6 +137,7 @@ func TestTimestampJSON(t *testing.T) {
 }
 
 func TestStartJobRedactsWebhookToken(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/pfc`, 500, map[string]any{"message": "boom"})
 	_, err := c.StartJob(context.Background(), NewCorrection().WithFileKey("k").WithWebhook("https://hooks.test/h?token=very-secret-token"))

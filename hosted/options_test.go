@@ -41,6 +41,7 @@ func fieldsOf(t *testing.T, err error) []string {
 }
 
 func TestValidateRules(t *testing.T) {
+	t.Parallel()
 	type mod func(o *hosted.CorrectionOptions)
 	rb := func(o *hosted.CorrectionOptions) { o.RemoveBackground = true }
 	tests := []struct {
@@ -197,6 +198,7 @@ func TestValidateRules(t *testing.T) {
 }
 
 func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
+	t.Parallel()
 	o := &hosted.CorrectionOptions{
 		FileType:           "doc",
 		Width:              20,
@@ -230,6 +232,7 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 }
 
 func TestValidateNil(t *testing.T) {
+	t.Parallel()
 	var o *hosted.CorrectionOptions
 	err := o.Validate()
 	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, err))
@@ -239,6 +242,7 @@ func TestValidateNil(t *testing.T) {
 }
 
 func TestStrictMode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts *hosted.CorrectionOptions
@@ -289,6 +293,7 @@ func TestStrictMode(t *testing.T) {
 }
 
 func TestQueryExact(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts *hosted.CorrectionOptions
@@ -348,6 +353,7 @@ func TestQueryExact(t *testing.T) {
 }
 
 func TestWireNamesCoverTheAPITable(t *testing.T) {
+	t.Parallel()
 	// Every field set to a non-zero value: go-querystring must emit exactly
 	// the API's parameter names, nothing else.
 	yes := true
@@ -383,12 +389,14 @@ func TestWireNamesCoverTheAPITable(t *testing.T) {
 }
 
 func TestValuesKeepsExplicitFalse(t *testing.T) {
+	t.Parallel()
 	v, err := hosted.NewCorrection().WithFileKey("k").WithCache(false).Values()
 	require.NoError(t, err)
 	assert.Equal(t, url.Values{"fileKey": {"k"}, "cache": {"false"}}, v)
 }
 
 func TestSetters(t *testing.T) {
+	t.Parallel()
 	o := hosted.NewCorrection().WithFileKey("k")
 	assert.Same(t, o, o.WithPreset("x").ResizeWidth(1).WithGlareRemoval().Strictly())
 
@@ -429,6 +437,7 @@ func TestSetters(t *testing.T) {
 }
 
 func TestEnumValid(t *testing.T) {
+	t.Parallel()
 	assert.True(t, hosted.FileTypeVideo.Valid())
 	assert.False(t, hosted.FileType("").Valid())
 	assert.True(t, hosted.OutputOriginal.Valid())
@@ -442,6 +451,7 @@ func TestEnumValid(t *testing.T) {
 }
 
 func TestParameterNamesFollowTheAPITable(t *testing.T) {
+	t.Parallel()
 	// The seed's GET /pfc table, in order.
 	want := []string{
 		"fileKey", "fileType", "preset", "cache", "outputType", "resize",

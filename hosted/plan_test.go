@@ -10,6 +10,7 @@ import (
 )
 
 func TestPlanResizePriority(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		opts        hosted.CorrectionOptions
@@ -51,6 +52,7 @@ func TestPlanResizePriority(t *testing.T) {
 }
 
 func TestPlanBackgroundPriority(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		opts        hosted.CorrectionOptions
@@ -95,6 +97,7 @@ func TestPlanBackgroundPriority(t *testing.T) {
 }
 
 func TestPlanOtherRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		opts        hosted.CorrectionOptions
@@ -132,6 +135,7 @@ func TestPlanOtherRules(t *testing.T) {
 }
 
 func TestPlanIgnoredInTableOrderWithReasons(t *testing.T) {
+	t.Parallel()
 	o := hosted.CorrectionOptions{
 		FileKey: "k", Skip: hosted.SkipNone, BgColor: "red", OutputType: hosted.OutputPNG, OutputQuality: 50,
 		Width: 100, Scale: 50, Resize: hosted.ResizeAuto,
@@ -146,6 +150,7 @@ func TestPlanIgnoredInTableOrderWithReasons(t *testing.T) {
 }
 
 func TestPlanNilOptions(t *testing.T) {
+	t.Parallel()
 	var o *hosted.CorrectionOptions
 	assert.Equal(t, hosted.Plan{Background: hosted.BackgroundNone}, o.Plan())
 }

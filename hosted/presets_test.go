@@ -16,6 +16,7 @@ import (
 )
 
 func TestPresetsWire(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", "https://api.example.test/v2/presets?limit=5&offset=10", 200, map[string]any{
 		"presets": []map[string]any{{"presetId": "p1", "name": "Warm", "description": "d", "createdAt": "x"}}, "total": 11,
@@ -41,6 +42,7 @@ func TestPresetsWire(t *testing.T) {
 }
 
 func TestPresetPageShapes(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		`[{"presetId":"a"},{"presetId":"b"}]`,
 		`{"items":[{"presetId":"a"},{"presetId":"b"}]}`,
@@ -56,6 +58,7 @@ func TestPresetPageShapes(t *testing.T) {
 }
 
 func TestPresetsAllPages(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	const total = 7
 	mt.RegisterResponder("GET", `=~^https://api\.example\.test/v2/presets\?`, func(r *http.Request) (*http.Response, error) {
@@ -86,6 +89,7 @@ func TestPresetsAllPages(t *testing.T) {
 }
 
 func TestPresetsAllYieldsError(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/presets`, 401, map[string]any{"message": "bad key"})
 	var errs []error
@@ -98,6 +102,7 @@ func TestPresetsAllYieldsError(t *testing.T) {
 }
 
 func TestPresetCreateTwoSteps(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	mt.RegisterResponder("POST", "https://api.example.test/v2/presets/", func(r *http.Request) (*http.Response, error) {
 		assert.Equal(t, testKey, r.Header.Get("X-API-KEY"))
@@ -122,6 +127,7 @@ func TestPresetCreateTwoSteps(t *testing.T) {
 }
 
 func TestPresetCreateRefusesBadInputBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	_, err := c.Presets.Create(context.Background(), CreatePresetRequest{Name: "", FileName: "warm.txt"}, strings.NewReader("x"), 1)
 	var ve *ValidationError
@@ -134,6 +140,7 @@ func TestPresetCreateRefusesBadInputBeforeAnyRequest(t *testing.T) {
 }
 
 func TestPresetCreateUploadFailureRemovesPreset(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "POST", "https://api.example.test/v2/presets/", 200, map[string]string{"presetId": "p9", "uploadUrl": "https://store.test/p9"})
 	expectExternal(t, mt, "PUT", "https://store.test/p9", func(r *http.Request) (*http.Response, error) {
@@ -147,6 +154,7 @@ func TestPresetCreateUploadFailureRemovesPreset(t *testing.T) {
 }
 
 func TestPresetCreateClearsUploadURL(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "POST", "https://api.example.test/v2/presets/", 200, map[string]string{"presetId": "p1", "uploadUrl": "https://store.test/p1?sig=s"})
 	expectExternal(t, mt, "PUT", "https://store.test/p1?sig=s", func(r *http.Request) (*http.Response, error) {
@@ -158,6 +166,7 @@ func TestPresetCreateClearsUploadURL(t *testing.T) {
 }
 
 func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/presets`, 200, map[string]any{
 		"presets": []map[string]any{{"presetId": "a"}, {"presetId": "b"}},

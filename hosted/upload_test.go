@@ -14,6 +14,7 @@ import (
 )
 
 func TestRequestUpload(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", "https://api.example.test/v2/upload?fileType=video", 200,
 		map[string]string{"fileKey": "fk1", "uploadUrl": "https://store.test/u/fk1?sig=abc"})
@@ -34,6 +35,7 @@ func TestRequestUpload(t *testing.T) {
 }
 
 func TestUploadToSendsNoKeyAndExactLength(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	payload := bytes.Repeat([]byte("pixel"), 1000)
 	expectExternal(t, mt, "PUT", "https://store.test/u/fk1?sig=abc", func(r *http.Request) (*http.Response, error) {
@@ -54,6 +56,7 @@ func TestUploadToSendsNoKeyAndExactLength(t *testing.T) {
 }
 
 func TestUploadErrorRedactsSignature(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectExternal(t, mt, "PUT", `=~^https://store\.test/`, func(r *http.Request) (*http.Response, error) {
 		return httpmock.NewStringResponse(403, "<Error><Code>SignatureDoesNotMatch</Code><Message>bad signature</Message></Error>"), nil
@@ -69,6 +72,7 @@ func TestUploadErrorRedactsSignature(t *testing.T) {
 }
 
 func TestFileTypeAndContentType(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, FileTypeVideo, fileTypeOf("a/b.MOV"))
 	assert.Equal(t, FileTypeImage, fileTypeOf("a/b.jpeg"))
 	assert.Equal(t, "image/png", contentTypeOf("x.PNG"))

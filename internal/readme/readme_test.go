@@ -95,6 +95,7 @@ func source(snips []snippet) string {
 // checks). The snippets are written to a temporary directory inside this
 // package whose name starts with "_", so that ./... never sees it.
 func TestREADMESnippetsCompile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the module: skipped with -short")
 	}
