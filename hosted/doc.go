@@ -40,8 +40,13 @@
 //
 // The client options (WithBaseURL, WithHTTPClient, WithLogger,
 // WithRetries, WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
-// WithPolling) are the same, with the same names and behaviour, in the
-// pfccontainer and bgcontainer packages.
+// WithPolling, WithMaxDownloadSize) are the same, with the same names and
+// behaviour, in the pfccontainer and bgcontainer packages.
+//
+// Downloads ask for the identity encoding, so Go's transport never
+// inflates a compressed answer: the bytes written are the bytes on the
+// wire, and WithMaxDownloadSize (or the per-call WithDownloadLimit) bounds
+// them.
 //
 // The API key is sent as X-API-KEY to the base URL's host only: never to
 // pre-signed upload URLs, to corrected-file downloads, or across a redirect
@@ -51,10 +56,20 @@
 // # Errors
 //
 // Errors from the service are *APIError (status, method, redacted URL,
-// message, code, request id, a bounded copy of the body); use errors.Is
-// with ErrNotFound, ErrUnauthorized, ErrRateLimited and the other sentinels
-// to classify them. A job that ends FAILED or REJECTED is a *JobError, a
-// wait that runs out of time a *WaitTimeoutError.
+// message, code, the parameter the service blamed, request id, a bounded
+// copy of the body); use errors.Is with ErrNotFound, ErrUnauthorized,
+// ErrRateLimited and the other sentinels to classify them, and errors.As to
+// read the fields. Bad input is a *ValidationError listing every offending
+// parameter (FieldError), reported before any request. A job that ends
+// FAILED or REJECTED is a *JobError, a wait that runs out of time a
+// *WaitTimeoutError, a download over the limit a *DownloadTooLargeError.
+// The sentinels are shared with pfccontainer and bgcontainer, so one
+// errors.Is check works with all three clients.
+//
+// Every error message starts with "pfc: " and is redacted: text the
+// service sent (a statusText, a job id, a malformed value) passes the same
+// redactor as URLs, so a server that echoes the API key cannot put it into
+// an error string.
 //
 // # Behaviour the API documentation leaves open
 //
