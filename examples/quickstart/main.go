@@ -81,7 +81,8 @@ func run(ctx context.Context, args []string) error {
 	for _, j := range jobs {
 		out := filepath.Join(outDir, j.out)
 		start := time.Now()
-		job, err := client.CorrectFile(ctx, input, out, j.opts)
+		job, err := client.CorrectFile(ctx, input, out, j.opts,
+			hosted.WithProgress(func(p *hosted.Job) { fmt.Printf("%s: job %s is %s\n", j.name, p.ID, p.Status) }))
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)
 		}
