@@ -3,7 +3,9 @@ package hosted
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
@@ -101,34 +103,46 @@ var (
 	// ErrResponseHeaderTimeout: no response headers within the response
 	// header timeout (see WithResponseHeaderTimeout).
 	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
+	// ErrDownloadTooLarge: a download exceeded WithMaxDownloadSize.
+	ErrDownloadTooLarge = apierr.ErrDownloadTooLarge
 )
 
 // Sentinels for the outcome of a job, matched by *JobError and
 // *WaitTimeoutError.
 var (
-	ErrJobFailed   = errors.New("hosted: job failed")
-	ErrJobRejected = errors.New("hosted: job rejected")
-	ErrWaitTimeout = errors.New("hosted: gave up waiting for job")
+	ErrJobFailed   = errors.New("pfc: job failed")
+	ErrJobRejected = errors.New("pfc: job rejected")
+	ErrWaitTimeout = errors.New("pfc: gave up waiting for job")
 )
 
 // JobError reports a job that ended FAILED or REJECTED. It matches
 // ErrJobFailed or ErrJobRejected with errors.Is.
 type JobError struct {
-	Job *Job // the terminal job record
+	Job *Job // the terminal job record, as the service sent it
+
+	redact func(string) string // the client's redactor; nil: none
 }
 
-// Error describes the job's status, code and statusText.
+// Error describes the job's status, code and statusText (at most 200
+// characters of it, on one line). Text from the service is redacted: a
+// statusText that echoes the API key does not put it in the message.
 func (e *JobError) Error() string {
-	msg := fmt.Sprintf("hosted: job %s %s (code %d)", e.Job.ID, e.Job.Status, e.Job.Code)
+	if e.Job == nil {
+		return "pfc: job failed"
+	}
+	msg := fmt.Sprintf("pfc: job %s %s (code %d)", e.Job.ID, e.Job.Status, e.Job.Code)
 	if e.Job.StatusText != "" {
 		msg += ": " + e.Job.StatusText
 	}
-	return msg
+	if e.redact != nil {
+		msg = e.redact(msg)
+	}
+	return oneLine(msg, 300)
 }
 
 // Unwrap returns ErrJobRejected for REJECTED jobs and ErrJobFailed otherwise.
 func (e *JobError) Unwrap() error {
-	if e.Job.Status == StatusRejected {
+	if e.Job != nil && e.Job.Status == StatusRejected {
 		return ErrJobRejected
 	}
 	return ErrJobFailed
@@ -142,6 +156,8 @@ type WaitTimeoutError struct {
 	JobID   string
 	LastJob *Job // nil if no poll succeeded
 	Waited  time.Duration
+
+	redact func(string) string // the client's redactor; nil: none
 }
 
 // Error says which job was still in which state after how long.
@@ -150,7 +166,46 @@ func (e *WaitTimeoutError) Error() string {
 	if e.LastJob != nil {
 		state = string(e.LastJob.Status)
 	}
-	return fmt.Sprintf("hosted: job %s still %s after %s", e.JobID, state, e.Waited.Round(time.Millisecond))
+	msg := fmt.Sprintf("pfc: job %s still %s after %s", e.JobID, state, e.Waited.Round(time.Millisecond))
+	if e.redact != nil {
+		msg = e.redact(msg)
+	}
+	return oneLine(msg, 300)
+}
+
+// DownloadTooLargeError reports a download refused because the corrected
+// file exceeds the bound set with WithMaxDownloadSize. It matches
+// ErrDownloadTooLarge with errors.Is.
+type DownloadTooLargeError struct {
+	// JobID is the job whose file was refused (redacted).
+	JobID string
+	// Limit is the bound in bytes.
+	Limit int64
+	// Written is how many bytes reached the writer before the download was
+	// stopped: 0 when the Content-Length already said too much. Correct's
+	// dst holds that partial content; CorrectFile removes it.
+	Written int64
+}
+
+// Error says which job's file was over which limit.
+func (e *DownloadTooLargeError) Error() string {
+	return fmt.Sprintf("pfc: download of job %s: larger than the limit of %d bytes (WithMaxDownloadSize)", e.JobID, e.Limit)
+}
+
+// Unwrap returns ErrDownloadTooLarge.
+func (e *DownloadTooLargeError) Unwrap() error { return ErrDownloadTooLarge }
+
+// oneLine collapses whitespace runs (newlines included) into single spaces
+// and cuts s to at most max bytes on a rune boundary, marking a cut with "…".
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max] + "…"
 }
 
 // Unwrap returns ErrWaitTimeout.

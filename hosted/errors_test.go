@@ -45,7 +45,7 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 			return c.UploadTo(ctx, &UploadTicket{FileKey: "k", UploadURL: "https://store.test/k"}, src, 3, "")
 		},
 		"Upload":   func() error { _, err := c.Upload(ctx, FileTypeImage, src, 3, ""); return err },
-		"StartJob": func() error { _, err := c.StartJob(ctx, NewCorrection("k")); return err },
+		"StartJob": func() error { _, err := c.StartJob(ctx, NewCorrection().WithFileKey("k")); return err },
 		"GetJob":   func() error { _, err := c.GetJob(ctx, "j1"); return err },
 		"Wait":     func() error { _, err := c.Wait(ctx, "j1", nil); return err },
 		"Download": func() error { _, err := c.Download(ctx, job, &strings.Builder{}); return err },

@@ -39,7 +39,7 @@ func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *Uploa
 		return nil, err
 	}
 	if t.FileKey == "" || t.UploadURL == "" {
-		return nil, fmt.Errorf("hosted: GET /upload answered without fileKey or uploadUrl")
+		return nil, fmt.Errorf("pfc: GET /upload answered without fileKey or uploadUrl")
 	}
 	return &t, nil
 }

@@ -35,6 +35,9 @@ var (
 	// whose response headers did not arrive within the client's response
 	// header timeout (a silent server).
 	ErrResponseHeaderTimeout = errors.New("pfc: timed out waiting for response headers")
+	// ErrDownloadTooLarge is in the chain of the error of a download whose
+	// body exceeds the client's size limit (WithMaxDownloadSize).
+	ErrDownloadTooLarge = errors.New("pfc: download exceeds the size limit")
 )
 
 // maxMessageInError bounds the message quoted by APIError.Error so that one
