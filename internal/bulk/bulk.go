@@ -1,0 +1,419 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// DefaultConcurrency is the number of items in flight when
+// Options.Concurrency is 0.
+const DefaultConcurrency = 4
+
+// Item is one input file of a run and where its output goes.
+type Item struct {
+	// ID identifies the item in the manifest; it must be unique within a
+	// run. Empty means Src.
+	ID string
+	// Src is the input file's path.
+	Src string
+	// Dst is the output file's path. Its directory is created if needed.
+	Dst string
+}
+
+// Limiter paces item starts: Wait blocks until the next item may start or
+// ctx ends. *rate.Limiter (golang.org/x/time/rate) satisfies it; see
+// NewLimiter.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// Progress is a snapshot of a run, given to Options.OnProgress.
+type Progress struct {
+	// Total is the number of items, or -1 while unknown (an iter.Seq
+	// input without Options.Total).
+	Total int
+	// Done, Failed and Skipped count finished items: done in this run,
+	// failed in this run, and done in an earlier run (manifest).
+	Done, Failed, Skipped int
+	// InFlight counts the items being worked on.
+	InFlight int
+	// Bytes is the input size of the items done or failed in this run.
+	Bytes int64
+	// Elapsed is the time since the run started.
+	Elapsed time.Duration
+	// ETA estimates the time left from this run's pace; 0 when unknown
+	// (nothing finished yet, or Total unknown).
+	ETA time.Duration
+}
+
+// Result is the outcome of one item.
+type Result[R any] struct {
+	// Item is the item, with its ID filled in.
+	Item Item
+	// Value is the work's result (zero when skipped or failed).
+	Value R
+	// Err is the work's error, unchanged (errors.As works on it); nil when
+	// the item is done.
+	Err error
+	// Kind classifies Err (Options.Kind); empty when Err is nil.
+	Kind string
+	// Skipped reports an item done in an earlier run (its manifest record
+	// is in Record).
+	Skipped bool
+	// Record is the manifest record of a skipped item.
+	Record *Record
+	// Bytes is the input's size.
+	Bytes int64
+	// Duration is how long the work took.
+	Duration time.Duration
+}
+
+// Report sums up a run.
+type Report[R any] struct {
+	// Total is the number of items seen.
+	Total int
+	// Done, Failed and Skipped count items done in this run, failed in
+	// this run, and skipped as done in an earlier run.
+	Done, Failed, Skipped int
+	// Interrupted counts items cancelled in flight, or not started, when
+	// the run stopped early; a rerun does them.
+	Interrupted int
+	// Bytes is the input size of the items done or failed in this run.
+	Bytes int64
+	// Elapsed is how long the run took.
+	Elapsed time.Duration
+	// Failures lists every failed item, in the order they failed.
+	Failures []Result[R]
+}
+
+// Options configures Run. The zero value runs DefaultConcurrency items at
+// once, without rate limit, manifest or callbacks.
+type Options[R any] struct {
+	// Concurrency bounds the items in flight (0: DefaultConcurrency).
+	Concurrency int
+	// Limiter, if set, is waited on before each item starts.
+	Limiter Limiter
+	// Manifest is the path of the JSON Lines manifest; empty means none
+	// (no resume).
+	Manifest string
+	// Total is the number of items when known in advance (Dir knows it),
+	// for Progress.Total and the ETA; 0 means unknown.
+	Total int
+	// OnProgress, if set, receives a snapshot whenever an item starts or
+	// finishes. Calls are serialised; keep it quick.
+	OnProgress func(Progress)
+	// OnResult, if set, receives every item's outcome as it finishes,
+	// skipped items included. Calls are serialised with OnProgress.
+	OnResult func(Result[R])
+	// Summarize, if set, gives the manifest record of a done item its
+	// "result" (for example the job id).
+	Summarize func(R) json.RawMessage
+	// Kind classifies a failure for Result.Kind and the manifest; nil, or
+	// an empty answer, falls back to DefaultKind.
+	Kind func(error) string
+	// Now is the clock of Elapsed and ETA; nil means time.Now. For tests.
+	Now func() time.Time
+}
+
+// DefaultKind classifies the errors every client shares: "canceled",
+// "deadline", "invalid_parameter" (apierr.ErrInvalidParameter), "file" (a
+// file system error), and "error" for anything else.
+func DefaultKind(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	case errors.Is(err, apierr.ErrInvalidParameter):
+		return "invalid_parameter"
+	case errors.As(err, &pe), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return "file"
+	default:
+		return "error"
+	}
+}
+
+// Run does work for every item of items, at most o.Concurrency at once,
+// and returns the Report. It returns a non-nil error only when the run
+// stopped early: ctx's error when ctx ended, a *ManifestError when the
+// manifest could not be read or written, an *apierr.ValidationError for
+// unusable options. Failed items are not errors of Run: they are in
+// Report.Failures (and OnResult), each with its error value.
+//
+// work must write its output to item.Dst atomically (all or nothing) and
+// durably before it returns nil: the item is recorded done right after.
+func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Context, Item) (R, error), o Options[R]) (*Report[R], error) {
+	if ctx == nil {
+		return nil, errors.New("pfc: bulk: nil context")
+	}
+	var fe apierr.FieldErrors
+	if items == nil {
+		fe.Add("items", "is required")
+	}
+	if work == nil {
+		fe.Add("work", "is required")
+	}
+	if o.Concurrency < 0 {
+		fe.Add("Concurrency", "must not be negative, got %d", o.Concurrency)
+	}
+	if o.Total < 0 {
+		fe.Add("Total", "must not be negative, got %d", o.Total)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	r := &runner[R]{o: o, work: work, now: o.Now}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if o.Manifest != "" {
+		f, prior, err := openManifest(o.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		r.prior = prior
+		r.mw = newManifestWriter(o.Manifest, f)
+	}
+	return r.run(ctx, items)
+}
+
+// runner is the state of one Run.
+type runner[R any] struct {
+	o     Options[R]
+	work  func(context.Context, Item) (R, error)
+	now   func() time.Time
+	start time.Time
+	prior map[string]Record
+	mw    *manifestWriter // nil without a manifest
+
+	mu       sync.Mutex // guards what follows, and serialises callbacks
+	rep      Report[R]
+	inFlight int
+	fatal    error // the first manifest failure
+}
+
+func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], error) {
+	r.start = r.now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := r.o.Concurrency
+	if n == 0 {
+		n = DefaultConcurrency
+	}
+	queue := make(chan Item)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range queue {
+				r.do(ctx, cancel, it)
+			}
+		}()
+	}
+	seen := map[string]struct{}{}
+	for it := range items {
+		if ctx.Err() != nil {
+			break // an iter.Seq may be endless: stop pulling
+		}
+		r.mu.Lock()
+		r.rep.Total++
+		r.mu.Unlock()
+		if it.ID == "" {
+			it.ID = it.Src
+		}
+		if err := checkItem(it, seen); err != nil {
+			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
+			continue
+		}
+		seen[it.ID] = struct{}{}
+		if rec, ok := r.prior[it.ID]; ok && rec.Status == StatusDone && fileExists(it.Dst) {
+			r.finish(Result[R]{Item: it, Skipped: true, Record: &rec, Bytes: rec.Bytes}, false)
+			continue
+		}
+		if r.o.Limiter != nil {
+			if err := r.o.Limiter.Wait(ctx); err != nil {
+				r.interrupt()
+				break
+			}
+		}
+		select {
+		case queue <- it:
+		case <-ctx.Done():
+			r.interrupt()
+		}
+	}
+	close(queue)
+	wg.Wait()
+	var err error
+	if r.mw != nil {
+		err = r.mw.close()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.Elapsed = r.now().Sub(r.start)
+	if ctx.Err() != nil && r.o.Total > r.rep.Total {
+		// Items never pulled from a known-size input are interrupted too.
+		r.rep.Interrupted += r.o.Total - r.rep.Total
+		r.rep.Total = r.o.Total
+	}
+	rep := r.rep
+	switch {
+	case r.fatal != nil:
+		return &rep, r.fatal
+	case ctx.Err() != nil && rep.Interrupted > 0:
+		return &rep, context.Cause(ctx)
+	case err != nil:
+		return &rep, err
+	}
+	return &rep, nil
+}
+
+// interrupt counts an item that will not run.
+func (r *runner[R]) interrupt() {
+	r.mu.Lock()
+	r.rep.Interrupted++
+	r.mu.Unlock()
+}
+
+// checkItem reports an item that cannot be run.
+func checkItem(it Item, seen map[string]struct{}) error {
+	var fe apierr.FieldErrors
+	if it.Src == "" {
+		fe.Add("Src", "is required (item %q)", it.ID)
+	}
+	if it.Dst == "" {
+		fe.Add("Dst", "is required (item %q)", it.ID)
+	}
+	if _, dup := seen[it.ID]; dup {
+		fe.Add("ID", "%q appears twice in the input", it.ID)
+	}
+	return fe.Err()
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// do runs one item on a worker.
+func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) {
+	if ctx.Err() != nil {
+		r.interrupt()
+		return
+	}
+	var size int64
+	if st, err := os.Stat(it.Src); err == nil {
+		size = st.Size()
+	}
+	r.mu.Lock()
+	r.inFlight++
+	r.progressLocked()
+	r.mu.Unlock()
+
+	began := r.now()
+	var v R
+	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
+	if err == nil {
+		v, err = r.work(ctx, it)
+	}
+	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began)}
+	if err != nil && ctx.Err() != nil {
+		// Cancelled in flight: no record, a rerun does it again.
+		r.mu.Lock()
+		r.inFlight--
+		r.rep.Interrupted++
+		r.progressLocked()
+		r.mu.Unlock()
+		return
+	}
+	rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Bytes: size, Millis: res.Duration.Milliseconds(), Time: r.now().UTC()}
+	if err != nil {
+		res.Kind = r.kind(err)
+		rec.Status, rec.Kind, rec.Error = StatusFailed, res.Kind, err.Error()
+	} else {
+		rec.Status = StatusDone
+		if r.o.Summarize != nil {
+			rec.Result = r.o.Summarize(v)
+		}
+	}
+	if r.mw != nil {
+		if werr := r.mw.append(rec); werr != nil {
+			r.mu.Lock()
+			if r.fatal == nil {
+				r.fatal = werr
+			}
+			r.inFlight--
+			r.rep.Interrupted++
+			r.mu.Unlock()
+			cancel()
+			return
+		}
+	}
+	r.finish(res, true)
+}
+
+// kind classifies err with Options.Kind, falling back to DefaultKind.
+func (r *runner[R]) kind(err error) string {
+	if r.o.Kind != nil {
+		if k := r.o.Kind(err); k != "" {
+			return k
+		}
+	}
+	return DefaultKind(err)
+}
+
+// finish counts a finished item and reports it.
+func (r *runner[R]) finish(res Result[R], ran bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ran {
+		r.inFlight--
+		r.rep.Bytes += res.Bytes
+	}
+	switch {
+	case res.Skipped:
+		r.rep.Skipped++
+	case res.Err != nil:
+		if res.Kind == "" {
+			res.Kind = r.kind(res.Err)
+		}
+		r.rep.Failed++
+		r.rep.Failures = append(r.rep.Failures, res)
+	default:
+		r.rep.Done++
+	}
+	if r.o.OnResult != nil {
+		r.o.OnResult(res)
+	}
+	r.progressLocked()
+}
+
+// progressLocked calls OnProgress with the current snapshot; r.mu is held.
+func (r *runner[R]) progressLocked() {
+	if r.o.OnProgress == nil {
+		return
+	}
+	p := Progress{
+		Total: -1, Done: r.rep.Done, Failed: r.rep.Failed, Skipped: r.rep.Skipped,
+		InFlight: r.inFlight, Bytes: r.rep.Bytes, Elapsed: r.now().Sub(r.start),
+	}
+	if r.o.Total > 0 {
+		p.Total = r.o.Total
+		ran := p.Done + p.Failed
+		if left := p.Total - ran - p.Skipped; ran > 0 && left > 0 {
+			p.ETA = time.Duration(float64(p.Elapsed) / float64(ran) * float64(left))
+		}
+	}
+	r.o.OnProgress(p)
+}

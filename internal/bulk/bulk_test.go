@@ -1,0 +1,276 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// TestRunConcurrencyBound: never more than Concurrency items in flight,
+// and that many are reached (every worker blocks until all are in).
+func TestRunConcurrencyBound(t *testing.T) {
+	t.Parallel()
+	for _, conc := range []int{1, 3, 8} {
+		items := makeInputs(t, t.TempDir(), 24)
+		var cur, peak atomic.Int32
+		full := make(chan struct{})
+		var once sync.Once
+		w := &copyWork{before: func(ctx context.Context, it Item) error {
+			n := cur.Add(1)
+			defer cur.Add(-1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			if n == int32(conc) {
+				once.Do(func() { close(full) })
+			}
+			select { // the first items wait until the pool is full
+			case <-full:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			return nil
+		}}
+		var progressMax int
+		rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{
+			Concurrency: conc,
+			OnProgress: func(p Progress) {
+				progressMax = max(progressMax, p.InFlight)
+			},
+		})
+		require.NoError(t, err)
+		assert.Equal(t, 24, rep.Done)
+		assert.Equal(t, int32(conc), peak.Load(), "concurrency %d", conc)
+		assert.Equal(t, conc, progressMax)
+	}
+}
+
+// tokenLimiter is a Limiter the test feeds: each Wait takes one token.
+type tokenLimiter struct {
+	tokens chan struct{}
+	waits  atomic.Int32
+}
+
+func (l *tokenLimiter) Wait(ctx context.Context) error {
+	l.waits.Add(1)
+	select {
+	case <-l.tokens:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestRunRateLimit: an item starts only after the limiter lets it; the
+// number started never exceeds the tokens handed out.
+func TestRunRateLimit(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 10)
+	lim := &tokenLimiter{tokens: make(chan struct{})}
+	var started atomic.Int32
+	w := &copyWork{before: func(context.Context, Item) error { started.Add(1); return nil }}
+	finished := make(chan struct{}, len(items))
+	done := make(chan struct{})
+	var rep *Report[string]
+	var err error
+	go func() {
+		defer close(done)
+		rep, err = Run(context.Background(), slices.Values(items), w.do, Options[string]{
+			Concurrency: 4, Limiter: lim,
+			OnResult: func(Result[string]) { finished <- struct{}{} },
+		})
+	}()
+	for i := range items {
+		lim.tokens <- struct{}{}
+		<-finished // the item allowed has finished, and no other started
+		assert.Equal(t, int32(i+1), started.Load())
+	}
+	<-done
+	require.NoError(t, err)
+	assert.Equal(t, 10, rep.Done)
+	assert.Equal(t, int32(10), lim.waits.Load())
+}
+
+// TestRunRateLimitCancel: a run waiting on its limiter stops when ctx ends.
+func TestRunRateLimitCancel(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 3)
+	lim := &tokenLimiter{tokens: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &copyWork{}
+	go func() {
+		for lim.waits.Load() == 0 {
+			time.Sleep(time.Millisecond) // poll for the first Wait, not a timing assertion
+		}
+		cancel()
+	}()
+	rep, err := Run(ctx, slices.Values(items), w.do, Options[string]{Limiter: lim, Total: 3})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 0, rep.Done)
+	assert.Equal(t, 3, rep.Interrupted)
+}
+
+func TestNewLimiter(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, NewLimiter(0, 5))
+	l := NewLimiter(1000, 0)
+	require.NotNil(t, l)
+	require.NoError(t, l.Wait(context.Background())) // burst of at least 1
+}
+
+// rejectErr stands for a client's typed error.
+type rejectErr struct{ code int }
+
+func (e *rejectErr) Error() string { return "rejected with code " + string(rune('0'+e.code)) }
+
+// TestRunFailuresReported: every failure is in Report.Failures with its
+// error value and kind, in the manifest with its message and kind, and a
+// rerun retries exactly the failed items.
+func TestRunFailuresReported(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 12)
+	man := dir + "/m.jsonl"
+	fail := map[string]bool{items[2].ID: true, items[7].ID: true, items[11].ID: true}
+	w := &copyWork{before: func(_ context.Context, it Item) error {
+		if fail[it.ID] {
+			return &rejectErr{code: 3}
+		}
+		return nil
+	}}
+	kind := func(err error) string {
+		if errors.As(err, new(*rejectErr)) {
+			return "rejected"
+		}
+		return ""
+	}
+	var results []Result[string]
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{
+		Manifest: man, Kind: kind, Concurrency: 3,
+		OnResult: func(r Result[string]) { results = append(results, r) },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 9, rep.Done)
+	assert.Equal(t, 3, rep.Failed)
+	require.Len(t, rep.Failures, 3)
+	assert.Len(t, results, 12)
+	for _, f := range rep.Failures {
+		var re *rejectErr
+		require.ErrorAs(t, f.Err, &re)
+		assert.Equal(t, 3, re.code)
+		assert.Equal(t, "rejected", f.Kind)
+		assert.True(t, fail[f.Item.ID])
+		assert.NoFileExists(t, f.Item.Dst)
+	}
+	recs := readManifest(t, man)
+	require.Len(t, recs, 12)
+	for _, r := range recs {
+		if fail[r.ID] {
+			assert.Equal(t, StatusFailed, r.Status)
+			assert.Equal(t, "rejected", r.Kind)
+			assert.Equal(t, "rejected with code 3", r.Error)
+		} else {
+			assert.Equal(t, StatusDone, r.Status)
+			assert.Empty(t, r.Error)
+		}
+	}
+
+	// Rerun with the failures fixed: only they are worked on.
+	clear(fail)
+	w2 := &copyWork{}
+	rep2, err := Run(context.Background(), slices.Values(items), w2.do, Options[string]{Manifest: man})
+	require.NoError(t, err)
+	assert.Equal(t, 3, rep2.Done)
+	assert.Equal(t, 9, rep2.Skipped)
+	for _, it := range items {
+		assert.FileExists(t, it.Dst)
+	}
+	assert.Equal(t, 1, w2.count(items[2].ID))
+	assert.Equal(t, 0, w2.count(items[0].ID))
+}
+
+// TestRunInvalidItems: bad items are failures naming the field, not a
+// stop of the run.
+func TestRunInvalidItems(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 2)
+	in := append(slices.Clone(items), items[0], Item{Src: "x"}, Item{Dst: "y"})
+	w := &copyWork{}
+	rep, err := Run(context.Background(), slices.Values(in), w.do, Options[string]{})
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Done)
+	require.Equal(t, 3, rep.Failed)
+	for _, f := range rep.Failures {
+		var ve *apierr.ValidationError
+		require.ErrorAs(t, f.Err, &ve)
+		assert.Equal(t, "invalid_parameter", f.Kind)
+	}
+	assert.Equal(t, 1, w.count(items[0].ID))
+}
+
+func TestRunRejectsBadOptions(t *testing.T) {
+	t.Parallel()
+	w := &copyWork{}
+	_, err := Run(context.Background(), nil, w.do, Options[string]{Concurrency: -1})
+	var ve *apierr.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"items", "Concurrency"}, apierr.FieldNames(ve.Errors))
+}
+
+// TestRunProgressETA: the snapshots count items and estimate the time left
+// from the run's pace on the injected clock.
+func TestRunProgressETA(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 4)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	w := &copyWork{before: func(context.Context, Item) error {
+		mu.Lock()
+		now = now.Add(10 * time.Second) // each item takes 10 s on the clock
+		mu.Unlock()
+		return nil
+	}}
+	var snaps []Progress
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{
+		Concurrency: 1, Total: 4, Now: clock,
+		OnProgress: func(p Progress) { snaps = append(snaps, p) },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 4, rep.Done)
+	assert.Equal(t, 40*time.Second, rep.Elapsed)
+	// start, finish per item.
+	require.Len(t, snaps, 8)
+	first := snaps[1]
+	assert.Equal(t, Progress{Total: 4, Done: 1, Bytes: int64(len("input img0000.jpg")), Elapsed: 10 * time.Second, ETA: 30 * time.Second}, first)
+	assert.Equal(t, 1, snaps[2].InFlight)
+	last := snaps[7]
+	assert.Equal(t, 4, last.Done)
+	assert.Equal(t, time.Duration(0), last.ETA)
+}
+
+// TestRunCreatesOutputDirs: Dst's directory is made for the work.
+func TestRunCreatesOutputDirs(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 1)
+	items[0].Dst = items[0].Dst + ".d/deeper/out.jpg"
+	w := &copyWork{}
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Done)
+	_, err = os.Stat(items[0].Dst)
+	assert.NoError(t, err)
+}

@@ -1,0 +1,101 @@
+package bulk
+
+import (
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/time/rate"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// ImageExts are the extensions Dir takes when DirOptions.Exts is nil.
+var ImageExts = []string{".jpg", ".jpeg", ".png"}
+
+// ManifestName is the manifest's file name in the output directory of a
+// directory run, unless the caller names another.
+const ManifestName = ".pfc-bulk.jsonl"
+
+// DirOptions configures Dir.
+type DirOptions struct {
+	// Exts are the file extensions to take, compared case-insensitively
+	// (with their dot); nil means ImageExts.
+	Exts []string
+	// Rename maps an input's path relative to the input directory to its
+	// output's path relative to the output directory (for example to
+	// change the extension); nil keeps it.
+	Rename func(rel string) string
+}
+
+// Dir lists the files of inDir (recursively, in lexical order) whose
+// extension is in o.Exts, as Items: ID is the path relative to inDir with
+// forward slashes, Src the file, Dst the same relative path (or
+// o.Rename's) under outDir. Hidden files and directories (a name starting
+// with ".") are left out, and so is outDir when it lies inside inDir.
+// Symbolic links are not followed.
+func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
+	var fe apierr.FieldErrors
+	if inDir == "" {
+		fe.Add("inDir", "is required")
+	}
+	if outDir == "" {
+		fe.Add("outDir", "is required")
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	exts := o.Exts
+	if exts == nil {
+		exts = ImageExts
+	}
+	absOut, _ := filepath.Abs(outDir)
+	var items []Item
+	err := filepath.WalkDir(inDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != inDir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if abs, _ := filepath.Abs(path); path != inDir && abs == absOut {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !slices.ContainsFunc(exts, func(e string) bool {
+			return strings.EqualFold(filepath.Ext(path), e)
+		}) {
+			return nil
+		}
+		rel, err := filepath.Rel(inDir, path)
+		if err != nil {
+			return err
+		}
+		out := rel
+		if o.Rename != nil {
+			out = o.Rename(rel)
+		}
+		items = append(items, Item{ID: filepath.ToSlash(rel), Src: path, Dst: filepath.Join(outDir, out)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// NewLimiter returns a Limiter letting perSecond items start per second on
+// average, with bursts of up to burst (at least 1); perSecond <= 0 means
+// no limit (nil). It is a golang.org/x/time/rate token bucket.
+func NewLimiter(perSecond float64, burst int) Limiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return rate.NewLimiter(rate.Limit(perSecond), max(burst, 1))
+}

@@ -1,0 +1,53 @@
+package bulk
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// TestDir: images only, recursively, in lexical order, hidden entries and
+// an output directory inside the input left out, Rename applied.
+func TestDir(t *testing.T) {
+	t.Parallel()
+	in := t.TempDir()
+	for _, p := range []string{"b.JPG", "a.png", "sub/c.jpeg", "notes.txt", ".hidden.jpg", ".git/d.jpg", "out/e.jpg", "sub/out/f.jpg"} {
+		full := filepath.Join(in, p)
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte("x"), 0o644))
+	}
+	out := filepath.Join(in, "out")
+	items, err := Dir(in, out, DirOptions{})
+	require.NoError(t, err)
+	var ids []string
+	for _, it := range items {
+		ids = append(ids, it.ID)
+		assert.Equal(t, filepath.Join(out, filepath.FromSlash(it.ID)), it.Dst)
+		assert.Equal(t, filepath.Join(in, filepath.FromSlash(it.ID)), it.Src)
+	}
+	assert.Equal(t, []string{"a.png", "b.JPG", "sub/c.jpeg", "sub/out/f.jpg"}, ids)
+
+	items, err = Dir(in, t.TempDir(), DirOptions{Exts: []string{".txt"}, Rename: func(rel string) string {
+		return strings.TrimSuffix(rel, filepath.Ext(rel)) + ".png"
+	}})
+	require.NoError(t, err)
+	require.Len(t, items, 1)
+	assert.Equal(t, "notes.txt", items[0].ID)
+	assert.Equal(t, "notes.png", filepath.Base(items[0].Dst))
+}
+
+func TestDirErrors(t *testing.T) {
+	t.Parallel()
+	_, err := Dir("", "", DirOptions{})
+	var ve *apierr.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"inDir", "outDir"}, apierr.FieldNames(ve.Errors))
+	_, err = Dir(filepath.Join(t.TempDir(), "missing"), "out", DirOptions{})
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

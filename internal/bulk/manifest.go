@@ -1,0 +1,243 @@
+package bulk
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Record statuses in the manifest.
+const (
+	StatusDone   = "done"
+	StatusFailed = "failed"
+)
+
+// Record is one line of the manifest.
+type Record struct {
+	// ID is the item's ID.
+	ID string `json:"id"`
+	// Status is StatusDone or StatusFailed.
+	Status string `json:"status"`
+	// Src and Dst are the item's paths.
+	Src string `json:"src,omitempty"`
+	Dst string `json:"dst,omitempty"`
+	// Bytes is the input's size.
+	Bytes int64 `json:"bytes"`
+	// Millis is how long the item took, in milliseconds.
+	Millis int64 `json:"ms"`
+	// Time is when the item finished (UTC).
+	Time time.Time `json:"time"`
+	// Kind classifies a failure (see Options.Kind).
+	Kind string `json:"kind,omitempty"`
+	// Error is a failure's message, as the client redacted it.
+	Error string `json:"error,omitempty"`
+	// Result is what Options.Summarize made of a successful result.
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// ManifestError reports a manifest that could not be read or written.
+type ManifestError struct {
+	// Path is the manifest's path.
+	Path string
+	// Op is "open", "read", "truncate" or "write".
+	Op string
+	// Err is the cause.
+	Err error
+}
+
+// Error returns "pfc: bulk manifest <path>: <op>: <cause>".
+func (e *ManifestError) Error() string {
+	return fmt.Sprintf("pfc: bulk manifest %q: %s: %v", e.Path, e.Op, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ManifestError) Unwrap() error { return e.Err }
+
+// maxLine bounds one manifest line when reading (a record quotes at most a
+// few KiB of error message and result).
+const maxLine = 1 << 20
+
+// openManifest opens (creating it and its directory if needed) the manifest at path and
+// returns the latest record of every item in it, positioned for appending.
+// Unparsable lines are ignored; a last line without its newline (a write
+// torn by a crash) is cut off.
+func openManifest(path string) (*os.File, map[string]Record, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
+	}
+	prior, good, err := readRecords(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, &ManifestError{Path: path, Op: "read", Err: err}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, &ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
+	}
+	if st.Size() != good {
+		if err := f.Truncate(good); err != nil {
+			f.Close()
+			return nil, nil, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, nil, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+		}
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil, &ManifestError{Path: path, Op: "read", Err: err}
+	}
+	return f, prior, nil
+}
+
+// readRecords reads r from its start and returns the latest record per
+// ID, and the offset just after the last newline (where appending goes).
+func readRecords(r io.Reader) (map[string]Record, int64, error) {
+	prior := map[string]Record{}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var good int64
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			good += int64(len(line))
+			var rec Record
+			if json.Unmarshal(bytes.TrimSpace(line), &rec) == nil && rec.ID != "" &&
+				(rec.Status == StatusDone || rec.Status == StatusFailed) {
+				prior[rec.ID] = rec
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return prior, good, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// readLine returns the next line with its newline (without one at the end
+// of the input). A line longer than maxLine is returned cut, which makes
+// it unparsable, so it is ignored; its length still counts.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line) < maxLine {
+			line = append(line, chunk...)
+		} else if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			line = append(line[:maxLine], '\n')
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, err
+	}
+}
+
+// manifestWriter appends records with group commit: a record waits for
+// the fsync of the write that holds it.
+type manifestWriter struct {
+	path string
+	f    *os.File
+	reqs chan writeReq
+	done chan struct{}
+}
+
+type writeReq struct {
+	line []byte
+	ack  chan error
+}
+
+// maxBatch bounds the records of one write.
+const maxBatch = 256
+
+func newManifestWriter(path string, f *os.File) *manifestWriter {
+	w := &manifestWriter{path: path, f: f, reqs: make(chan writeReq), done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+func (w *manifestWriter) loop() {
+	defer close(w.done)
+	var sticky error
+	var buf []byte
+	batch := make([]writeReq, 0, maxBatch)
+	for first := range w.reqs {
+		batch = append(batch[:0], first)
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-w.reqs:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		err := sticky
+		if err == nil {
+			buf = buf[:0]
+			for _, r := range batch {
+				buf = append(buf, r.line...)
+			}
+			if _, err = w.f.Write(buf); err == nil {
+				err = w.f.Sync()
+			}
+			if err != nil {
+				// The file may now end with part of a line: nothing more
+				// is appended (a rerun cuts the torn tail).
+				err = &ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
+				sticky = err
+			}
+		}
+		for _, r := range batch {
+			r.ack <- err
+		}
+	}
+}
+
+// append writes rec and returns once it is durable.
+func (w *manifestWriter) append(rec Record) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return &ManifestError{Path: w.path, Op: "write", Err: err}
+	}
+	ack := make(chan error, 1)
+	w.reqs <- writeReq{line: append(line, '\n'), ack: ack}
+	return <-ack
+}
+
+// close stops the writer (no append may be in progress) and closes the
+// file.
+func (w *manifestWriter) close() error {
+	close(w.reqs)
+	<-w.done
+	if err := w.f.Close(); err != nil {
+		return &ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
+	}
+	return nil
+}
+
+// unwrapPathError drops *os.PathError's "op path:" prefix, which the
+// errors of this package already say.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
