@@ -99,17 +99,22 @@
 //
 // Strict parameters: every endpoint rejects parameters it does not define
 // (400 unknown_parameter) and repeated parameters. Booleans are exactly
-// "true" or "false"; integers are decimal. On /pfc the ranges and
-// combinations are those of hosted.CorrectionOptions.Validate, so the
-// client and the mock agree: width, height, long and short 32..10000 (0 is
-// out of range when given), scale a positive integer percentage,
-// outputQuality 40..100, the auto-crop values plain decimal numbers,
-// autocropDetectOnly requires autocrop=true, bgColor "#rrggbb" or a CSS
-// colour name (or "transparent"), bgGenerativePrompt, bgFileKey, bgShadow
-// and bgColor require removeBackground=true, bgShadow only with the image
-// or colour background, webhookUrl an absolute https URL (plain http is
-// 400 before anything else is looked at). Lower-priority size and
-// background parameters are accepted and ignored (hosted.Plan).
+// "true" or "false"; integers are decimal. On /pfc the names, enums,
+// ranges and priority rules are those of the parameter table the client
+// uses too (internal/pfcparams, checked against the API documentation):
+// width, height, long and short 32..10000 (0 is out of range when given),
+// scale a positive integer percentage, outputQuality 40..100, the
+// auto-crop values plain decimal numbers, autocropDetectOnly requires
+// autocrop=true, bgColor "#rrggbb" or a CSS colour name (or
+// "transparent"), webhookUrl an absolute https URL (plain http is 400
+// before anything else is looked at). What the service ignores is
+// accepted and ignored, never a 400: every size parameter but the first
+// of width > height > long > short > scale, the background parameters of
+// lower priority than the effective mode (generative > image > colour >
+// transparent), every bg* parameter without removeBackground=true (bgColor
+// too, even "transparent"; an ignored bgFileKey is not looked up), and
+// bgShadow outside the image and colour modes. Ignored values must still
+// be well-formed.
 //
 // Uploads: the upload is an HTTP PUT of the raw bytes to uploadUrl, which
 // is valid for 1 hour (HostedOptions.UploadURLTTL) and signed with

@@ -59,11 +59,11 @@ func TestPFCValidation(t *testing.T) {
 		{k + "removeGlares=on", "invalid_parameter", "removeGlares", 400},
 		{k + "removeBackground=true&bgColor=%23abc", "invalid_parameter", "bgColor", 400},
 		{k + "removeBackground=true&bgColor=notacolor", "invalid_parameter", "bgColor", 400},
-		{k + "bgColor=red", "invalid_parameter", "bgColor", 400},
-		{k + "bgGenerativePrompt=beach", "invalid_parameter", "bgGenerativePrompt", 400},
-		{k + "bgFileKey=" + key, "invalid_parameter", "bgFileKey", 400},
-		{k + "removeBackground=true&bgShadow=soft", "invalid_parameter", "bgShadow", 400}, // transparent mode
 		{k + "removeBackground=true&bgColor=red&bgShadow=long", "invalid_parameter", "bgShadow", 400},
+		// Ignored parameters still need valid values.
+		{k + "bgColor=notacolor", "invalid_parameter", "bgColor", 400},
+		{k + "bgShadow=long", "invalid_parameter", "bgShadow", 400},
+		{k + "bgColor=", "invalid_parameter", "bgColor", 400},
 		{k + "preserveMetadata=no", "invalid_parameter", "preserveMetadata", 400},
 		{k + "updateThumbnail=x", "invalid_parameter", "updateThumbnail", 400},
 		{k + "includeDetectionData=1", "invalid_parameter", "includeDetectionData", 400},
@@ -89,6 +89,49 @@ func TestPFCValidation(t *testing.T) {
 	e := requireError(t, resp, b, 400, "invalid_parameter", "width")
 	assert.Equal(t, "width: must be between 32 and 10000, got 5; outputQuality: must be between 40 and 100, got 1; skip: must be one of clipart, legacy, none, got \"x\"", e.Message)
 	assert.Equal(t, 0, f.proc.calls(), "nothing was processed")
+}
+
+// TestPFCIgnoresWhatTheServiceIgnores: the background parameters without
+// removeBackground=true, and bgShadow outside the image and colour modes,
+// are accepted and ignored (pfcparams.Background.Resolve), not a 400; an
+// ignored bgFileKey is not even looked up.
+func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {
+	f := newFixture(t)
+	img := jpegBytes(t, 64, 48)
+	cases := []struct {
+		query  string
+		mode   string // "" = background kept
+		shadow string
+	}{
+		{"bgColor=red", "", ""},
+		{"bgColor=transparent", "", ""},
+		{"bgColor=%23112233&bgShadow=hard", "", ""},
+		{"bgGenerativePrompt=beach", "", ""},
+		{"bgFileKey=unknown-key", "", ""},
+		{"bgShadow=soft", "", ""},
+		{"removeBackground=false&bgColor=red&bgShadow=soft", "", ""},
+		{"removeBackground=true&bgShadow=soft", "transparent", ""},
+		{"removeBackground=true&bgColor=transparent&bgShadow=floating", "transparent", ""},
+		{"removeBackground=true&bgGenerativePrompt=sky&bgShadow=soft", "generative", ""},
+		{"removeBackground=true&bgColor=navy&bgShadow=soft", "color", "soft"},
+	}
+	for _, c := range cases {
+		t.Run(c.query, func(t *testing.T) {
+			j := f.run(t, img, "cache=false&"+c.query)
+			require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
+			r := f.proc.last()
+			if c.mode == "" {
+				assert.Nil(t, r.Background)
+				assert.Equal(t, "jpg", r.OutputType)
+				assert.Zero(t, j.Usage.RemoveBackgroundCount)
+				return
+			}
+			require.NotNil(t, r.Background)
+			assert.Equal(t, c.mode, r.Background.Mode)
+			assert.Equal(t, c.shadow, r.Background.Shadow)
+			assert.Equal(t, 1, j.Usage.RemoveBackgroundCount)
+		})
+	}
 }
 
 func TestPFCPrioritiesAndDefaults(t *testing.T) {

@@ -28,7 +28,6 @@ type cacheEntry struct {
 // option that changes the output. It leaves out cache,
 // includeDetectionData and webhookUrl, which do not.
 func cacheKey(j *job, fileSHA, bgSHA [sha256.Size]byte) string {
-	o := &j.spec.opts
 	req := buildRequest(j, "", "")
 	presetSHA := sha256.Sum256(j.presetData)
 	k := struct {
@@ -45,7 +44,7 @@ func cacheKey(j *job, fileSHA, bgSHA [sha256.Size]byte) string {
 		UploadType string
 	}{
 		Account: j.account, File: hex.EncodeToString(fileSHA[:]), FileType: j.fileType, UploadType: j.upType, Preset: j.preset,
-		PresetSHA: hex.EncodeToString(presetSHA[:]), OutputType: string(o.OutputType), Quality: req.Quality,
+		PresetSHA: hex.EncodeToString(presetSHA[:]), OutputType: j.spec.outputType, Quality: req.Quality,
 		Resize: req.Resize, AutoCrop: req.AutoCrop, Skip: req.Skip, RemoveGlares: req.RemoveGlares,
 		PreserveMetadata: req.PreserveMetadata, UpdateThumbnail: req.UpdateThumbnail,
 	}

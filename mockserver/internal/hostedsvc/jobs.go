@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
@@ -107,12 +108,8 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	if aerr != nil {
 		return nil, aerr
 	}
-	o := &sp.opts
-	j := &job{id: newJobID(), account: account, spec: sp, base: base, fileType: string(o.FileType)}
-	if j.fileType == "" {
-		j.fileType = FileTypeImage
-	}
-	j.preset = o.Preset
+	j := &job{id: newJobID(), account: account, spec: sp, base: base, fileType: sp.fileType}
+	j.preset = sp.preset
 	if j.preset == "" {
 		j.preset = "Universal"
 	}
@@ -122,14 +119,14 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		fileSHA, bgSHA   [sha256.Size]byte
 	)
 	s.mu.Lock()
-	u, aerr := s.usableUpload(account, o.FileKey, "fileKey")
+	u, aerr := s.usableUpload(account, sp.fileKey, "fileKey")
 	if aerr != nil {
 		s.mu.Unlock()
 		return nil, aerr
 	}
 	var bg *upload
-	if sp.plan.Background == hosted.BackgroundImage {
-		if bg, aerr = s.usableUpload(account, o.BgFileKey, "bgFileKey"); aerr != nil {
+	if sp.bgMode == pfcparams.ModeImage {
+		if bg, aerr = s.usableUpload(account, sp.bg.FileKey, "bgFileKey"); aerr != nil {
 			s.mu.Unlock()
 			return nil, aerr
 		}
@@ -193,8 +190,17 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		s.removeInputs(j)
 		return nil, httpx.Unavailable()
 	}
-	s.log.Info("job queued", "job", j.id, "fileKey", o.FileKey, "fileType", j.fileType, "preset", j.preset)
+	s.log.Info("job queued", "job", j.id, "fileKey", sp.fileKey, "fileType", j.fileType, "preset", j.preset, "ignored", ignoredNames(sp.ignored))
 	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
+}
+
+// ignoredNames lists the parameters a job ignores, for the log.
+func ignoredNames(ig []pfcparams.Ignored) []string {
+	names := make([]string, len(ig))
+	for i, x := range ig {
+		names[i] = x.Name
+	}
+	return names
 }
 
 // usableUpload returns the uploaded file behind key. Called with s.mu held.
@@ -339,7 +345,7 @@ func (s *Service) publishLocked(j *job) {
 	}
 	j.record = rec
 	j.expiry = s.tracker.AfterFunc(s.cfg.Retention, func() { s.expireJob(j) })
-	if hook := j.spec.opts.WebhookURL; hook != "" && (j.status == hosted.StatusCompleted || j.status == hosted.StatusFailed) {
+	if hook := j.spec.webhookURL; hook != "" && (j.status == hosted.StatusCompleted || j.status == hosted.StatusFailed) {
 		s.webhook.Send(webhooksend.Delivery{URL: hook, Secret: []byte(j.account), EventID: "evt_" + j.id, Body: j.record})
 	}
 }
@@ -373,7 +379,7 @@ func (s *Service) recordLocked(j *job) hosted.Job {
 		rec.CorrectedFile = j.corrected
 		ai := true
 		rec.AIServer = &ai
-		if j.spec.opts.IncludeDetectionData {
+		if j.spec.includeDetectionData {
 			rec.DetectionData = j.detection
 		}
 		rec.CropRect = j.crop

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 )
 
@@ -97,8 +98,7 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 	if err := imageio.HostedLimits.Check(cfg.Width, cfg.Height); err != nil {
 		return reject(JobCodeDimensions, "%s", rejectText(err))
 	}
-	o := &j.spec.opts
-	if o.RemoveBackground && j.inputSize > MaxBackgroundRemovalBytes {
+	if j.spec.bg.Remove && j.inputSize > MaxBackgroundRemovalBytes {
 		return reject(JobCodeFileTooLarge, "background removal needs an input below 30 MB; this file has %d bytes", j.inputSize)
 	}
 	if j.presetErr != "" {
@@ -222,74 +222,76 @@ func isImageFile(path string) bool {
 }
 
 func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
-	o := &j.spec.opts
+	sp := j.spec
 	req := JobRequest{
 		Preset:               j.preset,
 		PresetData:           j.presetData,
 		SourceFormat:         srcFormat,
-		Quality:              o.OutputQuality,
-		RemoveGlares:         o.RemoveGlares,
-		PreserveMetadata:     o.PreserveMetadata == nil || *o.PreserveMetadata,
-		UpdateThumbnail:      o.UpdateThumbnail,
-		IncludeDetectionData: o.IncludeDetectionData,
+		Quality:              sp.quality,
+		RemoveGlares:         sp.removeGlares,
+		PreserveMetadata:     sp.preserveMetadata,
+		UpdateThumbnail:      sp.updateThumbnail,
+		IncludeDetectionData: sp.includeDetectionData,
 	}
-	switch o.OutputType {
-	case hosted.OutputJPG, hosted.OutputPNG:
-		req.OutputType = string(o.OutputType)
-	case hosted.OutputOriginal:
+	switch sp.outputType {
+	case "jpg", "png":
+		req.OutputType = sp.outputType
+	case "original":
 		req.OutputType = srcFormat
 	default:
 		req.OutputType = srcFormat
-		if o.RemoveBackground {
+		if sp.bg.Remove {
 			req.OutputType = "png"
 		}
 	}
 	if req.Quality == 0 {
-		req.Quality = 90
+		req.Quality = pfcparams.DefaultQuality
 	}
-	plan := j.spec.plan
-	switch plan.Resize {
-	case hosted.ResizeParamWidth:
-		req.Resize.Width = plan.ResizeValue
-	case hosted.ResizeParamHeight:
-		req.Resize.Height = plan.ResizeValue
-	case hosted.ResizeParamLong:
-		req.Resize.Long = plan.ResizeValue
-	case hosted.ResizeParamShort:
-		req.Resize.Short = plan.ResizeValue
-	case hosted.ResizeParamScale:
-		req.Resize.Scale = plan.ResizeValue
+	switch sp.resizeParam {
+	case pfcparams.Width:
+		req.Resize.Width = sp.resizeValue
+	case pfcparams.Height:
+		req.Resize.Height = sp.resizeValue
+	case pfcparams.Long:
+		req.Resize.Long = sp.resizeValue
+	case pfcparams.Short:
+		req.Resize.Short = sp.resizeValue
+	case pfcparams.Scale:
+		req.Resize.Scale = sp.resizeValue
 	}
 	if req.Resize.Requested() {
-		req.Resize.Mode = string(o.Resize)
-		if req.Resize.Mode == "" {
-			req.Resize.Mode = string(hosted.ResizeAuto)
-		}
+		req.Resize.Mode = defaultOf("resize", sp.resizeMode)
 	}
-	if o.Autocrop {
-		a := j.spec.autocrop
-		req.AutoCrop = &AutoCropRequest{DetectOnly: o.AutocropDetectOnly,
+	if sp.autocrop {
+		a := sp.autocropValues
+		req.AutoCrop = &AutoCropRequest{DetectOnly: sp.detectOnly,
 			Size: a[0], X: a[1], Y: a[2], AspectWidth: a[3], AspectHeight: a[4], TopHeadGap: a[5]}
 	}
 	if j.preset != "Universal" {
-		req.Skip = string(o.Skip)
-		if req.Skip == "" {
-			req.Skip = string(hosted.SkipClipart)
-		}
+		req.Skip = defaultOf("skip", sp.skip)
 	}
-	switch plan.Background {
-	case hosted.BackgroundGenerative:
-		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: o.BgGenerativePrompt}
-	case hosted.BackgroundImage:
-		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: string(o.BgShadow),
+	switch sp.bgMode {
+	case pfcparams.ModeGenerative:
+		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: sp.bg.GenerativePrompt}
+	case pfcparams.ModeImage:
+		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: sp.bg.Shadow,
 			OpenImage: func() (io.ReadCloser, error) { return os.Open(bgPath) }}
-	case hosted.BackgroundColor:
-		c, _ := hosted.ParseColor(o.BgColor) // validated by parsePFC
-		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: c, Shadow: string(o.BgShadow)}
-	case hosted.BackgroundTransparent:
+	case pfcparams.ModeColor:
+		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: sp.bgColor, Shadow: sp.bg.Shadow}
+	case pfcparams.ModeTransparent:
 		req.Background = &BackgroundRequest{Mode: BackgroundTransparent}
 	}
 	return req
+}
+
+// defaultOf returns v, or the documented default of the /pfc parameter
+// name when v is empty.
+func defaultOf(name, v string) string {
+	if v != "" {
+		return v
+	}
+	p, _ := pfcparams.HostedParam(name)
+	return p.Default
 }
 
 func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp string) *outcome {
