@@ -434,16 +434,3 @@ func TestEnumValid(t *testing.T) {
 	assert.True(t, hosted.ShadowFloating.Valid())
 	assert.False(t, hosted.Shadow("none").Valid())
 }
-
-func TestParameterNamesFollowTheAPITable(t *testing.T) {
-	// The seed's GET /pfc table, in order.
-	want := []string{
-		"fileKey", "fileType", "preset", "cache", "outputType", "resize",
-		"width", "height", "long", "short", "scale", "outputQuality",
-		"autocrop", "autocropDetectOnly", "autocropSize", "autocropX", "autocropY",
-		"cropARW", "cropARH", "autocropTopHeadGap", "skip", "removeGlares",
-		"removeBackground", "bgColor", "bgGenerativePrompt", "bgFileKey", "bgShadow",
-		"preserveMetadata", "updateThumbnail", "includeDetectionData", "webhookUrl",
-	}
-	assert.Equal(t, want, hosted.ParameterNames())
-}
