@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
@@ -45,17 +44,17 @@ type job struct {
 	base       string
 	cacheKey   string
 
-	status     hosted.JobStatus
+	status     string
 	statusText string
 	code       int
 	createdAt  time.Time
 	updatedAt  time.Time
 	startedAt  time.Time
 	timeTaken  *float64
-	dims       *hosted.Dimensions
-	usage      *hosted.Usage
-	detection  *hosted.DetectionData // full; shown only if requested
-	crop       *hosted.CropRect
+	dims       *dimensions
+	usage      *usage
+	detection  *detectionData // full; shown only if requested
+	crop       *cropRect
 	result     string // blob name of the corrected file
 	resultName string // file name in the public URL
 	mime       string
@@ -67,13 +66,13 @@ type job struct {
 
 // outcome is what processing produced, applied to the job by finish.
 type outcome struct {
-	status      hosted.JobStatus
+	status      string
 	code        int
 	text        string
-	dims        *hosted.Dimensions
-	usage       hosted.Usage
-	detection   *hosted.DetectionData
-	crop        *hosted.CropRect
+	dims        *dimensions
+	usage       usage
+	detection   *detectionData
+	crop        *cropRect
 	tmpResult   string // temporary file holding the result (images)
 	passthrough bool   // the result is the input itself (videos)
 	ext         string // result extension without dot
@@ -87,11 +86,11 @@ func (o *outcome) discard() {
 }
 
 func rejected(code int, format string, args ...any) *outcome {
-	return &outcome{status: hosted.StatusRejected, code: code, text: fmt.Sprintf(format, args...)}
+	return &outcome{status: StatusRejected, code: code, text: fmt.Sprintf(format, args...)}
 }
 
 func failed(code int, format string, args ...any) *outcome {
-	return &outcome{status: hosted.StatusFailed, code: code, text: fmt.Sprintf(format, args...)}
+	return &outcome{status: StatusFailed, code: code, text: fmt.Sprintf(format, args...)}
 }
 
 // StartResponse is the answer of GET /pfc.
@@ -169,7 +168,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	}
 
 	now := s.now()
-	j.status, j.createdAt, j.updatedAt = hosted.StatusPending, now, now
+	j.status, j.createdAt, j.updatedAt = StatusPending, now, now
 	statusEndpoint := base + "/v2/status/" + j.id
 
 	s.mu.Lock()
@@ -265,7 +264,7 @@ func (s *Service) jobCost(j *job) int64 {
 func (s *Service) runJob(ctx context.Context, j *job) {
 	s.mu.Lock()
 	now := s.now()
-	j.status, j.startedAt, j.updatedAt = hosted.StatusProcessing, now, now
+	j.status, j.startedAt, j.updatedAt = StatusProcessing, now, now
 	s.mu.Unlock()
 	s.log.Info("job processing", "job", j.id)
 
@@ -273,7 +272,7 @@ func (s *Service) runJob(ctx context.Context, j *job) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if out.status == hosted.StatusRejected || s.cfg.ProcessingDelay <= 0 {
+	if out.status == StatusRejected || s.cfg.ProcessingDelay <= 0 {
 		s.finishLocked(j, out)
 		return
 	}
@@ -298,7 +297,7 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 		return
 	}
 	now := s.now()
-	if out.status == hosted.StatusCompleted {
+	if out.status == StatusCompleted {
 		j.resultName = "corrected." + out.ext
 		j.result = "r-" + j.id + "." + out.ext
 		var err error
@@ -318,14 +317,14 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 	taken := now.Sub(j.startedAt).Seconds()
 	j.timeTaken = &taken
 	j.dims = out.dims
-	usage := out.usage
-	if usage.Size == "" && out.dims != nil {
-		usage.Size = sizeClass(out.dims.Width, out.dims.Height)
+	u := out.usage
+	if u.Size == "" && out.dims != nil {
+		u.Size = sizeClass(out.dims.Width, out.dims.Height)
 	}
-	j.usage = &usage
+	j.usage = &u
 	j.detection, j.crop = out.detection, out.crop
 	j.mime = out.mime
-	if j.status == hosted.StatusCompleted {
+	if j.status == StatusCompleted {
 		j.corrected = j.base + FilesRoute + j.id + "/" + j.resultName
 		if j.cacheKey != "" {
 			s.storeCacheLocked(j)
@@ -340,12 +339,12 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 func (s *Service) publishLocked(j *job) {
 	rec, err := httpx.Marshal(s.recordLocked(j))
 	if err != nil {
-		// hosted.Job has only marshalable fields.
+		// record has only marshalable fields.
 		rec = []byte(`{"_id":"` + j.id + `","status":"FAILED"}`)
 	}
 	j.record = rec
 	j.expiry = s.tracker.AfterFunc(s.cfg.Retention, func() { s.expireJob(j) })
-	if hook := j.spec.webhookURL; hook != "" && (j.status == hosted.StatusCompleted || j.status == hosted.StatusFailed) {
+	if hook := j.spec.webhookURL; hook != "" && (j.status == StatusCompleted || j.status == StatusFailed) {
 		s.webhook.Send(webhooksend.Delivery{URL: hook, Secret: []byte(j.account), EventID: "evt_" + j.id, Body: j.record})
 	}
 }
@@ -364,18 +363,18 @@ func (s *Service) expireJob(j *job) {
 }
 
 // recordLocked builds the job record. Called with s.mu held.
-func (s *Service) recordLocked(j *job) hosted.Job {
-	rec := hosted.Job{
+func (s *Service) recordLocked(j *job) record {
+	rec := record{
 		ID: j.id, Status: j.status, StatusText: j.statusText, Code: j.code,
-		CreatedAt: hosted.Timestamp{Time: j.createdAt}, UpdatedAt: hosted.Timestamp{Time: j.updatedAt},
+		CreatedAt: Timestamp(j.createdAt), UpdatedAt: Timestamp(j.updatedAt),
 	}
-	if !j.status.Terminal() {
+	if !terminal(j.status) {
 		return rec
 	}
 	rec.TimeTaken = j.timeTaken
 	rec.Usage = j.usage
 	rec.OriginalDimensions = j.dims
-	if j.status == hosted.StatusCompleted {
+	if j.status == StatusCompleted {
 		rec.CorrectedFile = j.corrected
 		ai := true
 		rec.AIServer = &ai
@@ -389,9 +388,9 @@ func (s *Service) recordLocked(j *job) hosted.Job {
 
 // JobView is what GET /status needs to answer.
 type JobView struct {
-	Status        hosted.JobStatus // the job's state
-	Record        []byte           // the JSON record, as /status and webhooks send it
-	CorrectedFile string           // the result URL once COMPLETED
+	Status        string // the job's state
+	Record        []byte // the JSON record, as /status and webhooks send it
+	CorrectedFile string // the result URL once COMPLETED
 }
 
 // JobStatus returns the record of a job of account (GET /status/{jobID}).
@@ -425,7 +424,7 @@ type ResultFile struct {
 func (s *Service) OpenResult(id, name string) (*ResultFile, *httpx.Error) {
 	s.mu.Lock()
 	j := s.jobs[id]
-	if j == nil || j.status != hosted.StatusCompleted || j.resultName != name || j.result == "" {
+	if j == nil || j.status != StatusCompleted || j.resultName != name || j.result == "" {
 		s.mu.Unlock()
 		return nil, notFound("", "file not found (unknown, or deleted after the retention period)")
 	}

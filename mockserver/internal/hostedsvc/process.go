@@ -13,7 +13,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 )
@@ -45,14 +44,14 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		case !isVideo:
 			return rejected(JobCodeFormat, "unsupported video format: MP4 or MOV expected")
 		}
-		out := &outcome{status: hosted.StatusCompleted, passthrough: true, ext: container,
-			usage: hosted.Usage{Size: "video", VideoCorrectionCount: 1}}
+		out := &outcome{status: StatusCompleted, passthrough: true, ext: container,
+			usage: usage{Size: "video", VideoCorrectionCount: 1}}
 		out.mime = "video/mp4"
 		if container == imageio.ContainerMOV {
 			out.mime = "video/quicktime"
 		}
 		if w, h, ok := videoDimensions(f, j.inputSize); ok {
-			out.dims = &hosted.Dimensions{Width: w, Height: h}
+			out.dims = &dimensions{Width: w, Height: h}
 		}
 		return out
 	}
@@ -81,7 +80,7 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		return failed(JobCodeProcessingFailed, "corrupt %s file: %v", imgFormat, err)
 	}
 	// From here on the records carry originalDimensions.
-	dims := &hosted.Dimensions{Width: cfg.Width, Height: cfg.Height}
+	dims := &dimensions{Width: cfg.Width, Height: cfg.Height}
 	reject := func(code int, format string, args ...any) *outcome {
 		o := rejected(code, format, args...)
 		o.dims = dims
@@ -294,8 +293,8 @@ func defaultOf(name, v string) string {
 	return p.Default
 }
 
-func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp string) *outcome {
-	out := &outcome{status: hosted.StatusCompleted, tmpResult: tmp, dims: dims}
+func imageOutcome(req JobRequest, res *JobResult, dims *dimensions, tmp string) *outcome {
+	out := &outcome{status: StatusCompleted, tmpResult: tmp, dims: dims}
 	format := strings.ToLower(res.Format)
 	if format == "" {
 		format = req.OutputType
@@ -309,9 +308,9 @@ func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp s
 		out.ext, out.mime = "bin", "application/octet-stream"
 	}
 	if res.OriginalWidth > 0 && res.OriginalHeight > 0 {
-		out.dims = &hosted.Dimensions{Width: res.OriginalWidth, Height: res.OriginalHeight}
+		out.dims = &dimensions{Width: res.OriginalWidth, Height: res.OriginalHeight}
 	}
-	u := hosted.Usage{Size: sizeClass(out.dims.Width, out.dims.Height)}
+	u := usage{Size: sizeClass(out.dims.Width, out.dims.Height)}
 	if res.Corrected {
 		u.ImageCorrectionCount = 1
 	}
@@ -338,17 +337,17 @@ func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp s
 	out.usage = u
 	faces := res.Faces
 	if faces == nil {
-		faces = []hosted.Face{}
+		faces = []Face{}
 	}
-	warnings := make([]any, len(res.Warnings))
-	for i, w := range res.Warnings {
-		warnings[i] = w
+	warnings := res.Warnings
+	if warnings == nil {
+		warnings = []string{}
 	}
-	out.detection = &hosted.DetectionData{FacesCount: len(faces), Faces: faces, Scene: res.Scene,
+	out.detection = &detectionData{FacesCount: len(faces), Faces: faces, Scene: res.Scene,
 		Noise: res.Noise, RedEye: res.RedEye, Warnings: warnings, Status: "OK"}
 	if req.AutoCrop != nil && req.AutoCrop.DetectOnly && res.Crop != nil {
 		r := res.Crop.Canon()
-		out.crop = &hosted.CropRect{Left: r.Min.X, Top: r.Min.Y, Width: r.Dx(), Height: r.Dy()}
+		out.crop = &cropRect{Left: r.Min.X, Top: r.Min.Y, Width: r.Dx(), Height: r.Dy()}
 	}
 	return out
 }
