@@ -121,7 +121,9 @@
 // HMAC-SHA256 over the method, the path (which holds the fileKey) and the
 // expiry. A tampered URL (also one whose query no longer parses) is 403
 // forbidden, an expired one 403 url_expired, and neither stores anything;
-// no API key is needed or checked. Bodies are streamed to a temporary file
+// no API key is needed or checked. As on object stores, the expiry is
+// checked when the request arrives: an upload that started while the URL
+// was valid completes however long its body takes. Bodies are streamed to a temporary file
 // and renamed into place only when complete, so multi-GB videos never sit
 // in memory; a body that breaks off is 400 invalid_body and stores
 // nothing. Limits: videos at most 5 GB (5,000,000,000 bytes); images below

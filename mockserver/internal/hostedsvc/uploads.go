@@ -36,6 +36,11 @@ type upload struct {
 	size       int64
 	sha        [sha256.Size]byte
 	expiry     *activity.Timer
+	// receiving counts the PUTs whose body is being received; while one
+	// is, the expiry waits (expireDeferred) until it ends: a PUT that
+	// arrived while the URL was valid completes, as on object stores.
+	receiving      int
+	expireDeferred bool
 }
 
 // UploadTicket is the answer of GET /upload.
@@ -83,7 +88,15 @@ func parseFileType(q url.Values) (string, *httpx.Error) {
 func (s *Service) expireUpload(u *upload) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.expireUploadLocked(u)
+}
+
+func (s *Service) expireUploadLocked(u *upload) {
 	if s.uploads[u.key] != u {
+		return
+	}
+	if u.receiving > 0 {
+		u.expireDeferred = true
 		return
 	}
 	delete(s.uploads, u.key)
@@ -124,10 +137,12 @@ func (s *Service) beginReceive() bool {
 }
 
 // ReceiveUpload stores the body of a PUT to a pre-signed upload URL. The
-// signature and expiry are checked before a byte is read; the body is
-// streamed to disk and only renamed into place when complete and within
-// the size limit of the ticket's file type. A second PUT replaces the file
-// for jobs started afterwards.
+// signature and expiry are checked when the request arrives, before a
+// byte is read, as object stores do: an upload that started while the URL
+// was valid completes however long its body takes. The body is streamed
+// to disk and only renamed into place when complete and within the size
+// limit of the ticket's file type. A second PUT replaces the file for jobs
+// started afterwards.
 func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, contentLength int64) *httpx.Error {
 	path := UploadRoute + key
 	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
@@ -139,6 +154,9 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 	defer s.tracker.End()
 	s.mu.Lock()
 	u := s.uploads[key]
+	if u != nil {
+		u.receiving++
+	}
 	s.mu.Unlock()
 	if u == nil {
 		// Validly signed, so issued here: the ticket has been forgotten
@@ -151,22 +169,35 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 		limit = MaxVideoBytes
 	}
 	tmp, aerr := s.receiveLimited(body, contentLength, limit)
-	if aerr != nil {
-		return aerr
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.uploads[key] != u {
+	u.receiving--
+	if aerr == nil {
+		aerr = s.storeUploadLocked(u, tmp)
+	}
+	if u.receiving == 0 && u.expireDeferred {
+		u.expireDeferred = false
+		if aerr != nil {
+			s.expireUploadLocked(u)
+		}
+	}
+	return aerr
+}
+
+// storeUploadLocked puts a received body in place as u's file and starts
+// its retention. Called with s.mu held.
+func (s *Service) storeUploadLocked(u *upload, tmp *blobstore.Temp) *httpx.Error {
+	if s.uploads[u.key] != u {
 		tmp.Discard()
 		return httpx.Errorf(http.StatusForbidden, httpx.CodeURLExpired, "the pre-signed URL has expired")
 	}
-	name := "u-" + key
+	name := "u-" + u.key
 	if _, err := s.store.Commit(tmp.Path, name); err != nil {
 		return s.internalErr(err)
 	}
 	u.uploaded, u.blob, u.size, u.sha = true, name, tmp.Size, tmp.SHA256
 	u.expiry.Stop()
 	u.expiry = s.tracker.AfterFunc(UploadRetention, func() { s.expireUpload(u) })
-	s.log.Info("upload stored", "fileKey", key, "fileType", u.fileType, "bytes", tmp.Size)
+	s.log.Info("upload stored", "fileKey", u.key, "fileType", u.fileType, "bytes", tmp.Size)
 	return nil
 }
