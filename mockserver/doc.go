@@ -43,7 +43,10 @@
 // HostedProcessor that gets a HostedJobRequest with every default and
 // priority rule applied and returns a HostedJobResult (or a
 // *HostedRejectError for a REJECTED job); videos pass through. Create one
-// Engine with NewEngine to share it between several mocks.
+// Engine with NewEngine to share it between several mocks. The engine
+// scales a background-removal result down to at most 5000 px on the long
+// side and 14 megapixels (the seed's "about 14 megapixels"; a 4800×4800
+// input gives 3741×3741).
 //
 // # Memory
 //
@@ -148,7 +151,12 @@
 // upload's fileType and the content (JPEG/PNG for images, MP4/MOV by
 // signature for videos), the JPEG is not CMYK, the pixel size is within
 // the correction limits (both sides at least 33, long side at most
-// 100,000, aspect below 21:1, below 200 megapixels), background removal
+// 100,000, aspect below 21:1, below 200 megapixels) for a job that
+// corrects, retouches (removeGlares) or auto-crops (a preset=none job
+// without autocrop and removeGlares, such as a resize, is held only to
+// below 200 megapixels; AI upscaling's limits apply to its resize: below
+// 64 px on the short side the upscale is classic, the output long side is
+// capped at 20,000 px, 8,192 with resize=smallDetails), background removal
 // gets an input below 30 MB, the preset is a built-in group or an
 // uploaded preset of the account, bgFileKey is a JPEG or PNG. A failed
 // check is REJECTED (with originalDimensions when known); a file that
@@ -166,7 +174,9 @@
 // (corrupt file), 2003 server shut
 // down during the job.
 //
-// Job records have the fields of hosted.Job. PENDING and PROCESSING
+// Job records have the fields the API documents (the mock's own type,
+// checked against a record written out from the documentation; the
+// client's hosted.Job decodes them). PENDING and PROCESSING
 // records hold _id, status, statusText (""), code (0), createdAt and
 // updatedAt. Terminal records add timeTaken, usage and
 // originalDimensions (when known); COMPLETED ones add correctedFile,

@@ -276,3 +276,32 @@ func TestUploadURLCheckedWhenTheRequestArrives(t *testing.T) {
 	e := requireError(t, r, b, http.StatusNotFound, "not_found", "fileKey")
 	assert.Contains(t, e.Message, "unknown or expired")
 }
+
+// TestUploadsKeptSevenDays: an uploaded file stays usable for a fixed 7
+// days from its upload, whatever the job retention (default 24 h) and
+// however often it is used: as fileKey (the retention of originals) and as
+// bgFileKey (the seed's 7-day background cache, whose key can be reused).
+func TestUploadsKeptSevenDays(t *testing.T) {
+	f := newFixture(t)
+	key := f.upload(t, "", jpegBytes(t, 64, 48))
+	bgKey := f.upload(t, "", pngBytes(t, 40, 40))
+	use := func(t *testing.T) {
+		t.Helper()
+		j := f.run2(t, key+"&removeBackground=true&bgFileKey="+bgKey+"&cache=false")
+		require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
+		assert.Equal(t, "image", f.proc.last().Background.Mode)
+	}
+
+	use(t)
+	f.Advance(3 * 24 * time.Hour) // the first job and its result are gone by now
+	use(t)
+	f.Advance(4*24*time.Hour - time.Second) // 7 days less a second since the uploads
+	use(t)
+
+	f.Advance(time.Second)
+	resp, b := f.api(t, http.MethodGet, "/pfc?fileKey="+key)
+	requireError(t, resp, b, http.StatusNotFound, "not_found", "fileKey")
+	fresh := f.upload(t, "", jpegBytes(t, 64, 48))
+	resp, b = f.api(t, http.MethodGet, "/pfc?fileKey="+fresh+"&removeBackground=true&bgFileKey="+bgKey)
+	requireError(t, resp, b, http.StatusNotFound, "not_found", "bgFileKey")
+}

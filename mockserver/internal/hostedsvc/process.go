@@ -94,7 +94,7 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 	if cfg.ColorModel == color.CMYKModel {
 		return reject(JobCodeFormat, "CMYK JPEG is not supported: RGB or RGBA images only")
 	}
-	if err := imageio.HostedLimits.Check(cfg.Width, cfg.Height); err != nil {
+	if err := InputLimits(j.preset, j.spec.autocrop, j.spec.removeGlares).Check(cfg.Width, cfg.Height); err != nil {
 		return reject(JobCodeDimensions, "%s", rejectText(err))
 	}
 	if j.spec.bg.Remove && j.inputSize > MaxBackgroundRemovalBytes {
@@ -150,6 +150,21 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		}
 	}
 	return imageOutcome(req, res, dims, tmp.Name())
+}
+
+// InputLimits returns the size limits of a job's input image. Seed 000's
+// correction limits (imageio.HostedLimits: larger than 32x32, long side at
+// most 100,000, aspect below 21:1, below 200 megapixels) apply to
+// correction, retouching (glare removal), creative filters and auto
+// cropping, that is to every job but one with preset=none, no autocrop and
+// no removeGlares (a resize, background removal or format conversion),
+// which is held only to imageio.MemoryLimits. AI upscaling's own limits
+// apply in the resize plan either way.
+func InputLimits(preset string, autocrop, removeGlares bool) imageio.Limits {
+	if preset == "none" && !autocrop && !removeGlares {
+		return imageio.MemoryLimits
+	}
+	return imageio.HostedLimits
 }
 
 // callProcessor runs the Processor; a panic in it fails the job instead
