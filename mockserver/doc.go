@@ -57,6 +57,9 @@
 // would take the images being processed past it waits PENDING in the
 // queue, in order, and an image larger than the whole budget is processed
 // alone. Workers (default GOMAXPROCS) bounds the jobs processed at once.
+// (The engine's live heap is about 6 bytes a pixel; the rest of the 9 is
+// the collector's headroom. A test checks that two queued 9 MP images under
+// a 9.5 MP budget peak at about 52 MB of heap, within 9.5 MP × 9 B.)
 //
 // # Routes
 //
