@@ -227,19 +227,15 @@ func (p *parser) err() *httpx.Error {
 	return &e
 }
 
-// checkWebhookURL returns why u is not an acceptable webhookUrl (the
-// service answers 400 to plain http before any processing), or "".
+// checkWebhookURL returns why u is not an acceptable webhookUrl (an
+// absolute https URL with a host; the service answers 400 to plain http
+// before any processing), or "".
 func checkWebhookURL(u string) string {
-	parsed, err := url.Parse(u)
-	switch {
-	case err != nil:
-		return "is not a valid URL"
-	case parsed.Scheme == "http":
+	switch parsed, err := url.Parse(u); {
+	case err == nil && parsed.Scheme == "https" && parsed.Hostname() != "":
+		return ""
+	case err == nil && parsed.Scheme == "http":
 		return "must use https (the service rejects plain http)"
-	case parsed.Scheme != "https":
-		return "must be an absolute https URL"
-	case parsed.Hostname() == "":
-		return "must be an absolute https URL with a host"
 	}
-	return ""
+	return "must be an absolute https URL with a host"
 }
