@@ -158,13 +158,11 @@ func (s *Service) presetByName(account, name string) *preset {
 // ReceivePreset stores the preset file PUT to a pre-signed preset URL
 // (at most MaxPresetBytes; no API key; a second PUT replaces the file).
 func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, contentLength int64) *httpx.Error {
-	if err := s.verifySigned(http.MethodPut, PresetRoute+id, q); err != nil {
-		return err
+	end, aerr := s.beginSignedReceive(PresetRoute+id, q)
+	if aerr != nil {
+		return aerr
 	}
-	if !s.beginReceive() {
-		return httpx.Unavailable()
-	}
-	defer s.tracker.End()
+	defer end()
 	s.mu.Lock()
 	p := s.presets[id]
 	s.mu.Unlock()

@@ -119,7 +119,7 @@ func (s *Service) verifySigned(method, path string, q url.Values) *httpx.Error {
 }
 
 // receiveLimited streams body to a temporary blob within limit (see
-// httpx.ReceiveLimited). The caller has called beginReceive.
+// httpx.ReceiveLimited). The caller has called beginSignedReceive.
 func (s *Service) receiveLimited(body io.Reader, contentLength, limit int64) (*blobstore.Temp, *httpx.Error) {
 	tmp, err := httpx.ReceiveLimited(s.ctx, s.store, body, contentLength, limit)
 	if err != nil {
@@ -128,12 +128,19 @@ func (s *Service) receiveLimited(body io.Reader, contentLength, limit int64) (*b
 	return tmp, nil
 }
 
-// beginReceive registers a body being received as running work, so that
-// Close waits for it before its owner removes the data directory; false
-// (answer 503) once Close has begun. A true call is matched by
-// s.tracker.End.
-func (s *Service) beginReceive() bool {
-	return s.ctx.Err() == nil && s.tracker.Begin()
+// beginSignedReceive checks the pre-signed PUT URL of path (signature and
+// expiry, when the request arrives: 403) and registers the body about to
+// be received as running work, so that Close waits for it before its
+// owner removes the data directory (503 once Close has begun). The caller
+// calls end when the body has been handled.
+func (s *Service) beginSignedReceive(path string, q url.Values) (end func(), _ *httpx.Error) {
+	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
+		return nil, err
+	}
+	if s.ctx.Err() != nil || !s.tracker.Begin() {
+		return nil, httpx.Unavailable()
+	}
+	return s.tracker.End, nil
 }
 
 // ReceiveUpload stores the body of a PUT to a pre-signed upload URL. The
@@ -144,14 +151,11 @@ func (s *Service) beginReceive() bool {
 // limit of the ticket's file type. A second PUT replaces the file for jobs
 // started afterwards.
 func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, contentLength int64) *httpx.Error {
-	path := UploadRoute + key
-	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
-		return err
+	end, aerr := s.beginSignedReceive(UploadRoute+key, q)
+	if aerr != nil {
+		return aerr
 	}
-	if !s.beginReceive() {
-		return httpx.Unavailable()
-	}
-	defer s.tracker.End()
+	defer end()
 	s.mu.Lock()
 	u := s.uploads[key]
 	if u != nil {
