@@ -62,6 +62,13 @@ func TestBaseURL(t *testing.T) {
 	assert.True(t, strings.HasPrefix(tk.UploadURL, "https://mock.example.test/prefix/storage/upload/"+tk.FileKey+"?"), tk.UploadURL)
 	_, err := mockserver.NewHosted(mockserver.HostedOptions{BaseURL: "mock.example.test"})
 	require.ErrorIs(t, err, mockserver.ErrInvalidOptions)
+	// One base-URL convention: the client's base URL ends in /v2, the
+	// mock's must not (it serves /v2 itself); the mistake is named.
+	for _, withV2 := range []string{"https://mock.example.test/v2", "https://mock.example.test/v2/"} {
+		_, err = mockserver.NewHosted(mockserver.HostedOptions{BaseURL: withV2})
+		require.ErrorIs(t, err, mockserver.ErrInvalidOptions, withV2)
+		assert.Contains(t, err.Error(), "/v2", withV2)
+	}
 }
 
 func TestUploadTicketAndSignedPut(t *testing.T) {
