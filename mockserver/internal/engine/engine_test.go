@@ -236,6 +236,9 @@ func BenchmarkJPEG12MP(b *testing.B) {
 // image.
 func TestBackgroundRemovalOutputFitsTheSeed(t *testing.T) {
 	t.Parallel()
+	if raceEnabled {
+		t.Skip("a 23 MP background removal takes minutes under the race detector; TestFitOutput covers the size rule")
+	}
 	src := encodeJPEG(t, scene(4800, 4800))
 	res, out := process(t, src, Request{Preset: "none", OutputType: "jpg",
 		Background: &matting.Background{Kind: matting.Color, Color: color.NRGBA{R: 255, A: 255}}})
