@@ -6,7 +6,7 @@
 // # In-process use
 //
 //	srv := mockserver.StartHosted(t, nil) // httptest + cleanup + a ready client
-//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection(""))
+//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection())
 //
 // StartHosted(tb, opts, clientOpts...) takes a *HostedOptions (nil for
 // the defaults) and options for the ready-made client, applied after the
@@ -110,17 +110,18 @@
 // uses too (internal/pfcparams, checked against the API documentation):
 // width, height, long and short 32..10000 (0 is out of range when given),
 // scale a positive integer percentage, outputQuality 40..100, the
-// auto-crop values plain decimal numbers, autocropDetectOnly requires
-// autocrop=true, bgColor "#rrggbb" or a CSS colour name (or
-// "transparent"), webhookUrl an absolute https URL (plain http is 400
-// before anything else is looked at). What the service ignores is
-// accepted and ignored, never a 400: every size parameter but the first
-// of width > height > long > short > scale, the background parameters of
-// lower priority than the effective mode (generative > image > colour >
-// transparent), every bg* parameter without removeBackground=true (bgColor
-// too, even "transparent"; an ignored bgFileKey is not looked up), and
-// bgShadow outside the image and colour modes. Ignored values must still
-// be well-formed.
+// auto-crop values plain decimal numbers, bgColor "#rrggbb" or a CSS
+// colour name (or "transparent"), bgShadow soft, hard or floating,
+// webhookUrl an absolute https URL (plain http is 400 before anything
+// else is looked at). What the service ignores is accepted and ignored,
+// never a 400, as hosted.Plan reports it: every size parameter but the
+// first of width > height > long > short > scale, the background
+// parameters of lower priority than the effective mode (generative >
+// image > colour > transparent), every bg* parameter without
+// removeBackground=true (bgColor too, even "transparent"; an ignored
+// bgFileKey is not looked up), bgShadow outside the image and colour
+// modes, and autocropDetectOnly and the auto-crop values without
+// autocrop=true. Ignored values must still be well-formed.
 //
 // Uploads: the upload is an HTTP PUT of the raw bytes to uploadUrl, which
 // is valid for 1 hour (HostedOptions.UploadURLTTL) and signed with

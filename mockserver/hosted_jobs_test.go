@@ -48,7 +48,6 @@ func TestPFCValidation(t *testing.T) {
 		{k + "outputQuality=39", "invalid_parameter", "outputQuality", 400},
 		{k + "outputQuality=101", "invalid_parameter", "outputQuality", 400},
 		{k + "autocrop=1", "invalid_parameter", "autocrop", 400},
-		{k + "autocropDetectOnly=true", "invalid_parameter", "autocropDetectOnly", 400},
 		{k + "autocrop=true&autocropSize=big", "invalid_parameter", "autocropSize", 400},
 		{k + "autocrop=true&autocropX=1e3", "invalid_parameter", "autocropX", 400},
 		{k + "autocrop=true&cropARW=", "invalid_parameter", "cropARW", 400},
@@ -92,9 +91,10 @@ func TestPFCValidation(t *testing.T) {
 }
 
 // TestPFCIgnoresWhatTheServiceIgnores: the background parameters without
-// removeBackground=true, and bgShadow outside the image and colour modes,
-// are accepted and ignored (pfcparams.Background.Resolve), not a 400; an
-// ignored bgFileKey is not even looked up.
+// removeBackground=true, bgShadow outside the image and colour modes
+// (pfcparams.Background.Resolve), and autocropDetectOnly and the auto-crop
+// values without autocrop=true are accepted and ignored, as hosted.Plan
+// reports them, not a 400; an ignored bgFileKey is not even looked up.
 func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {
 	f := newFixture(t)
 	img := jpegBytes(t, 64, 48)
@@ -114,12 +114,16 @@ func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {
 		{"removeBackground=true&bgColor=transparent&bgShadow=floating", "transparent", ""},
 		{"removeBackground=true&bgGenerativePrompt=sky&bgShadow=soft", "generative", ""},
 		{"removeBackground=true&bgColor=navy&bgShadow=soft", "color", "soft"},
+		{"autocropDetectOnly=true", "", ""},
+		{"autocropSize=1.5&cropARW=4&autocropTopHeadGap=0.1", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
 			j := f.run(t, img, "cache=false&"+c.query)
 			require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
 			r := f.proc.last()
+			assert.Nil(t, r.AutoCrop)
+			assert.Zero(t, j.Usage.AutoCropCount)
 			if c.mode == "" {
 				assert.Nil(t, r.Background)
 				assert.Equal(t, "jpg", r.OutputType)

@@ -68,10 +68,11 @@ type jobSpec struct {
 // table (pfcparams.Hosted): unknown or repeated parameters, values of the
 // wrong type, out-of-range values and invalid values are a 400 naming the
 // parameter. All problems are listed in the message; the first one (in
-// table order) is the error's parameter. Parameters the priority rules
-// leave unused (bg* without removeBackground=true, bgShadow outside the
-// image and colour modes, all but one size) are accepted and ignored, as
-// the service ignores them.
+// table order) is the error's parameter. Parameters the rules leave unused
+// (bg* without removeBackground=true, bgShadow outside the image and
+// colour modes, all but one size, autocropDetectOnly and the auto-crop
+// values without autocrop=true) are accepted and ignored, as the service
+// ignores them (and hosted.Plan reports them).
 func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	for _, name := range slices.Sorted(maps.Keys(q)) {
 		if _, ok := pfcparams.HostedParam(name); !ok {
@@ -100,9 +101,6 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	for i, name := range autocropParams {
 		sp.autocropValues[i] = p.decimal(name)
 	}
-	if sp.detectOnly && !sp.autocrop {
-		p.fail(httpx.CodeInvalidParameter, "autocropDetectOnly", "requires autocrop=true")
-	}
 	if v, ok := p.vals["bgColor"]; ok {
 		c, err := hosted.ParseColor(v)
 		if err != nil {
@@ -124,6 +122,19 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	sp.resizeParam, sp.resizeValue, ignoredSizes = sizes.Resolve()
 	sp.bgMode, ignoredBg = sp.bg.Resolve()
 	sp.ignored = append(ignoredSizes, ignoredBg...)
+	if !sp.autocrop {
+		// As hosted.Plan: what describes the auto crop is ignored without
+		// it (autocropDetectOnly "requires autocrop=true").
+		for _, name := range append([]string{"autocropDetectOnly"}, autocropParams[:]...) {
+			if _, ok := p.vals[name]; ok {
+				sp.ignored = append(sp.ignored, pfcparams.Ignored{Name: name, Reason: "requires autocrop=true"})
+			}
+		}
+		sp.detectOnly, sp.autocropValues = false, [6]*float64{}
+	}
+	slices.SortStableFunc(sp.ignored, func(a, b pfcparams.Ignored) int {
+		return pfcparams.Index(a.Name) - pfcparams.Index(b.Name)
+	})
 	return sp, nil
 }
 

@@ -167,6 +167,8 @@ func TestParsePFCIgnored(t *testing.T) {
 		"removeBackground=true&bgShadow=hard":                {pfcparams.ModeTransparent, []string{"bgShadow"}},
 		"removeBackground=true&bgFileKey=x&bgShadow=hard":    {pfcparams.ModeImage, nil},
 		"removeBackground=true&bgColor=red&long=40&short=50": {pfcparams.ModeColor, []string{"short"}},
+		"autocropDetectOnly=true&cropARW=4&bgColor=red":      {pfcparams.ModeNone, []string{"autocropDetectOnly", "cropARW", "bgColor"}},
+		"autocrop=true&autocropDetectOnly=true&cropARW=4":    {pfcparams.ModeNone, nil},
 	}
 	for query, want := range cases {
 		q, err := url.ParseQuery("fileKey=k&" + query)
