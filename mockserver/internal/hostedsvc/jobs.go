@@ -11,6 +11,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
@@ -245,17 +246,33 @@ func (s *Service) removeInputs(j *job) {
 }
 
 // jobCost is what j counts against the pixel budget: the pixels of its
-// image and background image, by their headers (0 for what is not a
-// readable JPEG or PNG: the job fails its checks before decoding).
+// image (by its header) and, when the job resizes, of the resized image
+// too (a small image upscaled to 14000×14000 costs what a large one does),
+// plus those of its background image; 0 for what is not a readable JPEG or
+// PNG (the job fails its checks before decoding).
 func (s *Service) jobCost(j *job) int64 {
 	var cost int64
-	for _, b := range []string{j.input, j.bgInput} {
-		if b == "" {
-			continue
+	if p, err := s.store.Path(j.input); err == nil {
+		if w, h := imageSize(p); w > 0 {
+			cost += resizeCost(w, h, j.spec)
 		}
-		if p, err := s.store.Path(b); err == nil {
-			cost += imagePixels(p)
+	}
+	if j.bgInput != "" {
+		if p, err := s.store.Path(j.bgInput); err == nil {
+			w, h := imageSize(p)
+			cost += int64(w) * int64(h)
 		}
+	}
+	return cost
+}
+
+// resizeCost is the pixels a w×h image costs under sp's resize: its own,
+// plus those of the resized image when the size changes.
+func resizeCost(w, h int, sp *jobSpec) int64 {
+	cost := int64(w) * int64(h)
+	plan, err := resize.PlanSize(w, h, resizeRequest(sp))
+	if err == nil && plan.Resize {
+		cost += int64(plan.Width) * int64(plan.Height)
 	}
 	return cost
 }

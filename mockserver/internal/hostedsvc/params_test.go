@@ -186,3 +186,28 @@ func ignoredNamesOrNil(ig []pfcparams.Ignored) []string {
 	}
 	return ignoredNames(ig)
 }
+
+// TestResizeCost: a job that resizes counts the resized image against the
+// pixel budget too, so a small image upscaled to 14000×14000 is admitted
+// as the large job it is.
+func TestResizeCost(t *testing.T) {
+	cases := map[string]struct {
+		w, h  int
+		query string
+		cost  int64
+	}{
+		"no resize":          {1000, 500, "", 500_000},
+		"same size":          {1000, 500, "width=1000", 500_000},
+		"downscale":          {1000, 500, "width=500", 500_000 + 125_000},
+		"upscale":            {100, 100, "long=10000", 10_000 + 100_000_000},
+		"scale clamped":      {100, 100, "scale=100000", 10_000 + 20_000*20_000},
+		"smallDetails limit": {100, 100, "scale=100000&resize=smallDetails", 10_000 + 8192*8192},
+	}
+	for name, c := range cases {
+		q, err := url.ParseQuery("fileKey=k&" + c.query)
+		require.NoError(t, err)
+		sp, aerr := parsePFC(q)
+		require.Nil(t, aerr, name)
+		assert.Equal(t, c.cost, resizeCost(c.w, c.h, sp), name)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
 // process checks the input and runs the processor. It holds no lock.
@@ -196,19 +197,19 @@ func rejectText(err error) string {
 	return err.Error()
 }
 
-// imagePixels returns width×height of the JPEG or PNG at path, from its
-// header; 0 when it is not one or the header does not parse.
-func imagePixels(path string) int64 {
+// imageSize returns the size of the JPEG or PNG at path, from its header;
+// 0, 0 when it is not one or the header does not parse.
+func imageSize(path string) (int, int) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer f.Close()
 	head := make([]byte, 16)
 	n, _ := f.ReadAt(head, 0)
 	format, ok := imageio.Sniff(head[:n])
 	if !ok {
-		return 0
+		return 0, 0
 	}
 	var cfg image.Config
 	r := bufio.NewReader(f)
@@ -218,9 +219,9 @@ func imagePixels(path string) int64 {
 		cfg, err = png.DecodeConfig(r)
 	}
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	return int64(cfg.Width) * int64(cfg.Height)
+	return cfg.Width, cfg.Height
 }
 
 func isImageFile(path string) bool {
@@ -261,21 +262,8 @@ func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
 	if req.Quality == 0 {
 		req.Quality = pfcparams.DefaultQuality
 	}
-	switch sp.resizeParam {
-	case pfcparams.Width:
-		req.Resize.Width = sp.resizeValue
-	case pfcparams.Height:
-		req.Resize.Height = sp.resizeValue
-	case pfcparams.Long:
-		req.Resize.Long = sp.resizeValue
-	case pfcparams.Short:
-		req.Resize.Short = sp.resizeValue
-	case pfcparams.Scale:
-		req.Resize.Scale = sp.resizeValue
-	}
-	if req.Resize.Requested() {
-		req.Resize.Mode = defaultOf("resize", sp.resizeMode)
-	}
+	r := resizeRequest(sp)
+	req.Resize = ResizeRequest{Width: r.Width, Height: r.Height, Long: r.Long, Short: r.Short, Scale: r.Scale, Mode: string(r.Mode)}
 	if sp.autocrop {
 		a := sp.autocropValues
 		req.AutoCrop = &AutoCropRequest{DetectOnly: sp.detectOnly,
@@ -296,6 +284,28 @@ func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
 		req.Background = &BackgroundRequest{Mode: BackgroundTransparent}
 	}
 	return req
+}
+
+// resizeRequest is the effective resize of sp: at most one size (the
+// priority winner), and the mode when a size is set.
+func resizeRequest(sp *jobSpec) resize.Request {
+	var r resize.Request
+	switch sp.resizeParam {
+	case pfcparams.Width:
+		r.Width = sp.resizeValue
+	case pfcparams.Height:
+		r.Height = sp.resizeValue
+	case pfcparams.Long:
+		r.Long = sp.resizeValue
+	case pfcparams.Short:
+		r.Short = sp.resizeValue
+	case pfcparams.Scale:
+		r.Scale = sp.resizeValue
+	}
+	if r.Requested() {
+		r.Mode = resize.Mode(defaultOf("resize", sp.resizeMode))
+	}
+	return r
 }
 
 // defaultOf returns v, or the documented default of the /pfc parameter
