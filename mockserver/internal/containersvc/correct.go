@@ -197,7 +197,7 @@ func (s *Service) run(ctx context.Context, key, inPath string, req *Request, ere
 		res, err = s.engine.Process(pctx, bufio.NewReaderSize(in, 1<<16), ereq, bw)
 		release()
 		if err == nil {
-			scene, ext = int(res.Scene), "."+res.Format.Extension()
+			scene, ext = int(res.Scene), res.Format.Extension()
 			for _, w := range res.Warnings {
 				s.logID(slog.LevelInfo, MsgSkipped, "imageKey", key, "reason", w)
 			}
