@@ -1,0 +1,220 @@
+package pfccontainer
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// MessageID is a log message id of the container. The container ties each
+// error status to one (see the package documentation); the mock (and,
+// where it sends one, the real container) puts it in the error body's
+// "code".
+type MessageID string
+
+// The container's message ids that come with an error status (seed 001).
+const (
+	MsgNoContentType        MessageID = "noContentTypeRequestMessage"     // 400, PUT /pfc
+	MsgBodyRequest          MessageID = "bodyRequestMessage"              // 503, PUT /pfc
+	MsgTemporaryFileCreate  MessageID = "temporaryFileCreationMessage"    // 503, PUT /pfc
+	MsgTemporaryFileWrite   MessageID = "temporaryFileWritingMessage"     // 503, PUT /pfc
+	MsgNoID                 MessageID = "noIdMessage"                     // 400, GET /pfc/
+	MsgInvalidID            MessageID = "invalidIdMessage"                // 400, GET /pfc/{id}
+	MsgUnknownImageID       MessageID = "unknownImageIdMessage"           // 400, GET /pfc/{id}
+	MsgUnknownPreset        MessageID = "unknownPresetMessage"            // 400, GET /pfc/{id}
+	MsgTemporaryOutputFile  MessageID = "temporaryOutputFileMessage"      // 503, GET /pfc/{id}
+	MsgTemporaryCloseOutput MessageID = "temporaryCloseOutputFileMessage" // 503, GET /pfc/{id}
+	MsgProcessingPFCError   MessageID = "processingPFCErrorMessage"       // 503, GET /pfc/{id}
+	MsgUnknownOutputType    MessageID = "unknownOutputTypeMessage"        // 400 (mock), GET /pfc/{id}
+)
+
+// Sentinel errors for errors.Is, one per row family of the container's
+// error table. An *Error matches its row's sentinel and, through its
+// cause, the status class (ErrBadRequest, ErrServer, ...).
+var (
+	ErrUnsupportedContentType = errors.New("pfccontainer: content type not accepted (JPEG or PNG only)")
+	ErrBodyNotRead            = errors.New("pfccontainer: the container could not read the upload")
+	ErrTemporaryFile          = errors.New("pfccontainer: the container could not store the upload")
+	ErrMissingImageKey        = errors.New("pfccontainer: no image key given")
+	ErrInvalidImageKey        = errors.New("pfccontainer: image key fails the container's sanity check")
+	ErrUnknownImageKey        = errors.New("pfccontainer: unknown image key")
+	ErrUnknownPreset          = errors.New("pfccontainer: preset not uploaded or mounted")
+	ErrUnknownOutputType      = errors.New("pfccontainer: unknown output type")
+	ErrOutputFile             = errors.New("pfccontainer: the container could not write the output file")
+	ErrProcessing             = errors.New("pfccontainer: the engine failed on the image")
+)
+
+// Status classes, shared with the other clients of this module.
+var (
+	ErrBadRequest       = apierr.ErrBadRequest       // 400, 422
+	ErrNotFound         = apierr.ErrNotFound         // 404, 410
+	ErrTooLarge         = apierr.ErrTooLarge         // 413
+	ErrServer           = apierr.ErrServer           // 5xx
+	ErrInvalidParameter = apierr.ErrInvalidParameter // client-side validation (*ValidationError)
+)
+
+// row is one line of the container's error table.
+type row struct {
+	status    int // the status the table ties to the id
+	sentinel  error
+	retryable bool
+}
+
+// rows is the container's error table; the package documentation explains
+// each retry decision.
+var rows = map[MessageID]row{
+	MsgNoContentType:        {http.StatusBadRequest, ErrUnsupportedContentType, false},
+	MsgBodyRequest:          {http.StatusServiceUnavailable, ErrBodyNotRead, true},
+	MsgTemporaryFileCreate:  {http.StatusServiceUnavailable, ErrTemporaryFile, true},
+	MsgTemporaryFileWrite:   {http.StatusServiceUnavailable, ErrTemporaryFile, true},
+	MsgNoID:                 {http.StatusBadRequest, ErrMissingImageKey, false},
+	MsgInvalidID:            {http.StatusBadRequest, ErrInvalidImageKey, false},
+	MsgUnknownImageID:       {http.StatusBadRequest, ErrUnknownImageKey, false},
+	MsgUnknownPreset:        {http.StatusBadRequest, ErrUnknownPreset, false},
+	MsgTemporaryOutputFile:  {http.StatusServiceUnavailable, ErrOutputFile, true},
+	MsgTemporaryCloseOutput: {http.StatusServiceUnavailable, ErrOutputFile, true},
+	MsgProcessingPFCError:   {http.StatusServiceUnavailable, ErrProcessing, false},
+	MsgUnknownOutputType:    {http.StatusBadRequest, ErrUnknownOutputType, false},
+}
+
+// Retryable reports whether retrying a request that failed with id can
+// help (see the package documentation); false for an unknown id.
+func (id MessageID) Retryable() bool { return rows[id].retryable }
+
+// Error is an error answer of the container that its error table
+// explains. It matches (errors.Is) the row's sentinel (ErrUnknownPreset,
+// ErrProcessing, ...) and, through Err, the status class (ErrBadRequest,
+// ErrServer). Every string in it has passed the client's redactor.
+type Error struct {
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// MessageID is the container's message id for the condition.
+	MessageID MessageID
+	// Message is the container's explanation, when its body had one.
+	Message string
+	// Parameter names the query parameter to blame, if any.
+	Parameter string
+	// Retryable reports whether the same request may succeed later (the
+	// condition is transient: memory or disk pressure). The client's own
+	// retries have been spent when the error is returned.
+	Retryable bool
+	// Err is the underlying error: the API error of the response.
+	Err error
+}
+
+// Error returns "pfccontainer: <status>: <message id>: <message>".
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pfccontainer: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	if e.MessageID != "" {
+		b.WriteString(": " + string(e.MessageID))
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	return b.String()
+}
+
+// Unwrap returns the row's sentinel and the cause.
+func (e *Error) Unwrap() []error {
+	var errs []error
+	if r, ok := rows[e.MessageID]; ok {
+		errs = append(errs, r.sentinel)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
+
+// classify returns an *Error for an error answer whose body code is one of
+// the table's message ids, or nil when the answer is not one of them (the
+// caller returns the API error as it is). message and parameter come from
+// the body, already redacted; cause is the API error.
+func classify(status int, code, message, parameter string, cause error) *Error {
+	id := MessageID(code)
+	r, ok := rows[id]
+	if !ok {
+		return nil
+	}
+	return &Error{StatusCode: status, MessageID: id, Message: message, Parameter: parameter,
+		Retryable: r.retryable, Err: cause}
+}
+
+// IsRetryable reports whether err is an *Error whose condition is
+// transient, so that the same call may succeed later.
+func IsRetryable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retryable
+}
+
+// FieldError is one invalid parameter of a ValidationError.
+type FieldError struct {
+	// Field is the parameter's wire name (e.g. "outputQuality",
+	// "skip-exif-software", "imageKey").
+	Field string
+	// Message says what is wrong with it.
+	Message string
+}
+
+// Error returns "<field>: <message>".
+func (e FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// ValidationError lists every invalid parameter of a call, found before
+// any request was sent. It matches ErrInvalidParameter.
+type ValidationError struct {
+	// Errors holds one entry per problem, in the order of the container's
+	// parameter table.
+	Errors []FieldError
+}
+
+// Error returns "pfccontainer: invalid parameters: a: ...; b: ...".
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		parts[i] = fe.Error()
+	}
+	return "pfccontainer: invalid parameters: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns ErrInvalidParameter.
+func (e *ValidationError) Unwrap() error { return ErrInvalidParameter }
+
+// Fields returns the names of the invalid parameters, each once.
+func (e *ValidationError) Fields() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, fe := range e.Errors {
+		if !seen[fe.Field] {
+			seen[fe.Field] = true
+			out = append(out, fe.Field)
+		}
+	}
+	return out
+}
+
+// fieldErrors collects problems; err returns nil or a *ValidationError.
+type fieldErrors []FieldError
+
+func (f *fieldErrors) add(field, format string, args ...any) {
+	*f = append(*f, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (f fieldErrors) has(field string) bool {
+	for _, fe := range f {
+		if fe.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: append([]FieldError(nil), f...)}
+}
