@@ -120,7 +120,7 @@ func (s *Service) engineRequest(req *Request) (engine.Request, *httpx.Error) {
 			er.CustomPresets = func(n string) ([]byte, bool) { return data, n == name }
 			if isBuiltinPreset(name) {
 				// A mounted file overrides the built-in group of that name.
-				er.Preset = "\x00mounted:" + name
+				er.Preset = "mounted preset " + name
 				er.CustomPresets = func(n string) ([]byte, bool) { return data, n == er.Preset }
 			}
 		case !isBuiltinPreset(req.Preset):
