@@ -19,6 +19,20 @@
 // under AI preset selection, outputQuality for PNG output); Strict turns
 // those into validation errors.
 //
+// # Download URLs
+//
+// corrected_url is built on the container's PFC_SITE_URL, which defaults
+// to http://localhost: right inside the container's own network, wrong
+// from another host or from the Docker host when the port is published
+// elsewhere. Rebasing moves the URL onto the client's base URL (keeping
+// any path prefix of it, e.g. a reverse proxy's, and the /output/... tail).
+// Rebase when the client reaches the container by a different address than
+// PFC_SITE_URL names; leave it off when PFC_SITE_URL is set to an address
+// the client can reach (e.g. a public gateway that serves /output from
+// elsewhere). In direct file mode the corrected file is read from the
+// mounted output directory under the URL's last path segment, which must
+// be a plain file name.
+//
 // # Errors
 //
 // The container ties each error status to a log message id. Every such
