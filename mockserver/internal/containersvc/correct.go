@@ -211,6 +211,10 @@ func (s *Service) run(ctx context.Context, key, inPath string, req *Request, ere
 	case errors.As(err, &we):
 		return nil, s.errRow(slog.LevelError, MsgTemporaryOutputFile, http.StatusServiceUnavailable,
 			"couldn't write image", "imageKey", key, "error", we.err.Error())
+	case err != nil && (ctx.Err() != nil || s.ctx.Err() != nil):
+		// The request ended or the server is closing: not the engine's
+		// failure, and nobody waits for the answer.
+		return nil, httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the correction was cancelled")
 	case err != nil:
 		return nil, s.errRow(slog.LevelError, MsgProcessingPFCError, http.StatusServiceUnavailable,
 			"processing failed: "+strings.TrimPrefix(err.Error(), "imageio: "), "imageKey", key)

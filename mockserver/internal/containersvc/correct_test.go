@@ -315,3 +315,16 @@ func TestOpenOutputRefusesEscapes(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, herr.Status)
 	}
 }
+
+func TestCorrectCancelledIsNotAnEngineFailure(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	f.placeInput(t, "a.jpg", jpegBytes(t, 64, 64))
+	ctx, cancel := contextWithCancel(t)
+	cancel()
+	_, herr := f.svc.Correct(ctx, "a.jpg", nil)
+	require.NotNil(t, herr)
+	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
+	assert.Equal(t, "unavailable", herr.Code)
+	assert.Nil(t, f.logs.find(t, MsgProcessingPFCError))
+}

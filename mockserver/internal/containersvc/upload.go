@@ -49,6 +49,9 @@ func (s *Service) Upload(ctx context.Context, contentType string, body io.Reader
 		return nil, s.errRow(slog.LevelDebug, MsgNoContentType, http.StatusBadRequest,
 			"Content-Type must be image/jpeg or image/png, got "+quoteOrEmpty(contentType))
 	}
+	if s.ctx.Err() != nil {
+		return nil, httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the server is shutting down")
+	}
 	tmp, err := os.CreateTemp(s.mounts.Input, ".upload-*")
 	if err != nil {
 		return nil, s.errRow(slog.LevelError, MsgTemporaryFileCreate, http.StatusServiceUnavailable,
@@ -62,7 +65,9 @@ func (s *Service) Upload(ctx context.Context, contentType string, body io.Reader
 		}
 	}()
 	limit := s.cfg.MaxUploadBytes
-	n, err := io.Copy(fileWriter{tmp}, &ctxReader{ctx: ctx, r: io.LimitReader(body, limit+1)})
+	rctx, release := mergeCtx(ctx, s.ctx)
+	n, err := io.Copy(fileWriter{tmp}, &ctxReader{ctx: rctx, r: io.LimitReader(body, limit+1)})
+	release()
 	var we *writeError
 	switch {
 	case errors.As(err, &we):

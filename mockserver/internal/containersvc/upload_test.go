@@ -116,3 +116,13 @@ func assertNoFiles(t *testing.T, dir string) {
 	require.NoError(t, err)
 	assert.Empty(t, entries)
 }
+
+func TestUploadAfterClose(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	f.svc.Close()
+	_, herr := f.svc.Upload(t.Context(), "image/jpeg", strings.NewReader("x"))
+	require.NotNil(t, herr)
+	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
+	assertNoFiles(t, f.svc.Mounts().Input)
+}
