@@ -1,0 +1,163 @@
+package mockserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
+)
+
+// PFCContainerOptions configures a PFCContainer, the mock of the locally
+// deployed correction container. The PFC_* fields are the container's
+// environment variables (same defaults and effects, see each field); the
+// zero value is usable: a private licensed mount tree, the real clock,
+// logs discarded.
+type PFCContainerOptions struct {
+	// Root is the directory holding the mount points (sdk_license,
+	// presets, addons, input, output, scene); missing ones are created.
+	// Empty means a private temporary tree, removed by Close. When the
+	// mock creates the tree (Root empty or not existing yet) it puts a
+	// valid mock licence in sdk_license unless Unlicensed is set.
+	Root string
+	// Unlicensed leaves a tree the mock creates without a licence: every
+	// "corrected" file is then a byte copy of its input, as the container
+	// does when license validation fails.
+	Unlicensed bool
+
+	// SiteURL is PFC_SITE_URL, the base of corrected_url; empty means
+	// http://localhost, like the container.
+	SiteURL string
+	// LogLevel is PFC_LOG_LEVEL: debug, info, warning or error (any case);
+	// empty means info, and any other value logs a warning and uses info.
+	LogLevel string
+	// ImageTTL is PFC_IMG_CACHE_TTL: how long uploads, inputs and outputs
+	// are kept (swept every 10 minutes on Clock); 0 means 60 minutes.
+	ImageTTL time.Duration
+	// AVX is PFC_AVX (on, off, auto; empty means auto); reported only.
+	AVX string
+	// UseFastFAE is PFC_USE_FASTFAE; reported only.
+	UseFastFAE bool
+	// SkipMode is PFC_SKIP_MODE, the default of skip: clipart (empty),
+	// legacy or none.
+	SkipMode string
+	// SkipEXIFSoftware is PFC_SKIP_EXIF_SOFTWARE, the default of
+	// skip-exif-software.
+	SkipEXIFSoftware []string
+	// PreserveInputFileName is PFC_PRESERVE_INPUT_FILENAME, the default of
+	// preserveInputFileName (direct file mode).
+	PreserveInputFileName bool
+	// EnableComposite is PFC_ENABLE_COMPOSITE; nil means true. Reported
+	// only (the mock has no composite detector).
+	EnableComposite *bool
+	// UseAIServer is PFC_USE_AI_SERVER; nil means true. Reported only.
+	UseAIServer *bool
+
+	// LogWriter receives the container's JSON log lines (the real one
+	// writes them to stderr); nil discards them.
+	LogWriter io.Writer
+	// Clock drives the TTL sweep and licence expiry; nil means
+	// clock.Real(). Use clock.NewFake in tests.
+	Clock clock.Clock
+	// MaxUploadBytes bounds an upload (413 above); 0 means 50 MB.
+	MaxUploadBytes int64
+	// Workers bounds the corrections run at once; 0 means 4.
+	Workers int
+}
+
+// PFCContainer is the correction container mock: an http.Handler serving
+// PUT /pfc, GET /pfc/{imageKey}, GET /output/{name} and GET /version over
+// a mount tree. Create it with NewPFCContainer and Close it when done.
+type PFCContainer struct {
+	svc     *containersvc.Service
+	handler http.Handler
+	tmp     string // private tree to remove, if any
+	once    sync.Once
+	err     error
+}
+
+// NewPFCContainer prepares the mount tree (see PFCContainerOptions.Root)
+// and starts the container mock's TTL sweep.
+func NewPFCContainer(opts PFCContainerOptions) (*PFCContainer, error) {
+	root, tmp := opts.Root, ""
+	if root == "" {
+		dir, err := os.MkdirTemp("", "pfc-container-*")
+		if err != nil {
+			return nil, fmt.Errorf("mockserver: container root: %w", err)
+		}
+		root, tmp = dir, dir
+	}
+	fail := func(err error) (*PFCContainer, error) {
+		if tmp != "" {
+			_ = os.RemoveAll(tmp)
+		}
+		if errors.Is(err, containersvc.ErrInvalidConfig) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		}
+		return nil, fmt.Errorf("mockserver: %w", err)
+	}
+	mounts, created, err := containersvc.PrepareRoot(root)
+	if err != nil {
+		return fail(err)
+	}
+	if (created || tmp != "") && !opts.Unlicensed {
+		if err := containersvc.WriteLicense(mounts.License, containersvc.NewLicense("pfc-go mockserver", time.Time{})); err != nil {
+			return fail(err)
+		}
+	}
+	svc, err := containersvc.New(containersvc.Config{
+		Root: root, SiteURL: opts.SiteURL, LogLevel: opts.LogLevel, ImageTTL: opts.ImageTTL,
+		AVX: opts.AVX, UseFastFAE: opts.UseFastFAE, SkipMode: opts.SkipMode, SkipEXIFSoftware: opts.SkipEXIFSoftware,
+		PreserveInputFileName: opts.PreserveInputFileName, EnableComposite: opts.EnableComposite, UseAIServer: opts.UseAIServer,
+		LogWriter: opts.LogWriter, Clock: opts.Clock, MaxUploadBytes: opts.MaxUploadBytes, Workers: opts.Workers,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return &PFCContainer{svc: svc, handler: svc.Handler(), tmp: tmp}, nil
+}
+
+// ServeHTTP serves the container's API.
+func (c *PFCContainer) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.handler.ServeHTTP(w, r) }
+
+// Close stops the sweep, cancels running corrections and removes the
+// mount tree if the mock created it privately (Root empty). Close the
+// http.Server first where possible. Idempotent.
+func (c *PFCContainer) Close() error {
+	c.once.Do(func() {
+		c.svc.Close()
+		if c.tmp != "" {
+			if err := os.RemoveAll(c.tmp); err != nil {
+				c.err = fmt.Errorf("mockserver: removing the container root: %w", err)
+			}
+		}
+	})
+	return c.err
+}
+
+// Root returns the directory holding the mount points.
+func (c *PFCContainer) Root() string { return c.svc.Mounts().Root }
+
+// InputDir returns the mounted /input directory (direct file mode: copy a
+// file here, atomically, then correct it by its name).
+func (c *PFCContainer) InputDir() string { return c.svc.Mounts().Input }
+
+// OutputDir returns the mounted /output directory.
+func (c *PFCContainer) OutputDir() string { return c.svc.Mounts().Output }
+
+// PresetsDir returns the mounted /presets directory: preset files, ICC
+// profiles and exported AI preset groups (one directory per group).
+func (c *PFCContainer) PresetsDir() string { return c.svc.Mounts().Presets }
+
+// LicenseDir returns the mounted /sdk_license directory.
+func (c *PFCContainer) LicenseDir() string { return c.svc.Mounts().License }
+
+// Sweep runs the TTL sweep now (it also runs every 10 minutes on the
+// clock) and returns the files it deleted, as "input/name" or
+// "output/name".
+func (c *PFCContainer) Sweep() []string { return c.svc.Sweep() }
