@@ -36,7 +36,7 @@ const (
 	MsgStarted          = "startedMessage"           // info, startup: the configuration in effect
 )
 
-// levelWarning is how the log lines spell slog's WARN: the seed's level
+// levelName is how the log lines spell a level: the seed's level
 // names are debug, info, warning and error.
 func levelName(l slog.Level) string {
 	switch {
