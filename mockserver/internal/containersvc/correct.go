@@ -227,7 +227,7 @@ func (s *Service) run(ctx context.Context, key, inPath string, req *Request, ere
 	if !req.PreserveInputFileName {
 		name = newName() + ext
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(s.mounts.Output, name)); err != nil {
+	if err := s.rename(tmp.Name(), filepath.Join(s.mounts.Output, name)); err != nil {
 		return nil, s.errRow(slog.LevelError, MsgTemporaryCloseOutput, http.StatusServiceUnavailable,
 			"the output file could not be stored", "imageKey", key, "error", err.Error())
 	}

@@ -328,3 +328,19 @@ func TestCorrectCancelledIsNotAnEngineFailure(t *testing.T) {
 	assert.Equal(t, "unavailable", herr.Code)
 	assert.Nil(t, f.logs.find(t, MsgProcessingPFCError))
 }
+
+func TestCorrectOutputCannotBeStored(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.PreserveInputFileName = true })
+	f.placeInput(t, "a.jpg", jpegBytes(t, 64, 64))
+	// A non-empty directory where the output should go: the rename fails.
+	require.NoError(t, os.MkdirAll(filepath.Join(f.svc.Mounts().Output, "a.jpg", "sub"), 0o755))
+	_, herr := f.svc.Correct(t.Context(), "a.jpg", nil)
+	require.NotNil(t, herr)
+	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
+	assert.Equal(t, MsgTemporaryCloseOutput, herr.Code)
+	line := f.logs.find(t, MsgTemporaryCloseOutput)
+	require.NotNil(t, line)
+	assert.Equal(t, "error", line["level"])
+	assertNoTemporaries(t, f.svc.Mounts().Output)
+}

@@ -37,8 +37,10 @@ type Service struct {
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 
-	// remove deletes a file; tests replace it to make deletion fail.
+	// remove and rename are os.Remove and os.Rename; tests replace them to
+	// make deletion or the final rename fail.
 	remove func(string) error
+	rename func(oldpath, newpath string) error
 
 	mu      sync.Mutex
 	seen    map[string]time.Time // dir-relative path ("input/x") -> first seen on the clock
@@ -67,7 +69,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, mounts: mounts, log: newLogger(cfg.LogWriter, cfg.logLevel), clock: cfg.Clock, engine: eng,
 		sem: make(chan struct{}, cfg.Workers), ctx: ctx, cancel: cancel,
-		remove: os.Remove, seen: map[string]time.Time{},
+		remove: os.Remove, rename: os.Rename, seen: map[string]time.Time{},
 	}
 	if cfg.badLogLevel != "" {
 		s.logID(slog.LevelWarn, MsgUnknownLogLevel, "value", cfg.badLogLevel, "using", "info")

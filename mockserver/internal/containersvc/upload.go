@@ -87,7 +87,7 @@ func (s *Service) Upload(ctx context.Context, contentType string, body io.Reader
 			"the temporary input file could not be closed", "error", err.Error())
 	}
 	key := newName() + ext
-	if err := os.Rename(tmp.Name(), filepath.Join(s.mounts.Input, key)); err != nil {
+	if err := s.rename(tmp.Name(), filepath.Join(s.mounts.Input, key)); err != nil {
 		return nil, s.errRow(slog.LevelError, MsgTemporaryFileWrite, http.StatusServiceUnavailable,
 			"the temporary input file could not be stored", "error", err.Error())
 	}

@@ -126,3 +126,17 @@ func TestUploadAfterClose(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
 	assertNoFiles(t, f.svc.Mounts().Input)
 }
+
+func TestUploadRenameFails(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	f.svc.rename = func(string, string) error { return errors.New("no space left on device") }
+	_, herr := f.svc.Upload(t.Context(), "image/jpeg", strings.NewReader("x"))
+	require.NotNil(t, herr)
+	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
+	assert.Equal(t, MsgTemporaryFileWrite, herr.Code)
+	line := f.logs.find(t, MsgTemporaryFileWrite)
+	require.NotNil(t, line)
+	assert.Equal(t, "error", line["level"])
+	assertNoFiles(t, f.svc.Mounts().Input)
+}
