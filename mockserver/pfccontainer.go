@@ -161,3 +161,21 @@ func (c *PFCContainer) LicenseDir() string { return c.svc.Mounts().License }
 // clock) and returns the files it deleted, as "input/name" or
 // "output/name".
 func (c *PFCContainer) Sweep() []string { return c.svc.Sweep() }
+
+// PFCContainerOptionsFromEnv reads the container's PFC_* environment
+// variables through getenv (os.Getenv in the standalone binary) into
+// options, with the container's defaults for unset ones. A malformed value
+// (other than PFC_LOG_LEVEL, which falls back to info with a warning) is
+// an error naming the variable. Root, LogWriter, Clock and the limits are
+// left for the caller.
+func PFCContainerOptionsFromEnv(getenv func(string) string) (PFCContainerOptions, error) {
+	c, err := containersvc.ConfigFromEnv(getenv)
+	if err != nil {
+		return PFCContainerOptions{}, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	return PFCContainerOptions{
+		SiteURL: c.SiteURL, LogLevel: c.LogLevel, ImageTTL: c.ImageTTL, AVX: c.AVX, UseFastFAE: c.UseFastFAE,
+		SkipMode: c.SkipMode, SkipEXIFSoftware: c.SkipEXIFSoftware, PreserveInputFileName: c.PreserveInputFileName,
+		EnableComposite: c.EnableComposite, UseAIServer: c.UseAIServer,
+	}, nil
+}

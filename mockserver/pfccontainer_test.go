@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,4 +118,35 @@ func TestPFCContainerInvalidOptions(t *testing.T) {
 	require.ErrorIs(t, err, mockserver.ErrInvalidOptions)
 	assert.Contains(t, err.Error(), "PFC_SITE_URL")
 	assert.Contains(t, err.Error(), "PFC_SKIP_MODE")
+}
+
+func TestPFCContainerOptionsFromEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"PFC_SITE_URL": "http://gw:8080", "PFC_IMG_CACHE_TTL": "5", "PFC_PRESERVE_INPUT_FILENAME": "true",
+		"PFC_LOG_LEVEL": "chatty", "PFC_ENABLE_COMPOSITE": "false"}
+	o, err := mockserver.PFCContainerOptionsFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, "http://gw:8080", o.SiteURL)
+	assert.Equal(t, 5*time.Minute, o.ImageTTL)
+	assert.True(t, o.PreserveInputFileName)
+	assert.Equal(t, "chatty", o.LogLevel, "the fallback happens at start, with its warning")
+	require.NotNil(t, o.EnableComposite)
+	assert.False(t, *o.EnableComposite)
+
+	var logs bytes.Buffer
+	o.Root, o.LogWriter = filepath.Join(t.TempDir(), "c"), &logs
+	c, err := mockserver.NewPFCContainer(o)
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	assert.Contains(t, logs.String(), `"level":"warning","msg":"unknownLogLevelMessage"`)
+	assert.FileExists(t, filepath.Join(c.LicenseDir(), "pfc-mock.lic"), "a tree the mock creates is licensed")
+
+	_, err = mockserver.PFCContainerOptionsFromEnv(func(k string) string {
+		if k == "PFC_AVX" {
+			return "sometimes"
+		}
+		return ""
+	})
+	require.ErrorIs(t, err, mockserver.ErrInvalidOptions)
+	assert.Contains(t, err.Error(), "PFC_AVX")
 }
