@@ -17,7 +17,6 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/correct"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
-	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
@@ -147,7 +146,6 @@ func (s *Service) engineRequest(req *Request) (engine.Request, *httpx.Error) {
 	case "scale":
 		er.Resize.Scale = req.ResizeValue
 	}
-	er.Resize.Mode = resize.Mode("")
 	if req.Autocrop {
 		p := faces.DefaultCropParams()
 		er.AutoCrop = &p
