@@ -74,7 +74,6 @@ func TestCorrectQueryParsing(t *testing.T) {
 		{"enableComposite=", "enableComposite", "invalid_parameter"},
 		{"skip=photos", "skip", "invalid_parameter"},
 		{"skip-exif-software=a,,b", "skip-exif-software", "invalid_parameter"},
-		{"skipExifSoftware=x", "skipExifSoftware", "unknown_parameter"},
 		{"preset=", "preset", "invalid_parameter"},
 		{"width=100&width=200", "width", "invalid_parameter"},
 		{"outputColorSpace=../x.icc", "outputColorSpace", "invalid_parameter"},

@@ -1,6 +1,7 @@
 package containersvc
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -10,21 +11,34 @@ import (
 // Handler returns the container's HTTP interface, a thin translation of
 // requests into Service calls:
 //
-//	PUT  /pfc               Upload (Content-Type, body)
+//	PUT  /pfc               UploadSized (Content-Type, Content-Length, body)
 //	GET  /pfc/{imageKey}    Correct (key, query)
 //	GET  /pfc, GET /pfc/    Correct with no key: 400 noIdMessage
 //	GET  /output/{name}     the corrected file (HEAD too; Range supported)
 //	GET  /version           Version
 //
+// Every answer carries an X-Request-Id (httpx.RequestID). The query of GET
+// /pfc/{imageKey} goes through httpx.Query with CorrectParams first: an
+// unknown parameter (400 unknown_parameter), a repeated one or a query
+// that does not parse (400 invalid_parameter) is refused before the key is
+// looked at, and logged as invalidParameterMessage (debug). The upload
+// body is streamed to a temporary file in input/ with the bound
+// MaxUploadBytes (413 from the declared Content-Length before a byte is
+// read, or as soon as the body passes it); Close cuts off a body still
+// being received (httpx.AbortBodyOnClose), so a stalled upload cannot
+// hold it.
+//
 // Paths are matched as received, without ServeMux's cleaning, so that a
 // key such as ".." or "a%2Fb" reaches the sanity check (400
-// invalidIdMessage) instead of being redirected.
-//
-// Phase 2 (shared plumbing): the query goes through httpx.Query(r,
-// CorrectParams()...) before Correct, the upload body through httpx's
-// bounded receive, and request ids through its middleware.
+// invalidIdMessage) instead of being redirected. Once the service is
+// closed every request is answered 503 unavailable.
 func (s *Service) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return httpx.RequestID(nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.act.Begin() {
+			httpx.WriteError(w, httpx.Unavailable())
+			return
+		}
+		defer s.act.End()
 		p := r.URL.Path
 		switch {
 		case p == UploadPath:
@@ -35,12 +49,7 @@ func (s *Service) Handler() http.Handler {
 				s.serveCorrect(w, r, "")
 				return
 			}
-			res, herr := s.Upload(r.Context(), r.Header.Get("Content-Type"), r.Body)
-			if herr != nil {
-				httpx.WriteError(w, herr)
-				return
-			}
-			httpx.WriteJSON(w, http.StatusOK, res)
+			s.serveUpload(w, r)
 		case strings.HasPrefix(p, CorrectPrefix):
 			if httpx.Allow(w, r, http.MethodGet) {
 				s.serveCorrect(w, r, strings.TrimPrefix(p, CorrectPrefix))
@@ -56,11 +65,28 @@ func (s *Service) Handler() http.Handler {
 		default:
 			httpx.WriteError(w, httpx.Errorf(http.StatusNotFound, httpx.CodeNotFound, "no such endpoint"))
 		}
-	})
+	}))
+}
+
+func (s *Service) serveUpload(w http.ResponseWriter, r *http.Request) {
+	stop := httpx.AbortBodyOnClose(s.ctx, w)
+	defer stop()
+	res, herr := s.UploadSized(r.Context(), r.Header.Get("Content-Type"), r.ContentLength, r.Body)
+	if herr != nil {
+		httpx.WriteError(w, herr)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, res)
 }
 
 func (s *Service) serveCorrect(w http.ResponseWriter, r *http.Request, key string) {
-	res, herr := s.Correct(r.Context(), key, r.URL.Query())
+	q, herr := httpx.Query(r, CorrectParams()...)
+	if herr != nil {
+		s.logID(slog.LevelDebug, MsgInvalidParameter, "status", herr.Status, "detail", herr.Message, "parameter", herr.Parameter)
+		httpx.WriteError(w, herr)
+		return
+	}
+	res, herr := s.Correct(r.Context(), key, q)
 	if herr != nil {
 		httpx.WriteError(w, herr)
 		return

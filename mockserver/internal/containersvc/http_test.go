@@ -81,6 +81,9 @@ func TestHTTPErrorRows(t *testing.T) {
 		{http.MethodGet, "/pfc/nosuch.jpg", "", 400, MsgUnknownImageID},
 		{http.MethodGet, "/pfc/nosuch.jpg?outputType=bmp", "", 400, MsgUnknownOutputType},
 		{http.MethodGet, "/pfc/nosuch.jpg?outputQuality=39", "", 400, "invalid_parameter"},
+		{http.MethodGet, "/pfc/nosuch.jpg?skipExifSoftware=x", "", 400, "unknown_parameter"},
+		{http.MethodGet, "/pfc/nosuch.jpg?width=40&width=50", "", 400, "invalid_parameter"},
+		{http.MethodGet, "/pfc/nosuch.jpg?width=%zz", "", 400, "invalid_parameter"},
 		{http.MethodDelete, "/pfc/x.jpg", "", 405, "method_not_allowed"},
 		{http.MethodPost, "/pfc", "image/png", 405, "method_not_allowed"},
 		{http.MethodGet, "/output/..%2Fsdk_license%2Fpfc-mock.lic", "", 404, "not_found"},
@@ -99,4 +102,34 @@ func TestHTTPErrorRows(t *testing.T) {
 			assert.Equal(t, tc.code, e.Code)
 		})
 	}
+}
+
+func TestHTTPRequestIDsLogsAndLimits(t *testing.T) {
+	t.Parallel()
+	f, srv := startHTTP(t, func(c *Config) { c.MaxUploadBytes = 10 })
+
+	resp, body := do(t, http.MethodGet, srv.URL+"/pfc/x.jpg?bogus=1", "", nil)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, string(body))
+	assert.Regexp(t, `^req_[0-9a-f]{16}$`, resp.Header.Get("X-Request-Id"))
+	line := f.logs.find(t, MsgInvalidParameter)
+	require.NotNil(t, line)
+	assert.Equal(t, "debug", line["level"])
+	assert.Equal(t, "bogus", line["parameter"])
+	assert.EqualValues(t, 400, line["status"])
+
+	// A declared length above the limit is refused before the body is read.
+	resp, body = do(t, http.MethodPut, srv.URL+"/pfc", "image/jpeg", bytes.Repeat([]byte("x"), 11))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), "Content-Length 11")
+	require.NotNil(t, f.logs.find(t, MsgBodyTooLarge))
+}
+
+func TestHTTPClosedServiceAnswers503(t *testing.T) {
+	t.Parallel()
+	f, srv := startHTTP(t, nil)
+	require.NoError(t, f.svc.WaitIdle(t.Context()))
+	f.svc.Close()
+	resp, body := do(t, http.MethodGet, srv.URL+"/version", "", nil)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), `"code":"unavailable"`)
 }

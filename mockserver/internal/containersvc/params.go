@@ -1,7 +1,6 @@
 package containersvc
 
 import (
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -70,17 +69,13 @@ func paramError(param, format string, args ...any) *httpx.Error {
 
 // parseRequest parses q strictly against the defaults of cfg: every value
 // must be well formed and in range (integers in decimal, booleans exactly
-// true or false). Unknown or repeated parameters are refused too (the
-// handler's httpx.Query refuses them first). Every problem is listed in the
-// message; the first, in table order, is the error's parameter. An unknown
-// output type is reported alone with Code MsgUnknownOutputType.
+// true or false). Unknown parameters are the handler's to refuse
+// (httpx.Query with CorrectParams, before Correct); a repeated one is
+// refused here too (httpx.Single). Every problem is listed in the message;
+// the first, in table order, is the error's parameter. An unknown output
+// type is reported alone with Code MsgUnknownOutputType.
 func (c *Config) parseRequest(q url.Values) (*Request, *httpx.Error) {
 	names := CorrectParams()
-	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if !slices.Contains(names, name) {
-			return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeUnknownParameter, name, "is not a parameter of GET /pfc/{imageKey}")
-		}
-	}
 	p := &qparser{q: q}
 	r := &Request{Quality: DefaultOutputQuality, ColorSpace: "original", Skip: c.SkipMode,
 		SkipEXIFSoftware: c.SkipEXIFSoftware, PreserveInputFileName: c.PreserveInputFileName,
@@ -174,15 +169,12 @@ func (p *qparser) fail(param, format string, args ...any) {
 
 // get returns the one value of name; a repeated parameter is a problem.
 func (p *qparser) get(name string) (string, bool) {
-	vs, ok := p.q[name]
-	if !ok {
+	v, ok, herr := httpx.Single(p.q, name)
+	if herr != nil {
+		p.errs = append(p.errs, herr)
 		return "", false
 	}
-	if len(vs) != 1 {
-		p.fail(name, "must be given at most once")
-		return "", false
-	}
-	return vs[0], true
+	return v, ok
 }
 
 // str is get refusing an empty value (omit the parameter instead).

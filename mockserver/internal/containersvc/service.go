@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 )
 
@@ -42,11 +43,12 @@ type Service struct {
 	remove func(string) error
 	rename func(oldpath, newpath string) error
 
-	mu      sync.Mutex
-	seen    map[string]time.Time // dir-relative path ("input/x") -> first seen on the clock
-	sweeper clock.Timer
-	closed  bool
-	wg      sync.WaitGroup // sweeps in flight
+	// act tracks the requests being served and the sweeps (WaitIdle,
+	// Close) and runs the sweep timer.
+	act *activity.Tracker
+
+	mu   sync.Mutex
+	seen map[string]time.Time // dir-relative path ("input/x") -> first seen on the clock
 }
 
 // New prepares the mount directories under cfg.Root, logs the settings in
@@ -69,34 +71,29 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, mounts: mounts, log: newLogger(cfg.LogWriter, cfg.logLevel), clock: cfg.Clock, engine: eng,
 		sem: make(chan struct{}, cfg.Workers), ctx: ctx, cancel: cancel,
-		remove: os.Remove, rename: os.Rename, seen: map[string]time.Time{},
+		remove: os.Remove, rename: os.Rename, seen: map[string]time.Time{}, act: activity.New(cfg.Clock),
 	}
 	if cfg.badLogLevel != "" {
 		s.logID(slog.LevelWarn, MsgUnknownLogLevel, "value", cfg.badLogLevel, "using", "info")
 	}
 	s.logID(slog.LevelInfo, MsgStarted, "root", mounts.Root, "settings", s.Settings())
-	s.mu.Lock()
-	s.sweeper = s.clock.AfterFunc(SweepInterval, s.sweepTick)
-	s.mu.Unlock()
+	s.act.AfterFunc(SweepInterval, s.sweepTick)
 	return s, nil
 }
 
-// Close stops the TTL sweep, waits for a sweep in flight and cancels the
-// corrections running. Files stay in the mount directories. Idempotent.
+// Close stops the TTL sweep, cancels the corrections and uploads running
+// (an upload's body reads are cut off by the handler) and waits for every
+// request and sweep in flight to end. Files stay in the mount directories.
+// Idempotent.
 func (s *Service) Close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	if s.sweeper != nil {
-		s.sweeper.Stop()
-	}
-	s.mu.Unlock()
 	s.cancel()
-	s.wg.Wait()
+	s.act.Close()
 }
+
+// WaitIdle blocks until no request is being served and no sweep runs, or
+// ctx is done. The pending sweep timer does not count: with a fake clock,
+// WaitIdle returns when everything left waits for the clock.
+func (s *Service) WaitIdle(ctx context.Context) error { return s.act.WaitIdle(ctx) }
 
 // Mounts returns the mount directories.
 func (s *Service) Mounts() Mounts { return s.mounts }

@@ -20,22 +20,11 @@ func (s *Service) touch(dir, name string, reset bool) {
 	}
 }
 
-// sweepTick runs a sweep and schedules the next one.
+// sweepTick runs a sweep (as tracked work) and schedules the next one;
+// once the service is closed the tracker schedules nothing.
 func (s *Service) sweepTick() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	defer s.wg.Done()
 	s.Sweep()
-	s.mu.Lock()
-	if !s.closed {
-		s.sweeper = s.clock.AfterFunc(SweepInterval, s.sweepTick)
-	}
-	s.mu.Unlock()
+	s.act.AfterFunc(SweepInterval, s.sweepTick)
 }
 
 // Sweep deletes the files of input/ and output/ older than the image TTL

@@ -44,10 +44,22 @@ func (s *Service) errRow(level slog.Level, id string, status int, message string
 // temporary file cannot be created; 503 temporaryFileWritingMessage when it
 // cannot be written, closed or renamed.
 func (s *Service) Upload(ctx context.Context, contentType string, body io.Reader) (*UploadResponse, *httpx.Error) {
+	return s.UploadSized(ctx, contentType, -1, body)
+}
+
+// UploadSized is Upload for a body that declared its length
+// (contentLength, -1 when unknown): a declared length above MaxUploadBytes
+// is refused with 413 bodyTooLargeMessage before a byte is read, after
+// the Content-Type check.
+func (s *Service) UploadSized(ctx context.Context, contentType string, contentLength int64, body io.Reader) (*UploadResponse, *httpx.Error) {
 	ext, ok := uploadExt(contentType)
 	if !ok {
 		return nil, s.errRow(slog.LevelDebug, MsgNoContentType, http.StatusBadRequest,
 			"Content-Type must be image/jpeg or image/png, got "+quoteOrEmpty(contentType))
+	}
+	if contentLength > s.cfg.MaxUploadBytes {
+		return nil, s.errRow(slog.LevelDebug, MsgBodyTooLarge, http.StatusRequestEntityTooLarge,
+			"Content-Length "+itoa(contentLength)+" exceeds the limit of "+itoa(s.cfg.MaxUploadBytes)+" bytes")
 	}
 	if s.ctx.Err() != nil {
 		return nil, httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the server is shutting down")
