@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -54,7 +55,17 @@ var (
 	ErrTooLarge         = apierr.ErrTooLarge         // 413
 	ErrServer           = apierr.ErrServer           // 5xx
 	ErrInvalidParameter = apierr.ErrInvalidParameter // client-side validation (*ValidationError)
+	// ErrResponseHeaderTimeout: no response headers within the response
+	// header timeout (see WithResponseHeaderTimeout).
+	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
 )
+
+// APIError is returned for every error status of the container (or of a
+// proxy in front of it) that its error table does not explain; an answer
+// the table explains is an *Error whose Err is the *APIError. Its URL and
+// Body are redacted. Use errors.As to inspect it and errors.Is with the
+// status classes above.
+type APIError = apierr.APIError
 
 // row is one line of the container's error table.
 type row struct {
@@ -130,16 +141,57 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
-// classify returns an *Error for an error answer whose body code is one of
-// the table's message ids, or nil when the answer is not one of them (the
-// caller returns the API error as it is). message and parameter come from
-// the body, already redacted; cause is the API error.
+// messageID finds the container's message id of an error body: its code
+// (what the mock sends) or, since the real container's body shape is not
+// published, the first id of the table its message quotes.
+func messageID(code, message string) (MessageID, bool) {
+	if _, ok := rows[MessageID(code)]; ok {
+		return MessageID(code), true
+	}
+	for _, id := range rowOrder {
+		if strings.Contains(message, string(id)) {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// rowOrder is the table's ids, longest first, so that an id that is a
+// prefix of another cannot shadow it when a message is scanned.
+var rowOrder = func() []MessageID {
+	ids := make([]MessageID, 0, len(rows))
+	for id := range rows {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b MessageID) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	return ids
+}()
+
+// permanent is the transport's Request.Permanent hook of every call: an
+// answer the transport would retry (5xx) is final when the table says no
+// retry can help (processingPFCErrorMessage: the engine failed on this
+// image). Other 5xx, a proxy's 502 or 503 while the container restarts
+// included, are retried.
+func permanent(e *apierr.APIError) bool {
+	id, ok := messageID(e.Code, e.Message)
+	return ok && !rows[id].retryable
+}
+
+// classify returns an *Error for an error answer whose body names one of
+// the table's message ids (see messageID), or nil when the answer is not
+// one of them (the caller returns the API error as it is). message and
+// parameter come from the body, already redacted; cause is the API error.
 func classify(status int, code, message, parameter string, cause error) *Error {
-	id := MessageID(code)
-	r, ok := rows[id]
+	id, ok := messageID(code, message)
 	if !ok {
 		return nil
 	}
+	r := rows[id]
 	return &Error{StatusCode: status, MessageID: id, Message: message, Parameter: parameter,
 		Retryable: r.retryable, Err: cause}
 }

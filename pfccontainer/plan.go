@@ -3,6 +3,8 @@ package pfccontainer
 import (
 	"fmt"
 	"slices"
+
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 )
 
 // ResizeParam names the size parameter that decides the output size.
@@ -70,23 +72,10 @@ func (o *CorrectionOptions) Plan() Plan {
 	ignore := func(name, format string, args ...any) {
 		p.Ignored = append(p.Ignored, IgnoredParam{Name: name, Reason: fmt.Sprintf(format, args...)})
 	}
-	for _, s := range []struct {
-		param ResizeParam
-		value int
-	}{
-		{ResizeParamWidth, o.Width},
-		{ResizeParamHeight, o.Height},
-		{ResizeParamLong, o.Long},
-		{ResizeParamShort, o.Short},
-		{ResizeParamScale, o.Scale},
-	} {
-		switch {
-		case s.value == 0:
-		case p.Resize == ResizeParamNone:
-			p.Resize, p.ResizeValue = s.param, s.value
-		default:
-			ignore(string(s.param), "%s takes priority (use one resize parameter per request)", p.Resize)
-		}
+	param, value, ignored := pfcparams.Sizes{Width: o.Width, Height: o.Height, Long: o.Long, Short: o.Short, Scale: o.Scale}.Resolve()
+	p.Resize, p.ResizeValue = ResizeParam(param), value
+	for _, ig := range ignored {
+		ignore(ig.Name, "%s", ig.Reason)
 	}
 	if o.Skip != "" && p.AIPresetSelection {
 		ignore("skip", "AI preset selection is used (no preset given)")

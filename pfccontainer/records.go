@@ -34,6 +34,10 @@ type Correction struct {
 	CorrectedURL string `json:"corrected_url"`
 	// Scene is the detected scene category, SceneUnknown when none.
 	Scene Scene `json:"scene"`
+	// ReportedURL is corrected_url as the container answered it; it
+	// differs from CorrectedURL only on a client made with
+	// RebaseCorrectedURLs.
+	ReportedURL string `json:"-"`
 }
 
 // FileName returns the last path segment of CorrectedURL, unescaped: the
