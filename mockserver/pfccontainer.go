@@ -1,16 +1,21 @@
 package mockserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"sync"
+	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
 // PFCContainerOptions configures a PFCContainer, the mock of the locally
@@ -140,6 +145,13 @@ func (c *PFCContainer) Close() error {
 	return c.err
 }
 
+// WaitIdle blocks until no request is being served and no sweep runs, or
+// ctx is done. The pending sweep timer does not count.
+func (c *PFCContainer) WaitIdle(ctx context.Context) error { return c.svc.WaitIdle(ctx) }
+
+// SiteURL returns the base of the corrected URLs (PFC_SITE_URL).
+func (c *PFCContainer) SiteURL() string { return c.svc.SiteURL() }
+
 // Root returns the directory holding the mount points.
 func (c *PFCContainer) Root() string { return c.svc.Mounts().Root }
 
@@ -178,4 +190,100 @@ func PFCContainerOptionsFromEnv(getenv func(string) string) (PFCContainerOptions
 		SkipMode: c.SkipMode, SkipEXIFSoftware: c.SkipEXIFSoftware, PreserveInputFileName: c.PreserveInputFileName,
 		EnableComposite: c.EnableComposite, UseAIServer: c.UseAIServer,
 	}, nil
+}
+
+// PFCContainerTestServer is a PFCContainer served by an httptest server,
+// with a ready client. StartPFCContainer returns it.
+type PFCContainerTestServer struct {
+	// URL is the container's base URL (pass it to pfccontainer.WithBaseURL).
+	URL string
+	// Server is the underlying httptest server.
+	Server *httptest.Server
+	// Container is the mock itself: its mount directories (InputDir,
+	// OutputDir, PresetsDir, LicenseDir) and Sweep.
+	Container *PFCContainer
+	// Client is a pfccontainer client for URL, with the extra options given
+	// to StartPFCContainer.
+	Client *pfccontainer.Client
+
+	core *testServerCore
+}
+
+// StartPFCContainer starts a PFCContainer with opts (nil: the zero
+// PFCContainerOptions, a private licensed mount tree) on an httptest
+// server, registers its shutdown with tb.Cleanup (the httptest server
+// first, then PFCContainer.Close), and returns its URL and a ready client.
+// clientOpts are applied to the client after the test server's own (base
+// URL, HTTP client), so they can override them. It fails tb on error.
+//
+// An empty opts.SiteURL becomes the test server's URL, so that
+// corrected_url can be downloaded as it is, as from a container whose
+// PFC_SITE_URL is set right. Set SiteURL (e.g. to "http://localhost", the
+// container's default) to test a client that must rebase it
+// (pfccontainer.Client.RebaseCorrectedURLs).
+func StartPFCContainer(tb testing.TB, opts *PFCContainerOptions, clientOpts ...pfccontainer.Option) *PFCContainerTestServer {
+	tb.Helper()
+	var o PFCContainerOptions
+	if opts != nil {
+		o = *opts
+	}
+	// The site URL must be known before the container exists, and the
+	// server's URL only once it listens: serve through a forwarder.
+	fwd := &forwardBackend{}
+	core := startTestServer(tb, fwd, o.Clock)
+	if o.SiteURL == "" {
+		o.SiteURL = core.server.URL
+	}
+	c, err := NewPFCContainer(o)
+	if err != nil {
+		tb.Fatalf("mockserver: %v", err)
+	}
+	fwd.c.Store(c)
+	ts := &PFCContainerTestServer{URL: core.server.URL, Server: core.server, Container: c, core: core}
+	copts := append([]pfccontainer.Option{
+		pfccontainer.WithBaseURL(ts.URL),
+		pfccontainer.WithHTTPClient(core.server.Client()),
+	}, clientOpts...)
+	if ts.Client, err = pfccontainer.NewClient(copts...); err != nil {
+		tb.Fatalf("mockserver: pfccontainer client: %v", err)
+	}
+	return ts
+}
+
+// WaitIdle waits until no request is served and no sweep runs; it fails
+// the test after a minute.
+func (s *PFCContainerTestServer) WaitIdle() { s.core.tb.Helper(); s.core.waitIdle() }
+
+// Advance moves the fake clock (PFCContainerOptions.Clock must be a
+// *clock.Fake) forward by d, running the TTL sweeps that fall due one at
+// a time.
+func (s *PFCContainerTestServer) Advance(d time.Duration) { s.core.tb.Helper(); s.core.advance(d) }
+
+// Clock returns the container's clock.
+func (s *PFCContainerTestServer) Clock() clock.Clock { return s.core.clock }
+
+// forwardBackend serves the PFCContainer stored in c once it exists
+// (503 before).
+type forwardBackend struct{ c atomic.Pointer[PFCContainer] }
+
+func (f *forwardBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c := f.c.Load(); c != nil {
+		c.ServeHTTP(w, r)
+		return
+	}
+	http.Error(w, "starting", http.StatusServiceUnavailable)
+}
+
+func (f *forwardBackend) Close() error {
+	if c := f.c.Load(); c != nil {
+		return c.Close()
+	}
+	return nil
+}
+
+func (f *forwardBackend) WaitIdle(ctx context.Context) error {
+	if c := f.c.Load(); c != nil {
+		return c.WaitIdle(ctx)
+	}
+	return nil
 }

@@ -90,7 +90,7 @@ func TestBinary(t *testing.T) {
 
 	entries, err := os.ReadDir(dataDir)
 	require.NoError(t, err)
-	assert.Len(t, entries, 1, "one private working directory")
+	assert.Len(t, entries, 2, "one private working directory per backend (hosted, container)")
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	_, _ = io.Copy(io.Discard, stdout)
@@ -364,8 +364,8 @@ func TestRunWebhookCAAndTimeScale(t *testing.T) {
 
 // TestRunAllThreeBackends: with the three addresses set, the command
 // prints one line per backend, in the list's order, once each listens;
-// the container backends answer 501 with the JSON error body until they
-// are implemented.
+// the correction container answers /version; the background-removal
+// backend answers 501 with the JSON error body until it is implemented.
 func TestRunAllThreeBackends(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -396,7 +396,12 @@ func TestRunAllThreeBackends(t *testing.T) {
 
 	client := &http.Client{}
 	defer client.CloseIdleConnections()
-	for _, name := range []string{"container", "bg"} {
+	resp, err := client.Get(urls["container"] + "/version")
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, name := range []string{"bg"} {
 		resp, err := client.Get(urls[name] + "/version")
 		require.NoError(t, err)
 		var body struct {
