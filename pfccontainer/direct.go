@@ -128,11 +128,11 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 	if srcPath == "" {
 		fe.add("srcPath", "is required")
 	}
-	if err := o.Validate(); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
-	}
 	if err := ValidateImageKey(filepath.Base(srcPath)); srcPath != "" && err != nil {
 		fe.add("srcPath", "its base name cannot be an image key: %s", err.(*ValidationError).Errors[0].Message)
+	}
+	if err := o.Validate(); err != nil {
+		fe = append(fe, err.(*ValidationError).Errors...)
 	}
 	if err := fe.err(); err != nil {
 		return nil, "", err
