@@ -1,11 +1,51 @@
 // Package pfccontainer is the client of the locally deployed correction
 // container: upload an image (PUT /pfc), correct it (GET
 // /pfc/{imageKey}) into a URL of the corrected file and a detected scene,
-// read the engine version (GET /version), and direct file mode with
-// mounted /input and /output directories. It reads like a small sibling of
-// package hosted: options with chainable setters, local validation that
-// names every bad field at once, a Plan of what the container will do,
-// typed records and typed errors.
+// download the result, read the engine version (GET /version), and direct
+// file mode with mounted /input and /output directories. It reads like a
+// small sibling of package hosted: the same options, options with
+// chainable setters, local validation that names every bad field at once,
+// a Plan of what the container will do, typed records and typed errors.
+//
+//	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL("http://localhost:80"))
+//	corr, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", pfccontainer.NewCorrection().ResizeLong(2000))
+//
+// Step by step: Upload or UploadFile return an imageKey, Correct returns a
+// *Correction, Download or DownloadFile (atomic) fetch the file. Version
+// and Health read GET /version. Client.Direct works on the mounted
+// directories instead of HTTP transfers (see Direct). Tests use
+// mockserver.StartPFCContainer, an in-process mock with a ready client.
+//
+// # Authentication
+//
+// The container documents none: it is licensed by files mounted in
+// /sdk_license, and NewClient takes no key and sends no credential.
+// Without a valid licence the container answers normally but the
+// "corrected" file is the original. Keep the port on a private network,
+// or put an authenticating proxy in front (a WithHTTPClient transport can
+// add its header; the client sends nothing to other hosts but the
+// download of corrected_url, which carries no credential).
+//
+// # Transport
+//
+// The options (WithBaseURL, WithHTTPClient, WithLogger, WithRetries,
+// WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout) are the
+// hosted client's. There is no WithPolling: the container has no jobs,
+// GET /pfc/{imageKey} answers once the image is corrected. That answer can
+// take long for large images, so the response header timeout (default 5
+// minutes per attempt) must cover the slowest correction; a context
+// deadline bounds the whole call, retries included. Connection errors,
+// 408, 429 and 5xx other than 501 are retried with jittered exponential
+// backoff (Retry-After honoured, capped), except the rows below that no
+// retry can help.
+//
+// Retried uploads: PUT /pfc is not idempotent (each accepted upload gets a
+// new imageKey), yet it is retried: an attempt that reached the container
+// before failing leaves at most an orphan file that no key returned to the
+// caller names, which the container's TTL sweep deletes
+// (PFC_IMG_CACHE_TTL, default 60 minutes). That is cheaper than making
+// the caller upload again. GET /pfc/{imageKey} is retried too: a repeated
+// correction writes another output file, swept the same way.
 //
 // # Options
 //
@@ -26,19 +66,37 @@
 // from another host or from the Docker host when the port is published
 // elsewhere. Rebasing moves the URL onto the client's base URL (keeping
 // any path prefix of it, e.g. a reverse proxy's, and the /output/... tail).
-// Rebase when the client reaches the container by a different address than
-// PFC_SITE_URL names; leave it off when PFC_SITE_URL is set to an address
-// the client can reach (e.g. a public gateway that serves /output from
-// elsewhere). In direct file mode the corrected file is read from the
-// mounted output directory under the URL's last path segment, which must
-// be a plain file name.
+// Client.RebaseCorrectedURLs returns a client that does so in Correct
+// (Correction.ReportedURL keeps the container's answer). Rebase when the
+// client reaches the container by a different address than PFC_SITE_URL
+// names; leave it off when PFC_SITE_URL is set to an address the client
+// can reach (e.g. a public gateway that serves /output from elsewhere).
+// Downloads ask for the identity encoding and carry no credential. In
+// direct file mode the corrected file is read from the mounted output
+// directory under the URL's last path segment, which must be a plain file
+// name.
+//
+// # Direct file mode
+//
+// With /input and /output mounted from directories this program can
+// reach, Direct.Put copies a file in atomically (a hidden temporary name
+// in the input directory, renamed once complete, so the container never
+// reads half a file; the container refuses keys starting with a dot and
+// its sweep leaves them alone), Direct.Correct calls GET /pfc/{file name}
+// with preserveInputFileName=true unless the options say otherwise, and
+// returns the path of the result in the output directory. Files are left
+// for the container's TTL sweep to delete.
 //
 // # Errors
 //
 // The container ties each error status to a log message id. Every such
-// answer becomes an *Error carrying the id, the message and whether a
-// retry can help (IsRetryable), and matching a sentinel per row (ErrBadRequest
-// or ErrServer come with it through the cause):
+// answer (its body's code is the id, or its message quotes it) becomes an
+// *Error carrying the id, the message and whether a retry can help
+// (IsRetryable), and matching a sentinel per row; the *APIError of the
+// answer stays in the chain (errors.As), with ErrBadRequest or ErrServer.
+// The retry column is what the client itself does: "no" rows are
+// returned at once, "yes" rows after the client's retries ran out. Other
+// error answers (a proxy's 502, a 413) are *APIError values:
 //
 //	id                               status  sentinel                   retry
 //	noContentTypeRequestMessage      400     ErrUnsupportedContentType  no
