@@ -103,3 +103,9 @@ func decodeConfig(t *testing.T, b []byte) (string, int, int) {
 	require.NoError(t, err)
 	return format, cfg.Width, cfg.Height
 }
+
+// imageConfig decodes the header of an encoded image.
+func imageConfig(b []byte) (string, image.Config, error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
+	return format, cfg, err
+}
