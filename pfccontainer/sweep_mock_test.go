@@ -60,6 +60,7 @@ func TestMockTTLSweep(t *testing.T) {
 	for _, l := range lines {
 		assert.Equal(t, "debug", l["level"])
 	}
+	assert.Equal(t, "2026-11-23T10:30:00Z", lines[0]["time"], "log times are on the container's clock")
 	_, err = c.Correct(ctx, key, nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrUnknownImageKey)
 	_, err = c.Download(ctx, corr, &out)

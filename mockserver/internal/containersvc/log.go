@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 )
 
 // Message ids of the container's JSON log lines. The seed's table gives the
@@ -50,17 +51,24 @@ func levelName(l slog.Level) string {
 	return "error"
 }
 
-// newLogger returns the JSON logger: one object per line with "time",
-// "level" (debug, info, warning, error), "msg" (the message id) and the
-// line's attributes, filtered by level.
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+// newLogger returns the JSON logger: one object per line with "time"
+// (now, on the service's clock, so that log times agree with the sweep's
+// ages under a fake clock), "level" (debug, info, warning, error), "msg"
+// (the message id) and the line's attributes, filtered by level.
+func newLogger(w io.Writer, level slog.Level, now func() time.Time) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) == 0 && a.Key == slog.LevelKey {
+			if len(groups) > 0 {
+				return a
+			}
+			switch a.Key {
+			case slog.LevelKey:
 				if l, ok := a.Value.Any().(slog.Level); ok {
 					return slog.String(slog.LevelKey, levelName(l))
 				}
+			case slog.TimeKey:
+				return slog.Time(slog.TimeKey, now())
 			}
 			return a
 		},

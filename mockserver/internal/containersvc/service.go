@@ -69,7 +69,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		cfg: cfg, mounts: mounts, log: newLogger(cfg.LogWriter, cfg.logLevel), clock: cfg.Clock, engine: eng,
+		cfg: cfg, mounts: mounts, log: newLogger(cfg.LogWriter, cfg.logLevel, cfg.Clock.Now), clock: cfg.Clock, engine: eng,
 		sem: make(chan struct{}, cfg.Workers), ctx: ctx, cancel: cancel,
 		remove: os.Remove, rename: os.Rename, seen: map[string]time.Time{}, act: activity.New(cfg.Clock),
 	}
