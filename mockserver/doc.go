@@ -6,7 +6,7 @@
 // # In-process use
 //
 //	srv := mockserver.StartHosted(t, nil) // httptest + cleanup + a ready client
-//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection(""))
+//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection())
 //
 // StartHosted(tb, opts, clientOpts...) takes a *HostedOptions (nil for
 // the defaults) and options for the ready-made client, applied after the
@@ -104,12 +104,13 @@
 // client and the mock agree: width, height, long and short 32..10000 (0 is
 // out of range when given), scale a positive integer percentage,
 // outputQuality 40..100, the auto-crop values plain decimal numbers,
-// autocropDetectOnly requires autocrop=true, bgColor "#rrggbb" or a CSS
-// colour name (or "transparent"), bgGenerativePrompt, bgFileKey, bgShadow
-// and bgColor require removeBackground=true, bgShadow only with the image
-// or colour background, webhookUrl an absolute https URL (plain http is
-// 400 before anything else is looked at). Lower-priority size and
-// background parameters are accepted and ignored (hosted.Plan).
+// bgColor "#rrggbb" or a CSS colour name (or "transparent"), bgShadow
+// soft, hard or floating, webhookUrl an absolute https URL (plain http is
+// 400 before anything else is looked at). What the service ignores is
+// accepted and ignored, as hosted.Plan reports it: lower-priority size and
+// background parameters, the bg* parameters without removeBackground=true,
+// bgShadow outside the image and colour modes, autocropDetectOnly and the
+// auto-crop values without autocrop=true.
 //
 // Uploads: the upload is an HTTP PUT of the raw bytes to uploadUrl, which
 // is valid for 1 hour (HostedOptions.UploadURLTTL) and signed with

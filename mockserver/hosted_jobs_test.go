@@ -48,7 +48,6 @@ func TestPFCValidation(t *testing.T) {
 		{k + "outputQuality=39", "invalid_parameter", "outputQuality", 400},
 		{k + "outputQuality=101", "invalid_parameter", "outputQuality", 400},
 		{k + "autocrop=1", "invalid_parameter", "autocrop", 400},
-		{k + "autocropDetectOnly=true", "invalid_parameter", "autocropDetectOnly", 400},
 		{k + "autocrop=true&autocropSize=big", "invalid_parameter", "autocropSize", 400},
 		{k + "autocrop=true&autocropX=1e3", "invalid_parameter", "autocropX", 400},
 		{k + "autocrop=true&cropARW=", "invalid_parameter", "cropARW", 400},
@@ -59,10 +58,6 @@ func TestPFCValidation(t *testing.T) {
 		{k + "removeGlares=on", "invalid_parameter", "removeGlares", 400},
 		{k + "removeBackground=true&bgColor=%23abc", "invalid_parameter", "bgColor", 400},
 		{k + "removeBackground=true&bgColor=notacolor", "invalid_parameter", "bgColor", 400},
-		{k + "bgColor=red", "invalid_parameter", "bgColor", 400},
-		{k + "bgGenerativePrompt=beach", "invalid_parameter", "bgGenerativePrompt", 400},
-		{k + "bgFileKey=" + key, "invalid_parameter", "bgFileKey", 400},
-		{k + "removeBackground=true&bgShadow=soft", "invalid_parameter", "bgShadow", 400}, // transparent mode
 		{k + "removeBackground=true&bgColor=red&bgShadow=long", "invalid_parameter", "bgShadow", 400},
 		{k + "preserveMetadata=no", "invalid_parameter", "preserveMetadata", 400},
 		{k + "updateThumbnail=x", "invalid_parameter", "updateThumbnail", 400},
@@ -89,6 +84,37 @@ func TestPFCValidation(t *testing.T) {
 	e := requireError(t, resp, b, 400, "invalid_parameter", "width")
 	assert.Equal(t, "width: must be between 32 and 10000, got 5; outputQuality: must be between 40 and 100, got 1; skip: must be one of clipart, legacy, none, got \"x\"", e.Message)
 	assert.Equal(t, 0, f.proc.calls(), "nothing was processed")
+}
+
+// TestPFCIgnoredParametersAreAccepted checks seed 000's rule as the client
+// applies it (hosted.Plan): a parameter that only matters with another one
+// ("used when removeBackground=true", "requires autocrop=true", a shadow in
+// transparent mode) is accepted and ignored, not refused.
+func TestPFCIgnoredParametersAreAccepted(t *testing.T) {
+	f := newFixture(t)
+	img := jpegBytes(t, 64, 64)
+	bgKey := f.upload(t, "", pngBytes(t, 40, 40))
+	cases := []struct {
+		extra          string
+		wantBackground int // removeBackgroundCount
+	}{
+		{"bgColor=red", 0},
+		{"bgColor=transparent", 0},
+		{"bgGenerativePrompt=beach", 0},
+		{"bgFileKey=" + bgKey, 0},
+		{"bgShadow=soft", 0},
+		{"removeBackground=true&bgShadow=soft", 1}, // transparent mode: no shadow
+		{"autocropDetectOnly=true", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.extra, func(t *testing.T) {
+			j := f.run(t, img, c.extra)
+			require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
+			require.NotNil(t, j.Usage)
+			assert.Equal(t, c.wantBackground, j.Usage.RemoveBackgroundCount)
+			assert.Zero(t, j.Usage.AutoCropCount)
+		})
+	}
 }
 
 func TestPFCPrioritiesAndDefaults(t *testing.T) {

@@ -81,9 +81,9 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	o.WebhookURL = p.str("webhookUrl")
 
 	// The client's own validation holds the documented ranges and
-	// combinations (bg* need removeBackground, autocropDetectOnly needs
-	// autocrop, bgShadow only with image or colour, https webhooks...), so
-	// client and mock agree on them.
+	// combinations (https webhooks, ...) and accepts what the service
+	// ignores (bg* without removeBackground, ...), so client and mock agree
+	// on both.
 	if err := o.Validate(); err != nil {
 		var ve *hosted.ValidationError
 		if errors.As(err, &ve) {
