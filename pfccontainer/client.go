@@ -19,6 +19,8 @@ type Client struct {
 	base string
 	// rebase moves corrected_url onto base (RebaseCorrectedURLs).
 	rebase bool
+	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
+	maxDownload int64
 }
 
 // Option configures a Client. The same options, with the same names,
@@ -69,6 +71,14 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }
 
+// WithMaxDownloadSize bounds the bytes one download (Download,
+// DownloadFile, CorrectFile) writes; 0, the default, means no bound. A
+// larger corrected file fails with a *DownloadTooLargeError (matching
+// ErrDownloadTooLarge); DownloadFile and CorrectFile then leave no file
+// behind. Downloads ask for the identity encoding, so the bound applies to
+// the bytes on the wire.
+func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
+
 // NewClient returns a client of the container at WithBaseURL (required).
 // The container documents no request authentication (it is licensed by
 // files mounted in /sdk_license), so no credential is sent; put it behind
@@ -78,9 +88,9 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 func NewClient(opts ...Option) (*Client, error) {
 	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, nil)
 	if err != nil {
-		return nil, fromAPIValidation(err)
+		return nil, exportErr(err)
 	}
-	return &Client{http: tc, base: cfg.BaseURL}, nil
+	return &Client{http: tc, base: cfg.BaseURL, maxDownload: cfg.MaxDownloadSize}, nil
 }
 
 // RebaseCorrectedURLs returns a client sharing c's connections and
@@ -107,30 +117,23 @@ func (c *Client) BaseURL() string { return c.base }
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
 // apiError turns an error of the transport into the container's typed
-// error: an *APIError whose body code is one of the container's message
-// ids becomes an *Error of that row (keeping the *APIError as its cause);
-// anything else is returned as it is.
+// error: an API error whose body names one of the container's message ids
+// becomes an *Error of that row, with the public *APIError as its cause;
+// anything else gets the package's public error types (exportErr).
 func apiError(err error) error {
-	var ae *APIError
+	var ae *apierr.APIError
 	if !errors.As(err, &ae) {
-		return err
+		return exportErr(err)
 	}
-	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, err); e != nil {
+	pub := exportErr(err)
+	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, pub); e != nil {
 		return e
 	}
-	return err
+	return pub
 }
 
-// fromAPIValidation turns the shared option validation's
-// *apierr.ValidationError into this package's *ValidationError.
-func fromAPIValidation(err error) error {
-	var ve *apierr.ValidationError
-	if !errors.As(err, &ve) {
-		return err
-	}
-	out := &ValidationError{}
-	for _, fe := range ve.Errors {
-		out.Errors = append(out.Errors, FieldError{Field: fe.Field, Message: fe.Message})
-	}
-	return out
+// errorf is fmt.Errorf with the message passed through the client's
+// redactor: for every error string that quotes a server's answer.
+func (c *Client) errorf(format string, args ...any) error {
+	return apierr.Redactf(c.http.Redact, format, args...)
 }

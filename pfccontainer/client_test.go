@@ -321,3 +321,52 @@ func TestCorrectFileOverTheWire(t *testing.T) {
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+func TestDownloadSizeLimit(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	c, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(4))
+	require.NoError(t, err)
+	mt.RegisterResponder(http.MethodGet, "http://cdn.test/output/big.png", httpmock.NewBytesResponder(200, []byte("0123456789")))
+	corr := &Correction{CorrectedURL: "http://cdn.test/output/big.png"}
+	var buf bytes.Buffer
+	_, err = c.Download(t.Context(), corr, &buf)
+	var tl *DownloadTooLargeError
+	require.ErrorAs(t, err, &tl)
+	assert.ErrorIs(t, err, ErrDownloadTooLarge)
+	assert.Equal(t, "big.png", tl.FileName)
+	assert.Equal(t, int64(4), tl.Limit)
+
+	dst := filepath.Join(t.TempDir(), "big.png")
+	_, err = c.DownloadFile(t.Context(), corr, dst)
+	assert.ErrorIs(t, err, ErrDownloadTooLarge)
+	assert.NoFileExists(t, dst)
+
+	_, err = NewClient(WithBaseURL(testBase), WithMaxDownloadSize(-1))
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"MaxDownloadSize"}, ve.Fields())
+}
+
+// TestPublicErrorTypes: the errors users handle are this package's own
+// types (the shared layers' internal ones converted), with hosted's field
+// names.
+func TestPublicErrorTypes(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodGet, testBase+"/version", httpmock.NewStringResponder(501, `{"code":"nope","message":"no"}`).
+		HeaderSet(http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req_1"}}))
+	_, err := c.Version(t.Context())
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, APIError{StatusCode: 501, Method: "GET", URL: testBase + "/version", Code: "nope", Message: "no",
+		RequestID: "req_1", Body: []byte(`{"code":"nope","message":"no"}`), Attempts: 1}, *ae)
+	assert.ErrorIs(t, err, ErrServer)
+	assert.True(t, strings.HasPrefix(err.Error(), "pfc: GET "), err.Error())
+
+	_, err = NewClient()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []FieldError{{Field: "BaseURL", Message: "is required (use WithBaseURL)"}}, ve.Errors)
+	assert.Equal(t, "pfc: invalid parameters: BaseURL: is required (use WithBaseURL)", err.Error())
+}

@@ -22,7 +22,8 @@ import (
 //
 // With RebaseCorrectedURLs, CorrectedURL is moved onto the client's base
 // URL and ReportedURL keeps the container's answer.
-func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOptions) (*Correction, error) {
+func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOptions) (_ *Correction, err error) {
+	defer exportTo(&err)
 	var fe fieldErrors
 	if err := ValidateImageKey(imageKey); err != nil {
 		fe = append(fe, err.(*ValidationError).Errors...)
@@ -44,13 +45,13 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 		return nil, apiError(err)
 	}
 	if res.CorrectedURL == "" {
-		return nil, fmt.Errorf("pfccontainer: GET /pfc/{imageKey} answered without corrected_url")
+		return nil, fmt.Errorf("pfc: GET /pfc/{imageKey} answered without corrected_url")
 	}
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
 		u, err := rebaseURL(res.CorrectedURL, c.base)
 		if err != nil {
-			return nil, fmt.Errorf("pfccontainer: rebasing corrected_url: %w", err)
+			return nil, c.errorf("pfc: rebasing corrected_url %q: %w", res.CorrectedURL, err)
 		}
 		res.CorrectedURL = u
 	}

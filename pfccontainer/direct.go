@@ -56,7 +56,8 @@ func (d *Direct) check(fe *fieldErrors) {
 // Put copies src into InputDir as name, atomically (see Direct), and
 // returns name, the imageKey to correct. name must pass ValidateImageKey.
 // An existing file of that name is replaced.
-func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (string, error) {
+func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string, err error) {
+	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if err := ValidateImageKey(name); err != nil {
@@ -68,7 +69,7 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (string, e
 	if err := fe.err(); err != nil {
 		return "", err
 	}
-	err := fileio.WriteFileAtomic(filepath.Join(d.InputDir, name), func(w io.Writer) error {
+	err = fileio.WriteFileAtomic(filepath.Join(d.InputDir, name), func(w io.Writer) error {
 		_, err := io.Copy(w, &ctxReader{ctx: ctx, r: src})
 		return err
 	})
@@ -80,7 +81,8 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (string, e
 
 // PutFile copies the regular file at srcPath into InputDir under its base
 // name (see Put) and returns that name.
-func (d *Direct) PutFile(ctx context.Context, srcPath string) (string, error) {
+func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err error) {
+	defer exportTo(&err)
 	f, _, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
 		return "", err
@@ -95,7 +97,8 @@ func (d *Direct) PutFile(ctx context.Context, srcPath string) (string, error) {
 // input's name. The result's name comes from the container's answer and
 // must be a plain file name: nothing the container answers can make the
 // client read outside OutputDir.
-func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions) (*Correction, string, error) {
+func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
+	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if err := fe.err(); err != nil {
@@ -114,7 +117,7 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 	}
 	out, err := outputFile(d.OutputDir, corr)
 	if err != nil {
-		return nil, "", err
+		return nil, "", d.Client.errorf("%w", err)
 	}
 	return corr, out, nil
 }
@@ -122,7 +125,8 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 // CorrectFile copies srcPath into InputDir, corrects it and returns the
 // correction and the path of the result. With a non-empty dstPath the
 // result is also copied there, atomically.
-func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (*Correction, string, error) {
+func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
+	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if srcPath == "" {
@@ -159,7 +163,7 @@ func copyFileAtomic(ctx context.Context, src, dst string) error {
 	f, _, err := fileio.OpenParam("output", src)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("pfccontainer: the corrected file is not in the output directory (is OutputDir the directory mounted as /output?): %w", err)
+			return fmt.Errorf("pfc: the corrected file is not in the output directory (is OutputDir the directory mounted as /output?): %w", err)
 		}
 		return err
 	}

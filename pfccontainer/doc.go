@@ -29,8 +29,8 @@
 // # Transport
 //
 // The options (WithBaseURL, WithHTTPClient, WithLogger, WithRetries,
-// WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout) are the
-// hosted client's. There is no WithPolling: the container has no jobs,
+// WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
+// WithMaxDownloadSize) are the hosted client's. There is no WithPolling: the container has no jobs,
 // GET /pfc/{imageKey} answers once the image is corrected. That answer can
 // take long for large images, so the response header timeout (default 5
 // minutes per attempt) must cover the slowest correction; a context
@@ -96,7 +96,11 @@
 // answer stays in the chain (errors.As), with ErrBadRequest or ErrServer.
 // The retry column is what the client itself does: "no" rows are
 // returned at once, "yes" rows after the client's retries ran out. Other
-// error answers (a proxy's 502, a 413) are *APIError values:
+// error answers (a proxy's 502, a 413) are *APIError values. APIError,
+// ValidationError and FieldError are this package's own types with the
+// fields of hosted's; *Error, MessageID and the per-row sentinels are the
+// container's extras. Every error string starts with "pfc:" and has passed
+// the client's redactor:
 //
 //	id                               status  sentinel                   retry
 //	noContentTypeRequestMessage      400     ErrUnsupportedContentType  no

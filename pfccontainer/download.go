@@ -2,7 +2,7 @@ package pfccontainer
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"net/http"
 
@@ -17,7 +17,8 @@ import (
 // set as PFC_SITE_URL). A URL that is not absolute http(s) is refused
 // before any request; see RebaseCorrectedURLs for a PFC_SITE_URL this
 // client cannot reach.
-func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) (int64, error) {
+func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) (_ int64, err error) {
+	defer exportTo(&err)
 	var fe fieldErrors
 	if corr == nil || corr.CorrectedURL == "" {
 		fe.add("corrected_url", "is required (a Correction returned by Correct)")
@@ -34,12 +35,14 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 		return 0, apiError(err)
 	}
 	defer resp.Body.Close()
-	n, err := io.Copy(dst, resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("pfccontainer: download of %s after %d bytes: %w", c.http.Redact(corr.FileName()), n, err)
-	}
-	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return n, fmt.Errorf("pfccontainer: download of %s: got %d of %d bytes: %w", c.http.Redact(corr.FileName()), n, resp.ContentLength, io.ErrUnexpectedEOF)
+	n, err := fileio.CopyLimited(dst, resp.Body, resp.ContentLength, c.maxDownload)
+	switch {
+	case errors.Is(err, ErrDownloadTooLarge):
+		return n, &DownloadTooLargeError{FileName: c.http.Redact(corr.FileName()), Limit: c.maxDownload, Written: n}
+	case err != nil:
+		return n, c.errorf("pfc: download of %s after %d bytes: %w", corr.FileName(), n, err)
+	case resp.ContentLength >= 0 && n != resp.ContentLength:
+		return n, c.errorf("pfc: download of %s: got %d of %d bytes: %w", corr.FileName(), n, resp.ContentLength, io.ErrUnexpectedEOF)
 	}
 	return n, nil
 }
@@ -49,9 +52,10 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 // only once complete and synced, so path is never half-written and is
 // left untouched on failure. A new file gets mode 0644; an overwritten one
 // keeps its mode.
-func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (int64, error) {
+func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (_ int64, err error) {
+	defer exportTo(&err)
 	var n int64
-	err := fileio.WriteFileAtomic(path, func(w io.Writer) error {
+	err = fileio.WriteFileAtomic(path, func(w io.Writer) error {
 		var err error
 		n, err = c.Download(ctx, corr, w)
 		return err

@@ -36,16 +36,16 @@ const (
 // error table. An *Error matches its row's sentinel and, through its
 // cause, the status class (ErrBadRequest, ErrServer, ...).
 var (
-	ErrUnsupportedContentType = errors.New("pfccontainer: content type not accepted (JPEG or PNG only)")
-	ErrBodyNotRead            = errors.New("pfccontainer: the container could not read the upload")
-	ErrTemporaryFile          = errors.New("pfccontainer: the container could not store the upload")
-	ErrMissingImageKey        = errors.New("pfccontainer: no image key given")
-	ErrInvalidImageKey        = errors.New("pfccontainer: image key fails the container's sanity check")
-	ErrUnknownImageKey        = errors.New("pfccontainer: unknown image key")
-	ErrUnknownPreset          = errors.New("pfccontainer: preset not uploaded or mounted")
-	ErrUnknownOutputType      = errors.New("pfccontainer: unknown output type")
-	ErrOutputFile             = errors.New("pfccontainer: the container could not write the output file")
-	ErrProcessing             = errors.New("pfccontainer: the engine failed on the image")
+	ErrUnsupportedContentType = errors.New("pfc: content type not accepted (JPEG or PNG only)")
+	ErrBodyNotRead            = errors.New("pfc: the container could not read the upload")
+	ErrTemporaryFile          = errors.New("pfc: the container could not store the upload")
+	ErrMissingImageKey        = errors.New("pfc: no image key given")
+	ErrInvalidImageKey        = errors.New("pfc: image key fails the container's sanity check")
+	ErrUnknownImageKey        = errors.New("pfc: unknown image key")
+	ErrUnknownPreset          = errors.New("pfc: preset not uploaded or mounted")
+	ErrUnknownOutputType      = errors.New("pfc: unknown output type")
+	ErrOutputFile             = errors.New("pfc: the container could not write the output file")
+	ErrProcessing             = errors.New("pfc: the engine failed on the image")
 )
 
 // Status classes, shared with the other clients of this module.
@@ -58,14 +58,80 @@ var (
 	// ErrResponseHeaderTimeout: no response headers within the response
 	// header timeout (see WithResponseHeaderTimeout).
 	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
+	// ErrDownloadTooLarge: a download exceeded WithMaxDownloadSize.
+	ErrDownloadTooLarge = apierr.ErrDownloadTooLarge
 )
 
 // APIError is returned for every error status of the container (or of a
-// proxy in front of it) that its error table does not explain; an answer
-// the table explains is an *Error whose Err is the *APIError. Its URL and
-// Body are redacted. Use errors.As to inspect it and errors.Is with the
-// status classes above.
-type APIError = apierr.APIError
+// proxy in front of it) that its error table does not explain, and for a
+// failed download; an answer the table explains is an *Error whose Err is
+// the *APIError. Every string in it is redacted. Use errors.As to inspect
+// it and errors.Is with the status classes above (it unwraps to the
+// sentinel of its status class). It has the fields of hosted.APIError.
+type APIError struct {
+	// StatusCode is the HTTP status of the last response.
+	StatusCode int
+	// Method is the HTTP method of the request.
+	Method string
+	// URL is the request URL, redacted.
+	URL string
+	// Code is the error body's "code" when it had one: for the container
+	// mock, the log message id of the condition.
+	Code string
+	// Message is the error body's message when it had one.
+	Message string
+	// Parameter names the query parameter the container blamed, when the
+	// error body carried one (a JSON "parameter" member): the one to fix.
+	Parameter string
+	// RequestID is the request id response header (X-Request-Id and
+	// similar), when present; quote it when reporting a problem.
+	RequestID string
+	// Body is a bounded (at most 4 KiB), redacted copy of the response body.
+	Body []byte
+	// Attempts is how many times the request was sent, retries included.
+	Attempts int
+}
+
+// Error returns a one-line description:
+// "pfc: GET http://host/pfc/key?...: 503 Service Unavailable: <message> (code X, request id Y, 3 attempts)".
+func (e *APIError) Error() string { return (*apierr.APIError)(e).Error() }
+
+// Unwrap returns the sentinel of the status class (ErrBadRequest,
+// ErrNotFound, ErrTooLarge, ErrServer, ...), or nil for a status outside
+// those classes.
+func (e *APIError) Unwrap() error { return (*apierr.APIError)(e).Unwrap() }
+
+// exportErr gives err this package's public error types: every exported
+// function and method returns its error through it (see internal/apierr).
+func exportErr(err error) error {
+	return apierr.Export[APIError, FieldError, ValidationError](err)
+}
+
+// exportTo is exportErr on a named error result, for a deferred call.
+func exportTo(err *error) { *err = exportErr(*err) }
+
+// DownloadTooLargeError reports a download refused because the corrected
+// file exceeds the bound set with WithMaxDownloadSize. It matches
+// ErrDownloadTooLarge with errors.Is.
+type DownloadTooLargeError struct {
+	// FileName is the corrected file's name in /output (redacted).
+	FileName string
+	// Limit is the bound in bytes.
+	Limit int64
+	// Written is how many bytes reached the writer before the download was
+	// stopped: 0 when the Content-Length already said too much. Download's
+	// dst holds that partial content; DownloadFile and CorrectFile leave
+	// nothing behind.
+	Written int64
+}
+
+// Error says which file was over which limit.
+func (e *DownloadTooLargeError) Error() string {
+	return fmt.Sprintf("pfc: download of %s: larger than the limit of %d bytes (WithMaxDownloadSize)", e.FileName, e.Limit)
+}
+
+// Unwrap returns ErrDownloadTooLarge.
+func (e *DownloadTooLargeError) Unwrap() error { return ErrDownloadTooLarge }
 
 // row is one line of the container's error table.
 type row struct {
@@ -116,10 +182,10 @@ type Error struct {
 	Err error
 }
 
-// Error returns "pfccontainer: <status>: <message id>: <message>".
+// Error returns "pfc: <status>: <message id>: <message>".
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "pfccontainer: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	fmt.Fprintf(&b, "pfc: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.MessageID != "" {
 		b.WriteString(": " + string(e.MessageID))
 	}
@@ -206,7 +272,8 @@ func IsRetryable(err error) bool {
 // FieldError is one invalid parameter of a ValidationError.
 type FieldError struct {
 	// Field is the parameter's wire name (e.g. "outputQuality",
-	// "skip-exif-software", "imageKey").
+	// "skip-exif-software", "imageKey"), or the name of the Go argument or
+	// option (srcPath, BaseURL ...).
 	Field string
 	// Message says what is wrong with it.
 	Message string
@@ -216,37 +283,22 @@ type FieldError struct {
 func (e FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // ValidationError lists every invalid parameter of a call, found before
-// any request was sent. It matches ErrInvalidParameter.
+// any request was sent. It matches ErrInvalidParameter with errors.Is.
 type ValidationError struct {
-	// Errors holds one entry per problem, in the order of the container's
-	// parameter table.
+	// Errors holds one entry per problem; the options' problems in the
+	// order of the container's parameter table.
 	Errors []FieldError
 }
 
-// Error returns "pfccontainer: invalid parameters: a: ...; b: ...".
-func (e *ValidationError) Error() string {
-	parts := make([]string, len(e.Errors))
-	for i, fe := range e.Errors {
-		parts[i] = fe.Error()
-	}
-	return "pfccontainer: invalid parameters: " + strings.Join(parts, "; ")
-}
+// Error returns "pfc: invalid parameters: a: ...; b: ...".
+func (e *ValidationError) Error() string { return apierr.ValidationMessage(e.Errors) }
 
 // Unwrap returns ErrInvalidParameter.
 func (e *ValidationError) Unwrap() error { return ErrInvalidParameter }
 
-// Fields returns the names of the invalid parameters, each once.
-func (e *ValidationError) Fields() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, fe := range e.Errors {
-		if !seen[fe.Field] {
-			seen[fe.Field] = true
-			out = append(out, fe.Field)
-		}
-	}
-	return out
-}
+// Fields returns the names of the invalid parameters, each once, in the
+// order they were first reported.
+func (e *ValidationError) Fields() []string { return apierr.FieldNames(e.Errors) }
 
 // fieldErrors collects problems; err returns nil or a *ValidationError.
 type fieldErrors []FieldError

@@ -64,6 +64,6 @@ func TestClassifyUnknownCode(t *testing.T) {
 func TestErrorStringAndUnwrapWithoutCause(t *testing.T) {
 	t.Parallel()
 	e := &Error{StatusCode: 400, MessageID: MsgUnknownPreset, Message: `preset "X" is not uploaded or mounted`, Parameter: "preset"}
-	assert.Equal(t, `pfccontainer: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted`, e.Error())
+	assert.Equal(t, `pfc: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted`, e.Error())
 	assert.Equal(t, []error{ErrUnknownPreset}, e.Unwrap())
 }

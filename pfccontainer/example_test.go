@@ -26,5 +26,5 @@ func ExampleCorrectionOptions_Validate() {
 	o := &pfccontainer.CorrectionOptions{OutputQuality: 39, Width: 20, Skip: "photos"}
 	fmt.Println(o.Validate())
 	// Output:
-	// pfccontainer: invalid parameters: outputQuality: must be between 40 and 100, got 39; width: must be between 32 and 10000 pixels, got 20; skip: must be one of clipart, legacy, none, got "photos"
+	// pfc: invalid parameters: outputQuality: must be between 40 and 100, got 39; width: must be between 32 and 10000 pixels, got 20; skip: must be one of clipart, legacy, none, got "photos"
 }

@@ -11,7 +11,8 @@ import (
 // atomic download (see DownloadFile). It returns the correction. Nothing
 // is sent when o is invalid or srcPath is not a JPEG or PNG file, and
 // dstPath is untouched on any failure.
-func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (*Correction, error) {
+func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (_ *Correction, err error) {
+	defer exportTo(&err)
 	if err := checkFileArgs(srcPath, dstPath, o); err != nil {
 		return nil, err
 	}

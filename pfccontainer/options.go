@@ -286,7 +286,7 @@ func (o *CorrectionOptions) Values() (url.Values, error) {
 	}
 	v, err := query.Values(o)
 	if err != nil {
-		return nil, fmt.Errorf("pfccontainer: encode options: %w", err)
+		return nil, fmt.Errorf("pfc: encode options: %w", err)
 	}
 	if o.SkipEXIFSoftware != nil && len(o.SkipEXIFSoftware) == 0 {
 		v.Set("skip-exif-software", "")

@@ -42,7 +42,7 @@ func TestValidateReportsEveryField(t *testing.T) {
 	require.True(t, errors.As(err, &ve))
 	assert.Equal(t, []string{"preset", "outputType", "outputQuality", "outputColorSpace",
 		"width", "height", "long", "short", "scale", "skip", "skip-exif-software"}, ve.Fields())
-	assert.True(t, strings.HasPrefix(err.Error(), "pfccontainer: invalid parameters: preset:"))
+	assert.True(t, strings.HasPrefix(err.Error(), "pfc: invalid parameters: preset:"))
 }
 
 func TestValidateSingleFields(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 const outputSegment = "/output/"
 
 // errNotOutputURL says a corrected_url does not point into /output/.
-var errNotOutputURL = errors.New("pfccontainer: corrected_url is not an absolute URL under /output/")
+var errNotOutputURL = errors.New("pfc: corrected_url is not an absolute URL under /output/")
 
 // rebaseURL moves correctedURL onto baseURL: the scheme, host and any path
 // before /output/ are replaced by baseURL's (whose own path, e.g. a
@@ -32,7 +32,7 @@ func rebaseURL(correctedURL, baseURL string) (string, error) {
 	}
 	bu, err := url.Parse(baseURL)
 	if err != nil || !bu.IsAbs() || bu.Host == "" {
-		return "", fmt.Errorf("pfccontainer: base URL is not absolute")
+		return "", fmt.Errorf("pfc: base URL is not absolute")
 	}
 	out := *bu
 	out.RawQuery, out.Fragment = cu.RawQuery, ""
@@ -52,7 +52,7 @@ func rebaseURL(correctedURL, baseURL string) (string, error) {
 func outputFile(dir string, c *Correction) (string, error) {
 	name := c.FileName()
 	if !plainFileName(name) {
-		return "", fmt.Errorf("pfccontainer: corrected_url does not name a plain file in /output (got %q)", name)
+		return "", fmt.Errorf("pfc: corrected_url does not name a plain file in /output (got %q)", name)
 	}
 	return filepath.Join(dir, name), nil
 }

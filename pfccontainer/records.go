@@ -79,7 +79,7 @@ func (v *Version) HasFeature(name string) bool {
 func decodeVersion(b []byte) (*Version, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("pfccontainer: /version is not a JSON object: %w", err)
+		return nil, fmt.Errorf("pfc: /version is not a JSON object: %w", err)
 	}
 	v := &Version{Raw: append(json.RawMessage(nil), b...)}
 	for _, k := range []string{"sdkVersion", "sdk_version", "version", "build"} {
@@ -107,7 +107,7 @@ func decodeVersion(b []byte) (*Version, error) {
 			}
 			slices.Sort(v.Features)
 		default:
-			return nil, fmt.Errorf("pfccontainer: /version: features is neither a list nor an object")
+			return nil, fmt.Errorf("pfc: /version: features is neither a list nor an object")
 		}
 	}
 	return v, nil

@@ -2,7 +2,6 @@ package pfccontainer
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -32,7 +31,8 @@ const (
 // the container stored the first attempt creates a second imageKey; the
 // first is never returned and is deleted by the container's TTL sweep
 // (PFC_IMG_CACHE_TTL), so the only cost is disk space for that long.
-func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (string, error) {
+func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
+	defer exportTo(&err)
 	var fe fieldErrors
 	if src == nil {
 		fe.add("src", "is required")
@@ -54,7 +54,7 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 		return "", apiError(err)
 	}
 	if err := ValidateImageKey(res.ImageKey); err != nil {
-		return "", fmt.Errorf("pfccontainer: PUT /pfc answered an unusable imageKey: %w", err)
+		return "", c.errorf("pfc: PUT /pfc answered an unusable imageKey: %w", err)
 	}
 	return res.ImageKey, nil
 }
@@ -64,7 +64,8 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 // not a regular file, or not a JPEG or PNG image, fails before any request
 // with an error matching ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
-func (c *Client) UploadFile(ctx context.Context, path string) (string, error) {
+func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err error) {
+	defer exportTo(&err)
 	f, size, err := fileio.OpenParam("path", path)
 	if err != nil {
 		return "", err

@@ -60,12 +60,19 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(line, "hosted: http://127.0.0.1:"), line)
 	base := strings.TrimSpace(strings.TrimPrefix(line, "hosted: "))
 	require.True(t, strings.HasSuffix(base, "/v2"))
 	assert.NotContains(t, base, ":0/")
+	// Wait for the other backends' lines: each is printed once its
+	// backend (and its data directory) exists.
+	for range 2 {
+		_, err := br.ReadString('\n')
+		require.NoError(t, err)
+	}
 
 	client := &http.Client{}
 	defer client.CloseIdleConnections()
