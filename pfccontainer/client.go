@@ -82,8 +82,10 @@ func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(
 // NewClient returns a client of the container at WithBaseURL (required).
 // The container documents no request authentication (it is licensed by
 // files mounted in /sdk_license), so no credential is sent; put it behind
-// a network boundary or an authenticating reverse proxy, whose headers a
-// custom WithHTTPClient transport can add. Invalid settings are reported
+// a network boundary or an authenticating reverse proxy, whose header a
+// custom WithHTTPClient transport can add (to requests for the proxy's
+// host only: the same transport fetches corrected_url, which may name
+// another host). Invalid settings are reported
 // all at once as a *ValidationError naming the options' fields.
 func NewClient(opts ...Option) (*Client, error) {
 	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, nil)

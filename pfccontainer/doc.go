@@ -23,8 +23,9 @@
 // Without a valid licence the container answers normally but the
 // "corrected" file is the original. Keep the port on a private network,
 // or put an authenticating proxy in front (a WithHTTPClient transport can
-// add its header; the client sends nothing to other hosts but the
-// download of corrected_url, which carries no credential).
+// add its header, for the proxy's host only). The client itself sends
+// nothing to another host but the download of corrected_url, which carries
+// no credential and no header of the caller.
 //
 // # Transport
 //
