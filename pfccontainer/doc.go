@@ -126,15 +126,30 @@
 // a later attempt can succeed (a permanently unwritable mount will keep
 // failing: the retries are bounded). processingPFCErrorMessage means the
 // engine failed on this image (corrupt data, a short side under 32 pixels):
-// the same bytes fail again. Validation the client can do before sending
-// (content type, key sanity, parameter ranges) is done locally and
-// reported as *ValidationError instead.
+// the same bytes fail again, so the client does not retry it although it
+// is a 503 (the transport's Request.Permanent hook reads the answer's code
+// or message), while any other 503, such as a proxy's while the container
+// restarts, is retried and usually heals. Validation the client can do
+// before sending (content type, key sanity, parameter ranges) is done
+// locally and reported as *ValidationError instead.
 //
 // Where the container's documentation says "not shown", the package
-// follows the mock's documented choices: the error body is the shared
-// JSON {"status", "code", "message", "parameter"} whose code is the message
-// id; an unknown output type is 400; the size parameters take the hosted
-// API's range 32..10000.
+// follows the mock's documented choices:
+//   - error body: the shared JSON {"status", "code", "message",
+//     "parameter"} whose code is the message id; a message quoting the id
+//     is recognised too, and any other body is kept in APIError;
+//   - unknown output type: 400 unknownOutputTypeMessage;
+//   - size parameters: the hosted API's range 32..10000; scale 1..1000;
+//   - request authentication: none (see Authentication);
+//   - job states, events: none; GET /pfc/{imageKey} is synchronous;
+//   - autocrop's further parameters: not sent (Autocrop alone; the mock
+//     crops with its engine's defaults);
+//   - maximum upload size and rate limits: none enforced by the client
+//     (the mock refuses uploads above 50 MB with 413, an *APIError);
+//   - /version: typed SDK version and features, whatever the document's
+//     key names ("version", "sdkVersion", "build"), the rest in Raw;
+//   - versioning of the HTTP interface: none assumed; the paths are used
+//     as documented, without a version prefix.
 //
 // # Scenes
 //
