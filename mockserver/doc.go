@@ -272,4 +272,48 @@
 // all run on HostedOptions.Clock.
 //
 // Not modelled: rate limits (none), API versions other than /v2.
+//
+// # Correction container (PFCContainer)
+//
+// The mock of the locally deployed correction container (seed 001):
+//
+//	srv := mockserver.StartPFCContainer(t, nil) // httptest + cleanup + a ready pfccontainer client
+//	corr, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", nil)
+//
+// Routes: PUT /pfc (Content-Type image/jpeg or image/png) → {"imageKey"};
+// GET /pfc/{imageKey}?preset=...&outputType=...&... → {"corrected_url",
+// "scene"}; GET /output/{name} (the corrected files, also HEAD and Range);
+// GET /version (also the health check). Every answer carries X-Request-Id.
+//
+// Mounts: PFCContainerOptions.Root holds sdk_license, presets, addons,
+// input, output and scene (a private temporary tree when empty, removed by
+// Close). A tree the mock creates gets a valid mock licence unless
+// Unlicensed is set; without a valid licence every "corrected" file is a
+// byte copy of its input and the log says why (licenseMessage). Presets
+// and exported AI preset groups in presets/ are usable by name.
+//
+// Settings: every PFC_* variable is a field of PFCContainerOptions (the
+// binary reads them from its environment with PFCContainerOptionsFromEnv)
+// with the container's default and effect: SiteURL (the base of
+// corrected_url; StartPFCContainer defaults it to the test server's URL,
+// the container's own default being http://localhost), LogLevel,
+// ImageTTL (swept every 10 minutes on Clock: PFCContainerTestServer.Advance
+// runs the sweeps that fall due), SkipMode, SkipEXIFSoftware,
+// PreserveInputFileName, EnableComposite; AVX, UseFastFAE and UseAIServer
+// are reported by /version only.
+//
+// Direct file mode: a file placed in InputDir (atomically: a hidden
+// temporary name, then a rename) is corrected by GET /pfc/{file name};
+// with preserveInputFileName the result is OutputDir/{same name}.
+//
+// Logs: one JSON object per line on LogWriter (the binary: stderr) with
+// "level" (debug, info, warning, error), "msg" (the container's message
+// id: noContentTypeRequestMessage, invalidIdMessage,
+// processingPFCErrorMessage, cleanUpFileMessage, ...) and "status" (the
+// HTTP status tied to the id), filtered by LogLevel. Error answers use the
+// shared error body with the message id as code (an unknown output type
+// is 400 unknownOutputTypeMessage); malformed, unknown or repeated query
+// parameters are 400 invalid_parameter or unknown_parameter, logged as
+// invalidParameterMessage. See package pfccontainer for the client side
+// and the retry decision of each row.
 package mockserver
