@@ -514,8 +514,3 @@ func hasField(fe apierr.FieldErrors, name string) bool {
 	}
 	return false
 }
-
-// ParameterNames returns the wire names of every GET /pfc parameter, in
-// the order of the API's parameter table (the order of the
-// CorrectionOptions fields).
-func ParameterNames() []string { return pfcparams.HostedNames() }

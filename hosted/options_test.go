@@ -450,20 +450,6 @@ func TestEnumValid(t *testing.T) {
 	assert.False(t, hosted.Shadow("none").Valid())
 }
 
-func TestParameterNamesFollowTheAPITable(t *testing.T) {
-	t.Parallel()
-	// The seed's GET /pfc table, in order.
-	want := []string{
-		"fileKey", "fileType", "preset", "cache", "outputType", "resize",
-		"width", "height", "long", "short", "scale", "outputQuality",
-		"autocrop", "autocropDetectOnly", "autocropSize", "autocropX", "autocropY",
-		"cropARW", "cropARH", "autocropTopHeadGap", "skip", "removeGlares",
-		"removeBackground", "bgColor", "bgGenerativePrompt", "bgFileKey", "bgShadow",
-		"preserveMetadata", "updateThumbnail", "includeDetectionData", "webhookUrl",
-	}
-	assert.Equal(t, want, hosted.ParameterNames())
-}
-
 func TestValidateForUpload(t *testing.T) {
 	t.Parallel()
 	var nilOpts *hosted.CorrectionOptions

@@ -59,6 +59,10 @@ func TestPFCValidation(t *testing.T) {
 		{k + "removeBackground=true&bgColor=%23abc", "invalid_parameter", "bgColor", 400},
 		{k + "removeBackground=true&bgColor=notacolor", "invalid_parameter", "bgColor", 400},
 		{k + "removeBackground=true&bgColor=red&bgShadow=long", "invalid_parameter", "bgShadow", 400},
+		// Ignored parameters still need valid values.
+		{k + "bgColor=notacolor", "invalid_parameter", "bgColor", 400},
+		{k + "bgShadow=long", "invalid_parameter", "bgShadow", 400},
+		{k + "bgColor=", "invalid_parameter", "bgColor", 400},
 		{k + "preserveMetadata=no", "invalid_parameter", "preserveMetadata", 400},
 		{k + "updateThumbnail=x", "invalid_parameter", "updateThumbnail", 400},
 		{k + "includeDetectionData=1", "invalid_parameter", "includeDetectionData", 400},
@@ -86,33 +90,50 @@ func TestPFCValidation(t *testing.T) {
 	assert.Equal(t, 0, f.proc.calls(), "nothing was processed")
 }
 
-// TestPFCIgnoredParametersAreAccepted checks seed 000's rule as the client
-// applies it (hosted.Plan): a parameter that only matters with another one
-// ("used when removeBackground=true", "requires autocrop=true", a shadow in
-// transparent mode) is accepted and ignored, not refused.
-func TestPFCIgnoredParametersAreAccepted(t *testing.T) {
+// TestPFCIgnoresWhatTheServiceIgnores: the background parameters without
+// removeBackground=true, bgShadow outside the image and colour modes
+// (pfcparams.Background.Resolve), and autocropDetectOnly and the auto-crop
+// values without autocrop=true are accepted and ignored, as hosted.Plan
+// reports them, not a 400; an ignored bgFileKey is not even looked up.
+func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {
 	f := newFixture(t)
-	img := jpegBytes(t, 64, 64)
-	bgKey := f.upload(t, "", pngBytes(t, 40, 40))
+	img := jpegBytes(t, 64, 48)
 	cases := []struct {
-		extra          string
-		wantBackground int // removeBackgroundCount
+		query  string
+		mode   string // "" = background kept
+		shadow string
 	}{
-		{"bgColor=red", 0},
-		{"bgColor=transparent", 0},
-		{"bgGenerativePrompt=beach", 0},
-		{"bgFileKey=" + bgKey, 0},
-		{"bgShadow=soft", 0},
-		{"removeBackground=true&bgShadow=soft", 1}, // transparent mode: no shadow
-		{"autocropDetectOnly=true", 0},
+		{"bgColor=red", "", ""},
+		{"bgColor=transparent", "", ""},
+		{"bgColor=%23112233&bgShadow=hard", "", ""},
+		{"bgGenerativePrompt=beach", "", ""},
+		{"bgFileKey=unknown-key", "", ""},
+		{"bgShadow=soft", "", ""},
+		{"removeBackground=false&bgColor=red&bgShadow=soft", "", ""},
+		{"removeBackground=true&bgShadow=soft", "transparent", ""},
+		{"removeBackground=true&bgColor=transparent&bgShadow=floating", "transparent", ""},
+		{"removeBackground=true&bgGenerativePrompt=sky&bgShadow=soft", "generative", ""},
+		{"removeBackground=true&bgColor=navy&bgShadow=soft", "color", "soft"},
+		{"autocropDetectOnly=true", "", ""},
+		{"autocropSize=1.5&cropARW=4&autocropTopHeadGap=0.1", "", ""},
 	}
 	for _, c := range cases {
-		t.Run(c.extra, func(t *testing.T) {
-			j := f.run(t, img, c.extra)
+		t.Run(c.query, func(t *testing.T) {
+			j := f.run(t, img, "cache=false&"+c.query)
 			require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
-			require.NotNil(t, j.Usage)
-			assert.Equal(t, c.wantBackground, j.Usage.RemoveBackgroundCount)
+			r := f.proc.last()
+			assert.Nil(t, r.AutoCrop)
 			assert.Zero(t, j.Usage.AutoCropCount)
+			if c.mode == "" {
+				assert.Nil(t, r.Background)
+				assert.Equal(t, "jpg", r.OutputType)
+				assert.Zero(t, j.Usage.RemoveBackgroundCount)
+				return
+			}
+			require.NotNil(t, r.Background)
+			assert.Equal(t, c.mode, r.Background.Mode)
+			assert.Equal(t, c.shadow, r.Background.Shadow)
+			assert.Equal(t, 1, j.Usage.RemoveBackgroundCount)
 		})
 	}
 }

@@ -60,12 +60,19 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(line, "hosted: http://127.0.0.1:"), line)
 	base := strings.TrimSpace(strings.TrimPrefix(line, "hosted: "))
 	require.True(t, strings.HasSuffix(base, "/v2"))
 	assert.NotContains(t, base, ":0/")
+	// Wait for the other backends' lines: each is printed once its
+	// backend (and its data directory) exists.
+	for range 2 {
+		_, err := br.ReadString('\n')
+		require.NoError(t, err)
+	}
 
 	client := &http.Client{}
 	defer client.CloseIdleConnections()
@@ -90,7 +97,7 @@ func TestBinary(t *testing.T) {
 
 	entries, err := os.ReadDir(dataDir)
 	require.NoError(t, err)
-	assert.Len(t, entries, 1, "one private working directory")
+	assert.Len(t, entries, 2, "one private working directory per backend (hosted, container)")
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	_, _ = io.Copy(io.Discard, stdout)
@@ -364,8 +371,8 @@ func TestRunWebhookCAAndTimeScale(t *testing.T) {
 
 // TestRunAllThreeBackends: with the three addresses set, the command
 // prints one line per backend, in the list's order, once each listens;
-// the container backends answer 501 with the JSON error body until they
-// are implemented.
+// the correction container answers /version; the background-removal
+// backend answers 501 with the JSON error body until it is implemented.
 func TestRunAllThreeBackends(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -396,7 +403,12 @@ func TestRunAllThreeBackends(t *testing.T) {
 
 	client := &http.Client{}
 	defer client.CloseIdleConnections()
-	for _, name := range []string{"container", "bg"} {
+	resp, err := client.Get(urls["container"] + "/version")
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, name := range []string{"bg"} {
 		resp, err := client.Get(urls[name] + "/version")
 		require.NoError(t, err)
 		var body struct {
