@@ -304,7 +304,7 @@ func bulkKind(err error) string {
 func bulkResult(r bulk.Result[*Job]) BulkResult {
 	out := BulkResult{
 		Item: BulkItem{ID: r.Item.ID, SrcPath: r.Item.Src, DstPath: r.Item.Dst},
-		Job:  r.Value, Err: r.Err, Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
+		Job:  r.Value, Err: exportErr(r.Err), Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
 	}
 	var je *JobError
 	if out.Job == nil && errors.As(r.Err, &je) {

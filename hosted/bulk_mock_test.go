@@ -239,6 +239,15 @@ func TestCorrectAllMock(t *testing.T) {
 		assert.FileExists(t, it.DstPath)
 	}
 
+	// A bad item is a failure with the package's own error type.
+	rep, err = c.CorrectAll(context.Background(), slices.Values([]hosted.BulkItem{{SrcPath: items[0].SrcPath}}), nil, nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Failures, 1)
+	var ive *hosted.ValidationError
+	require.ErrorAs(t, rep.Failures[0].Err, &ive)
+	assert.Equal(t, []string{"DstPath"}, ive.Fields())
+	assert.Equal(t, "invalid_parameter", rep.Failures[0].Kind)
+
 	before := ct.count("upload")
 	_, err = c.CorrectAll(context.Background(), slices.Values(items), &hosted.CorrectionOptions{Width: 5}, nil)
 	var ve *hosted.ValidationError

@@ -290,10 +290,10 @@ func (r *runner[R]) interrupt() {
 func checkItem(it Item, seen map[string]struct{}) error {
 	var fe apierr.FieldErrors
 	if it.Src == "" {
-		fe.Add("Src", "is required (item %q)", it.ID)
+		fe.Add("SrcPath", "is required (item %q)", it.ID)
 	}
 	if it.Dst == "" {
-		fe.Add("Dst", "is required (item %q)", it.ID)
+		fe.Add("DstPath", "is required (item %q)", it.ID)
 	}
 	if _, dup := seen[it.ID]; dup {
 		fe.Add("ID", "%q appears twice in the input", it.ID)

@@ -1,0 +1,133 @@
+package pfccontainer_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
+)
+
+// writeImages writes n distinct small JPEGs under dir (every third in a
+// subdirectory, with the same base name as one at the top) and returns
+// their relative paths.
+func writeImages(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	var rels []string
+	for i := range n {
+		rel := fmt.Sprintf("img%03d.jpg", i)
+		if i%3 == 0 {
+			rel = filepath.Join("sub", fmt.Sprintf("img%03d.jpg", i+1))
+		}
+		full := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, jpegOf(t, 48, 40, i), 0o644))
+		rels = append(rels, rel)
+	}
+	return rels
+}
+
+// TestMockCorrectDir corrects a folder over HTTP and in direct file mode;
+// a non-image is a failure with its typed error, not a stop.
+func TestMockCorrectDir(t *testing.T) {
+	t.Parallel()
+	for _, direct := range []bool{false, true} {
+		t.Run(fmt.Sprint("direct=", direct), func(t *testing.T) {
+			t.Parallel()
+			root := filepath.Join(t.TempDir(), "mounts")
+			_, c, _ := start(t, &mockserver.PFCContainerOptions{Root: root, Unlicensed: true})
+			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+			rels := writeImages(t, in, 9)
+			require.NoError(t, os.WriteFile(filepath.Join(in, "broken.png"), []byte("not a png"), 0o644))
+			b := &pfccontainer.BulkOptions{Concurrency: 3}
+			var rep *pfccontainer.BulkReport
+			var err error
+			if direct {
+				rep, err = c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output")).CorrectDir(t.Context(), in, out, nil, b)
+			} else {
+				rep, err = c.CorrectDir(t.Context(), in, out, nil, b)
+			}
+			require.NoError(t, err)
+			assert.Equal(t, 10, rep.Total)
+			assert.Equal(t, 9, rep.Done, "%+v", rep.Failures)
+			require.Len(t, rep.Failures, 1)
+			f := rep.Failures[0]
+			assert.Equal(t, "broken.png", f.Item.ID)
+			assert.Error(t, f.Err)
+			assert.NotEmpty(t, f.Kind)
+			for _, rel := range rels {
+				got, err := os.ReadFile(filepath.Join(out, rel))
+				require.NoError(t, err)
+				want, _ := os.ReadFile(filepath.Join(in, rel))
+				assert.Equal(t, want, got, "unlicensed: the output is the input (%s)", rel)
+			}
+		})
+	}
+}
+
+// TestMockCorrectDirResume cancels a run after a fixed number of files and
+// reruns it: nothing done is redone, nothing is lost.
+func TestMockCorrectDirResume(t *testing.T) {
+	t.Parallel()
+	_, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
+	in, out := t.TempDir(), t.TempDir()
+	const n, cut = 24, 7
+	rels := writeImages(t, in, n)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var finished atomic.Int32
+	var done sync.Map
+	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfccontainer.BulkOptions{
+		OnResult: func(r pfccontainer.BulkResult) {
+			done.Store(r.Item.ID, true)
+			if finished.Add(1) == cut {
+				cancel()
+			}
+		},
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.GreaterOrEqual(t, rep1.Done, cut)
+	assert.Equal(t, n, rep1.Done+rep1.Interrupted)
+
+	rep2, err := c.CorrectDir(t.Context(), in, out, nil, &pfccontainer.BulkOptions{
+		OnResult: func(r pfccontainer.BulkResult) {
+			_, was := done.Load(r.Item.ID)
+			assert.Equal(t, was, r.Skipped, r.Item.ID)
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, rep1.Done, rep2.Skipped)
+	assert.Equal(t, n-rep1.Done, rep2.Done)
+	for _, rel := range rels {
+		assert.FileExists(t, filepath.Join(out, rel))
+	}
+}
+
+// TestMockCorrectAll corrects a sequence of items with PNG output; invalid
+// options fail before anything runs.
+func TestMockCorrectAll(t *testing.T) {
+	t.Parallel()
+	_, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
+	in, out := t.TempDir(), t.TempDir()
+	rels := writeImages(t, in, 4)
+	var items []pfccontainer.BulkItem
+	for _, rel := range rels {
+		items = append(items, pfccontainer.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".png")})
+	}
+	rep, err := c.CorrectAll(t.Context(), slices.Values(items), pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0), nil)
+	require.NoError(t, err)
+	// Two items share a base name: the later output replaces the earlier.
+	assert.Equal(t, 4, rep.Done)
+	_, err = c.CorrectAll(t.Context(), slices.Values(items), &pfccontainer.CorrectionOptions{Width: 1}, nil)
+	var ve *pfccontainer.ValidationError
+	require.ErrorAs(t, err, &ve)
+}
