@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
+)
+
+// runHosted corrects cfg.in with the hosted API (the mock unless -url).
+func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summary, error) {
+	url, key := cfg.url, cfg.apiKey
+	if url == "" {
+		mock, err := mockserver.NewHosted(mockserver.HostedOptions{})
+		if err != nil {
+			return summary{}, err
+		}
+		defer mock.Close()
+		base, stop, err := serveMock(mock)
+		if err != nil {
+			return summary{}, err
+		}
+		defer stop() // runs before mock.Close
+		url, key = base+"/v2", mockserver.DefaultAPIKey
+	} else if key == "" {
+		return summary{}, errors.New("-url needs -api-key (or $PFC_API_KEY)")
+	}
+	c, err := hosted.NewClient(key, hosted.WithBaseURL(url))
+	if err != nil {
+		return summary{}, err
+	}
+	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &hosted.BulkOptions{
+		Concurrency: cfg.concurrency,
+		RateLimit:   cfg.rate,
+		OnProgress: func(p hosted.BulkProgress) {
+			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
+		},
+	})
+	if rep == nil {
+		return summary{}, err
+	}
+	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed}
+	for _, f := range rep.Failures {
+		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
+	}
+	return s, err
+}
+
+// runContainer corrects cfg.in with the correction container (the mock
+// unless -url), over HTTP or, with -direct, in direct file mode.
+func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (summary, error) {
+	url, input, output := cfg.url, cfg.input, cfg.output
+	if url == "" {
+		// The mock's PFC_SITE_URL must be its own address, known once it
+		// listens: serve through a handler set afterwards.
+		var h forward
+		base, stop, err := serveMock(&h)
+		if err != nil {
+			return summary{}, err
+		}
+		defer stop()
+		mock, err := mockserver.NewPFCContainer(mockserver.PFCContainerOptions{SiteURL: base})
+		if err != nil {
+			return summary{}, err
+		}
+		defer mock.Close()
+		h.set(mock)
+		url, input, output = base, mock.InputDir(), mock.OutputDir()
+	} else if cfg.direct && (input == "" || output == "") {
+		return summary{}, errors.New("-direct with -url needs -input and -output (the host directories mounted as /input and /output)")
+	}
+	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	if err != nil {
+		return summary{}, err
+	}
+	defer c.CloseIdleConnections()
+	c = c.RebaseCorrectedURLs()
+	b := &pfccontainer.BulkOptions{
+		Concurrency: cfg.concurrency,
+		RateLimit:   cfg.rate,
+		OnProgress: func(p pfccontainer.BulkProgress) {
+			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
+		},
+	}
+	var rep *pfccontainer.BulkReport
+	if cfg.direct {
+		rep, err = c.Direct(input, output).CorrectDir(ctx, cfg.in, cfg.out, nil, b)
+	} else {
+		rep, err = c.CorrectDir(ctx, cfg.in, cfg.out, nil, b)
+	}
+	if rep == nil {
+		return summary{}, err
+	}
+	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed}
+	for _, f := range rep.Failures {
+		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
+	}
+	return s, err
+}
+
+// forward serves through a handler set once it exists (503 before).
+type forward struct{ h atomic.Pointer[http.Handler] }
+
+func (f *forward) set(h http.Handler) { f.h.Store(&h) }
+
+func (f *forward) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h := f.h.Load(); h != nil {
+		(*h).ServeHTTP(w, r)
+		return
+	}
+	http.Error(w, "starting", http.StatusServiceUnavailable)
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRun runs the command against each in-process mock, twice: the
+// second run finds everything done.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-api", "hosted"}, {"-api", "container"}, {"-api", "container", "-direct"}} {
+		t.Run(args[len(args)-1], func(t *testing.T) {
+			t.Parallel()
+			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+			require.NoError(t, writeSamples(in, 3))
+			for i, want := range []string{"3 corrected, 0 already done, 0 failed", "0 corrected, 3 already done, 0 failed"} {
+				var stdout, stderr bytes.Buffer
+				code, err := run(context.Background(), append([]string{"-in", in, "-out", out}, args...), &stdout, &stderr)
+				require.NoError(t, err, "run %d", i)
+				assert.Equal(t, 0, code)
+				assert.Contains(t, stdout.String(), want)
+			}
+		})
+	}
+}
+
+func TestRunBadFlags(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	code, err := run(context.Background(), []string{"-api", "nope"}, &stdout, &stderr)
+	assert.Error(t, err)
+	assert.Equal(t, 2, code)
+	code, err = run(context.Background(), []string{"-api", "hosted", "-url", "http://127.0.0.1:1/v2", "-api-key", "", "-in", t.TempDir()}, &stdout, &stderr)
+	assert.ErrorContains(t, err, "-api-key")
+	assert.Equal(t, 2, code)
+}
