@@ -27,6 +27,32 @@ type Options struct {
 	// OnProgress, if set, receives every value fetched without error,
 	// done or not, on the waiting goroutine.
 	OnProgress func(any)
+	// Clock is the time source of the delays and of MaxWait; nil means
+	// the real clock. It is for tests and benchmarks (a fake clock makes
+	// a 60 s job take microseconds): the clients never set it, and their
+	// public options cannot. With a Clock, MaxWait ends the wait through
+	// a timer on it instead of a context deadline, so a fetch in flight
+	// sees a cancellation rather than a deadline.
+	Clock Clock
+}
+
+// Clock is a time source: the real one, or a fake in tests.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has elapsed, unless
+	// the returned stop function is called first (it reports whether it
+	// stopped the call).
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// realClock is the Clock of the time package.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
 }
 
 // Validate reports negative durations and a MaxDelay below MinDelay, naming
@@ -142,11 +168,23 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 	if fe := o.Validate(); len(fe) > 0 {
 		return last, fe.Err()
 	}
-	start := time.Now()
+	clk := o.Clock
+	if clk == nil {
+		clk = realClock{}
+	}
+	start := clk.Now()
 	waitCtx := ctx
+	var maxWaitEnd time.Time
 	if o.MaxWait > 0 {
+		maxWaitEnd = start.Add(o.MaxWait)
 		var cancel context.CancelFunc
-		waitCtx, cancel = context.WithDeadline(ctx, start.Add(o.MaxWait))
+		if o.Clock == nil {
+			waitCtx, cancel = context.WithDeadline(ctx, maxWaitEnd)
+		} else {
+			waitCtx, cancel = context.WithCancel(ctx)
+			stop := clk.AfterFunc(o.MaxWait, cancel)
+			defer stop()
+		}
 		defer cancel()
 	}
 	fetches := 0
@@ -156,11 +194,9 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 		if err := ctx.Err(); err != nil {
 			return last, err
 		}
-		return last, &TimeoutError{Waited: time.Since(start), Fetches: fetches}
+		return last, &TimeoutError{Waited: clk.Now().Sub(start), Fetches: fetches}
 	}
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	fired := make(chan struct{}, 1)
 	for attempt := 0; ; attempt++ {
 		v, done, err := fetch(waitCtx)
 		if err != nil {
@@ -178,8 +214,13 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 			return v, nil
 		}
 		remaining := time.Duration(-1)
-		if dl, ok := waitCtx.Deadline(); ok {
-			remaining = max(time.Until(dl), 0)
+		if dl, ok := ctx.Deadline(); ok {
+			remaining = max(time.Until(dl), 0) // the caller's deadline is real time
+		}
+		if o.MaxWait > 0 {
+			if r := max(maxWaitEnd.Sub(clk.Now()), 0); remaining < 0 || r < remaining {
+				remaining = r
+			}
 		}
 		delay := ComputeDelay(attempt, o.MinDelay, o.MaxDelay, remaining)
 		if delay <= 0 && remaining == 0 {
@@ -187,11 +228,12 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 			<-waitCtx.Done()
 			return outcome()
 		}
-		timer.Reset(delay)
+		stop := clk.AfterFunc(delay, func() { fired <- struct{}{} })
 		select {
 		case <-waitCtx.Done():
+			stop() // fired is buffered: a timer that fired anyway does not block
 			return outcome()
-		case <-timer.C:
+		case <-fired:
 		}
 	}
 }
