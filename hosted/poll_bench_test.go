@@ -1,0 +1,91 @@
+package hosted
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/poll"
+)
+
+// BenchmarkWaitDetection measures the hosted waiter (Client.Wait's loop,
+// GetJob over HTTP included) with the default delays (500 ms doubling to
+// 15 s, equal jitter) on a fake clock, for jobs that complete 1 s, 10 s
+// and 60 s after the wait starts. Per job it reports the mean and worst
+// detection latency (completion to the waiter returning, on the fake
+// clock) and status calls, next to the issue's goals: latency at most
+// max(10% of the duration, 100 ms), calls at most 1 + log2(duration/min
+// delay) + duration/max delay. Nothing sleeps: a 60 s job takes
+// microseconds.
+//
+//	go test ./hosted -run '^$' -bench BenchmarkWaitDetection -benchtime 2000x
+func BenchmarkWaitDetection(b *testing.B) {
+	for _, dur := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		b.Run(fmt.Sprint(dur), func(b *testing.B) {
+			var clk atomic.Pointer[poll.FakeClock]
+			var end atomic.Int64 // completion time, unix nanos on the fake clock
+			var calls atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				if clk.Load().Now().UnixNano() >= end.Load() {
+					fmt.Fprint(w, `{"_id":"j1","status":"COMPLETED","correctedFile":"https://files.example/j1.jpg"}`)
+					return
+				}
+				fmt.Fprint(w, `{"_id":"j1","status":"PROCESSING"}`)
+			}))
+			defer srv.Close()
+			c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var sumLat, maxLat time.Duration
+			var sumCalls, maxCalls int64
+			for b.Loop() {
+				t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+				fc := poll.NewFakeClock(t0)
+				clk.Store(fc)
+				end.Store(t0.Add(dur).UnixNano())
+				calls.Store(0)
+				done := make(chan error, 1)
+				go func() {
+					_, err := c.wait(context.Background(), "j1", poll.Options{Clock: fc})
+					done <- err
+				}()
+			drive:
+				for {
+					ch := fc.Changed()
+					if fc.AdvanceToNext() {
+						continue
+					}
+					select {
+					case err := <-done:
+						if err != nil {
+							b.Fatal(err)
+						}
+						break drive
+					case <-ch:
+					}
+				}
+				lat := fc.Now().Sub(t0.Add(dur))
+				sumLat += lat
+				maxLat = max(maxLat, lat)
+				n := calls.Load()
+				sumCalls += n
+				maxCalls = max(maxCalls, n)
+			}
+			minD, maxD := defaultMinPollDelay, defaultMaxPollDelay
+			b.ReportMetric(float64(sumLat.Milliseconds())/float64(b.N), "mean-latency-ms")
+			b.ReportMetric(float64(maxLat.Milliseconds()), "max-latency-ms")
+			b.ReportMetric(float64(max(dur/10, 100*time.Millisecond).Milliseconds()), "goal-latency-ms")
+			b.ReportMetric(float64(sumCalls)/float64(b.N), "mean-calls")
+			b.ReportMetric(float64(maxCalls), "max-calls")
+			b.ReportMetric(1+math.Log2(float64(dur)/float64(minD))+float64(dur)/float64(maxD), "goal-calls")
+		})
+	}
+}
