@@ -1,0 +1,282 @@
+package bgcontainer
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// Endpoint names the container call an error comes from.
+type Endpoint string
+
+// The container's endpoints.
+const (
+	EndpointAuthorize     Endpoint = "Authorize"
+	EndpointStatus        Endpoint = "Status"
+	EndpointSubmitImage   Endpoint = "SubmitImage"
+	EndpointCheckImage    Endpoint = "CheckImage"
+	EndpointDownloadImage Endpoint = "DownloadImage"
+	EndpointRemoveImage   Endpoint = "RemoveImage"
+)
+
+// imageEndpoint reports whether e needs an activated container.
+func (e Endpoint) imageEndpoint() bool {
+	switch e {
+	case EndpointSubmitImage, EndpointCheckImage, EndpointDownloadImage, EndpointRemoveImage:
+		return true
+	}
+	return false
+}
+
+// byProcessID reports whether e addresses a job by its process id.
+func (e Endpoint) byProcessID() bool {
+	switch e {
+	case EndpointCheckImage, EndpointDownloadImage, EndpointRemoveImage:
+		return true
+	}
+	return false
+}
+
+// Sentinel errors of the container's answers, matched with errors.Is. An
+// *APIError matches the sentinel of its endpoint and status (the seed's
+// error table) and also the class sentinel of its status (ErrBadRequest,
+// ErrNotFound, ErrServer ...).
+var (
+	// ErrNotActivated: the container has no valid licence yet, so image
+	// endpoints refuse to work (mock: 403 with code "not_activated"; any
+	// 401 or 403 of an image endpoint, or the code on any status, matches).
+	// Apply the licence with Client.Authorize.
+	ErrNotActivated = errors.New("bgcontainer: container not activated")
+	// ErrInvalidProcessID: a process id that is not a UUID (400 from
+	// CheckImage, DownloadImage or RemoveImage; also matched by the
+	// client-side *ValidationError naming process_id).
+	ErrInvalidProcessID = errors.New("bgcontainer: invalid process id")
+	// ErrJobNotFound: no job with this process id (404 from CheckImage,
+	// DownloadImage or RemoveImage): unknown, or already removed.
+	ErrJobNotFound = errors.New("bgcontainer: job not found")
+	// ErrInvalidFile: the submitted file is not an image the container
+	// can process (404 from SubmitImage).
+	ErrInvalidFile = errors.New("bgcontainer: invalid image file")
+	// ErrMissingFile: the request had no file part (422 from SubmitImage).
+	ErrMissingFile = errors.New("bgcontainer: image file missing")
+	// ErrProcessingFailed: the job failed (500 from DownloadImage, or a
+	// job whose status is failed).
+	ErrProcessingFailed = errors.New("bgcontainer: processing failed")
+	// ErrStillProcessing: DownloadImage answered HTTP 102, the job is
+	// queued or processing; try again later.
+	ErrStillProcessing = errors.New("bgcontainer: image still processing")
+	// ErrInvalidResponse: a 2xx answer whose body does not have the
+	// documented shape (*ResponseError).
+	ErrInvalidResponse = errors.New("bgcontainer: invalid response")
+)
+
+// Class sentinels shared by every pfc-go client: an *APIError matches the
+// one of its status, a *ValidationError matches ErrInvalidParameter.
+var (
+	ErrBadRequest       = apierr.ErrBadRequest       // 400, 422
+	ErrUnauthorized     = apierr.ErrUnauthorized     // 401, 403
+	ErrNotFound         = apierr.ErrNotFound         // 404, 410
+	ErrTooLarge         = apierr.ErrTooLarge         // 413
+	ErrRateLimited      = apierr.ErrRateLimited      // 429
+	ErrServer           = apierr.ErrServer           // 5xx
+	ErrInvalidParameter = apierr.ErrInvalidParameter // client-side validation
+)
+
+// APIError is an error answer of the container. Every string in it is
+// redacted: the licence key never appears. It matches (errors.Is) the
+// sentinel of its endpoint and status, the class sentinel of its status,
+// and (errors.As) the transport's error it wraps.
+type APIError struct {
+	// Endpoint is the call that failed.
+	Endpoint Endpoint
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Code is the error body's "code", when it has one.
+	Code string
+	// Message is the error body's message, when it has one.
+	Message string
+	// Parameter names the parameter the body blames, when it does.
+	Parameter string
+	// ProcessID is the job the call addressed, if any.
+	ProcessID string
+	// RequestID is the request id response header, when present.
+	RequestID string
+
+	kind  error // the endpoint's sentinel, or nil
+	cause error // the transport's error, or nil
+}
+
+// newAPIError classifies an error answer of ep. cause is the transport's
+// error (it may be nil); its strings must already be redacted.
+func newAPIError(ep Endpoint, status int, code, message, parameter, processID, requestID string, cause error) *APIError {
+	e := &APIError{Endpoint: ep, StatusCode: status, Code: code, Message: message, Parameter: parameter,
+		ProcessID: processID, RequestID: requestID, cause: cause}
+	e.kind = classify(ep, status, code)
+	return e
+}
+
+// classify maps the seed's error table (and the mock's choices where it is
+// silent) to a sentinel.
+func classify(ep Endpoint, status int, code string) error {
+	switch {
+	case strings.EqualFold(code, "not_activated"):
+		return ErrNotActivated
+	case ep.imageEndpoint() && (status == http.StatusUnauthorized || status == http.StatusForbidden):
+		return ErrNotActivated
+	case status == http.StatusProcessing:
+		return ErrStillProcessing
+	case ep == EndpointSubmitImage && status == http.StatusNotFound:
+		return ErrInvalidFile
+	case ep == EndpointSubmitImage && status == http.StatusUnprocessableEntity:
+		return ErrMissingFile
+	case ep.byProcessID() && status == http.StatusBadRequest:
+		return ErrInvalidProcessID
+	case ep.byProcessID() && status == http.StatusNotFound:
+		return ErrJobNotFound
+	case ep == EndpointDownloadImage && status == http.StatusInternalServerError:
+		return ErrProcessingFailed
+	}
+	return nil
+}
+
+// classOf is the class sentinel of a status.
+func classOf(status int) error {
+	return (&apierr.APIError{StatusCode: status}).Unwrap()
+}
+
+// Error returns "bgcontainer: <Endpoint>[ <process id>]: <status> <text>:
+// <message> (code <code>, request id <id>)".
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("bgcontainer: ")
+	b.WriteString(string(e.Endpoint))
+	if e.ProcessID != "" {
+		b.WriteString(" " + e.ProcessID)
+	}
+	b.WriteString(": " + strconv.Itoa(e.StatusCode))
+	if t := http.StatusText(e.StatusCode); t != "" {
+		b.WriteString(" " + t)
+	}
+	if m := oneLine(e.Message, 200); m != "" {
+		b.WriteString(": " + m)
+	}
+	var details []string
+	if e.Code != "" {
+		details = append(details, "code "+oneLine(e.Code, 64))
+	}
+	if e.RequestID != "" {
+		details = append(details, "request id "+oneLine(e.RequestID, 128))
+	}
+	if len(details) > 0 {
+		b.WriteString(" (" + strings.Join(details, ", ") + ")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the endpoint's sentinel, the class sentinel of the status
+// and the transport's error, those that exist.
+func (e *APIError) Unwrap() []error {
+	var errs []error
+	for _, err := range []error{e.kind, classOf(e.StatusCode), e.cause} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// FieldError is one invalid argument, named as on the wire.
+type FieldError struct {
+	// Field is the parameter name (process_id, mode, license_key ...).
+	Field string
+	// Message says what is wrong with it.
+	Message string
+}
+
+// Error returns "<field>: <message>".
+func (e FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// ValidationError lists the invalid arguments of a call, found before any
+// request was sent. It matches ErrInvalidParameter, and ErrInvalidProcessID
+// when a process_id is among them.
+type ValidationError struct {
+	// Errors holds one entry per problem, in the order found.
+	Errors []FieldError
+}
+
+// Error returns "bgcontainer: invalid parameters: a: ...; b: ...".
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		parts[i] = fe.Error()
+	}
+	return "bgcontainer: invalid parameters: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns ErrInvalidParameter, and ErrInvalidProcessID when
+// process_id is invalid.
+func (e *ValidationError) Unwrap() []error {
+	errs := []error{ErrInvalidParameter}
+	for _, fe := range e.Errors {
+		if fe.Field == paramProcessID {
+			return append(errs, ErrInvalidProcessID)
+		}
+	}
+	return errs
+}
+
+// fieldErrors collects problems; err returns nil or a *ValidationError.
+type fieldErrors []FieldError
+
+func (f *fieldErrors) add(field, format string, args ...any) {
+	*f = append(*f, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: append([]FieldError(nil), f...)}
+}
+
+// ResponseError is a 2xx answer whose body is not what the container
+// documents: not JSON, or a field of the wrong type. It matches
+// ErrInvalidResponse.
+type ResponseError struct {
+	// Endpoint is the call whose answer was invalid.
+	Endpoint Endpoint
+	// Field is the JSON member at fault; empty when the whole body is.
+	Field string
+	// Reason says what is wrong (redacted).
+	Reason string
+}
+
+// Error returns "bgcontainer: <Endpoint>: invalid response[: field <f>]: <reason>".
+func (e *ResponseError) Error() string {
+	s := "bgcontainer: " + string(e.Endpoint) + ": invalid response"
+	if e.Field != "" {
+		s += ": field " + strconv.Quote(e.Field)
+	}
+	return s + ": " + e.Reason
+}
+
+// Unwrap returns ErrInvalidResponse.
+func (e *ResponseError) Unwrap() error { return ErrInvalidResponse }
+
+// oneLine collapses whitespace and cuts s to at most max bytes (on a rune
+// boundary), marking a cut with "…".
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
