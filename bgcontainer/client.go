@@ -2,7 +2,6 @@ package bgcontainer
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 )
 
@@ -10,45 +9,35 @@ import (
 const redacted = "REDACTED"
 
 // Client talks to one background-removal container. It is safe for
-// concurrent use. It holds the licence key; printing it (fmt, %#v, slog)
-// never shows the key.
+// concurrent use. It holds the licence key; printing it (fmt with any verb,
+// a copy of it, slog) never shows the key.
 type Client struct {
 	baseURL    string
 	licenseKey string
 }
 
 // String returns the same text as Format.
-func (c *Client) String() string { return fmt.Sprint(c) }
+func (c Client) String() string { return fmt.Sprint(c) }
 
 // Format prints the client as "bgcontainer.Client(<base URL>, license key
 // REDACTED)" (or "no license key") whatever the verb, so that %v, %+v and
-// %#v never reveal the licence key.
-func (c *Client) Format(f fmt.State, _ rune) {
-	if c == nil {
-		_, _ = io.WriteString(f, "<nil>")
-		return
-	}
+// %#v never reveal the licence key. A nil *Client prints as "<nil>".
+func (c Client) Format(f fmt.State, _ rune) {
 	_, _ = fmt.Fprintf(f, "bgcontainer.Client(%s, %s)", c.baseURL, c.keyState())
 }
 
 // LogValue makes slog print the client without its licence key.
-func (c *Client) LogValue() slog.Value {
-	if c == nil {
-		return slog.StringValue("<nil>")
+func (c Client) LogValue() slog.Value {
+	key := ""
+	if c.licenseKey != "" {
+		key = redacted
 	}
-	return slog.GroupValue(slog.String("base_url", c.baseURL), slog.String("license_key", c.keyStateShort()))
+	return slog.GroupValue(slog.String("base_url", c.baseURL), slog.String("license_key", key))
 }
 
-func (c *Client) keyState() string {
+func (c Client) keyState() string {
 	if c.licenseKey == "" {
 		return "no license key"
 	}
 	return "license key " + redacted
-}
-
-func (c *Client) keyStateShort() string {
-	if c.licenseKey == "" {
-		return ""
-	}
-	return redacted
 }

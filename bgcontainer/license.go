@@ -28,6 +28,7 @@ type LicenseStatus struct {
 	// Expiration is "expiration date" parsed: Authorize sends a month
 	// (YYYY-MM), read as the first instant of that month in UTC; Status
 	// sends an ISO 8601 timestamp (a time without zone is read as UTC).
+	// The time is in UTC.
 	// Zero when absent, empty or in a form this SDK does not know.
 	Expiration time.Time
 	// ExpirationRaw is "expiration date" exactly as sent.
@@ -93,7 +94,7 @@ func parseExpiration(raw string) (time.Time, bool) {
 	}
 	for _, l := range expirationLayouts {
 		if t, err := time.ParseInLocation(l.layout, s, time.UTC); err == nil {
-			return t, l.month
+			return t.UTC(), l.month
 		}
 	}
 	return time.Time{}, false
