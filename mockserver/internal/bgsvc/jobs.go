@@ -66,10 +66,14 @@ func (u *Upload) Discard() {
 // invalid_body. The handler checks the activation first.
 func (s *Service) ReceiveFile(r io.Reader) (*Upload, *httpx.Error) {
 	t, err := s.store.Receive(r, s.cfg.MaxFileBytes)
+	var mbe *http.MaxBytesError
 	switch {
 	case errors.Is(err, blobstore.ErrTooLarge):
 		return nil, httpx.ParamError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge, ParamFile,
 			"larger than %d bytes", s.cfg.MaxFileBytes)
+	case errors.As(err, &mbe):
+		return nil, httpx.Errorf(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
+			"the body is larger than %d bytes", mbe.Limit)
 	case errors.Is(err, blobstore.ErrRead):
 		return nil, httpx.Errorf(http.StatusBadRequest, httpx.CodeInvalidBody, "reading the file part failed")
 	case err != nil:

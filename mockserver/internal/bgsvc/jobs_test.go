@@ -288,7 +288,7 @@ func TestPixelLimitIsInvalidFile(t *testing.T) {
 func TestConcurrentSubmissions(t *testing.T) {
 	t.Parallel()
 	s, _ := newService(t, func(c *Config) { c.Workers = 3 })
-	const n = 24
+	const n = 50
 	ids := make([]string, n)
 	inputs := make([][]byte, n)
 	for i := range inputs {
