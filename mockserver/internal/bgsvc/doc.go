@@ -38,6 +38,12 @@
 // The configuration is validated on every request but applies only when
 // preprocessing is enabled.
 //
+// Form. SubmitImage's body is streamed: the file part goes straight to
+// storage, the mode and preprocessing_config fields are read bounded, other
+// parts are ignored. A body that is not multipart/form-data, or has no
+// part named file, is 422 (parameter file); a part given twice is 400
+// invalid_parameter; a malformed body 400 invalid_body.
+//
 // Files. The file part is bounded by Config.MaxFileBytes (413
 // payload_too_large). A file that is not a JPEG or PNG the engine can read
 // (by its header), or that breaks Config.Limits, is 404 with code
