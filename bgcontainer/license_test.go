@@ -62,4 +62,3 @@ func TestDecodeLicenseStatus(t *testing.T) {
 		})
 	}
 }
-
