@@ -119,6 +119,17 @@ func newAPIError(ep Endpoint, status int, code, message, parameter, processID, r
 	return e
 }
 
+// wrapErr turns the transport's *apierr.APIError for a call of ep into an
+// *APIError of this package (which wraps it); other errors (context,
+// network, validation) are returned as they are.
+func wrapErr(ep Endpoint, processID string, err error) error {
+	var ae *apierr.APIError
+	if err == nil || !errors.As(err, &ae) {
+		return err
+	}
+	return newAPIError(ep, ae.StatusCode, ae.Code, ae.Message, "", processID, ae.RequestID, err)
+}
+
 // classify maps the seed's error table (and the mock's choices where it is
 // silent) to a sentinel.
 func classify(ep Endpoint, status int, code string) error {

@@ -2,6 +2,7 @@ package bgcontainer
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -77,6 +78,25 @@ func TestAPIErrorWrapsTransportError(t *testing.T) {
 		"process_id x not found (code not_found, request id req-1)", err.Error())
 	assert.ErrorIs(t, err, ErrJobNotFound)
 	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestWrapErr(t *testing.T) {
+	t.Parallel()
+	assert.NoError(t, wrapErr(EndpointStatus, "", nil))
+	plain := errors.New("dial tcp: connection refused")
+	assert.Same(t, plain, wrapErr(EndpointStatus, "", plain))
+	cause := &apierr.APIError{StatusCode: 403, Code: "not_activated", Message: "activate first", RequestID: "r"}
+	err := wrapErr(EndpointSubmitImage, "", fmt.Errorf("attempt: %w", cause))
+	var be *APIError
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, EndpointSubmitImage, be.Endpoint)
+	assert.Equal(t, "activate first", be.Message)
+	assert.Equal(t, "r", be.RequestID)
+	assert.ErrorIs(t, err, ErrNotActivated)
+	assert.ErrorIs(t, err, ErrUnauthorized)
+	var ae *apierr.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Same(t, cause, ae)
 }
 
 func TestAPIErrorMessageIsOneLine(t *testing.T) {
