@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -17,95 +19,70 @@ const apiKeyHeader = "X-API-KEY"
 // use. Create one with NewClient and reuse it.
 type Client struct {
 	http *transport.Client
-	wait WaitOptions
+	wait poll.Options
 
 	// Presets manages custom presets (/presets).
 	Presets *PresetsService
 }
 
-// Option configures a Client.
-type Option func(*config)
-
-type config struct {
-	transport transport.Options
-	wait      WaitOptions
-}
+// Option configures a Client. The same options, with the same names,
+// configure the pfccontainer and bgcontainer clients.
+type Option = clientopt.Option
 
 // WithBaseURL sets the API's base URL, which ends with the version segment,
 // for example "https://api.example.com/v2". It is required: the API
 // documentation names no fixed host.
-func WithBaseURL(baseURL string) Option {
-	return func(c *config) { c.transport.BaseURL = baseURL }
-}
+func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
 
 // WithHTTPClient makes the client send requests through hc (its Transport,
 // Timeout and Jar). The SDK installs its own redirect policy on a copy, so
 // hc itself is not modified.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) { c.transport.HTTPClient = hc }
-}
+func WithHTTPClient(hc *http.Client) Option { return clientopt.WithHTTPClient(hc) }
 
 // WithLogger logs each attempt, retry and response at Debug/Warn level.
 // Keys and pre-signed signatures are redacted. Without it nothing is logged.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.transport.Logger = l }
-}
+func WithLogger(l *slog.Logger) Option { return clientopt.WithLogger(l) }
 
 // WithRetries sets how often a failed request is retried (connection
 // errors, 408, 429 and 5xx other than 501) and the bounds of the jittered
 // exponential backoff between attempts. maxRetries < 0 disables retries.
 func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
-	return func(c *config) {
-		c.transport.MaxRetries = maxRetries
-		c.transport.MinRetryWait = minWait
-		c.transport.MaxRetryWait = maxWait
-	}
+	return clientopt.WithRetries(maxRetries, minWait, maxWait)
 }
 
 // WithMaxRetryAfter caps how long a server's Retry-After header can make
 // the client wait before the next attempt (default 30 s).
-func WithMaxRetryAfter(d time.Duration) Option {
-	return func(c *config) { c.transport.MaxRetryAfter = d }
-}
+func WithMaxRetryAfter(d time.Duration) Option { return clientopt.WithMaxRetryAfter(d) }
 
 // WithUserAgent appends product to the User-Agent "pfc-go/<version>".
-func WithUserAgent(product string) Option {
-	return func(c *config) { c.transport.UserAgent = product }
+func WithUserAgent(product string) Option { return clientopt.WithUserAgent(product) }
+
+// WithResponseHeaderTimeout bounds how long each attempt waits for the
+// response headers (default 5 minutes; a negative d means no bound), so a
+// silent server cannot hang a call made without a context deadline. It
+// does not limit reading a response body, so downloads of any size work.
+// An attempt that runs out is retried like a connection error; the final
+// error matches ErrResponseHeaderTimeout.
+func WithResponseHeaderTimeout(d time.Duration) Option {
+	return clientopt.WithResponseHeaderTimeout(d)
 }
 
 // WithPolling sets the defaults used by Wait (when it is given nil options)
 // and by Correct.
-func WithPolling(o WaitOptions) Option {
-	return func(c *config) { c.wait = o }
-}
+func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOptions()) }
 
 // NewClient returns a client that authenticates with apiKey. WithBaseURL is
 // required. Invalid settings are reported as a *ValidationError.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
-	cfg := config{}
-	for _, o := range opts {
-		o(&cfg)
-	}
 	var fe apierr.FieldErrors
 	if apiKey == "" {
 		fe.Add("apiKey", "is required")
 	}
-	if cfg.transport.BaseURL == "" {
-		fe.Add("BaseURL", "is required (use WithBaseURL)")
-	}
-	if err := cfg.wait.validate(); err != nil {
-		fe = append(fe, err...)
-	}
-	if err := fe.Err(); err != nil {
-		return nil, err
-	}
-	cfg.transport.AuthHeader = apiKeyHeader
-	cfg.transport.AuthValue = apiKey
-	tc, err := transport.New(cfg.transport)
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Header: apiKeyHeader, Value: apiKey}, fe)
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{http: tc, wait: cfg.wait}
+	c := &Client{http: tc, wait: cfg.Polling}
 	c.Presets = &PresetsService{client: c}
 	return c, nil
 }

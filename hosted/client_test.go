@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -241,104 +240,6 @@ func jobJSON(id string, status JobStatus, extra map[string]any) map[string]any {
 		m[k] = v
 	}
 	return m
-}
-
-func TestWaitProgressAndCompletion(t *testing.T) {
-	c, mt := mockClient(t)
-	states := []JobStatus{StatusPending, StatusProcessing, StatusProcessing, StatusCompleted}
-	var n atomic.Int32
-	mt.RegisterResponder("GET", "https://api.example.test/v2/status/j1?noRedirect=true", func(r *http.Request) (*http.Response, error) {
-		s := states[min(int(n.Add(1))-1, len(states)-1)]
-		extra := map[string]any{}
-		if s == StatusCompleted {
-			extra["correctedFile"] = "https://files.test/j1.jpg"
-		}
-		return httpmock.NewJsonResponse(200, jobJSON("j1", s, extra))
-	})
-	var seen []JobStatus
-	job, err := c.Wait(context.Background(), "j1", &WaitOptions{
-		MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond,
-		OnProgress: func(j *Job) { seen = append(seen, j.Status) },
-	})
-	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, job.Status)
-	assert.Equal(t, states, seen)
-}
-
-func TestWaitTerminalFailures(t *testing.T) {
-	for _, tc := range []struct {
-		status JobStatus
-		want   error
-	}{{StatusFailed, ErrJobFailed}, {StatusRejected, ErrJobRejected}} {
-		t.Run(string(tc.status), func(t *testing.T) {
-			c, mt := mockClient(t)
-			expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, map[string]any{
-				"_id": "j1", "status": tc.status, "statusText": "input too small", "code": 413,
-			})
-			job, err := c.Wait(context.Background(), "j1", nil)
-			assert.ErrorIs(t, err, tc.want)
-			var je *JobError
-			require.ErrorAs(t, err, &je)
-			assert.Equal(t, 413, je.Job.Code)
-			assert.Equal(t, "input too small", je.Job.StatusText)
-			assert.Same(t, je.Job, job, "the record is returned too")
-			assert.Contains(t, err.Error(), "input too small")
-		})
-	}
-}
-
-func TestWaitTimeoutCarriesLastRecord(t *testing.T) {
-	c, mt := mockClient(t)
-	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusProcessing, nil))
-	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
-	var te *WaitTimeoutError
-	require.ErrorAs(t, err, &te)
-	assert.ErrorIs(t, err, ErrWaitTimeout)
-	require.NotNil(t, te.LastJob)
-	assert.Equal(t, StatusProcessing, te.LastJob.Status)
-	assert.GreaterOrEqual(t, mt.GetTotalCallCount(), 1)
-}
-
-func TestWaitCancelledPromptly(t *testing.T) {
-	c, mt := mockClient(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusPending, nil))
-	done := make(chan error, 1)
-	go func() {
-		// An hour between polls: only cancellation can end this wait.
-		_, err := c.Wait(ctx, "j1", &WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour,
-			OnProgress: func(*Job) { cancel() }})
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		assert.ErrorIs(t, err, context.Canceled)
-	case <-time.After(30 * time.Second):
-		t.Fatal("Wait did not return after cancellation")
-	}
-}
-
-func TestWaitRejectsBadOptions(t *testing.T) {
-	c, mt := mockClient(t)
-	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: -1, MaxWait: -1})
-	var ve *ValidationError
-	require.ErrorAs(t, err, &ve)
-	assert.ElementsMatch(t, []string{"MinDelay", "MaxWait"}, ve.Fields())
-	assert.Zero(t, mt.GetTotalCallCount())
-}
-
-func TestComputeDelay(t *testing.T) {
-	for attempt := 0; attempt < 70; attempt++ {
-		d := computeDelay(attempt, 100*time.Millisecond, 10*time.Second, -1)
-		exp := 10 * time.Second
-		if attempt < 7 {
-			exp = 100 * time.Millisecond << attempt
-		}
-		assert.GreaterOrEqual(t, d, exp/2, "attempt %d", attempt)
-		assert.LessOrEqual(t, d, exp, "attempt %d", attempt)
-	}
-	assert.Equal(t, 3*time.Millisecond, computeDelay(10, time.Second, time.Minute, 3*time.Millisecond), "trimmed to the deadline")
-	assert.Zero(t, computeDelay(0, time.Second, time.Minute, 0))
 }
 
 func TestDownloadSendsNoKey(t *testing.T) {
@@ -631,24 +532,6 @@ func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
 	assert.Zero(t, mt.GetTotalCallCount())
 }
 
-func TestWaitNilContext(t *testing.T) {
-	c, _ := mockClient(t)
-	_, err := c.Wait(nil, "j1", nil)
-	assert.ErrorContains(t, err, "nil context")
-}
-
-func TestWaitReportsContextDeadline(t *testing.T) {
-	c, mt := mockClient(t)
-	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusProcessing, nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	// MaxWait is far away: the context's deadline is what ends the wait.
-	_, err := c.Wait(ctx, "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxWait: time.Hour})
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	var te *WaitTimeoutError
-	assert.False(t, errors.As(err, &te), "a context deadline is not a MaxWait timeout")
-}
-
 func TestPresetCreateClearsUploadURL(t *testing.T) {
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "POST", "https://api.example.test/v2/presets/", 200, map[string]string{"presetId": "p1", "uploadUrl": "https://store.test/p1?sig=s"})
@@ -687,4 +570,15 @@ func TestStartJobRedactsWebhookToken(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.NotContains(t, err.Error(), "very-secret-token")
 	assert.NotContains(t, apiErr.URL, "very-secret-token")
+}
+
+func TestCorrectFileRejectsNonRegularSource(t *testing.T) {
+	c, mt := mockClient(t)
+	dir := t.TempDir()
+	_, err := c.CorrectFile(context.Background(), dir, filepath.Join(dir, "out.jpg"), nil)
+	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorContains(t, err, "srcPath")
+	_, err = c.UploadFile(context.Background(), filepath.Join(dir, "missing.jpg"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.Zero(t, mt.GetTotalCallCount(), "nothing sent")
 }

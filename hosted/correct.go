@@ -2,14 +2,10 @@ package hosted
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"net/http"
-	"os"
-	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
 
 // Correct runs the whole flow for one file: it uploads size bytes of src,
@@ -41,7 +37,7 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 	if fileType == "" {
 		fileType = FileTypeImage
 	}
-	key, err := c.Upload(ctx, fileType, src, size, sniffContentType(src, size))
+	key, err := c.Upload(ctx, fileType, src, size, fileio.DetectContentType(src, size))
 	if err != nil {
 		return nil, err
 	}
@@ -64,23 +60,18 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 // dstPath. The result is written to a temporary file beside dstPath and
 // renamed into place only when complete, so dstPath is never left
 // half-written. A new file gets mode 0644; an overwritten one keeps its
-// mode.
+// mode. A srcPath that is not a regular file fails with an error naming
+// "srcPath" that matches ErrInvalidParameter; a missing one matches
+// fs.ErrNotExist.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions) (job *Job, err error) {
 	if dstPath == "" {
 		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
-	in, err := os.Open(srcPath)
+	in, size, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
-		return nil, fmt.Errorf("hosted: correct: %w", err)
+		return nil, err
 	}
 	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("hosted: correct: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("hosted: correct: %s is not a regular file", srcPath)
-	}
 	o := CorrectionOptions{}
 	if opts != nil {
 		o = *opts
@@ -88,48 +79,10 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 	if o.FileType == "" {
 		o.FileType = fileTypeOf(srcPath)
 	}
-
-	tmp, err := os.CreateTemp(filepath.Dir(dstPath), "."+filepath.Base(dstPath)+".*.partial")
-	if err != nil {
-		return nil, fmt.Errorf("hosted: correct: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	job, err = c.Correct(ctx, in, st.Size(), &o, tmp)
-	if err != nil {
-		return job, err
-	}
-	// CreateTemp makes the file 0600; give the result the mode an
-	// overwritten file had, or 0644 for a new one.
-	mode := os.FileMode(0o644)
-	if st, statErr := os.Stat(dstPath); statErr == nil {
-		mode = st.Mode().Perm()
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return job, fmt.Errorf("hosted: correct: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return job, fmt.Errorf("hosted: correct: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return job, fmt.Errorf("hosted: correct: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), dstPath); err != nil {
-		return job, fmt.Errorf("hosted: correct: %w", err)
-	}
-	return job, nil
-}
-
-// sniffContentType reads at most 512 bytes to label the upload.
-func sniffContentType(src io.ReaderAt, size int64) string {
-	head := make([]byte, min(size, 512))
-	n, err := src.ReadAt(head, 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "application/octet-stream"
-	}
-	return http.DetectContentType(head[:n])
+	err = fileio.WriteFileAtomic(dstPath, func(w io.Writer) error {
+		var err error
+		job, err = c.Correct(ctx, in, size, &o, w)
+		return err
+	})
+	return job, err
 }

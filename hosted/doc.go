@@ -26,8 +26,19 @@
 // Every call takes a context and returns promptly when it is cancelled,
 // also while waiting to retry. Connection errors, 408, 429 and 5xx other
 // than 501 are retried with jittered exponential backoff; Retry-After is
-// honoured up to a cap (WithMaxRetryAfter). Uploads stream from an
-// io.ReaderAt with an exact Content-Length and are never buffered.
+// honoured up to a cap (WithMaxRetryAfter). Each attempt waits at most 5
+// minutes for the response headers (WithResponseHeaderTimeout), so a
+// silent server cannot hang a call made without a context deadline; reading
+// a body, such as a large download, is not limited by it. Uploads stream
+// from an io.ReaderAt with an exact Content-Length and are never buffered.
+//
+// Wait polls with jittered exponential delays (WithPolling, WaitOptions);
+// its MaxWait also bounds a status request already in flight.
+//
+// The client options (WithBaseURL, WithHTTPClient, WithLogger,
+// WithRetries, WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
+// WithPolling) are the same, with the same names and behaviour, in the
+// pfccontainer and bgcontainer packages.
 //
 // The API key is sent as X-API-KEY to the base URL's host only: never to
 // pre-signed upload URLs, to corrected-file downloads, or across a redirect

@@ -31,6 +31,9 @@ var (
 	ErrRateLimited      = apierr.ErrRateLimited      // 429
 	ErrServer           = apierr.ErrServer           // 5xx
 	ErrInvalidParameter = apierr.ErrInvalidParameter // client-side validation
+	// ErrResponseHeaderTimeout: no response headers within the response
+	// header timeout (see WithResponseHeaderTimeout).
+	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
 )
 
 // Sentinels for the outcome of a job, matched by *JobError and

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,14 +11,15 @@ import (
 	"github.com/google/go-querystring/query"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 )
 
 // Limits of the GET /pfc size parameters, as documented by the service.
 const (
-	MinSize          = 32    // smallest width, height, long or short
-	MaxSize          = 10000 // largest width, height, long or short
-	MinOutputQuality = 40
-	MaxOutputQuality = 100
+	MinSize          = pfcparams.MinSize // smallest width, height, long or short: 32
+	MaxSize          = pfcparams.MaxSize // largest width, height, long or short: 10000
+	MinOutputQuality = pfcparams.MinOutputQuality
+	MaxOutputQuality = pfcparams.MaxOutputQuality
 )
 
 // CorrectionOptions are the query parameters of GET /pfc, which starts a
@@ -441,14 +441,4 @@ func hasField(fe apierr.FieldErrors, name string) bool {
 // ParameterNames returns the wire names of every GET /pfc parameter, in
 // the order of the API's parameter table (the order of the
 // CorrectionOptions fields).
-func ParameterNames() []string {
-	t := reflect.TypeOf(CorrectionOptions{})
-	names := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("url"), ",")
-		if name != "" && name != "-" {
-			names = append(names, name)
-		}
-	}
-	return names
-}
+func ParameterNames() []string { return pfcparams.HostedNames() }

@@ -3,7 +3,8 @@ package hosted
 import (
 	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 )
 
 // Plan is what the service will do with a set of /pfc options once its
@@ -42,10 +43,6 @@ func (p Plan) IgnoredNames() []string {
 	return names
 }
 
-// paramOrder is the order of the GET /pfc parameter table; Plan.Ignored
-// follows it so that output does not depend on rule order.
-var paramOrder = ParameterNames()
-
 // Plan applies the service's priority rules to o. It does not validate:
 // a value out of range still counts as supplied. Rules:
 //   - resize: width > height > long > short > scale; the others are
@@ -72,49 +69,19 @@ func (o *CorrectionOptions) Plan() Plan {
 		p.Ignored = append(p.Ignored, IgnoredParam{Name: name, Reason: fmt.Sprintf(format, args...)})
 	}
 
-	sizes := []struct {
-		param ResizeParam
-		value int
-	}{
-		{ResizeParamWidth, o.Width},
-		{ResizeParamHeight, o.Height},
-		{ResizeParamLong, o.Long},
-		{ResizeParamShort, o.Short},
-		{ResizeParamScale, o.Scale},
-	}
-	for _, s := range sizes {
-		switch {
-		case s.value == 0:
-		case p.Resize == ResizeParamNone:
-			p.Resize, p.ResizeValue = s.param, s.value
-		default:
-			ignore(string(s.param), "%s takes priority (use one resize parameter per request)", p.Resize)
-		}
+	param, value, ignoredSizes := o.sizes().Resolve()
+	p.Resize, p.ResizeValue = ResizeParam(param), value
+	for _, ig := range ignoredSizes {
+		ignore(ig.Name, "%s", ig.Reason)
 	}
 	if o.Resize != "" && p.Resize == ResizeParamNone {
 		ignore("resize", "no resize requested (set width, height, long, short or scale)")
 	}
 
-	p.Background = o.backgroundMode()
-	switch p.Background {
-	case BackgroundNone:
-		for _, bg := range o.bgParams() {
-			ignore(bg, "requires removeBackground=true")
-		}
-	case BackgroundGenerative:
-		if o.BgFileKey != "" {
-			ignore("bgFileKey", "bgGenerativePrompt takes priority")
-		}
-		if o.BgColor != "" {
-			ignore("bgColor", "bgGenerativePrompt takes priority")
-		}
-	case BackgroundImage:
-		if o.BgColor != "" {
-			ignore("bgColor", "bgFileKey takes priority")
-		}
-	}
-	if o.BgShadow != "" && p.Background != BackgroundNone && !shadowAllowed(p.Background) {
-		ignore("bgShadow", "shadows are available only in the image and solid color background modes, not %s", p.Background)
+	mode, ignoredBg := o.background().Resolve()
+	p.Background = BackgroundMode(mode)
+	for _, ig := range ignoredBg {
+		ignore(ig.Name, "%s", ig.Reason)
 	}
 
 	if o.Skip != "" && aiPresetSelection(o.Preset) {
@@ -135,45 +102,31 @@ func (o *CorrectionOptions) Plan() Plan {
 	}
 
 	slices.SortStableFunc(p.Ignored, func(a, b IgnoredParam) int {
-		return slices.Index(paramOrder, a.Name) - slices.Index(paramOrder, b.Name)
+		return pfcparams.Index(a.Name) - pfcparams.Index(b.Name)
 	})
 	return p
+}
+
+// sizes returns the resize parameters for the shared priority rule.
+func (o *CorrectionOptions) sizes() pfcparams.Sizes {
+	return pfcparams.Sizes{Width: o.Width, Height: o.Height, Long: o.Long, Short: o.Short, Scale: o.Scale}
+}
+
+// background returns the background parameters for the shared priority
+// rule.
+func (o *CorrectionOptions) background() pfcparams.Background {
+	return pfcparams.Background{Remove: o.RemoveBackground, GenerativePrompt: o.BgGenerativePrompt,
+		FileKey: o.BgFileKey, Color: o.BgColor, Shadow: string(o.BgShadow)}
 }
 
 // backgroundMode is the effective background mode by the service's
 // priority rules.
 func (o *CorrectionOptions) backgroundMode() BackgroundMode {
-	switch {
-	case !o.RemoveBackground:
-		return BackgroundNone
-	case o.BgGenerativePrompt != "":
-		return BackgroundGenerative
-	case o.BgFileKey != "":
-		return BackgroundImage
-	case o.BgColor != "" && !strings.EqualFold(o.BgColor, ColorTransparent):
-		return BackgroundColor
-	}
-	return BackgroundTransparent
+	return BackgroundMode(o.background().Mode())
 }
 
 // bgParams returns the wire names of the supplied bg* parameters.
-func (o *CorrectionOptions) bgParams() []string {
-	var names []string
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{
-		{"bgColor", o.BgColor != ""},
-		{"bgGenerativePrompt", o.BgGenerativePrompt != ""},
-		{"bgFileKey", o.BgFileKey != ""},
-		{"bgShadow", o.BgShadow != ""},
-	} {
-		if f.set {
-			names = append(names, f.name)
-		}
-	}
-	return names
-}
+func (o *CorrectionOptions) bgParams() []string { return o.background().Supplied() }
 
 // autocropParams returns the wire names of the supplied parameters that
 // only matter with autocrop=true.
@@ -204,9 +157,7 @@ func (o *CorrectionOptions) autocropNumbers() []namedString {
 	}
 }
 
-func shadowAllowed(m BackgroundMode) bool {
-	return m == BackgroundImage || m == BackgroundColor
-}
+func shadowAllowed(m BackgroundMode) bool { return pfcparams.ShadowAllowed(string(m)) }
 
 // aiPresetSelection reports whether preset leaves the choice to the AI.
 func aiPresetSelection(preset string) bool {

@@ -7,11 +7,11 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -87,21 +87,16 @@ func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt,
 }
 
 // UploadFile uploads the file at path and returns its fileKey. The file
-// type (image or video) and Content-Type follow the file's extension.
+// type (image or video) and Content-Type follow the file's extension. A
+// path that is not a regular file fails with an error naming "path"
+// that matches ErrInvalidParameter; a missing one matches fs.ErrNotExist.
 func (c *Client) UploadFile(ctx context.Context, path string) (string, error) {
-	f, err := os.Open(path)
+	f, size, err := fileio.OpenParam("path", path)
 	if err != nil {
-		return "", fmt.Errorf("hosted: upload: %w", err)
+		return "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("hosted: upload: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("hosted: upload: %s is not a regular file", path)
-	}
-	return c.Upload(ctx, fileTypeOf(path), f, st.Size(), contentTypeOf(path))
+	return c.Upload(ctx, fileTypeOf(path), f, size, contentTypeOf(path))
 }
 
 // fileTypeOf classifies a path by extension: the API accepts MP4 and MOV

@@ -3,10 +3,9 @@ package hosted
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/poll"
 )
 
 // WaitOptions controls how Wait polls a job. The zero value polls with the
@@ -29,41 +28,25 @@ const (
 	defaultMaxPollDelay = 15 * time.Second
 )
 
-func (o WaitOptions) validate() apierr.FieldErrors {
-	var fe apierr.FieldErrors
-	if o.MinDelay < 0 {
-		fe.Add("MinDelay", "must not be negative, got %s", o.MinDelay)
+// pollOptions converts o to the shared wait loop's options.
+func (o WaitOptions) pollOptions() poll.Options {
+	p := poll.Options{MinDelay: o.MinDelay, MaxDelay: o.MaxDelay, MaxWait: o.MaxWait}
+	if fn := o.OnProgress; fn != nil {
+		p.OnProgress = func(v any) {
+			if j, ok := v.(*Job); ok {
+				fn(j)
+			}
+		}
 	}
-	if o.MaxDelay < 0 {
-		fe.Add("MaxDelay", "must not be negative, got %s", o.MaxDelay)
-	}
-	if o.MinDelay > 0 && o.MaxDelay > 0 && o.MaxDelay < o.MinDelay {
-		fe.Add("MaxDelay", "must be at least MinDelay (%s), got %s", o.MinDelay, o.MaxDelay)
-	}
-	if o.MaxWait < 0 {
-		fe.Add("MaxWait", "must not be negative, got %s", o.MaxWait)
-	}
-	return fe
-}
-
-func (o WaitOptions) withDefaults() WaitOptions {
-	if o.MinDelay == 0 {
-		o.MinDelay = defaultMinPollDelay
-	}
-	if o.MaxDelay == 0 {
-		o.MaxDelay = defaultMaxPollDelay
-	}
-	if o.MaxDelay < o.MinDelay {
-		o.MaxDelay = o.MinDelay
-	}
-	return o
+	return p
 }
 
 // Wait polls the job until it is terminal and returns the COMPLETED record.
 // A FAILED or REJECTED job is returned as a *JobError (which still carries
-// the record); a MaxWait that runs out as a *WaitTimeoutError. Cancelling
-// ctx stops the wait at once with ctx's error. A nil opts uses the client's
-// polling defaults (see WithPolling).
+// the record); a MaxWait that runs out as a *WaitTimeoutError, also when it
+// runs out during a status request (MaxWait bounds a poll in flight).
+// Cancelling ctx stops the wait at once with ctx's error. A nil opts uses
+// the client's polling defaults (see WithPolling).
 //
 // Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
 // last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
@@ -73,92 +56,28 @@ func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (*Jo
 	}
 	o := c.wait
 	if opts != nil {
-		o = *opts
+		o = opts.pollOptions()
 	}
-	if fe := o.validate(); len(fe) > 0 {
+	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()
 	}
-	o = o.withDefaults()
+	o = o.WithDefaults(defaultMinPollDelay, defaultMaxPollDelay)
 
-	start := time.Now()
-	var deadline time.Time
-	if o.MaxWait > 0 {
-		deadline = start.Add(o.MaxWait)
-	}
-	ctxDeadline := false
-	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
-		deadline, ctxDeadline = d, true
-	}
-
-	var last *Job
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	<-timer.C
-	for attempt := 0; ; attempt++ {
+	job, err := poll.Until(ctx, o, func(ctx context.Context) (*Job, bool, error) {
 		job, err := c.GetJob(ctx, jobID)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		last = job
-		if o.OnProgress != nil {
-			o.OnProgress(job)
-		}
-		switch {
-		case job.Status == StatusCompleted:
-			return job, nil
-		case job.Status.Terminal():
-			return job, &JobError{Job: job}
-		}
-
-		delay := computeDelay(attempt, o.MinDelay, o.MaxDelay, remaining(deadline))
-		if delay <= 0 {
-			if ctxDeadline {
-				// The context's own deadline ran out: report it as such
-				// (ctx.Done is due now, if it has not fired yet).
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}
-			return nil, &WaitTimeoutError{JobID: jobID, LastJob: last, Waited: time.Since(start)}
-		}
-		timer.Reset(delay)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
+		return job, job.Status.Terminal(), nil
+	})
+	var te *poll.TimeoutError
+	switch {
+	case errors.As(err, &te):
+		return nil, &WaitTimeoutError{JobID: jobID, LastJob: job, Waited: te.Waited}
+	case err != nil:
+		return nil, err
+	case job.Status != StatusCompleted:
+		return job, &JobError{Job: job}
 	}
-}
-
-// remaining is the time left before deadline: -1 for no deadline, and 0
-// (not a negative value, which would mean "none") once it has passed.
-func remaining(deadline time.Time) time.Duration {
-	if deadline.IsZero() {
-		return -1
-	}
-	return max(time.Until(deadline), 0)
-}
-
-// computeDelay returns how long to wait before poll attempt+1: an
-// exponential delay minDelay*2^attempt capped at maxDelay, with jitter
-// drawn uniformly from its upper half, trimmed to remaining. remaining < 0
-// means no deadline; a result <= 0 means no time is left to wait.
-func computeDelay(attempt int, minDelay, maxDelay, remaining time.Duration) time.Duration {
-	if remaining == 0 {
-		return 0
-	}
-	d := maxDelay
-	if attempt < 62 {
-		if exp := minDelay << attempt; exp > 0 && exp < maxDelay {
-			d = exp
-		}
-	}
-	// Equal jitter keeps at least half the delay so pollers spread out
-	// without hammering the service early.
-	if half := d / 2; half > 0 {
-		d = half + rand.N(half+1)
-	}
-	if remaining > 0 && d > remaining {
-		d = remaining
-	}
-	return d
+	return job, nil
 }

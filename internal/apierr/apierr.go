@@ -27,6 +27,14 @@ var (
 	// ErrInvalidParameter is the class of client-side validation failures
 	// (*ValidationError), reported before any request is sent.
 	ErrInvalidParameter = errors.New("pfc: invalid parameter")
+	// ErrStillProcessing is the class of a final HTTP 102 Processing
+	// answer: the background-removal container's GET /DownloadImage says
+	// so while the image is not ready. It is not a failure: poll again.
+	ErrStillProcessing = errors.New("pfc: still processing")
+	// ErrResponseHeaderTimeout is in the chain of the error of an attempt
+	// whose response headers did not arrive within the client's response
+	// header timeout (a silent server).
+	ErrResponseHeaderTimeout = errors.New("pfc: timed out waiting for response headers")
 )
 
 // maxMessageInError bounds the message quoted by APIError.Error so that one
@@ -48,6 +56,9 @@ type APIError struct {
 	Code string
 	// Message is the service's error message when the body carried one.
 	Message string
+	// Parameter names the request parameter the service blamed, when the
+	// error body carried one (a JSON "parameter" member).
+	Parameter string
 	// RequestID is the request id response header, when present (redacted,
 	// at most 256 bytes).
 	RequestID string
@@ -82,6 +93,9 @@ func (e *APIError) Error() string {
 		b.WriteString(msg)
 	}
 	var details []string
+	if e.Parameter != "" {
+		details = append(details, "parameter "+oneLine(e.Parameter, 64))
+	}
 	if e.Code != "" {
 		details = append(details, "code "+oneLine(e.Code, 64))
 	}
@@ -99,11 +113,13 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the sentinel error of the status class (ErrBadRequest,
-// ErrUnauthorized, ErrNotFound, ErrTooLarge, ErrRateLimited, ErrServer), or
-// nil for a status outside those classes.
+// Unwrap returns the sentinel error of the status class (ErrStillProcessing,
+// ErrBadRequest, ErrUnauthorized, ErrNotFound, ErrTooLarge, ErrRateLimited,
+// ErrServer), or nil for a status outside those classes.
 func (e *APIError) Unwrap() error {
 	switch code := e.StatusCode; {
+	case code == http.StatusProcessing:
+		return ErrStillProcessing
 	case code == http.StatusBadRequest, code == http.StatusUnprocessableEntity:
 		return ErrBadRequest
 	case code == http.StatusUnauthorized, code == http.StatusForbidden:

@@ -24,9 +24,10 @@ func TestAPIErrorUnwrapSentinels(t *testing.T) {
 		{413, ErrTooLarge},
 		{429, ErrRateLimited},
 		{500, ErrServer}, {501, ErrServer}, {503, ErrServer}, {599, ErrServer},
+		{102, ErrStillProcessing},
 		{302, nil}, {408, nil}, {409, nil}, {418, nil},
 	}
-	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrNotFound, ErrTooLarge, ErrRateLimited, ErrServer, ErrInvalidParameter}
+	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrNotFound, ErrTooLarge, ErrRateLimited, ErrServer, ErrInvalidParameter, ErrStillProcessing}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
 			var err error = &APIError{StatusCode: tc.status}
@@ -198,4 +199,28 @@ func TestFromResponseBoundsRequestID(t *testing.T) {
 	}
 	e := FromResponse(response(502, "", "", "X-Request-Id", "req-1"), "GET", "u", 1, nil)
 	assert.Equal(t, "req-1", e.RequestID)
+}
+
+func TestFromResponseKeepsParameter(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body, want string
+	}{
+		{"mock shape", `{"status":400,"code":"invalid_parameter","message":"width: must be between 32 and 10000","parameter":"width"}`, "width"},
+		{"no parameter", `{"status":400,"code":"invalid_parameter","message":"bad"}`, ""},
+		{"redacted", `{"message":"bad","parameter":"s3cr3t-key"}`, "REDACTED"},
+		{"not a string", `{"message":"bad","parameter":{"x":1}}`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resp := &http.Response{StatusCode: 400, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: io.NopCloser(strings.NewReader(tc.body))}
+			e := FromResponse(resp, "GET", "u", 1, strings.NewReplacer("s3cr3t-key", "REDACTED").Replace)
+			assert.Equal(t, tc.want, e.Parameter)
+			if tc.want != "" {
+				assert.Contains(t, e.Error(), "parameter "+tc.want)
+			}
+		})
+	}
 }

@@ -15,6 +15,7 @@
 //	413       ErrTooLarge
 //	429       ErrRateLimited
 //	5xx       ErrServer
+//	102       ErrStillProcessing (a final 102 Processing; see package transport)
 //
 // Other statuses (408, 409, 3xx ...) unwrap to nil; test StatusCode instead.
 //
@@ -22,7 +23,8 @@
 // the common shapes: a JSON object whose "message", "error", "detail" or
 // "statusText" member is a string (or an object with a "message", or a
 // FastAPI validation list of {"loc", "msg"}), with an optional "code" that
-// is a string or a number; an XML <Error><Code/><Message/></Error> document
+// is a string or a number and an optional "parameter" naming the parameter
+// to blame (kept in APIError.Parameter); an XML <Error><Code/><Message/></Error> document
 // (what object stores answer on pre-signed URLs); or a short text/plain
 // body. Anything else leaves Message empty and is still kept in Body. The
 // request id is taken from X-Request-Id, X-Amzn-Requestid, X-Amz-Request-Id

@@ -20,6 +20,8 @@ const (
 	// maxRequestID bounds the request id kept from a response header (real
 	// ones are UUID-sized; a header can hold megabytes).
 	maxRequestID = 256
+	// maxParameter bounds the parameter name kept from an error body.
+	maxParameter = 256
 	// drainLimit bounds what is discarded after the copy so that the
 	// connection can be reused without reading an unbounded body.
 	drainLimit = 64 << 10
@@ -32,7 +34,7 @@ var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Reque
 // FromResponse builds the *APIError for resp. It reads a bounded copy of the
 // body (MaxBody bytes), closes the body, and fills Code and Message from a
 // JSON body ({"message"|"error"|"detail"|"statusText": string, "code":
-// string|number}), an XML error document (<Error><Code/><Message/></Error>,
+// string|number, "parameter": string}), an XML error document (<Error><Code/><Message/></Error>,
 // as object stores answer pre-signed requests) or a short text/plain body.
 // A body that does not parse leaves Code and Message empty.
 //
@@ -63,9 +65,10 @@ func FromResponse(resp *http.Response, method, redactedURL string, attempts int,
 	// Drain a bounded remainder so the connection can go back to the pool.
 	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
 
-	code, msg := parseBody(resp.Header.Get("Content-Type"), raw)
+	code, msg, param := parseBody(resp.Header.Get("Content-Type"), raw)
 	e.Code = redact(code)
 	e.Message = redact(msg)
+	e.Parameter = cutUTF8(redact(param), maxParameter)
 
 	if len(raw) > MaxBody {
 		raw = raw[:safeCut(raw, MaxBody, redact)]
@@ -106,8 +109,9 @@ func cutUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// parseBody extracts an error code and message from an error body.
-func parseBody(contentType string, raw []byte) (code, msg string) {
+// parseBody extracts an error code, message and blamed parameter from an
+// error body.
+func parseBody(contentType string, raw []byte) (code, msg, param string) {
 	mediaType, _, _ := mime.ParseMediaType(contentType)
 	trimmed := bytes.TrimSpace(raw)
 	switch {
@@ -115,14 +119,15 @@ func parseBody(contentType string, raw []byte) (code, msg string) {
 		return parseJSON(trimmed)
 	case strings.HasSuffix(mediaType, "/xml") || strings.HasSuffix(mediaType, "+xml") ||
 		bytes.HasPrefix(trimmed, []byte("<?xml")) || bytes.HasPrefix(trimmed, []byte("<Error>")):
-		return parseXML(trimmed)
+		code, msg = parseXML(trimmed)
+		return code, msg, ""
 	case mediaType == "text/plain" && utf8.Valid(trimmed):
 		// A plain-text body is usually the message itself; keep a short one.
 		if len(trimmed) <= maxMessageInError*2 {
-			return "", string(trimmed)
+			return "", string(trimmed), ""
 		}
 	}
-	return "", ""
+	return "", "", ""
 }
 
 func isJSON(mediaType string) bool {
@@ -132,14 +137,21 @@ func isJSON(mediaType string) bool {
 // messageKeys are the JSON members that may carry the message, in priority order.
 var messageKeys = []string{"message", "error", "detail", "statusText"}
 
-func parseJSON(raw []byte) (code, msg string) {
+func parseJSON(raw []byte) (code, msg, param string) {
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&obj); err != nil {
-		return "", ""
+		return "", "", ""
 	}
 	code = jsonScalar(obj["code"])
+	param = jsonScalar(obj["parameter"])
+	code, msg = parseJSONMessage(obj, code)
+	return code, msg, param
+}
+
+// parseJSONMessage finds the message of a decoded JSON error object.
+func parseJSONMessage(obj map[string]json.RawMessage, code string) (string, string) {
 	for _, k := range messageKeys {
 		v, ok := obj[k]
 		if !ok {

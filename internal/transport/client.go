@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-cleanhttp"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/version"
 )
 
@@ -21,6 +22,10 @@ const (
 	DefaultMinRetryWait  = 500 * time.Millisecond
 	DefaultMaxRetryWait  = 20 * time.Second
 	DefaultMaxRetryAfter = 30 * time.Second
+	// DefaultResponseHeaderTimeout bounds each attempt's wait for response
+	// headers. It is long because the correction container answers its
+	// synchronous GET /pfc/{imageKey} only once the image is corrected.
+	DefaultResponseHeaderTimeout = 5 * time.Minute
 )
 
 // Options configures a Client.
@@ -57,6 +62,13 @@ type Options struct {
 	// MaxRetryAfter caps a server's Retry-After; 0 means
 	// DefaultMaxRetryAfter (30s).
 	MaxRetryAfter time.Duration
+	// ResponseHeaderTimeout bounds how long each attempt (and each redirect
+	// hop) waits for the response headers once the request is sent: 0 means
+	// DefaultResponseHeaderTimeout (5 minutes), a negative value means no
+	// bound. It does not limit reading the body, so streamed downloads of
+	// any length work. The caller's http.Client and Transport are not
+	// modified: the bound is a per-attempt timer.
+	ResponseHeaderTimeout time.Duration
 	// Logger receives a Debug record per attempt and per response and a
 	// Warn record per retry, with the method and the redacted URL only
 	// (never headers or bodies). nil disables logging.
@@ -81,6 +93,8 @@ type Client struct {
 	maxWait    time.Duration
 	// maxRetryAfter caps Retry-After.
 	maxRetryAfter time.Duration
+	// headerTimeout bounds each attempt's wait for headers (0 = none).
+	headerTimeout time.Duration
 	logger        *slog.Logger
 	// jitter and now are swapped by tests for deterministic waits.
 	jitter     func(max time.Duration) time.Duration
@@ -129,7 +143,7 @@ func New(o Options) (*Client, error) {
 		maxWait:       o.MaxRetryWait,
 		maxRetryAfter: o.MaxRetryAfter,
 		logger:        o.Logger,
-		jitter:        defaultJitter,
+		jitter:        poll.Jitter,
 		now:           time.Now,
 	}
 	if o.UserAgent != "" {
@@ -157,6 +171,12 @@ func New(o Options) (*Client, error) {
 		errs.Add("MaxRetryAfter", "must not be negative")
 	} else if c.maxRetryAfter == 0 {
 		c.maxRetryAfter = DefaultMaxRetryAfter
+	}
+	switch {
+	case o.ResponseHeaderTimeout == 0:
+		c.headerTimeout = DefaultResponseHeaderTimeout
+	case o.ResponseHeaderTimeout > 0:
+		c.headerTimeout = o.ResponseHeaderTimeout
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -319,7 +339,12 @@ func (t *noCloseIdle) transport() http.RoundTripper {
 	return t.rt
 }
 
-// RoundTrip sends one request through the wrapped transport.
+// RoundTrip sends one request (one attempt, or one redirect hop) through
+// the wrapped transport, under the per-attempt rules of its call (see
+// call.roundTrip).
 func (t *noCloseIdle) RoundTrip(r *http.Request) (*http.Response, error) {
+	if cl, ok := r.Context().Value(callKey{}).(*call); ok {
+		return cl.roundTrip(t.transport(), r)
+	}
 	return t.transport().RoundTrip(r)
 }

@@ -45,6 +45,26 @@ type Request struct {
 	// besides the Client's, such as the token of a URL sent as a query
 	// value (see URLSecrets).
 	Secrets []string
+	// NoReplay marks a request that must not be sent twice once it may have
+	// reached the server (a multipart POST /SubmitImage, which creates a
+	// process): only failures proving that it never left (no connection
+	// obtained, dial refused or failed, DNS failure) are retried; no
+	// response status and no error after connecting is.
+	NoReplay bool
+	// PermanentStatus, when set, reports statuses the service documents as
+	// final for this endpoint: they are never retried, even when the
+	// default policy would (e.g. 500 "processing failed").
+	PermanentStatus func(status int) bool
+	// FinalProcessing makes an informational 102 Processing end the attempt
+	// at once as "still processing": the call returns an *apierr.APIError
+	// with StatusCode 102 that matches apierr.ErrStillProcessing, without
+	// waiting for a final response and without retrying. Set it for
+	// endpoints documented to answer a final 102 (the background-removal
+	// container's GET /DownloadImage). Without it, an informational 102 or
+	// 103 is skipped as HTTP says, and a later final status is used; only an
+	// attempt that fails after a 102 (connection closed, response header
+	// timeout) is reported as still processing.
+	FinalProcessing bool
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -65,9 +85,13 @@ type call struct {
 	redactor *strings.Replacer
 	external bool
 	noFollow bool
-	once     *singleUse
-	attempts int
-	nextWait time.Duration
+	// noReplay, permanent and finalProcessing are the Request's policy.
+	noReplay        bool
+	permanent       func(int) bool
+	finalProcessing bool
+	once            *singleUse
+	attempts        int
+	nextWait        time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
 }
@@ -192,6 +216,10 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 		secrets:  secrets,
 		redactor: redactor,
 		noFollow: r.NoFollowRedirects,
+
+		noReplay:        r.NoReplay,
+		permanent:       r.PermanentStatus,
+		finalProcessing: r.FinalProcessing,
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
 	return resp, cl, err
@@ -254,7 +282,7 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 		}
 		return nil, cl.wrapErr(err)
 	}
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode >= 400 || resp.StatusCode == http.StatusProcessing {
 		apiErr := apierr.FromResponse(resp, cl.method, cl.logURL, cl.attempts, cl.redact)
 		if cl.notRetried {
 			return nil, &notRetriedError{err: apiErr}
@@ -298,10 +326,11 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 		return false, nil // never retry once the caller gave up
 	}
 	if err != nil {
-		if !retryableError(err) {
+		if !retryableError(err) || (cl.noReplay && !neverSent(err)) {
 			return false, nil
 		}
-	} else if !retryableStatus(resp.StatusCode) {
+	} else if !retryableStatus(resp.StatusCode) || cl.noReplay ||
+		(cl.permanent != nil && cl.permanent(resp.StatusCode)) {
 		return false, nil
 	}
 	c := cl.c

@@ -50,6 +50,57 @@
 // When retries run out, the last response likewise reaches the caller as an
 // *APIError whose Attempts counts every request sent.
 //
+// # Per-request policy
+//
+// Request.NoReplay marks a request that must not be sent twice once it may
+// have reached the server (the background-removal container's multipart
+// POST /SubmitImage creates a process per request): it is retried only
+// after a failure that proves it never left (no connection was obtained,
+// the dial was refused or failed, the host did not resolve). No response
+// status is retried for it, not even 429 or 5xx, and no error after the
+// connection was made (reset, EOF, response header timeout).
+//
+// Request.PermanentStatus lists statuses an endpoint documents as final
+// (e.g. 500 "processing failed" of GET /DownloadImage): they are returned
+// at once. Other statuses keep the default policy.
+//
+// # Final 102 Processing
+//
+// The background-removal container answers GET /DownloadImage with HTTP 102
+// while the image is still processing. Go's client treats every 1xx as
+// informational and waits for a final response that such a server never
+// sends. Each attempt therefore watches for 1xx answers
+// (httptrace.ClientTrace.Got1xxResponse), with this rule:
+//
+//   - a request with Request.FinalProcessing set ends the attempt on a 102
+//     at once: the connection is dropped and the call returns an
+//     *apierr.APIError with StatusCode 102 (headers such as the request id
+//     kept) that matches apierr.ErrStillProcessing. It is not a failure and
+//     is never retried; poll again later;
+//   - any other request skips informational 1xx answers (102, 103 Early
+//     Hints ...) as HTTP says and uses the final status that follows. Only
+//     when the attempt fails after a 102, before any final status (a server
+//     that answered a final 102 and closed, or held the connection past the
+//     response header timeout), is the result the same still-processing
+//     *APIError instead of a retried connection error.
+//
+// A 1xx other than 102 never ends an attempt.
+//
+// # Response header timeout
+//
+// Each attempt, and each redirect hop, waits at most
+// Options.ResponseHeaderTimeout (default DefaultResponseHeaderTimeout, 5
+// minutes: the correction container answers its synchronous GET
+// /pfc/{imageKey} only once the image is corrected) for the response
+// headers once the request is on its way, so a silent server cannot hang a
+// call made without a context deadline. The timer stops when the headers
+// arrive: reading the body, a streamed download of any size, is not
+// limited. It is a timer of this package, not a setting of the caller's
+// http.Client or Transport, which are never modified. An attempt that
+// runs out fails with an error matching apierr.ErrResponseHeaderTimeout
+// (and net.Error with Timeout() true), retried like a connection failure
+// unless the request is NoReplay. A negative value disables the bound.
+//
 // Retries are not limited to idempotent methods, because none of the three
 // APIs offers idempotency keys and their failures are mostly transient. The
 // consequence to know: GET /pfc on the hosted API starts a correction job,
@@ -60,15 +111,19 @@
 // reuses the corrected output of identical input and settings instead of
 // processing the image again (a webhook, if requested, may then arrive for
 // both jobs). With cache=false a duplicate is a second full job. Callers
-// who cannot tolerate duplicates set MaxRetries < 0.
+// who cannot tolerate duplicates set MaxRetries < 0; client code marks such
+// endpoints with Request.NoReplay.
 //
 // # Bodies
 //
 // No code path reads a caller's body into memory. A Body is replayed from
 // its source on every attempt: BytesBody (the caller's slice), JSONBody,
 // ReaderAtBody (a fresh io.SectionReader per attempt, exact Content-Length;
-// for files), StreamBody (reopened per attempt, e.g. an io.Pipe fed by a
-// multipart writer; chunked when the size is unknown). ReaderBody wraps a
+// for files), MultipartBody (text fields and one file part from an
+// io.ReaderAt: the part headers are built once, the file is streamed through
+// a fresh io.SectionReader per attempt, with an exact Content-Length),
+// StreamBody (reopened per attempt, e.g. an io.Pipe fed by a writer;
+// chunked when the size is unknown). ReaderBody wraps a
 // plain io.Reader that can be read once: a failed attempt is retried only
 // if no byte of it was consumed, otherwise the error wraps
 // ErrBodyNotReplayable and says why. retryablehttp would io.ReadAll a plain

@@ -5,11 +5,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/poll"
 )
 
 // retryableStatus reports whether a response status is worth another
@@ -66,27 +67,11 @@ func retryableError(err error) bool {
 	return true
 }
 
-// backoff returns the wait before retry number retry (0-based): equal
-// jitter over min·2^retry capped at max, so waits are spread between half
-// and all of the exponential step.
+// backoff returns the wait before retry number retry (0-based): the
+// SDK's one backoff, poll.ComputeDelay (equal jitter over min·2^retry
+// capped at max), with the client's jitter source.
 func (c *Client) backoff(retry int) time.Duration {
-	d := c.minWait
-	for i := 0; i < retry && d < c.maxWait; i++ {
-		d *= 2
-	}
-	if d > c.maxWait {
-		d = c.maxWait
-	}
-	half := d / 2
-	return half + c.jitter(d-half)
-}
-
-// defaultJitter returns a uniformly random duration in [0, max].
-func defaultJitter(max time.Duration) time.Duration {
-	if max <= 0 {
-		return 0
-	}
-	return rand.N(max + 1)
+	return poll.ComputeDelayJitter(retry, c.minWait, c.maxWait, -1, c.jitter)
 }
 
 // parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP date

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/poll"
 )
 
 func TestRetryByStatus(t *testing.T) {
@@ -284,13 +285,13 @@ func TestBackoffExponentialWithJitter(t *testing.T) {
 	assert.Equal(t, 500*time.Millisecond, c.backoff(1000), "no overflow on large retry numbers")
 
 	// The real jitter stays inside [d/2, d].
-	c.jitter = defaultJitter
+	c.jitter = poll.Jitter
 	for i := 0; i < 1000; i++ {
 		d := c.backoff(2)
 		require.GreaterOrEqual(t, d, 200*time.Millisecond)
 		require.LessOrEqual(t, d, 400*time.Millisecond)
 	}
-	assert.Equal(t, time.Duration(0), defaultJitter(0))
+	assert.Equal(t, time.Duration(0), poll.Jitter(0))
 
 	// Retry-After replaces the backoff, capped.
 	resp := &http.Response{Header: http.Header{"Retry-After": {"7"}}}

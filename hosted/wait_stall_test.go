@@ -1,0 +1,49 @@
+package hosted
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWaitMaxWaitBoundsAStalledPoll is the regression test for a /status
+// answer whose body stalls: the server sends the headers and the start of
+// a record, then blocks until the test ends. Wait(MaxWait: 1s) must give up
+// with a *WaitTimeoutError, not stay blocked until the caller's context
+// ends. The safety-net context only turns a hang into a failure; the
+// assertion is on the error's kind.
+func TestWaitMaxWaitBoundsAStalledPoll(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"_id":"j1","status":"PROCE`)
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() {
+		close(release)
+		srv.Close()
+	})
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithHTTPClient(srv.Client()),
+		WithRetries(-1, 0, 0))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err = c.Wait(ctx, "j1", &WaitOptions{MaxWait: time.Second})
+	var te *WaitTimeoutError
+	require.ErrorAs(t, err, &te)
+	assert.ErrorIs(t, err, ErrWaitTimeout)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded)
+	assert.Nil(t, te.LastJob, "no poll completed")
+}

@@ -1,0 +1,186 @@
+package fileio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// Sentinels of the errors of this package.
+var (
+	// ErrNotRegular is in the chain of Open's error for a directory, a
+	// device, a pipe or anything else that is not a regular file.
+	ErrNotRegular = errors.New("is not a regular file")
+	// ErrNotImage is in the chain of SniffImage's error for content that is
+	// neither JPEG nor PNG.
+	ErrNotImage = errors.New("is not a JPEG or PNG image")
+)
+
+// FileError is a file the SDK could not use, naming the parameter that gave
+// it. For an empty path, a file that is not regular or content that is not
+// an image it also matches apierr.ErrInvalidParameter; an operating-system
+// failure keeps its cause (errors.Is(err, fs.ErrNotExist) ...).
+type FileError struct {
+	// Param is the parameter that named the file, e.g. "srcPath".
+	Param string
+	// Path is the file's path ("" for content given as a reader).
+	Path string
+	// Err is the cause.
+	Err error
+}
+
+// Error returns "pfc: <param> <path>: <cause>".
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString("pfc: ")
+	b.WriteString(e.Param)
+	if e.Path != "" {
+		fmt.Fprintf(&b, " %q", e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the cause, and apierr.ErrInvalidParameter when the input
+// itself is at fault.
+func (e *FileError) Unwrap() []error {
+	if errors.Is(e.Err, ErrNotRegular) || errors.Is(e.Err, ErrNotImage) || errors.Is(e.Err, errEmptyPath) {
+		return []error{e.Err, apierr.ErrInvalidParameter}
+	}
+	return []error{e.Err}
+}
+
+var errEmptyPath = errors.New("is required")
+
+// Open opens the regular file at path for reading and returns it with its
+// size. Errors are *FileError naming the parameter "path"; see OpenParam.
+func Open(path string) (*os.File, int64, error) { return OpenParam("path", path) }
+
+// OpenParam is Open with the name of the caller's parameter, used in errors.
+func OpenParam(param, path string) (*os.File, int64, error) {
+	if path == "" {
+		return nil, 0, &FileError{Param: param, Err: errEmptyPath}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
+	}
+	return f, st.Size(), nil
+}
+
+// unwrapPathError drops *fs.PathError's own "open <path>:" prefix, which
+// FileError already says.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// sniffLen is what http.DetectContentType looks at.
+const sniffLen = 512
+
+// DetectContentType returns the media type of the first 512 bytes of r
+// (http.DetectContentType), "application/octet-stream" when they cannot be
+// read.
+func DetectContentType(r io.ReaderAt, size int64) string {
+	if r == nil || size <= 0 {
+		return "application/octet-stream"
+	}
+	head := make([]byte, min(size, sniffLen))
+	n, err := r.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "application/octet-stream"
+	}
+	return http.DetectContentType(head[:n])
+}
+
+// SniffImage returns "image/jpeg" or "image/png" from the content of r,
+// whatever a file name says; anything else is a *FileError (param "image")
+// matching ErrNotImage and apierr.ErrInvalidParameter.
+func SniffImage(r io.ReaderAt, size int64) (string, error) {
+	switch ct := DetectContentType(r, size); ct {
+	case "image/jpeg", "image/png":
+		return ct, nil
+	default:
+		return "", &FileError{Param: "image", Err: fmt.Errorf("%w (content looks like %s)", ErrNotImage, ct)}
+	}
+}
+
+// WriteFileAtomic calls write with a temporary file in path's directory
+// and, when write succeeds, fsyncs it, gives it its mode (the permission
+// bits of the file it replaces, or 0644) and renames it to path. On any
+// failure the temporary file is removed and path is untouched.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	if path == "" {
+		return &FileError{Param: "path", Err: errEmptyPath}
+	}
+	if write == nil {
+		return &FileError{Param: "write", Path: path, Err: errors.New("is nil")}
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.partial")
+	if err != nil {
+		return &FileError{Param: "path", Path: path, Err: unwrapPathError(err)}
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return err
+	}
+	// CreateTemp makes the file 0600; give the result the mode an
+	// overwritten file had, or 0644 for a new one.
+	mode := os.FileMode(0o644)
+	if st, statErr := os.Stat(path); statErr == nil {
+		if !st.Mode().IsRegular() {
+			return &FileError{Param: "path", Path: path, Err: ErrNotRegular}
+		}
+		mode = st.Mode().Perm()
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return &FileError{Param: "path", Path: path, Err: unwrapPathError(err)}
+	}
+	if err = tmp.Sync(); err != nil {
+		return &FileError{Param: "path", Path: path, Err: unwrapPathError(err)}
+	}
+	if err = tmp.Close(); err != nil {
+		return &FileError{Param: "path", Path: path, Err: unwrapPathError(err)}
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return &FileError{Param: "path", Path: path, Err: unwrapPathError(err)}
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes the rename durable where the platform allows it; failures
+// are ignored (the file itself was already synced).
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}

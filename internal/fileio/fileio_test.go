@@ -1,0 +1,164 @@
+package fileio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+func TestOpen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.jpg")
+	require.NoError(t, os.WriteFile(file, []byte("12345"), 0o600))
+
+	f, size, err := OpenParam("srcPath", file)
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), size)
+	require.NoError(t, f.Close())
+
+	cases := []struct {
+		name, path string
+		is         []error
+		invalid    bool
+	}{
+		{"missing", filepath.Join(dir, "nope.jpg"), []error{fs.ErrNotExist}, false},
+		{"directory", dir, []error{ErrNotRegular}, true},
+		{"empty", "", nil, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, _, err := OpenParam("srcPath", tc.path)
+			require.Nil(t, f)
+			var fe *FileError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, "srcPath", fe.Param)
+			assert.Contains(t, err.Error(), "srcPath")
+			for _, want := range tc.is {
+				assert.ErrorIs(t, err, want)
+			}
+			assert.Equal(t, tc.invalid, errors.Is(err, apierr.ErrInvalidParameter))
+		})
+	}
+	_, _, err = Open(dir)
+	assert.ErrorContains(t, err, "pfc: path ")
+}
+
+func TestSniffImage(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		content []byte
+		want    string
+	}{
+		{"jpeg", []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00rest"), "image/jpeg"},
+		{"png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "image/png"},
+		{"text", []byte("hello, not an image"), ""},
+		{"gif", []byte("GIF89a...."), ""},
+		{"empty", nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := SniffImage(bytes.NewReader(tc.content), int64(len(tc.content)))
+			if tc.want != "" {
+				require.NoError(t, err)
+				assert.Equal(t, tc.want, got)
+				return
+			}
+			assert.ErrorIs(t, err, ErrNotImage)
+			assert.ErrorIs(t, err, apierr.ErrInvalidParameter)
+		})
+	}
+	assert.Equal(t, "application/octet-stream", DetectContentType(nil, 3))
+	assert.Equal(t, "application/octet-stream", DetectContentType(failingReader{}, 3))
+}
+
+type failingReader struct{}
+
+func (failingReader) ReadAt([]byte, int64) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestWriteFileAtomicNewFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "out.jpg")
+	require.NoError(t, WriteFileAtomic(dst, func(w io.Writer) error {
+		_, err := io.WriteString(w, "corrected")
+		return err
+	}))
+	b, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	assert.Equal(t, "corrected", string(b))
+	st, err := os.Stat(dst)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	assertOnly(t, dir, "out.jpg")
+}
+
+func TestWriteFileAtomicKeepsMode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "out.jpg")
+	require.NoError(t, os.WriteFile(dst, []byte("old"), 0o600))
+	require.NoError(t, os.Chmod(dst, 0o600))
+	require.NoError(t, WriteFileAtomic(dst, func(w io.Writer) error {
+		_, err := io.WriteString(w, "new")
+		return err
+	}))
+	st, err := os.Stat(dst)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	b, _ := os.ReadFile(dst)
+	assert.Equal(t, "new", string(b))
+}
+
+func TestWriteFileAtomicFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "out.jpg")
+	require.NoError(t, os.WriteFile(dst, []byte("old"), 0o644))
+	boom := errors.New("download failed")
+	err := WriteFileAtomic(dst, func(w io.Writer) error {
+		_, _ = io.WriteString(w, "half")
+		return boom
+	})
+	assert.ErrorIs(t, err, boom)
+	b, _ := os.ReadFile(dst)
+	assert.Equal(t, "old", string(b), "destination untouched")
+	assertOnly(t, dir, "out.jpg")
+
+	// A destination that is a directory: refused, nothing left behind.
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	err = WriteFileAtomic(sub, func(w io.Writer) error { return nil })
+	assert.ErrorIs(t, err, ErrNotRegular)
+	assertOnly(t, dir, "out.jpg", "sub")
+
+	// A missing directory.
+	err = WriteFileAtomic(filepath.Join(dir, "no", "x.jpg"), func(io.Writer) error { return nil })
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Error(t, WriteFileAtomic("", func(io.Writer) error { return nil }))
+	assert.Error(t, WriteFileAtomic(dst, nil))
+}
+
+// assertOnly checks that dir holds exactly names (no temporary file).
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	assert.ElementsMatch(t, names, got)
+}

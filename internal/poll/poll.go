@@ -1,0 +1,197 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// ErrTimeout is matched (errors.Is) by the error Until returns when
+// Options.MaxWait runs out.
+var ErrTimeout = errors.New("pfc: gave up waiting (MaxWait ran out)")
+
+// Options controls Until. Zero delays take the defaults given to
+// WithDefaults by each client.
+type Options struct {
+	// MinDelay is the first delay between fetches.
+	MinDelay time.Duration
+	// MaxDelay caps the delay between fetches.
+	MaxDelay time.Duration
+	// MaxWait bounds the whole wait, a fetch in flight included; 0 waits
+	// until the context ends.
+	MaxWait time.Duration
+	// OnProgress, if set, receives every value fetched without error,
+	// done or not, on the waiting goroutine.
+	OnProgress func(any)
+}
+
+// Validate reports negative durations and a MaxDelay below MinDelay, naming
+// the Options fields.
+func (o Options) Validate() apierr.FieldErrors {
+	var fe apierr.FieldErrors
+	if o.MinDelay < 0 {
+		fe.Add("MinDelay", "must not be negative, got %s", o.MinDelay)
+	}
+	if o.MaxDelay < 0 {
+		fe.Add("MaxDelay", "must not be negative, got %s", o.MaxDelay)
+	}
+	if o.MinDelay > 0 && o.MaxDelay > 0 && o.MaxDelay < o.MinDelay {
+		fe.Add("MaxDelay", "must be at least MinDelay (%s), got %s", o.MinDelay, o.MaxDelay)
+	}
+	if o.MaxWait < 0 {
+		fe.Add("MaxWait", "must not be negative, got %s", o.MaxWait)
+	}
+	return fe
+}
+
+// WithDefaults fills a zero MinDelay or MaxDelay and raises MaxDelay to
+// MinDelay when it is lower.
+func (o Options) WithDefaults(minDelay, maxDelay time.Duration) Options {
+	if o.MinDelay == 0 {
+		o.MinDelay = minDelay
+	}
+	if o.MaxDelay == 0 {
+		o.MaxDelay = maxDelay
+	}
+	if o.MaxDelay < o.MinDelay {
+		o.MaxDelay = o.MinDelay
+	}
+	return o
+}
+
+// TimeoutError reports that MaxWait ran out before fetch said done.
+type TimeoutError struct {
+	// Waited is how long the wait lasted.
+	Waited time.Duration
+	// Fetches is how many fetches completed without error.
+	Fetches int
+}
+
+// Error says how long the wait lasted.
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("pfc: gave up waiting after %s", e.Waited.Round(time.Millisecond))
+}
+
+// Unwrap returns ErrTimeout.
+func (e *TimeoutError) Unwrap() error { return ErrTimeout }
+
+// ComputeDelay returns the delay before step attempt+1 (attempt is 0-based):
+// equal jitter over minDelay·2^attempt capped at maxDelay (a random duration
+// between half of it and all of it), trimmed to remaining. remaining < 0
+// means no deadline; a result of 0 means no time is left to wait.
+func ComputeDelay(attempt int, minDelay, maxDelay, remaining time.Duration) time.Duration {
+	return ComputeDelayJitter(attempt, minDelay, maxDelay, remaining, Jitter)
+}
+
+// ComputeDelayJitter is ComputeDelay with the random source given: jitter(n)
+// returns a duration in [0, n]. Tests pass a fixed one.
+func ComputeDelayJitter(attempt int, minDelay, maxDelay, remaining time.Duration, jitter func(time.Duration) time.Duration) time.Duration {
+	if remaining == 0 {
+		return 0
+	}
+	minDelay, maxDelay = max(minDelay, 0), max(maxDelay, 0)
+	d := maxDelay
+	if attempt < 0 {
+		attempt = 0
+	}
+	if attempt < 62 {
+		if exp := minDelay << attempt; exp >= 0 && exp>>attempt == minDelay && exp < maxDelay {
+			d = exp
+		}
+	}
+	half := d / 2
+	d = half + min(max(jitter(d-half), 0), d-half)
+	if remaining > 0 && d > remaining {
+		d = remaining
+	}
+	return d
+}
+
+// Jitter returns a uniformly random duration in [0, n].
+func Jitter(n time.Duration) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return rand.N(n + 1)
+}
+
+// Until calls fetch until it returns done or an error, waiting ComputeDelay
+// between calls, and returns the last value. fetch receives a context that
+// also ends when o.MaxWait runs out, so MaxWait bounds a fetch in flight.
+//
+// It returns:
+//   - the value and nil when fetch said done;
+//   - the value and fetch's error when fetch failed (before MaxWait ran out);
+//   - the last value fetched without error and a *TimeoutError
+//     (errors.Is(err, ErrTimeout)) when MaxWait ran out, in a delay or
+//     during a fetch;
+//   - the last value and ctx's error when ctx was cancelled or reached its
+//     deadline.
+//
+// o is used as given: call WithDefaults first. A zero MinDelay polls
+// without waiting, which is only sensible in tests.
+func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T, bool, error)) (T, error) {
+	var last T
+	if ctx == nil {
+		return last, errors.New("pfc: poll: nil context")
+	}
+	if fe := o.Validate(); len(fe) > 0 {
+		return last, fe.Err()
+	}
+	start := time.Now()
+	waitCtx := ctx
+	if o.MaxWait > 0 {
+		var cancel context.CancelFunc
+		waitCtx, cancel = context.WithDeadline(ctx, start.Add(o.MaxWait))
+		defer cancel()
+	}
+	fetches := 0
+	// outcome is what a done waitCtx means: the caller's context ending
+	// wins over MaxWait.
+	outcome := func() (T, error) {
+		if err := ctx.Err(); err != nil {
+			return last, err
+		}
+		return last, &TimeoutError{Waited: time.Since(start), Fetches: fetches}
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for attempt := 0; ; attempt++ {
+		v, done, err := fetch(waitCtx)
+		if err != nil {
+			if waitCtx.Err() != nil {
+				return outcome()
+			}
+			return last, err
+		}
+		last = v
+		fetches++
+		if o.OnProgress != nil {
+			o.OnProgress(v)
+		}
+		if done {
+			return v, nil
+		}
+		remaining := time.Duration(-1)
+		if dl, ok := waitCtx.Deadline(); ok {
+			remaining = max(time.Until(dl), 0)
+		}
+		delay := ComputeDelay(attempt, o.MinDelay, o.MaxDelay, remaining)
+		if delay <= 0 && remaining == 0 {
+			// Out of time: waitCtx is due to end now, if it has not yet.
+			<-waitCtx.Done()
+			return outcome()
+		}
+		timer.Reset(delay)
+		select {
+		case <-waitCtx.Done():
+			return outcome()
+		case <-timer.C:
+		}
+	}
+}

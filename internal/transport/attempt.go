@@ -1,0 +1,160 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// attemptTrace is what httptrace tells about one attempt.
+type attemptTrace struct {
+	getConn, gotConn atomic.Bool
+	mu               sync.Mutex
+	saw102           bool
+	header102        http.Header
+}
+
+func (a *attemptTrace) processing() (http.Header, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.header102, a.saw102
+}
+
+// errFinal102 aborts the read of a response once a 102 ended an opted-in
+// attempt.
+var errFinal102 = errors.New("final 102 Processing")
+
+// roundTrip runs one attempt (or redirect hop) with its own context:
+//
+//   - a timer bounds the wait for the response headers (ResponseHeaderTimeout);
+//     it stops once they arrive, so the body may take as long as it needs;
+//   - an informational 102 Processing ends the attempt at once when the
+//     request set FinalProcessing, and also when the connection fails after
+//     one (a server that answers a final 102 and closes); either way the
+//     attempt's result is a synthetic 102 response that send turns into an
+//     *apierr.APIError matching apierr.ErrStillProcessing;
+//   - a failure before any connection was obtained is marked as never sent
+//     (see neverSent), which NoReplay requests may retry.
+//
+// The attempt's context ends when its response body is closed.
+func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(r.Context())
+	a := &attemptTrace{}
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GetConn: func(string) { a.getConn.Store(true) },
+		GotConn: func(httptrace.GotConnInfo) { a.gotConn.Store(true) },
+		Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+			if code != http.StatusProcessing {
+				return nil
+			}
+			a.mu.Lock()
+			a.saw102, a.header102 = true, http.Header(h).Clone()
+			a.mu.Unlock()
+			if cl.finalProcessing {
+				return errFinal102
+			}
+			return nil
+		},
+	})
+	var timedOut atomic.Bool
+	var timer *time.Timer
+	if d := cl.c.headerTimeout; d > 0 {
+		timer = time.AfterFunc(d, func() {
+			timedOut.Store(true)
+			cancel()
+		})
+	}
+	resp, err := rt.RoundTrip(r.WithContext(ctx))
+	if timer != nil && !timer.Stop() && err == nil {
+		// The timer fired as the headers arrived: the body is cut off.
+		drainAndClose(resp.Body)
+		resp, err = nil, &headerTimeoutError{d: cl.c.headerTimeout}
+	}
+	if h, ok := a.processing(); ok && (cl.finalProcessing || err != nil) {
+		if resp != nil {
+			drainAndClose(resp.Body)
+		}
+		cancel()
+		if h == nil {
+			h = http.Header{}
+		}
+		return &http.Response{
+			Status: "102 Processing", StatusCode: http.StatusProcessing,
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: h, Body: http.NoBody, ContentLength: 0, Request: r,
+		}, nil
+	}
+	if err != nil {
+		cancel()
+		if timedOut.Load() {
+			err = &headerTimeoutError{d: cl.c.headerTimeout}
+		}
+		if a.getConn.Load() && !a.gotConn.Load() {
+			err = &notSentError{err: err}
+		}
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends an attempt's context when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// headerTimeoutError is an attempt whose response headers did not arrive in
+// time. It is retried like any connection failure (unless NoReplay).
+type headerTimeoutError struct{ d time.Duration }
+
+func (e *headerTimeoutError) Error() string {
+	return fmt.Sprintf("no response headers within %s (ResponseHeaderTimeout)", e.d)
+}
+func (e *headerTimeoutError) Unwrap() error { return apierr.ErrResponseHeaderTimeout }
+
+// Timeout reports true, as net.Error timeouts do.
+func (e *headerTimeoutError) Timeout() bool { return true }
+
+// Temporary reports true (net.Error).
+func (e *headerTimeoutError) Temporary() bool { return true }
+
+// notSentError marks a failure that happened before the transport obtained a
+// connection: the request never left.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
+
+// neverSent reports whether err proves that no byte of the request reached
+// a server: no connection was obtained (httptrace), or dialing failed
+// (refused, unreachable, DNS).
+func neverSent(err error) bool {
+	var ns *notSentError
+	if errors.As(err, &ns) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns) || errors.Is(err, syscall.ECONNREFUSED)
+}
