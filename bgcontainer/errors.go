@@ -67,8 +67,9 @@ var (
 	// job whose status is failed).
 	ErrProcessingFailed = errors.New("bgcontainer: processing failed")
 	// ErrStillProcessing: DownloadImage answered HTTP 102, the job is
-	// queued or processing; try again later.
-	ErrStillProcessing = errors.New("bgcontainer: image still processing")
+	// queued or processing; try again later. It is the sentinel shared by
+	// every pfc-go client (a final 102 is detected by the transport).
+	ErrStillProcessing = apierr.ErrStillProcessing
 	// ErrInvalidResponse: a 2xx answer whose body does not have the
 	// documented shape (*ResponseError).
 	ErrInvalidResponse = errors.New("bgcontainer: invalid response")
@@ -84,6 +85,9 @@ var (
 	ErrRateLimited      = apierr.ErrRateLimited      // 429
 	ErrServer           = apierr.ErrServer           // 5xx
 	ErrInvalidParameter = apierr.ErrInvalidParameter // client-side validation
+	// ErrResponseHeaderTimeout: no response headers within the response
+	// header timeout (see WithResponseHeaderTimeout).
+	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
 )
 
 // APIError is an error answer of the container. Every string in it is
@@ -127,7 +131,22 @@ func wrapErr(ep Endpoint, processID string, err error) error {
 	if err == nil || !errors.As(err, &ae) {
 		return err
 	}
-	return newAPIError(ep, ae.StatusCode, ae.Code, ae.Message, "", processID, ae.RequestID, err)
+	return newAPIError(ep, ae.StatusCode, ae.Code, ae.Message, ae.Parameter, processID, ae.RequestID, err)
+}
+
+// fromInternal turns the shared *apierr.ValidationError (of the options)
+// into this package's *ValidationError; other errors are returned as they
+// are.
+func fromInternal(err error) error {
+	var ve *apierr.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	out := &ValidationError{Errors: make([]FieldError, len(ve.Errors))}
+	for i, fe := range ve.Errors {
+		out.Errors[i] = FieldError{Field: fe.Field, Message: fe.Message}
+	}
+	return out
 }
 
 // classify maps the seed's error table (and the mock's choices where it is
@@ -160,7 +179,7 @@ func classOf(status int) error {
 }
 
 // Error returns "bgcontainer: <Endpoint>[ <process id>]: <status> <text>:
-// <message> (code <code>, request id <id>)".
+// <message> (parameter <p>, code <code>, request id <id>)".
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("bgcontainer: ")
@@ -176,6 +195,9 @@ func (e *APIError) Error() string {
 		b.WriteString(": " + m)
 	}
 	var details []string
+	if e.Parameter != "" {
+		details = append(details, "parameter "+oneLine(e.Parameter, 64))
+	}
 	if e.Code != "" {
 		details = append(details, "code "+oneLine(e.Code, 64))
 	}
@@ -193,7 +215,7 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() []error {
 	var errs []error
 	for _, err := range []error{e.kind, classOf(e.StatusCode), e.cause} {
-		if err != nil {
+		if err != nil && (len(errs) == 0 || errs[0] != err) {
 			errs = append(errs, err)
 		}
 	}

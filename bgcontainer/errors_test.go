@@ -75,7 +75,7 @@ func TestAPIErrorWrapsTransportError(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "process_id", be.Parameter)
 	assert.Equal(t, "bgcontainer: CheckImage 123e4567-e89b-12d3-a456-426614174000: 404 Not Found: "+
-		"process_id x not found (code not_found, request id req-1)", err.Error())
+		"process_id x not found (parameter process_id, code not_found, request id req-1)", err.Error())
 	assert.ErrorIs(t, err, ErrJobNotFound)
 	assert.ErrorIs(t, err, ErrNotFound)
 }

@@ -30,6 +30,10 @@ type SubmitOptions struct {
 	// as is after checking that it is one JSON object. Set at most one of
 	// PreprocessingConfig and PreprocessingConfigJSON.
 	PreprocessingConfigJSON string
+	// FileName is the file name of the multipart file part (the job's
+	// original_name). Empty means the base name of the path for
+	// SubmitImageFile, else "image" with the extension of the content.
+	FileName string
 }
 
 // Bool returns a pointer to b, for SubmitOptions.Preprocessing and
