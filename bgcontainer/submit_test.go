@@ -61,7 +61,7 @@ func TestSubmitImageRequest(t *testing.T) {
 		{name: "defaults", opts: nil, query: "", file: "image.png"},
 		{name: "everything", opts: &SubmitOptions{Mode: ModePortrait, Preprocessing: Bool(true), Postprocessing: Bool(false),
 			PreprocessingConfig: map[string]bool{"denoise": false}, FileName: `my "cat".png`},
-			query: "postprocessing=false&preprocessing=true",
+			query:  "postprocessing=false&preprocessing=true",
 			fields: []part{{name: "mode", data: []byte("portrait")}, {name: "preprocessing_config", data: []byte(`{"denoise":false}`)}},
 			file:   `my "cat".png`},
 		{name: "raw config", opts: &SubmitOptions{Mode: ModeGeneral, PreprocessingConfigJSON: ` {"detect_faces": true} `},
