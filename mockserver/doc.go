@@ -1,21 +1,59 @@
 // Package mockserver runs stateful mocks of the correction services, in
 // process or as the standalone binary cmd/pfc-mockserver. So far it holds
-// the hosted API v2 mock (Hosted); the container mocks will follow.
+// the hosted API v2 mock (Hosted); the correction container and
+// background-removal container mocks follow, built the same way.
 //
 // # In-process use
 //
-//	srv := mockserver.StartHosted(t)                 // httptest + cleanup
+//	srv := mockserver.StartHosted(t, nil) // httptest + cleanup + a ready client
 //	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection(""))
 //
-// or, without testing.TB, NewHosted returns an http.Handler to mount on any
-// server (close the server first, then Hosted.Close). Tests control time
-// with a clock.Fake in HostedOptions.Clock: after a request, WaitIdle (or
-// HostedTestServer.Advance, which steps the fake clock through every due
-// timer) makes the next step deterministic, without sleeping.
+// StartHosted(tb, opts, clientOpts...) takes a *HostedOptions (nil for
+// the defaults) and options for the ready-made client, applied after the
+// test server's own: the base URL, the httptest client, and fast polling
+// (every 10 to 100 ms, since a mock job takes milliseconds). Shutdown is
+// registered with tb.Cleanup: the httptest server closes first, then the
+// mock, which removes its data directory.
 //
-// Images are corrected by the reference engine (package engine, through
-// EngineProcessor), or by HostedOptions.Processor when set; videos pass
-// through.
+// Without testing.TB, NewHosted returns an http.Handler to mount on any
+// server (close the server first, then Hosted.Close).
+//
+// # Time
+//
+// Tests control time with a clock.Fake in HostedOptions.Clock. After a
+// request, HostedTestServer.WaitIdle (or Hosted.WaitIdle) returns once
+// nothing runs but timers, and HostedTestServer.Advance steps the fake
+// clock through every due timer, waiting for the work each one starts:
+// processing delays, retention, URL expiry and webhook retries happen at
+// their simulated times, without sleeping.
+//
+// Webhook deliveries are stamped with the server's clock, so a
+// webhook.Verifier checking against the real clock rejects those of a
+// server whose fake clock is far from now. HostedTestServer.WebhookVerifier
+// returns a verifier for the server's API keys on its clock, and
+// HostedTestServer.WebhookClock the webhook.WithClock option for a
+// verifier (or webhook.Middleware) of your own:
+//
+//	rc := httptest.NewTLSServer(webhook.Middleware(srv.WebhookVerifier())(handler))
+//
+// # Processors and the engine
+//
+// Images are corrected by the reference engine (Engine, through
+// HostedEngineProcessor), or by HostedOptions.Processor when set, a
+// HostedProcessor that gets a HostedJobRequest with every default and
+// priority rule applied and returns a HostedJobResult (or a
+// *HostedRejectError for a REJECTED job); videos pass through. Create one
+// Engine with NewEngine to share it between several mocks.
+//
+// # Memory
+//
+// Correcting an image costs about 9 bytes a pixel (a 14000×14000 PNG
+// costs ~1.7 GB). Jobs are admitted against a pixel budget
+// (HostedOptions.PixelBudget, the binary's -pixel-budget; default
+// DefaultPixelBudget, 200 megapixels, which fits 2 GB): a job whose image
+// would take the images being processed past it waits PENDING in the
+// queue, in order, and an image larger than the whole budget is processed
+// alone. Workers (default GOMAXPROCS) bounds the jobs processed at once.
 //
 // # Routes
 //
@@ -35,7 +73,9 @@
 //
 // # Errors
 //
-// Every error answer, on every route, has one JSON shape (ErrorBody):
+// Every error answer, on every route of every mock backend, has one JSON
+// shape (ErrorBody); the container seeds leave the error body open, so the
+// three mocks share the hosted mock's:
 //
 //	{"status": 400, "code": "invalid_parameter", "message": "width: must be between 32 and 10000, got 5", "parameter": "width"}
 //
@@ -45,7 +85,9 @@
 // forbidden and url_expired (403, pre-signed URLs), missing_parameter,
 // invalid_parameter, unknown_parameter and invalid_body (400), not_found
 // (404), method_not_allowed (405, with Allow), conflict (409),
-// payload_too_large (413), unavailable (503, shutting down),
+// payload_too_large (413), unprocessable (422), not_activated (403, a
+// container without a licence), not_implemented (501, a backend the
+// binary does not implement yet), unavailable (503, shutting down),
 // internal_error (500).
 //
 // # Behaviour the API documentation leaves open, as this mock implements it
@@ -93,7 +135,8 @@
 // {"statusEndpoint": ...} only.
 //
 // Jobs: PENDING when queued, PROCESSING while a worker runs it (at most
-// HostedOptions.Workers at once), then COMPLETED, FAILED or REJECTED. The
+// HostedOptions.Workers at once, within HostedOptions.PixelBudget), then
+// COMPLETED, FAILED or REJECTED. The
 // mock checks, before the processor runs: the /pfc fileType matches the
 // upload's fileType and the content (JPEG/PNG for images, MP4/MOV by
 // signature for videos), the JPEG is not CMYK, the pixel size is within

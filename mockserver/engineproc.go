@@ -15,12 +15,16 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
-// EngineProcessor adapts the reference engine to the hosted mock's
-// Processor. NewHosted uses it, with a new engine, when
-// HostedOptions.Processor is nil; pass your own to share one engine (and
-// its background remover, such as the GPU one) between mocks.
-func EngineProcessor(e *engine.Engine) Processor {
-	return ProcessorFunc(func(ctx context.Context, src io.Reader, req JobRequest, dst io.Writer) (*JobResult, error) {
+// HostedEngineProcessor is the reference engine as the hosted mock's
+// processor: what NewHosted uses, with a new engine, when
+// HostedOptions.Processor is nil. Use it to share one Engine between
+// mocks, or to wrap the engine in a processor of your own.
+func HostedEngineProcessor(e *Engine) HostedProcessor {
+	return hostedEngineProcessor(e.e)
+}
+
+func hostedEngineProcessor(e *engine.Engine) HostedProcessor {
+	return HostedProcessorFunc(func(ctx context.Context, src io.Reader, req HostedJobRequest, dst io.Writer) (*HostedJobResult, error) {
 		ereq, err := engineRequest(req)
 		if err != nil {
 			return nil, err
@@ -28,7 +32,7 @@ func EngineProcessor(e *engine.Engine) Processor {
 		res, err := e.Process(ctx, src, ereq, dst)
 		if err != nil {
 			if errors.Is(err, engine.ErrRejected) {
-				return nil, &RejectError{Reason: strings.TrimPrefix(err.Error(), "imageio: "), Err: err}
+				return nil, &HostedRejectError{Reason: strings.TrimPrefix(err.Error(), "imageio: "), Err: err}
 			}
 			return nil, err
 		}
@@ -36,7 +40,7 @@ func EngineProcessor(e *engine.Engine) Processor {
 	})
 }
 
-func engineRequest(req JobRequest) (engine.Request, error) {
+func engineRequest(req HostedJobRequest) (engine.Request, error) {
 	er := engine.Request{
 		Preset:           req.Preset,
 		Skip:             req.Skip,
@@ -70,7 +74,7 @@ func engineRequest(req JobRequest) (engine.Request, error) {
 		set(&p.ARH, ac.AspectHeight)
 		set(&p.TopHeadGap, ac.TopHeadGap)
 		if err := p.Validate(); err != nil {
-			return er, &RejectError{Reason: err.Error(), Err: err}
+			return er, &HostedRejectError{Reason: err.Error(), Err: err}
 		}
 		er.AutoCrop = &p
 		er.AutoCropDetectOnly = ac.DetectOnly
@@ -90,16 +94,16 @@ func engineRequest(req JobRequest) (engine.Request, error) {
 // pixel cap still guards memory.
 var backgroundLimits = imageio.Limits{MinSide: 1, PixelsBelow: 200_000_000}
 
-func background(bg *BackgroundRequest) (*matting.Background, error) {
+func background(bg *HostedBackgroundRequest) (*matting.Background, error) {
 	b := &matting.Background{Shadow: matting.Shadow(bg.Shadow)}
 	switch bg.Mode {
-	case BackgroundGenerative:
+	case HostedBackgroundGenerative:
 		b.Kind, b.Prompt = matting.Generative, bg.Prompt
-	case BackgroundColor:
+	case HostedBackgroundColor:
 		b.Kind, b.Color = matting.Color, bg.Color
-	case BackgroundTransparent:
+	case HostedBackgroundTransparent:
 		b.Kind = matting.Transparent
-	case BackgroundImage:
+	case HostedBackgroundImage:
 		if bg.OpenImage == nil {
 			return nil, fmt.Errorf("mockserver: background image mode without an image")
 		}
@@ -111,7 +115,7 @@ func background(bg *BackgroundRequest) (*matting.Background, error) {
 		img, err := imageio.Decode(rc, backgroundLimits)
 		if err != nil {
 			if errors.Is(err, imageio.ErrRejected) {
-				return nil, &RejectError{Reason: "background image: " + err.Error(), Err: err}
+				return nil, &HostedRejectError{Reason: "background image: " + err.Error(), Err: err}
 			}
 			return nil, fmt.Errorf("mockserver: background image: %w", err)
 		}
@@ -122,8 +126,8 @@ func background(bg *BackgroundRequest) (*matting.Background, error) {
 	return b, nil
 }
 
-func jobResult(r *engine.Result) *JobResult {
-	jr := &JobResult{
+func jobResult(r *engine.Result) *HostedJobResult {
+	jr := &HostedJobResult{
 		Format:         string(r.Format),
 		Width:          r.Width,
 		Height:         r.Height,

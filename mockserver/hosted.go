@@ -8,14 +8,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
-	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
@@ -23,53 +20,6 @@ import (
 // DefaultAPIKey is the API key of a Hosted server started without
 // HostedOptions.APIKeys, and of the standalone binary.
 const DefaultAPIKey = "test-api-key"
-
-// Processor corrects one image for a hosted job; see hostedsvc.Processor.
-// The mock calls it only for inputs that passed its own checks (format,
-// file type, pixel limits, preset, size for background removal), with
-// every /pfc default and priority rule already applied. An error matching
-// *RejectError (or the engine's imageio.ErrRejected) makes the job
-// REJECTED; any other error makes it FAILED.
-type Processor = hostedsvc.Processor
-
-// ProcessorFunc adapts a function to Processor.
-type ProcessorFunc = hostedsvc.ProcessorFunc
-
-// JobRequest is the resolved /pfc request handed to a Processor.
-type JobRequest = hostedsvc.JobRequest
-
-// JobResult is what a Processor reports about the corrected image.
-type JobResult = hostedsvc.JobResult
-
-// ResizeRequest is the effective resize of a JobRequest.
-type ResizeRequest = hostedsvc.ResizeRequest
-
-// AutoCropRequest holds the auto-crop settings of a JobRequest.
-type AutoCropRequest = hostedsvc.AutoCropRequest
-
-// BackgroundRequest is the effective background replacement of a
-// JobRequest.
-type BackgroundRequest = hostedsvc.BackgroundRequest
-
-// Background modes of BackgroundRequest.Mode, by the API's priority.
-const (
-	BackgroundGenerative  = hostedsvc.BackgroundGenerative
-	BackgroundImage       = hostedsvc.BackgroundImage
-	BackgroundColor       = hostedsvc.BackgroundColor
-	BackgroundTransparent = hostedsvc.BackgroundTransparent
-)
-
-// RejectError, returned by a Processor, makes the job REJECTED.
-type RejectError = hostedsvc.RejectError
-
-// ErrorBody is the JSON body of every error answer of the hosted mock.
-type ErrorBody = hostedsvc.APIError
-
-// PresetRecord is a preset as the presets endpoints return it.
-type PresetRecord = hostedsvc.PresetRecord
-
-// PresetList is the body of GET /presets.
-type PresetList = hostedsvc.PresetList
 
 // HostedOptions configures a Hosted server. The zero value is usable: one
 // API key (DefaultAPIKey), the real clock, no processing delay, 24 h
@@ -109,10 +59,16 @@ type HostedOptions struct {
 	// proxy. It must not include /v2.
 	BaseURL string
 	// Processor corrects images; nil means the reference engine
-	// (EngineProcessor over engine.New). Videos never reach it.
-	Processor Processor
+	// (HostedEngineProcessor over a new Engine). Videos never reach it.
+	Processor HostedProcessor
 	// Workers bounds the jobs processed at once; 0 means GOMAXPROCS.
 	Workers int
+	// PixelBudget bounds the summed pixels of the images processed at
+	// once, which bounds the memory the engine uses (about 9 bytes a
+	// pixel); 0 means DefaultPixelBudget. Jobs that would exceed it wait
+	// in the queue (PENDING), in order; an image larger than the whole
+	// budget is processed alone.
+	PixelBudget int64
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -123,10 +79,12 @@ type HostedOptions struct {
 type Hosted struct {
 	svc     *hostedsvc.Service
 	handler http.Handler
-	dir     string
-	once    sync.Once
-	err     error
+	dir     *privateDir
 }
+
+// DefaultPixelBudget is the default of HostedOptions.PixelBudget (and of
+// the container mocks): 200 megapixels, about 2 GB of engine memory.
+const DefaultPixelBudget = 200_000_000
 
 // ErrInvalidOptions is wrapped by NewHosted's errors for unusable options.
 var ErrInvalidOptions = errors.New("mockserver: invalid options")
@@ -139,15 +97,15 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 	}
 	proc := opts.Processor
 	if proc == nil {
-		eng, err := engine.New(engine.Options{})
+		eng, err := NewEngine()
 		if err != nil {
-			return nil, fmt.Errorf("mockserver: %w", err)
+			return nil, err
 		}
-		proc = EngineProcessor(eng)
+		proc = HostedEngineProcessor(eng)
 	}
-	dir, err := os.MkdirTemp(opts.DataDir, "pfc-hosted-*")
+	dir, err := newPrivateDir(opts.DataDir, "pfc-hosted-*")
 	if err != nil {
-		return nil, fmt.Errorf("mockserver: data directory: %w", err)
+		return nil, err
 	}
 	svc, err := hostedsvc.New(hostedsvc.Config{
 		APIKeys:         keys,
@@ -155,10 +113,11 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 		ProcessingDelay: opts.ProcessingDelay,
 		Retention:       opts.Retention,
 		UploadURLTTL:    opts.UploadURLTTL,
-		DataDir:         dir,
+		DataDir:         dir.path,
 		BaseURL:         opts.BaseURL,
-		Processor:       proc,
+		Processor:       serviceProcessor(proc),
 		Workers:         opts.Workers,
+		PixelBudget:     opts.PixelBudget,
 		WebhookClient:   opts.WebhookClient,
 		WebhookCAs:      opts.WebhookCAs,
 		WebhookSigner:   webhook.Sign,
@@ -166,7 +125,7 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 		Logger:          opts.Logger,
 	})
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		_ = dir.close(nil)
 		if errors.Is(err, hostedsvc.ErrInvalidConfig) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 		}
@@ -183,15 +142,7 @@ func (h *Hosted) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.S
 // them, stops every timer, and removes the data directory. Close the
 // http.Server first where possible, so no other request is in flight. It
 // is idempotent.
-func (h *Hosted) Close() error {
-	h.once.Do(func() {
-		h.svc.Close()
-		if err := os.RemoveAll(h.dir); err != nil {
-			h.err = fmt.Errorf("mockserver: removing the data directory: %w", err)
-		}
-	})
-	return h.err
-}
+func (h *Hosted) Close() error { return h.dir.close(h.svc.Close) }
 
 // WaitIdle blocks until nothing is running: every queued job has been
 // processed (it may still wait for ProcessingDelay on the clock), every
@@ -202,7 +153,7 @@ func (h *Hosted) Close() error {
 func (h *Hosted) WaitIdle(ctx context.Context) error { return h.svc.WaitIdle(ctx) }
 
 // DataDir returns the server's private working directory.
-func (h *Hosted) DataDir() string { return h.dir }
+func (h *Hosted) DataDir() string { return h.dir.path }
 
 // HostedTestServer is a Hosted server running on httptest, from
 // StartHosted.
@@ -216,58 +167,59 @@ type HostedTestServer struct {
 	APIKey string
 	// Hosted is the mock itself.
 	Hosted *Hosted
-	// Client is a hosted API client for URL and APIKey.
+	// Client is a hosted API client for URL and APIKey. It polls fast
+	// (every 10 to 100 ms: a mock job takes milliseconds) and takes the
+	// extra options given to StartHosted.
 	Client *hosted.Client
 
-	tb    testing.TB
-	clock clock.Clock
+	core *testServerCore
+	keys [][]byte
 }
 
-// StartHosted starts a Hosted server (with opts, at most one) on an
-// httptest server, registers its shutdown with tb.Cleanup, and returns its
-// base URL, API key and a ready client. It fails tb on error.
-func StartHosted(tb testing.TB, opts ...HostedOptions) *HostedTestServer {
+// StartHosted starts a Hosted server with opts (nil: the zero
+// HostedOptions) on an httptest server, registers its shutdown with
+// tb.Cleanup (the httptest server first, then Hosted.Close), and returns
+// its base URL, API key and a ready client. clientOpts are applied to the
+// client after the test server's own (base URL, HTTP client, fast
+// polling), so they can override them. It fails tb on error.
+//
+//	srv := mockserver.StartHosted(t, nil)
+//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Clock: fake}, hosted.WithLogger(l))
+func StartHosted(tb testing.TB, opts *HostedOptions, clientOpts ...hosted.Option) *HostedTestServer {
 	tb.Helper()
-	if len(opts) > 1 {
-		tb.Fatalf("mockserver: StartHosted takes at most one HostedOptions, got %d", len(opts))
-	}
 	var o HostedOptions
-	if len(opts) == 1 {
-		o = opts[0]
+	if opts != nil {
+		o = *opts
 	}
 	h, err := NewHosted(o)
 	if err != nil {
 		tb.Fatalf("mockserver: %v", err)
 	}
-	tb.Cleanup(func() {
-		if err := h.Close(); err != nil {
-			tb.Errorf("mockserver: %v", err)
-		}
-	})
-	srv := httptest.NewServer(h)
-	tb.Cleanup(srv.Close) // runs first: no request is in flight when h closes
-	key := DefaultAPIKey
-	if len(o.APIKeys) > 0 {
-		key = o.APIKeys[0]
+	core := startTestServer(tb, h, o.Clock)
+	keys := o.APIKeys
+	if len(keys) == 0 {
+		keys = []string{DefaultAPIKey}
 	}
-	ts := &HostedTestServer{URL: srv.URL + "/v2", Server: srv, APIKey: key, Hosted: h, tb: tb, clock: o.Clock}
-	c, err := hosted.NewClient(key, hosted.WithBaseURL(ts.URL), hosted.WithHTTPClient(srv.Client()))
-	if err != nil {
+	ts := &HostedTestServer{URL: core.server.URL + "/v2", Server: core.server, APIKey: keys[0], Hosted: h, core: core}
+	for _, k := range keys {
+		ts.keys = append(ts.keys, []byte(k))
+	}
+	copts := append([]hosted.Option{
+		hosted.WithBaseURL(ts.URL),
+		hosted.WithHTTPClient(core.server.Client()),
+		hosted.WithPolling(hosted.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
+	}, clientOpts...)
+	if ts.Client, err = hosted.NewClient(ts.APIKey, copts...); err != nil {
 		tb.Fatalf("mockserver: hosted client: %v", err)
 	}
-	ts.Client = c
 	return ts
 }
 
 // WaitIdle waits until the server has no work running (see
 // Hosted.WaitIdle), failing the test if that takes longer than a minute.
 func (s *HostedTestServer) WaitIdle() {
-	s.tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := s.Hosted.WaitIdle(ctx); err != nil {
-		s.tb.Fatalf("mockserver: server did not become idle: %v", err)
-	}
+	s.core.tb.Helper()
+	s.core.waitIdle()
 }
 
 // Advance moves the server's fake clock forward by d, one due timer at a
@@ -279,22 +231,32 @@ func (s *HostedTestServer) WaitIdle() {
 // a minute (the attempt's timeout is itself on the clock): to test one,
 // advance the clock.Fake directly past HostedOptions.WebhookTimeout.
 func (s *HostedTestServer) Advance(d time.Duration) {
-	s.tb.Helper()
-	fake, ok := s.clock.(*clock.Fake)
-	if !ok {
-		s.tb.Fatalf("mockserver: Advance needs HostedOptions.Clock to be a *clock.Fake")
-		return
+	s.core.tb.Helper()
+	s.core.advance(d)
+}
+
+// Clock returns the server's clock (HostedOptions.Clock, or the real
+// clock).
+func (s *HostedTestServer) Clock() clock.Clock { return s.core.clock }
+
+// WebhookClock is the webhook.Option that makes a webhook.Verifier check
+// timestamps against the server's clock. The mock stamps its deliveries
+// with its clock, so a verifier on the real clock rejects the deliveries
+// of a server whose fake clock is far from now as too old or too new.
+func (s *HostedTestServer) WebhookClock() webhook.Option {
+	return webhook.WithClock(s.core.clock.Now)
+}
+
+// WebhookVerifier returns a webhook.Verifier for this server's deliveries:
+// it accepts the signatures of every API key of the server and checks
+// timestamps against the server's clock (WebhookClock); opts are applied
+// after those. Use it with webhook.Middleware in a test receiver. It
+// fails the test on invalid options.
+func (s *HostedTestServer) WebhookVerifier(opts ...webhook.Option) *webhook.Verifier {
+	s.core.tb.Helper()
+	v, err := webhook.NewVerifier(s.keys, append([]webhook.Option{s.WebhookClock()}, opts...)...)
+	if err != nil {
+		s.core.tb.Fatalf("mockserver: webhook verifier: %v", err)
 	}
-	s.WaitIdle()
-	end := fake.Now().Add(d)
-	for {
-		next, ok := fake.NextDeadline()
-		if !ok || next.After(end) {
-			break
-		}
-		fake.AdvanceTo(next)
-		s.WaitIdle()
-	}
-	fake.AdvanceTo(end)
-	s.WaitIdle()
+	return v
 }

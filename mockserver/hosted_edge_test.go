@@ -174,7 +174,7 @@ func TestVideoUploadLimit(t *testing.T) {
 	// Chunked preset file over its 1 MiB limit.
 	resp, b = f.do(t, http.MethodPost, "/v2/presets/", f.APIKey, strings.NewReader(`{"name":"Big"}`))
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
-	p := decode[mockserver.PresetRecord](t, b)
+	p := decode[mockserver.HostedPresetRecord](t, b)
 	req, err = http.NewRequest(http.MethodPut, p.UploadURL, io.MultiReader(bytes.NewReader(make([]byte, 1<<20+1))))
 	require.NoError(t, err)
 	require.Equal(t, int64(0), req.ContentLength, "sent chunked")

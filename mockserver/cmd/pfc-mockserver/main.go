@@ -11,24 +11,43 @@
 //	-api-key         API key of the hosted mock (default test-api-key)
 //	-license-key     license key of the container mocks (default test-license-key)
 //	-data-dir        directory for uploaded and corrected files (default: a temporary
-//	                 directory); a private subdirectory is created and removed on exit
+//	                 directory); each backend creates a private subdirectory, removed on exit
 //	-time-scale      factor applied to every simulated duration (default 1; 0.001
 //	                 runs the 48-minute webhook retry schedule in under 3 seconds);
 //	                 timestamps (job records, webhook-timestamp) stay wall-clock
 //	-webhook-ca      PEM file of CAs trusted for webhook delivery, besides the system roots
+//	-pixel-budget    pixels of the images processed at once per backend (default
+//	                 200000000, about 2 GB of memory); larger images run alone
+//	-body-timeout    how long a request body may stall without a byte before the
+//	                 connection is cut off (default 1m)
 //
 // An empty address disables that backend; port 0 picks a free port. When
-// ready, the command prints one line per backend on stdout, e.g.
+// ready, the command prints one line per backend on stdout, in this
+// order, once its listener is open:
 //
 //	hosted: http://127.0.0.1:8080/v2
+//	container: http://127.0.0.1:8081
+//	bg: http://127.0.0.1:8000
 //
 // and logs JSON to stderr; a listener on every interface (":8080") is
-// printed as 127.0.0.1. SIGINT or SIGTERM shut it down cleanly (exit
-// status 0): requests in flight get 10 seconds to finish, then their
-// connections are closed (exit status 1), and the data directory is
-// removed once nothing writes to it any more. The container and
-// background-removal mocks are not implemented yet: their flags are
-// accepted, a note is logged, and no line is printed for them.
+// printed as 127.0.0.1. The correction container and background-removal
+// mocks are not implemented yet: until they are, their listeners answer
+// every request 501 with the mocks' JSON error body (code
+// not_implemented), and a note is logged.
+//
+// Timeouts: request headers must arrive within 30 seconds, and an idle
+// keep-alive connection is closed after 2 minutes. There is deliberately
+// no overall read timeout, which would cut off a legitimate multi-GB
+// upload on a slow link; instead a request body that stalls for
+// -body-timeout without a single byte is cut off (answered 400
+// invalid_body). Responses have no write timeout either (downloads of
+// large results), but a client that stops reading is dropped by the
+// operating system's TCP timeouts.
+//
+// SIGINT or SIGTERM shut it down cleanly (exit status 0): requests in
+// flight get 10 seconds to finish, then their connections are closed
+// (exit status 1), and the data directories are removed once nothing
+// writes to them any more.
 //
 // See package mockserver for the mocks' behaviour.
 package main
@@ -51,6 +70,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
 func main() {
@@ -64,19 +84,120 @@ func main() {
 // connections still busy then are closed. A variable for the tests.
 var shutdownTimeout = 10 * time.Second
 
+// Server timeouts (see the command documentation).
+const (
+	readHeaderTimeout  = 30 * time.Second
+	idleTimeout        = 2 * time.Minute
+	defaultBodyTimeout = time.Minute
+)
+
+// env is what every backend's constructor gets: the values of the shared
+// flags.
+type env struct {
+	apiKey      string
+	licenseKey  string
+	dataDir     string
+	clock       clock.Clock
+	webhookCAs  *x509.CertPool
+	pixelBudget int64
+	log         *slog.Logger
+}
+
+// served is a constructed backend.
+type served struct {
+	handler http.Handler
+	// path is appended to the listener's URL in the printed line ("/v2"
+	// for the hosted API).
+	path string
+	// close releases the backend after its http.Server has shut down;
+	// nil if there is nothing to release.
+	close func() error
+}
+
+// backend is one entry of the list of mocks the command serves. To add a
+// backend, add an entry to backends: its name (the stdout line's prefix),
+// its address flag and default, and a setup function that registers the
+// backend's own flags (if any) and returns its constructor, which run
+// calls after the flags are parsed and only if the address is not empty.
+type backend struct {
+	name        string
+	addrFlag    string
+	defaultAddr string
+	usage       string
+	setup       func(fs *flag.FlagSet) func(env) (*served, error)
+}
+
+// backends are served in this order; each prints "<name>: <URL>".
+var backends = []backend{
+	{name: "hosted", addrFlag: "hosted-addr", defaultAddr: "127.0.0.1:8080",
+		usage: "listen address of the hosted API v2 mock", setup: setupHosted},
+	{name: "container", addrFlag: "container-addr", defaultAddr: "127.0.0.1:8081",
+		usage: "listen address of the correction container mock", setup: notImplemented("the correction container mock")},
+	{name: "bg", addrFlag: "bg-addr", defaultAddr: "127.0.0.1:8000",
+		usage: "listen address of the background-removal container mock", setup: notImplemented("the background-removal container mock")},
+}
+
+func setupHosted(*flag.FlagSet) func(env) (*served, error) {
+	return func(e env) (*served, error) {
+		h, err := mockserver.NewHosted(mockserver.HostedOptions{
+			APIKeys:     []string{e.apiKey},
+			Clock:       e.clock,
+			DataDir:     e.dataDir,
+			WebhookCAs:  e.webhookCAs,
+			PixelBudget: e.pixelBudget,
+			Logger:      e.log.With("backend", "hosted"),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &served{handler: h, path: "/v2", close: h.Close}, nil
+	}
+}
+
+// notImplemented is the placeholder of a backend whose mock does not
+// exist yet: every request is answered 501 with the JSON error body.
+func notImplemented(what string) func(*flag.FlagSet) func(env) (*served, error) {
+	return func(*flag.FlagSet) func(env) (*served, error) {
+		return func(e env) (*served, error) {
+			e.log.Warn("backend not implemented yet; every request is answered 501", "backend", what)
+			return &served{handler: httpx.RequestID(e.log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				httpx.WriteError(w, httpx.Errorf(http.StatusNotImplemented, httpx.CodeNotImplemented, "%s is not implemented yet", what))
+			}))}, nil
+		}
+	}
+}
+
+// listener is a backend being served.
+type listener struct {
+	name   string
+	srv    *http.Server
+	served *served
+}
+
+// stop is a server's Serve returning: on shutdown, or on a failure.
+type stop struct {
+	name string
+	err  error
+}
+
 // run is the whole command; it returns the exit status. It serves until
 // ctx is done.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pfc-mockserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	hostedAddr := fs.String("hosted-addr", "127.0.0.1:8080", "listen address of the hosted API v2 mock; empty disables it")
-	containerAddr := fs.String("container-addr", "127.0.0.1:8081", "listen address of the correction container mock (not implemented yet); empty disables it")
-	bgAddr := fs.String("bg-addr", "127.0.0.1:8000", "listen address of the background-removal container mock (not implemented yet); empty disables it")
+	addrs := make([]*string, len(backends))
+	ctors := make([]func(env) (*served, error), len(backends))
+	for i, b := range backends {
+		addrs[i] = fs.String(b.addrFlag, b.defaultAddr, b.usage+"; empty disables it")
+		ctors[i] = b.setup(fs)
+	}
 	apiKey := fs.String("api-key", mockserver.DefaultAPIKey, "API key of the hosted mock")
 	licenseKey := fs.String("license-key", "test-license-key", "license key of the container mocks")
 	dataDir := fs.String("data-dir", "", "directory for uploaded and corrected files (default: a temporary directory)")
 	timeScale := fs.Float64("time-scale", 1, "factor applied to every simulated duration (0.001 = a thousand times faster)")
 	webhookCA := fs.String("webhook-ca", "", "PEM file of CAs trusted for webhook delivery, besides the system roots")
+	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once per backend (memory bound); larger images run alone")
+	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -95,92 +216,126 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *apiKey == "" {
 		return fail("-api-key must not be empty")
 	}
-	_ = *licenseKey // used by the container mocks once they exist
-
-	clk := clock.Real()
+	if *licenseKey == "" {
+		return fail("-license-key must not be empty")
+	}
+	if *pixelBudget <= 0 {
+		return fail("-pixel-budget must be positive, got %d", *pixelBudget)
+	}
+	if *bodyTimeout <= 0 {
+		return fail("-body-timeout must be positive, got %v", *bodyTimeout)
+	}
+	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, log: log}
 	if *timeScale != 1 {
 		scaled, err := clock.NewScaled(*timeScale)
 		if err != nil {
 			return fail("-time-scale: %v", err)
 		}
-		clk = scaled
+		e.clock = scaled
 	}
-	var cas *x509.CertPool
 	if *webhookCA != "" {
 		pem, err := os.ReadFile(*webhookCA)
 		if err != nil {
 			return fail("-webhook-ca: %v", err)
 		}
-		if cas, err = x509.SystemCertPool(); err != nil || cas == nil {
+		cas, err := x509.SystemCertPool()
+		if err != nil || cas == nil {
 			cas = x509.NewCertPool()
 		}
 		if !cas.AppendCertsFromPEM(pem) {
 			return fail("-webhook-ca: no PEM certificate found in %s", *webhookCA)
 		}
+		e.webhookCAs = cas
 	}
 	if *dataDir != "" {
 		if err := os.MkdirAll(*dataDir, 0o700); err != nil {
 			return fail("-data-dir: %v", err)
 		}
 	}
-	for _, b := range []struct{ flag, addr string }{{"-container-addr", *containerAddr}, {"-bg-addr", *bgAddr}} {
-		if b.addr != "" {
-			log.Warn("backend not implemented yet; flag ignored", "flag", b.flag, "addr", b.addr)
+	enabled := 0
+	for _, a := range addrs {
+		if *a != "" {
+			enabled++
 		}
 	}
-	if *hostedAddr == "" {
-		return fail("nothing to serve: -hosted-addr is empty and the other backends are not implemented yet")
+	if enabled == 0 {
+		return fail("nothing to serve: every listen address is empty")
 	}
 
-	h, err := mockserver.NewHosted(mockserver.HostedOptions{
-		APIKeys:    []string{*apiKey},
-		Clock:      clk,
-		DataDir:    *dataDir,
-		WebhookCAs: cas,
-		Logger:     log,
-	})
-	if err != nil {
-		return fail("%v", err)
-	}
+	var running []*listener
+	stopped := make(chan stop, len(backends))
+	// Shut down in reverse order of start: each http.Server first, so no
+	// request is in flight, then its backend (which removes its data).
 	defer func() {
-		if err := h.Close(); err != nil {
-			log.Error("closing the hosted mock", "error", err)
+		for i := len(running) - 1; i >= 0; i-- {
+			if c := running[i].served.close; c != nil {
+				if err := c(); err != nil {
+					log.Error("closing a backend", "backend", running[i].name, "error", err)
+				}
+			}
 		}
 	}()
-	ln, err := net.Listen("tcp", *hostedAddr)
-	if err != nil {
-		return fail("-hosted-addr: %v", err)
+	for i, b := range backends {
+		if *addrs[i] == "" {
+			continue
+		}
+		s, err := ctors[i](e)
+		if err != nil {
+			shutdown(running, log)
+			return fail("%s: %v", b.name, err)
+		}
+		ln, err := net.Listen("tcp", *addrs[i])
+		if err != nil {
+			if s.close != nil {
+				_ = s.close()
+			}
+			shutdown(running, log)
+			return fail("-%s: %v", b.addrFlag, err)
+		}
+		l := &listener{name: b.name, served: s, srv: &http.Server{
+			Handler:           httpx.BodyProgressTimeout(*bodyTimeout, s.handler),
+			ReadHeaderTimeout: readHeaderTimeout,
+			IdleTimeout:       idleTimeout,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}}
+		running = append(running, l)
+		go func() { stopped <- stop{b.name, l.srv.Serve(ln)} }()
+		base := "http://" + dialAddr(ln.Addr()) + s.path
+		fmt.Fprintf(stdout, "%s: %s\n", b.name, base)
+		log.Info("serving", "backend", b.name, "url", base, "time_scale", *timeScale)
 	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	base := "http://" + dialAddr(ln.Addr()) + "/v2"
-	fmt.Fprintf(stdout, "hosted: %s\n", base)
-	log.Info("serving", "backend", "hosted", "url", base, "time_scale", *timeScale)
 
 	code := 0
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down")
-	case err := <-served:
-		log.Error("hosted server stopped", "error", err)
+	case st := <-stopped:
+		log.Error("a server stopped", "backend", st.name, "error", st.err)
 		code = 1
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		log.Error("shutdown", "error", err)
+	if !shutdown(running, log) {
 		code = 1
-		// Drop the connections still busy (a stalled upload): their
-		// handlers fail fast, and the deferred h.Close waits for them
-		// before it removes the data directory.
-		_ = srv.Close()
 	}
 	return code
+}
+
+// shutdown stops every server, giving the requests in flight
+// shutdownTimeout to finish, then closing the connections still busy (a
+// stalled upload): their handlers fail fast, and the backends' Close
+// (deferred in run) waits for them before removing the data directories.
+// It reports whether everything finished in time.
+func shutdown(running []*listener, log *slog.Logger) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	ok := true
+	for _, l := range running {
+		if err := l.srv.Shutdown(ctx); err != nil {
+			log.Error("shutdown", "backend", l.name, "error", err)
+			ok = false
+			_ = l.srv.Close()
+		}
+	}
+	return ok
 }
 
 // dialAddr is addr as a client can dial it: a listener on every interface

@@ -44,7 +44,9 @@ func TestBinary(t *testing.T) {
 	require.NoError(t, err, string(out))
 
 	dataDir := t.TempDir()
-	cmd := exec.Command(bin, "-hosted-addr", "127.0.0.1:0", "-api-key", "k-123", "-data-dir", dataDir, "-time-scale", "0.001")
+	// Port 0 everywhere: the default ports may be busy on a shared machine.
+	cmd := exec.Command(bin, "-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
+		"-api-key", "k-123", "-data-dir", dataDir, "-time-scale", "0.001")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var stderr bytes.Buffer
@@ -199,6 +201,9 @@ func TestRunFlagErrors(t *testing.T) {
 		"empty api key":       {"-api-key", ""},
 		"nothing to serve":    {"-hosted-addr", ""},
 		"bad address":         {"-hosted-addr", "127.0.0.1:notaport"},
+		"empty license key":   {"-license-key", ""},
+		"pixel budget zero":   {"-pixel-budget", "0"},
+		"body timeout zero":   {"-body-timeout", "0s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -355,4 +360,76 @@ func TestRunWebhookCAAndTimeScale(t *testing.T) {
 	}
 	cancel()
 	assert.Equal(t, 0, <-done)
+}
+
+// TestRunAllThreeBackends: with the three addresses set, the command
+// prints one line per backend, in the list's order, once each listens;
+// the container backends answer 501 with the JSON error body until they
+// are implemented.
+func TestRunAllThreeBackends(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0"}, pw, &stderr)
+		pw.Close()
+	}()
+	br := bufio.NewReader(pr)
+	urls := map[string]string{}
+	var order []string
+	for range 3 {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		name, u, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		require.True(t, ok, line)
+		require.True(t, strings.HasPrefix(u, "http://127.0.0.1:"), line)
+		assert.NotContains(t, u, ":0/")
+		order = append(order, name)
+		urls[name] = u
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
+	assert.Equal(t, []string{"hosted", "container", "bg"}, order)
+	assert.True(t, strings.HasSuffix(urls["hosted"], "/v2"))
+	getUploadTicket(t, urls["hosted"], "")
+
+	client := &http.Client{}
+	defer client.CloseIdleConnections()
+	for _, name := range []string{"container", "bg"} {
+		resp, err := client.Get(urls[name] + "/version")
+		require.NoError(t, err)
+		var body struct {
+			Status        int
+			Code, Message string
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+		resp.Body.Close()
+		assert.Equal(t, http.StatusNotImplemented, resp.StatusCode, name)
+		assert.Equal(t, http.StatusNotImplemented, body.Status, name)
+		assert.Equal(t, "not_implemented", body.Code, name)
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+		assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+	}
+	cancel()
+	assert.Equal(t, 0, <-done)
+	assert.Contains(t, stderr.String(), "not implemented yet")
+}
+
+// TestRunListenFailureStopsTheOthers: a backend whose address cannot be
+// opened fails the command (status 2) after the ones already listening
+// are shut down.
+func TestRunListenFailureStopsTheOthers(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer busy.Close()
+	dataDir := t.TempDir()
+	var stdout, stderr syncBuffer
+	code := run(context.Background(), []string{"-hosted-addr", "127.0.0.1:0", "-container-addr", busy.Addr().String(), "-bg-addr", "", "-data-dir", dataDir}, &stdout, &stderr)
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.HasPrefix(stdout.String(), "hosted: "), stdout.String())
+	assert.Contains(t, stderr.String(), "-container-addr")
+	entries, err := os.ReadDir(dataDir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the hosted backend was closed")
 }

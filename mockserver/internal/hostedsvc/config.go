@@ -38,6 +38,10 @@ const (
 	// MaxBackgroundRemovalBytes: background removal needs an input below
 	// 30 MB; a larger input is REJECTED.
 	MaxBackgroundRemovalBytes = 30_000_000 - 1
+	// DefaultPixelBudget is the pixel budget of the job queue: about 2 GB
+	// of memory, at the ~9 bytes per pixel that decoding, correcting and
+	// encoding cost (a 14000×14000 PNG, 196 megapixels, costs ~1.7 GB).
+	DefaultPixelBudget = 200_000_000
 	// MaxPresetBytes bounds a preset file upload.
 	MaxPresetBytes = 1 << 20
 )
@@ -71,6 +75,10 @@ type Config struct {
 	Processor Processor
 	// Workers is the number of jobs processed at once; 0 means GOMAXPROCS.
 	Workers int
+	// PixelBudget bounds the summed pixels of the images being processed
+	// at once (see jobqueue); 0 means DefaultPixelBudget. An image larger
+	// than the budget is processed alone.
+	PixelBudget int64
 	// WebhookClient sends webhooks; nil builds one from WebhookCAs.
 	WebhookClient *http.Client
 	// WebhookCAs are the roots trusted for webhook targets when
@@ -135,6 +143,12 @@ func (c *Config) normalize() error {
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.PixelBudget < 0 {
+		problems = append(problems, fmt.Sprintf("PixelBudget: must not be negative, got %d", c.PixelBudget))
+	}
+	if c.PixelBudget == 0 {
+		c.PixelBudget = DefaultPixelBudget
 	}
 	if c.WebhookSigner == nil {
 		problems = append(problems, "WebhookSigner: required")

@@ -1,7 +1,9 @@
 // Package hostedsvc is the core of the hosted API v2 mock: accounts,
-// pre-signed uploads, jobs and their worker pool, the result cache,
-// presets, retention and webhook delivery, all on an injectable clock.
-// Its HTTP layer (Handler) only translates requests into Service calls.
+// pre-signed uploads, jobs (run by the shared jobqueue, within a pixel
+// budget), the result cache, presets, retention and webhook delivery, all
+// on an injectable clock.
+// Its HTTP layer (Handler) only translates requests into Service calls,
+// with the plumbing shared by every mock backend (httpx).
 //
 // Package mockserver wraps it for users and documents the behaviour; the
 // choices the API documentation leaves open are listed there.

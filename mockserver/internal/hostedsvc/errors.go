@@ -1,74 +1,23 @@
 package hostedsvc
 
 import (
-	"fmt"
 	"net/http"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
-// Error codes of the JSON error body (the "code" field).
-const (
-	CodeUnauthorized     = "unauthorized"       // 401: X-API-KEY missing or not a valid key
-	CodeForbidden        = "forbidden"          // 403: pre-signed URL signature invalid (tampered)
-	CodeURLExpired       = "url_expired"        // 403: pre-signed URL expired
-	CodeMissingParameter = "missing_parameter"  // 400: a required parameter is absent
-	CodeInvalidParameter = "invalid_parameter"  // 400: a parameter has a bad type, value or combination
-	CodeUnknownParameter = "unknown_parameter"  // 400: a parameter the endpoint does not define
-	CodeInvalidBody      = "invalid_body"       // 400: a JSON body that does not decode
-	CodeNotFound         = "not_found"          // 404: unknown job, file key, preset or route
-	CodeMethodNotAllowed = "method_not_allowed" // 405: with an Allow header
-	CodeConflict         = "conflict"           // 409: preset name already in use
-	CodePayloadTooLarge  = "payload_too_large"  // 413: upload beyond the size limit
-	CodeUnavailable      = "unavailable"        // 503: the server is shutting down
-	CodeInternal         = "internal_error"     // 500
-)
+// Errors are answered with the one JSON error body of every mock,
+// httpx.Error, and its httpx.Code* codes.
 
-// APIError is an HTTP error answer. Its JSON form is the one error body of
-// the mock: {"status": 400, "code": "invalid_parameter", "message":
-// "width: must be between 32 and 10000", "parameter": "width"}, where
-// parameter is present only when one parameter is to blame.
-type APIError struct {
-	// Status repeats the HTTP status code.
-	Status int `json:"status"`
-	// Code is one of the Code* constants.
-	Code string `json:"code"`
-	// Message explains the error; for parameters it starts with the name.
-	Message string `json:"message"`
-	// Parameter names the one parameter to blame, if any.
-	Parameter string `json:"parameter,omitempty"`
-}
-
-// Error returns "hostedsvc: <status> <code>: <message>".
-func (e *APIError) Error() string {
-	return fmt.Sprintf("hostedsvc: %d %s: %s", e.Status, e.Code, e.Message)
-}
-
-func apiErr(status int, code, format string, args ...any) *APIError {
-	return &APIError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// paramErr is a 400 blaming one parameter; the message starts with its
-// name.
-func paramErr(code, param, format string, args ...any) *APIError {
-	return &APIError{Status: http.StatusBadRequest, Code: code, Parameter: param,
-		Message: param + ": " + fmt.Sprintf(format, args...)}
-}
-
-func notFound(param, format string, args ...any) *APIError {
-	e := apiErr(http.StatusNotFound, CodeNotFound, format, args...)
+func notFound(param, format string, args ...any) *httpx.Error {
+	e := httpx.Errorf(http.StatusNotFound, httpx.CodeNotFound, format, args...)
 	e.Parameter = param
 	return e
 }
 
 // internalErr logs err and returns a 500 that does not repeat it: the
 // detail holds paths of the server's disk.
-func (s *Service) internalErr(err error) *APIError {
-	s.log.Error("internal error", "error", err)
-	return apiErr(http.StatusInternalServerError, CodeInternal, "internal error (details are in the server log)")
-}
-
-func unavailable() *APIError {
-	return apiErr(http.StatusServiceUnavailable, CodeUnavailable, "the server is shutting down")
-}
+func (s *Service) internalErr(err error) *httpx.Error { return httpx.Internal(s.log, err) }
 
 // Job result codes: the "code" field of FAILED and REJECTED job records
 // (0 for every other state).

@@ -1,6 +1,7 @@
 package hostedsvc
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
 
@@ -100,7 +102,7 @@ type StartResponse struct {
 // cache (completed at once) or queued for the workers. Validation errors
 // (400), including a plain-http webhookUrl, come before anything else; an
 // unknown fileKey or bgFileKey is 404.
-func (s *Service) StartJob(account string, q url.Values, base string) (*StartResponse, *APIError) {
+func (s *Service) StartJob(account string, q url.Values, base string) (*StartResponse, *httpx.Error) {
 	sp, aerr := parsePFC(q)
 	if aerr != nil {
 		return nil, aerr
@@ -184,19 +186,19 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	}
 	s.jobs[j.id] = j
 	s.mu.Unlock()
-	if !s.enqueue(j) {
+	if !s.enqueue(j, s.jobCost(j)) {
 		s.mu.Lock()
 		delete(s.jobs, j.id)
 		s.mu.Unlock()
 		s.removeInputs(j)
-		return nil, unavailable()
+		return nil, httpx.Unavailable()
 	}
 	s.log.Info("job queued", "job", j.id, "fileKey", o.FileKey, "fileType", j.fileType, "preset", j.preset)
 	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
 }
 
 // usableUpload returns the uploaded file behind key. Called with s.mu held.
-func (s *Service) usableUpload(account, key, param string) (*upload, *APIError) {
+func (s *Service) usableUpload(account, key, param string) (*upload, *httpx.Error) {
 	u := s.uploads[key]
 	if u == nil || u.account != account {
 		return nil, notFound(param, "%s: no upload with this key (unknown or expired)", param)
@@ -237,15 +239,31 @@ func (s *Service) removeInputs(j *job) {
 	}
 }
 
-// runJob processes a job on a worker.
-func (s *Service) runJob(j *job) {
+// jobCost is what j counts against the pixel budget: the pixels of its
+// image and background image, by their headers (0 for what is not a
+// readable JPEG or PNG: the job fails its checks before decoding).
+func (s *Service) jobCost(j *job) int64 {
+	var cost int64
+	for _, b := range []string{j.input, j.bgInput} {
+		if b == "" {
+			continue
+		}
+		if p, err := s.store.Path(b); err == nil {
+			cost += imagePixels(p)
+		}
+	}
+	return cost
+}
+
+// runJob processes a job on a worker; ctx ends when the server closes.
+func (s *Service) runJob(ctx context.Context, j *job) {
 	s.mu.Lock()
 	now := s.now()
 	j.status, j.startedAt, j.updatedAt = hosted.StatusProcessing, now, now
 	s.mu.Unlock()
 	s.log.Info("job processing", "job", j.id)
 
-	out := s.process(j)
+	out := s.process(ctx, j)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -314,7 +332,7 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 // publishLocked freezes the record, starts retention and sends the
 // webhook. Called with s.mu held.
 func (s *Service) publishLocked(j *job) {
-	rec, err := marshal(s.recordLocked(j))
+	rec, err := httpx.Marshal(s.recordLocked(j))
 	if err != nil {
 		// hosted.Job has only marshalable fields.
 		rec = []byte(`{"_id":"` + j.id + `","status":"FAILED"}`)
@@ -371,7 +389,7 @@ type JobView struct {
 }
 
 // JobStatus returns the record of a job of account (GET /status/{jobID}).
-func (s *Service) JobStatus(account, id string) (*JobView, *APIError) {
+func (s *Service) JobStatus(account, id string) (*JobView, *httpx.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j := s.jobs[id]
@@ -381,7 +399,7 @@ func (s *Service) JobStatus(account, id string) (*JobView, *APIError) {
 	rec := j.record
 	if rec == nil {
 		var err error
-		if rec, err = marshal(s.recordLocked(j)); err != nil {
+		if rec, err = httpx.Marshal(s.recordLocked(j)); err != nil {
 			return nil, s.internalErr(err)
 		}
 	}
@@ -398,7 +416,7 @@ type ResultFile struct {
 
 // OpenResult opens the corrected file of job id, published as name. No
 // credentials are needed: the URL is the secret.
-func (s *Service) OpenResult(id, name string) (*ResultFile, *APIError) {
+func (s *Service) OpenResult(id, name string) (*ResultFile, *httpx.Error) {
 	s.mu.Lock()
 	j := s.jobs[id]
 	if j == nil || j.status != hosted.StatusCompleted || j.resultName != name || j.result == "" {

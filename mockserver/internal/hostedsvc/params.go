@@ -4,12 +4,14 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
 // pfcParams are the parameters of GET /pfc in the order of the API's
@@ -29,10 +31,10 @@ type jobSpec struct {
 // parameters, values of the wrong type, out-of-range values and invalid
 // combinations are a 400 naming the parameter. All problems are listed in
 // the message; the first one (in table order) is the error's parameter.
-func parsePFC(q url.Values) (*jobSpec, *APIError) {
+func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	for _, name := range slices.Sorted(maps.Keys(q)) {
 		if !slices.Contains(pfcParams, name) {
-			return nil, paramErr(CodeUnknownParameter, name, "is not a parameter of /pfc")
+			return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeUnknownParameter, name, "is not a parameter of /pfc")
 		}
 	}
 	p := &parser{q: q}
@@ -41,10 +43,10 @@ func parsePFC(q url.Values) (*jobSpec, *APIError) {
 
 	if v, ok := p.get("fileKey"); !ok {
 		if !p.has("fileKey") {
-			p.fail(CodeMissingParameter, "fileKey", "is required")
+			p.fail(httpx.CodeMissingParameter, "fileKey", "is required")
 		}
 	} else if v == "" {
-		p.fail(CodeInvalidParameter, "fileKey", "must not be empty")
+		p.fail(httpx.CodeInvalidParameter, "fileKey", "must not be empty")
 	} else {
 		o.FileKey = v
 	}
@@ -87,14 +89,14 @@ func parsePFC(q url.Values) (*jobSpec, *APIError) {
 		if errors.As(err, &ve) {
 			for _, fe := range ve.Errors {
 				if !p.has(fe.Field) {
-					p.fail(CodeInvalidParameter, fe.Field, "%s", fe.Message)
+					p.fail(httpx.CodeInvalidParameter, fe.Field, "%s", fe.Message)
 				}
 			}
 		}
 	}
 	if len(p.errs) > 0 {
 		// Report in the order of the API's table, whatever found it.
-		slices.SortStableFunc(p.errs, func(a, b *APIError) int {
+		slices.SortStableFunc(p.errs, func(a, b *httpx.Error) int {
 			return slices.Index(pfcParams, a.Parameter) - slices.Index(pfcParams, b.Parameter)
 		})
 		e := *p.errs[0]
@@ -114,11 +116,11 @@ func parsePFC(q url.Values) (*jobSpec, *APIError) {
 
 type parser struct {
 	q    url.Values
-	errs []*APIError
+	errs []*httpx.Error
 }
 
 func (p *parser) fail(code, param, format string, args ...any) {
-	p.errs = append(p.errs, paramErr(code, param, format, args...))
+	p.errs = append(p.errs, httpx.ParamError(http.StatusBadRequest, code, param, format, args...))
 }
 
 // has reports whether param already has an error.
@@ -140,7 +142,7 @@ func (p *parser) get(name string) (string, bool) {
 	}
 	if len(vs) != 1 {
 		if !p.has(name) {
-			p.fail(CodeInvalidParameter, name, "must be given at most once")
+			p.fail(httpx.CodeInvalidParameter, name, "must be given at most once")
 		}
 		return "", false
 	}
@@ -155,7 +157,7 @@ func (p *parser) str(name string) string {
 	}
 	v, ok := p.get(name)
 	if ok && v == "" {
-		p.fail(CodeInvalidParameter, name, "must not be empty (omit it for the default)")
+		p.fail(httpx.CodeInvalidParameter, name, "must not be empty (omit it for the default)")
 	}
 	return v
 }
@@ -166,7 +168,7 @@ func (p *parser) enum(name string, allowed ...string) string {
 		return ""
 	}
 	if !slices.Contains(allowed, v) {
-		p.fail(CodeInvalidParameter, name, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
+		p.fail(httpx.CodeInvalidParameter, name, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
 		return ""
 	}
 	return v
@@ -186,7 +188,7 @@ func (p *parser) boolean(name string) *bool {
 		b := false
 		return &b
 	}
-	p.fail(CodeInvalidParameter, name, "must be true or false, got %q", v)
+	p.fail(httpx.CodeInvalidParameter, name, "must be true or false, got %q", v)
 	return nil
 }
 
@@ -202,14 +204,14 @@ func (p *parser) integer(name string, lo, hi int) int {
 	}
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
-		p.fail(CodeInvalidParameter, name, "must be an integer, got %q", v)
+		p.fail(httpx.CodeInvalidParameter, name, "must be an integer, got %q", v)
 		return 0
 	}
 	if int(n) < lo || int(n) > hi {
 		if name == "scale" {
-			p.fail(CodeInvalidParameter, name, "must be a positive integer percentage, got %d", n)
+			p.fail(httpx.CodeInvalidParameter, name, "must be a positive integer percentage, got %d", n)
 		} else {
-			p.fail(CodeInvalidParameter, name, "must be between %d and %d, got %d", lo, hi, n)
+			p.fail(httpx.CodeInvalidParameter, name, "must be between %d and %d, got %d", lo, hi, n)
 		}
 		return 0
 	}
@@ -226,7 +228,7 @@ func (p *parser) decimal(name string) *float64 {
 	// wording; has() keeps the two from reporting one parameter twice.
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		p.fail(CodeInvalidParameter, name, "must be a decimal number such as 0.5, got %q", v)
+		p.fail(httpx.CodeInvalidParameter, name, "must be a decimal number such as 0.5, got %q", v)
 		return nil
 	}
 	return &f

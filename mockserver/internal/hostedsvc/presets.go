@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
 // Preset limits and list defaults.
@@ -83,13 +84,13 @@ func (p *preset) view() PresetRecord {
 // URL for its file. name is required (it is what /pfc refers to), unique
 // within the account and not a built-in group name; description is
 // optional. Unknown fields are a 400.
-func (s *Service) CreatePreset(account string, body io.Reader, base string) (*PresetRecord, *APIError) {
+func (s *Service) CreatePreset(account string, body io.Reader, base string) (*PresetRecord, *httpx.Error) {
 	raw, err := io.ReadAll(io.LimitReader(body, maxPresetBody+1))
 	if err != nil {
-		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "reading the body: %v", err)
+		return nil, httpx.Errorf(http.StatusBadRequest, httpx.CodeInvalidBody, "reading the body: %v", err)
 	}
 	if len(raw) > maxPresetBody {
-		return nil, apiErr(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "the body exceeds %d bytes", maxPresetBody)
+		return nil, httpx.Errorf(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge, "the body exceeds %d bytes", maxPresetBody)
 	}
 	var in struct {
 		Name        *string `json:"name"`
@@ -98,39 +99,39 @@ func (s *Service) CreatePreset(account string, body io.Reader, base string) (*Pr
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "the body must be a JSON object {\"name\": string, \"description\": string}: %v", err)
+		return nil, httpx.Errorf(http.StatusBadRequest, httpx.CodeInvalidBody, "the body must be a JSON object {\"name\": string, \"description\": string}: %v", err)
 	}
 	if dec.More() {
-		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "the body must hold one JSON object")
+		return nil, httpx.Errorf(http.StatusBadRequest, httpx.CodeInvalidBody, "the body must hold one JSON object")
 	}
 	switch {
 	case in.Name == nil:
-		return nil, paramErr(CodeMissingParameter, "name", "is required: /pfc refers to presets by name")
+		return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeMissingParameter, "name", "is required: /pfc refers to presets by name")
 	case strings.TrimSpace(*in.Name) == "":
-		return nil, paramErr(CodeInvalidParameter, "name", "must not be blank")
+		return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, "name", "must not be blank")
 	case *in.Name != strings.TrimSpace(*in.Name):
-		return nil, paramErr(CodeInvalidParameter, "name", "must not start or end with spaces")
+		return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, "name", "must not start or end with spaces")
 	case utf8.RuneCountInString(*in.Name) > maxPresetName:
-		return nil, paramErr(CodeInvalidParameter, "name", "must be at most %d characters", maxPresetName)
+		return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, "name", "must be at most %d characters", maxPresetName)
 	}
 	desc := ""
 	if in.Description != nil {
 		desc = *in.Description
 	}
 	if utf8.RuneCountInString(desc) > maxPresetDesc {
-		return nil, paramErr(CodeInvalidParameter, "description", "must be at most %d characters", maxPresetDesc)
+		return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, "description", "must be at most %d characters", maxPresetDesc)
 	}
 	name := *in.Name
 	for _, b := range builtinPresets {
 		if strings.EqualFold(b, name) {
-			return nil, paramErr(CodeInvalidParameter, "name", "%q is a built-in preset group name", b)
+			return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, "name", "%q is a built-in preset group name", b)
 		}
 	}
 	now := s.now()
 	s.mu.Lock()
 	if s.presetByName(account, name) != nil {
 		s.mu.Unlock()
-		e := apiErr(http.StatusConflict, CodeConflict, "name: a preset named %q already exists", name)
+		e := httpx.Errorf(http.StatusConflict, httpx.CodeConflict, "name: a preset named %q already exists", name)
 		e.Parameter = "name"
 		return nil, e
 	}
@@ -157,12 +158,12 @@ func (s *Service) presetByName(account, name string) *preset {
 
 // ReceivePreset stores the preset file PUT to a pre-signed preset URL
 // (at most MaxPresetBytes; no API key; a second PUT replaces the file).
-func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, contentLength int64) *APIError {
+func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, contentLength int64) *httpx.Error {
 	if err := s.verifySigned(http.MethodPut, PresetRoute+id, q); err != nil {
 		return err
 	}
 	if !s.beginReceive() {
-		return unavailable()
+		return httpx.Unavailable()
 	}
 	defer s.tracker.End()
 	s.mu.Lock()
@@ -177,7 +178,7 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 	}
 	if tmp.Size == 0 {
 		tmp.Discard()
-		return apiErr(http.StatusBadRequest, CodeInvalidBody, "the preset file is empty")
+		return httpx.Errorf(http.StatusBadRequest, httpx.CodeInvalidBody, "the preset file is empty")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,8 +197,8 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 
 // ListPresets answers GET /presets: the account's presets in creation
 // order, paged by limit (1..100, default 20) and offset (default 0).
-func (s *Service) ListPresets(account string, q url.Values) (*PresetList, *APIError) {
-	if err := onlyParams(q, "limit", "offset"); err != nil {
+func (s *Service) ListPresets(account string, q url.Values) (*PresetList, *httpx.Error) {
+	if err := httpx.OnlyParams(q, "limit", "offset"); err != nil {
 		return nil, err
 	}
 	limit, err := intParam(q, "limit", DefaultPresetLimit, 1, MaxPresetLimit)
@@ -224,23 +225,23 @@ func (s *Service) ListPresets(account string, q url.Values) (*PresetList, *APIEr
 	return out, nil
 }
 
-func intParam(q url.Values, name string, def, lo, hi int) (int, *APIError) {
-	v, ok, err := single(q, name)
+func intParam(q url.Values, name string, def, lo, hi int) (int, *httpx.Error) {
+	v, ok, err := httpx.Single(q, name)
 	if err != nil || !ok {
 		return def, err
 	}
 	n, perr := strconv.Atoi(v)
 	if perr != nil {
-		return 0, paramErr(CodeInvalidParameter, name, "must be an integer, got %q", v)
+		return 0, httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, name, "must be an integer, got %q", v)
 	}
 	if n < lo || n > hi {
-		return 0, paramErr(CodeInvalidParameter, name, "must be between %d and %d, got %d", lo, hi, n)
+		return 0, httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, name, "must be between %d and %d, got %d", lo, hi, n)
 	}
 	return n, nil
 }
 
 // GetPreset answers GET /presets/{presetId}.
-func (s *Service) GetPreset(account, id string) (*PresetRecord, *APIError) {
+func (s *Service) GetPreset(account, id string) (*PresetRecord, *httpx.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.presets[id]
@@ -253,7 +254,7 @@ func (s *Service) GetPreset(account, id string) (*PresetRecord, *APIError) {
 
 // DeletePreset answers DELETE /presets/{presetId}: the preset and its file
 // are removed; jobs already started keep their copy.
-func (s *Service) DeletePreset(account, id string) (*PresetDeleted, *APIError) {
+func (s *Service) DeletePreset(account, id string) (*PresetDeleted, *httpx.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.presets[id]

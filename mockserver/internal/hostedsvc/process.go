@@ -2,6 +2,7 @@ package hostedsvc
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -17,7 +18,7 @@ import (
 )
 
 // process checks the input and runs the processor. It holds no lock.
-func (s *Service) process(j *job) *outcome {
+func (s *Service) process(ctx context.Context, j *job) *outcome {
 	inPath, err := s.store.Path(j.input)
 	if err != nil {
 		return failed(JobCodeProcessingFailed, "input file unavailable")
@@ -124,7 +125,7 @@ func (s *Service) process(j *job) *outcome {
 		return fail(JobCodeProcessingFailed, "creating the result file: %v", err)
 	}
 	bw := bufio.NewWriterSize(tmp, 1<<16)
-	res, err := s.callProcessor(bufio.NewReaderSize(io.NewSectionReader(f, 0, j.inputSize), 1<<16), req, bw)
+	res, err := s.callProcessor(ctx, bufio.NewReaderSize(io.NewSectionReader(f, 0, j.inputSize), 1<<16), req, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -137,7 +138,7 @@ func (s *Service) process(j *job) *outcome {
 	if err != nil {
 		_ = os.Remove(tmp.Name())
 		switch {
-		case s.ctx.Err() != nil:
+		case ctx.Err() != nil:
 			return fail(JobCodeShutdown, "the server shut down while the job ran")
 		case isReject(err):
 			code := JobCodeRejected
@@ -154,13 +155,13 @@ func (s *Service) process(j *job) *outcome {
 
 // callProcessor runs the Processor; a panic in it fails the job instead
 // of the server.
-func (s *Service) callProcessor(src io.Reader, req JobRequest, dst io.Writer) (res *JobResult, err error) {
+func (s *Service) callProcessor(ctx context.Context, src io.Reader, req JobRequest, dst io.Writer) (res *JobResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, fmt.Errorf("hostedsvc: the processor panicked: %v", p)
 		}
 	}()
-	return s.cfg.Processor.Process(s.ctx, src, req, dst)
+	return s.cfg.Processor.Process(ctx, src, req, dst)
 }
 
 func isReject(err error) bool {
@@ -179,6 +180,33 @@ func rejectText(err error) string {
 		return fmt.Sprintf("rejected (%s): %s", ie.Reason, ie.Detail)
 	}
 	return err.Error()
+}
+
+// imagePixels returns width×height of the JPEG or PNG at path, from its
+// header; 0 when it is not one or the header does not parse.
+func imagePixels(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := f.ReadAt(head, 0)
+	format, ok := imageio.Sniff(head[:n])
+	if !ok {
+		return 0
+	}
+	var cfg image.Config
+	r := bufio.NewReader(f)
+	if format == imageio.FormatJPEG {
+		cfg, err = jpeg.DecodeConfig(r)
+	} else {
+		cfg, err = png.DecodeConfig(r)
+	}
+	if err != nil {
+		return 0
+	}
+	return int64(cfg.Width) * int64(cfg.Height)
 }
 
 func isImageFile(path string) bool {

@@ -2,16 +2,15 @@ package hostedsvc
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/blobstore"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
 
@@ -35,11 +34,7 @@ type Service struct {
 	cache   map[string]*cacheEntry
 	seq     uint64 // creation order of presets
 
-	qmu      sync.Mutex
-	qcond    *sync.Cond
-	queue    []*job
-	stopping bool
-	workers  sync.WaitGroup
+	queue *jobqueue.Queue
 
 	closeOnce sync.Once
 }
@@ -71,16 +66,15 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, PixelBudget: cfg.PixelBudget, Tracker: tracker, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Service{
+	s := &Service{queue: queue,
 		cfg: cfg, log: cfg.Logger, tracker: tracker, store: store, signer: signer, webhook: sender,
 		ctx: ctx, cancel: cancel,
 		uploads: map[string]*upload{}, jobs: map[string]*job{}, presets: map[string]*preset{}, cache: map[string]*cacheEntry{},
-	}
-	s.qcond = sync.NewCond(&s.qmu)
-	for range cfg.Workers {
-		s.workers.Add(1)
-		go s.worker()
 	}
 	return s, nil
 }
@@ -93,16 +87,7 @@ func (s *Service) Close() {
 	s.closeOnce.Do(func() {
 		s.cancel() // also aborts the bodies being received (abortBodyOnClose)
 		s.webhook.Close()
-		s.qmu.Lock()
-		s.stopping = true
-		dropped := s.queue
-		s.queue = nil
-		s.qcond.Broadcast()
-		s.qmu.Unlock()
-		for range dropped {
-			s.tracker.End()
-		}
-		s.workers.Wait()
+		s.queue.Close() // cancels the running jobs, drops the queued ones, waits
 		s.tracker.Close()
 		s.webhook.CloseIdleConnections()
 	})
@@ -128,51 +113,12 @@ func (s *Service) Authenticate(key string) (string, bool) {
 
 func (s *Service) now() time.Time { return s.cfg.Clock.Now() }
 
-// newID returns n random bytes in hex.
-func newID(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		// crypto/rand does not fail on supported platforms.
-		panic(fmt.Sprintf("hostedsvc: crypto/rand: %v", err))
-	}
-	return hex.EncodeToString(b)
-}
-
 // newJobID returns an id shaped like the service's: 24 hex digits.
-func newJobID() string { return newID(12) }
+func newJobID() string { return httpx.NewID(12) }
 
-func (s *Service) enqueue(j *job) bool {
-	if !s.tracker.Begin() {
-		return false
-	}
-	s.qmu.Lock()
-	if s.stopping {
-		s.qmu.Unlock()
-		s.tracker.End()
-		return false
-	}
-	s.queue = append(s.queue, j)
-	s.qcond.Signal()
-	s.qmu.Unlock()
-	return true
-}
-
-func (s *Service) worker() {
-	defer s.workers.Done()
-	for {
-		s.qmu.Lock()
-		for len(s.queue) == 0 && !s.stopping {
-			s.qcond.Wait()
-		}
-		if s.stopping {
-			s.qmu.Unlock()
-			return
-		}
-		j := s.queue[0]
-		s.queue[0] = nil
-		s.queue = s.queue[1:]
-		s.qmu.Unlock()
-		s.runJob(j)
-		s.tracker.End()
-	}
+// enqueue queues j for the workers, at cost pixels of the pixel budget;
+// false once Close has begun.
+func (s *Service) enqueue(j *job, cost int64) bool {
+	_, err := s.queue.Submit(cost, func(ctx context.Context) { s.runJob(ctx, j) })
+	return err == nil
 }

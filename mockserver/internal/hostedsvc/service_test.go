@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
 func newTestService(t *testing.T) *Service {
@@ -44,8 +45,8 @@ func TestStoreFailureIsA500WithoutPaths(t *testing.T) {
 	rec = httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPut, tk.UploadURL, strings.NewReader("data")))
 	require.Equal(t, http.StatusInternalServerError, rec.Code, rec.Body.String())
-	var e APIError
+	var e httpx.Error
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
-	assert.Equal(t, CodeInternal, e.Code)
+	assert.Equal(t, httpx.CodeInternal, e.Code)
 	assert.NotContains(t, rec.Body.String(), s.cfg.DataDir)
 }

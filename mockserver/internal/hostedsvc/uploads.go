@@ -4,14 +4,13 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/blobstore"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
 // Routes of the storage behind pre-signed URLs (no API key).
@@ -47,15 +46,15 @@ type UploadTicket struct {
 
 // RequestUpload issues a fileKey and a pre-signed PUT URL for it (GET
 // /upload). q is the request's query: only fileType is allowed.
-func (s *Service) RequestUpload(account string, q url.Values, base string) (*UploadTicket, *APIError) {
-	if err := onlyParams(q, "fileType"); err != nil {
+func (s *Service) RequestUpload(account string, q url.Values, base string) (*UploadTicket, *httpx.Error) {
+	if err := httpx.OnlyParams(q, "fileType"); err != nil {
 		return nil, err
 	}
 	fileType, err := parseFileType(q)
 	if err != nil {
 		return nil, err
 	}
-	key := newID(16)
+	key := httpx.NewID(16)
 	exp := s.now().Add(s.cfg.UploadURLTTL)
 	u := &upload{key: key, account: account, fileType: fileType, urlExpires: exp}
 	s.mu.Lock()
@@ -67,8 +66,8 @@ func (s *Service) RequestUpload(account string, q url.Values, base string) (*Upl
 	return &UploadTicket{FileKey: key, UploadURL: base + path + "?" + s.signer.Query(http.MethodPut, path, exp)}, nil
 }
 
-func parseFileType(q url.Values) (string, *APIError) {
-	v, present, err := single(q, "fileType")
+func parseFileType(q url.Values) (string, *httpx.Error) {
+	v, present, err := httpx.Single(q, "fileType")
 	if err != nil {
 		return "", err
 	}
@@ -76,7 +75,7 @@ func parseFileType(q url.Values) (string, *APIError) {
 		return FileTypeImage, nil
 	}
 	if v != FileTypeImage && v != FileTypeVideo {
-		return "", paramErr(CodeInvalidParameter, "fileType", "must be one of image, video, got %q", v)
+		return "", httpx.ParamError(http.StatusBadRequest, httpx.CodeInvalidParameter, "fileType", "must be one of image, video, got %q", v)
 	}
 	return v, nil
 }
@@ -94,38 +93,26 @@ func (s *Service) expireUpload(u *upload) {
 }
 
 // verifySigned checks a pre-signed URL; the error is the 403 answer.
-func (s *Service) verifySigned(method, path string, q url.Values) *APIError {
+func (s *Service) verifySigned(method, path string, q url.Values) *httpx.Error {
 	err := s.signer.Verify(method, path, q, s.now())
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, blobstore.ErrExpired):
-		return apiErr(http.StatusForbidden, CodeURLExpired, "the pre-signed URL has expired")
+		return httpx.Errorf(http.StatusForbidden, httpx.CodeURLExpired, "the pre-signed URL has expired")
 	default:
-		return apiErr(http.StatusForbidden, CodeForbidden, "the pre-signed URL's signature is invalid")
+		return httpx.Errorf(http.StatusForbidden, httpx.CodeForbidden, "the pre-signed URL's signature is invalid")
 	}
 }
 
-// receiveLimited checks the declared length and streams body to a
-// temporary blob, enforcing limit. The caller has called beginReceive.
-func (s *Service) receiveLimited(body io.Reader, contentLength, limit int64) (*blobstore.Temp, *APIError) {
-	if contentLength > limit {
-		return nil, apiErr(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "Content-Length %d exceeds the limit of %d bytes", contentLength, limit)
+// receiveLimited streams body to a temporary blob within limit (see
+// httpx.ReceiveLimited). The caller has called beginReceive.
+func (s *Service) receiveLimited(body io.Reader, contentLength, limit int64) (*blobstore.Temp, *httpx.Error) {
+	tmp, err := httpx.ReceiveLimited(s.ctx, s.store, body, contentLength, limit)
+	if err != nil {
+		return nil, httpx.AsError(s.log, err)
 	}
-	tmp, err := s.store.Receive(body, limit)
-	switch {
-	case err == nil:
-		return tmp, nil
-	case errors.Is(err, blobstore.ErrTooLarge):
-		return nil, apiErr(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "the body exceeds the limit of %d bytes", limit)
-	case s.ctx.Err() != nil:
-		// Close aborted the body (abortBodyOnClose).
-		return nil, unavailable()
-	case errors.Is(err, blobstore.ErrRead):
-		return nil, apiErr(http.StatusBadRequest, CodeInvalidBody, "%v", err)
-	default:
-		return nil, s.internalErr(err)
-	}
+	return tmp, nil
 }
 
 // beginReceive registers a body being received as running work, so that
@@ -141,13 +128,13 @@ func (s *Service) beginReceive() bool {
 // streamed to disk and only renamed into place when complete and within
 // the size limit of the ticket's file type. A second PUT replaces the file
 // for jobs started afterwards.
-func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, contentLength int64) *APIError {
+func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, contentLength int64) *httpx.Error {
 	path := UploadRoute + key
 	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
 		return err
 	}
 	if !s.beginReceive() {
-		return unavailable()
+		return httpx.Unavailable()
 	}
 	defer s.tracker.End()
 	s.mu.Lock()
@@ -157,7 +144,7 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 		// Validly signed, so issued here: the ticket has been forgotten
 		// because it expired (on the clock, which -time-scale speeds up,
 		// while the signature compares wall-clock seconds).
-		return apiErr(http.StatusForbidden, CodeURLExpired, "the pre-signed URL has expired")
+		return httpx.Errorf(http.StatusForbidden, httpx.CodeURLExpired, "the pre-signed URL has expired")
 	}
 	limit := int64(MaxImageBytes)
 	if u.fileType == FileTypeVideo {
@@ -171,7 +158,7 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 	defer s.mu.Unlock()
 	if s.uploads[key] != u {
 		tmp.Discard()
-		return apiErr(http.StatusForbidden, CodeURLExpired, "the pre-signed URL has expired")
+		return httpx.Errorf(http.StatusForbidden, httpx.CodeURLExpired, "the pre-signed URL has expired")
 	}
 	name := "u-" + key
 	if _, err := s.store.Commit(tmp.Path, name); err != nil {
@@ -182,39 +169,4 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 	u.expiry = s.tracker.AfterFunc(UploadRetention, func() { s.expireUpload(u) })
 	s.log.Info("upload stored", "fileKey", key, "fileType", u.fileType, "bytes", tmp.Size)
 	return nil
-}
-
-// onlyParams answers 400 for a query parameter not in allowed, or one
-// given more than once.
-func onlyParams(q url.Values, allowed ...string) *APIError {
-	for _, name := range slices.Sorted(maps.Keys(q)) {
-		vs := q[name]
-		known := false
-		for _, a := range allowed {
-			if a == name {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return paramErr(CodeUnknownParameter, name, "is not a parameter of this endpoint")
-		}
-		if len(vs) > 1 {
-			return paramErr(CodeInvalidParameter, name, "must be given at most once")
-		}
-	}
-	return nil
-}
-
-// single returns the one value of name, whether it is present, or a 400
-// if it is repeated.
-func single(q url.Values, name string) (string, bool, *APIError) {
-	vs, ok := q[name]
-	if !ok {
-		return "", false, nil
-	}
-	if len(vs) != 1 {
-		return "", true, paramErr(CodeInvalidParameter, name, "must be given at most once")
-	}
-	return vs[0], true, nil
 }

@@ -3,7 +3,9 @@ package httpx
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 )
@@ -24,6 +26,7 @@ const (
 	CodeConflict         = "conflict"           // 409
 	CodePayloadTooLarge  = "payload_too_large"  // 413: body beyond the size limit
 	CodeUnprocessable    = "unprocessable"      // 422: a required part of the body is missing
+	CodeNotImplemented   = "not_implemented"    // 501: a backend of the standalone binary that does not exist yet
 	CodeUnavailable      = "unavailable"        // 503: shutting down, or a temporary failure
 	CodeInternal         = "internal_error"     // 500
 )
@@ -98,4 +101,27 @@ func Allow(w http.ResponseWriter, r *http.Request, methods ...string) bool {
 	WriteError(w, Errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
 		"method %s not allowed; use %s", r.Method, strings.Join(methods, " or ")))
 	return false
+}
+
+// AsError returns err as an *Error when it is one (errors.As); any other
+// error is logged on log (it may hold server paths) and answered as a
+// 500 internal_error that does not repeat it. A nil err gives nil.
+func AsError(log *slog.Logger, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(log, err)
+}
+
+// Internal logs err on log and returns a 500 internal_error that does not
+// repeat it: the detail may hold paths of the server's disk.
+func Internal(log *slog.Logger, err error) *Error {
+	if log != nil {
+		log.Error("internal error", "error", err)
+	}
+	return Errorf(http.StatusInternalServerError, CodeInternal, "internal error (details are in the server log)")
 }

@@ -1,0 +1,20 @@
+package mockserver
+
+// ErrorBody is the JSON body of every error answer of every mock backend
+// (hosted API, correction container, background-removal container; the
+// seeds leave the shape open, so the three share one):
+//
+//	{"status": 400, "code": "invalid_parameter", "message": "width: must be between 32 and 10000, got 5", "parameter": "width"}
+//
+// See the package documentation for the codes.
+type ErrorBody struct {
+	// Status repeats the HTTP status code.
+	Status int `json:"status"`
+	// Code is a machine-readable reason, such as "invalid_parameter".
+	Code string `json:"code"`
+	// Message explains the error; when a parameter is to blame it starts
+	// with the parameter's name.
+	Message string `json:"message"`
+	// Parameter names the one parameter to blame, if any.
+	Parameter string `json:"parameter,omitempty"`
+}

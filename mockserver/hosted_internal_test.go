@@ -1,0 +1,48 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+)
+
+// TestPublicTypesMatchTheService: the public types test authors decode
+// answers into have exactly the wire shape the service writes.
+func TestPublicTypesMatchTheService(t *testing.T) {
+	t.Parallel()
+	assert.EqualValues(t, hostedsvc.DefaultPixelBudget, DefaultPixelBudget)
+	assert.Equal(t, hostedsvc.BackgroundGenerative, HostedBackgroundGenerative)
+	assert.Equal(t, hostedsvc.BackgroundImage, HostedBackgroundImage)
+	assert.Equal(t, hostedsvc.BackgroundColor, HostedBackgroundColor)
+	assert.Equal(t, hostedsvc.BackgroundTransparent, HostedBackgroundTransparent)
+
+	ts := hosted.Timestamp{Time: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	rec := hostedsvc.PresetRecord{PresetID: "p", Name: "n", Description: "d", Status: "ready", Size: 3, CreatedAt: ts, UpdatedAt: ts, UploadURL: "u"}
+	for _, tc := range []struct {
+		wire any
+		into any
+	}{
+		{rec, &HostedPresetRecord{}},
+		{hostedsvc.PresetList{Presets: []hostedsvc.PresetRecord{rec}, Total: 1, Limit: 20}, &HostedPresetList{}},
+		{hostedsvc.PresetDeleted{PresetID: "p", Deleted: true}, &HostedPresetDeleted{}},
+		{httpx.ParamError(400, httpx.CodeInvalidParameter, "width", "bad"), &ErrorBody{}},
+		{httpx.Errorf(404, httpx.CodeNotFound, "gone"), &ErrorBody{}},
+	} {
+		wire, err := httpx.Marshal(tc.wire)
+		require.NoError(t, err)
+		dec := json.NewDecoder(bytes.NewReader(wire))
+		dec.DisallowUnknownFields()
+		require.NoError(t, dec.Decode(tc.into), string(wire))
+		again, err := httpx.Marshal(tc.into)
+		require.NoError(t, err)
+		assert.Equal(t, string(wire), string(again))
+	}
+}

@@ -1,0 +1,20 @@
+// Package jobqueue is the bounded job runner shared by the mock backends
+// (hosted jobs, container corrections, background-removal jobs): a fixed
+// pool of workers takes jobs in submission order; a job is Queued until a
+// worker starts it, then Processing until its function returns.
+//
+// Admission is bounded twice: by the number of workers, and by a pixel
+// budget, because decoding and correcting an image costs memory in
+// proportion to its pixels (a 14000×14000 PNG costs about 1.7 GB). Each
+// job declares its cost in pixels; the job at the head of the queue starts
+// only when its cost fits in what the running jobs leave of the budget,
+// and the jobs behind it wait (first come, first served, so a large job is
+// not starved by small ones). A job larger than the whole budget runs
+// alone, when nothing else runs, rather than never.
+//
+// A queued job can be cancelled (it is removed and never runs); a running
+// one has its context cancelled. Close cancels everything and waits for
+// the workers. Every job counts as running work of the backend's
+// activity.Tracker from Submit until it ends, so the tracker's WaitIdle
+// waits for queued jobs too.
+package jobqueue

@@ -1,0 +1,271 @@
+package jobqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+)
+
+// ErrClosed is returned by Submit once Close has begun.
+var ErrClosed = errors.New("jobqueue: closed")
+
+// ErrInvalidConfig is wrapped by New's errors.
+var ErrInvalidConfig = errors.New("jobqueue: invalid config")
+
+// Config configures a Queue.
+type Config struct {
+	// Workers is the number of jobs run at once; at least 1.
+	Workers int
+	// PixelBudget bounds the summed cost (pixels) of the running jobs;
+	// 0 means no budget (only Workers bounds them). Must not be negative.
+	PixelBudget int64
+	// Tracker, if set, counts every job from Submit to its end as running
+	// work, so that its WaitIdle waits for queued jobs too.
+	Tracker *activity.Tracker
+	// Logger receives a message when a job's function panics (the worker
+	// survives); nil discards it.
+	Logger *slog.Logger
+}
+
+// State is where a job is.
+type State int
+
+// The states of a job.
+const (
+	Queued     State = iota + 1 // waiting for a worker or for budget
+	Processing                  // its function runs
+	Done                        // its function returned
+	Cancelled                   // removed from the queue before it ran (Cancel, Close)
+)
+
+// String returns the state's name.
+func (s State) String() string {
+	switch s {
+	case Queued:
+		return "queued"
+	case Processing:
+		return "processing"
+	case Done:
+		return "done"
+	case Cancelled:
+		return "cancelled"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Queue runs submitted jobs on a bounded pool of workers. It is safe for
+// concurrent use.
+type Queue struct {
+	cfg    Config
+	log    *slog.Logger
+	ctx    context.Context // cancelled by Close: every running job's parent
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []*Job
+	inUse   int64 // summed cost of the running jobs
+	running int
+	closed  bool
+	workers sync.WaitGroup
+	once    sync.Once
+}
+
+// Job is a submitted job.
+type Job struct {
+	q      *Queue
+	cost   int64
+	run    func(ctx context.Context)
+	state  State
+	cancel context.CancelFunc // set while Processing
+	done   chan struct{}
+}
+
+// New starts a Queue and its workers.
+func New(cfg Config) (*Queue, error) {
+	if cfg.Workers < 1 {
+		return nil, fmt.Errorf("%w: Workers must be at least 1, got %d", ErrInvalidConfig, cfg.Workers)
+	}
+	if cfg.PixelBudget < 0 {
+		return nil, fmt.Errorf("%w: PixelBudget must not be negative, got %d", ErrInvalidConfig, cfg.PixelBudget)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	q := &Queue{cfg: cfg, log: log, ctx: ctx, cancel: cancel}
+	q.cond = sync.NewCond(&q.mu)
+	q.workers.Add(cfg.Workers)
+	for range cfg.Workers {
+		go q.worker()
+	}
+	return q, nil
+}
+
+// Submit queues run, declaring its cost in pixels (0 or less: free). run
+// gets a context cancelled by Job.Cancel and by Close; it should return
+// promptly then. A panic in run is logged and ends the job. Submit fails
+// with ErrClosed once Close has begun (or the Tracker is closed).
+func (q *Queue) Submit(cost int64, run func(ctx context.Context)) (*Job, error) {
+	if cost < 0 {
+		cost = 0
+	}
+	if q.cfg.Tracker != nil && !q.cfg.Tracker.Begin() {
+		return nil, ErrClosed
+	}
+	j := &Job{q: q, cost: cost, run: run, state: Queued, done: make(chan struct{})}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		q.end()
+		return nil, ErrClosed
+	}
+	q.queue = append(q.queue, j)
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	return j, nil
+}
+
+// end matches the tracker's Begin of one job.
+func (q *Queue) end() {
+	if q.cfg.Tracker != nil {
+		q.cfg.Tracker.End()
+	}
+}
+
+// admissible reports whether the head job may start now. Called with
+// q.mu held and a non-empty queue.
+func (q *Queue) admissible() bool {
+	if q.cfg.PixelBudget == 0 || q.running == 0 {
+		return true // no budget, or nothing runs: even an oversize job goes
+	}
+	return q.inUse+q.queue[0].cost <= q.cfg.PixelBudget
+}
+
+func (q *Queue) worker() {
+	defer q.workers.Done()
+	for {
+		q.mu.Lock()
+		for !q.closed && (len(q.queue) == 0 || !q.admissible()) {
+			q.cond.Wait()
+		}
+		if q.closed {
+			q.mu.Unlock()
+			return
+		}
+		j := q.queue[0]
+		q.queue[0] = nil
+		q.queue = q.queue[1:]
+		ctx, cancel := context.WithCancel(q.ctx)
+		j.state, j.cancel = Processing, cancel
+		q.inUse += j.cost
+		q.running++
+		// The next job may fit beside this one: let another worker look.
+		q.cond.Broadcast()
+		q.mu.Unlock()
+
+		q.runJob(ctx, j)
+		cancel()
+
+		q.mu.Lock()
+		j.state, j.cancel = Done, nil
+		q.inUse -= j.cost
+		q.running--
+		q.cond.Broadcast()
+		q.mu.Unlock()
+		close(j.done)
+		q.end()
+	}
+}
+
+func (q *Queue) runJob(ctx context.Context, j *Job) {
+	defer func() {
+		if p := recover(); p != nil {
+			q.log.Error("jobqueue: a job panicked", "panic", fmt.Sprint(p))
+		}
+	}()
+	j.run(ctx)
+}
+
+// Close cancels the running jobs' contexts, removes the queued jobs
+// (Cancelled, never run), and waits until the workers have stopped. It is
+// idempotent. Submit fails afterwards.
+func (q *Queue) Close() {
+	q.once.Do(func() {
+		q.mu.Lock()
+		q.closed = true
+		dropped := q.queue
+		q.queue = nil
+		for _, j := range dropped {
+			j.state = Cancelled
+		}
+		q.cond.Broadcast()
+		q.mu.Unlock()
+		q.cancel()
+		for _, j := range dropped {
+			close(j.done)
+			q.end()
+		}
+		q.workers.Wait()
+	})
+}
+
+// Stats is a snapshot of a Queue.
+type Stats struct {
+	Queued, Processing int   // jobs in each state
+	PixelsInUse        int64 // summed cost of the running jobs
+}
+
+// Stats returns a snapshot of the queue.
+func (q *Queue) Stats() Stats {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return Stats{Queued: len(q.queue), Processing: q.running, PixelsInUse: q.inUse}
+}
+
+// State returns the job's state.
+func (j *Job) State() State {
+	j.q.mu.Lock()
+	defer j.q.mu.Unlock()
+	return j.state
+}
+
+// Done is closed when the job has ended: its function returned, or it
+// was removed from the queue.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Cancel removes a queued job (it never runs; its state becomes
+// Cancelled) or cancels the context of a running one (it stays
+// Processing until its function returns). It reports whether it changed
+// anything: false for a job that has already ended.
+func (j *Job) Cancel() bool {
+	q := j.q
+	q.mu.Lock()
+	switch j.state {
+	case Queued:
+		for i, x := range q.queue {
+			if x == j {
+				q.queue = append(q.queue[:i], q.queue[i+1:]...)
+				break
+			}
+		}
+		j.state = Cancelled
+		// The new head may fit where the removed one did not.
+		q.cond.Broadcast()
+		q.mu.Unlock()
+		close(j.done)
+		q.end()
+		return true
+	case Processing:
+		j.cancel()
+		q.mu.Unlock()
+		return true
+	}
+	q.mu.Unlock()
+	return false
+}
