@@ -51,8 +51,13 @@ type Config struct {
 	// DataDir is the directory for input and result files. Required; the
 	// Service removes nothing in it on Close (the caller owns it).
 	DataDir string
-	// Workers bounds the jobs processing at once; 0 means GOMAXPROCS.
+	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
+	// PixelBudget bounds the summed pixels of the images processed at
+	// once (the engine's memory); 0 means no bound beyond Workers. A job
+	// that does not fit waits, queued, in order; an image larger than the
+	// whole budget is processed alone.
+	PixelBudget int64
 	// MaxFileBytes bounds an uploaded file; 0 means DefaultMaxFileBytes.
 	MaxFileBytes int64
 	// MaxOutputLongSide caps the result's long side; 0 means
@@ -101,6 +106,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.PixelBudget < 0 {
+		problems = append(problems, fmt.Sprintf("PixelBudget: must not be negative, got %d", c.PixelBudget))
 	}
 	if c.MaxFileBytes < 0 {
 		problems = append(problems, fmt.Sprintf("MaxFileBytes: must not be negative, got %d", c.MaxFileBytes))

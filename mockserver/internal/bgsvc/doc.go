@@ -57,14 +57,19 @@
 // id format (400: a canonical UUID, any case), then existence (404; ids are
 // compared exactly as issued, lower case).
 //
-// Jobs. A submitted job is queued; at most Config.Workers jobs are
-// processing at once, and a job keeps its worker until it ends
-// (Config.ProcessingDelay included, which simulates processing time on the
-// clock). States: queued → processing → completed | failed. The submit
-// answer always says "processing" (the seed's). processing_time is the
-// seconds from the start of processing to completion on the clock. Jobs
-// are kept until removed (the seed shows no retention). previous_status of
-// a removal is the state the job had, "queued" included.
+// Jobs. A submitted job is queued in the shared job queue (package
+// jobqueue): at most Config.Workers engines run at once, within
+// Config.PixelBudget (each job costs its image's pixels), in submission
+// order. States: queued → processing (a worker took it) → completed |
+// failed. Config.ProcessingDelay keeps a job processing that long on the
+// clock after its engine returned, simulating processing time without
+// holding a worker (as the hosted mock does). The submit answer always says
+// "processing" (the seed's). processing_time is the seconds from the start
+// of processing to completion on the clock. Jobs are kept until removed
+// (the seed shows no retention). Removing a queued job takes it out of the
+// queue; removing a processing one cancels its engine or its delay.
+// previous_status of a removal is the state the job had, "queued"
+// included.
 //
 // Files deleted. A job owns its input file until removed, and its result
 // once completed: files_deleted is 2 for a completed job and 1 otherwise.

@@ -43,6 +43,6 @@ func (s *Service) internalErr(err error) *httpx.Error {
 	return httpx.Errorf(http.StatusInternalServerError, httpx.CodeInternal, "internal error (details are in the server log)")
 }
 
-func unavailable() *httpx.Error {
-	return httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the server is shutting down")
-}
+// unavailable is the 503 of a service that is closing.
+func unavailable() *httpx.Error { return httpx.Unavailable() }
+

@@ -1,7 +1,6 @@
 package bgsvc
 
 import (
-	"context"
 	"errors"
 	"image"
 	"image/color"
@@ -16,6 +15,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/blobstore"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
 )
 
 // Job states as /CheckImage reports them.
@@ -30,11 +30,10 @@ const (
 const SubmitMessage = "Image processing started"
 
 type job struct {
-	id     string
-	name   string // original_name
-	opts   options
-	ctx    context.Context // cancelled by Remove and Close
-	cancel context.CancelFunc
+	id   string
+	name string // original_name
+	opts options
+	qjob *jobqueue.Job // its entry in the shared queue; Cancel stops it
 
 	status     string
 	input      string // blob name of the input
@@ -43,9 +42,7 @@ type job struct {
 	startedAt  time.Time
 	finishedAt time.Time
 
-	slot          bool // holds a worker
-	engineRunning bool
-	delay         *activity.Timer
+	delay *activity.Timer // the ProcessingDelay, once the engine returned
 }
 
 // Upload is a received file part waiting for Submit, which takes it over.
@@ -74,6 +71,8 @@ func (s *Service) ReceiveFile(r io.Reader) (*Upload, *httpx.Error) {
 	case errors.As(err, &mbe):
 		return nil, httpx.Errorf(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
 			"the body is larger than %d bytes", mbe.Limit)
+	case err != nil && s.closing.Err() != nil:
+		return nil, unavailable() // cut off by Close
 	case errors.Is(err, blobstore.ErrRead):
 		return nil, httpx.Errorf(http.StatusBadRequest, httpx.CodeInvalidBody, "reading the file part failed")
 	case err != nil:
@@ -120,23 +119,21 @@ func (s *Service) Submit(req SubmitRequest) (*SubmitResponse, *httpx.Error) {
 	if e != nil {
 		return nil, e
 	}
-	if e := s.checkImage(req.File.temp.Path); e != nil {
+	cost, e := s.checkImage(req.File.temp.Path)
+	if e != nil {
 		return nil, e
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	j := &job{id: newUUID(), name: req.FileName, opts: opts, ctx: ctx, cancel: cancel, status: StatusQueued}
+	j := &job{id: httpx.NewUUID(), name: req.FileName, opts: opts, status: StatusQueued}
 	j.input = "in-" + j.id
 	if _, err := s.store.Commit(req.File.temp.Path, j.input); err != nil {
-		cancel()
 		return nil, s.internalErr(err)
 	}
 	req.File.temp = nil
 	s.mu.Lock()
 	s.jobs[j.id] = j
-	if !s.enqueue(j) {
+	if !s.enqueueLocked(j, cost) {
 		delete(s.jobs, j.id)
 		s.mu.Unlock()
-		cancel()
 		_ = s.store.Remove(j.input)
 		return nil, unavailable()
 	}
@@ -151,8 +148,9 @@ func (s *Service) Submit(req SubmitRequest) (*SubmitResponse, *httpx.Error) {
 }
 
 // checkImage answers 404 invalid_file unless path starts as a JPEG or PNG
-// whose header the engine can read, within the limits.
-func (s *Service) checkImage(path string) *httpx.Error {
+// whose header the engine can read, within the limits; it returns the
+// image's pixels (its cost in the queue's pixel budget).
+func (s *Service) checkImage(path string) (int64, *httpx.Error) {
 	invalid := func(format string, args ...any) *httpx.Error {
 		e := httpx.Errorf(http.StatusNotFound, CodeInvalidFile, "file: "+format, args...)
 		e.Parameter = ParamFile
@@ -160,17 +158,17 @@ func (s *Service) checkImage(path string) *httpx.Error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return s.internalErr(err)
+		return 0, s.internalErr(err)
 	}
 	defer f.Close()
 	head := make([]byte, 16)
 	n, _ := io.ReadFull(f, head)
 	format, ok := imageio.Sniff(head[:n])
 	if !ok {
-		return invalid("not a JPEG or PNG image")
+		return 0, invalid("not a JPEG or PNG image")
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return s.internalErr(err)
+		return 0, s.internalErr(err)
 	}
 	var cfg image.Config
 	if format == imageio.FormatJPEG {
@@ -180,18 +178,18 @@ func (s *Service) checkImage(path string) *httpx.Error {
 	}
 	switch {
 	case err != nil:
-		return invalid("unreadable %s header", format)
+		return 0, invalid("unreadable %s header", format)
 	case cfg.ColorModel == color.CMYKModel:
-		return invalid("CMYK JPEG is not supported")
+		return 0, invalid("CMYK JPEG is not supported")
 	}
 	if err := s.cfg.Limits.Check(cfg.Width, cfg.Height); err != nil {
 		var re *imageio.RejectError
 		if errors.As(err, &re) {
-			return invalid("%s", re.Detail)
+			return 0, invalid("%s", re.Detail)
 		}
-		return invalid("size out of limits")
+		return 0, invalid("size out of limits")
 	}
-	return nil
+	return int64(cfg.Width) * int64(cfg.Height), nil
 }
 
 // lookup validates id and returns its job. Called with s.mu held.
@@ -312,11 +310,10 @@ func (s *Service) Remove(id string) (*RemoveResponse, *httpx.Error) {
 	}
 	delete(s.jobs, id)
 	prev := j.status
-	j.cancel()
-	j.delay.Stop()
-	if !j.engineRunning {
-		s.releaseLocked(j) // an engine still running releases it when it returns
+	if j.qjob != nil {
+		j.qjob.Cancel() // a queued job never runs; a running engine is cancelled
 	}
+	j.delay.Stop()
 	blobs := []string{j.input, j.result}
 	s.mu.Unlock()
 

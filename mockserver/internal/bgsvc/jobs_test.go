@@ -16,6 +16,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
 )
 
 func TestSubmitErrors(t *testing.T) {
@@ -75,7 +76,7 @@ func TestInvalidAndUnknownIDs(t *testing.T) {
 		_, e = s.Remove(id)
 		requireErr(t, e, 400, httpx.CodeInvalidParameter, ParamProcessID)
 	}
-	id := newUUID()
+	id := httpx.NewUUID()
 	_, e := s.Check(id)
 	requireErr(t, e, 404, httpx.CodeNotFound, ParamProcessID)
 	_, e = s.Download(id)
@@ -132,16 +133,18 @@ func TestJobLifecycle(t *testing.T) {
 	assert.Zero(t, fileCount(t, s.cfg.DataDir))
 }
 
-// TestQueueAndRemoval: with one worker held by the delay, later jobs stay
-// queued; removing jobs in each state cancels them and frees the worker.
+// TestQueueAndRemoval: with the one worker held by a running engine,
+// later jobs stay queued; removing jobs in each state cancels them and
+// frees the worker. The ProcessingDelay does not hold a worker.
 func TestQueueAndRemoval(t *testing.T) {
 	t.Parallel()
-	s, fc := newService(t, func(c *Config) { c.Workers = 1; c.ProcessingDelay = time.Second })
+	gate := &gateRemover{started: make(chan struct{}), release: make(chan struct{})}
+	s, fc := newService(t, func(c *Config) { c.Workers = 1; c.ProcessingDelay = time.Second; c.Remover = gate })
 	in := subjectPNG(t, 40, 30)
 	a := submit(t, s, in, SubmitRequest{})
+	<-gate.started // a holds the worker
 	b := submit(t, s, in, SubmitRequest{Mode: "portrait"})
 	c := submit(t, s, in, SubmitRequest{})
-	waitIdle(t, s)
 	assert.Equal(t, StatusProcessing, check(t, s, a.ProcessID).Status)
 	assert.Equal(t, StatusQueued, check(t, s, b.ProcessID).Status)
 	assert.Equal(t, ModePortrait, check(t, s, b.ProcessID).Mode)
@@ -154,16 +157,42 @@ func TestQueueAndRemoval(t *testing.T) {
 	assert.Equal(t, StatusQueued, rm.PreviousStatus)
 	assert.Equal(t, 1, rm.FilesDeleted)
 
-	rm, e = s.Remove(a.ProcessID) // processing, waiting for its delay
+	rm, e = s.Remove(a.ProcessID) // its engine is cancelled
 	require.Nil(t, e)
 	assert.Equal(t, StatusProcessing, rm.PreviousStatus)
 	assert.Equal(t, 1, rm.FilesDeleted)
 
-	waitIdle(t, s) // c got the worker
+	close(gate.release)
+	waitIdle(t, s) // c got the worker, its engine ran; it waits for the delay
 	assert.Equal(t, StatusProcessing, check(t, s, c.ProcessID).Status)
+	rm2 := submit(t, s, in, SubmitRequest{}) // the worker is free during c's delay
+	waitIdle(t, s)
+	assert.Equal(t, StatusProcessing, check(t, s, rm2.ProcessID).Status)
 	fc.Advance(time.Second)
 	waitIdle(t, s)
 	assert.Equal(t, StatusCompleted, check(t, s, c.ProcessID).Status)
+	assert.Equal(t, StatusCompleted, check(t, s, rm2.ProcessID).Status)
+	assert.Equal(t, jobqueue.Stats{}, s.queue.Stats())
+}
+
+// gateRemover holds the first job's engine until release is closed (or
+// its context ends); the others run the CPU engine at once.
+type gateRemover struct {
+	once             sync.Once
+	started, release chan struct{}
+}
+
+func (g *gateRemover) RemoveBackground(ctx context.Context, pix *image.NRGBA, o matting.Options) (*matting.Matte, error) {
+	first := false
+	g.once.Do(func() { first = true; close(g.started) })
+	if first {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return matting.NewCPU().RemoveBackground(ctx, pix, o)
 }
 
 // blockingRemover blocks until its context ends, to remove a job while its
@@ -186,9 +215,7 @@ func TestRemoveCancelsRunningEngine(t *testing.T) {
 	require.Nil(t, e)
 	assert.Equal(t, StatusProcessing, rm.PreviousStatus)
 	waitIdle(t, s) // the engine returned
-	s.mu.Lock()
-	assert.Zero(t, s.running, "the worker is free again")
-	s.mu.Unlock()
+	assert.Equal(t, jobqueue.Stats{}, s.queue.Stats(), "the worker is free again")
 	assert.Zero(t, fileCount(t, s.cfg.DataDir))
 }
 

@@ -99,7 +99,7 @@ func TestLicenceExpiresOnTheClock(t *testing.T) {
 func TestImageEndpointsNeedActivation(t *testing.T) {
 	t.Parallel()
 	s, _ := newInactive(t, nil)
-	id := newUUID()
+	id := httpx.NewUUID()
 	u, e := s.ReceiveFile(bytes.NewReader(subjectPNG(t, 40, 30)))
 	require.Nil(t, e)
 	calls := map[string]func() *httpx.Error{

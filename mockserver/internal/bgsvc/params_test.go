@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -66,7 +67,7 @@ func TestUUID(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
 	for range 100 {
-		id := newUUID()
+		id := httpx.NewUUID()
 		require.True(t, validUUID(id), id)
 		require.Equal(t, byte('4'), id[14], id)
 		require.Contains(t, "89ab", string(id[19]), id)

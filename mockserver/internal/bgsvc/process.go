@@ -13,17 +13,24 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
-// run processes j on its worker, then ends it at once or after the
-// ProcessingDelay.
-func (s *Service) run(j *job) {
-	tmp, procErr := s.process(j.ctx, j)
+// run processes j on a worker of the queue (ctx ends when the job is
+// removed or the service closes), then ends it at once or after the
+// ProcessingDelay, during which the worker is free again.
+func (s *Service) run(ctx context.Context, j *job) {
+	s.mu.Lock()
+	if s.jobs[j.id] != j { // removed just before it started
+		s.mu.Unlock()
+		return
+	}
+	j.status, j.startedAt = StatusProcessing, s.now()
+	s.mu.Unlock()
+
+	tmp, procErr := s.process(ctx, j)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j.engineRunning = false
 	if s.jobs[j.id] != j { // removed meanwhile
 		discard(tmp)
-		s.releaseLocked(j)
 		return
 	}
 	finish := func() { s.finishLocked(j, tmp, procErr) }
@@ -47,7 +54,6 @@ func (s *Service) run(j *job) {
 
 // finishLocked stores the result and ends j. Called with s.mu held.
 func (s *Service) finishLocked(j *job, tmp string, procErr error) {
-	defer s.releaseLocked(j)
 	j.finishedAt = s.now()
 	if procErr == nil {
 		name := "out-" + j.id + ".png"
