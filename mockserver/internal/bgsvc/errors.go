@@ -45,4 +45,3 @@ func (s *Service) internalErr(err error) *httpx.Error {
 
 // unavailable is the 503 of a service that is closing.
 func unavailable() *httpx.Error { return httpx.Unavailable() }
-
