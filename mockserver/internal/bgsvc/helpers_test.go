@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,4 +129,22 @@ func fileCount(t testing.TB, dir string) int {
 		}
 	}
 	return n
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

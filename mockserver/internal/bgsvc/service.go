@@ -48,15 +48,16 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bgsvc: %w", err)
 	}
+	log := redactingLogger(cfg.Logger, cfg.LicenseKey)
 	tracker := activity.New(cfg.Clock)
-	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, PixelBudget: cfg.PixelBudget, Tracker: tracker, Logger: cfg.Logger})
+	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, PixelBudget: cfg.PixelBudget, Tracker: tracker, Logger: log})
 	if err != nil {
 		tracker.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{
-		cfg: cfg, log: cfg.Logger, tracker: tracker, store: store, detector: det, queue: queue,
+		cfg: cfg, log: log, tracker: tracker, store: store, detector: det, queue: queue,
 		closing: ctx, cancel: cancel, jobs: map[string]*job{},
 	}, nil
 }
