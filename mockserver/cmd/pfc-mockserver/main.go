@@ -20,6 +20,8 @@
 //	                 200000000, about 2 GB of memory); larger images run alone
 //	-body-timeout    how long a request body may stall without a byte before the
 //	                 connection is cut off (default 1m)
+//	-bg-processing-delay  how long each background-removal job stays processing
+//	                 after its engine returned (default 0; scaled by -time-scale)
 //
 // An empty address disables that backend; port 0 picks a free port. When
 // ready, the command prints one line per backend on stdout, in this
@@ -30,10 +32,9 @@
 //	bg: http://127.0.0.1:8000
 //
 // and logs JSON to stderr; a listener on every interface (":8080") is
-// printed as 127.0.0.1. The correction container and background-removal
-// mocks are not implemented yet: until they are, their listeners answer
-// every request 501 with the mocks' JSON error body (code
-// not_implemented), and a note is logged.
+// printed as 127.0.0.1. The correction container mock is not implemented
+// yet: until it is, its listener answers every request 501 with the
+// mocks' JSON error body (code not_implemented), and a note is logged.
 //
 // Timeouts: request headers must arrive within 30 seconds, and an idle
 // keep-alive connection is closed after 2 minutes. There is deliberately
@@ -134,7 +135,7 @@ var backends = []backend{
 	{name: "container", addrFlag: "container-addr", defaultAddr: "127.0.0.1:8081",
 		usage: "listen address of the correction container mock", setup: notImplemented("the correction container mock")},
 	{name: "bg", addrFlag: "bg-addr", defaultAddr: "127.0.0.1:8000",
-		usage: "listen address of the background-removal container mock", setup: notImplemented("the background-removal container mock")},
+		usage: "listen address of the background-removal container mock", setup: setupBG},
 }
 
 func setupHosted(*flag.FlagSet) func(env) (*served, error) {

@@ -99,3 +99,10 @@ func (s *Service) enqueueLocked(j *job, cost int64) bool {
 	j.qjob = qj
 	return true
 }
+
+// JobCount returns how many jobs the service holds (not yet removed).
+func (s *Service) JobCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.jobs)
+}
