@@ -1,8 +1,7 @@
 // Package mockserver runs stateful mocks of the correction services, in
-// process or as the standalone binary cmd/pfc-mockserver: the hosted API
-// v2 mock (Hosted) and the background-removal container mock
-// (BGContainer); the correction container mock follows, built the same
-// way.
+// process or as the standalone binary cmd/pfc-mockserver. So far it holds
+// the hosted API v2 mock (Hosted); the correction container and
+// background-removal container mocks follow, built the same way.
 //
 // # In-process use
 //
