@@ -3,6 +3,9 @@ package hosted
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -15,11 +18,15 @@ import (
 // pre-signed uploads, downloads or redirects to another host.
 const apiKeyHeader = "X-API-KEY"
 
+// apiVersion is the last path segment of every base URL.
+const apiVersion = "v2"
+
 // Client talks to the hosted correction API v2. It is safe for concurrent
 // use. Create one with NewClient and reuse it.
 type Client struct {
-	http *transport.Client
-	wait poll.Options
+	http         *transport.Client
+	pollDefaults poll.Options
+	maxDownload  int64
 
 	// Presets manages custom presets (/presets).
 	Presets *PresetsService
@@ -29,9 +36,11 @@ type Client struct {
 // configure the pfccontainer and bgcontainer clients.
 type Option = clientopt.Option
 
-// WithBaseURL sets the API's base URL, which ends with the version segment,
-// for example "https://api.example.com/v2". It is required: the API
-// documentation names no fixed host.
+// WithBaseURL sets the API's base URL, which ends with the version segment
+// /v2, for example "https://api.example.com/v2" (a trailing slash is
+// fine). It is required: the API documentation names no fixed host.
+// NewClient refuses a base URL without /v2 with a *ValidationError naming
+// BaseURL, rather than guessing where the version goes.
 func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
 
 // WithHTTPClient makes the client send requests through hc (its Transport,
@@ -71,18 +80,38 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 // and by Correct.
 func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOptions()) }
 
+// WithMaxDownloadSize bounds the bytes one download (Download, Correct,
+// CorrectFile) writes; 0, the default, means no bound. A larger corrected
+// file fails with a *DownloadTooLargeError (matching ErrDownloadTooLarge);
+// CorrectFile then leaves no file behind. Downloads ask for the identity
+// encoding, so the bound applies to the bytes on the wire.
+func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
+
+// errorf is fmt.Errorf with the message passed through the client's
+// redactor: use it for every error string that quotes a server's answer
+// or a user's input.
+func (c *Client) errorf(format string, args ...any) error {
+	return apierr.Redactf(c.http.Redact, format, args...)
+}
+
 // NewClient returns a client that authenticates with apiKey. WithBaseURL is
 // required. Invalid settings are reported as a *ValidationError.
-func NewClient(apiKey string, opts ...Option) (*Client, error) {
+func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
+	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if apiKey == "" {
 		fe.Add("apiKey", "is required")
+	}
+	if base := clientopt.Apply(opts).BaseURL; base != "" {
+		if u, err := url.Parse(base); err == nil && path.Base(strings.TrimSuffix(u.Path, "/")) != apiVersion {
+			fe.Add("BaseURL", "must end with the API version /%s, as in https://api.example.com/%s", apiVersion, apiVersion)
+		}
 	}
 	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Header: apiKeyHeader, Value: apiKey}, fe)
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{http: tc, wait: cfg.Polling}
+	c := &Client{http: tc, pollDefaults: cfg.Polling, maxDownload: cfg.MaxDownloadSize}
 	c.Presets = &PresetsService{client: c}
 	return c, nil
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // ErrInvalidColor is wrapped by every ParseColor error.
-var ErrInvalidColor = errors.New("hosted: invalid color")
+var ErrInvalidColor = errors.New("pfc: invalid color")
 
 // ColorTransparent is the bgColor value the service documents as its
 // default: a transparent background.

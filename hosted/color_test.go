@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseColor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    color.NRGBA
@@ -46,7 +47,7 @@ func TestParseColor(t *testing.T) {
 			got, err := hosted.ParseColor(tt.in)
 			if tt.wantErr {
 				require.ErrorIs(t, err, hosted.ErrInvalidColor)
-				assert.True(t, strings.HasPrefix(err.Error(), "hosted: invalid color"), err.Error())
+				assert.True(t, strings.HasPrefix(err.Error(), "pfc: invalid color"), err.Error())
 				assert.Equal(t, color.NRGBA{}, got)
 				return
 			}
@@ -57,6 +58,7 @@ func TestParseColor(t *testing.T) {
 }
 
 func TestParseColorEveryCSSName(t *testing.T) {
+	t.Parallel()
 	require.NotEmpty(t, colornames.Names)
 	for _, name := range colornames.Names {
 		want := colornames.Map[name]

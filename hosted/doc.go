@@ -8,12 +8,15 @@
 //	c, err := hosted.NewClient(apiKey, hosted.WithBaseURL("https://api.example.com/v2"))
 //	...
 //	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg",
-//		hosted.NewCorrection("").WithPreset(hosted.PresetPro).ResizeLong(1200))
+//		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(1200))
 //
 // # Options
 //
-// CorrectionOptions holds every /pfc parameter. Fill the struct or use the
-// chainable setters. Validate checks every documented range and dependency
+// CorrectionOptions holds every /pfc parameter. Fill the struct or chain
+// setters from NewCorrection (they modify and return the same options;
+// Clone derives variants). Correct and CorrectFile set the file key from
+// their upload and check the rest first (ValidateForUpload); they take
+// per-call options too: WithProgress, WithWait, WithDownloadLimit. Validate checks every documented range and dependency
 // locally and reports all offending parameters at once in a
 // *ValidationError; Plan reports which resize parameter and background mode
 // the service will apply and which parameters it will ignore (the API
@@ -37,8 +40,13 @@
 //
 // The client options (WithBaseURL, WithHTTPClient, WithLogger,
 // WithRetries, WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
-// WithPolling) are the same, with the same names and behaviour, in the
-// pfccontainer and bgcontainer packages.
+// WithPolling, WithMaxDownloadSize) are the same, with the same names and
+// behaviour, in the pfccontainer and bgcontainer packages.
+//
+// Downloads ask for the identity encoding, so Go's transport never
+// inflates a compressed answer: the bytes written are the bytes on the
+// wire, and WithMaxDownloadSize (or the per-call WithDownloadLimit) bounds
+// them.
 //
 // The API key is sent as X-API-KEY to the base URL's host only: never to
 // pre-signed upload URLs, to corrected-file downloads, or across a redirect
@@ -48,10 +56,20 @@
 // # Errors
 //
 // Errors from the service are *APIError (status, method, redacted URL,
-// message, code, request id, a bounded copy of the body); use errors.Is
-// with ErrNotFound, ErrUnauthorized, ErrRateLimited and the other sentinels
-// to classify them. A job that ends FAILED or REJECTED is a *JobError, a
-// wait that runs out of time a *WaitTimeoutError.
+// message, code, the parameter the service blamed, request id, a bounded
+// copy of the body); use errors.Is with ErrNotFound, ErrUnauthorized,
+// ErrRateLimited and the other sentinels to classify them, and errors.As to
+// read the fields. Bad input is a *ValidationError listing every offending
+// parameter (FieldError), reported before any request. A job that ends
+// FAILED or REJECTED is a *JobError, a wait that runs out of time a
+// *WaitTimeoutError, a download over the limit a *DownloadTooLargeError.
+// The sentinels are shared with pfccontainer and bgcontainer, so one
+// errors.Is check works with all three clients.
+//
+// Every error message starts with "pfc: " and is redacted: text the
+// service sent (a statusText, a job id, a malformed value) passes the same
+// redactor as URLs, so a server that echoes the API key cannot put it into
+// an error string.
 //
 // # Behaviour the API documentation leaves open
 //
@@ -65,7 +83,8 @@
 //     Preset.Extra.
 //   - The crop rectangle of an autocropDetectOnly job is read from the
 //     record's cropRect field (the name the SDK's mock uses).
-//   - There is no default base URL: WithBaseURL is required.
+//   - There is no default base URL: WithBaseURL is required, and it ends
+//     with the version segment /v2 (NewClient refuses one without it).
 //   - Job timestamps are encoded with milliseconds in UTC and decoded from
 //     any RFC 3339 form.
 package hosted

@@ -2,31 +2,53 @@ package hosted
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"net/http"
 
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
 // noBody is the empty request body.
 var noBody transport.Body
 
+// downloadHeader asks for the file as stored: with an explicit
+// Accept-Encoding, Go's transport neither offers gzip nor decompresses,
+// so the bytes written are the bytes on the wire and WithMaxDownloadSize
+// bounds what reaches the disk.
+var downloadHeader = http.Header{"Accept-Encoding": {"identity"}}
+
 // Download streams the job's corrected file to dst and returns the number
 // of bytes written. The file is fetched from its public URL without the API
-// key. The job must be COMPLETED (correctedFile set).
-func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (int64, error) {
+// key, asking for the identity encoding (the bytes are written as they
+// arrive, never decompressed). The job must be COMPLETED (correctedFile
+// set). A file larger than WithMaxDownloadSize fails with a
+// *DownloadTooLargeError once that many bytes were written (at once when
+// the Content-Length says so).
+func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64, err error) {
+	defer exportTo(&err)
+	return c.download(ctx, job, dst, c.maxDownload)
+}
+
+func (c *Client) download(ctx context.Context, job *Job, dst io.Writer, limit int64) (int64, error) {
 	if job == nil || job.CorrectedFile == "" {
-		return 0, fmt.Errorf("hosted: download: job has no correctedFile (status %s)", statusOf(job))
+		return 0, c.errorf("pfc: download: job has no correctedFile (status %s)", truncate(string(statusOf(job)), 64))
 	}
-	resp, err := c.http.DoExternal(ctx, http.MethodGet, job.CorrectedFile, nil, noBody)
+	if dst == nil {
+		return 0, &ValidationError{Errors: []FieldError{{Field: "dst", Message: "is required"}}}
+	}
+	resp, err := c.http.DoExternal(ctx, http.MethodGet, job.CorrectedFile, downloadHeader, noBody)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	n, err := io.Copy(dst, resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("hosted: download of job %s after %d bytes: %w", job.ID, n, err)
+	n, err := fileio.CopyLimited(dst, resp.Body, resp.ContentLength, limit)
+	switch {
+	case errors.Is(err, ErrDownloadTooLarge):
+		return n, &DownloadTooLargeError{JobID: c.http.Redact(truncate(job.ID, 200)), Limit: limit, Written: n}
+	case err != nil:
+		return n, c.errorf("pfc: download of job %s after %d bytes: %w", truncate(job.ID, 200), n, err)
 	}
 	return n, nil
 }

@@ -58,7 +58,7 @@ func ExampleClient_Correct() {
 
 	src := photo()
 	var out bytes.Buffer
-	opts := hosted.NewCorrection("").WithPreset(hosted.PresetPro).ResizeLong(160)
+	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(160)
 	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), opts, &out)
 	if err != nil {
 		log.Fatal(err)
@@ -82,7 +82,7 @@ func ExampleClient_Wait() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ref, err := client.StartJob(ctx, hosted.NewCorrection(fileKey).WithDetectionData())
+	ref, err := client.StartJob(ctx, hosted.NewCorrection().WithFileKey(fileKey).WithDetectionData())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func ExamplePresetsService() {
 	}
 
 	src := photo()
-	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), hosted.NewCorrection("").WithPreset("Punchy"), &bytes.Buffer{})
+	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), hosted.NewCorrection().WithPreset("Punchy"), &bytes.Buffer{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("hosted: timestamp: %w", err)
+		return fmt.Errorf("pfc: timestamp: %w", err)
 	}
 	if s == "" {
 		t.Time = time.Time{}
@@ -145,7 +145,9 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	}
 	parsed, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return fmt.Errorf("hosted: timestamp %q: %w", s, err)
+		// The value is not quoted (it comes from the server and may echo a
+		// secret), and neither is time.Parse's error, which quotes it.
+		return fmt.Errorf("pfc: timestamp: a %d-byte value that is not an RFC 3339 time", len(s))
 	}
 	t.Time = parsed
 	return nil

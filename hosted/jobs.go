@@ -3,11 +3,12 @@ package hosted
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"path"
+	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/transport"
@@ -31,7 +32,8 @@ type JobRef struct {
 // GET /pfc is not idempotent: if a 5xx answer is retried, the service may
 // have started the job twice. With cache enabled (the default) the second
 // job reuses the first one's result.
-func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (*JobRef, error) {
+func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobRef, err error) {
+	defer exportTo(&err)
 	if opts == nil {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
@@ -49,21 +51,34 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (*JobRef
 	}
 	id, err := jobIDFromEndpoint(out.StatusEndpoint)
 	if err != nil {
-		return nil, err
+		return nil, c.errorf("pfc: GET /pfc answered %s: %q", err, truncate(out.StatusEndpoint, 200))
 	}
 	return &JobRef{ID: id, StatusEndpoint: out.StatusEndpoint}, nil
 }
 
+// jobIDFromEndpoint returns the job id, the last path segment of a
+// statusEndpoint; its error says what is wrong, without quoting endpoint.
 func jobIDFromEndpoint(endpoint string) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Path == "" {
-		return "", fmt.Errorf("hosted: GET /pfc answered an unusable statusEndpoint %q", endpoint)
+		return "", errors.New("an unusable statusEndpoint")
 	}
 	id := path.Base(u.Path)
 	if id == "" || id == "/" || id == "." || id == "status" {
-		return "", fmt.Errorf("hosted: GET /pfc answered a statusEndpoint without a job id: %q", endpoint)
+		return "", errors.New("a statusEndpoint without a job id")
 	}
 	return id, nil
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking a cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // GetJob fetches the job record (GET /status/{jobID}?noRedirect=true).
@@ -73,7 +88,8 @@ func jobIDFromEndpoint(endpoint string) (string, error) {
 // the returned record has status COMPLETED and correctedFile set to the
 // redirect's Location, and nothing else. The redirect is never followed
 // with the API key.
-func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
+func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
+	defer exportTo(&err)
 	if jobID == "" {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}
 	}
@@ -90,14 +106,14 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (*Job, error) {
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		loc, err := resp.Location()
 		if err != nil {
-			return nil, fmt.Errorf("hosted: GET /status/%s answered %d without a usable Location", jobID, resp.StatusCode)
+			return nil, c.errorf("pfc: GET /status/%s answered %d without a usable Location", truncate(jobID, 200), resp.StatusCode)
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return &Job{ID: jobID, Status: StatusCompleted, CorrectedFile: loc.String()}, nil
 	}
 	var j Job
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRecordBytes)).Decode(&j); err != nil {
-		return nil, fmt.Errorf("hosted: GET /status/%s: decoding job record: %w", jobID, err)
+		return nil, c.errorf("pfc: GET /status/%s: decoding job record: %w", truncate(jobID, 200), err)
 	}
 	if j.ID == "" {
 		j.ID = jobID

@@ -28,6 +28,10 @@ const (
 // Cache and PreserveMetadata default to true on the service and are
 // pointers so that an explicit false is sent.
 //
+// The setters (With*, Resize*, RemoveBackground*, Strictly) modify the
+// options they are called on and return that same pointer, for chaining;
+// they do not copy. Derive variants from common options with Clone.
+//
 // Validate checks the options locally, Plan shows how the service's
 // priority rules resolve them, and Query encodes them.
 type CorrectionOptions struct {
@@ -108,19 +112,53 @@ type CorrectionOptions struct {
 	Strict bool `url:"-"`
 }
 
-// NewCorrection returns options for correcting the uploaded file fileKey
-// with the service defaults.
-func NewCorrection(fileKey string) *CorrectionOptions {
-	return &CorrectionOptions{FileKey: fileKey}
+// NewCorrection returns options with the service defaults, to chain
+// setters on. Correct and CorrectFile set the file key themselves; for
+// StartJob, add it with WithFileKey:
+//
+//	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(1200)
+//	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", opts)
+//	ref, err := c.StartJob(ctx, hosted.NewCorrection().WithFileKey(key))
+func NewCorrection() *CorrectionOptions {
+	return &CorrectionOptions{}
+}
+
+// Clone returns a copy of o that shares nothing with it, to derive
+// variants from common options without the setters of one changing the
+// other. A nil o gives new empty options.
+func (o *CorrectionOptions) Clone() *CorrectionOptions {
+	if o == nil {
+		return NewCorrection()
+	}
+	c := *o
+	if o.Cache != nil {
+		v := *o.Cache
+		c.Cache = &v
+	}
+	if o.PreserveMetadata != nil {
+		v := *o.PreserveMetadata
+		c.PreserveMetadata = &v
+	}
+	return &c
+}
+
+// WithFileKey sets the fileKey, the key returned by an upload (Upload,
+// UploadFile). Correct and CorrectFile set it themselves.
+// It modifies o and returns o itself, for chaining (see Clone).
+func (o *CorrectionOptions) WithFileKey(fileKey string) *CorrectionOptions {
+	o.FileKey = fileKey
+	return o
 }
 
 // WithFileType sets the fileType; use FileTypeVideo for video uploads.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithFileType(t FileType) *CorrectionOptions {
 	o.FileType = t
 	return o
 }
 
 // WithPreset sets the preset: a Preset* constant or a custom preset name.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithPreset(name string) *CorrectionOptions {
 	o.Preset = name
 	return o
@@ -128,6 +166,7 @@ func (o *CorrectionOptions) WithPreset(name string) *CorrectionOptions {
 
 // WithOutput sets the output format and the JPEG quality (0 keeps the
 // default, 90).
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithOutput(t OutputType, quality int) *CorrectionOptions {
 	o.OutputType = t
 	o.OutputQuality = quality
@@ -144,25 +183,31 @@ func (o *CorrectionOptions) setSize(target *int, v int) *CorrectionOptions {
 
 // ResizeWidth resizes to px pixels wide, keeping the aspect ratio. Like
 // every Resize* setter it clears the other size parameters.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) ResizeWidth(px int) *CorrectionOptions { return o.setSize(&o.Width, px) }
 
 // ResizeHeight resizes to px pixels high, keeping the aspect ratio.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) ResizeHeight(px int) *CorrectionOptions {
 	return o.setSize(&o.Height, px)
 }
 
 // ResizeLong resizes so that the long edge is px pixels.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) ResizeLong(px int) *CorrectionOptions { return o.setSize(&o.Long, px) }
 
 // ResizeShort resizes so that the short edge is px pixels.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) ResizeShort(px int) *CorrectionOptions { return o.setSize(&o.Short, px) }
 
 // ResizeScale scales both edges by percent (200 doubles them).
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) ResizeScale(percent int) *CorrectionOptions {
 	return o.setSize(&o.Scale, percent)
 }
 
 // WithResizeMode sets the upscaling mode used by a Resize* request.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithResizeMode(m ResizeMode) *CorrectionOptions {
 	o.Resize = m
 	return o
@@ -181,6 +226,7 @@ type AutocropSettings struct {
 
 // WithAutocrop enables auto cropping with s (the zero value uses the
 // service defaults), replacing any earlier auto-crop values.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithAutocrop(s AutocropSettings) *CorrectionOptions {
 	o.Autocrop = true
 	o.AutocropDetectOnly = s.DetectOnly
@@ -190,6 +236,7 @@ func (o *CorrectionOptions) WithAutocrop(s AutocropSettings) *CorrectionOptions 
 }
 
 // WithGlareRemoval enables glasses glare removal.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithGlareRemoval() *CorrectionOptions {
 	o.RemoveGlares = true
 	return o
@@ -206,35 +253,41 @@ func (o *CorrectionOptions) setBackground(color, prompt, fileKey string) *Correc
 // RemoveBackgroundTransparent removes the background, leaving it
 // transparent. Like every RemoveBackground* setter it clears the other
 // background mode parameters.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) RemoveBackgroundTransparent() *CorrectionOptions {
 	return o.setBackground("", "", "")
 }
 
 // RemoveBackgroundColor replaces the background with color, "#rrggbb" or a
 // CSS colour name.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) RemoveBackgroundColor(color string) *CorrectionOptions {
 	return o.setBackground(color, "", "")
 }
 
 // RemoveBackgroundImage replaces the background with the uploaded image
 // bgFileKey.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) RemoveBackgroundImage(bgFileKey string) *CorrectionOptions {
 	return o.setBackground("", "", bgFileKey)
 }
 
 // RemoveBackgroundGenerative replaces the background with one generated
 // from prompt.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) RemoveBackgroundGenerative(prompt string) *CorrectionOptions {
 	return o.setBackground("", prompt, "")
 }
 
 // WithShadow adds a synthetic shadow (image and solid-colour modes only).
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithShadow(s Shadow) *CorrectionOptions {
 	o.BgShadow = s
 	return o
 }
 
 // WithCache sets cache explicitly; false forces a fresh correction.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithCache(enabled bool) *CorrectionOptions {
 	o.Cache = &enabled
 	return o
@@ -242,18 +295,21 @@ func (o *CorrectionOptions) WithCache(enabled bool) *CorrectionOptions {
 
 // WithPreserveMetadata sets preserveMetadata explicitly; false drops all
 // metadata and colour profiles, which saves time.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithPreserveMetadata(enabled bool) *CorrectionOptions {
 	o.PreserveMetadata = &enabled
 	return o
 }
 
 // WithThumbnailUpdate regenerates the embedded JPEG thumbnail.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithThumbnailUpdate() *CorrectionOptions {
 	o.UpdateThumbnail = true
 	return o
 }
 
 // WithDetectionData adds detectionData to the job record.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithDetectionData() *CorrectionOptions {
 	o.IncludeDetectionData = true
 	return o
@@ -261,6 +317,7 @@ func (o *CorrectionOptions) WithDetectionData() *CorrectionOptions {
 
 // WithWebhook has the job record POSTed to webhookURL (absolute https) on
 // completion.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithWebhook(webhookURL string) *CorrectionOptions {
 	o.WebhookURL = webhookURL
 	return o
@@ -268,6 +325,7 @@ func (o *CorrectionOptions) WithWebhook(webhookURL string) *CorrectionOptions {
 
 // Strictly turns on Strict: parameters the service would ignore fail
 // validation.
+// It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) Strictly() *CorrectionOptions {
 	o.Strict = true
 	return o
@@ -284,21 +342,45 @@ var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$
 //   - fileType, outputType, resize, skip and bgShadow hold documented values;
 //   - width, height, long and short are 32..10000, scale > 0, outputQuality
 //     40..100 (zero means unset);
-//   - the auto-crop values are decimal numbers, and autocropDetectOnly
-//     requires autocrop;
+//   - the auto-crop values are decimal numbers;
 //   - webhookUrl is an absolute https URL with a host;
 //   - bgColor is "#rrggbb", a CSS colour name or "transparent";
-//   - every bg parameter requires removeBackground, and bgShadow requires
-//     the image or solid-colour mode;
 //   - with Strict, every parameter listed in Plan().Ignored is an error.
 //
+// What the service ignores is not an error without Strict: one rule for
+// every parameter, so Validate and Plan always agree. In particular a bg
+// parameter without removeBackground=true (bgColor included, even its
+// default "transparent"), a lower-priority background parameter, bgShadow
+// outside the image and solid-colour modes, and autocropDetectOnly or an
+// auto-crop value without autocrop=true are reported by Plan and refused
+// only in strict mode. (The API says such parameters "require" the other
+// one; the SDK reads that as "have no effect without it".)
+//
 // A nil o is reported as a missing fileKey.
-func (o *CorrectionOptions) Validate() error {
+func (o *CorrectionOptions) Validate() (err error) {
+	defer exportTo(&err)
 	if o == nil {
 		return &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
+	return o.validate(true)
+}
+
+// ValidateForUpload is Validate without the fileKey check: it checks
+// options before the file they apply to is uploaded, as Correct and
+// CorrectFile do (they set fileKey from the upload, replacing any value
+// o holds). A nil o is valid: the service defaults.
+func (o *CorrectionOptions) ValidateForUpload() (err error) {
+	defer exportTo(&err)
+	if o == nil {
+		return nil
+	}
+	return o.validate(false)
+}
+
+// validate checks o; needKey says whether a missing fileKey is an error.
+func (o *CorrectionOptions) validate(needKey bool) error {
 	var fe apierr.FieldErrors
-	if strings.TrimSpace(o.FileKey) == "" {
+	if needKey && strings.TrimSpace(o.FileKey) == "" {
 		fe.Add("fileKey", "is required")
 	}
 	checkEnum(&fe, "fileType", string(o.FileType), o.FileType.Valid(), FileTypeImage, FileTypeVideo)
@@ -320,9 +402,6 @@ func (o *CorrectionOptions) Validate() error {
 		fe.Add("outputQuality", "must be between %d and %d, got %d", MinOutputQuality, MaxOutputQuality, o.OutputQuality)
 	}
 
-	if o.AutocropDetectOnly && !o.Autocrop {
-		fe.Add("autocropDetectOnly", "requires autocrop=true")
-	}
 	for _, n := range o.autocropNumbers() {
 		if n.value != "" && !isDecimal(n.value) {
 			fe.Add(n.name, "must be a decimal number such as 0.5, got %q", n.value)
@@ -336,13 +415,9 @@ func (o *CorrectionOptions) Validate() error {
 		}
 	}
 	checkEnum(&fe, "bgShadow", string(o.BgShadow), o.BgShadow.Valid(), ShadowSoft, ShadowHard, ShadowFloating)
-	if !o.RemoveBackground {
-		for _, name := range o.bgParams() {
-			fe.Add(name, "requires removeBackground=true")
-		}
-	} else if mode := o.backgroundMode(); o.BgShadow != "" && !shadowAllowed(mode) {
-		fe.Add("bgShadow", "is available only in the image and solid color background modes, not %s", mode)
-	}
+	// The bg* parameters without removeBackground, and bgShadow outside the
+	// image and colour modes, are ignored by the service: Plan reports
+	// them, and only Strict refuses them (below).
 
 	if o.WebhookURL != "" {
 		if msg := checkWebhookURL(o.WebhookURL); msg != "" {
@@ -362,13 +437,14 @@ func (o *CorrectionOptions) Validate() error {
 
 // Values validates o and returns its query parameters. Unset fields are
 // absent.
-func (o *CorrectionOptions) Values() (url.Values, error) {
+func (o *CorrectionOptions) Values() (_ url.Values, err error) {
+	defer exportTo(&err)
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	v, err := query.Values(o)
 	if err != nil {
-		return nil, fmt.Errorf("hosted: encode /pfc options: %w", err)
+		return nil, fmt.Errorf("pfc: encode /pfc options: %w", err)
 	}
 	return v, nil
 }
@@ -377,7 +453,8 @@ func (o *CorrectionOptions) Values() (url.Values, error) {
 // keys sorted, values percent-encoded with spaces as %20 (as the service
 // documents, e.g. preset=School%20and%20Sports), so the same options always
 // give the same bytes.
-func (o *CorrectionOptions) Query() (string, error) {
+func (o *CorrectionOptions) Query() (_ string, err error) {
+	defer exportTo(&err)
 	v, err := o.Values()
 	if err != nil {
 		return "", err
@@ -437,8 +514,3 @@ func hasField(fe apierr.FieldErrors, name string) bool {
 	}
 	return false
 }
-
-// ParameterNames returns the wire names of every GET /pfc parameter, in
-// the order of the API's parameter table (the order of the
-// CorrectionOptions fields).
-func ParameterNames() []string { return pfcparams.HostedNames() }

@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleNewCorrection() {
-	opts := hosted.NewCorrection("f_123").
+	opts := hosted.NewCorrection().WithFileKey("f_123").
 		WithPreset(hosted.PresetSchoolAndSports).
 		ResizeLong(2000).
 		RemoveBackgroundColor("#ffffff").
@@ -75,5 +75,5 @@ func ExampleParseColor() {
 	fmt.Println(err)
 	// Output:
 	// {102 51 153 255} <nil>
-	// hosted: invalid color "#fff": want #rrggbb with exactly 6 hex digits
+	// pfc: invalid color "#fff": want #rrggbb with exactly 6 hex digits
 }

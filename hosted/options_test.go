@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
 // wireNames is the GET /pfc parameter table of the API, in its order.
@@ -31,9 +30,9 @@ func fieldsOf(t *testing.T, err error) []string {
 	if err == nil {
 		return nil
 	}
-	var ve *apierr.ValidationError
+	var ve *hosted.ValidationError
 	require.ErrorAs(t, err, &ve)
-	require.ErrorIs(t, err, apierr.ErrInvalidParameter)
+	require.ErrorIs(t, err, hosted.ErrInvalidParameter)
 	fields := make([]string, 0, len(ve.Errors))
 	for _, fe := range ve.Errors {
 		fields = append(fields, fe.Field)
@@ -42,6 +41,7 @@ func fieldsOf(t *testing.T, err error) []string {
 }
 
 func TestValidateRules(t *testing.T) {
+	t.Parallel()
 	type mod func(o *hosted.CorrectionOptions)
 	rb := func(o *hosted.CorrectionOptions) { o.RemoveBackground = true }
 	tests := []struct {
@@ -135,7 +135,7 @@ func TestValidateRules(t *testing.T) {
 		{"bgColor transparent", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor = "transparent" }, nil},
 
 		// autocropDetectOnly needs autocrop.
-		{"detect-only without autocrop", func(o *hosted.CorrectionOptions) { o.AutocropDetectOnly = true }, []string{"autocropDetectOnly"}},
+		{"detect-only without autocrop (ignored, see Plan)", func(o *hosted.CorrectionOptions) { o.AutocropDetectOnly = true }, nil},
 		{"detect-only with autocrop", func(o *hosted.CorrectionOptions) { o.Autocrop = true; o.AutocropDetectOnly = true }, nil},
 
 		// Auto-crop values are decimal numbers.
@@ -153,31 +153,35 @@ func TestValidateRules(t *testing.T) {
 			o.CropARW, o.CropARH, o.AutocropTopHeadGap = "4", "5", "-1"
 		}, nil},
 
-		// bg parameters need removeBackground.
-		{"bgColor without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "red" }, []string{"bgColor"}},
-		{"bgGenerativePrompt without removal", func(o *hosted.CorrectionOptions) { o.BgGenerativePrompt = "beach" }, []string{"bgGenerativePrompt"}},
-		{"bgFileKey without removal", func(o *hosted.CorrectionOptions) { o.BgFileKey = "bg" }, []string{"bgFileKey"}},
-		{"bgShadow without removal", func(o *hosted.CorrectionOptions) { o.BgShadow = hosted.ShadowSoft }, []string{"bgShadow"}},
+		// bg parameters without removeBackground are ignored, not invalid
+		// (Plan reports them, Strict refuses them).
+		{"bgColor without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "red" }, nil},
+		{"bgColor default without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "transparent" }, nil},
+		{"bad bgColor without removal", func(o *hosted.CorrectionOptions) { o.BgColor = "#abc" }, []string{"bgColor"}},
+		{"bgGenerativePrompt without removal", func(o *hosted.CorrectionOptions) { o.BgGenerativePrompt = "beach" }, nil},
+		{"bgFileKey without removal", func(o *hosted.CorrectionOptions) { o.BgFileKey = "bg" }, nil},
+		{"bgShadow without removal", func(o *hosted.CorrectionOptions) { o.BgShadow = hosted.ShadowSoft }, nil},
 		{"bgColor with removal", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor = "red" }, nil},
 		{"bgGenerativePrompt with removal", func(o *hosted.CorrectionOptions) { rb(o); o.BgGenerativePrompt = "beach" }, nil},
 		{"bgFileKey with removal", func(o *hosted.CorrectionOptions) { rb(o); o.BgFileKey = "bg" }, nil},
 
-		// bgShadow only in the image and solid-colour modes.
+		// bgShadow has an effect only in the image and solid-colour modes;
+		// elsewhere it is ignored, not invalid.
 		{"shadow generative", func(o *hosted.CorrectionOptions) {
 			rb(o)
 			o.BgGenerativePrompt, o.BgFileKey, o.BgShadow = "beach", "bg", hosted.ShadowSoft
-		}, []string{"bgShadow"}},
-		{"shadow transparent", func(o *hosted.CorrectionOptions) { rb(o); o.BgShadow = hosted.ShadowSoft }, []string{"bgShadow"}},
+		}, nil},
+		{"shadow transparent", func(o *hosted.CorrectionOptions) { rb(o); o.BgShadow = hosted.ShadowSoft }, nil},
 		{"shadow explicit transparent colour", func(o *hosted.CorrectionOptions) {
 			rb(o)
 			o.BgColor, o.BgShadow = "transparent", hosted.ShadowHard
-		}, []string{"bgShadow"}},
+		}, nil},
 		{"shadow image", func(o *hosted.CorrectionOptions) { rb(o); o.BgFileKey, o.BgShadow = "bg", hosted.ShadowFloating }, nil},
 		{"shadow colour", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor, o.BgShadow = "#000000", hosted.ShadowFloating }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := hosted.NewCorrection("key")
+			o := hosted.NewCorrection().WithFileKey("key")
 			tt.mod(o)
 			err := o.Validate()
 			if tt.want == nil {
@@ -194,6 +198,7 @@ func TestValidateRules(t *testing.T) {
 }
 
 func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
+	t.Parallel()
 	o := &hosted.CorrectionOptions{
 		FileType:           "doc",
 		Width:              20,
@@ -205,18 +210,17 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	}
 	err := o.Validate()
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, apierr.ErrInvalidParameter))
 	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
-	var ve *apierr.ValidationError
+	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
+	var ve *hosted.ValidationError
 	require.True(t, errors.As(err, &ve))
 	assert.Equal(t,
-		[]string{"fileKey", "fileType", "width", "long", "outputQuality", "autocropDetectOnly", "bgColor", "bgColor", "webhookUrl"},
+		[]string{"fileKey", "fileType", "width", "long", "outputQuality", "bgColor", "webhookUrl"},
 		fieldsOf(t, err))
 	msg := err.Error()
 	assert.True(t, strings.HasPrefix(msg, "pfc: invalid parameters: "), msg)
 	assert.Contains(t, msg, "width: must be between 32 and 10000 pixels, got 20")
 	assert.Contains(t, msg, `bgColor: must be #rrggbb or a CSS color name, got "#abc"`)
-	assert.Contains(t, msg, "bgColor: requires removeBackground=true")
 	assert.Contains(t, msg, "webhookUrl: must use https")
 	assert.NotContains(t, msg, "s3cret", "webhook URLs may carry secrets")
 
@@ -224,25 +228,27 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	assert.Equal(t, err.Error(), qerr.Error(), "Query reports the same validation error")
 	v, verr := o.Values()
 	assert.Nil(t, v)
-	assert.ErrorIs(t, verr, apierr.ErrInvalidParameter)
+	assert.ErrorIs(t, verr, hosted.ErrInvalidParameter)
 }
 
 func TestValidateNil(t *testing.T) {
+	t.Parallel()
 	var o *hosted.CorrectionOptions
 	err := o.Validate()
 	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, err))
 	q, err := o.Query()
 	assert.Empty(t, q)
-	assert.ErrorIs(t, err, apierr.ErrInvalidParameter)
+	assert.ErrorIs(t, err, hosted.ErrInvalidParameter)
 }
 
 func TestStrictMode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts *hosted.CorrectionOptions
 		want []string
 	}{
-		{"nothing ignored", hosted.NewCorrection("k").ResizeWidth(800).WithResizeMode(hosted.ResizeGeneral).
+		{"nothing ignored", hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).WithResizeMode(hosted.ResizeGeneral).
 			RemoveBackgroundColor("white").WithShadow(hosted.ShadowSoft).WithOutput(hosted.OutputJPG, 90).Strictly(), nil},
 		{"lower-priority size", &hosted.CorrectionOptions{FileKey: "k", Width: 800, Scale: 50, Strict: true}, []string{"scale"}},
 		{"resize mode without size", &hosted.CorrectionOptions{FileKey: "k", Resize: hosted.ResizeAuto, Strict: true}, []string{"resize"}},
@@ -253,10 +259,14 @@ func TestStrictMode(t *testing.T) {
 			[]string{"outputQuality"}},
 		{"autocrop values without autocrop", &hosted.CorrectionOptions{FileKey: "k", AutocropSize: "1.5", Strict: true},
 			[]string{"autocropSize"}},
-		{"a field already invalid is reported once", &hosted.CorrectionOptions{FileKey: "k", AutocropDetectOnly: true, Strict: true},
+		{"detect-only without autocrop", &hosted.CorrectionOptions{FileKey: "k", AutocropDetectOnly: true, Strict: true},
 			[]string{"autocropDetectOnly"}},
-		{"shadow in generative mode reported once", &hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true,
+		{"shadow in generative mode", &hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true,
 			BgGenerativePrompt: "beach", BgShadow: hosted.ShadowSoft, Strict: true}, []string{"bgShadow"}},
+		{"default bgColor without removal", &hosted.CorrectionOptions{FileKey: "k", BgColor: "transparent", Strict: true},
+			[]string{"bgColor"}},
+		{"a field already invalid is reported once", &hosted.CorrectionOptions{FileKey: "k", BgColor: "#abc", Strict: true},
+			[]string{"bgColor"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,43 +293,44 @@ func TestStrictMode(t *testing.T) {
 }
 
 func TestQueryExact(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts *hosted.CorrectionOptions
 		want string
 	}{
-		{"only the key", hosted.NewCorrection("abc123"), "fileKey=abc123"},
+		{"only the key", hosted.NewCorrection().WithFileKey("abc123"), "fileKey=abc123"},
 		{"explicit false for default-true booleans",
-			hosted.NewCorrection("k").WithCache(false).WithPreserveMetadata(false),
+			hosted.NewCorrection().WithFileKey("k").WithCache(false).WithPreserveMetadata(false),
 			"cache=false&fileKey=k&preserveMetadata=false"},
 		{"explicit true for default-true booleans",
-			hosted.NewCorrection("k").WithCache(true).WithPreserveMetadata(true),
+			hosted.NewCorrection().WithFileKey("k").WithCache(true).WithPreserveMetadata(true),
 			"cache=true&fileKey=k&preserveMetadata=true"},
 		{"preset with spaces as %20",
-			hosted.NewCorrection("k").WithPreset(hosted.PresetSchoolAndSports),
+			hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetSchoolAndSports),
 			"fileKey=k&preset=School%20and%20Sports"},
 		{"preset attractions",
-			hosted.NewCorrection("k").WithPreset(hosted.PresetAttractionsAndCruiseLines),
+			hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetAttractionsAndCruiseLines),
 			"fileKey=k&preset=Attractions%20and%20Cruise%20Lines"},
 		{"literal plus stays %2B",
-			hosted.NewCorrection("k").RemoveBackgroundGenerative("sand + palms, Küste"),
+			hosted.NewCorrection().WithFileKey("k").RemoveBackgroundGenerative("sand + palms, Küste"),
 			"bgGenerativePrompt=sand%20%2B%20palms%2C%20K%C3%BCste&fileKey=k&removeBackground=true"},
 		{"webhook URL encoded",
-			hosted.NewCorrection("k").WithWebhook("https://hooks.example.com/pfc?tenant=a b&sig=x+y/z"),
+			hosted.NewCorrection().WithFileKey("k").WithWebhook("https://hooks.example.com/pfc?tenant=a b&sig=x+y/z"),
 			"fileKey=k&webhookUrl=https%3A%2F%2Fhooks.example.com%2Fpfc%3Ftenant%3Da%20b%26sig%3Dx%2By%2Fz"},
 		{"hash colour encoded",
-			hosted.NewCorrection("k").RemoveBackgroundColor("#FF8800").WithShadow(hosted.ShadowHard),
+			hosted.NewCorrection().WithFileKey("k").RemoveBackgroundColor("#FF8800").WithShadow(hosted.ShadowHard),
 			"bgColor=%23FF8800&bgShadow=hard&fileKey=k&removeBackground=true"},
 		{"zero values omitted, setters chained",
-			hosted.NewCorrection("k").WithFileType(hosted.FileTypeImage).WithPreset(hosted.PresetPro).
+			hosted.NewCorrection().WithFileKey("k").WithFileType(hosted.FileTypeImage).WithPreset(hosted.PresetPro).
 				WithOutput(hosted.OutputJPG, 85).ResizeScale(200).WithResizeMode(hosted.ResizeSmallDetails).
 				WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "1.2", X: "0", Y: "-0.1", AspectWidth: "4", AspectHeight: "5", TopHeadGap: "0.05"}).
 				WithGlareRemoval().WithThumbnailUpdate().WithDetectionData(),
 			"autocrop=true&autocropDetectOnly=true&autocropSize=1.2&autocropTopHeadGap=0.05&autocropX=0&autocropY=-0.1" +
 				"&cropARH=5&cropARW=4&fileKey=k&fileType=image&includeDetectionData=true&outputQuality=85&outputType=jpg" +
 				"&preset=Pro&removeGlares=true&resize=smallDetails&scale=200&updateThumbnail=true"},
-		{"strict is never sent", hosted.NewCorrection("k").Strictly(), "fileKey=k"},
-		{"key with reserved characters", hosted.NewCorrection("a/b c&d=e"), "fileKey=a%2Fb%20c%26d%3De"},
+		{"strict is never sent", hosted.NewCorrection().WithFileKey("k").Strictly(), "fileKey=k"},
+		{"key with reserved characters", hosted.NewCorrection().WithFileKey("a/b c&d=e"), "fileKey=a%2Fb%20c%26d%3De"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -342,6 +353,7 @@ func TestQueryExact(t *testing.T) {
 }
 
 func TestWireNamesCoverTheAPITable(t *testing.T) {
+	t.Parallel()
 	// Every field set to a non-zero value: go-querystring must emit exactly
 	// the API's parameter names, nothing else.
 	yes := true
@@ -377,17 +389,19 @@ func TestWireNamesCoverTheAPITable(t *testing.T) {
 }
 
 func TestValuesKeepsExplicitFalse(t *testing.T) {
-	v, err := hosted.NewCorrection("k").WithCache(false).Values()
+	t.Parallel()
+	v, err := hosted.NewCorrection().WithFileKey("k").WithCache(false).Values()
 	require.NoError(t, err)
 	assert.Equal(t, url.Values{"fileKey": {"k"}, "cache": {"false"}}, v)
 }
 
 func TestSetters(t *testing.T) {
-	o := hosted.NewCorrection("k")
+	t.Parallel()
+	o := hosted.NewCorrection().WithFileKey("k")
 	assert.Same(t, o, o.WithPreset("x").ResizeWidth(1).WithGlareRemoval().Strictly())
 
 	t.Run("resize setters keep one size", func(t *testing.T) {
-		o := hosted.NewCorrection("k").ResizeWidth(800).ResizeHeight(600).ResizeLong(1000).ResizeShort(500).ResizeScale(150)
+		o := hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).ResizeHeight(600).ResizeLong(1000).ResizeShort(500).ResizeScale(150)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Scale: 150}, *o)
 		o.ResizeWidth(640)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Width: 640}, *o)
@@ -399,7 +413,7 @@ func TestSetters(t *testing.T) {
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Short: 256}, *o)
 	})
 	t.Run("background setters keep one mode and the shadow", func(t *testing.T) {
-		o := hosted.NewCorrection("k").WithShadow(hosted.ShadowSoft).RemoveBackgroundGenerative("beach")
+		o := hosted.NewCorrection().WithFileKey("k").WithShadow(hosted.ShadowSoft).RemoveBackgroundGenerative("beach")
 		o.RemoveBackgroundImage("bg")
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgFileKey: "bg", BgShadow: hosted.ShadowSoft}, *o)
 		o.RemoveBackgroundColor("navy")
@@ -410,11 +424,11 @@ func TestSetters(t *testing.T) {
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgShadow: hosted.ShadowSoft}, *o)
 	})
 	t.Run("autocrop replaces earlier values", func(t *testing.T) {
-		o := hosted.NewCorrection("k").WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "2"}).WithAutocrop(hosted.AutocropSettings{X: "0.1"})
+		o := hosted.NewCorrection().WithFileKey("k").WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "2"}).WithAutocrop(hosted.AutocropSettings{X: "0.1"})
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Autocrop: true, AutocropX: "0.1"}, *o)
 	})
 	t.Run("default-true booleans become explicit", func(t *testing.T) {
-		o := hosted.NewCorrection("k").WithCache(false).WithPreserveMetadata(true)
+		o := hosted.NewCorrection().WithFileKey("k").WithCache(false).WithPreserveMetadata(true)
 		require.NotNil(t, o.Cache)
 		require.NotNil(t, o.PreserveMetadata)
 		assert.False(t, *o.Cache)
@@ -423,6 +437,7 @@ func TestSetters(t *testing.T) {
 }
 
 func TestEnumValid(t *testing.T) {
+	t.Parallel()
 	assert.True(t, hosted.FileTypeVideo.Valid())
 	assert.False(t, hosted.FileType("").Valid())
 	assert.True(t, hosted.OutputOriginal.Valid())
@@ -435,15 +450,30 @@ func TestEnumValid(t *testing.T) {
 	assert.False(t, hosted.Shadow("none").Valid())
 }
 
-func TestParameterNamesFollowTheAPITable(t *testing.T) {
-	// The seed's GET /pfc table, in order.
-	want := []string{
-		"fileKey", "fileType", "preset", "cache", "outputType", "resize",
-		"width", "height", "long", "short", "scale", "outputQuality",
-		"autocrop", "autocropDetectOnly", "autocropSize", "autocropX", "autocropY",
-		"cropARW", "cropARH", "autocropTopHeadGap", "skip", "removeGlares",
-		"removeBackground", "bgColor", "bgGenerativePrompt", "bgFileKey", "bgShadow",
-		"preserveMetadata", "updateThumbnail", "includeDetectionData", "webhookUrl",
-	}
-	assert.Equal(t, want, hosted.ParameterNames())
+func TestValidateForUpload(t *testing.T) {
+	t.Parallel()
+	var nilOpts *hosted.CorrectionOptions
+	assert.NoError(t, nilOpts.ValidateForUpload())
+	assert.NoError(t, hosted.NewCorrection().ValidateForUpload())
+	assert.NoError(t, hosted.NewCorrection().WithFileKey("k").ValidateForUpload())
+	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, hosted.NewCorrection().Validate()))
+	assert.Equal(t, []string{"width", "bgColor"},
+		fieldsOf(t, hosted.NewCorrection().ResizeWidth(5).RemoveBackgroundColor("#abc").ValidateForUpload()))
+}
+
+func TestCloneSharesNothing(t *testing.T) {
+	t.Parallel()
+	base := hosted.NewCorrection().WithPreset(hosted.PresetPro).WithCache(true).WithPreserveMetadata(true)
+	v := base.Clone().WithPreset(hosted.PresetNone).WithCache(false).WithPreserveMetadata(false)
+	assert.Equal(t, hosted.PresetPro, base.Preset)
+	assert.True(t, *base.Cache)
+	assert.True(t, *base.PreserveMetadata)
+	assert.False(t, *v.Cache)
+	var nilOpts *hosted.CorrectionOptions
+	assert.Equal(t, hosted.NewCorrection(), nilOpts.Clone())
+
+	// Setters modify and return the same options.
+	o := hosted.NewCorrection()
+	assert.Same(t, o, o.WithPreset("x").ResizeLong(100))
+	assert.Equal(t, "x", o.Preset)
 }

@@ -24,7 +24,6 @@ func TestCorrectionOptionsFollowTheSharedTable(t *testing.T) {
 		}
 	}
 	assert.Equal(t, pfcparams.HostedNames(), fields)
-	assert.Equal(t, pfcparams.HostedNames(), ParameterNames())
 }
 
 // TestEnumsFollowTheSharedTable checks the documented value sets of the

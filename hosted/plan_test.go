@@ -10,6 +10,7 @@ import (
 )
 
 func TestPlanResizePriority(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		opts        hosted.CorrectionOptions
@@ -51,6 +52,7 @@ func TestPlanResizePriority(t *testing.T) {
 }
 
 func TestPlanBackgroundPriority(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		opts        hosted.CorrectionOptions
@@ -95,6 +97,7 @@ func TestPlanBackgroundPriority(t *testing.T) {
 }
 
 func TestPlanOtherRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		opts        hosted.CorrectionOptions
@@ -120,7 +123,7 @@ func TestPlanOtherRules(t *testing.T) {
 		{"autocrop values used with autocrop",
 			hosted.CorrectionOptions{Autocrop: true, AutocropDetectOnly: true, AutocropSize: "1", CropARW: "4", CropARH: "5"}, nil},
 		{"plain options ignore nothing",
-			*hosted.NewCorrection("k").WithPreset(hosted.PresetPro).WithOutput(hosted.OutputJPG, 95).ResizeLong(2000).
+			*hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetPro).WithOutput(hosted.OutputJPG, 95).ResizeLong(2000).
 				WithGlareRemoval().WithCache(false).WithPreserveMetadata(false).WithThumbnailUpdate().WithDetectionData().
 				WithWebhook("https://example.com/hook"), nil},
 	}
@@ -132,6 +135,7 @@ func TestPlanOtherRules(t *testing.T) {
 }
 
 func TestPlanIgnoredInTableOrderWithReasons(t *testing.T) {
+	t.Parallel()
 	o := hosted.CorrectionOptions{
 		FileKey: "k", Skip: hosted.SkipNone, BgColor: "red", OutputType: hosted.OutputPNG, OutputQuality: 50,
 		Width: 100, Scale: 50, Resize: hosted.ResizeAuto,
@@ -146,6 +150,7 @@ func TestPlanIgnoredInTableOrderWithReasons(t *testing.T) {
 }
 
 func TestPlanNilOptions(t *testing.T) {
+	t.Parallel()
 	var o *hosted.CorrectionOptions
 	assert.Equal(t, hosted.Plan{Background: hosted.BackgroundNone}, o.Plan())
 }
@@ -157,4 +162,36 @@ func names(n []string) []string {
 		return []string{}
 	}
 	return n
+}
+
+// One rule for what the service ignores: Plan lists it, Validate accepts
+// it, and Validate in strict mode refuses exactly those parameters.
+func TestValidateAndPlanAgree(t *testing.T) {
+	t.Parallel()
+	rb := true
+	cases := []*hosted.CorrectionOptions{
+		{BgColor: "transparent"},
+		{BgColor: "red", BgShadow: hosted.ShadowSoft},
+		{BgGenerativePrompt: "beach", BgFileKey: "bg"},
+		{RemoveBackground: rb, BgShadow: hosted.ShadowHard},
+		{RemoveBackground: rb, BgColor: "transparent", BgShadow: hosted.ShadowFloating},
+		{RemoveBackground: rb, BgGenerativePrompt: "beach", BgFileKey: "bg", BgColor: "navy", BgShadow: hosted.ShadowSoft},
+		{RemoveBackground: rb, BgFileKey: "bg", BgColor: "navy", BgShadow: hosted.ShadowSoft},
+		{AutocropDetectOnly: true, AutocropX: "0.5"},
+		{Width: 100, Height: 100, Scale: 50, Resize: hosted.ResizeAuto},
+		{Resize: hosted.ResizeGeneral, Skip: hosted.SkipNone},
+		{OutputType: hosted.OutputPNG, OutputQuality: 80},
+		{RemoveBackground: rb, OutputQuality: 80},
+	}
+	for _, o := range cases {
+		o.FileKey = "k"
+		ignored := o.Plan().IgnoredNames()
+		require.NotEmpty(t, ignored, "%+v", o)
+		assert.NoError(t, o.Validate(), "non-strict accepts what is only ignored: %+v", o)
+		strict := *o
+		strict.Strict = true
+		var ve *hosted.ValidationError
+		require.ErrorAs(t, strict.Validate(), &ve)
+		assert.Equal(t, ignored, ve.Fields(), "%+v", o)
+	}
 }

@@ -79,7 +79,8 @@ type PresetPage struct {
 // The API does not document the list body. List accepts a bare JSON array
 // or an object holding the array under "presets", "items" or "data", with
 // an optional "total".
-func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (*PresetPage, error) {
+func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ *PresetPage, err error) {
+	defer exportTo(&err)
 	var o ListPresetsOptions
 	if opts != nil {
 		o = *opts
@@ -96,7 +97,7 @@ func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (*P
 	}
 	q, err := query.Values(o)
 	if err != nil {
-		return nil, fmt.Errorf("hosted: list presets: %w", err)
+		return nil, fmt.Errorf("pfc: list presets: %w", err)
 	}
 	var raw json.RawMessage
 	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "presets", Query: q}, &raw); err != nil {
@@ -110,7 +111,7 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &page.Presets); err != nil {
-			return nil, fmt.Errorf("hosted: list presets: %w", err)
+			return nil, fmt.Errorf("pfc: list presets: %w", err)
 		}
 		return page, nil
 	}
@@ -121,7 +122,7 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 		Total   *int     `json:"total"`
 	}
 	if err := json.Unmarshal(trimmed, &obj); err != nil {
-		return nil, fmt.Errorf("hosted: list presets: %w", err)
+		return nil, fmt.Errorf("pfc: list presets: %w", err)
 	}
 	switch {
 	case obj.Presets != nil:
@@ -151,13 +152,13 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 		for offset := 0; ; {
 			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
 			if err != nil {
-				yield(nil, err)
+				yield(nil, exportErr(err))
 				return
 			}
 			// A service that ignored offset would repeat its first page
 			// forever; stop with an error instead.
 			if offset > 0 && len(page.Presets) > 0 && page.Presets[0].ID == prevFirst {
-				yield(nil, fmt.Errorf("hosted: list presets: the page at offset %d repeats the previous page (offset ignored?)", offset))
+				yield(nil, fmt.Errorf("pfc: list presets: the page at offset %d repeats the previous page (offset ignored?)", offset))
 				return
 			}
 			if len(page.Presets) > 0 {
@@ -177,7 +178,8 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 }
 
 // Get fetches one preset (GET /presets/{presetId}).
-func (s *PresetsService) Get(ctx context.Context, presetID string) (*Preset, error) {
+func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, err error) {
+	defer exportTo(&err)
 	if presetID == "" {
 		return nil, &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
 	}
@@ -192,7 +194,8 @@ func (s *PresetsService) Get(ctx context.Context, presetID string) (*Preset, err
 }
 
 // Delete removes a preset (DELETE /presets/{presetId}).
-func (s *PresetsService) Delete(ctx context.Context, presetID string) error {
+func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error) {
+	defer exportTo(&err)
 	if presetID == "" {
 		return &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
 	}
@@ -238,7 +241,8 @@ func (r *CreatePresetRequest) validate(size int64) error {
 // description, then an HTTP PUT of size bytes of file to the returned
 // pre-signed URL, without the API key. Everything is validated before the
 // first request. The returned preset is usable by name on /pfc.
-func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (*Preset, error) {
+func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (_ *Preset, err error) {
+	defer exportTo(&err)
 	if err := req.validate(size); err != nil {
 		return nil, err
 	}
@@ -247,14 +251,14 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 	}
 	body, err := transport.JSONBody(req)
 	if err != nil {
-		return nil, fmt.Errorf("hosted: create preset: %w", err)
+		return nil, fmt.Errorf("pfc: create preset: %w", err)
 	}
 	var p Preset
 	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodPost, Path: "presets/", Body: body}, &p); err != nil {
 		return nil, err
 	}
 	if p.ID == "" || p.UploadURL == "" {
-		return nil, fmt.Errorf("hosted: POST /presets/ answered without presetId or uploadUrl")
+		return nil, fmt.Errorf("pfc: POST /presets/ answered without presetId or uploadUrl")
 	}
 	if err := s.client.UploadTo(ctx, &UploadTicket{UploadURL: p.UploadURL}, file, size, "application/octet-stream"); err != nil {
 		// Don't leave a preset without a file behind. The cleanup gets its
@@ -262,9 +266,9 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 		cleanupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), presetCleanupTimeout)
 		defer cancel()
 		if derr := s.Delete(cleanupCtx, p.ID); derr != nil {
-			return nil, fmt.Errorf("hosted: preset %s: file upload failed (%w) and removing the empty preset failed too (%v)", p.ID, err, derr)
+			return nil, s.client.errorf("pfc: preset %s: file upload failed (%w) and removing the empty preset failed too (%v)", truncate(p.ID, 200), err, derr)
 		}
-		return nil, fmt.Errorf("hosted: preset file upload failed, preset %s removed: %w", p.ID, err)
+		return nil, s.client.errorf("pfc: preset file upload failed, preset %s removed: %w", truncate(p.ID, 200), err)
 	}
 	if p.Name == "" {
 		p.Name, p.Description = req.Name, req.Description
@@ -276,7 +280,8 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 }
 
 // CreateFromFile creates a preset from the .pcp or .preset file at path.
-func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (*Preset, error) {
+func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (_ *Preset, err error) {
+	defer exportTo(&err)
 	req := CreatePresetRequest{Name: name, Description: description, FileName: path}
 	// Check the extension before touching the file system or the network.
 	if err := req.validate(1); err != nil {
@@ -284,12 +289,12 @@ func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, 
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("hosted: create preset: %w", err)
+		return nil, s.client.errorf("pfc: create preset: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("hosted: create preset: %w", err)
+		return nil, fmt.Errorf("pfc: create preset: %w", err)
 	}
 	return s.Create(ctx, req, f, st.Size())
 }

@@ -25,7 +25,8 @@ type UploadTicket struct {
 
 // RequestUpload asks for a pre-signed upload URL (GET /upload). An empty
 // fileType means image.
-func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (*UploadTicket, error) {
+func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *UploadTicket, err error) {
+	defer exportTo(&err)
 	q := url.Values{}
 	if fileType != "" {
 		if fileType != FileTypeImage && fileType != FileTypeVideo {
@@ -38,7 +39,7 @@ func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (*UploadT
 		return nil, err
 	}
 	if t.FileKey == "" || t.UploadURL == "" {
-		return nil, fmt.Errorf("hosted: GET /upload answered without fileKey or uploadUrl")
+		return nil, fmt.Errorf("pfc: GET /upload answered without fileKey or uploadUrl")
 	}
 	return &t, nil
 }
@@ -48,7 +49,8 @@ func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (*UploadT
 // authorization is in the URL. src is read through io.SectionReader, so a
 // retried attempt re-reads from the start and nothing is buffered.
 // contentType may be empty (application/octet-stream).
-func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt, size int64, contentType string) error {
+func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt, size int64, contentType string) (err error) {
+	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if t == nil || t.UploadURL == "" {
 		fe.Add("uploadUrl", "is required")
@@ -75,7 +77,8 @@ func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt,
 
 // Upload requests a ticket and uploads src to it, returning the fileKey to
 // pass to /pfc. See UploadTo.
-func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt, size int64, contentType string) (string, error) {
+func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
+	defer exportTo(&err)
 	t, err := c.RequestUpload(ctx, fileType)
 	if err != nil {
 		return "", err
@@ -90,7 +93,8 @@ func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt,
 // type (image or video) and Content-Type follow the file's extension. A
 // path that is not a regular file fails with an error naming "path"
 // that matches ErrInvalidParameter; a missing one matches fs.ErrNotExist.
-func (c *Client) UploadFile(ctx context.Context, path string) (string, error) {
+func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err error) {
+	defer exportTo(&err)
 	f, size, err := fileio.OpenParam("path", path)
 	if err != nil {
 		return "", err

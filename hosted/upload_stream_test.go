@@ -46,6 +46,7 @@ func (p patternReaderAt) ReadAt(b []byte, off int64) (int, error) {
 // URL and checks it arrives whole with an exact Content-Length while the
 // client's heap stays flat: nothing buffers the body.
 func TestUploadOneGiBStreams(t *testing.T) {
+	// Not parallel: it measures the heap.
 	const size = 1 << 30
 	var received atomic.Int64
 	var contentLength atomic.Int64

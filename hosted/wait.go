@@ -50,17 +50,23 @@ func (o WaitOptions) pollOptions() poll.Options {
 //
 // Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
 // last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
-func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (*Job, error) {
+func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *Job, err error) {
+	defer exportTo(&err)
 	if ctx == nil {
-		return nil, errors.New("hosted: Wait: nil context")
+		return nil, errors.New("pfc: Wait: nil context")
 	}
-	o := c.wait
+	o := c.pollDefaults
 	if opts != nil {
 		o = opts.pollOptions()
 	}
 	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()
 	}
+	return c.wait(ctx, jobID, o)
+}
+
+// wait is Wait with checked options.
+func (c *Client) wait(ctx context.Context, jobID string, o poll.Options) (*Job, error) {
 	o = o.WithDefaults(defaultMinPollDelay, defaultMaxPollDelay)
 
 	job, err := poll.Until(ctx, o, func(ctx context.Context) (*Job, bool, error) {
@@ -73,11 +79,11 @@ func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (*Jo
 	var te *poll.TimeoutError
 	switch {
 	case errors.As(err, &te):
-		return nil, &WaitTimeoutError{JobID: jobID, LastJob: job, Waited: te.Waited}
+		return nil, &WaitTimeoutError{JobID: jobID, LastJob: job, Waited: te.Waited, redact: c.http.Redact}
 	case err != nil:
 		return nil, err
 	case job.Status != StatusCompleted:
-		return job, &JobError{Job: job}
+		return job, &JobError{Job: job, redact: c.http.Redact}
 	}
 	return job, nil
 }

@@ -14,6 +14,7 @@ import (
 )
 
 func TestWaitProgressAndCompletion(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	states := []JobStatus{StatusPending, StatusProcessing, StatusProcessing, StatusCompleted}
 	var n atomic.Int32
@@ -36,6 +37,7 @@ func TestWaitProgressAndCompletion(t *testing.T) {
 }
 
 func TestWaitTerminalFailures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		status JobStatus
 		want   error
@@ -58,6 +60,7 @@ func TestWaitTerminalFailures(t *testing.T) {
 }
 
 func TestWaitTimeoutCarriesLastRecord(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusProcessing, nil))
 	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
@@ -70,6 +73,7 @@ func TestWaitTimeoutCarriesLastRecord(t *testing.T) {
 }
 
 func TestWaitCancelledPromptly(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusPending, nil))
@@ -89,6 +93,7 @@ func TestWaitCancelledPromptly(t *testing.T) {
 }
 
 func TestWaitRejectsBadOptions(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: -1, MaxWait: -1})
 	var ve *ValidationError
@@ -98,12 +103,14 @@ func TestWaitRejectsBadOptions(t *testing.T) {
 }
 
 func TestWaitNilContext(t *testing.T) {
+	t.Parallel()
 	c, _ := mockClient(t)
 	_, err := c.Wait(nil, "j1", nil)
 	assert.ErrorContains(t, err, "nil context")
 }
 
 func TestWaitReportsContextDeadline(t *testing.T) {
+	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusProcessing, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)

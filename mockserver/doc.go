@@ -6,7 +6,7 @@
 // # In-process use
 //
 //	srv := mockserver.StartHosted(t, nil) // httptest + cleanup + a ready client
-//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection(""))
+//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection())
 //
 // StartHosted(tb, opts, clientOpts...) takes a *HostedOptions (nil for
 // the defaults) and options for the ready-made client, applied after the
@@ -43,7 +43,10 @@
 // HostedProcessor that gets a HostedJobRequest with every default and
 // priority rule applied and returns a HostedJobResult (or a
 // *HostedRejectError for a REJECTED job); videos pass through. Create one
-// Engine with NewEngine to share it between several mocks.
+// Engine with NewEngine to share it between several mocks. The engine
+// scales a background-removal result down to at most 5000 px on the long
+// side and 14 megapixels (the seed's "about 14 megapixels"; a 4800×4800
+// input gives 3741×3741).
 //
 // # Memory
 //
@@ -53,7 +56,12 @@
 // DefaultPixelBudget, 200 megapixels, which fits 2 GB): a job whose image
 // would take the images being processed past it waits PENDING in the
 // queue, in order, and an image larger than the whole budget is processed
-// alone. Workers (default GOMAXPROCS) bounds the jobs processed at once.
+// alone. A job counts the pixels of its image, plus those of the resized
+// image when it resizes (a small image upscaled to 14000×14000 costs what
+// a large one does), plus those of its background image. Workers (default
+// GOMAXPROCS) bounds the jobs processed at once. (The engine's live heap is about 6 bytes a pixel; the rest of the 9 is
+// the collector's headroom. A test checks that two queued 9 MP images under
+// a 9.5 MP budget peak at about 52 MB of heap, within 9.5 MP × 9 B.)
 //
 // # Routes
 //
@@ -99,24 +107,32 @@
 //
 // Strict parameters: every endpoint rejects parameters it does not define
 // (400 unknown_parameter) and repeated parameters. Booleans are exactly
-// "true" or "false"; integers are decimal. On /pfc the ranges and
-// combinations are those of hosted.CorrectionOptions.Validate, so the
-// client and the mock agree: width, height, long and short 32..10000 (0 is
-// out of range when given), scale a positive integer percentage,
-// outputQuality 40..100, the auto-crop values plain decimal numbers,
-// autocropDetectOnly requires autocrop=true, bgColor "#rrggbb" or a CSS
-// colour name (or "transparent"), bgGenerativePrompt, bgFileKey, bgShadow
-// and bgColor require removeBackground=true, bgShadow only with the image
-// or colour background, webhookUrl an absolute https URL (plain http is
-// 400 before anything else is looked at). Lower-priority size and
-// background parameters are accepted and ignored (hosted.Plan).
+// "true" or "false"; integers are decimal. On /pfc the names, enums,
+// ranges and priority rules are those of the parameter table the client
+// uses too (internal/pfcparams, checked against the API documentation):
+// width, height, long and short 32..10000 (0 is out of range when given),
+// scale a positive integer percentage, outputQuality 40..100, the
+// auto-crop values plain decimal numbers, bgColor "#rrggbb" or a CSS
+// colour name (or "transparent"), bgShadow soft, hard or floating,
+// webhookUrl an absolute https URL (plain http is 400 before anything
+// else is looked at). What the service ignores is accepted and ignored,
+// never a 400, as hosted.Plan reports it: every size parameter but the
+// first of width > height > long > short > scale, the background
+// parameters of lower priority than the effective mode (generative >
+// image > colour > transparent), every bg* parameter without
+// removeBackground=true (bgColor too, even "transparent"; an ignored
+// bgFileKey is not looked up), bgShadow outside the image and colour
+// modes, and autocropDetectOnly and the auto-crop values without
+// autocrop=true. Ignored values must still be well-formed.
 //
 // Uploads: the upload is an HTTP PUT of the raw bytes to uploadUrl, which
 // is valid for 1 hour (HostedOptions.UploadURLTTL) and signed with
 // HMAC-SHA256 over the method, the path (which holds the fileKey) and the
 // expiry. A tampered URL (also one whose query no longer parses) is 403
 // forbidden, an expired one 403 url_expired, and neither stores anything;
-// no API key is needed or checked. Bodies are streamed to a temporary file
+// no API key is needed or checked. As on object stores, the expiry is
+// checked when the request arrives: an upload that started while the URL
+// was valid completes however long its body takes. Bodies are streamed to a temporary file
 // and renamed into place only when complete, so multi-GB videos never sit
 // in memory; a body that breaks off is 400 invalid_body and stores
 // nothing. Limits: videos at most 5 GB (5,000,000,000 bytes); images below
@@ -141,7 +157,12 @@
 // upload's fileType and the content (JPEG/PNG for images, MP4/MOV by
 // signature for videos), the JPEG is not CMYK, the pixel size is within
 // the correction limits (both sides at least 33, long side at most
-// 100,000, aspect below 21:1, below 200 megapixels), background removal
+// 100,000, aspect below 21:1, below 200 megapixels) for a job that
+// corrects, retouches (removeGlares) or auto-crops (a preset=none job
+// without autocrop and removeGlares, such as a resize, is held only to
+// below 200 megapixels; AI upscaling's limits apply to its resize: below
+// 64 px on the short side the upscale is classic, the output long side is
+// capped at 20,000 px, 8,192 with resize=smallDetails), background removal
 // gets an input below 30 MB, the preset is a built-in group or an
 // uploaded preset of the account, bgFileKey is a JPEG or PNG. A failed
 // check is REJECTED (with originalDimensions when known); a file that
@@ -159,7 +180,9 @@
 // (corrupt file), 2003 server shut
 // down during the job.
 //
-// Job records have the fields of hosted.Job. PENDING and PROCESSING
+// Job records have the fields the API documents (the mock's own type,
+// checked against a record written out from the documentation; the
+// client's hosted.Job decodes them). PENDING and PROCESSING
 // records hold _id, status, statusText (""), code (0), createdAt and
 // updatedAt. Terminal records add timeTaken, usage and
 // originalDimensions (when known); COMPLETED ones add correctedFile,
@@ -249,6 +272,50 @@
 // all run on HostedOptions.Clock.
 //
 // Not modelled: rate limits (none), API versions other than /v2.
+//
+// # Correction container (PFCContainer)
+//
+// The mock of the locally deployed correction container (seed 001):
+//
+//	srv := mockserver.StartPFCContainer(t, nil) // httptest + cleanup + a ready pfccontainer client
+//	corr, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", nil)
+//
+// Routes: PUT /pfc (Content-Type image/jpeg or image/png) → {"imageKey"};
+// GET /pfc/{imageKey}?preset=...&outputType=...&... → {"corrected_url",
+// "scene"}; GET /output/{name} (the corrected files, also HEAD and Range);
+// GET /version (also the health check). Every answer carries X-Request-Id.
+//
+// Mounts: PFCContainerOptions.Root holds sdk_license, presets, addons,
+// input, output and scene (a private temporary tree when empty, removed by
+// Close). A tree the mock creates gets a valid mock licence unless
+// Unlicensed is set; without a valid licence every "corrected" file is a
+// byte copy of its input and the log says why (licenseMessage). Presets
+// and exported AI preset groups in presets/ are usable by name.
+//
+// Settings: every PFC_* variable is a field of PFCContainerOptions (the
+// binary reads them from its environment with PFCContainerOptionsFromEnv)
+// with the container's default and effect: SiteURL (the base of
+// corrected_url; StartPFCContainer defaults it to the test server's URL,
+// the container's own default being http://localhost), LogLevel,
+// ImageTTL (swept every 10 minutes on Clock: PFCContainerTestServer.Advance
+// runs the sweeps that fall due), SkipMode, SkipEXIFSoftware,
+// PreserveInputFileName, EnableComposite; AVX, UseFastFAE and UseAIServer
+// are reported by /version only.
+//
+// Direct file mode: a file placed in InputDir (atomically: a hidden
+// temporary name, then a rename) is corrected by GET /pfc/{file name};
+// with preserveInputFileName the result is OutputDir/{same name}.
+//
+// Logs: one JSON object per line on LogWriter (the binary: stderr) with
+// "level" (debug, info, warning, error), "msg" (the container's message
+// id: noContentTypeRequestMessage, invalidIdMessage,
+// processingPFCErrorMessage, cleanUpFileMessage, ...) and "status" (the
+// HTTP status tied to the id), filtered by LogLevel. Error answers use the
+// shared error body with the message id as code (an unknown output type
+// is 400 unknownOutputTypeMessage); malformed, unknown or repeated query
+// parameters are 400 invalid_parameter or unknown_parameter, logged as
+// invalidParameterMessage. See package pfccontainer for the client side
+// and the retry decision of each row.
 //
 // # Background-removal container (BGContainer)
 //

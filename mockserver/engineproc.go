@@ -13,6 +13,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 )
 
 // HostedEngineProcessor is the reference engine as the hosted mock's
@@ -54,7 +55,7 @@ func engineRequest(req HostedJobRequest) (engine.Request, error) {
 			Long: req.Resize.Long, Short: req.Resize.Short, Scale: req.Resize.Scale,
 			Mode: resize.Mode(req.Resize.Mode),
 		},
-		Limits: imageio.HostedLimits,
+		Limits: hostedsvc.InputLimits(req.Preset, req.AutoCrop != nil, req.RemoveGlares),
 	}
 	if req.PresetData != nil {
 		name, data := req.Preset, req.PresetData
@@ -92,7 +93,7 @@ func engineRequest(req HostedJobRequest) (engine.Request, error) {
 // backgroundLimits bound a background image: it is only scaled to cover the
 // subject, so the correction limits (33 px sides, 21:1) don't apply; the
 // pixel cap still guards memory.
-var backgroundLimits = imageio.Limits{MinSide: 1, PixelsBelow: 200_000_000}
+var backgroundLimits = imageio.MemoryLimits
 
 func background(bg *HostedBackgroundRequest) (*matting.Background, error) {
 	b := &matting.Background{Shadow: matting.Shadow(bg.Shadow)}

@@ -56,7 +56,8 @@ type HostedOptions struct {
 	DataDir string
 	// BaseURL, if set, replaces scheme://host in the URLs the server hands
 	// out (statusEndpoint, uploadUrl, correctedFile), for a server behind a
-	// proxy. It must not include /v2.
+	// proxy. It must not end in /v2 (NewHosted refuses it: the server
+	// serves /v2 itself; the client's base URL is BaseURL+"/v2").
 	BaseURL string
 	// Processor corrects images; nil means the reference engine
 	// (HostedEngineProcessor over a new Engine). Videos never reach it.

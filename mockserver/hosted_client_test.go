@@ -26,7 +26,7 @@ func TestClientEndToEnd(t *testing.T) {
 	src := dir + "/in.jpg"
 	require.NoError(t, os.WriteFile(src, jpegBytes(t, 90, 60), 0o600))
 	job, err := f.Client.CorrectFile(ctx, src, dir+"/out.png",
-		hosted.NewCorrection("").WithPreset(hosted.PresetPro).ResizeLong(180).WithOutput(hosted.OutputPNG, 0).WithDetectionData())
+		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(180).WithOutput(hosted.OutputPNG, 0).WithDetectionData())
 	require.NoError(t, err)
 	assert.Equal(t, hosted.StatusCompleted, job.Status)
 	out, err := os.ReadFile(dir + "/out.png")
@@ -36,7 +36,7 @@ func TestClientEndToEnd(t *testing.T) {
 	assert.Equal(t, 180, cfg.Width)
 
 	// Errors map onto the client's sentinels.
-	_, err = f.Client.StartJob(ctx, hosted.NewCorrection("unknown-key"))
+	_, err = f.Client.StartJob(ctx, hosted.NewCorrection().WithFileKey("unknown-key"))
 	require.ErrorIs(t, err, hosted.ErrNotFound)
 	_, err = f.Client.GetJob(ctx, "0123456789abcdef01234567")
 	require.ErrorIs(t, err, hosted.ErrNotFound)
@@ -60,7 +60,7 @@ func TestClientEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.Total)
 	job, err = f.Client.Correct(ctx, bytes.NewReader(jpegBytes(t, 64, 64)), int64(len(jpegBytes(t, 64, 64))),
-		hosted.NewCorrection("").WithPreset("Mine"), io.Discard)
+		hosted.NewCorrection().WithPreset("Mine"), io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, []byte("preset-data"), f.proc.last().PresetData)
 	require.NoError(t, f.Client.Presets.Delete(ctx, p.ID))
@@ -80,9 +80,9 @@ func TestCloseStopsRunningWork(t *testing.T) {
 	data := jpegBytes(t, 64, 64)
 	key, err := c.Upload(ctx, hosted.FileTypeImage, bytes.NewReader(data), int64(len(data)), "image/jpeg")
 	require.NoError(t, err)
-	_, err = c.StartJob(ctx, hosted.NewCorrection(key))
+	_, err = c.StartJob(ctx, hosted.NewCorrection().WithFileKey(key))
 	require.NoError(t, err)
-	_, err = c.StartJob(ctx, hosted.NewCorrection(key).WithCache(false))
+	_, err = c.StartJob(ctx, hosted.NewCorrection().WithFileKey(key).WithCache(false))
 	require.NoError(t, err)
 	<-proc.entry
 	srv.Close()
@@ -109,7 +109,7 @@ func ExampleNewHosted() {
 	// (the reference engine).
 	video := []byte("\x00\x00\x00\x14ftypisom\x00\x00\x02\x00isom\x00\x00\x00\x08mdat")
 	job, err := c.Correct(context.Background(), bytes.NewReader(video), int64(len(video)),
-		hosted.NewCorrection("").WithFileType(hosted.FileTypeVideo), io.Discard)
+		hosted.NewCorrection().WithFileType(hosted.FileTypeVideo), io.Discard)
 	if err != nil {
 		panic(err)
 	}

@@ -132,7 +132,7 @@ func TestWebhookCAsConnectionsClosedByClose(t *testing.T) {
 	data := jpegBytes(t, 64, 64)
 	key, err := c.Upload(t.Context(), hosted.FileTypeImage, bytes.NewReader(data), int64(len(data)), "image/jpeg")
 	require.NoError(t, err)
-	_, err = c.StartJob(t.Context(), hosted.NewCorrection(key).WithWebhook(rc.srv.URL))
+	_, err = c.StartJob(t.Context(), hosted.NewCorrection().WithFileKey(key).WithWebhook(rc.srv.URL))
 	require.NoError(t, err)
 	require.NoError(t, h.WaitIdle(t.Context()))
 	require.Len(t, rc.deliveries(), 1)
@@ -237,7 +237,7 @@ func TestCloseWhileAWebhookHangs(t *testing.T) {
 	data := jpegBytes(t, 64, 64)
 	key, err := c.Upload(t.Context(), hosted.FileTypeImage, bytes.NewReader(data), int64(len(data)), "image/jpeg")
 	require.NoError(t, err)
-	_, err = c.StartJob(t.Context(), hosted.NewCorrection(key).WithWebhook(rc.srv.URL))
+	_, err = c.StartJob(t.Context(), hosted.NewCorrection().WithFileKey(key).WithWebhook(rc.srv.URL))
 	require.NoError(t, err)
 	<-arrived
 	srv.Close()

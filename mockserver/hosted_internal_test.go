@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
@@ -24,7 +23,7 @@ func TestPublicTypesMatchTheService(t *testing.T) {
 	assert.Equal(t, hostedsvc.BackgroundColor, HostedBackgroundColor)
 	assert.Equal(t, hostedsvc.BackgroundTransparent, HostedBackgroundTransparent)
 
-	ts := hosted.Timestamp{Time: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	ts := hostedsvc.Timestamp(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	rec := hostedsvc.PresetRecord{PresetID: "p", Name: "n", Description: "d", Status: "ready", Size: 3, CreatedAt: ts, UpdatedAt: ts, UploadURL: "u"}
 	for _, tc := range []struct {
 		wire any

@@ -48,7 +48,6 @@ func TestPFCValidation(t *testing.T) {
 		{k + "outputQuality=39", "invalid_parameter", "outputQuality", 400},
 		{k + "outputQuality=101", "invalid_parameter", "outputQuality", 400},
 		{k + "autocrop=1", "invalid_parameter", "autocrop", 400},
-		{k + "autocropDetectOnly=true", "invalid_parameter", "autocropDetectOnly", 400},
 		{k + "autocrop=true&autocropSize=big", "invalid_parameter", "autocropSize", 400},
 		{k + "autocrop=true&autocropX=1e3", "invalid_parameter", "autocropX", 400},
 		{k + "autocrop=true&cropARW=", "invalid_parameter", "cropARW", 400},
@@ -59,11 +58,11 @@ func TestPFCValidation(t *testing.T) {
 		{k + "removeGlares=on", "invalid_parameter", "removeGlares", 400},
 		{k + "removeBackground=true&bgColor=%23abc", "invalid_parameter", "bgColor", 400},
 		{k + "removeBackground=true&bgColor=notacolor", "invalid_parameter", "bgColor", 400},
-		{k + "bgColor=red", "invalid_parameter", "bgColor", 400},
-		{k + "bgGenerativePrompt=beach", "invalid_parameter", "bgGenerativePrompt", 400},
-		{k + "bgFileKey=" + key, "invalid_parameter", "bgFileKey", 400},
-		{k + "removeBackground=true&bgShadow=soft", "invalid_parameter", "bgShadow", 400}, // transparent mode
 		{k + "removeBackground=true&bgColor=red&bgShadow=long", "invalid_parameter", "bgShadow", 400},
+		// Ignored parameters still need valid values.
+		{k + "bgColor=notacolor", "invalid_parameter", "bgColor", 400},
+		{k + "bgShadow=long", "invalid_parameter", "bgShadow", 400},
+		{k + "bgColor=", "invalid_parameter", "bgColor", 400},
 		{k + "preserveMetadata=no", "invalid_parameter", "preserveMetadata", 400},
 		{k + "updateThumbnail=x", "invalid_parameter", "updateThumbnail", 400},
 		{k + "includeDetectionData=1", "invalid_parameter", "includeDetectionData", 400},
@@ -89,6 +88,54 @@ func TestPFCValidation(t *testing.T) {
 	e := requireError(t, resp, b, 400, "invalid_parameter", "width")
 	assert.Equal(t, "width: must be between 32 and 10000, got 5; outputQuality: must be between 40 and 100, got 1; skip: must be one of clipart, legacy, none, got \"x\"", e.Message)
 	assert.Equal(t, 0, f.proc.calls(), "nothing was processed")
+}
+
+// TestPFCIgnoresWhatTheServiceIgnores: the background parameters without
+// removeBackground=true, bgShadow outside the image and colour modes
+// (pfcparams.Background.Resolve), and autocropDetectOnly and the auto-crop
+// values without autocrop=true are accepted and ignored, as hosted.Plan
+// reports them, not a 400; an ignored bgFileKey is not even looked up.
+func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {
+	f := newFixture(t)
+	img := jpegBytes(t, 64, 48)
+	cases := []struct {
+		query  string
+		mode   string // "" = background kept
+		shadow string
+	}{
+		{"bgColor=red", "", ""},
+		{"bgColor=transparent", "", ""},
+		{"bgColor=%23112233&bgShadow=hard", "", ""},
+		{"bgGenerativePrompt=beach", "", ""},
+		{"bgFileKey=unknown-key", "", ""},
+		{"bgShadow=soft", "", ""},
+		{"removeBackground=false&bgColor=red&bgShadow=soft", "", ""},
+		{"removeBackground=true&bgShadow=soft", "transparent", ""},
+		{"removeBackground=true&bgColor=transparent&bgShadow=floating", "transparent", ""},
+		{"removeBackground=true&bgGenerativePrompt=sky&bgShadow=soft", "generative", ""},
+		{"removeBackground=true&bgColor=navy&bgShadow=soft", "color", "soft"},
+		{"autocropDetectOnly=true", "", ""},
+		{"autocropSize=1.5&cropARW=4&autocropTopHeadGap=0.1", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.query, func(t *testing.T) {
+			j := f.run(t, img, "cache=false&"+c.query)
+			require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
+			r := f.proc.last()
+			assert.Nil(t, r.AutoCrop)
+			assert.Zero(t, j.Usage.AutoCropCount)
+			if c.mode == "" {
+				assert.Nil(t, r.Background)
+				assert.Equal(t, "jpg", r.OutputType)
+				assert.Zero(t, j.Usage.RemoveBackgroundCount)
+				return
+			}
+			require.NotNil(t, r.Background)
+			assert.Equal(t, c.mode, r.Background.Mode)
+			assert.Equal(t, c.shadow, r.Background.Shadow)
+			assert.Equal(t, 1, j.Usage.RemoveBackgroundCount)
+		})
+	}
 }
 
 func TestPFCPrioritiesAndDefaults(t *testing.T) {

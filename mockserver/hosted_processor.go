@@ -197,11 +197,24 @@ func serviceProcessor(p HostedProcessor) hostedsvc.Processor {
 		return &hostedsvc.JobResult{
 			Format: res.Format, Width: res.Width, Height: res.Height,
 			OriginalWidth: res.OriginalWidth, OriginalHeight: res.OriginalHeight,
-			Scene: res.Scene, Faces: res.Faces, GlareFound: res.GlareFound, Crop: res.Crop,
+			Scene: res.Scene, Faces: serviceFaces(res.Faces), GlareFound: res.GlareFound, Crop: res.Crop,
 			Resized: res.Resized, AIResize: res.AIResize, Corrected: res.Corrected,
 			Noise: res.Noise, RedEye: res.RedEye, Warnings: res.Warnings,
 		}, nil
 	})
+}
+
+func serviceFaces(faces []hosted.Face) []hostedsvc.Face {
+	if faces == nil {
+		return nil
+	}
+	out := make([]hostedsvc.Face, len(faces))
+	for i, f := range faces {
+		out[i] = hostedsvc.Face{Confidence: f.Confidence, Angle: f.Angle, Blink: f.Blink, Smile: f.Smile,
+			YawAngle: f.YawAngle, Left: f.Left, Top: f.Top, Width: f.Width, Height: f.Height,
+			LeftEye: hostedsvc.Point(f.LeftEye), RightEye: hostedsvc.Point(f.RightEye)}
+	}
+	return out
 }
 
 func publicRequest(r hostedsvc.JobRequest) HostedJobRequest {

@@ -2,6 +2,7 @@ package mockserver_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -61,6 +62,13 @@ func TestBaseURL(t *testing.T) {
 	assert.True(t, strings.HasPrefix(tk.UploadURL, "https://mock.example.test/prefix/storage/upload/"+tk.FileKey+"?"), tk.UploadURL)
 	_, err := mockserver.NewHosted(mockserver.HostedOptions{BaseURL: "mock.example.test"})
 	require.ErrorIs(t, err, mockserver.ErrInvalidOptions)
+	// One base-URL convention: the client's base URL ends in /v2, the
+	// mock's must not (it serves /v2 itself); the mistake is named.
+	for _, withV2 := range []string{"https://mock.example.test/v2", "https://mock.example.test/v2/"} {
+		_, err = mockserver.NewHosted(mockserver.HostedOptions{BaseURL: withV2})
+		require.ErrorIs(t, err, mockserver.ErrInvalidOptions, withV2)
+		assert.Contains(t, err.Error(), "/v2", withV2)
+	}
 }
 
 func TestUploadTicketAndSignedPut(t *testing.T) {
@@ -195,4 +203,112 @@ func TestUploadTooLarge(t *testing.T) { // videos: TestVideoUploadLimit
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// slowBody is an upload body whose second Read first runs during (the
+// clock advancing past the URL's expiry while the body is on its way),
+// and which fails there instead of sending the rest when fail is set.
+type slowBody struct {
+	parts  [][]byte
+	during func()
+	fail   bool
+	reads  int
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	b.reads++
+	if b.reads == 2 {
+		b.during()
+		if b.fail {
+			return 0, errors.New("client gave up")
+		}
+	}
+	if len(b.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, b.parts[0])
+	if b.parts[0] = b.parts[0][n:]; len(b.parts[0]) == 0 {
+		b.parts = b.parts[1:]
+	}
+	return n, nil
+}
+
+// TestUploadURLCheckedWhenTheRequestArrives: like an object store, the
+// mock checks a pre-signed URL's expiry when the PUT arrives; an upload
+// that started in time succeeds even though the URL (and the unused
+// ticket's lifetime) ends while its body is being received. The client
+// sends "Expect: 100-continue", so the body is read only once the server
+// has checked the URL and begun receiving, and the fake clock advances
+// during the body, deterministically.
+func TestUploadURLCheckedWhenTheRequestArrives(t *testing.T) {
+	f := newFixture(t)
+	tr := &http.Transport{ExpectContinueTimeout: time.Hour} // wait for the server's 100 Continue
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	data := jpegBytes(t, 64, 48)
+	put := func(t *testing.T, tk hosted.UploadTicket, body *slowBody) (*http.Response, error) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPut, tk.UploadURL, body)
+		require.NoError(t, err)
+		req.ContentLength = int64(len(data))
+		req.Header.Set("Expect", "100-continue")
+		resp, err := client.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	pastExpiry := func() { f.clk.Advance(time.Hour + 2*time.Second) } // TTL 1 h; the ticket is forgotten at TTL+1s
+
+	tk := f.ticket(t, "")
+	body := &slowBody{parts: [][]byte{data[:100], data[100:]}, during: pastExpiry}
+	resp, err := put(t, tk, body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.GreaterOrEqual(t, body.reads, 2, "the clock advanced during the body")
+	j := f.run2(t, tk.FileKey)
+	assert.Equal(t, hosted.StatusCompleted, j.Status, "the file is stored and usable")
+
+	// The same URL, arriving now, is expired.
+	r, b := f.do(t, http.MethodPut, tk.UploadURL, "", bytes.NewReader(data))
+	requireError(t, r, b, http.StatusForbidden, "url_expired", "")
+
+	// An upload that fails after its URL expired leaves nothing: the
+	// ticket's deferred expiry runs when the body ends.
+	tk = f.ticket(t, "")
+	_, _ = put(t, tk, &slowBody{parts: [][]byte{data[:100], data[100:]}, during: pastExpiry, fail: true})
+	f.WaitIdle()
+	r, b = f.api(t, http.MethodGet, "/pfc?fileKey="+tk.FileKey)
+	e := requireError(t, r, b, http.StatusNotFound, "not_found", "fileKey")
+	assert.Contains(t, e.Message, "unknown or expired")
+}
+
+// TestUploadsKeptSevenDays: an uploaded file stays usable for a fixed 7
+// days from its upload, whatever the job retention (default 24 h) and
+// however often it is used: as fileKey (the retention of originals) and as
+// bgFileKey (the seed's 7-day background cache, whose key can be reused).
+func TestUploadsKeptSevenDays(t *testing.T) {
+	f := newFixture(t)
+	key := f.upload(t, "", jpegBytes(t, 64, 48))
+	bgKey := f.upload(t, "", pngBytes(t, 40, 40))
+	use := func(t *testing.T) {
+		t.Helper()
+		j := f.run2(t, key+"&removeBackground=true&bgFileKey="+bgKey+"&cache=false")
+		require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
+		assert.Equal(t, "image", f.proc.last().Background.Mode)
+	}
+
+	use(t)
+	f.Advance(3 * 24 * time.Hour) // the first job and its result are gone by now
+	use(t)
+	f.Advance(4*24*time.Hour - time.Second) // 7 days less a second since the uploads
+	use(t)
+
+	f.Advance(time.Second)
+	resp, b := f.api(t, http.MethodGet, "/pfc?fileKey="+key)
+	requireError(t, resp, b, http.StatusNotFound, "not_found", "fileKey")
+	fresh := f.upload(t, "", jpegBytes(t, 64, 48))
+	resp, b = f.api(t, http.MethodGet, "/pfc?fileKey="+fresh+"&removeBackground=true&bgFileKey="+bgKey)
+	requireError(t, resp, b, http.StatusNotFound, "not_found", "bgFileKey")
 }

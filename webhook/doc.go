@@ -56,13 +56,13 @@
 // as body. Authentic deliveries reach the handler with r.Body restored and
 // the job in the context:
 //
-//	v, err := webhook.NewVerifier([][]byte{[]byte(apiKey)})
+//	v, err := webhook.NewVerifierKey(apiKey) // or NewVerifier for several keys
 //	if err != nil { ... }
 //	store := webhook.NewMemoryStore(webhook.MemoryStoreOptions{})
 //	mw := webhook.Middleware(v, webhook.WithIdempotency(store))
 //	http.Handle("POST /webhook", mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-//		job, _ := webhook.JobFromContext(r.Context())
-//		// handle job; answer 2xx only when done
+//		ev, _ := webhook.EventFromContext(r.Context())
+//		// handle ev.Job (ev.ID is the webhook-id); answer 2xx only when done
 //	})))
 //
 // # Duplicates and replays

@@ -11,6 +11,10 @@ import (
 var (
 	// ErrEmptySecret: NewVerifier was given no secret or an empty one.
 	ErrEmptySecret = errors.New("webhook: empty secret")
+	// ErrInvalidSecret: NewVerifier was given something that is not the
+	// raw API key, such as a Standard Webhooks "whsec_..." signing secret;
+	// the error says what to pass instead.
+	ErrInvalidSecret = errors.New("webhook: invalid secret")
 	// ErrInvalidOption: an option was given an unusable value.
 	ErrInvalidOption = errors.New("webhook: invalid option")
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
 )
@@ -54,13 +55,34 @@ func WithErrorHook(fn func(r *http.Request, err error)) MiddlewareOption {
 	return func(c *middlewareConfig) { c.onError = fn }
 }
 
-type jobContextKey struct{}
+type eventContextKey struct{}
+
+// Event is a verified delivery as Middleware hands it to the handler.
+type Event struct {
+	// ID is the webhook-id header: the same on every retry of one
+	// delivery, so a handler can use it to recognise duplicates itself.
+	ID string
+	// Timestamp is the webhook-timestamp header, the time of sending.
+	Timestamp time.Time
+	// Job is the decoded job record.
+	Job *hosted.Job
+}
+
+// EventFromContext returns the verified delivery (webhook-id, timestamp and
+// job record) that Middleware stored in the request context.
+func EventFromContext(ctx context.Context) (*Event, bool) {
+	ev, ok := ctx.Value(eventContextKey{}).(*Event)
+	return ev, ok && ev != nil
+}
 
 // JobFromContext returns the verified job record that Middleware stored in
-// the request context.
+// the request context (EventFromContext(ctx).Job).
 func JobFromContext(ctx context.Context) (*hosted.Job, bool) {
-	job, ok := ctx.Value(jobContextKey{}).(*hosted.Job)
-	return job, ok && job != nil
+	ev, ok := EventFromContext(ctx)
+	if !ok || ev.Job == nil {
+		return nil, false
+	}
+	return ev.Job, true
 }
 
 // Middleware returns net/http middleware that lets only authentic webhook
@@ -71,7 +93,8 @@ func JobFromContext(ctx context.Context) (*hosted.Job, bool) {
 //     decode into a job, are answered 400; a bad signature or a timestamp
 //     outside the tolerance 401. Responses carry only the status text.
 //   - The handler sees r.Body restored to the verified bytes and the
-//     decoded job in the context (JobFromContext).
+//     delivery in the context: EventFromContext (webhook-id, timestamp,
+//     job) or JobFromContext (the job alone).
 //   - With WithIdempotency, duplicates are filtered by webhook-id.
 //
 // The request method is not checked: the service POSTs, and the signature
@@ -130,7 +153,8 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	r = r.WithContext(context.WithValue(r.Context(), jobContextKey{}, job))
+	ev := &Event{ID: d.id, Timestamp: time.Unix(d.seconds, 0), Job: job}
+	r = r.WithContext(context.WithValue(r.Context(), eventContextKey{}, ev))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }

@@ -51,6 +51,7 @@ func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
 }
 
 func TestMiddlewareAccepts(t *testing.T) {
+	t.Parallel()
 	next := &recordingHandler{status: http.StatusNoContent}
 	h := Middleware(newTestVerifier(t))(next)
 	w := serve(h, signedRequest(testID, testBody))
@@ -71,6 +72,7 @@ func TestMiddlewareAccepts(t *testing.T) {
 }
 
 func TestMiddlewareRejects(t *testing.T) {
+	t.Parallel()
 	forged := signedRequest(testID, testBody)
 	forged.Header.Set(HeaderSignature, "v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
 	noID := signedRequest(testID, testBody)
@@ -121,6 +123,7 @@ func TestMiddlewareRejects(t *testing.T) {
 }
 
 func TestMiddlewareBodyLimit(t *testing.T) {
+	t.Parallel()
 	big := jobBody(strings.Repeat("a", 2000))
 	tests := []struct {
 		name          string
@@ -159,6 +162,7 @@ func TestMiddlewareBodyLimit(t *testing.T) {
 }
 
 func TestMiddlewareDefaultLimit(t *testing.T) {
+	t.Parallel()
 	next := &recordingHandler{}
 	h := Middleware(newTestVerifier(t))(next)
 	body := make([]byte, DefaultMaxBodyBytes+1)
@@ -170,6 +174,7 @@ func TestMiddlewareDefaultLimit(t *testing.T) {
 
 // A read error other than the cap is a 400.
 func TestMiddlewareReadError(t *testing.T) {
+	t.Parallel()
 	var hooked error
 	h := Middleware(newTestVerifier(t), WithErrorHook(func(_ *http.Request, err error) { hooked = err }))(&recordingHandler{})
 	r := signedRequest(testID, testBody)
@@ -187,6 +192,7 @@ func (errReader) Read([]byte) (int, error) { return 0, errBroken }
 // Over a real connection: the 413 path must also work with net/http's own
 // ResponseWriter, and the handler's writer must still flush.
 func TestMiddlewareOverHTTP(t *testing.T) {
+	t.Parallel()
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		job, ok := JobFromContext(r.Context())
 		if !ok {
@@ -226,16 +232,19 @@ func TestMiddlewareOverHTTP(t *testing.T) {
 }
 
 func TestMiddlewareNilVerifier(t *testing.T) {
+	t.Parallel()
 	assert.Panics(t, func() { Middleware(nil) })
 }
 
 func TestJobFromContextAbsent(t *testing.T) {
+	t.Parallel()
 	job, ok := JobFromContext(context.Background())
 	assert.False(t, ok)
 	assert.Nil(t, job)
 }
 
 func TestIdempotencySuccessAcknowledged(t *testing.T) {
+	t.Parallel()
 	next := &recordingHandler{status: http.StatusOK}
 	h := Middleware(newTestVerifier(t), WithIdempotency(NewMemoryStore(MemoryStoreOptions{})))(next)
 	require.Equal(t, http.StatusOK, serve(h, signedRequest(testID, testBody)).Code)
@@ -249,6 +258,7 @@ func TestIdempotencySuccessAcknowledged(t *testing.T) {
 }
 
 func TestIdempotencyFailureRetried(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{0, http.StatusOK, http.StatusAccepted, http.StatusNoContent} {
 		t.Run("success "+http.StatusText(status), func(t *testing.T) {
 			next := &recordingHandler{status: status}
@@ -273,6 +283,7 @@ func TestIdempotencyFailureRetried(t *testing.T) {
 }
 
 func TestIdempotencyInformationalThenSuccess(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
@@ -288,6 +299,7 @@ func TestIdempotencyInformationalThenSuccess(t *testing.T) {
 }
 
 func TestIdempotencyPanicReleases(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
@@ -305,6 +317,7 @@ func TestIdempotencyPanicReleases(t *testing.T) {
 }
 
 func TestIdempotencyConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	var calls atomic.Int32
@@ -341,6 +354,7 @@ func TestIdempotencyConcurrentDuplicates(t *testing.T) {
 // Many identical deliveries at once: exactly one reaches the handler, the
 // others get 409 (in progress) or 200 (already done).
 func TestIdempotencyConcurrentStorm(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	h := Middleware(newTestVerifier(t), WithIdempotency(NewMemoryStore(MemoryStoreOptions{})))(
 		http.HandlerFunc(func(http.ResponseWriter, *http.Request) { calls.Add(1) }))
@@ -399,6 +413,7 @@ func (s *fakeStore) Abort(ctx context.Context, id string) error {
 }
 
 func TestIdempotencyStoreErrors(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("store down")
 	tests := []struct {
 		name    string
@@ -435,6 +450,7 @@ func TestIdempotencyStoreErrors(t *testing.T) {
 
 // The store is asked with a context that survives the client going away.
 func TestIdempotencySettlesAfterCancel(t *testing.T) {
+	t.Parallel()
 	store := &ctxStore{}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := Middleware(newTestVerifier(t), WithIdempotency(store))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { cancel() }))

@@ -38,6 +38,7 @@ func begin(t *testing.T, s IdempotencyStore, id string) Claim {
 }
 
 func TestMemoryStoreLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := NewMemoryStore(MemoryStoreOptions{})
 	assert.Equal(t, ClaimAcquired, begin(t, s, "a"))
@@ -61,6 +62,7 @@ func TestMemoryStoreLifecycle(t *testing.T) {
 }
 
 func TestMemoryStoreExpiry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clock := &manualClock{now: testTime}
 	s := NewMemoryStore(MemoryStoreOptions{TTL: time.Hour, Now: clock.Now})
@@ -88,6 +90,7 @@ func TestMemoryStoreExpiry(t *testing.T) {
 }
 
 func TestMemoryStoreClockGoingBack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clock := &manualClock{now: testTime}
 	s := NewMemoryStore(MemoryStoreOptions{TTL: time.Hour, Now: clock.Now})
@@ -102,6 +105,7 @@ func TestMemoryStoreClockGoingBack(t *testing.T) {
 }
 
 func TestMemoryStoreBound(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := NewMemoryStore(MemoryStoreOptions{MaxEntries: 3, Now: fixedClock(testTime)})
 	for _, id := range []string{"a", "b", "c", "d"} {
@@ -117,6 +121,7 @@ func TestMemoryStoreBound(t *testing.T) {
 }
 
 func TestMemoryStoreDefaults(t *testing.T) {
+	t.Parallel()
 	s := NewMemoryStore(MemoryStoreOptions{TTL: -1, MaxEntries: -1})
 	assert.Equal(t, DefaultStoreTTL, s.ttl)
 	assert.Equal(t, DefaultStoreMaxEntries, s.maxEntries)
@@ -124,6 +129,7 @@ func TestMemoryStoreDefaults(t *testing.T) {
 }
 
 func TestMemoryStoreConcurrentBegin(t *testing.T) {
+	t.Parallel()
 	s := NewMemoryStore(MemoryStoreOptions{})
 	const n = 32
 	claims := make(chan Claim, n)
@@ -154,6 +160,7 @@ func TestMemoryStoreConcurrentBegin(t *testing.T) {
 // a store declared as a struct field or with new must not panic on the
 // first delivery.
 func TestMemoryStoreZeroValue(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, s := range map[string]*MemoryStore{"new": new(MemoryStore), "literal": {}} {
 		t.Run(name, func(t *testing.T) {

@@ -88,6 +88,7 @@ var vectorErrors = map[string]error{
 }
 
 func TestSharedVectors(t *testing.T) {
+	t.Parallel()
 	cases := loadVectors(t)
 	names := make(map[string]bool, len(cases))
 	for _, vc := range cases {

@@ -69,8 +69,20 @@ func WithClock(now func() time.Time) Option {
 	return func(c *verifierConfig) { c.now = now }
 }
 
+// standardWebhooksPrefix starts the base64 signing secrets of Standard
+// Webhooks senders; this service keys its HMAC with the raw API key.
+const standardWebhooksPrefix = "whsec_"
+
+// NewVerifierKey returns a Verifier for deliveries signed with apiKey, the
+// API key of the /pfc requests (the common case of NewVerifier).
+func NewVerifierKey(apiKey string, opts ...Option) (*Verifier, error) {
+	return NewVerifier([][]byte{[]byte(apiKey)}, opts...)
+}
+
 // NewVerifier returns a Verifier that accepts deliveries signed with any of
-// secrets, which are raw API key bytes. Give several during a key rotation:
+// secrets, which are raw API key bytes (not base64-decoded, and not a
+// Standard Webhooks "whsec_..." secret: such a secret fails with
+// ErrInvalidSecret). Give several during a key rotation:
 // retries of deliveries for jobs started with the old key are still signed
 // with it. The secrets are copied.
 //
@@ -101,6 +113,12 @@ func NewVerifier(secrets [][]byte, opts ...Option) (*Verifier, error) {
 	for i, s := range secrets {
 		if len(s) == 0 {
 			return nil, fmt.Errorf("%w: secret %d of %d", ErrEmptySecret, i+1, len(secrets))
+		}
+		if bytes.HasPrefix(s, []byte(standardWebhooksPrefix)) {
+			// The secret itself is not quoted.
+			return nil, fmt.Errorf("%w: secret %d of %d starts with %q, the form of a Standard Webhooks signing secret; "+
+				"this service signs with the API key used on /pfc: pass the raw API key, e.g. webhook.NewVerifierKey(apiKey)",
+				ErrInvalidSecret, i+1, len(secrets), standardWebhooksPrefix)
 		}
 		v.secrets[i] = bytes.Clone(s)
 	}

@@ -22,6 +22,7 @@ import (
 const knownSignature = "v1,7GntiURZCFejxmEq11bpym9IUYhwPxsbDHXwZO629mY="
 
 func TestSign(t *testing.T) {
+	t.Parallel()
 	h := Sign(testSecret, testID, testTime, testBody)
 	assert.Len(t, h, 3)
 	assert.Equal(t, testID, h.Get(HeaderID))
@@ -38,6 +39,7 @@ func TestSign(t *testing.T) {
 }
 
 func TestNewVerifier(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		secrets [][]byte
@@ -73,6 +75,7 @@ func TestNewVerifier(t *testing.T) {
 }
 
 func TestVerifierCopiesSecrets(t *testing.T) {
+	t.Parallel()
 	secret := []byte(string(testSecret))
 	v, err := NewVerifier([][]byte{secret}, WithClock(fixedClock(testTime)))
 	require.NoError(t, err)
@@ -81,6 +84,7 @@ func TestVerifierCopiesSecrets(t *testing.T) {
 }
 
 func TestZeroVerifier(t *testing.T) {
+	t.Parallel()
 	h := Sign(testSecret, testID, testTime, testBody)
 	var nilVerifier *Verifier
 	require.ErrorIs(t, nilVerifier.Verify(h, testBody), ErrEmptySecret)
@@ -90,6 +94,7 @@ func TestZeroVerifier(t *testing.T) {
 }
 
 func TestVerifyRotation(t *testing.T) {
+	t.Parallel()
 	oldKey, newKey := []byte("old-api-key"), []byte("new-api-key")
 	v, err := NewVerifier([][]byte{newKey, oldKey}, WithClock(fixedClock(testTime)))
 	require.NoError(t, err)
@@ -124,6 +129,7 @@ func signWithTimestamp(ts string) string {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	const digest = "7GntiURZCFejxmEq11bpym9IUYhwPxsbDHXwZO629mY="
 	raw, err := base64.StdEncoding.DecodeString(digest)
 	require.NoError(t, err)
@@ -220,6 +226,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestVerifyErrorKinds(t *testing.T) {
+	t.Parallel()
 	v := newTestVerifier(t)
 
 	err := v.Verify(headers(testID, "", knownSignature), testBody)
@@ -240,6 +247,7 @@ func TestVerifyErrorKinds(t *testing.T) {
 }
 
 func TestVerifyTolerance(t *testing.T) {
+	t.Parallel()
 	h := Sign(testSecret, testID, testTime, testBody)
 	tests := []struct {
 		name      string
@@ -291,6 +299,7 @@ func TestVerifyTolerance(t *testing.T) {
 // A bad signature is reported even when the timestamp is also out of the
 // window: the window is only judged for authentic deliveries.
 func TestVerifySignatureBeforeWindow(t *testing.T) {
+	t.Parallel()
 	v, err := NewVerifier([][]byte{testSecret}, WithClock(fixedClock(testTime.Add(time.Hour))))
 	require.NoError(t, err)
 	err = v.Verify(Sign([]byte("forger"), testID, testTime, testBody), testBody)
@@ -299,6 +308,7 @@ func TestVerifySignatureBeforeWindow(t *testing.T) {
 }
 
 func TestVerifyJob(t *testing.T) {
+	t.Parallel()
 	v := newTestVerifier(t)
 	job, err := v.VerifyJob(Sign(testSecret, testID, testTime, testBody), testBody)
 	require.NoError(t, err)
@@ -334,6 +344,7 @@ func TestVerifyJob(t *testing.T) {
 }
 
 func TestPackageLevelVerify(t *testing.T) {
+	t.Parallel()
 	h := Sign(testSecret, testID, time.Now(), testBody)
 	require.NoError(t, Verify(testSecret, h, testBody))
 	job, err := VerifyJob(testSecret, h, testBody)
@@ -349,6 +360,7 @@ func TestPackageLevelVerify(t *testing.T) {
 }
 
 func TestVerifyConcurrent(t *testing.T) {
+	t.Parallel()
 	v := newTestVerifier(t)
 	good := Sign(testSecret, testID, testTime, testBody)
 	bad := Sign([]byte("x"), testID, testTime, testBody)
@@ -385,6 +397,7 @@ func TestVerifyAllocations(t *testing.T) {
 }
 
 func TestClaimString(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "Acquired", ClaimAcquired.String())
 	assert.Equal(t, "InProgress", ClaimInProgress.String())
 	assert.Equal(t, "Done", ClaimDone.String())

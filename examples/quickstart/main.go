@@ -74,14 +74,15 @@ func run(ctx context.Context, args []string) error {
 		opts *hosted.CorrectionOptions
 	}{
 		{"AI preset", base + "-ai" + filepath.Ext(input),
-			hosted.NewCorrection("").WithDetectionData()},
+			hosted.NewCorrection().WithDetectionData()},
 		{"background to colour, resized", base + "-bg.png",
-			hosted.NewCorrection("").RemoveBackgroundColor("lightsteelblue").ResizeLong(384)},
+			hosted.NewCorrection().RemoveBackgroundColor("lightsteelblue").ResizeLong(384)},
 	}
 	for _, j := range jobs {
 		out := filepath.Join(outDir, j.out)
 		start := time.Now()
-		job, err := client.CorrectFile(ctx, input, out, j.opts)
+		job, err := client.CorrectFile(ctx, input, out, j.opts,
+			hosted.WithProgress(func(p *hosted.Job) { fmt.Printf("%s: job %s is %s\n", j.name, p.ID, p.Status) }))
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)
 		}

@@ -50,7 +50,7 @@ func run(addr, certFile, keyFile string) error {
 	if (certFile == "") != (keyFile == "") {
 		return errors.New("give both -cert and -key, or neither")
 	}
-	verifier, err := webhook.NewVerifier([][]byte{[]byte(apiKey)})
+	verifier, err := webhook.NewVerifierKey(apiKey)
 	if err != nil {
 		return err
 	}
@@ -60,8 +60,8 @@ func run(addr, certFile, keyFile string) error {
 	)
 	mux := http.NewServeMux()
 	mux.Handle("POST /", receive(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		job, _ := webhook.JobFromContext(r.Context())
-		fmt.Printf("job %s status %s correctedFile %s\n", job.ID, job.Status, job.CorrectedFile)
+		ev, _ := webhook.EventFromContext(r.Context())
+		fmt.Printf("delivery %s: job %s status %s correctedFile %s\n", ev.ID, ev.Job.ID, ev.Job.Status, ev.Job.CorrectedFile)
 		w.WriteHeader(http.StatusNoContent)
 	})))
 

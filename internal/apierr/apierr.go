@@ -35,6 +35,9 @@ var (
 	// whose response headers did not arrive within the client's response
 	// header timeout (a silent server).
 	ErrResponseHeaderTimeout = errors.New("pfc: timed out waiting for response headers")
+	// ErrDownloadTooLarge is in the chain of the error of a download whose
+	// body exceeds the client's size limit (WithMaxDownloadSize).
+	ErrDownloadTooLarge = errors.New("pfc: download exceeds the size limit")
 )
 
 // maxMessageInError bounds the message quoted by APIError.Error so that one
@@ -156,30 +159,14 @@ type ValidationError struct {
 }
 
 // Error returns "pfc: invalid parameters: a: ...; b: ...".
-func (e *ValidationError) Error() string {
-	parts := make([]string, len(e.Errors))
-	for i, fe := range e.Errors {
-		parts[i] = fe.Error()
-	}
-	return "pfc: invalid parameters: " + strings.Join(parts, "; ")
-}
+func (e *ValidationError) Error() string { return ValidationMessage(e.Errors) }
 
 // Unwrap returns ErrInvalidParameter.
 func (e *ValidationError) Unwrap() error { return ErrInvalidParameter }
 
 // Fields returns the names of the invalid parameters, each once, in the
 // order they were first reported.
-func (e *ValidationError) Fields() []string {
-	seen := make(map[string]bool, len(e.Errors))
-	fields := make([]string, 0, len(e.Errors))
-	for _, fe := range e.Errors {
-		if !seen[fe.Field] {
-			seen[fe.Field] = true
-			fields = append(fields, fe.Field)
-		}
-	}
-	return fields
-}
+func (e *ValidationError) Fields() []string { return FieldNames(e.Errors) }
 
 // FieldErrors collects validation problems so that one error reports all of
 // them at once. The zero value is empty and ready to use.

@@ -14,6 +14,7 @@ import (
 )
 
 func TestAPIErrorUnwrapSentinels(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status int
 		want   error
@@ -43,6 +44,7 @@ func TestAPIErrorUnwrapSentinels(t *testing.T) {
 }
 
 func TestAPIErrorString(t *testing.T) {
+	t.Parallel()
 	e := &APIError{
 		StatusCode: 400, Method: "GET", URL: "https://api.example.test/v2/pfc?fileKey=k",
 		Code: "42", Message: "bad\n  fileKey", RequestID: "req-1", Attempts: 1,
@@ -63,6 +65,7 @@ func TestAPIErrorString(t *testing.T) {
 }
 
 func TestValidationError(t *testing.T) {
+	t.Parallel()
 	var errs FieldErrors
 	require.NoError(t, errs.Err())
 	require.Nil(t, errs.Err(), "Err must return an untyped nil")
@@ -106,6 +109,7 @@ type trackingBody struct {
 func (b *trackingBody) Close() error { b.closed = true; return nil }
 
 func TestFromResponseParsesBodies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, ct, body  string
 		code, msg       string
@@ -146,6 +150,7 @@ func TestFromResponseParsesBodies(t *testing.T) {
 }
 
 func TestFromResponseBoundsAndRedacts(t *testing.T) {
+	t.Parallel()
 	const secret = "sk_live_0123456789abcdef"
 	redact := func(s string) string { return strings.ReplaceAll(s, secret, "REDACTED") }
 
@@ -169,6 +174,7 @@ func TestFromResponseBoundsAndRedacts(t *testing.T) {
 }
 
 func TestFromResponseNilBodyAndEmpty(t *testing.T) {
+	t.Parallel()
 	e := FromResponse(&http.Response{StatusCode: 404, Header: http.Header{}}, "DELETE", "u", 1, nil)
 	assert.Nil(t, e.Body)
 	assert.Equal(t, "pfc: DELETE u: 404 Not Found", e.Error())
@@ -183,6 +189,7 @@ func TestFromResponseNilBodyAndEmpty(t *testing.T) {
 // A hostile or broken server can send a request id of megabytes; the
 // APIError keeps a bounded, valid UTF-8 prefix of it, redacted first.
 func TestFromResponseBoundsRequestID(t *testing.T) {
+	t.Parallel()
 	const secret = "sk_live_0123456789abcdef"
 	redact := func(s string) string { return strings.ReplaceAll(s, secret, "REDACTED") }
 	for _, rid := range []string{

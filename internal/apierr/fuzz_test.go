@@ -35,6 +35,7 @@ func FuzzFromResponse(f *testing.F) {
 }
 
 func TestFromResponseStatusWithoutText(t *testing.T) {
+	t.Parallel()
 	e := FromResponse(&http.Response{StatusCode: 999, Header: http.Header{}}, "GET", "u", 1, nil)
 	require.Equal(t, "pfc: GET u: 999", e.Error())
 	require.NoError(t, e.Unwrap())

@@ -33,6 +33,8 @@ type Config struct {
 	ResponseHeaderTimeout time.Duration
 	// Polling holds the client's default wait-loop options.
 	Polling poll.Options
+	// MaxDownloadSize bounds the bytes a download writes; 0 means no bound.
+	MaxDownloadSize int64
 	// pollingSet records that WithPolling was used.
 	pollingSet bool
 }
@@ -76,6 +78,9 @@ func WithPolling(o poll.Options) Option {
 	return func(c *Config) { c.Polling, c.pollingSet = o, true }
 }
 
+// WithMaxDownloadSize bounds the bytes one download writes (0: no bound).
+func WithMaxDownloadSize(n int64) Option { return func(c *Config) { c.MaxDownloadSize = n } }
+
 // Apply returns the Config opts describe; nil options are skipped.
 func Apply(opts []Option) Config {
 	var c Config
@@ -104,6 +109,9 @@ func Build(opts []Option, auth Auth, fe apierr.FieldErrors) (*transport.Client, 
 	fe = append(apierr.FieldErrors(nil), fe...)
 	if cfg.BaseURL == "" {
 		fe.Add("BaseURL", "is required (use WithBaseURL)")
+	}
+	if cfg.MaxDownloadSize < 0 {
+		fe.Add("MaxDownloadSize", "must not be negative, got %d", cfg.MaxDownloadSize)
 	}
 	fe = append(fe, cfg.Polling.Validate()...)
 	if err := fe.Err(); err != nil {

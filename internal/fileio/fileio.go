@@ -184,3 +184,28 @@ func syncDir(dir string) {
 	_ = d.Sync()
 	_ = d.Close()
 }
+
+// CopyLimited copies src to dst like io.Copy, writing at most limit bytes
+// (limit <= 0: no bound). A body longer than limit fails with an error
+// matching apierr.ErrDownloadTooLarge: at once, with nothing written, when
+// declared (a Content-Length; negative when unknown) already exceeds it,
+// else after the first limit bytes. Callers writing to a file use
+// WriteFileAtomic, so that nothing of a refused download is left behind.
+func CopyLimited(dst io.Writer, src io.Reader, declared, limit int64) (int64, error) {
+	if limit <= 0 {
+		return io.Copy(dst, src)
+	}
+	if declared > limit {
+		return 0, fmt.Errorf("%w: %d bytes announced, limit %d", apierr.ErrDownloadTooLarge, declared, limit)
+	}
+	n, err := io.Copy(dst, io.LimitReader(src, limit))
+	if err != nil || n < limit {
+		return n, err
+	}
+	// Exactly limit bytes so far: the body must end here.
+	var probe [1]byte
+	if k, _ := io.ReadFull(src, probe[:]); k > 0 {
+		return n, fmt.Errorf("%w: more than %d bytes", apierr.ErrDownloadTooLarge, limit)
+	}
+	return n, nil
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -161,4 +162,35 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 		got = append(got, e.Name())
 	}
 	assert.ElementsMatch(t, names, got)
+}
+
+func TestCopyLimited(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name            string
+		body            string
+		declared, limit int64
+		wantN           int64
+		tooLarge        bool
+	}{
+		{"no limit", "abcdef", -1, 0, 6, false},
+		{"under", "abc", -1, 5, 3, false},
+		{"exactly", "abcde", 5, 5, 5, false},
+		{"over, unknown length", "abcdef", -1, 5, 5, true},
+		{"over, announced", "abcdef", 6, 5, 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			n, err := CopyLimited(&out, strings.NewReader(tc.body), tc.declared, tc.limit)
+			assert.Equal(t, tc.wantN, n)
+			assert.Equal(t, int(tc.wantN), out.Len())
+			if tc.tooLarge {
+				assert.ErrorIs(t, err, apierr.ErrDownloadTooLarge)
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
 }

@@ -47,6 +47,7 @@ func recordingServer(t *testing.T, statuses ...int) (*[]received, string) {
 }
 
 func TestBodiesContentLengthAndType(t *testing.T) {
+	t.Parallel()
 	payload := []byte("hello, body")
 	jsonBody, err := JSONBody(map[string]string{"name": "My preset"})
 	require.NoError(t, err)
@@ -119,6 +120,7 @@ func multipartStream(file []byte, opens *atomic.Int64) (func() (io.ReadCloser, e
 }
 
 func TestBodiesReplayedOnRetry(t *testing.T) {
+	t.Parallel()
 	file := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
 	var opens atomic.Int64
 	open, ct := multipartStream(file, &opens)
@@ -155,6 +157,7 @@ func TestBodiesReplayedOnRetry(t *testing.T) {
 }
 
 func TestStreamProducerStopsWhenBodyNotRead(t *testing.T) {
+	t.Parallel()
 	// The server answers 503 without reading an 8 MiB body: the pipe writer
 	// goroutine must still end (goleak checks at exit).
 	file := bytes.Repeat([]byte{7}, 8<<20)
@@ -177,6 +180,7 @@ func TestStreamProducerStopsWhenBodyNotRead(t *testing.T) {
 }
 
 func TestReaderBodyNotRetriedOnceSent(t *testing.T) {
+	t.Parallel()
 	got, base := recordingServer(t, http.StatusServiceUnavailable)
 	c := newClient(t, Options{BaseURL: base})
 	_, err := c.Do(context.Background(), &Request{Method: "PUT", Path: "x", Body: ReaderBody(strings.NewReader("once"), 4, "text/plain")})
@@ -202,6 +206,7 @@ func TestReaderBodyNotRetriedOnceSent(t *testing.T) {
 }
 
 func TestReaderBodyRetriedWhenNothingWasSent(t *testing.T) {
+	t.Parallel()
 	var calls int
 	var sent []string
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -248,6 +253,7 @@ type failingReaderAt struct{ err error }
 func (f failingReaderAt) ReadAt(p []byte, off int64) (int, error) { return 0, f.err }
 
 func TestBodySourceErrorsAreFinal(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		cnt.inc()
@@ -276,6 +282,7 @@ func TestBodySourceErrorsAreFinal(t *testing.T) {
 }
 
 func TestInvalidBodies(t *testing.T) {
+	t.Parallel()
 	c := newClient(t, Options{BaseURL: "https://api.example.test"})
 	for name, b := range map[string]Body{
 		"nil reader at":   ReaderAtBody(nil, 1, ""),

@@ -17,6 +17,7 @@ import (
 )
 
 func TestNewValidation(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		opts   Options
@@ -52,6 +53,7 @@ func TestNewValidation(t *testing.T) {
 }
 
 func TestNewDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := New(Options{BaseURL: "https://api.example.test/v2/"})
 	require.NoError(t, err)
 	assert.Equal(t, DefaultMaxRetries, c.maxRetries)
@@ -77,6 +79,7 @@ func TestNewDefaults(t *testing.T) {
 }
 
 func TestURLPathJoinAndSameOrigin(t *testing.T) {
+	t.Parallel()
 	c, err := New(Options{BaseURL: "https://api.example.test:443/v2/"})
 	require.NoError(t, err)
 
@@ -97,6 +100,7 @@ func TestURLPathJoinAndSameOrigin(t *testing.T) {
 }
 
 func TestEscapedPathReachesServerVerbatim(t *testing.T) {
+	t.Parallel()
 	var gotURI, gotPath string
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		gotURI, gotPath = r.RequestURI, r.URL.Path
@@ -135,6 +139,7 @@ func TestEscapedPathReachesServerVerbatim(t *testing.T) {
 }
 
 func TestHeadersOnEveryRequest(t *testing.T) {
+	t.Parallel()
 	var got []http.Header
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		got = append(got, r.Header.Clone())
@@ -159,6 +164,7 @@ func TestHeadersOnEveryRequest(t *testing.T) {
 }
 
 func TestDoJSONErrors(t *testing.T) {
+	t.Parallel()
 	bodies := map[string]string{"/bad": "not json", "/empty": "", "/nocontent": "", "/redirect": ""}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -194,6 +200,7 @@ func TestDoJSONErrors(t *testing.T) {
 }
 
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if cnt.inc()%3 == 0 {

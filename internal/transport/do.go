@@ -55,6 +55,14 @@ type Request struct {
 	// final for this endpoint: they are never retried, even when the
 	// default policy would (e.g. 500 "processing failed").
 	PermanentStatus func(status int) bool
+	// Permanent, when set, sees the parsed error of every answer of 400 or
+	// more that the policy would retry, and reports whether it is final
+	// for this endpoint: for statuses shared by transient and permanent
+	// conditions, told apart by the body's code or message (the correction
+	// container's 503 processingPFCErrorMessage, "the engine failed on this
+	// image", against its other 503s). The body is peeked (a bounded copy,
+	// see apierr.MaxBody) and kept whole for the caller.
+	Permanent func(*apierr.APIError) bool
 	// FinalProcessing makes an informational 102 Processing end the attempt
 	// at once as "still processing": the call returns an *apierr.APIError
 	// with StatusCode 102 that matches apierr.ErrStillProcessing, without
@@ -88,6 +96,7 @@ type call struct {
 	// noReplay, permanent and finalProcessing are the Request's policy.
 	noReplay        bool
 	permanent       func(int) bool
+	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
 	once            *singleUse
 	attempts        int
@@ -219,6 +228,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 
 		noReplay:        r.NoReplay,
 		permanent:       r.PermanentStatus,
+		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
@@ -330,7 +340,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 			return false, nil
 		}
 	} else if !retryableStatus(resp.StatusCode) || cl.noReplay ||
-		(cl.permanent != nil && cl.permanent(resp.StatusCode)) {
+		(cl.permanent != nil && cl.permanent(resp.StatusCode)) || cl.permanentAnswer(resp) {
 		return false, nil
 	}
 	c := cl.c

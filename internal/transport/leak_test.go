@@ -61,6 +61,7 @@ func (h hop) text() string {
 // full URL: a license key in the path, the API query or a pre-signed
 // signature would reach the next host.
 func TestRedirectSendsNoReferer(t *testing.T) {
+	t.Parallel()
 	const license = "LIC-0123456789"
 	foreign := &hopLog{}
 	other := newServer(t, func(w http.ResponseWriter, r *http.Request) { foreign.record(r) })
@@ -94,6 +95,7 @@ func TestRedirectSendsNoReferer(t *testing.T) {
 // does not canonicalise (set by direct map assignment) must not survive a
 // cross-origin redirect or reach a pre-signed URL.
 func TestCredentialHeaderAnySpelling(t *testing.T) {
+	t.Parallel()
 	foreign := &hopLog{}
 	other := newServer(t, func(w http.ResponseWriter, r *http.Request) { foreign.record(r) })
 	own := &hopLog{}
@@ -124,6 +126,7 @@ func TestCredentialHeaderAnySpelling(t *testing.T) {
 // hop stays on the API origin (scheme, host and port), and a 307/308 replays
 // the body with its exact Content-Length whatever the target.
 func TestRedirectCredentialMatrix(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		status   int
@@ -182,6 +185,7 @@ func TestRedirectCredentialMatrix(t *testing.T) {
 // DoExternal: an object store echoing its signature must not put it in the
 // error.
 func TestRedirectTargetSignatureRedacted(t *testing.T) {
+	t.Parallel()
 	const sig = "hopSignature0123456789"
 	store := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
@@ -216,6 +220,7 @@ func TestRedirectTargetSignatureRedacted(t *testing.T) {
 // net/http quotes an unparsable Location in its error; the Location may be
 // a pre-signed URL whose signature the redactor has never seen.
 func TestBadLocationNotQuoted(t *testing.T) {
+	t.Parallel()
 	api := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Location"] = []string{"https://files.example.test/%zz?X-Amz-Signature=locSignature0123"}
 		w.WriteHeader(http.StatusFound)
@@ -236,6 +241,7 @@ func TestBadLocationNotQuoted(t *testing.T) {
 // A Client holds the credential; printing it by mistake, with any verb,
 // through fmt or slog, must not reveal it.
 func TestClientFormatHidesSecrets(t *testing.T) {
+	t.Parallel()
 	c := newClient(t, Options{BaseURL: "https://api.example.test/v2", AuthHeader: "X-API-KEY", AuthValue: testKey, Secrets: []string{"LIC-0123456789"}})
 	logs := &logRecorder{}
 	slogLogger(logs).Info("client", "c", c)
@@ -258,6 +264,7 @@ func TestClientFormatHidesSecrets(t *testing.T) {
 // produces (error texts in every fmt form, every APIError field, url.Error
 // URLs, log records) and everything foreign hosts received.
 func TestNoSecretInAnyProducedString(t *testing.T) {
+	t.Parallel()
 	const (
 		license   = "LIC/9 key+x"
 		signature = "aSignature0123456789abcdef"
@@ -408,6 +415,7 @@ func unwrapOne(err error) error {
 // The caller's CheckRedirect sees a cross-origin hop already without the
 // credential or a Referer, so a policy that logs hops logs no secret.
 func TestCallerCheckRedirectSeesStrippedHop(t *testing.T) {
+	t.Parallel()
 	other := newServer(t, func(w http.ResponseWriter, r *http.Request) {})
 	api := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/file", http.StatusFound)
@@ -428,6 +436,7 @@ func TestCallerCheckRedirectSeesStrippedHop(t *testing.T) {
 }
 
 func TestRequestSecretsAreRedacted(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)

@@ -28,6 +28,7 @@ func newMockClient(t *testing.T, o Options) (*Client, *httpmock.MockTransport) {
 }
 
 func TestMockAPICallExactRequest(t *testing.T) {
+	t.Parallel()
 	c, mt := newMockClient(t, Options{AuthHeader: "X-API-KEY", AuthValue: "the-key", UserAgent: "quickstart/1"})
 	var got *http.Request
 	mt.RegisterResponder(http.MethodGet, mockBase+"/pfc", func(r *http.Request) (*http.Response, error) {
@@ -49,6 +50,7 @@ func TestMockAPICallExactRequest(t *testing.T) {
 }
 
 func TestMockPOSTJSONAndExternalPUT(t *testing.T) {
+	t.Parallel()
 	c, mt := newMockClient(t, Options{AuthHeader: "X-API-KEY", AuthValue: "the-key"})
 	var createBody []byte
 	var createCT string
@@ -85,6 +87,7 @@ func TestMockPOSTJSONAndExternalPUT(t *testing.T) {
 }
 
 func TestMockConnectionErrorRetriesAndAPIError(t *testing.T) {
+	t.Parallel()
 	c, mt := newMockClient(t, Options{MaxRetries: 3})
 	mt.RegisterResponder(http.MethodGet, mockBase+"/upload", httpmock.NewErrorResponder(errors.New("connection reset by peer")))
 	_, err := c.Do(context.Background(), &Request{Path: "upload"})
@@ -104,6 +107,7 @@ func TestMockConnectionErrorRetriesAndAPIError(t *testing.T) {
 }
 
 func TestMockDeleteNoBody(t *testing.T) {
+	t.Parallel()
 	c, mt := newMockClient(t, Options{AuthHeader: "X-API-KEY", AuthValue: "k"})
 	var got *http.Request
 	mt.RegisterResponder(http.MethodDelete, mockBase+"/presets/p%2F1", func(r *http.Request) (*http.Response, error) {

@@ -125,6 +125,7 @@ func TestMultipartBodyShortSourceFails(t *testing.T) {
 // TestLargeUploadStreams, that every byte arrives in order with an exact
 // Content-Length while the heap does not grow: the file is never buffered.
 func TestLargeMultipartStreams(t *testing.T) {
+	// Not parallel: it measures the heap.
 	src := patternFile{size: uploadSize}
 	want := crc32.NewIEEE()
 	_, err := io.Copy(want, io.NewSectionReader(src, 0, src.size))

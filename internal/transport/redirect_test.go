@@ -40,6 +40,7 @@ func (k *keyLog) get(path string) []string {
 }
 
 func TestCrossOriginRedirectNeverCarriesTheKey(t *testing.T) {
+	t.Parallel()
 	keys := &keyLog{}
 	other := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		keys.record(r)
@@ -92,6 +93,7 @@ func TestCrossOriginRedirectNeverCarriesTheKey(t *testing.T) {
 }
 
 func TestNoFollowRedirects(t *testing.T) {
+	t.Parallel()
 	keys := &keyLog{}
 	other := newServer(t, func(w http.ResponseWriter, r *http.Request) { keys.record(r) })
 	apiSrv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -113,6 +115,7 @@ func TestNoFollowRedirects(t *testing.T) {
 }
 
 func TestDoExternalNeverSendsTheKey(t *testing.T) {
+	t.Parallel()
 	keys := &keyLog{}
 	var gotUA string
 	store := newServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -136,6 +139,7 @@ func TestDoExternalNeverSendsTheKey(t *testing.T) {
 }
 
 func TestRedactionEverywhere(t *testing.T) {
+	t.Parallel()
 	const (
 		license   = "LIC/9 key+x" // escapes differently in paths and queries
 		signature = "aSignature0123456789abcdef"

@@ -25,6 +25,7 @@ import (
 )
 
 func TestRetryByStatus(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status int
 		retry  bool
@@ -56,6 +57,7 @@ func TestRetryByStatus(t *testing.T) {
 }
 
 func TestRetryThenSuccess(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch cnt.inc() {
@@ -78,6 +80,7 @@ func TestRetryThenSuccess(t *testing.T) {
 }
 
 func TestLastResponseSurvivesExhaustion(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		n := cnt.inc()
@@ -113,6 +116,7 @@ func hangUp(t *testing.T, w http.ResponseWriter) {
 }
 
 func TestConnectionErrorsRetriedAndRedacted(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		cnt.inc()
@@ -151,6 +155,7 @@ func TestConnectionErrorsRetriedAndRedacted(t *testing.T) {
 }
 
 func TestCertificateErrorNotRetried(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake failure is expected
@@ -170,6 +175,7 @@ func TestCertificateErrorNotRetried(t *testing.T) {
 }
 
 func TestRedirectFailuresNotRetried(t *testing.T) {
+	t.Parallel()
 	t.Run("unsupported scheme", func(t *testing.T) {
 		cnt := &counter{}
 		srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -211,6 +217,7 @@ func TestRedirectFailuresNotRetried(t *testing.T) {
 }
 
 func TestRetryAfterHonouredAndCapped(t *testing.T) {
+	t.Parallel()
 	for name, header := range map[string]string{
 		"seconds":   "3600",
 		"HTTP date": time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat),
@@ -241,6 +248,7 @@ func TestRetryAfterHonouredAndCapped(t *testing.T) {
 }
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	cases := []struct {
 		in   string
@@ -267,6 +275,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestBackoffExponentialWithJitter(t *testing.T) {
+	t.Parallel()
 	c, err := New(Options{BaseURL: "https://h", MinRetryWait: 100 * time.Millisecond, MaxRetryWait: time.Second})
 	require.NoError(t, err)
 	steps := []time.Duration{100, 200, 400, 800, 1000, 1000, 1000}
@@ -305,6 +314,7 @@ func TestBackoffExponentialWithJitter(t *testing.T) {
 }
 
 func TestWaitTrimmedToDeadline(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		cnt.inc()
@@ -332,6 +342,7 @@ func TestWaitTrimmedToDeadline(t *testing.T) {
 }
 
 func TestCancelDuringRetryWait(t *testing.T) {
+	t.Parallel()
 	cnt := &counter{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		cnt.inc()
@@ -371,6 +382,7 @@ func TestCancelDuringRetryWait(t *testing.T) {
 }
 
 func TestNoRetryOnceContextDone(t *testing.T) {
+	t.Parallel()
 	t.Run("cancelled before the call", func(t *testing.T) {
 		cnt := &counter{}
 		srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { cnt.inc() })
@@ -409,6 +421,7 @@ func TestNoRetryOnceContextDone(t *testing.T) {
 // overflow or stall the client. Invalid ones fall back to the backoff,
 // huge ones are capped, dates in the past mean "now".
 func TestHostileRetryAfter(t *testing.T) {
+	t.Parallel()
 	const backoff = time.Millisecond // the first step of newClient's backoff
 	cases := []struct {
 		header     string

@@ -92,6 +92,7 @@ const uploadSize = 1 << 30
 // than 8 MiB is allocated in all (TotalAlloc, which does not depend on GC
 // timing): the body is streamed, never buffered.
 func TestLargeUploadStreams(t *testing.T) {
+	// Not parallel: it measures the heap.
 	src := patternFile{size: uploadSize}
 	want := crc32.NewIEEE()
 	n, err := io.Copy(want, io.NewSectionReader(src, 0, src.size))
@@ -194,6 +195,7 @@ func httptestServer(b *testing.B) string {
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 func TestPatternFile(t *testing.T) {
+	t.Parallel()
 	f := patternFile{size: 10_000}
 	buf := make([]byte, 5000)
 	n, err := f.ReadAt(buf, 7000)

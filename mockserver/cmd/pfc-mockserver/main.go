@@ -22,6 +22,21 @@
 //	                 connection is cut off (default 1m)
 //	-bg-processing-delay  how long each background-removal job stays processing
 //	                 after its engine returned (default 0; scaled by -time-scale)
+//	-container-root  directory holding the correction container's mount points
+//	                 (sdk_license, presets, addons, input, output, scene), kept on
+//	                 exit; default <data-dir>/container, removed on exit when this
+//	                 run created it (without -data-dir: a private temporary tree)
+//
+// The correction container mock reads the container's environment
+// variables (PFC_SITE_URL, PFC_LOG_LEVEL, PFC_IMG_CACHE_TTL, PFC_AVX,
+// PFC_USE_FASTFAE, PFC_SKIP_MODE, PFC_SKIP_EXIF_SOFTWARE,
+// PFC_PRESERVE_INPUT_FILENAME, PFC_ENABLE_COMPOSITE, PFC_USE_AI_SERVER)
+// with the container's defaults and writes its JSON log lines (message
+// ids) to stderr. Like the container, it builds corrected_url on
+// PFC_SITE_URL (default http://localhost): set PFC_SITE_URL to the printed
+// container URL, or rebase the URLs in the client
+// (pfccontainer.Client.RebaseCorrectedURLs). A root the command creates
+// gets a valid mock licence, so the mock corrects out of the box.
 //
 // An empty address disables that backend; port 0 picks a free port. When
 // ready, the command prints one line per backend on stdout, in this
@@ -32,9 +47,7 @@
 //	bg: http://127.0.0.1:8000
 //
 // and logs JSON to stderr; a listener on every interface (":8080") is
-// printed as 127.0.0.1. The correction container mock is not implemented
-// yet: until it is, its listener answers every request 501 with the
-// mocks' JSON error body (code not_implemented), and a note is logged.
+// printed as 127.0.0.1.
 //
 // Timeouts: request headers must arrive within 30 seconds, and an idle
 // keep-alive connection is closed after 2 minutes. There is deliberately
@@ -60,11 +73,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -102,6 +117,8 @@ type env struct {
 	webhookCAs  *x509.CertPool
 	pixelBudget int64
 	log         *slog.Logger
+	// stderr receives the container mock's own JSON log lines.
+	stderr io.Writer
 }
 
 // served is a constructed backend.
@@ -133,7 +150,7 @@ var backends = []backend{
 	{name: "hosted", addrFlag: "hosted-addr", defaultAddr: "127.0.0.1:8080",
 		usage: "listen address of the hosted API v2 mock", setup: setupHosted},
 	{name: "container", addrFlag: "container-addr", defaultAddr: "127.0.0.1:8081",
-		usage: "listen address of the correction container mock", setup: notImplemented("the correction container mock")},
+		usage: "listen address of the correction container mock", setup: setupContainer},
 	{name: "bg", addrFlag: "bg-addr", defaultAddr: "127.0.0.1:8000",
 		usage: "listen address of the background-removal container mock", setup: setupBG},
 }
@@ -152,6 +169,47 @@ func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 			return nil, err
 		}
 		return &served{handler: h, path: "/v2", close: h.Close}, nil
+	}
+}
+
+// setupContainer registers -container-root and returns the correction
+// container mock's constructor: its PFC_* settings come from the
+// environment, as the real container's do, and its mount points are
+// directories under the root (default <data-dir>/container, or a private
+// temporary tree removed on exit without -data-dir). A root the command
+// creates gets a valid mock licence in sdk_license; an existing one is
+// used as it is (no licence there: corrected images equal the originals).
+// Its JSON log lines go to stderr, filtered by PFC_LOG_LEVEL.
+func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
+	root := flags.String("container-root", "", "directory holding the correction container's mount points (sdk_license, presets, addons, input, output, scene); default <data-dir>/container")
+	return func(e env) (*served, error) {
+		o, err := mockserver.PFCContainerOptionsFromEnv(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		o.Root = *root
+		// <data-dir>/container is the command's own, like the other
+		// backends' data: removed on exit if this run created it.
+		removeRoot := false
+		if o.Root == "" && e.dataDir != "" {
+			o.Root = filepath.Join(e.dataDir, "container")
+			_, statErr := os.Lstat(o.Root)
+			removeRoot = errors.Is(statErr, fs.ErrNotExist)
+		}
+		o.Clock, o.LogWriter = e.clock, e.stderr
+		c, err := mockserver.NewPFCContainer(o)
+		if err != nil {
+			if removeRoot {
+				_ = os.RemoveAll(o.Root)
+			}
+			return nil, err
+		}
+		e.log.Info("correction container mock", "root", c.Root(), "site_url", c.SiteURL())
+		closeFn := c.Close
+		if removeRoot {
+			closeFn = func() error { return errors.Join(c.Close(), os.RemoveAll(o.Root)) }
+		}
+		return &served{handler: c, close: closeFn}, nil
 	}
 }
 
@@ -226,7 +284,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *bodyTimeout <= 0 {
 		return fail("-body-timeout must be positive, got %v", *bodyTimeout)
 	}
-	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, log: log}
+	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, log: log, stderr: stderr}
 	if *timeScale != 1 {
 		scaled, err := clock.NewScaled(*timeScale)
 		if err != nil {

@@ -105,6 +105,9 @@ type Request struct {
 	// MaxOutputLongSide caps the long side of a background-removal result
 	// (0 means matting.MaxOutputLongSide, the hosted API's 5000 px).
 	MaxOutputLongSide int
+	// MaxOutputPixels caps the area of a background-removal result (0
+	// means matting.MaxOutputPixels, the hosted API's about 14 MP).
+	MaxOutputPixels int64
 
 	// Limits are the input limits; the zero value means
 	// imageio.HostedLimits.
@@ -338,7 +341,7 @@ func aspect(r image.Rectangle) float64 {
 }
 
 // replaceBackground removes the background of pix and composites the
-// subject onto req.Background, capping the result's long side.
+// subject onto req.Background, capping the result's long side and area.
 func (e *Engine) replaceBackground(ctx context.Context, pix *image.NRGBA, faceBoxes []image.Rectangle, req Request) (*image.NRGBA, error) {
 	mode := req.MatteMode
 	if mode == "" {
@@ -355,12 +358,15 @@ func (e *Engine) replaceBackground(ctx context.Context, pix *image.NRGBA, faceBo
 	}
 	// Composite uses the matte's spill-corrected colours when present.
 	out := matting.Composite(pix, m, *req.Background)
-	limit := req.MaxOutputLongSide
-	if limit <= 0 {
-		limit = matting.MaxOutputLongSide
+	long, area := req.MaxOutputLongSide, req.MaxOutputPixels
+	if long <= 0 {
+		long = matting.MaxOutputLongSide
 	}
-	if w, h := out.Rect.Dx(), out.Rect.Dy(); max(w, h) > limit {
-		nw, nh := matting.FitLongSide(w, h, limit)
+	if area <= 0 {
+		area = matting.MaxOutputPixels
+	}
+	w, h := out.Rect.Dx(), out.Rect.Dy()
+	if nw, nh := matting.FitOutput(w, h, long, area); nw != w || nh != h {
 		out = resize.Resize(out, nw, nh, resize.Lanczos3)
 	}
 	return out, nil

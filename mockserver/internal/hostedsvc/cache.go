@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 )
 
@@ -17,10 +16,10 @@ type cacheEntry struct {
 	blob      string
 	ext, mime string
 	fromJob   string
-	dims      *hosted.Dimensions
-	usage     hosted.Usage
-	detection *hosted.DetectionData
-	crop      *hosted.CropRect
+	dims      *dimensions
+	usage     usage
+	detection *detectionData
+	crop      *cropRect
 	expiry    *activity.Timer
 }
 
@@ -28,7 +27,6 @@ type cacheEntry struct {
 // option that changes the output. It leaves out cache,
 // includeDetectionData and webhookUrl, which do not.
 func cacheKey(j *job, fileSHA, bgSHA [sha256.Size]byte) string {
-	o := &j.spec.opts
 	req := buildRequest(j, "", "")
 	presetSHA := sha256.Sum256(j.presetData)
 	k := struct {
@@ -45,7 +43,7 @@ func cacheKey(j *job, fileSHA, bgSHA [sha256.Size]byte) string {
 		UploadType string
 	}{
 		Account: j.account, File: hex.EncodeToString(fileSHA[:]), FileType: j.fileType, UploadType: j.upType, Preset: j.preset,
-		PresetSHA: hex.EncodeToString(presetSHA[:]), OutputType: string(o.OutputType), Quality: req.Quality,
+		PresetSHA: hex.EncodeToString(presetSHA[:]), OutputType: j.spec.outputType, Quality: req.Quality,
 		Resize: req.Resize, AutoCrop: req.AutoCrop, Skip: req.Skip, RemoveGlares: req.RemoveGlares,
 		PreserveMetadata: req.PreserveMetadata, UpdateThumbnail: req.UpdateThumbnail,
 	}
@@ -98,9 +96,9 @@ func (s *Service) completeFromCacheLocked(j *job, e *cacheEntry) {
 	j.result = "r-" + j.id + "." + e.ext
 	if err := s.linkBlob(e.blob, j.result); err != nil {
 		j.result = ""
-		j.status, j.code, j.statusText = hosted.StatusFailed, JobCodeProcessingFailed, "reading the cached result failed"
+		j.status, j.code, j.statusText = StatusFailed, JobCodeProcessingFailed, "reading the cached result failed"
 	} else {
-		j.status, j.statusText = hosted.StatusCompleted, "cache hit: result of job "+e.fromJob
+		j.status, j.statusText = StatusCompleted, "cache hit: result of job "+e.fromJob
 		j.corrected = j.base + FilesRoute + j.id + "/" + j.resultName
 		j.mime = e.mime
 		// The entry lives as long as the newest job that uses it.
@@ -117,8 +115,8 @@ func (s *Service) completeFromCacheLocked(j *job, e *cacheEntry) {
 	taken := 0.0
 	j.timeTaken = &taken
 	j.dims, j.detection, j.crop = e.dims, e.detection, e.crop
-	usage := e.usage
-	j.usage = &usage
+	u := e.usage
+	j.usage = &u
 	s.publishLocked(j)
 	s.log.Info("job completed from cache", "job", j.id, "from", e.fromJob)
 }

@@ -68,7 +68,8 @@ type Config struct {
 	DataDir string
 	// BaseURL, if set, is the scheme and host (and optional path prefix)
 	// used in the URLs the server hands out, e.g. "https://mock.example";
-	// otherwise they are derived from each request's Host.
+	// otherwise they are derived from each request's Host. It must not
+	// include /v2 (the API's routes add it).
 	BaseURL string
 	// Processor corrects images; nil makes every image job FAILED with
 	// JobCodeNoEngine (videos still pass through).
@@ -137,6 +138,9 @@ func (c *Config) normalize() error {
 			problems = append(problems, fmt.Sprintf("BaseURL: must be an absolute http(s) URL without query, got %q", c.BaseURL))
 		}
 		c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+		if strings.HasSuffix(c.BaseURL, "/v2") {
+			problems = append(problems, fmt.Sprintf("BaseURL: must not end in /v2, which the server adds to its routes (the client's base URL is BaseURL+\"/v2\"), got %q", c.BaseURL))
+		}
 	}
 	if c.Workers < 0 {
 		problems = append(problems, fmt.Sprintf("Workers: must not be negative, got %d", c.Workers))

@@ -1,6 +1,7 @@
 package hostedsvc
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,34 +24,9 @@ func (s *Service) route(w http.ResponseWriter, r *http.Request) {
 	case path == "/v2" || strings.HasPrefix(path, "/v2/"):
 		s.serveAPI(w, r, strings.TrimPrefix(path, "/v2"))
 	case strings.HasPrefix(path, UploadRoute):
-		if !httpx.Allow(w, r, http.MethodPut) {
-			return
-		}
-		q, ok := signedQuery(w, r)
-		if !ok {
-			return
-		}
-		defer httpx.AbortBodyOnClose(s.ctx, w)()
-		key := strings.TrimPrefix(path, UploadRoute)
-		if err := s.ReceiveUpload(key, q, r.Body, r.ContentLength); err != nil {
-			httpx.WriteError(w, err)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
+		s.servePut(w, r, strings.TrimPrefix(path, UploadRoute), s.ReceiveUpload)
 	case strings.HasPrefix(path, PresetRoute):
-		if !httpx.Allow(w, r, http.MethodPut) {
-			return
-		}
-		q, ok := signedQuery(w, r)
-		if !ok {
-			return
-		}
-		defer httpx.AbortBodyOnClose(s.ctx, w)()
-		if err := s.ReceivePreset(strings.TrimPrefix(path, PresetRoute), q, r.Body, r.ContentLength); err != nil {
-			httpx.WriteError(w, err)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
+		s.servePut(w, r, strings.TrimPrefix(path, PresetRoute), s.ReceivePreset)
 	case strings.HasPrefix(path, FilesRoute):
 		if !httpx.Allow(w, r, http.MethodGet, http.MethodHead) {
 			return
@@ -175,15 +151,26 @@ func (s *Service) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// signedQuery parses the query of a pre-signed URL; one that does not
-// parse has been tampered with (403, like a wrong signature).
-func signedQuery(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
+// servePut answers a PUT to a pre-signed storage URL (no API key): receive
+// checks the URL's query and stores the body of the object named name; 200
+// with an empty body once stored. A query that does not parse is 403, as
+// a tampered URL.
+func (s *Service) servePut(w http.ResponseWriter, r *http.Request, name string,
+	receive func(name string, q url.Values, body io.Reader, contentLength int64) *httpx.Error) {
+	if !httpx.Allow(w, r, http.MethodPut) {
+		return
+	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		httpx.WriteError(w, httpx.Errorf(http.StatusForbidden, httpx.CodeForbidden, "the pre-signed URL's query is malformed"))
-		return nil, false
+		return
 	}
-	return q, true
+	defer httpx.AbortBodyOnClose(s.ctx, w)()
+	if err := receive(name, q, r.Body, r.ContentLength); err != nil {
+		httpx.WriteError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }
 
 // writeResult returns a function writing either v as JSON (200) or the

@@ -9,8 +9,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
@@ -44,17 +45,17 @@ type job struct {
 	base       string
 	cacheKey   string
 
-	status     hosted.JobStatus
+	status     string
 	statusText string
 	code       int
 	createdAt  time.Time
 	updatedAt  time.Time
 	startedAt  time.Time
 	timeTaken  *float64
-	dims       *hosted.Dimensions
-	usage      *hosted.Usage
-	detection  *hosted.DetectionData // full; shown only if requested
-	crop       *hosted.CropRect
+	dims       *dimensions
+	usage      *usage
+	detection  *detectionData // full; shown only if requested
+	crop       *cropRect
 	result     string // blob name of the corrected file
 	resultName string // file name in the public URL
 	mime       string
@@ -66,13 +67,13 @@ type job struct {
 
 // outcome is what processing produced, applied to the job by finish.
 type outcome struct {
-	status      hosted.JobStatus
+	status      string
 	code        int
 	text        string
-	dims        *hosted.Dimensions
-	usage       hosted.Usage
-	detection   *hosted.DetectionData
-	crop        *hosted.CropRect
+	dims        *dimensions
+	usage       usage
+	detection   *detectionData
+	crop        *cropRect
 	tmpResult   string // temporary file holding the result (images)
 	passthrough bool   // the result is the input itself (videos)
 	ext         string // result extension without dot
@@ -86,11 +87,11 @@ func (o *outcome) discard() {
 }
 
 func rejected(code int, format string, args ...any) *outcome {
-	return &outcome{status: hosted.StatusRejected, code: code, text: fmt.Sprintf(format, args...)}
+	return &outcome{status: StatusRejected, code: code, text: fmt.Sprintf(format, args...)}
 }
 
 func failed(code int, format string, args ...any) *outcome {
-	return &outcome{status: hosted.StatusFailed, code: code, text: fmt.Sprintf(format, args...)}
+	return &outcome{status: StatusFailed, code: code, text: fmt.Sprintf(format, args...)}
 }
 
 // StartResponse is the answer of GET /pfc.
@@ -107,12 +108,8 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	if aerr != nil {
 		return nil, aerr
 	}
-	o := &sp.opts
-	j := &job{id: newJobID(), account: account, spec: sp, base: base, fileType: string(o.FileType)}
-	if j.fileType == "" {
-		j.fileType = FileTypeImage
-	}
-	j.preset = o.Preset
+	j := &job{id: newJobID(), account: account, spec: sp, base: base, fileType: sp.fileType}
+	j.preset = sp.preset
 	if j.preset == "" {
 		j.preset = "Universal"
 	}
@@ -122,14 +119,14 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		fileSHA, bgSHA   [sha256.Size]byte
 	)
 	s.mu.Lock()
-	u, aerr := s.usableUpload(account, o.FileKey, "fileKey")
+	u, aerr := s.usableUpload(account, sp.fileKey, "fileKey")
 	if aerr != nil {
 		s.mu.Unlock()
 		return nil, aerr
 	}
 	var bg *upload
-	if sp.plan.Background == hosted.BackgroundImage {
-		if bg, aerr = s.usableUpload(account, o.BgFileKey, "bgFileKey"); aerr != nil {
+	if sp.bgMode == pfcparams.ModeImage {
+		if bg, aerr = s.usableUpload(account, sp.bg.FileKey, "bgFileKey"); aerr != nil {
 			s.mu.Unlock()
 			return nil, aerr
 		}
@@ -172,7 +169,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	}
 
 	now := s.now()
-	j.status, j.createdAt, j.updatedAt = hosted.StatusPending, now, now
+	j.status, j.createdAt, j.updatedAt = StatusPending, now, now
 	statusEndpoint := base + "/v2/status/" + j.id
 
 	s.mu.Lock()
@@ -193,8 +190,17 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		s.removeInputs(j)
 		return nil, httpx.Unavailable()
 	}
-	s.log.Info("job queued", "job", j.id, "fileKey", o.FileKey, "fileType", j.fileType, "preset", j.preset)
+	s.log.Info("job queued", "job", j.id, "fileKey", sp.fileKey, "fileType", j.fileType, "preset", j.preset, "ignored", ignoredNames(sp.ignored))
 	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
+}
+
+// ignoredNames lists the parameters a job ignores, for the log.
+func ignoredNames(ig []pfcparams.Ignored) []string {
+	names := make([]string, len(ig))
+	for i, x := range ig {
+		names[i] = x.Name
+	}
+	return names
 }
 
 // usableUpload returns the uploaded file behind key. Called with s.mu held.
@@ -240,17 +246,33 @@ func (s *Service) removeInputs(j *job) {
 }
 
 // jobCost is what j counts against the pixel budget: the pixels of its
-// image and background image, by their headers (0 for what is not a
-// readable JPEG or PNG: the job fails its checks before decoding).
+// image (by its header) and, when the job resizes, of the resized image
+// too (a small image upscaled to 14000×14000 costs what a large one does),
+// plus those of its background image; 0 for what is not a readable JPEG or
+// PNG (the job fails its checks before decoding).
 func (s *Service) jobCost(j *job) int64 {
 	var cost int64
-	for _, b := range []string{j.input, j.bgInput} {
-		if b == "" {
-			continue
+	if p, err := s.store.Path(j.input); err == nil {
+		if w, h := imageSize(p); w > 0 {
+			cost += resizeCost(w, h, j.spec)
 		}
-		if p, err := s.store.Path(b); err == nil {
-			cost += imagePixels(p)
+	}
+	if j.bgInput != "" {
+		if p, err := s.store.Path(j.bgInput); err == nil {
+			w, h := imageSize(p)
+			cost += int64(w) * int64(h)
 		}
+	}
+	return cost
+}
+
+// resizeCost is the pixels a w×h image costs under sp's resize: its own,
+// plus those of the resized image when the size changes.
+func resizeCost(w, h int, sp *jobSpec) int64 {
+	cost := int64(w) * int64(h)
+	plan, err := resize.PlanSize(w, h, resizeRequest(sp))
+	if err == nil && plan.Resize {
+		cost += int64(plan.Width) * int64(plan.Height)
 	}
 	return cost
 }
@@ -259,7 +281,7 @@ func (s *Service) jobCost(j *job) int64 {
 func (s *Service) runJob(ctx context.Context, j *job) {
 	s.mu.Lock()
 	now := s.now()
-	j.status, j.startedAt, j.updatedAt = hosted.StatusProcessing, now, now
+	j.status, j.startedAt, j.updatedAt = StatusProcessing, now, now
 	s.mu.Unlock()
 	s.log.Info("job processing", "job", j.id)
 
@@ -267,7 +289,7 @@ func (s *Service) runJob(ctx context.Context, j *job) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if out.status == hosted.StatusRejected || s.cfg.ProcessingDelay <= 0 {
+	if out.status == StatusRejected || s.cfg.ProcessingDelay <= 0 {
 		s.finishLocked(j, out)
 		return
 	}
@@ -292,7 +314,7 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 		return
 	}
 	now := s.now()
-	if out.status == hosted.StatusCompleted {
+	if out.status == StatusCompleted {
 		j.resultName = "corrected." + out.ext
 		j.result = "r-" + j.id + "." + out.ext
 		var err error
@@ -312,14 +334,14 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 	taken := now.Sub(j.startedAt).Seconds()
 	j.timeTaken = &taken
 	j.dims = out.dims
-	usage := out.usage
-	if usage.Size == "" && out.dims != nil {
-		usage.Size = sizeClass(out.dims.Width, out.dims.Height)
+	u := out.usage
+	if u.Size == "" && out.dims != nil {
+		u.Size = sizeClass(out.dims.Width, out.dims.Height)
 	}
-	j.usage = &usage
+	j.usage = &u
 	j.detection, j.crop = out.detection, out.crop
 	j.mime = out.mime
-	if j.status == hosted.StatusCompleted {
+	if j.status == StatusCompleted {
 		j.corrected = j.base + FilesRoute + j.id + "/" + j.resultName
 		if j.cacheKey != "" {
 			s.storeCacheLocked(j)
@@ -334,12 +356,12 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 func (s *Service) publishLocked(j *job) {
 	rec, err := httpx.Marshal(s.recordLocked(j))
 	if err != nil {
-		// hosted.Job has only marshalable fields.
+		// record has only marshalable fields.
 		rec = []byte(`{"_id":"` + j.id + `","status":"FAILED"}`)
 	}
 	j.record = rec
 	j.expiry = s.tracker.AfterFunc(s.cfg.Retention, func() { s.expireJob(j) })
-	if hook := j.spec.opts.WebhookURL; hook != "" && (j.status == hosted.StatusCompleted || j.status == hosted.StatusFailed) {
+	if hook := j.spec.webhookURL; hook != "" && (j.status == StatusCompleted || j.status == StatusFailed) {
 		s.webhook.Send(webhooksend.Delivery{URL: hook, Secret: []byte(j.account), EventID: "evt_" + j.id, Body: j.record})
 	}
 }
@@ -358,22 +380,22 @@ func (s *Service) expireJob(j *job) {
 }
 
 // recordLocked builds the job record. Called with s.mu held.
-func (s *Service) recordLocked(j *job) hosted.Job {
-	rec := hosted.Job{
+func (s *Service) recordLocked(j *job) record {
+	rec := record{
 		ID: j.id, Status: j.status, StatusText: j.statusText, Code: j.code,
-		CreatedAt: hosted.Timestamp{Time: j.createdAt}, UpdatedAt: hosted.Timestamp{Time: j.updatedAt},
+		CreatedAt: Timestamp(j.createdAt), UpdatedAt: Timestamp(j.updatedAt),
 	}
-	if !j.status.Terminal() {
+	if !terminal(j.status) {
 		return rec
 	}
 	rec.TimeTaken = j.timeTaken
 	rec.Usage = j.usage
 	rec.OriginalDimensions = j.dims
-	if j.status == hosted.StatusCompleted {
+	if j.status == StatusCompleted {
 		rec.CorrectedFile = j.corrected
 		ai := true
 		rec.AIServer = &ai
-		if j.spec.opts.IncludeDetectionData {
+		if j.spec.includeDetectionData {
 			rec.DetectionData = j.detection
 		}
 		rec.CropRect = j.crop
@@ -383,9 +405,9 @@ func (s *Service) recordLocked(j *job) hosted.Job {
 
 // JobView is what GET /status needs to answer.
 type JobView struct {
-	Status        hosted.JobStatus // the job's state
-	Record        []byte           // the JSON record, as /status and webhooks send it
-	CorrectedFile string           // the result URL once COMPLETED
+	Status        string // the job's state
+	Record        []byte // the JSON record, as /status and webhooks send it
+	CorrectedFile string // the result URL once COMPLETED
 }
 
 // JobStatus returns the record of a job of account (GET /status/{jobID}).
@@ -419,7 +441,7 @@ type ResultFile struct {
 func (s *Service) OpenResult(id, name string) (*ResultFile, *httpx.Error) {
 	s.mu.Lock()
 	j := s.jobs[id]
-	if j == nil || j.status != hosted.StatusCompleted || j.resultName != name || j.result == "" {
+	if j == nil || j.status != StatusCompleted || j.resultName != name || j.result == "" {
 		s.mu.Unlock()
 		return nil, notFound("", "file not found (unknown, or deleted after the retention period)")
 	}

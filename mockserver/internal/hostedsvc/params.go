@@ -1,235 +1,252 @@
 package hostedsvc
 
 import (
-	"errors"
+	"image/color"
 	"maps"
 	"math"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
-// pfcParams are the parameters of GET /pfc in the order of the API's
-// table; errors are reported in this order.
-var pfcParams = hosted.ParameterNames()
+// maxScale bounds scale (a percentage) before any arithmetic; the resize
+// limits clamp anything this large anyway.
+const maxScale = 1 << 20
 
-// jobSpec is a parsed, validated /pfc request.
+// autocropParams are the auto-crop tuning values, in the order of
+// jobSpec.autocrop: decimal numbers copied from the desktop editor.
+var autocropParams = [6]string{"autocropSize", "autocropX", "autocropY", "cropARW", "cropARH", "autocropTopHeadGap"}
+
+// decimalPattern is a plain decimal number as the desktop editor writes
+// it: optional sign, digits, optional fraction; no exponent, no spaces.
+var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$`)
+
+// jobSpec is a parsed, validated /pfc request with the priority rules
+// applied (pfcparams): string fields are "" when the parameter was
+// omitted.
 type jobSpec struct {
-	opts  hosted.CorrectionOptions
-	plan  hosted.Plan
-	cache bool
-	// Parsed auto-crop values (nil when absent).
-	autocrop [6]*float64
+	fileKey    string
+	fileType   string // image or video
+	preset     string // as given; "" is AI preset selection
+	cache      bool
+	outputType string // "", jpg, png or original
+	resizeMode string // "", auto, general or smallDetails
+	// resizeParam is the size parameter used (pfcparams.Width...), ""
+	// when none; resizeValue its value.
+	resizeParam string
+	resizeValue int
+	quality     int // outputQuality; 0 when omitted
+	autocrop    bool
+	detectOnly  bool
+	// autocropValues are the parsed autocropParams (nil when absent).
+	autocropValues [6]*float64
+	skip           string
+	removeGlares   bool
+	// bg holds the supplied background parameters, bgMode their
+	// effective mode (pfcparams.ModeNone...), bgColor the parsed colour
+	// of the color mode.
+	bg                   pfcparams.Background
+	bgMode               string
+	bgColor              color.NRGBA
+	preserveMetadata     bool
+	updateThumbnail      bool
+	includeDetectionData bool
+	webhookURL           string
+	// ignored are the supplied parameters the priority rules leave
+	// unused (accepted, as the service accepts them).
+	ignored []pfcparams.Ignored
 }
 
-// parsePFC parses the query of GET /pfc strictly: unknown or repeated
-// parameters, values of the wrong type, out-of-range values and invalid
-// combinations are a 400 naming the parameter. All problems are listed in
-// the message; the first one (in table order) is the error's parameter.
+// parsePFC parses the query of GET /pfc strictly against the parameter
+// table (pfcparams.Hosted): unknown or repeated parameters, values of the
+// wrong type, out-of-range values and invalid values are a 400 naming the
+// parameter. All problems are listed in the message; the first one (in
+// table order) is the error's parameter. Parameters the rules leave unused
+// (bg* without removeBackground=true, bgShadow outside the image and
+// colour modes, all but one size, autocropDetectOnly and the auto-crop
+// values without autocrop=true) are accepted and ignored, as the service
+// ignores them (and hosted.Plan reports them).
 func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if !slices.Contains(pfcParams, name) {
+		if _, ok := pfcparams.HostedParam(name); !ok {
 			return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeUnknownParameter, name, "is not a parameter of /pfc")
 		}
 	}
-	p := &parser{q: q}
-	sp := &jobSpec{}
-	o := &sp.opts
-
-	if v, ok := p.get("fileKey"); !ok {
-		if !p.has("fileKey") {
-			p.fail(httpx.CodeMissingParameter, "fileKey", "is required")
+	p := &parser{q: q, vals: map[string]string{}}
+	for _, param := range pfcparams.Hosted {
+		p.check(param)
+	}
+	sp := &jobSpec{
+		fileKey: p.vals["fileKey"], fileType: p.vals["fileType"], preset: p.vals["preset"],
+		cache: p.vals["cache"] != "false", outputType: p.vals["outputType"], resizeMode: p.vals["resize"],
+		quality: p.integer("outputQuality"), autocrop: p.vals["autocrop"] == "true",
+		detectOnly: p.vals["autocropDetectOnly"] == "true", skip: p.vals["skip"],
+		removeGlares: p.vals["removeGlares"] == "true",
+		bg: pfcparams.Background{Remove: p.vals["removeBackground"] == "true",
+			GenerativePrompt: p.vals["bgGenerativePrompt"], FileKey: p.vals["bgFileKey"],
+			Color: p.vals["bgColor"], Shadow: p.vals["bgShadow"]},
+		preserveMetadata: p.vals["preserveMetadata"] != "false", updateThumbnail: p.vals["updateThumbnail"] == "true",
+		includeDetectionData: p.vals["includeDetectionData"] == "true", webhookURL: p.vals["webhookUrl"],
+	}
+	if sp.fileType == "" {
+		sp.fileType = FileTypeImage
+	}
+	for i, name := range autocropParams {
+		sp.autocropValues[i] = p.decimal(name)
+	}
+	if v, ok := p.vals["bgColor"]; ok {
+		c, err := hosted.ParseColor(v)
+		if err != nil {
+			p.fail(httpx.CodeInvalidParameter, "bgColor", "must be #rrggbb or a CSS color name, got %q", v)
 		}
-	} else if v == "" {
-		p.fail(httpx.CodeInvalidParameter, "fileKey", "must not be empty")
-	} else {
-		o.FileKey = v
+		sp.bgColor = c
 	}
-	o.FileType = hosted.FileType(p.enum("fileType", "image", "video"))
-	o.Preset = p.str("preset")
-	cache := p.boolean("cache")
-	o.OutputType = hosted.OutputType(p.enum("outputType", "jpg", "png", "original"))
-	o.Resize = hosted.ResizeMode(p.enum("resize", "auto", "general", "smallDetails"))
-	o.Width = p.integer("width", hosted.MinSize, hosted.MaxSize)
-	o.Height = p.integer("height", hosted.MinSize, hosted.MaxSize)
-	o.Long = p.integer("long", hosted.MinSize, hosted.MaxSize)
-	o.Short = p.integer("short", hosted.MinSize, hosted.MaxSize)
-	o.Scale = p.integer("scale", 1, 1<<20)
-	o.OutputQuality = p.integer("outputQuality", hosted.MinOutputQuality, hosted.MaxOutputQuality)
-	o.Autocrop = p.flag("autocrop")
-	o.AutocropDetectOnly = p.flag("autocropDetectOnly")
-	for i, name := range []string{"autocropSize", "autocropX", "autocropY", "cropARW", "cropARH", "autocropTopHeadGap"} {
-		sp.autocrop[i] = p.decimal(name)
-	}
-	o.AutocropSize, o.AutocropX, o.AutocropY = p.str("autocropSize"), p.str("autocropX"), p.str("autocropY")
-	o.CropARW, o.CropARH, o.AutocropTopHeadGap = p.str("cropARW"), p.str("cropARH"), p.str("autocropTopHeadGap")
-	o.Skip = hosted.SkipMode(p.enum("skip", "clipart", "legacy", "none"))
-	o.RemoveGlares = p.flag("removeGlares")
-	o.RemoveBackground = p.flag("removeBackground")
-	o.BgColor = p.str("bgColor")
-	o.BgGenerativePrompt = p.str("bgGenerativePrompt")
-	o.BgFileKey = p.str("bgFileKey")
-	o.BgShadow = hosted.Shadow(p.enum("bgShadow", "soft", "hard", "floating"))
-	o.PreserveMetadata = p.boolean("preserveMetadata")
-	o.UpdateThumbnail = p.flag("updateThumbnail")
-	o.IncludeDetectionData = p.flag("includeDetectionData")
-	o.WebhookURL = p.str("webhookUrl")
-
-	// The client's own validation holds the documented ranges and
-	// combinations (bg* need removeBackground, autocropDetectOnly needs
-	// autocrop, bgShadow only with image or colour, https webhooks...), so
-	// client and mock agree on them.
-	if err := o.Validate(); err != nil {
-		var ve *hosted.ValidationError
-		if errors.As(err, &ve) {
-			for _, fe := range ve.Errors {
-				if !p.has(fe.Field) {
-					p.fail(httpx.CodeInvalidParameter, fe.Field, "%s", fe.Message)
-				}
-			}
+	if v, ok := p.vals["webhookUrl"]; ok {
+		if msg := checkWebhookURL(v); msg != "" {
+			p.fail(httpx.CodeInvalidParameter, "webhookUrl", "%s", msg)
 		}
 	}
 	if len(p.errs) > 0 {
-		// Report in the order of the API's table, whatever found it.
-		slices.SortStableFunc(p.errs, func(a, b *httpx.Error) int {
-			return slices.Index(pfcParams, a.Parameter) - slices.Index(pfcParams, b.Parameter)
-		})
-		e := *p.errs[0]
-		if len(p.errs) > 1 {
-			msgs := make([]string, len(p.errs))
-			for i, pe := range p.errs {
-				msgs[i] = pe.Message
-			}
-			e.Message = strings.Join(msgs, "; ")
-		}
-		return nil, &e
+		return nil, p.err()
 	}
-	sp.cache = cache == nil || *cache
-	sp.plan = o.Plan()
+	sizes := pfcparams.Sizes{Width: p.integer("width"), Height: p.integer("height"),
+		Long: p.integer("long"), Short: p.integer("short"), Scale: p.integer("scale")}
+	var ignoredSizes, ignoredBg []pfcparams.Ignored
+	sp.resizeParam, sp.resizeValue, ignoredSizes = sizes.Resolve()
+	sp.bgMode, ignoredBg = sp.bg.Resolve()
+	sp.ignored = append(ignoredSizes, ignoredBg...)
+	if !sp.autocrop {
+		// As hosted.Plan: what describes the auto crop is ignored without
+		// it (autocropDetectOnly "requires autocrop=true").
+		for _, name := range append([]string{"autocropDetectOnly"}, autocropParams[:]...) {
+			if _, ok := p.vals[name]; ok {
+				sp.ignored = append(sp.ignored, pfcparams.Ignored{Name: name, Reason: "requires autocrop=true"})
+			}
+		}
+		sp.detectOnly, sp.autocropValues = false, [6]*float64{}
+	}
+	slices.SortStableFunc(sp.ignored, func(a, b pfcparams.Ignored) int {
+		return pfcparams.Index(a.Name) - pfcparams.Index(b.Name)
+	})
 	return sp, nil
 }
 
+// parser collects the problems of one query; vals holds the parameters
+// whose value passed the table's checks.
 type parser struct {
 	q    url.Values
+	vals map[string]string
 	errs []*httpx.Error
 }
 
 func (p *parser) fail(code, param, format string, args ...any) {
 	p.errs = append(p.errs, httpx.ParamError(http.StatusBadRequest, code, param, format, args...))
+	delete(p.vals, param)
 }
 
-// has reports whether param already has an error.
-func (p *parser) has(param string) bool {
-	for _, e := range p.errs {
-		if e.Parameter == param {
-			return true
-		}
-	}
-	return false
-}
-
-// get returns the single value of name and whether it is present (and
-// not repeated).
-func (p *parser) get(name string) (string, bool) {
+// check validates one parameter against its table entry: present at most
+// once, required ones present, and a value of its kind in its allowed set
+// or range. A valid value goes to p.vals.
+func (p *parser) check(param pfcparams.Param) {
+	name := param.Name
 	vs, ok := p.q[name]
-	if !ok {
-		return "", false
-	}
-	if len(vs) != 1 {
-		if !p.has(name) {
-			p.fail(httpx.CodeInvalidParameter, name, "must be given at most once")
+	switch {
+	case !ok:
+		if param.Required {
+			p.fail(httpx.CodeMissingParameter, name, "is required")
 		}
-		return "", false
+		return
+	case len(vs) != 1:
+		p.fail(httpx.CodeInvalidParameter, name, "must be given at most once")
+		return
 	}
-	return vs[0], true
-}
-
-// str returns a string parameter; present but empty is an error (omit
-// the parameter for the default).
-func (p *parser) str(name string) string {
-	if p.has(name) {
-		return ""
-	}
-	v, ok := p.get(name)
-	if ok && v == "" {
+	v := vs[0]
+	switch {
+	case param.Kind == pfcparams.KindBoolean && !slices.Contains(param.Values, v):
+		p.fail(httpx.CodeInvalidParameter, name, "must be true or false, got %q", v)
+	case param.Values != nil && !slices.Contains(param.Values, v):
+		p.fail(httpx.CodeInvalidParameter, name, "must be one of %s, got %q", strings.Join(param.Values, ", "), v)
+	case param.Kind == pfcparams.KindInteger:
+		p.checkInteger(param, v)
+	case param.Required && strings.TrimSpace(v) == "":
+		p.fail(httpx.CodeInvalidParameter, name, "must not be empty")
+	case v == "":
 		p.fail(httpx.CodeInvalidParameter, name, "must not be empty (omit it for the default)")
+	default:
+		p.vals[name] = v
 	}
-	return v
 }
 
-func (p *parser) enum(name string, allowed ...string) string {
-	v, ok := p.get(name)
-	if !ok {
-		return ""
-	}
-	if !slices.Contains(allowed, v) {
-		p.fail(httpx.CodeInvalidParameter, name, "must be one of %s, got %q", strings.Join(allowed, ", "), v)
-		return ""
-	}
-	return v
-}
-
-// boolean parses "true" or "false" exactly; nil when absent or invalid.
-func (p *parser) boolean(name string) *bool {
-	v, ok := p.get(name)
-	if !ok {
-		return nil
-	}
-	switch v {
-	case "true":
-		b := true
-		return &b
-	case "false":
-		b := false
-		return &b
-	}
-	p.fail(httpx.CodeInvalidParameter, name, "must be true or false, got %q", v)
-	return nil
-}
-
-func (p *parser) flag(name string) bool {
-	b := p.boolean(name)
-	return b != nil && *b
-}
-
-func (p *parser) integer(name string, lo, hi int) int {
-	v, ok := p.get(name)
-	if !ok {
-		return 0
-	}
+func (p *parser) checkInteger(param pfcparams.Param, v string) {
 	n, err := strconv.ParseInt(v, 10, 32)
-	if err != nil {
-		p.fail(httpx.CodeInvalidParameter, name, "must be an integer, got %q", v)
-		return 0
+	switch {
+	case err != nil:
+		p.fail(httpx.CodeInvalidParameter, param.Name, "must be an integer, got %q", v)
+	case param.Range != nil && !param.Range.Contains(int(n)):
+		p.fail(httpx.CodeInvalidParameter, param.Name, "must be between %d and %d, got %d", param.Range.Min, param.Range.Max, n)
+	case param.Range == nil && n < 1: // scale: "integer percent", no documented range
+		p.fail(httpx.CodeInvalidParameter, param.Name, "must be a positive integer percentage, got %d", n)
+	case param.Range == nil && n > maxScale:
+		p.fail(httpx.CodeInvalidParameter, param.Name, "must be at most %d, got %d", maxScale, n)
+	default:
+		p.vals[param.Name] = v
 	}
-	if int(n) < lo || int(n) > hi {
-		if name == "scale" {
-			p.fail(httpx.CodeInvalidParameter, name, "must be a positive integer percentage, got %d", n)
-		} else {
-			p.fail(httpx.CodeInvalidParameter, name, "must be between %d and %d, got %d", lo, hi, n)
-		}
-		return 0
-	}
-	return int(n)
 }
 
-// decimal parses an auto-crop value: a plain decimal number.
+// integer returns a validated integer parameter; 0 when absent.
+func (p *parser) integer(name string) int {
+	n, _ := strconv.Atoi(p.vals[name])
+	return n
+}
+
+// decimal parses a validated auto-crop value, which must be a plain
+// decimal number; nil when absent or invalid (then reported).
 func (p *parser) decimal(name string) *float64 {
-	v, ok := p.get(name)
+	v, ok := p.vals[name]
 	if !ok {
 		return nil
 	}
-	// Validate also checks the form (no exponent...) with the client's
-	// wording; has() keeps the two from reporting one parameter twice.
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+	if !decimalPattern.MatchString(v) || err != nil || math.IsInf(f, 0) {
 		p.fail(httpx.CodeInvalidParameter, name, "must be a decimal number such as 0.5, got %q", v)
 		return nil
 	}
 	return &f
+}
+
+// err is the 400 answer: every problem in the order of the API's table,
+// the first one's parameter named.
+func (p *parser) err() *httpx.Error {
+	slices.SortStableFunc(p.errs, func(a, b *httpx.Error) int {
+		return pfcparams.Index(a.Parameter) - pfcparams.Index(b.Parameter)
+	})
+	e := *p.errs[0]
+	if len(p.errs) > 1 {
+		msgs := make([]string, len(p.errs))
+		for i, pe := range p.errs {
+			msgs[i] = pe.Message
+		}
+		e.Message = strings.Join(msgs, "; ")
+	}
+	return &e
+}
+
+// checkWebhookURL returns why u is not an acceptable webhookUrl (an
+// absolute https URL with a host; the service answers 400 to plain http
+// before any processing), or "".
+func checkWebhookURL(u string) string {
+	switch parsed, err := url.Parse(u); {
+	case err == nil && parsed.Scheme == "https" && parsed.Hostname() != "":
+		return ""
+	case err == nil && parsed.Scheme == "http":
+		return "must use https (the service rejects plain http)"
+	}
+	return "must be an absolute https URL with a host"
 }

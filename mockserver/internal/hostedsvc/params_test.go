@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"net/url"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -20,18 +22,21 @@ func TestParsePFCResolves(t *testing.T) {
 	require.NoError(t, err)
 	sp, aerr := parsePFC(q)
 	require.Nil(t, aerr)
-	assert.Equal(t, hosted.ResizeParamWidth, sp.plan.Resize)
-	assert.Equal(t, 100, sp.plan.ResizeValue)
-	assert.Equal(t, hosted.BackgroundGenerative, sp.plan.Background)
+	assert.Equal(t, pfcparams.Width, sp.resizeParam)
+	assert.Equal(t, 100, sp.resizeValue)
+	assert.Equal(t, pfcparams.ModeGenerative, sp.bgMode)
+	assert.Equal(t, []string{"scale", "bgColor", "bgFileKey"}, ignoredNames(sp.ignored))
 	assert.False(t, sp.cache)
-	require.NotNil(t, sp.autocrop[0])
-	assert.Equal(t, 1.5, *sp.autocrop[0])
-	assert.Nil(t, sp.autocrop[1])
+	require.NotNil(t, sp.autocropValues[0])
+	assert.Equal(t, 1.5, *sp.autocropValues[0])
+	assert.Nil(t, sp.autocropValues[1])
 
 	sp, aerr = parsePFC(url.Values{"fileKey": {"k"}})
 	require.Nil(t, aerr)
 	assert.True(t, sp.cache, "cache defaults to true")
-	assert.Equal(t, hosted.BackgroundNone, sp.plan.Background)
+	assert.Equal(t, pfcparams.ModeNone, sp.bgMode)
+	assert.True(t, sp.preserveMetadata, "preserveMetadata defaults to true")
+	assert.Equal(t, FileTypeImage, sp.fileType)
 }
 
 func TestParsePFCErrorsInTableOrder(t *testing.T) {
@@ -112,5 +117,97 @@ func TestConfigValidation(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	for _, want := range []string{"empty key", "BaseURL", "Workers", "ProcessingDelay"} {
 		assert.Contains(t, err.Error(), want)
+	}
+}
+
+// TestParsePFCFollowsTheTable: every parameter of pfcparams.Hosted is
+// known to the parser, enums take exactly the table's values, and ranges
+// are the table's.
+func TestParsePFCFollowsTheTable(t *testing.T) {
+	for _, p := range pfcparams.Hosted {
+		q := url.Values{"fileKey": {"k"}, "autocrop": {"true"}}
+		if p.Name != "fileKey" {
+			q.Set(p.Name, "§")
+		}
+		_, aerr := parsePFC(q)
+		if p.Name == "fileKey" {
+			assert.Nil(t, aerr)
+			continue
+		}
+		if p.Kind == pfcparams.KindString && p.Values == nil && p.Name != "bgColor" && p.Name != "webhookUrl" && !slices.Contains(autocropParams[:], p.Name) {
+			assert.Nil(t, aerr, "%s takes any string", p.Name)
+			continue
+		}
+		require.NotNil(t, aerr, p.Name)
+		assert.Equal(t, p.Name, aerr.Parameter)
+		for _, v := range p.Values {
+			q.Set(p.Name, v)
+			_, aerr := parsePFC(q)
+			assert.Nil(t, aerr, "%s=%s", p.Name, v)
+		}
+		if r := p.Range; r != nil {
+			for v, ok := range map[int]bool{r.Min: true, r.Max: true, r.Min - 1: false, r.Max + 1: false} {
+				q.Set(p.Name, strconv.Itoa(v))
+				_, aerr := parsePFC(q)
+				assert.Equal(t, ok, aerr == nil, "%s=%d", p.Name, v)
+			}
+		}
+	}
+}
+
+// TestParsePFCIgnored: the priority rules of pfcparams decide what is
+// used; the rest is accepted and listed as ignored.
+func TestParsePFCIgnored(t *testing.T) {
+	cases := map[string]struct {
+		mode    string
+		ignored []string
+	}{
+		"bgColor=transparent":                                {pfcparams.ModeNone, []string{"bgColor"}},
+		"bgColor=red&bgShadow=soft&bgFileKey=x":              {pfcparams.ModeNone, []string{"bgColor", "bgFileKey", "bgShadow"}},
+		"removeBackground=true&bgShadow=hard":                {pfcparams.ModeTransparent, []string{"bgShadow"}},
+		"removeBackground=true&bgFileKey=x&bgShadow=hard":    {pfcparams.ModeImage, nil},
+		"removeBackground=true&bgColor=red&long=40&short=50": {pfcparams.ModeColor, []string{"short"}},
+		"autocropDetectOnly=true&cropARW=4&bgColor=red":      {pfcparams.ModeNone, []string{"autocropDetectOnly", "cropARW", "bgColor"}},
+		"autocrop=true&autocropDetectOnly=true&cropARW=4":    {pfcparams.ModeNone, nil},
+	}
+	for query, want := range cases {
+		q, err := url.ParseQuery("fileKey=k&" + query)
+		require.NoError(t, err)
+		sp, aerr := parsePFC(q)
+		require.Nil(t, aerr, query)
+		assert.Equal(t, want.mode, sp.bgMode, query)
+		assert.Equal(t, want.ignored, ignoredNamesOrNil(sp.ignored), query)
+	}
+}
+
+func ignoredNamesOrNil(ig []pfcparams.Ignored) []string {
+	if len(ig) == 0 {
+		return nil
+	}
+	return ignoredNames(ig)
+}
+
+// TestResizeCost: a job that resizes counts the resized image against the
+// pixel budget too, so a small image upscaled to 14000×14000 is admitted
+// as the large job it is.
+func TestResizeCost(t *testing.T) {
+	cases := map[string]struct {
+		w, h  int
+		query string
+		cost  int64
+	}{
+		"no resize":          {1000, 500, "", 500_000},
+		"same size":          {1000, 500, "width=1000", 500_000},
+		"downscale":          {1000, 500, "width=500", 500_000 + 125_000},
+		"upscale":            {100, 100, "long=10000", 10_000 + 100_000_000},
+		"scale clamped":      {100, 100, "scale=100000", 10_000 + 20_000*20_000},
+		"smallDetails limit": {100, 100, "scale=100000&resize=smallDetails", 10_000 + 8192*8192},
+	}
+	for name, c := range cases {
+		q, err := url.ParseQuery("fileKey=k&" + c.query)
+		require.NoError(t, err)
+		sp, aerr := parsePFC(q)
+		require.Nil(t, aerr, name)
+		assert.Equal(t, c.cost, resizeCost(c.w, c.h, sp), name)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
@@ -46,14 +45,14 @@ type preset struct {
 // until the file is PUT, then "ready"), size (bytes of the file), createdAt
 // and updatedAt. uploadUrl is present only in the answer of POST /presets/.
 type PresetRecord struct {
-	PresetID    string           `json:"presetId"`            // path parameter of /presets/{presetId}
-	Name        string           `json:"name"`                // what /pfc's preset refers to
-	Description string           `json:"description"`         // as created
-	Status      string           `json:"status"`              // PresetAwaitingUpload or PresetReady
-	Size        int64            `json:"size"`                // bytes of the uploaded file, 0 before
-	CreatedAt   hosted.Timestamp `json:"createdAt"`           // creation time
-	UpdatedAt   hosted.Timestamp `json:"updatedAt"`           // last change (the file upload)
-	UploadURL   string           `json:"uploadUrl,omitempty"` // pre-signed PUT URL, only from POST
+	PresetID    string    `json:"presetId"`            // path parameter of /presets/{presetId}
+	Name        string    `json:"name"`                // what /pfc's preset refers to
+	Description string    `json:"description"`         // as created
+	Status      string    `json:"status"`              // PresetAwaitingUpload or PresetReady
+	Size        int64     `json:"size"`                // bytes of the uploaded file, 0 before
+	CreatedAt   Timestamp `json:"createdAt"`           // creation time
+	UpdatedAt   Timestamp `json:"updatedAt"`           // last change (the file upload)
+	UploadURL   string    `json:"uploadUrl,omitempty"` // pre-signed PUT URL, only from POST
 }
 
 // PresetList is the answer of GET /presets.
@@ -72,7 +71,7 @@ type PresetDeleted struct {
 
 func (p *preset) view() PresetRecord {
 	r := PresetRecord{PresetID: p.id, Name: p.name, Description: p.description, Status: PresetAwaitingUpload,
-		Size: p.size, CreatedAt: hosted.Timestamp{Time: p.createdAt}, UpdatedAt: hosted.Timestamp{Time: p.updatedAt}}
+		Size: p.size, CreatedAt: Timestamp(p.createdAt), UpdatedAt: Timestamp(p.updatedAt)}
 	if p.uploaded {
 		r.Status = PresetReady
 	}
@@ -159,13 +158,11 @@ func (s *Service) presetByName(account, name string) *preset {
 // ReceivePreset stores the preset file PUT to a pre-signed preset URL
 // (at most MaxPresetBytes; no API key; a second PUT replaces the file).
 func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, contentLength int64) *httpx.Error {
-	if err := s.verifySigned(http.MethodPut, PresetRoute+id, q); err != nil {
-		return err
+	end, aerr := s.beginSignedReceive(PresetRoute+id, q)
+	if aerr != nil {
+		return aerr
 	}
-	if !s.beginReceive() {
-		return httpx.Unavailable()
-	}
-	defer s.tracker.End()
+	defer end()
 	s.mu.Lock()
 	p := s.presets[id]
 	s.mu.Unlock()

@@ -13,8 +13,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 )
 
 // process checks the input and runs the processor. It holds no lock.
@@ -44,14 +45,14 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		case !isVideo:
 			return rejected(JobCodeFormat, "unsupported video format: MP4 or MOV expected")
 		}
-		out := &outcome{status: hosted.StatusCompleted, passthrough: true, ext: container,
-			usage: hosted.Usage{Size: "video", VideoCorrectionCount: 1}}
+		out := &outcome{status: StatusCompleted, passthrough: true, ext: container,
+			usage: usage{Size: "video", VideoCorrectionCount: 1}}
 		out.mime = "video/mp4"
 		if container == imageio.ContainerMOV {
 			out.mime = "video/quicktime"
 		}
 		if w, h, ok := videoDimensions(f, j.inputSize); ok {
-			out.dims = &hosted.Dimensions{Width: w, Height: h}
+			out.dims = &dimensions{Width: w, Height: h}
 		}
 		return out
 	}
@@ -80,7 +81,7 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		return failed(JobCodeProcessingFailed, "corrupt %s file: %v", imgFormat, err)
 	}
 	// From here on the records carry originalDimensions.
-	dims := &hosted.Dimensions{Width: cfg.Width, Height: cfg.Height}
+	dims := &dimensions{Width: cfg.Width, Height: cfg.Height}
 	reject := func(code int, format string, args ...any) *outcome {
 		o := rejected(code, format, args...)
 		o.dims = dims
@@ -94,11 +95,10 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 	if cfg.ColorModel == color.CMYKModel {
 		return reject(JobCodeFormat, "CMYK JPEG is not supported: RGB or RGBA images only")
 	}
-	if err := imageio.HostedLimits.Check(cfg.Width, cfg.Height); err != nil {
+	if err := InputLimits(j.preset, j.spec.autocrop, j.spec.removeGlares).Check(cfg.Width, cfg.Height); err != nil {
 		return reject(JobCodeDimensions, "%s", rejectText(err))
 	}
-	o := &j.spec.opts
-	if o.RemoveBackground && j.inputSize > MaxBackgroundRemovalBytes {
+	if j.spec.bg.Remove && j.inputSize > MaxBackgroundRemovalBytes {
 		return reject(JobCodeFileTooLarge, "background removal needs an input below 30 MB; this file has %d bytes", j.inputSize)
 	}
 	if j.presetErr != "" {
@@ -153,6 +153,21 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 	return imageOutcome(req, res, dims, tmp.Name())
 }
 
+// InputLimits returns the size limits of a job's input image. Seed 000's
+// correction limits (imageio.HostedLimits: larger than 32x32, long side at
+// most 100,000, aspect below 21:1, below 200 megapixels) apply to
+// correction, retouching (glare removal), creative filters and auto
+// cropping, that is to every job but one with preset=none, no autocrop and
+// no removeGlares (a resize, background removal or format conversion),
+// which is held only to imageio.MemoryLimits. AI upscaling's own limits
+// apply in the resize plan either way.
+func InputLimits(preset string, autocrop, removeGlares bool) imageio.Limits {
+	if preset == "none" && !autocrop && !removeGlares {
+		return imageio.MemoryLimits
+	}
+	return imageio.HostedLimits
+}
+
 // callProcessor runs the Processor; a panic in it fails the job instead
 // of the server.
 func (s *Service) callProcessor(ctx context.Context, src io.Reader, req JobRequest, dst io.Writer) (res *JobResult, err error) {
@@ -182,19 +197,19 @@ func rejectText(err error) string {
 	return err.Error()
 }
 
-// imagePixels returns width×height of the JPEG or PNG at path, from its
-// header; 0 when it is not one or the header does not parse.
-func imagePixels(path string) int64 {
+// imageSize returns the size of the JPEG or PNG at path, from its header;
+// 0, 0 when it is not one or the header does not parse.
+func imageSize(path string) (int, int) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer f.Close()
 	head := make([]byte, 16)
 	n, _ := f.ReadAt(head, 0)
 	format, ok := imageio.Sniff(head[:n])
 	if !ok {
-		return 0
+		return 0, 0
 	}
 	var cfg image.Config
 	r := bufio.NewReader(f)
@@ -204,9 +219,9 @@ func imagePixels(path string) int64 {
 		cfg, err = png.DecodeConfig(r)
 	}
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	return int64(cfg.Width) * int64(cfg.Height)
+	return cfg.Width, cfg.Height
 }
 
 func isImageFile(path string) bool {
@@ -222,78 +237,89 @@ func isImageFile(path string) bool {
 }
 
 func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
-	o := &j.spec.opts
+	sp := j.spec
 	req := JobRequest{
 		Preset:               j.preset,
 		PresetData:           j.presetData,
 		SourceFormat:         srcFormat,
-		Quality:              o.OutputQuality,
-		RemoveGlares:         o.RemoveGlares,
-		PreserveMetadata:     o.PreserveMetadata == nil || *o.PreserveMetadata,
-		UpdateThumbnail:      o.UpdateThumbnail,
-		IncludeDetectionData: o.IncludeDetectionData,
+		Quality:              sp.quality,
+		RemoveGlares:         sp.removeGlares,
+		PreserveMetadata:     sp.preserveMetadata,
+		UpdateThumbnail:      sp.updateThumbnail,
+		IncludeDetectionData: sp.includeDetectionData,
 	}
-	switch o.OutputType {
-	case hosted.OutputJPG, hosted.OutputPNG:
-		req.OutputType = string(o.OutputType)
-	case hosted.OutputOriginal:
+	switch sp.outputType {
+	case "jpg", "png":
+		req.OutputType = sp.outputType
+	case "original":
 		req.OutputType = srcFormat
 	default:
 		req.OutputType = srcFormat
-		if o.RemoveBackground {
+		if sp.bg.Remove {
 			req.OutputType = "png"
 		}
 	}
 	if req.Quality == 0 {
-		req.Quality = 90
+		req.Quality = pfcparams.DefaultQuality
 	}
-	plan := j.spec.plan
-	switch plan.Resize {
-	case hosted.ResizeParamWidth:
-		req.Resize.Width = plan.ResizeValue
-	case hosted.ResizeParamHeight:
-		req.Resize.Height = plan.ResizeValue
-	case hosted.ResizeParamLong:
-		req.Resize.Long = plan.ResizeValue
-	case hosted.ResizeParamShort:
-		req.Resize.Short = plan.ResizeValue
-	case hosted.ResizeParamScale:
-		req.Resize.Scale = plan.ResizeValue
-	}
-	if req.Resize.Requested() {
-		req.Resize.Mode = string(o.Resize)
-		if req.Resize.Mode == "" {
-			req.Resize.Mode = string(hosted.ResizeAuto)
-		}
-	}
-	if o.Autocrop {
-		a := j.spec.autocrop
-		req.AutoCrop = &AutoCropRequest{DetectOnly: o.AutocropDetectOnly,
+	r := resizeRequest(sp)
+	req.Resize = ResizeRequest{Width: r.Width, Height: r.Height, Long: r.Long, Short: r.Short, Scale: r.Scale, Mode: string(r.Mode)}
+	if sp.autocrop {
+		a := sp.autocropValues
+		req.AutoCrop = &AutoCropRequest{DetectOnly: sp.detectOnly,
 			Size: a[0], X: a[1], Y: a[2], AspectWidth: a[3], AspectHeight: a[4], TopHeadGap: a[5]}
 	}
 	if j.preset != "Universal" {
-		req.Skip = string(o.Skip)
-		if req.Skip == "" {
-			req.Skip = string(hosted.SkipClipart)
-		}
+		req.Skip = defaultOf("skip", sp.skip)
 	}
-	switch plan.Background {
-	case hosted.BackgroundGenerative:
-		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: o.BgGenerativePrompt}
-	case hosted.BackgroundImage:
-		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: string(o.BgShadow),
+	switch sp.bgMode {
+	case pfcparams.ModeGenerative:
+		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: sp.bg.GenerativePrompt}
+	case pfcparams.ModeImage:
+		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: sp.bg.Shadow,
 			OpenImage: func() (io.ReadCloser, error) { return os.Open(bgPath) }}
-	case hosted.BackgroundColor:
-		c, _ := hosted.ParseColor(o.BgColor) // validated by parsePFC
-		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: c, Shadow: string(o.BgShadow)}
-	case hosted.BackgroundTransparent:
+	case pfcparams.ModeColor:
+		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: sp.bgColor, Shadow: sp.bg.Shadow}
+	case pfcparams.ModeTransparent:
 		req.Background = &BackgroundRequest{Mode: BackgroundTransparent}
 	}
 	return req
 }
 
-func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp string) *outcome {
-	out := &outcome{status: hosted.StatusCompleted, tmpResult: tmp, dims: dims}
+// resizeRequest is the effective resize of sp: at most one size (the
+// priority winner), and the mode when a size is set.
+func resizeRequest(sp *jobSpec) resize.Request {
+	var r resize.Request
+	switch sp.resizeParam {
+	case pfcparams.Width:
+		r.Width = sp.resizeValue
+	case pfcparams.Height:
+		r.Height = sp.resizeValue
+	case pfcparams.Long:
+		r.Long = sp.resizeValue
+	case pfcparams.Short:
+		r.Short = sp.resizeValue
+	case pfcparams.Scale:
+		r.Scale = sp.resizeValue
+	}
+	if r.Requested() {
+		r.Mode = resize.Mode(defaultOf("resize", sp.resizeMode))
+	}
+	return r
+}
+
+// defaultOf returns v, or the documented default of the /pfc parameter
+// name when v is empty.
+func defaultOf(name, v string) string {
+	if v != "" {
+		return v
+	}
+	p, _ := pfcparams.HostedParam(name)
+	return p.Default
+}
+
+func imageOutcome(req JobRequest, res *JobResult, dims *dimensions, tmp string) *outcome {
+	out := &outcome{status: StatusCompleted, tmpResult: tmp, dims: dims}
 	format := strings.ToLower(res.Format)
 	if format == "" {
 		format = req.OutputType
@@ -307,9 +333,9 @@ func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp s
 		out.ext, out.mime = "bin", "application/octet-stream"
 	}
 	if res.OriginalWidth > 0 && res.OriginalHeight > 0 {
-		out.dims = &hosted.Dimensions{Width: res.OriginalWidth, Height: res.OriginalHeight}
+		out.dims = &dimensions{Width: res.OriginalWidth, Height: res.OriginalHeight}
 	}
-	u := hosted.Usage{Size: sizeClass(out.dims.Width, out.dims.Height)}
+	u := usage{Size: sizeClass(out.dims.Width, out.dims.Height)}
 	if res.Corrected {
 		u.ImageCorrectionCount = 1
 	}
@@ -336,17 +362,17 @@ func imageOutcome(req JobRequest, res *JobResult, dims *hosted.Dimensions, tmp s
 	out.usage = u
 	faces := res.Faces
 	if faces == nil {
-		faces = []hosted.Face{}
+		faces = []Face{}
 	}
-	warnings := make([]any, len(res.Warnings))
-	for i, w := range res.Warnings {
-		warnings[i] = w
+	warnings := res.Warnings
+	if warnings == nil {
+		warnings = []string{}
 	}
-	out.detection = &hosted.DetectionData{FacesCount: len(faces), Faces: faces, Scene: res.Scene,
+	out.detection = &detectionData{FacesCount: len(faces), Faces: faces, Scene: res.Scene,
 		Noise: res.Noise, RedEye: res.RedEye, Warnings: warnings, Status: "OK"}
 	if req.AutoCrop != nil && req.AutoCrop.DetectOnly && res.Crop != nil {
 		r := res.Crop.Canon()
-		out.crop = &hosted.CropRect{Left: r.Min.X, Top: r.Min.Y, Width: r.Dx(), Height: r.Dy()}
+		out.crop = &cropRect{Left: r.Min.X, Top: r.Min.Y, Width: r.Dx(), Height: r.Dy()}
 	}
 	return out
 }

@@ -7,8 +7,6 @@ import (
 	"image"
 	"image/color"
 	"io"
-
-	"github.com/pfcsdk/pfc-go/hosted"
 )
 
 // Processor corrects one image. The mock's job runner calls it for every
@@ -133,7 +131,7 @@ type JobResult struct {
 	// Scene is the detected scene category.
 	Scene int
 	// Faces are the detected faces, in source pixels.
-	Faces []hosted.Face
+	Faces []Face
 	// GlareFound reports glasses glare found (and removed).
 	GlareFound bool
 	// Crop is the auto-crop rectangle in source pixels, nil without one.

@@ -36,6 +36,11 @@ type upload struct {
 	size       int64
 	sha        [sha256.Size]byte
 	expiry     *activity.Timer
+	// receiving counts the PUTs whose body is being received; while one
+	// is, the expiry waits (expireDeferred) until it ends: a PUT that
+	// arrived while the URL was valid completes, as on object stores.
+	receiving      int
+	expireDeferred bool
 }
 
 // UploadTicket is the answer of GET /upload.
@@ -83,7 +88,15 @@ func parseFileType(q url.Values) (string, *httpx.Error) {
 func (s *Service) expireUpload(u *upload) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.expireUploadLocked(u)
+}
+
+func (s *Service) expireUploadLocked(u *upload) {
 	if s.uploads[u.key] != u {
+		return
+	}
+	if u.receiving > 0 {
+		u.expireDeferred = true
 		return
 	}
 	delete(s.uploads, u.key)
@@ -106,7 +119,7 @@ func (s *Service) verifySigned(method, path string, q url.Values) *httpx.Error {
 }
 
 // receiveLimited streams body to a temporary blob within limit (see
-// httpx.ReceiveLimited). The caller has called beginReceive.
+// httpx.ReceiveLimited). The caller has called beginSignedReceive.
 func (s *Service) receiveLimited(body io.Reader, contentLength, limit int64) (*blobstore.Temp, *httpx.Error) {
 	tmp, err := httpx.ReceiveLimited(s.ctx, s.store, body, contentLength, limit)
 	if err != nil {
@@ -115,30 +128,39 @@ func (s *Service) receiveLimited(body io.Reader, contentLength, limit int64) (*b
 	return tmp, nil
 }
 
-// beginReceive registers a body being received as running work, so that
-// Close waits for it before its owner removes the data directory; false
-// (answer 503) once Close has begun. A true call is matched by
-// s.tracker.End.
-func (s *Service) beginReceive() bool {
-	return s.ctx.Err() == nil && s.tracker.Begin()
+// beginSignedReceive checks the pre-signed PUT URL of path (signature and
+// expiry, when the request arrives: 403) and registers the body about to
+// be received as running work, so that Close waits for it before its
+// owner removes the data directory (503 once Close has begun). The caller
+// calls end when the body has been handled.
+func (s *Service) beginSignedReceive(path string, q url.Values) (end func(), _ *httpx.Error) {
+	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
+		return nil, err
+	}
+	if s.ctx.Err() != nil || !s.tracker.Begin() {
+		return nil, httpx.Unavailable()
+	}
+	return s.tracker.End, nil
 }
 
 // ReceiveUpload stores the body of a PUT to a pre-signed upload URL. The
-// signature and expiry are checked before a byte is read; the body is
-// streamed to disk and only renamed into place when complete and within
-// the size limit of the ticket's file type. A second PUT replaces the file
-// for jobs started afterwards.
+// signature and expiry are checked when the request arrives, before a
+// byte is read, as object stores do: an upload that started while the URL
+// was valid completes however long its body takes. The body is streamed
+// to disk and only renamed into place when complete and within the size
+// limit of the ticket's file type. A second PUT replaces the file for jobs
+// started afterwards.
 func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, contentLength int64) *httpx.Error {
-	path := UploadRoute + key
-	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
-		return err
+	end, aerr := s.beginSignedReceive(UploadRoute+key, q)
+	if aerr != nil {
+		return aerr
 	}
-	if !s.beginReceive() {
-		return httpx.Unavailable()
-	}
-	defer s.tracker.End()
+	defer end()
 	s.mu.Lock()
 	u := s.uploads[key]
+	if u != nil {
+		u.receiving++
+	}
 	s.mu.Unlock()
 	if u == nil {
 		// Validly signed, so issued here: the ticket has been forgotten
@@ -151,22 +173,35 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 		limit = MaxVideoBytes
 	}
 	tmp, aerr := s.receiveLimited(body, contentLength, limit)
-	if aerr != nil {
-		return aerr
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.uploads[key] != u {
+	u.receiving--
+	if aerr == nil {
+		aerr = s.storeUploadLocked(u, tmp)
+	}
+	if u.receiving == 0 && u.expireDeferred {
+		u.expireDeferred = false
+		if aerr != nil {
+			s.expireUploadLocked(u)
+		}
+	}
+	return aerr
+}
+
+// storeUploadLocked puts a received body in place as u's file and starts
+// its retention. Called with s.mu held.
+func (s *Service) storeUploadLocked(u *upload, tmp *blobstore.Temp) *httpx.Error {
+	if s.uploads[u.key] != u {
 		tmp.Discard()
 		return httpx.Errorf(http.StatusForbidden, httpx.CodeURLExpired, "the pre-signed URL has expired")
 	}
-	name := "u-" + key
+	name := "u-" + u.key
 	if _, err := s.store.Commit(tmp.Path, name); err != nil {
 		return s.internalErr(err)
 	}
 	u.uploaded, u.blob, u.size, u.sha = true, name, tmp.Size, tmp.SHA256
 	u.expiry.Stop()
 	u.expiry = s.tracker.AfterFunc(UploadRetention, func() { s.expireUpload(u) })
-	s.log.Info("upload stored", "fileKey", key, "fileType", u.fileType, "bytes", tmp.Size)
+	s.log.Info("upload stored", "fileKey", u.key, "fileType", u.fileType, "bytes", tmp.Size)
 	return nil
 }

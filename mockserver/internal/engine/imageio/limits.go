@@ -19,6 +19,12 @@ type Limits struct {
 // megapixels.
 var HostedLimits = Limits{MinSide: 33, MaxLongSide: 100_000, AspectBelow: 21, PixelsBelow: 200_000_000}
 
+// MemoryLimits are what every decoded image must meet whatever the job
+// does: some pixels, below 200 megapixels (a bound on the engine's memory,
+// not a documented limit). Jobs that the documented limits do not cover
+// (a hosted resize-only job with preset=none, a background image) use it.
+var MemoryLimits = Limits{MinSide: 1, PixelsBelow: 200_000_000}
+
 // ContainerLimits are seed 001's limits: a short side under 32 px is
 // rejected. The seed has no other hard limit (beautify is skipped above 21:1,
 // which is the caller's decision, not a rejection); the mock still rejects

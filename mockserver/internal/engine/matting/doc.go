@@ -131,8 +131,10 @@
 //
 // # Limits
 //
-// Results larger than [MaxOutputLongSide] (5000 px) on the long side are to
-// be scaled down ([FitLongSide] computes the size; the caller resizes). The
+// Results larger than [MaxOutputLongSide] (5000 px) on the long side or
+// [MaxOutputPixels] (14 MP, the hosted API's "about 14 megapixels") in
+// area are to be scaled down ([FitOutput] computes the size, [FitLongSide]
+// for the long side alone; the caller resizes). The
 // input's own alpha channel is ignored by the analysis and multiplied into
 // the result by Composite. Speed: about 0.25 s for a 12 MP product shot on
 // two cores (BenchmarkRemoveBackground12MP); portrait mode is of the same

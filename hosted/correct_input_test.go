@@ -1,0 +1,78 @@
+package hosted
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCorrectValidatesBeforeUpload(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	_, err := c.Correct(context.Background(), strings.NewReader("x"), 1, &CorrectionOptions{Scale: -5}, io.Discard)
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"scale"}, ve.Fields())
+	assert.Zero(t, mt.GetTotalCallCount())
+}
+
+func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var ve *ValidationError
+	_, err := c.Correct(context.Background(), nil, -1, nil, io.Discard)
+	require.ErrorAs(t, err, &ve)
+	assert.ElementsMatch(t, []string{"src", "size"}, ve.Fields())
+	assert.Zero(t, mt.GetTotalCallCount())
+}
+
+func TestCorrectFileRejectsNonRegularSource(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	dir := t.TempDir()
+	_, err := c.CorrectFile(context.Background(), dir, filepath.Join(dir, "out.jpg"), nil)
+	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorContains(t, err, "srcPath")
+	_, err = c.UploadFile(context.Background(), filepath.Join(dir, "missing.jpg"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.Zero(t, mt.GetTotalCallCount(), "nothing sent")
+}
+
+// CorrectFile checks the options, without a file key, before it opens the
+// source or sends anything.
+func TestCorrectFileChecksOptionsFirst(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		opts *CorrectionOptions
+		call []CallOption
+		want []string
+	}{
+		{"bad option, missing source", &CorrectionOptions{Scale: -5}, nil, []string{"scale"}},
+		{"strict refuses an ignored parameter", NewCorrection().RemoveBackgroundTransparent().WithShadow(ShadowSoft).Strictly(), nil, []string{"bgShadow"}},
+		{"negative download limit", nil, []CallOption{WithDownloadLimit(-1)}, []string{"WithDownloadLimit"}},
+		{"bad per-call polling", nil, []CallOption{WithWait(WaitOptions{MinDelay: 2, MaxDelay: 1})}, []string{"MaxDelay"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := c.CorrectFile(context.Background(), filepath.Join(dir, "missing.jpg"), filepath.Join(dir, "out.jpg"), tc.opts, tc.call...)
+			var ve *ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, tc.want, ve.Fields())
+			assert.NotErrorIs(t, err, os.ErrNotExist, "options are checked before the file")
+		})
+	}
+	assert.Zero(t, mt.GetTotalCallCount(), "nothing sent")
+
+	// A file key already set is not required, and is not an error either.
+	_, err := c.CorrectFile(context.Background(), filepath.Join(dir, "missing.jpg"), filepath.Join(dir, "out.jpg"), NewCorrection().WithFileKey("old"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfccontainer"
+)
+
+// TestBinaryContainer builds the command, starts only the correction
+// container mock on a free port with PFC_* settings from the environment
+// and an explicit -container-root, corrects an image over the wire with
+// the pfccontainer client (rebasing corrected_url: PFC_SITE_URL names a
+// host the test cannot reach), uses direct file mode on the root's
+// input/output, and checks the JSON log lines on stderr.
+func TestBinaryContainer(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	bin := filepath.Join(t.TempDir(), "pfc-mockserver")
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	root := filepath.Join(t.TempDir(), "mounts")
+	cmd := exec.Command(bin, "-hosted-addr", "", "-bg-addr", "", "-container-addr", "127.0.0.1:0", "-container-root", root)
+	cmd.Env = append(os.Environ(), "PFC_SITE_URL=http://pfc.invalid:8081", "PFC_LOG_LEVEL=DEBUG", "PFC_IMG_CACHE_TTL=5")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := false
+	t.Cleanup(func() {
+		if !exited {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "container: ")
+	require.True(t, ok, line)
+	require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), line)
+
+	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(base))
+	require.NoError(t, err)
+	defer c.CloseIdleConnections()
+	c = c.RebaseCorrectedURLs()
+	ctx := context.Background()
+
+	v, err := c.Version(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "10.7.2.1269", v.SDKVersion)
+	assert.Contains(t, string(v.Raw), `"PFC_IMG_CACHE_TTL":"5"`)
+
+	img := testJPEG(t)
+	key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
+	require.NoError(t, err)
+	corr, err := c.Correct(ctx, key, pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeWidth(40))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(corr.ReportedURL, "http://pfc.invalid:8081/output/"), corr.ReportedURL)
+	var got bytes.Buffer
+	_, err = c.Download(ctx, corr, &got)
+	require.NoError(t, err)
+	cfg, format, err := image.DecodeConfig(&got)
+	require.NoError(t, err)
+	assert.Equal(t, "png", format)
+	assert.Equal(t, 40, cfg.Width)
+
+	// Direct file mode on the root the command created (licensed).
+	src := filepath.Join(t.TempDir(), "direct.jpg")
+	require.NoError(t, os.WriteFile(src, img, 0o644))
+	_, outPath, err := c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output")).CorrectFile(ctx, src, "", nil)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "output", "direct.jpg"), outPath)
+	assert.FileExists(t, outPath)
+
+	// A malformed value is refused with its log line.
+	_, err = c.Correct(ctx, key, &pfccontainer.CorrectionOptions{Preset: "nope"})
+	assert.ErrorIs(t, err, pfccontainer.ErrUnknownPreset)
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	_, _ = io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	exited = true
+	require.NoError(t, err, stderr.String())
+	logs := stderr.String()
+	for _, id := range []string{"startedMessage", "uploadedMessage", "correctedMessage", "unknownPresetMessage"} {
+		assert.Contains(t, logs, `"msg":"`+id+`"`, id)
+	}
+	assert.Contains(t, logs, `"level":"debug"`)
+	assert.DirExists(t, filepath.Join(root, "sdk_license"), "an explicit root is kept")
+}
+
+// testJPEG is a 64x48 photo-like JPEG.
+func testJPEG(t *testing.T) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 48))
+	for y := range 48 {
+		for x := range 64 {
+			img.Set(x, y, color.NRGBA{R: uint8(60 + x*2), G: uint8(90 + y*2), B: uint8(70 + (x+y)%5), A: 255})
+		}
+	}
+	var b bytes.Buffer
+	require.NoError(t, jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}))
+	return b.Bytes()
+}

@@ -1,0 +1,88 @@
+package containersvc
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSweepDeletesFilesPastTTLOnTheClock(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.ImageTTL = 30 * time.Minute })
+	m := f.svc.Mounts()
+	up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(jpegBytes(t, 64, 48)))
+	require.Nil(t, herr)
+	res, herr := f.svc.Correct(t.Context(), up.ImageKey, nil)
+	require.Nil(t, herr)
+	out := filepath.Join(m.Output, outputName(t, res.CorrectedURL))
+
+	f.clock.Advance(10 * time.Minute) // first sweep finds a direct-mode file
+	f.placeInput(t, "direct.jpg", jpegBytes(t, 64, 48))
+	f.clock.Advance(10 * time.Minute) // sweep 2: direct.jpg first seen at 20 min
+	f.clock.Advance(9 * time.Minute)
+	assert.FileExists(t, filepath.Join(m.Input, up.ImageKey))
+	assert.FileExists(t, out)
+
+	f.clock.Advance(time.Minute) // sweep 3 at 30 min: the upload and its output are 30 min old
+	assert.NoFileExists(t, filepath.Join(m.Input, up.ImageKey))
+	assert.NoFileExists(t, out)
+	assert.FileExists(t, filepath.Join(m.Input, "direct.jpg"))
+
+	f.clock.Advance(20 * time.Minute) // sweep 5 at 50 min: direct.jpg is 30 min old
+	assert.NoFileExists(t, filepath.Join(m.Input, "direct.jpg"))
+	assert.NotNil(t, f.logs.find(t, MsgCleanedUp))
+	assert.Equal(t, 1, f.clock.Pending(), "the sweep keeps rescheduling itself")
+}
+
+func TestSweepLogsFilesItCannotDelete(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.ImageTTL = time.Minute })
+	f.svc.remove = func(string) error { return errors.New("read-only file system") }
+	f.placeInput(t, "stuck.jpg", []byte("x"))
+	f.clock.Advance(SweepInterval) // first seen
+	f.clock.Advance(SweepInterval) // due, deletion fails
+	line := f.logs.find(t, MsgCleanUpFile)
+	require.NotNil(t, line)
+	assert.Equal(t, "info", line["level"])
+	assert.Equal(t, "input/stuck.jpg", line["file"])
+	assert.FileExists(t, filepath.Join(f.svc.Mounts().Input, "stuck.jpg"))
+}
+
+func TestSweepLeavesTemporariesAndStopsOnClose(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.ImageTTL = time.Minute })
+	tmp := filepath.Join(f.svc.Mounts().Input, ".upload-1")
+	require.NoError(t, os.WriteFile(tmp, nil, 0o644))
+	assert.Empty(t, f.svc.Sweep())
+	f.clock.Advance(time.Hour)
+	assert.FileExists(t, tmp)
+	f.svc.Close()
+	f.svc.Close()
+	assert.Equal(t, 0, f.clock.Pending())
+}
+
+func TestVersionDocument(t *testing.T) {
+	t.Parallel()
+	comp := false
+	f := newFixture(t, func(c *Config) {
+		c.SiteURL, c.ImageTTL, c.EnableComposite = "https://pfc.example", 90*time.Minute, &comp
+		c.SkipEXIFSoftware = []string{"A", "B"}
+	})
+	v := f.svc.Version()
+	assert.Equal(t, BuildLabel, v.Version)
+	assert.True(t, v.License.Valid)
+	assert.NotContains(t, v.Features, "composite")
+	assert.Contains(t, v.Features, "ai-scene-detection")
+	assert.Equal(t, map[string]string{
+		EnvSiteURL: "https://pfc.example", EnvLogLevel: "debug", EnvImageCacheTTL: "90", EnvAVX: "auto",
+		EnvUseFastFAE: "false", EnvSkipMode: "clipart", EnvSkipEXIFSoftware: "A,B",
+		EnvPreserveInputFileName: "false", EnvEnableComposite: "false", EnvUseAIServer: "true",
+	}, v.Settings)
+	assert.Len(t, v.Settings, len(EnvNames()))
+}

@@ -1,0 +1,289 @@
+package mockserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
+)
+
+// PFCContainerOptions configures a PFCContainer, the mock of the locally
+// deployed correction container. The PFC_* fields are the container's
+// environment variables (same defaults and effects, see each field); the
+// zero value is usable: a private licensed mount tree, the real clock,
+// logs discarded.
+type PFCContainerOptions struct {
+	// Root is the directory holding the mount points (sdk_license,
+	// presets, addons, input, output, scene); missing ones are created.
+	// Empty means a private temporary tree, removed by Close. When the
+	// mock creates the tree (Root empty or not existing yet) it puts a
+	// valid mock licence in sdk_license unless Unlicensed is set.
+	Root string
+	// Unlicensed leaves a tree the mock creates without a licence: every
+	// "corrected" file is then a byte copy of its input, as the container
+	// does when license validation fails.
+	Unlicensed bool
+
+	// SiteURL is PFC_SITE_URL, the base of corrected_url; empty means
+	// http://localhost, like the container.
+	SiteURL string
+	// LogLevel is PFC_LOG_LEVEL: debug, info, warning or error (any case);
+	// empty means info, and any other value logs a warning and uses info.
+	LogLevel string
+	// ImageTTL is PFC_IMG_CACHE_TTL: how long uploads, inputs and outputs
+	// are kept (swept every 10 minutes on Clock); 0 means 60 minutes.
+	ImageTTL time.Duration
+	// AVX is PFC_AVX (on, off, auto; empty means auto); reported only.
+	AVX string
+	// UseFastFAE is PFC_USE_FASTFAE; reported only.
+	UseFastFAE bool
+	// SkipMode is PFC_SKIP_MODE, the default of skip: clipart (empty),
+	// legacy or none.
+	SkipMode string
+	// SkipEXIFSoftware is PFC_SKIP_EXIF_SOFTWARE, the default of
+	// skip-exif-software.
+	SkipEXIFSoftware []string
+	// PreserveInputFileName is PFC_PRESERVE_INPUT_FILENAME, the default of
+	// preserveInputFileName (direct file mode).
+	PreserveInputFileName bool
+	// EnableComposite is PFC_ENABLE_COMPOSITE; nil means true. Reported
+	// only (the mock has no composite detector).
+	EnableComposite *bool
+	// UseAIServer is PFC_USE_AI_SERVER; nil means true. Reported only.
+	UseAIServer *bool
+
+	// LogWriter receives the container's JSON log lines (the real one
+	// writes them to stderr); nil discards them.
+	LogWriter io.Writer
+	// Clock drives the TTL sweep and licence expiry; nil means
+	// clock.Real(). Use clock.NewFake in tests.
+	Clock clock.Clock
+	// MaxUploadBytes bounds an upload (413 above); 0 means 50 MB.
+	MaxUploadBytes int64
+	// Workers bounds the corrections run at once; 0 means 4.
+	Workers int
+}
+
+// PFCContainer is the correction container mock: an http.Handler serving
+// PUT /pfc, GET /pfc/{imageKey}, GET /output/{name} and GET /version over
+// a mount tree. Create it with NewPFCContainer and Close it when done.
+type PFCContainer struct {
+	svc     *containersvc.Service
+	handler http.Handler
+	tmp     string // private tree to remove, if any
+	once    sync.Once
+	err     error
+}
+
+// NewPFCContainer prepares the mount tree (see PFCContainerOptions.Root)
+// and starts the container mock's TTL sweep.
+func NewPFCContainer(opts PFCContainerOptions) (*PFCContainer, error) {
+	root, tmp := opts.Root, ""
+	if root == "" {
+		dir, err := os.MkdirTemp("", "pfc-container-*")
+		if err != nil {
+			return nil, fmt.Errorf("mockserver: container root: %w", err)
+		}
+		root, tmp = dir, dir
+	}
+	fail := func(err error) (*PFCContainer, error) {
+		if tmp != "" {
+			_ = os.RemoveAll(tmp)
+		}
+		if errors.Is(err, containersvc.ErrInvalidConfig) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		}
+		return nil, fmt.Errorf("mockserver: %w", err)
+	}
+	mounts, created, err := containersvc.PrepareRoot(root)
+	if err != nil {
+		return fail(err)
+	}
+	if (created || tmp != "") && !opts.Unlicensed {
+		if err := containersvc.WriteLicense(mounts.License, containersvc.NewLicense("pfc-go mockserver", time.Time{})); err != nil {
+			return fail(err)
+		}
+	}
+	svc, err := containersvc.New(containersvc.Config{
+		Root: root, SiteURL: opts.SiteURL, LogLevel: opts.LogLevel, ImageTTL: opts.ImageTTL,
+		AVX: opts.AVX, UseFastFAE: opts.UseFastFAE, SkipMode: opts.SkipMode, SkipEXIFSoftware: opts.SkipEXIFSoftware,
+		PreserveInputFileName: opts.PreserveInputFileName, EnableComposite: opts.EnableComposite, UseAIServer: opts.UseAIServer,
+		LogWriter: opts.LogWriter, Clock: opts.Clock, MaxUploadBytes: opts.MaxUploadBytes, Workers: opts.Workers,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return &PFCContainer{svc: svc, handler: svc.Handler(), tmp: tmp}, nil
+}
+
+// ServeHTTP serves the container's API.
+func (c *PFCContainer) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.handler.ServeHTTP(w, r) }
+
+// Close stops the sweep, cancels running corrections and removes the
+// mount tree if the mock created it privately (Root empty). Close the
+// http.Server first where possible. Idempotent.
+func (c *PFCContainer) Close() error {
+	c.once.Do(func() {
+		c.svc.Close()
+		if c.tmp != "" {
+			if err := os.RemoveAll(c.tmp); err != nil {
+				c.err = fmt.Errorf("mockserver: removing the container root: %w", err)
+			}
+		}
+	})
+	return c.err
+}
+
+// WaitIdle blocks until no request is being served and no sweep runs, or
+// ctx is done. The pending sweep timer does not count.
+func (c *PFCContainer) WaitIdle(ctx context.Context) error { return c.svc.WaitIdle(ctx) }
+
+// SiteURL returns the base of the corrected URLs (PFC_SITE_URL).
+func (c *PFCContainer) SiteURL() string { return c.svc.SiteURL() }
+
+// Root returns the directory holding the mount points.
+func (c *PFCContainer) Root() string { return c.svc.Mounts().Root }
+
+// InputDir returns the mounted /input directory (direct file mode: copy a
+// file here, atomically, then correct it by its name).
+func (c *PFCContainer) InputDir() string { return c.svc.Mounts().Input }
+
+// OutputDir returns the mounted /output directory.
+func (c *PFCContainer) OutputDir() string { return c.svc.Mounts().Output }
+
+// PresetsDir returns the mounted /presets directory: preset files, ICC
+// profiles and exported AI preset groups (one directory per group).
+func (c *PFCContainer) PresetsDir() string { return c.svc.Mounts().Presets }
+
+// LicenseDir returns the mounted /sdk_license directory.
+func (c *PFCContainer) LicenseDir() string { return c.svc.Mounts().License }
+
+// Sweep runs the TTL sweep now (it also runs every 10 minutes on the
+// clock) and returns the files it deleted, as "input/name" or
+// "output/name".
+func (c *PFCContainer) Sweep() []string { return c.svc.Sweep() }
+
+// PFCContainerOptionsFromEnv reads the container's PFC_* environment
+// variables through getenv (os.Getenv in the standalone binary) into
+// options, with the container's defaults for unset ones. A malformed value
+// (other than PFC_LOG_LEVEL, which falls back to info with a warning) is
+// an error naming the variable. Root, LogWriter, Clock and the limits are
+// left for the caller.
+func PFCContainerOptionsFromEnv(getenv func(string) string) (PFCContainerOptions, error) {
+	c, err := containersvc.ConfigFromEnv(getenv)
+	if err != nil {
+		return PFCContainerOptions{}, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
+	return PFCContainerOptions{
+		SiteURL: c.SiteURL, LogLevel: c.LogLevel, ImageTTL: c.ImageTTL, AVX: c.AVX, UseFastFAE: c.UseFastFAE,
+		SkipMode: c.SkipMode, SkipEXIFSoftware: c.SkipEXIFSoftware, PreserveInputFileName: c.PreserveInputFileName,
+		EnableComposite: c.EnableComposite, UseAIServer: c.UseAIServer,
+	}, nil
+}
+
+// PFCContainerTestServer is a PFCContainer served by an httptest server,
+// with a ready client. StartPFCContainer returns it.
+type PFCContainerTestServer struct {
+	// URL is the container's base URL (pass it to pfccontainer.WithBaseURL).
+	URL string
+	// Server is the underlying httptest server.
+	Server *httptest.Server
+	// Container is the mock itself: its mount directories (InputDir,
+	// OutputDir, PresetsDir, LicenseDir) and Sweep.
+	Container *PFCContainer
+	// Client is a pfccontainer client for URL, with the extra options given
+	// to StartPFCContainer.
+	Client *pfccontainer.Client
+
+	core *testServerCore
+}
+
+// StartPFCContainer starts a PFCContainer with opts (nil: the zero
+// PFCContainerOptions, a private licensed mount tree) on an httptest
+// server, registers its shutdown with tb.Cleanup (the httptest server
+// first, then PFCContainer.Close), and returns its URL and a ready client.
+// clientOpts are applied to the client after the test server's own (base
+// URL, HTTP client), so they can override them. It fails tb on error.
+//
+// An empty opts.SiteURL becomes the test server's URL, so that
+// corrected_url can be downloaded as it is, as from a container whose
+// PFC_SITE_URL is set right. Set SiteURL (e.g. to "http://localhost", the
+// container's default) to test a client that must rebase it
+// (pfccontainer.Client.RebaseCorrectedURLs).
+func StartPFCContainer(tb testing.TB, opts *PFCContainerOptions, clientOpts ...pfccontainer.Option) *PFCContainerTestServer {
+	tb.Helper()
+	var o PFCContainerOptions
+	if opts != nil {
+		o = *opts
+	}
+	// The site URL must be known before the container exists, and the
+	// server's URL only once it listens: serve through a forwarder.
+	fwd := &forwardBackend{}
+	core := startTestServer(tb, fwd, o.Clock)
+	if o.SiteURL == "" {
+		o.SiteURL = core.server.URL
+	}
+	c, err := NewPFCContainer(o)
+	if err != nil {
+		tb.Fatalf("mockserver: %v", err)
+	}
+	fwd.c.Store(c)
+	ts := &PFCContainerTestServer{URL: core.server.URL, Server: core.server, Container: c, core: core}
+	copts := append([]pfccontainer.Option{
+		pfccontainer.WithBaseURL(ts.URL),
+		pfccontainer.WithHTTPClient(core.server.Client()),
+	}, clientOpts...)
+	if ts.Client, err = pfccontainer.NewClient(copts...); err != nil {
+		tb.Fatalf("mockserver: pfccontainer client: %v", err)
+	}
+	return ts
+}
+
+// WaitIdle waits until no request is served and no sweep runs; it fails
+// the test after a minute.
+func (s *PFCContainerTestServer) WaitIdle() { s.core.tb.Helper(); s.core.waitIdle() }
+
+// Advance moves the fake clock (PFCContainerOptions.Clock must be a
+// *clock.Fake) forward by d, running the TTL sweeps that fall due one at
+// a time.
+func (s *PFCContainerTestServer) Advance(d time.Duration) { s.core.tb.Helper(); s.core.advance(d) }
+
+// Clock returns the container's clock.
+func (s *PFCContainerTestServer) Clock() clock.Clock { return s.core.clock }
+
+// forwardBackend serves the PFCContainer stored in c once it exists
+// (503 before).
+type forwardBackend struct{ c atomic.Pointer[PFCContainer] }
+
+func (f *forwardBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c := f.c.Load(); c != nil {
+		c.ServeHTTP(w, r)
+		return
+	}
+	http.Error(w, "starting", http.StatusServiceUnavailable)
+}
+
+func (f *forwardBackend) Close() error {
+	if c := f.c.Load(); c != nil {
+		return c.Close()
+	}
+	return nil
+}
+
+func (f *forwardBackend) WaitIdle(ctx context.Context) error {
+	if c := f.c.Load(); c != nil {
+		return c.WaitIdle(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package pfccontainer
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// Client talks to one correction container. It is safe for concurrent use.
+// Create one with NewClient and reuse it.
+type Client struct {
+	http *transport.Client
+	// base is the container's base URL as configured (WithBaseURL).
+	base string
+	// rebase moves corrected_url onto base (RebaseCorrectedURLs).
+	rebase bool
+	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
+	maxDownload int64
+}
+
+// Option configures a Client. The same options, with the same names,
+// configure the hosted and bgcontainer clients.
+type Option = clientopt.Option
+
+// WithBaseURL sets the container's base URL, e.g. "http://localhost:80"
+// or "http://pfc:80" from another container of the same network. It is
+// required: a container can be published on any host and port.
+func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
+
+// WithHTTPClient makes the client send requests through hc (its Transport,
+// Timeout and Jar). The SDK installs its own redirect policy on a copy, so
+// hc itself is not modified. An hc.Timeout bounds each attempt, including
+// the synchronous correction: leave it 0 and use WithResponseHeaderTimeout
+// or a context deadline instead.
+func WithHTTPClient(hc *http.Client) Option { return clientopt.WithHTTPClient(hc) }
+
+// WithLogger logs each attempt, retry and response at Debug/Warn level,
+// with the method and the URL only. Without it nothing is logged.
+func WithLogger(l *slog.Logger) Option { return clientopt.WithLogger(l) }
+
+// WithRetries sets how often a failed request is retried (connection
+// errors, 408, 429 and 5xx other than 501, except the container's
+// processingPFCErrorMessage, see the package documentation) and the bounds
+// of the jittered exponential backoff between attempts. maxRetries < 0
+// disables retries.
+func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
+	return clientopt.WithRetries(maxRetries, minWait, maxWait)
+}
+
+// WithMaxRetryAfter caps how long a server's (or a proxy's) Retry-After
+// header can make the client wait before the next attempt (default 30 s).
+func WithMaxRetryAfter(d time.Duration) Option { return clientopt.WithMaxRetryAfter(d) }
+
+// WithUserAgent appends product to the User-Agent "pfc-go/<version>".
+func WithUserAgent(product string) Option { return clientopt.WithUserAgent(product) }
+
+// WithResponseHeaderTimeout bounds how long each attempt waits for the
+// response headers (default 5 minutes; a negative d means no bound). The
+// container answers GET /pfc/{imageKey} only once the image is corrected,
+// so the bound must cover the slowest correction (large images on few CPU
+// cores): raise it rather than lower it. It does not limit reading a
+// response body, so downloads of any size work. An attempt that runs out
+// is retried like a connection error; the final error matches
+// ErrResponseHeaderTimeout.
+func WithResponseHeaderTimeout(d time.Duration) Option {
+	return clientopt.WithResponseHeaderTimeout(d)
+}
+
+// WithMaxDownloadSize bounds the bytes one download (Download,
+// DownloadFile, CorrectFile) writes; 0, the default, means no bound. A
+// larger corrected file fails with a *DownloadTooLargeError (matching
+// ErrDownloadTooLarge); DownloadFile and CorrectFile then leave no file
+// behind. Downloads ask for the identity encoding, so the bound applies to
+// the bytes on the wire.
+func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
+
+// NewClient returns a client of the container at WithBaseURL (required).
+// The container documents no request authentication (it is licensed by
+// files mounted in /sdk_license), so no credential is sent; put it behind
+// a network boundary or an authenticating reverse proxy, whose header a
+// custom WithHTTPClient transport can add (to requests for the proxy's
+// host only: the same transport fetches corrected_url, which may name
+// another host). Invalid settings are reported
+// all at once as a *ValidationError naming the options' fields.
+func NewClient(opts ...Option) (*Client, error) {
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, nil)
+	if err != nil {
+		return nil, exportErr(err)
+	}
+	return &Client{http: tc, base: cfg.BaseURL, maxDownload: cfg.MaxDownloadSize}, nil
+}
+
+// RebaseCorrectedURLs returns a client sharing c's connections and
+// settings that rewrites every corrected_url onto c's base URL (keeping
+// the /output/... tail) before returning it or downloading from it.
+//
+// Use it when the container's PFC_SITE_URL names a host this client
+// cannot reach: the default http://localhost seen from another machine or
+// container, or a site URL of the container's internal network. Do not use
+// it when PFC_SITE_URL is set to an address the client can reach that
+// serves /output differently from the API (a CDN or gateway). The
+// container's own answer stays in Correction.ReportedURL.
+func (c *Client) RebaseCorrectedURLs() *Client {
+	cc := *c
+	cc.rebase = true
+	return &cc
+}
+
+// BaseURL returns the container's base URL the client was built with.
+func (c *Client) BaseURL() string { return c.base }
+
+// CloseIdleConnections closes the idle keep-alive connections of the
+// client's transport (when the container is going away).
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// apiError turns an error of the transport into the container's typed
+// error: an API error whose body names one of the container's message ids
+// becomes an *Error of that row, with the public *APIError as its cause;
+// anything else gets the package's public error types (exportErr).
+func apiError(err error) error {
+	var ae *apierr.APIError
+	if !errors.As(err, &ae) {
+		return exportErr(err)
+	}
+	pub := exportErr(err)
+	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, pub); e != nil {
+		return e
+	}
+	return pub
+}
+
+// errorf is fmt.Errorf with the message passed through the client's
+// redactor: for every error string that quotes a server's answer.
+func (c *Client) errorf(format string, args ...any) error {
+	return apierr.Redactf(c.http.Redact, format, args...)
+}

@@ -1,0 +1,59 @@
+package pfccontainer
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// Correct corrects the image imageKey (GET /pfc/{imageKey}) with o (nil:
+// the container's defaults, AI scene detection) and returns the URL of the
+// corrected file and the detected scene. imageKey is an upload's key or,
+// in direct file mode, the name of a file in the mounted /input.
+//
+// The key and o are checked first (ValidateImageKey, o.Validate): every
+// problem is reported at once in a *ValidationError naming the fields by
+// their wire names, and nothing is sent. The call is synchronous: the
+// container answers once the file is written, which for a large image can
+// take a while (see WithResponseHeaderTimeout). Error answers are *Error
+// values of the container's table (see the package documentation).
+//
+// With RebaseCorrectedURLs, CorrectedURL is moved onto the client's base
+// URL and ReportedURL keeps the container's answer.
+func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOptions) (_ *Correction, err error) {
+	defer exportTo(&err)
+	var fe fieldErrors
+	if err := ValidateImageKey(imageKey); err != nil {
+		fe = append(fe, err.(*ValidationError).Errors...)
+	}
+	if err := o.Validate(); err != nil {
+		fe = append(fe, err.(*ValidationError).Errors...)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	q, err := o.Query()
+	if err != nil {
+		return nil, err
+	}
+	var res Correction
+	err = c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
+		RawQuery: q, Permanent: permanent}, &res)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if res.CorrectedURL == "" {
+		return nil, fmt.Errorf("pfc: GET /pfc/{imageKey} answered without corrected_url")
+	}
+	res.ReportedURL = res.CorrectedURL
+	if c.rebase {
+		u, err := rebaseURL(res.CorrectedURL, c.base)
+		if err != nil {
+			return nil, c.errorf("pfc: rebasing corrected_url %q: %w", res.CorrectedURL, err)
+		}
+		res.CorrectedURL = u
+	}
+	return &res, nil
+}

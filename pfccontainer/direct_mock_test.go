@@ -1,0 +1,68 @@
+package pfccontainer_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
+)
+
+// TestMockDirectFileMode: direct file mode end to end with real mount
+// directories: the file is copied into /input atomically, corrected by its
+// name with no upload, and read back from /output under the same name
+// (PFC_PRESERVE_INPUT_FILENAME=true); with preserveInputFileName=false the
+// output gets a generated name, still found through the answer.
+func TestMockDirectFileMode(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "mounts")
+	ts, c, logs := start(t, &mockserver.PFCContainerOptions{Root: root, PreserveInputFileName: true})
+	ctx := t.Context()
+	d := c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output"))
+	assert.Equal(t, ts.Container.InputDir(), d.InputDir)
+
+	src := filepath.Join(t.TempDir(), "Holiday 01.jpg")
+	require.NoError(t, os.WriteFile(src, jpegOf(t, 100, 60, 9), 0o644))
+	dst := filepath.Join(t.TempDir(), "result.png")
+	corr, path, err := d.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeWidth(50))
+	require.NoError(t, err)
+	assert.Equal(t, dst, path)
+	assert.Equal(t, "Holiday 01.jpg", corr.FileName(), "the output keeps the input's name")
+	assert.FileExists(t, filepath.Join(d.OutputDir, "Holiday 01.jpg"))
+	got, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	format, w, h := decodeConfig(t, got)
+	assert.Equal(t, "png", format)
+	assert.Equal(t, []int{50, 30}, []int{w, h})
+	assert.Empty(t, logs.lines(t, "uploadedMessage"), "no upload step")
+
+	// Put, then Correct with a generated output name.
+	f, err := os.Open(src)
+	require.NoError(t, err)
+	defer f.Close()
+	name, err := d.Put(ctx, "second.jpg", f)
+	require.NoError(t, err)
+	corr, out, err := d.Correct(ctx, name, pfccontainer.NewCorrection().PreservingInputFileName(false))
+	require.NoError(t, err)
+	assert.NotEqual(t, "second.jpg", corr.FileName())
+	assert.True(t, strings.HasPrefix(out, d.OutputDir+string(filepath.Separator)), out)
+	assert.FileExists(t, out)
+
+	// Nothing hidden is left in /input: the copies were renamed into place.
+	entries, err := os.ReadDir(d.InputDir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"Holiday 01.jpg", "second.jpg"}, names)
+
+	// A name the container does not have.
+	_, _, err = d.Correct(ctx, "missing.jpg", nil)
+	assert.ErrorIs(t, err, pfccontainer.ErrUnknownImageKey)
+}

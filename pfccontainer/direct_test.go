@@ -1,0 +1,89 @@
+package pfccontainer
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The one HTTP test double of this file: httpmock (mockClient), standing
+// in for a container whose /input and /output are real directories here.
+
+func TestDirectPutIsAtomic(t *testing.T) {
+	t.Parallel()
+	c, _ := mockClient(t)
+	in, out := t.TempDir(), t.TempDir()
+	d := c.Direct(in, out)
+
+	boom := errors.New("source broke")
+	_, err := d.Put(t.Context(), "a.jpg", io.MultiReader(strings.NewReader("half"), &failingReader{boom}))
+	assert.ErrorIs(t, err, boom)
+	entries, _ := os.ReadDir(in)
+	assert.Empty(t, entries, "neither the file nor a temporary is left")
+
+	name, err := d.Put(t.Context(), "a.jpg", strings.NewReader("whole"))
+	require.NoError(t, err)
+	assert.Equal(t, "a.jpg", name)
+	got, _ := os.ReadFile(filepath.Join(in, "a.jpg"))
+	assert.Equal(t, "whole", string(got))
+
+	_, err = d.Put(t.Context(), "../a.jpg", strings.NewReader("x"))
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"imageKey"}, ve.Fields())
+	_, err = (&Direct{}).Put(t.Context(), "a.jpg", nil)
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"Client", "InputDir", "OutputDir", "src"}, ve.Fields())
+}
+
+type failingReader struct{ err error }
+
+func (f *failingReader) Read([]byte) (int, error) { return 0, f.err }
+
+func TestDirectCorrectFile(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	in, out := t.TempDir(), t.TempDir()
+	src := filepath.Join(t.TempDir(), "shot 1.jpg")
+	require.NoError(t, os.WriteFile(src, []byte("jpeg"), 0o644))
+	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/shot%201.jpg", func(r *http.Request) (*http.Response, error) {
+		assert.Equal(t, "preserveInputFileName=true", r.URL.RawQuery, "sent unless the options say otherwise")
+		data, err := os.ReadFile(filepath.Join(in, "shot 1.jpg"))
+		require.NoError(t, err, "the file is in /input before the call")
+		require.NoError(t, os.WriteFile(filepath.Join(out, "shot 1.jpg"), append([]byte("corrected "), data...), 0o644))
+		return jsonResp(200, `{"corrected_url":"http://localhost/output/shot%201.jpg","scene":1}`), nil
+	})
+	d := c.Direct(in, out)
+	corr, path, err := d.CorrectFile(t.Context(), src, "", nil)
+	require.NoError(t, err)
+	assert.Equal(t, Scene(1), corr.Scene)
+	assert.Equal(t, filepath.Join(out, "shot 1.jpg"), path)
+
+	dst := filepath.Join(t.TempDir(), "copy.jpg")
+	_, path, err = d.CorrectFile(t.Context(), src, dst, nil)
+	require.NoError(t, err)
+	assert.Equal(t, dst, path)
+	got, _ := os.ReadFile(dst)
+	assert.Equal(t, "corrected jpeg", string(got))
+
+	// An answer naming a file outside /output is refused.
+	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/shot%201.jpg",
+		func(*http.Request) (*http.Response, error) {
+			return jsonResp(200, `{"corrected_url":"http://localhost/output/..%2F..%2Fetc%2Fpasswd","scene":1}`), nil
+		})
+	_, _, err = d.Correct(t.Context(), "shot 1.jpg", nil)
+	assert.ErrorContains(t, err, "plain file")
+
+	// Validation first: a bad option and a source whose name is no key.
+	_, _, err = d.CorrectFile(t.Context(), filepath.Join(t.TempDir(), ".hidden.jpg"), "", &CorrectionOptions{OutputType: "gif"})
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"srcPath", "outputType"}, ve.Fields())
+}

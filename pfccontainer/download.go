@@ -1,0 +1,67 @@
+package pfccontainer
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// Download streams the corrected file of corr (GET on corr.CorrectedURL)
+// to dst and returns the number of bytes written. It asks for the identity
+// encoding, so the bytes written are the file's own. No credential or
+// header of the caller is sent: the URL may name another host (a gateway
+// set as PFC_SITE_URL). A URL that is not absolute http(s) is refused
+// before any request; see RebaseCorrectedURLs for a PFC_SITE_URL this
+// client cannot reach.
+func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) (_ int64, err error) {
+	defer exportTo(&err)
+	var fe fieldErrors
+	if corr == nil || corr.CorrectedURL == "" {
+		fe.add("corrected_url", "is required (a Correction returned by Correct)")
+	}
+	if dst == nil {
+		fe.add("dst", "is required")
+	}
+	if err := fe.err(); err != nil {
+		return 0, err
+	}
+	resp, err := c.http.DoExternal(ctx, http.MethodGet, corr.CorrectedURL,
+		http.Header{"Accept-Encoding": {"identity"}}, transport.Body{})
+	if err != nil {
+		return 0, apiError(err)
+	}
+	defer resp.Body.Close()
+	n, err := fileio.CopyLimited(dst, resp.Body, resp.ContentLength, c.maxDownload)
+	switch {
+	case errors.Is(err, ErrDownloadTooLarge):
+		return n, &DownloadTooLargeError{FileName: c.http.Redact(corr.FileName()), Limit: c.maxDownload, Written: n}
+	case err != nil:
+		return n, c.errorf("pfc: download of %s after %d bytes: %w", corr.FileName(), n, err)
+	case resp.ContentLength >= 0 && n != resp.ContentLength:
+		return n, c.errorf("pfc: download of %s: got %d of %d bytes: %w", corr.FileName(), n, resp.ContentLength, io.ErrUnexpectedEOF)
+	}
+	return n, nil
+}
+
+// DownloadFile writes the corrected file of corr to path atomically: the
+// bytes go to a temporary file beside path, which is renamed over path
+// only once complete and synced, so path is never half-written and is
+// left untouched on failure. A new file gets mode 0644; an overwritten one
+// keeps its mode.
+func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (_ int64, err error) {
+	defer exportTo(&err)
+	var n int64
+	err = fileio.WriteFileAtomic(path, func(w io.Writer) error {
+		var err error
+		n, err = c.Download(ctx, corr, w)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}

@@ -1,0 +1,69 @@
+package pfccontainer
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+func TestClassifyEveryRow(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id       MessageID
+		status   int
+		sentinel error
+		class    error
+		retry    bool
+	}{
+		{MsgNoContentType, 400, ErrUnsupportedContentType, ErrBadRequest, false},
+		{MsgBodyRequest, 503, ErrBodyNotRead, ErrServer, true},
+		{MsgTemporaryFileCreate, 503, ErrTemporaryFile, ErrServer, true},
+		{MsgTemporaryFileWrite, 503, ErrTemporaryFile, ErrServer, true},
+		{MsgNoID, 400, ErrMissingImageKey, ErrBadRequest, false},
+		{MsgInvalidID, 400, ErrInvalidImageKey, ErrBadRequest, false},
+		{MsgUnknownImageID, 400, ErrUnknownImageKey, ErrBadRequest, false},
+		{MsgUnknownPreset, 400, ErrUnknownPreset, ErrBadRequest, false},
+		{MsgTemporaryOutputFile, 503, ErrOutputFile, ErrServer, true},
+		{MsgTemporaryCloseOutput, 503, ErrOutputFile, ErrServer, true},
+		{MsgProcessingPFCError, 503, ErrProcessing, ErrServer, false},
+		{MsgUnknownOutputType, 400, ErrUnknownOutputType, ErrBadRequest, false},
+	} {
+		t.Run(string(tc.id), func(t *testing.T) {
+			t.Parallel()
+			cause := &apierr.APIError{StatusCode: tc.status, Code: string(tc.id), Message: "why"}
+			e := classify(tc.status, string(tc.id), "why", "", cause)
+			require.NotNil(t, e)
+			var err error = e
+			assert.ErrorIs(t, err, tc.sentinel)
+			assert.ErrorIs(t, err, tc.class)
+			assert.Equal(t, tc.retry, IsRetryable(err))
+			assert.Equal(t, tc.retry, tc.id.Retryable())
+			assert.Equal(t, tc.status, rows[tc.id].status)
+			var got *Error
+			require.ErrorAs(t, err, &got)
+			assert.Equal(t, tc.id, got.MessageID)
+			assert.Contains(t, err.Error(), string(tc.id))
+			assert.Contains(t, err.Error(), http.StatusText(tc.status))
+		})
+	}
+	assert.Len(t, rows, 12)
+}
+
+func TestClassifyUnknownCode(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, classify(400, "invalid_parameter", "width: bad", "width", nil))
+	assert.False(t, IsRetryable(errors.New("other")))
+	assert.False(t, MessageID("nope").Retryable())
+}
+
+func TestErrorStringAndUnwrapWithoutCause(t *testing.T) {
+	t.Parallel()
+	e := &Error{StatusCode: 400, MessageID: MsgUnknownPreset, Message: `preset "X" is not uploaded or mounted`, Parameter: "preset"}
+	assert.Equal(t, `pfc: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted`, e.Error())
+	assert.Equal(t, []error{ErrUnknownPreset}, e.Unwrap())
+}

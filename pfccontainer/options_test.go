@@ -1,0 +1,149 @@
+package pfccontainer
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidateAcceptsDocumentedValues(t *testing.T) {
+	t.Parallel()
+	for name, o := range map[string]*CorrectionOptions{
+		"nil":     nil,
+		"zero":    {},
+		"jpg":     {OutputType: "jpg", OutputQuality: 40},
+		"PNG":     {OutputType: "png"},
+		"bounds":  {Width: MinSize, Height: MaxSize, Long: 32, Short: 10000, Scale: MaxScale},
+		"icc":     {OutputColorSpace: "Display P3.icc"},
+		"srgb":    {OutputColorSpace: "sRGB"},
+		"skip":    {Preset: "My Preset", Skip: SkipLegacy},
+		"exif":    {SkipEXIFSoftware: []string{"Adobe Photoshop", "GIMP"}},
+		"flags":   NewCorrection().WithAutocrop().PreservingInputFileName(true).WithComposite(false),
+		"quality": {OutputQuality: 100},
+	} {
+		assert.NoError(t, o.Validate(), name)
+	}
+}
+
+func TestValidateReportsEveryField(t *testing.T) {
+	t.Parallel()
+	o := &CorrectionOptions{
+		Preset: "a\nb", OutputType: "gif", OutputQuality: 39, OutputColorSpace: "../x.icc",
+		Width: 31, Height: 10001, Long: -1, Short: 5, Scale: 1001,
+		Skip: "photos", SkipEXIFSoftware: []string{"a,b"},
+	}
+	err := o.Validate()
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrInvalidParameter)
+	var ve *ValidationError
+	require.True(t, errors.As(err, &ve))
+	assert.Equal(t, []string{"preset", "outputType", "outputQuality", "outputColorSpace",
+		"width", "height", "long", "short", "scale", "skip", "skip-exif-software"}, ve.Fields())
+	assert.True(t, strings.HasPrefix(err.Error(), "pfc: invalid parameters: preset:"))
+}
+
+func TestValidateSingleFields(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		field string
+		o     CorrectionOptions
+	}{
+		{"outputQuality", CorrectionOptions{OutputQuality: 101}},
+		{"outputQuality", CorrectionOptions{OutputQuality: -5}},
+		{"scale", CorrectionOptions{Scale: -1}},
+		{"outputColorSpace", CorrectionOptions{OutputColorSpace: ".hidden.icc"}},
+		{"outputColorSpace", CorrectionOptions{OutputColorSpace: `c:\x.icc`}},
+		{"skip-exif-software", CorrectionOptions{SkipEXIFSoftware: []string{" "}}},
+		{"outputType", CorrectionOptions{OutputType: "tiff"}},
+	} {
+		var ve *ValidationError
+		require.ErrorAs(t, tc.o.Validate(), &ve, tc.field)
+		assert.Equal(t, []string{tc.field}, ve.Fields())
+	}
+}
+
+func TestStrictRefusesIgnoredParameters(t *testing.T) {
+	t.Parallel()
+	o := NewCorrection().WithSkip(SkipNone).WithOutput(OutputPNG, 80)
+	o.Width, o.Scale = 100, 50
+	require.NoError(t, o.Validate())
+	var ve *ValidationError
+	require.ErrorAs(t, o.Strictly().Validate(), &ve)
+	assert.Equal(t, []string{"outputQuality", "scale", "skip"}, ve.Fields())
+	assert.Contains(t, ve.Error(), "would be ignored (strict mode)")
+}
+
+func TestQueryEncoding(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		o    *CorrectionOptions
+		want string
+	}{
+		{"nil", nil, ""},
+		{"zero", NewCorrection(), ""},
+		{"preset with spaces", NewCorrection().WithPreset("School and Sports"), "preset=School%20and%20Sports"},
+		{"output", NewCorrection().WithOutput(OutputJPEG, 85).WithColorSpace(ColorSpaceSRGB),
+			"outputColorSpace=srgb&outputQuality=85&outputType=JPEG"},
+		{"hyphenated exif", NewCorrection().SkippingEXIFSoftware("Adobe Photoshop", "GIMP"),
+			"skip-exif-software=Adobe%20Photoshop%2CGIMP"},
+		{"exif off", NewCorrection().SkippingEXIFSoftware(), "skip-exif-software="},
+		{"explicit false", NewCorrection().PreservingInputFileName(false).WithComposite(false),
+			"enableComposite=false&preserveInputFileName=false"},
+		{"booleans", NewCorrection().WithAutocrop().PreservingInputFileName(true).WithSkip(SkipClipart).WithPreset("P"),
+			"autocrop=true&preserveInputFileName=true&preset=P&skip=clipart"},
+		{"resize setter clears others", NewCorrection().ResizeWidth(100).ResizeScale(50), "scale=50"},
+		{"sizes", &CorrectionOptions{Width: 100, Height: 200, Long: 300, Short: 400},
+			"height=200&long=300&short=400&width=100"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := tc.o.Query()
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestQueryRefusesInvalidOptions(t *testing.T) {
+	t.Parallel()
+	_, err := NewCorrection().WithOutput(OutputJPEG, 10).Query()
+	assert.ErrorIs(t, err, ErrInvalidParameter)
+}
+
+func TestParameterNamesMatchTags(t *testing.T) {
+	t.Parallel()
+	o := &CorrectionOptions{Preset: "p", OutputType: OutputPNG, OutputQuality: 50, OutputColorSpace: "srgb",
+		Width: 40, Height: 40, Long: 40, Short: 40, Scale: 40, Autocrop: true, Skip: SkipNone,
+		SkipEXIFSoftware: []string{"x"}}
+	o.PreservingInputFileName(true).WithComposite(true)
+	v, err := o.Values()
+	require.NoError(t, err)
+	var keys []string
+	for k := range v {
+		keys = append(keys, k)
+	}
+	assert.ElementsMatch(t, ParameterNames(), keys, "every parameter of the table has a field")
+}
+
+func TestValidateImageKey(t *testing.T) {
+	t.Parallel()
+	for key, ok := range map[string]bool{
+		"0123abcd.jpg": true, "holiday photo.jpg": true, "é.png": true,
+		"": false, "a/b": false, `a\b`: false, "..": false, "a..b": false, ".hidden": false,
+		"a\x00b": false, "a\nb": false, "\xff": false, strings.Repeat("k", MaxImageKeyLength+1): false,
+		strings.Repeat("k", MaxImageKeyLength): true,
+	} {
+		err := ValidateImageKey(key)
+		if ok {
+			assert.NoError(t, err, "%q", key)
+			continue
+		}
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, "%q", key)
+		assert.Equal(t, []string{"imageKey"}, ve.Fields())
+	}
+}

@@ -1,0 +1,102 @@
+package pfccontainer
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
+)
+
+// ResizeParam names the size parameter that decides the output size.
+type ResizeParam string
+
+// Resize parameters, in the container's priority order.
+const (
+	ResizeParamNone   ResizeParam = ""
+	ResizeParamWidth  ResizeParam = "width"
+	ResizeParamHeight ResizeParam = "height"
+	ResizeParamLong   ResizeParam = "long"
+	ResizeParamShort  ResizeParam = "short"
+	ResizeParamScale  ResizeParam = "scale"
+)
+
+// Plan is what the container will do with a set of options once its
+// rules are applied: which resize parameter wins, whether AI scene
+// detection picks the preset, and which supplied parameters have no effect.
+type Plan struct {
+	// Resize is the parameter that decides the output size, by priority
+	// width > height > long > short > scale; ResizeParamNone when none is set.
+	Resize ResizeParam
+	// ResizeValue is the value of Resize: pixels, or a percentage for scale.
+	ResizeValue int
+	// AIPresetSelection is true when no preset is given: AI scene
+	// detection selects the preset per image.
+	AIPresetSelection bool
+	// Ignored lists the supplied parameters the container will ignore, in
+	// the order of its parameter table, each with the reason.
+	Ignored []IgnoredParam
+}
+
+// IgnoredParam is a supplied parameter that has no effect.
+type IgnoredParam struct {
+	Name   string // wire name, e.g. "height"
+	Reason string
+}
+
+// String returns "name: reason".
+func (p IgnoredParam) String() string { return p.Name + ": " + p.Reason }
+
+// IgnoredNames returns the wire names of the ignored parameters.
+func (p Plan) IgnoredNames() []string {
+	names := make([]string, len(p.Ignored))
+	for i, ig := range p.Ignored {
+		names[i] = ig.Name
+	}
+	return names
+}
+
+// Plan applies the container's rules to o. It does not validate: a value
+// out of range still counts as supplied. Rules (seed 001):
+//   - resize: only one of width, height, long, short, scale is used, in
+//     that order of priority; the others are ignored;
+//   - skip is ignored when AI preset selection is used (preset omitted);
+//   - outputQuality is ignored when the output is PNG.
+//
+// A nil o gives the plan of the defaults.
+func (o *CorrectionOptions) Plan() Plan {
+	p := Plan{AIPresetSelection: true}
+	if o == nil {
+		return p
+	}
+	p.AIPresetSelection = o.Preset == ""
+	ignore := func(name, format string, args ...any) {
+		p.Ignored = append(p.Ignored, IgnoredParam{Name: name, Reason: fmt.Sprintf(format, args...)})
+	}
+	param, value, ignored := pfcparams.Sizes{Width: o.Width, Height: o.Height, Long: o.Long, Short: o.Short, Scale: o.Scale}.Resolve()
+	p.Resize, p.ResizeValue = ResizeParam(param), value
+	for _, ig := range ignored {
+		ignore(ig.Name, "%s", ig.Reason)
+	}
+	if o.Skip != "" && p.AIPresetSelection {
+		ignore("skip", "AI preset selection is used (no preset given)")
+	}
+	if o.OutputQuality != 0 && o.OutputType.isPNG() {
+		ignore("outputQuality", "output is PNG")
+	}
+	slices.SortStableFunc(p.Ignored, func(a, b IgnoredParam) int { return tableIndex(a.Name) - tableIndex(b.Name) })
+	return p
+}
+
+var paramOrder = ParameterNames()
+
+func tableIndex(name string) int {
+	if i := slices.Index(paramOrder, name); i >= 0 {
+		return i
+	}
+	return len(paramOrder)
+}
+
+// sortByTable orders problems by the container's parameter table.
+func sortByTable(fe fieldErrors) {
+	slices.SortStableFunc(fe, func(a, b FieldError) int { return tableIndex(a.Field) - tableIndex(b.Field) })
+}

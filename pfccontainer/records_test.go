@@ -1,0 +1,53 @@
+package pfccontainer
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecodeRecordsFromHandWrittenJSON(t *testing.T) {
+	t.Parallel()
+	var up UploadResponse
+	require.NoError(t, json.Unmarshal([]byte(`{"imageKey":"abc.jpg"}`), &up))
+	assert.Equal(t, "abc.jpg", up.ImageKey)
+
+	var c Correction
+	require.NoError(t, json.Unmarshal([]byte(`{"corrected_url":"http://localhost/output/holiday%20photo.jpg","scene":-1}`), &c))
+	assert.Equal(t, "http://localhost/output/holiday%20photo.jpg", c.CorrectedURL)
+	assert.Equal(t, SceneUnknown, c.Scene)
+	assert.False(t, c.Scene.Known())
+	assert.Equal(t, "holiday photo.jpg", c.FileName())
+	assert.True(t, Scene(2).Known())
+}
+
+func TestDecodeVersionShapes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		doc      string
+		version  string
+		features []string
+	}{
+		{`{"version":"10.7.2.1269","features":["pfc","composite"],"settings":{"PFC_AVX":"auto"}}`, "10.7.2.1269", []string{"pfc", "composite"}},
+		{`{"sdkVersion":"10.7.2.1269","version":"api-1","features":{"faceBeautify":true,"composite":false,"ai":true}}`, "10.7.2.1269", []string{"ai", "faceBeautify"}},
+		{`{"sdk_version":"9.0"}`, "9.0", nil},
+		{`{"build":"10.7.2.1269"}`, "10.7.2.1269", nil},
+		{`{}`, "", nil},
+	} {
+		v, err := decodeVersion([]byte(tc.doc))
+		require.NoError(t, err, tc.doc)
+		assert.Equal(t, tc.version, v.SDKVersion, tc.doc)
+		assert.Equal(t, tc.features, v.Features, tc.doc)
+		assert.JSONEq(t, tc.doc, string(v.Raw))
+	}
+	v, _ := decodeVersion([]byte(`{"features":["PFC"]}`))
+	assert.True(t, v.HasFeature("pfc"))
+	assert.False(t, v.HasFeature("composite"))
+
+	for _, bad := range []string{`[]`, `nope`, `{"features":7}`} {
+		_, err := decodeVersion([]byte(bad))
+		assert.Error(t, err, bad)
+	}
+}

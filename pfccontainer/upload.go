@@ -1,0 +1,97 @@
+package pfccontainer
+
+import (
+	"context"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// Content types the container accepts on PUT /pfc.
+const (
+	ContentTypeJPEG = "image/jpeg"
+	ContentTypePNG  = "image/png"
+)
+
+// Upload sends size bytes of src to the container (PUT /pfc) and returns
+// the imageKey that names the image on Correct.
+//
+// contentType is ContentTypeJPEG or ContentTypePNG; empty means sniffed
+// from the content. Anything else (a GIF, a TIFF, a text file) is refused
+// with a *ValidationError naming "contentType" before any request, as is a
+// nil src or a size below 1. src is read through io.SectionReader with an
+// exact Content-Length, so nothing is buffered and a retried attempt
+// re-reads it from the start.
+//
+// Retries: PUT /pfc is retried on connection errors and on the container's
+// upload 503s (bodyRequestMessage, temporaryFile*Message). A retry after
+// the container stored the first attempt creates a second imageKey; the
+// first is never returned and is deleted by the container's TTL sweep
+// (PFC_IMG_CACHE_TTL), so the only cost is disk space for that long.
+func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
+	defer exportTo(&err)
+	var fe fieldErrors
+	if src == nil {
+		fe.add("src", "is required")
+	}
+	if size < 1 {
+		fe.add("size", "must be at least 1 byte, got %d", size)
+	}
+	if err := fe.err(); err != nil {
+		return "", err
+	}
+	ct, err := uploadContentType(src, size, contentType)
+	if err != nil {
+		return "", err
+	}
+	var res UploadResponse
+	err = c.http.DoJSON(ctx, &transport.Request{Method: http.MethodPut, Path: "pfc",
+		Body: transport.ReaderAtBody(src, size, ct), Permanent: permanent}, &res)
+	if err != nil {
+		return "", apiError(err)
+	}
+	if err := ValidateImageKey(res.ImageKey); err != nil {
+		return "", c.errorf("pfc: PUT /pfc answered an unusable imageKey: %w", err)
+	}
+	return res.ImageKey, nil
+}
+
+// UploadFile uploads the regular file at path (see Upload); its content
+// type is sniffed from the content, whatever its name says. A path that is
+// not a regular file, or not a JPEG or PNG image, fails before any request
+// with an error matching ErrInvalidParameter; a missing one matches
+// fs.ErrNotExist.
+func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err error) {
+	defer exportTo(&err)
+	f, size, err := fileio.OpenParam("path", path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return c.Upload(ctx, f, size, "")
+}
+
+// uploadContentType returns the media type to send: contentType when it is
+// one the container accepts (parameters dropped), the sniffed type when
+// contentType is empty, else a *ValidationError naming "contentType".
+func uploadContentType(src io.ReaderAt, size int64, contentType string) (string, error) {
+	if contentType == "" {
+		ct, err := fileio.SniffImage(src, size)
+		if err != nil {
+			var fe fieldErrors
+			fe.add("contentType", "the content is not a JPEG or PNG image (%s); the container accepts only those", fileio.DetectContentType(src, size))
+			return "", fe.err()
+		}
+		return ct, nil
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil || (mt != ContentTypeJPEG && mt != ContentTypePNG) {
+		var fe fieldErrors
+		fe.add("contentType", "must be %s or %s, got %q", ContentTypeJPEG, ContentTypePNG, contentType)
+		return "", fe.err()
+	}
+	return mt, nil
+}
