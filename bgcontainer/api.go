@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
@@ -17,11 +18,11 @@ import (
 func jsonHeader() http.Header { return http.Header{"Accept": {"application/json"}} }
 
 // errNilContext is returned by every call given a nil context.
-var errNilContext = errors.New("bgcontainer: nil context")
+var errNilContext = errors.New("pfc: nil context")
 
-// send sends r and returns the body of its 2xx answer; the caller
-// closes it. Error answers become an *APIError of ep.
-func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
+// send sends r and returns its 2xx answer; the caller closes the body.
+// Error answers become an *Error of ep.
+func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	if ctx == nil {
 		return nil, errNilContext
 	}
@@ -34,7 +35,17 @@ func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *tra
 		// a custom RoundTripper (the transport reports the container's
 		// 102 itself).
 		resp.Body.Close()
-		return nil, newAPIError(ep, resp.StatusCode, "", "", "", processID, "", nil)
+		return nil, newError(ep, resp.StatusCode, "", "", "", processID, "", nil)
+	}
+	return resp, nil
+}
+
+// getJSON sends r and returns the body of its 2xx answer; the caller
+// closes it.
+func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
+	resp, err := c.send(ctx, ep, processID, r)
+	if err != nil {
+		return nil, err
 	}
 	return resp.Body, nil
 }
@@ -56,11 +67,12 @@ func (c *Client) checkID(id string) error {
 // works. A wrong key is not an error: the answer's Status is Unlicensed
 // (check IsLicensed). The key never appears in errors or logs. A client
 // made without a key returns a *ValidationError naming license_key.
-func (c *Client) Authorize(ctx context.Context) (*LicenseStatus, error) {
+func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
+	defer exportTo(&err)
 	if err := validateLicenseKey(c.licenseKey); err != nil {
 		return nil, err
 	}
-	body, err := c.send(ctx, EndpointAuthorize, "", &transport.Request{
+	body, err := c.getJSON(ctx, EndpointAuthorize, "", &transport.Request{
 		Path: transport.PathJoin("Authorize", c.licenseKey), Header: jsonHeader(),
 	})
 	if err != nil {
@@ -72,8 +84,9 @@ func (c *Client) Authorize(ctx context.Context) (*LicenseStatus, error) {
 
 // Status reports the container's licence and model version (GET /Status).
 // It works before activation (Status Unlicensed).
-func (c *Client) Status(ctx context.Context) (*LicenseStatus, error) {
-	body, err := c.send(ctx, EndpointStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
+func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
+	defer exportTo(&err)
+	body, err := c.getJSON(ctx, EndpointStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +97,12 @@ func (c *Client) Status(ctx context.Context) (*LicenseStatus, error) {
 // CheckImage reports a job's state (GET /CheckImage/{process_id}). A failed
 // job is a CheckResult with Status StatusFailed and its Error, not an
 // error. An unknown or removed job matches ErrJobNotFound.
-func (c *Client) CheckImage(ctx context.Context, processID string) (*CheckResult, error) {
+func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResult, err error) {
+	defer exportTo(&err)
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	body, err := c.send(ctx, EndpointCheckImage, processID, &transport.Request{
+	body, err := c.getJSON(ctx, EndpointCheckImage, processID, &transport.Request{
 		Path: transport.PathJoin("CheckImage", processID), Header: jsonHeader(),
 	})
 	if err != nil {
@@ -101,11 +115,12 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (*CheckResult
 // RemoveImage deletes a job and its files (DELETE /RemoveImage/{process_id}),
 // also of a job still queued or processing. Later calls for the id match
 // ErrJobNotFound.
-func (c *Client) RemoveImage(ctx context.Context, processID string) (*DeleteResult, error) {
+func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteResult, err error) {
+	defer exportTo(&err)
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	body, err := c.send(ctx, EndpointRemoveImage, processID, &transport.Request{
+	body, err := c.getJSON(ctx, EndpointRemoveImage, processID, &transport.Request{
 		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
 	})
 	if err != nil {
@@ -118,52 +133,63 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (*DeleteResu
 // pngMagic starts every PNG file.
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
+// download is an open result: the PNG stream of a completed job.
+type download struct {
+	body     io.ReadCloser
+	r        *bufio.Reader // body, its first bytes checked
+	declared int64         // Content-Length, -1 when unknown
+}
+
 // openDownload sends GET /DownloadImage/{process_id} and returns the PNG
 // stream of a completed job. While the job is queued or processing the
 // container answers a final HTTP 102: the call returns at once with an
-// *APIError matching ErrStillProcessing.
-func (c *Client) openDownload(ctx context.Context, processID string) (io.ReadCloser, *bufio.Reader, error) {
+// *Error matching ErrStillProcessing. The identity encoding is asked for,
+// so the bytes written are the bytes on the wire.
+func (c *Client) openDownload(ctx context.Context, processID string) (*download, error) {
 	if err := c.checkID(processID); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	body, err := c.send(ctx, EndpointDownloadImage, processID, &transport.Request{
+	resp, err := c.send(ctx, EndpointDownloadImage, processID, &transport.Request{
 		Path:            transport.PathJoin("DownloadImage", processID),
-		Header:          http.Header{"Accept": {"image/png, application/json"}},
+		Header:          http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
 		FinalProcessing: true,
 		PermanentStatus: func(status int) bool { return status == http.StatusInternalServerError },
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	br := bufio.NewReader(body)
+	br := bufio.NewReader(resp.Body)
 	head, err := br.Peek(len(pngMagic))
 	if err != nil && !errors.Is(err, io.EOF) {
-		body.Close()
-		return nil, nil, c.streamErr(processID, 0, err)
+		resp.Body.Close()
+		return nil, c.streamErr(processID, 0, err)
 	}
 	if !bytes.Equal(head, pngMagic) {
-		body.Close()
-		return nil, nil, &ResponseError{Endpoint: EndpointDownloadImage, Reason: "the body is not a PNG image"}
+		resp.Body.Close()
+		return nil, &ResponseError{Endpoint: EndpointDownloadImage, Reason: "the body is not a PNG image"}
 	}
-	return body, br, nil
+	return &download{body: resp.Body, r: br, declared: resp.ContentLength}, nil
 }
 
 // DownloadImage streams the PNG result of a completed job to w and returns
 // the number of bytes written (GET /DownloadImage/{process_id}). Nothing is
 // written unless the answer is a PNG. While the job is queued or
-// processing it returns promptly with an *APIError matching
+// processing it returns promptly with an *Error matching
 // ErrStillProcessing (the container's HTTP 102); a failed job matches
-// ErrProcessingFailed, an unknown or removed one ErrJobNotFound.
-func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Writer) (int64, error) {
+// ErrProcessingFailed, an unknown or removed one ErrJobNotFound. A result
+// larger than WithMaxDownloadSize fails with a *DownloadTooLargeError once
+// that many bytes were written (at once when the Content-Length says so).
+func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Writer) (_ int64, err error) {
+	defer exportTo(&err)
 	if w == nil {
 		return 0, &ValidationError{Errors: []FieldError{{Field: "w", Message: "is required"}}}
 	}
-	body, br, err := c.openDownload(ctx, processID)
+	d, err := c.openDownload(ctx, processID)
 	if err != nil {
 		return 0, err
 	}
-	defer body.Close()
-	return c.copyResult(processID, w, br)
+	defer d.body.Close()
+	return c.copyResult(processID, w, d)
 }
 
 // DownloadImageFile is DownloadImage into the file at path, written
@@ -171,19 +197,20 @@ func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Write
 // place only once complete, so path is never left half-written and is not
 // touched at all when the job is not completed. A new file gets mode 0644;
 // an overwritten one keeps its mode.
-func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) (int64, error) {
+func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) (_ int64, err error) {
+	defer exportTo(&err)
 	if path == "" {
 		return 0, &ValidationError{Errors: []FieldError{{Field: "path", Message: "is required"}}}
 	}
-	body, br, err := c.openDownload(ctx, processID)
+	d, err := c.openDownload(ctx, processID)
 	if err != nil {
 		return 0, err
 	}
-	defer body.Close()
+	defer d.body.Close()
 	var n int64
 	err = fileio.WriteFileAtomic(path, func(w io.Writer) error {
 		var err error
-		n, err = c.copyResult(processID, w, br)
+		n, err = c.copyResult(processID, w, d)
 		return err
 	})
 	if err != nil {
@@ -192,29 +219,43 @@ func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) 
 	return n, nil
 }
 
-// copyResult streams the PNG to w.
-func (c *Client) copyResult(processID string, w io.Writer, r io.Reader) (int64, error) {
-	n, err := io.Copy(w, r)
-	if err != nil {
+// copyResult streams the PNG to w within the download bound.
+func (c *Client) copyResult(processID string, w io.Writer, d *download) (int64, error) {
+	n, err := fileio.CopyLimited(w, d.r, d.declared, c.maxDownload)
+	switch {
+	case errors.Is(err, ErrDownloadTooLarge):
+		return n, &DownloadTooLargeError{ProcessID: c.redact(oneLine(processID, 64)), Limit: c.maxDownload, Written: n}
+	case err != nil:
 		return n, c.streamErr(processID, n, err)
 	}
 	return n, nil
 }
 
-// streamErr reports a failure while the result was streamed.
+// streamErr reports a failure while the result was streamed; its text is
+// redacted, its cause stays in the chain.
 func (c *Client) streamErr(processID string, n int64, err error) error {
-	return &redactedError{
-		msg: c.redact(fmt.Sprintf("bgcontainer: DownloadImage %s: after %d bytes: %v", processID, n, err)),
-		err: err,
-	}
+	return apierr.Redactf(c.redact, "pfc: DownloadImage %s: after %d bytes: %w", oneLine(processID, 64), n, err)
 }
 
-// redactedError carries a cause whose text may not be safe to print: its
-// own text is redacted, and errors.Is/As still reach the cause.
-type redactedError struct {
-	msg string
-	err error
+// DownloadTooLargeError reports a download refused because the result
+// exceeds the bound set with WithMaxDownloadSize. It matches
+// ErrDownloadTooLarge with errors.Is.
+type DownloadTooLargeError struct {
+	// ProcessID is the job whose result was refused.
+	ProcessID string
+	// Limit is the bound in bytes.
+	Limit int64
+	// Written is how many bytes reached the writer before the download was
+	// stopped: 0 when the Content-Length already said too much.
+	// DownloadImage's w holds that partial content; the file variants
+	// leave nothing behind.
+	Written int64
 }
 
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
+// Error says which job's result was over which limit.
+func (e *DownloadTooLargeError) Error() string {
+	return fmt.Sprintf("pfc: download of job %s: larger than the limit of %d bytes (WithMaxDownloadSize)", e.ProcessID, e.Limit)
+}
+
+// Unwrap returns ErrDownloadTooLarge.
+func (e *DownloadTooLargeError) Unwrap() error { return ErrDownloadTooLarge }

@@ -71,7 +71,7 @@ func TestAuthorizeAndStatusErrors(t *testing.T) {
 			f.json(t, http.MethodGet, tt.path, tt.status, errorBody(tt.status, "x", "bad key "+secretKey, "license_key"))
 			err := tt.call(f.c)
 			require.ErrorIs(t, err, tt.want)
-			var ae *APIError
+			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, tt.status, ae.StatusCode)
 			assert.Contains(t, ae.Message, "bad key REDACTED")

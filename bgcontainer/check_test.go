@@ -44,7 +44,7 @@ func TestCheckImageErrors(t *testing.T) {
 			f.json(t, http.MethodGet, "/CheckImage/"+jobID, tt.status, errorBody(tt.status, "c", "m", "process_id"))
 			_, err := f.c.CheckImage(context.Background(), jobID)
 			require.ErrorIs(t, err, tt.want)
-			var ae *APIError
+			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, jobID, ae.ProcessID)
 			assert.Equal(t, EndpointCheckImage, ae.Endpoint)
@@ -116,7 +116,7 @@ func TestWaitImageFailedJob(t *testing.T) {
 	var je *JobError
 	require.ErrorAs(t, err, &je)
 	assert.Same(t, r, je.Result)
-	assert.Equal(t, "bgcontainer: job "+jobID+" failed: decoder said REDACTED", err.Error())
+	assert.Equal(t, "pfc: job "+jobID+" failed: decoder said REDACTED", err.Error())
 }
 
 func TestWaitImageMaxWait(t *testing.T) {

@@ -26,6 +26,8 @@ type Client struct {
 	licenseKey string
 	http       *transport.Client
 	wait       poll.Options
+	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
+	maxDownload int64
 }
 
 // Option configures a Client. The same options, with the same names,
@@ -76,6 +78,13 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 // options) and by RemoveBackground.
 func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOptions()) }
 
+// WithMaxDownloadSize bounds the bytes one download (DownloadImage,
+// DownloadImageFile, RemoveBackground, RemoveBackgroundFile) writes; 0, the
+// default, means no bound. A larger result fails with a
+// *DownloadTooLargeError (matching ErrDownloadTooLarge); the file
+// variants then leave no file behind.
+func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
+
 // NewClient returns a client of the container at WithBaseURL (required)
 // holding licenseKey, which Authorize applies and RemoveBackground applies
 // when the container is not activated yet. licenseKey may be empty for a
@@ -83,7 +92,8 @@ func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOpti
 // *ValidationError. The key, raw and URL-escaped, is redacted from every
 // error and log record. Invalid settings are reported together as a
 // *ValidationError naming them.
-func NewClient(licenseKey string, opts ...Option) (*Client, error) {
+func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
+	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if licenseKey != "" {
 		if err := validateLicenseKey(licenseKey); err != nil {
@@ -101,9 +111,10 @@ func NewClient(licenseKey string, opts ...Option) (*Client, error) {
 	}
 	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: secrets}, fe)
 	if err != nil {
-		return nil, fromInternal(err)
+		return nil, err
 	}
-	return &Client{baseURL: cfg.BaseURL, licenseKey: licenseKey, http: tc, wait: cfg.Polling}, nil
+	return &Client{baseURL: cfg.BaseURL, licenseKey: licenseKey, http: tc, wait: cfg.Polling,
+		maxDownload: cfg.MaxDownloadSize}, nil
 }
 
 // CloseIdleConnections closes the idle keep-alive connections of the

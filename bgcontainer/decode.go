@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
 // maxJSONBody bounds a JSON answer; the container's are a few hundred
@@ -32,7 +34,7 @@ func readObject(ep Endpoint, r io.Reader, redact func(string) string) (*object, 
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxJSONBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("bgcontainer: %s: reading the response: %w", ep, err)
+		return nil, apierr.Redactf(redact, "pfc: %s: reading the response: %w", ep, err)
 	}
 	return parseObject(ep, data, redact)
 }

@@ -115,3 +115,27 @@ func TestDownloadImageFinal102FromARoundTripper(t *testing.T) {
 	require.ErrorIs(t, err, ErrStillProcessing)
 	assert.Zero(t, out.Len())
 }
+
+func TestDownloadImageMaxSize(t *testing.T) {
+	t.Parallel()
+	img := pngBytes(t, 40, 40)
+	mt := httpmock.NewMockTransport()
+	c, err := NewClient(secretKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(int64(len(img)-1)))
+	require.NoError(t, err)
+	mt.RegisterResponder(http.MethodGet, testBase+"/DownloadImage/"+jobID, func(r *http.Request) (*http.Response, error) {
+		assert.Equal(t, "identity", r.Header.Get("Accept-Encoding"))
+		return httpmock.NewBytesResponse(200, img), nil
+	})
+	var out bytes.Buffer
+	_, err = c.DownloadImage(context.Background(), jobID, &out)
+	require.ErrorIs(t, err, ErrDownloadTooLarge)
+	var te *DownloadTooLargeError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, jobID, te.ProcessID)
+	assert.Equal(t, int64(len(img)-1), te.Limit)
+
+	dst := filepath.Join(t.TempDir(), "out.png")
+	_, err = c.DownloadImageFile(context.Background(), jobID, dst)
+	require.ErrorIs(t, err, ErrDownloadTooLarge)
+	assert.NoFileExists(t, dst)
+}

@@ -101,7 +101,7 @@ func TestDownloadImageFinal102OnTheWire(t *testing.T) {
 			var out bytes.Buffer
 			_, err := c.DownloadImage(context.Background(), jobID, &out)
 			require.ErrorIs(t, err, ErrStillProcessing)
-			var ae *APIError
+			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, http.StatusProcessing, ae.StatusCode)
 			assert.Equal(t, EndpointDownloadImage, ae.Endpoint)

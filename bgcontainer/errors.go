@@ -42,41 +42,42 @@ func (e Endpoint) byProcessID() bool {
 }
 
 // Sentinel errors of the container's answers, matched with errors.Is. An
-// *APIError matches the sentinel of its endpoint and status (the seed's
-// error table) and also the class sentinel of its status (ErrBadRequest,
+// *Error matches the sentinel of its endpoint and status (the seed's error
+// table) and also the class sentinel of its status (ErrBadRequest,
 // ErrNotFound, ErrServer ...).
 var (
 	// ErrNotActivated: the container has no valid licence yet, so image
 	// endpoints refuse to work (mock: 403 with code "not_activated"; any
 	// 401 or 403 of an image endpoint, or the code on any status, matches).
 	// Apply the licence with Client.Authorize.
-	ErrNotActivated = errors.New("bgcontainer: container not activated")
+	ErrNotActivated = errors.New("pfc: container not activated")
 	// ErrInvalidProcessID: a process id that is not a UUID (400 from
 	// CheckImage, DownloadImage or RemoveImage; also matched by the
 	// client-side *ValidationError naming process_id).
-	ErrInvalidProcessID = errors.New("bgcontainer: invalid process id")
+	ErrInvalidProcessID = errors.New("pfc: invalid process id")
 	// ErrJobNotFound: no job with this process id (404 from CheckImage,
 	// DownloadImage or RemoveImage): unknown, or already removed.
-	ErrJobNotFound = errors.New("bgcontainer: job not found")
+	ErrJobNotFound = errors.New("pfc: job not found")
 	// ErrInvalidFile: the submitted file is not an image the container
 	// can process (404 from SubmitImage).
-	ErrInvalidFile = errors.New("bgcontainer: invalid image file")
+	ErrInvalidFile = errors.New("pfc: invalid image file")
 	// ErrMissingFile: the request had no file part (422 from SubmitImage).
-	ErrMissingFile = errors.New("bgcontainer: image file missing")
+	ErrMissingFile = errors.New("pfc: image file missing")
 	// ErrProcessingFailed: the job failed (500 from DownloadImage, or a
 	// job whose status is failed).
-	ErrProcessingFailed = errors.New("bgcontainer: processing failed")
+	ErrProcessingFailed = errors.New("pfc: processing failed")
 	// ErrStillProcessing: DownloadImage answered HTTP 102, the job is
 	// queued or processing; try again later. It is the sentinel shared by
 	// every pfc-go client (a final 102 is detected by the transport).
 	ErrStillProcessing = apierr.ErrStillProcessing
 	// ErrInvalidResponse: a 2xx answer whose body does not have the
 	// documented shape (*ResponseError).
-	ErrInvalidResponse = errors.New("bgcontainer: invalid response")
+	ErrInvalidResponse = errors.New("pfc: invalid response")
 )
 
-// Class sentinels shared by every pfc-go client: an *APIError matches the
-// one of its status, a *ValidationError matches ErrInvalidParameter.
+// Class sentinels shared by every pfc-go client: an *APIError (and the
+// *Error around it) matches the one of its status, a *ValidationError
+// matches ErrInvalidParameter.
 var (
 	ErrBadRequest       = apierr.ErrBadRequest       // 400, 422
 	ErrUnauthorized     = apierr.ErrUnauthorized     // 401, 403
@@ -88,65 +89,96 @@ var (
 	// ErrResponseHeaderTimeout: no response headers within the response
 	// header timeout (see WithResponseHeaderTimeout).
 	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
+	// ErrDownloadTooLarge: a download exceeded WithMaxDownloadSize
+	// (*DownloadTooLargeError).
+	ErrDownloadTooLarge = apierr.ErrDownloadTooLarge
 )
 
-// APIError is an error answer of the container. Every string in it is
-// redacted: the licence key never appears. It matches (errors.Is) the
-// sentinel of its endpoint and status, the class sentinel of its status,
-// and (errors.As) the transport's error it wraps.
+// APIError is the HTTP error answer behind every *Error (its Err), with
+// the fields shared by every pfc-go client. Every string in it is
+// redacted: it never holds the licence key. It unwraps to the sentinel of
+// its status class (ErrBadRequest, ErrNotFound, ErrServer,
+// ErrStillProcessing ...).
 type APIError struct {
+	// StatusCode is the HTTP status of the last response.
+	StatusCode int
+	// Method is the HTTP method of the request.
+	Method string
+	// URL is the request URL, redacted (the licence key of /Authorize
+	// reads REDACTED).
+	URL string
+	// Code is the error body's "code" when it had one (the mock's:
+	// not_activated, invalid_file, invalid_parameter ...).
+	Code string
+	// Message is the error body's message when it had one.
+	Message string
+	// Parameter names the parameter the container blamed, when the error
+	// body carried one (a JSON "parameter" member): the one to fix.
+	Parameter string
+	// RequestID is the request id response header (X-Request-Id and
+	// similar), when present; quote it when reporting a problem.
+	RequestID string
+	// Body is a bounded (at most 4 KiB), redacted copy of the response body.
+	Body []byte
+	// Attempts is how many times the request was sent, retries included.
+	Attempts int
+}
+
+// Error returns a one-line description:
+// "pfc: GET http://host:8000/CheckImage/<id>: 404 Not Found: <message> (parameter P, code X, request id Y)".
+func (e *APIError) Error() string { return (*apierr.APIError)(e).Error() }
+
+// Unwrap returns the sentinel of the status class, or nil for a status
+// outside the classes.
+func (e *APIError) Unwrap() error { return (*apierr.APIError)(e).Unwrap() }
+
+// Error is an error answer of the container, classified by the seed's
+// error table: it matches (errors.Is) the sentinel of its endpoint and
+// status (ErrJobNotFound, ErrInvalidFile, ErrStillProcessing ...) when the
+// table has one and, through Err, the class of its status (ErrNotFound,
+// ErrServer ...). errors.As also finds the *APIError. Every string in it
+// is redacted.
+type Error struct {
 	// Endpoint is the call that failed.
 	Endpoint Endpoint
 	// StatusCode is the HTTP status.
 	StatusCode int
+	// ProcessID is the job the call addressed, if any.
+	ProcessID string
 	// Code is the error body's "code", when it has one.
 	Code string
 	// Message is the error body's message, when it has one.
 	Message string
 	// Parameter names the parameter the body blames, when it does.
 	Parameter string
-	// ProcessID is the job the call addressed, if any.
-	ProcessID string
 	// RequestID is the request id response header, when present.
 	RequestID string
+	// Err is the HTTP error answer (an *APIError).
+	Err error
 
-	kind  error // the endpoint's sentinel, or nil
-	cause error // the transport's error, or nil
+	kind error // the endpoint's sentinel, or nil
 }
 
-// newAPIError classifies an error answer of ep. cause is the transport's
-// error (it may be nil); its strings must already be redacted.
-func newAPIError(ep Endpoint, status int, code, message, parameter, processID, requestID string, cause error) *APIError {
-	e := &APIError{Endpoint: ep, StatusCode: status, Code: code, Message: message, Parameter: parameter,
-		ProcessID: processID, RequestID: requestID, cause: cause}
-	e.kind = classify(ep, status, code)
-	return e
+// newError classifies an error answer of ep; cause is the *APIError
+// (nil for a status handed over without one).
+func newError(ep Endpoint, status int, code, message, parameter, processID, requestID string, cause error) *Error {
+	if cause == nil {
+		cause = &APIError{StatusCode: status, Code: code, Message: message, Parameter: parameter, RequestID: requestID}
+	}
+	return &Error{Endpoint: ep, StatusCode: status, Code: code, Message: message, Parameter: parameter,
+		ProcessID: processID, RequestID: requestID, Err: cause, kind: classify(ep, status, code)}
 }
 
 // wrapErr turns the transport's *apierr.APIError for a call of ep into an
-// *APIError of this package (which wraps it); other errors (context,
-// network, validation) are returned as they are.
+// *Error of this package around the public *APIError; other errors
+// (context, network, validation) are returned as they are.
 func wrapErr(ep Endpoint, processID string, err error) error {
 	var ae *apierr.APIError
 	if err == nil || !errors.As(err, &ae) {
 		return err
 	}
-	return newAPIError(ep, ae.StatusCode, ae.Code, ae.Message, ae.Parameter, processID, ae.RequestID, err)
-}
-
-// fromInternal turns the shared *apierr.ValidationError (of the options)
-// into this package's *ValidationError; other errors are returned as they
-// are.
-func fromInternal(err error) error {
-	var ve *apierr.ValidationError
-	if !errors.As(err, &ve) {
-		return err
-	}
-	out := &ValidationError{Errors: make([]FieldError, len(ve.Errors))}
-	for i, fe := range ve.Errors {
-		out.Errors[i] = FieldError{Field: fe.Field, Message: fe.Message}
-	}
-	return out
+	pub := APIError(*ae)
+	return newError(ep, ae.StatusCode, ae.Code, ae.Message, ae.Parameter, processID, ae.RequestID, &pub)
 }
 
 // classify maps the seed's error table (and the mock's choices where it is
@@ -173,19 +205,14 @@ func classify(ep Endpoint, status int, code string) error {
 	return nil
 }
 
-// classOf is the class sentinel of a status.
-func classOf(status int) error {
-	return (&apierr.APIError{StatusCode: status}).Unwrap()
-}
-
-// Error returns "bgcontainer: <Endpoint>[ <process id>]: <status> <text>:
+// Error returns "pfc: <Endpoint>[ <process id>]: <status> <text>:
 // <message> (parameter <p>, code <code>, request id <id>)".
-func (e *APIError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString("bgcontainer: ")
+	b.WriteString("pfc: ")
 	b.WriteString(string(e.Endpoint))
 	if e.ProcessID != "" {
-		b.WriteString(" " + e.ProcessID)
+		b.WriteString(" " + oneLine(e.ProcessID, 64))
 	}
 	b.WriteString(": " + strconv.Itoa(e.StatusCode))
 	if t := http.StatusText(e.StatusCode); t != "" {
@@ -210,21 +237,19 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the endpoint's sentinel, the class sentinel of the status
-// and the transport's error, those that exist.
-func (e *APIError) Unwrap() []error {
-	var errs []error
-	for _, err := range []error{e.kind, classOf(e.StatusCode), e.cause} {
-		if err != nil && (len(errs) == 0 || errs[0] != err) {
-			errs = append(errs, err)
-		}
+// Unwrap returns the endpoint's sentinel (if the table has one) and Err.
+func (e *Error) Unwrap() []error {
+	if e.kind == nil {
+		return []error{e.Err}
 	}
-	return errs
+	return []error{e.kind, e.Err}
 }
 
 // FieldError is one invalid argument, named as on the wire.
 type FieldError struct {
-	// Field is the parameter name (process_id, mode, license_key ...).
+	// Field is the parameter's wire name (process_id, mode, license_key
+	// ...), or the name of the Go argument or option (image, dstPath,
+	// BaseURL ...).
 	Field string
 	// Message says what is wrong with it.
 	Message string
@@ -241,14 +266,8 @@ type ValidationError struct {
 	Errors []FieldError
 }
 
-// Error returns "bgcontainer: invalid parameters: a: ...; b: ...".
-func (e *ValidationError) Error() string {
-	parts := make([]string, len(e.Errors))
-	for i, fe := range e.Errors {
-		parts[i] = fe.Error()
-	}
-	return "bgcontainer: invalid parameters: " + strings.Join(parts, "; ")
-}
+// Error returns "pfc: invalid parameters: a: ...; b: ...".
+func (e *ValidationError) Error() string { return apierr.ValidationMessage(e.Errors) }
 
 // Unwrap returns ErrInvalidParameter, and ErrInvalidProcessID when
 // process_id is invalid.
@@ -261,6 +280,19 @@ func (e *ValidationError) Unwrap() []error {
 	}
 	return errs
 }
+
+// Fields returns the names of the invalid parameters, each once, in the
+// order they were first reported.
+func (e *ValidationError) Fields() []string { return apierr.FieldNames(e.Errors) }
+
+// exportErr gives err this package's public error types: every exported
+// function and method returns its error through it (see internal/apierr).
+func exportErr(err error) error {
+	return apierr.Export[APIError, FieldError, ValidationError](err)
+}
+
+// exportTo is exportErr on a named error result, for a deferred call.
+func exportTo(err *error) { *err = exportErr(*err) }
 
 // fieldErrors collects problems; err returns nil or a *ValidationError.
 type fieldErrors []FieldError
@@ -288,9 +320,9 @@ type ResponseError struct {
 	Reason string
 }
 
-// Error returns "bgcontainer: <Endpoint>: invalid response[: field <f>]: <reason>".
+// Error returns "pfc: <Endpoint>: invalid response[: field <f>]: <reason>".
 func (e *ResponseError) Error() string {
-	s := "bgcontainer: " + string(e.Endpoint) + ": invalid response"
+	s := "pfc: " + string(e.Endpoint) + ": invalid response"
 	if e.Field != "" {
 		s += ": field " + strconv.Quote(e.Field)
 	}

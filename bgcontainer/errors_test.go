@@ -52,7 +52,7 @@ func TestAPIErrorClassification(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.ep)+"/"+http.StatusText(tt.status), func(t *testing.T) {
 			t.Parallel()
-			err := error(newAPIError(tt.ep, tt.status, tt.code, "msg", "", "", "", nil))
+			err := error(newError(tt.ep, tt.status, tt.code, "msg", "", "", "", nil))
 			for _, s := range all {
 				assert.Equal(t, s == tt.kind, errors.Is(err, s), "%v", s)
 			}
@@ -63,18 +63,18 @@ func TestAPIErrorClassification(t *testing.T) {
 	}
 }
 
-func TestAPIErrorWrapsTransportError(t *testing.T) {
+func TestErrorWrapsTheAPIError(t *testing.T) {
 	t.Parallel()
-	cause := &apierr.APIError{StatusCode: 404, Method: "GET", URL: "http://c/CheckImage/x"}
-	err := error(newAPIError(EndpointCheckImage, 404, "not_found", "process_id x not found", "process_id",
+	cause := &APIError{StatusCode: 404, Method: "GET", URL: "http://c/CheckImage/x"}
+	err := error(newError(EndpointCheckImage, 404, "not_found", "process_id x not found", "process_id",
 		"123e4567-e89b-12d3-a456-426614174000", "req-1", cause))
-	var ae *apierr.APIError
+	var ae *APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Same(t, cause, ae)
-	var be *APIError
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "process_id", be.Parameter)
-	assert.Equal(t, "bgcontainer: CheckImage 123e4567-e89b-12d3-a456-426614174000: 404 Not Found: "+
+	assert.Equal(t, "pfc: CheckImage 123e4567-e89b-12d3-a456-426614174000: 404 Not Found: "+
 		"process_id x not found (parameter process_id, code not_found, request id req-1)", err.Error())
 	assert.ErrorIs(t, err, ErrJobNotFound)
 	assert.ErrorIs(t, err, ErrNotFound)
@@ -85,23 +85,23 @@ func TestWrapErr(t *testing.T) {
 	assert.NoError(t, wrapErr(EndpointStatus, "", nil))
 	plain := errors.New("dial tcp: connection refused")
 	assert.Same(t, plain, wrapErr(EndpointStatus, "", plain))
-	cause := &apierr.APIError{StatusCode: 403, Code: "not_activated", Message: "activate first", RequestID: "r"}
+	cause := &apierr.APIError{StatusCode: 403, Code: "not_activated", Message: "activate first", RequestID: "r", Attempts: 1}
 	err := wrapErr(EndpointSubmitImage, "", fmt.Errorf("attempt: %w", cause))
-	var be *APIError
+	var be *Error
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, EndpointSubmitImage, be.Endpoint)
 	assert.Equal(t, "activate first", be.Message)
 	assert.Equal(t, "r", be.RequestID)
 	assert.ErrorIs(t, err, ErrNotActivated)
 	assert.ErrorIs(t, err, ErrUnauthorized)
-	var ae *apierr.APIError
+	var ae *APIError
 	require.ErrorAs(t, err, &ae)
-	assert.Same(t, cause, ae)
+	assert.Equal(t, APIError(*cause), *ae, "the public copy of the transport's error")
 }
 
 func TestAPIErrorMessageIsOneLine(t *testing.T) {
 	t.Parallel()
-	err := newAPIError(EndpointStatus, 500, "", "line one\n\tline two "+strings.Repeat("é", 300), "", "", "", nil)
+	err := newError(EndpointStatus, 500, "", "line one\n\tline two "+strings.Repeat("é", 300), "", "", "", nil)
 	msg := err.Error()
 	assert.NotContains(t, msg, "\n")
 	assert.Contains(t, msg, "line one line two")
@@ -145,5 +145,5 @@ func TestResponseError(t *testing.T) {
 	t.Parallel()
 	err := error(&ResponseError{Endpoint: EndpointStatus, Field: "licensed org", Reason: "expected a string, got a number"})
 	assert.ErrorIs(t, err, ErrInvalidResponse)
-	assert.Equal(t, `bgcontainer: Status: invalid response: field "licensed org": expected a string, got a number`, err.Error())
+	assert.Equal(t, `pfc: Status: invalid response: field "licensed org": expected a string, got a number`, err.Error())
 }

@@ -15,7 +15,7 @@ func ExampleValidateProcessID() {
 	fmt.Println(bgcontainer.ValidateProcessID("0b8f6c1e-3a52-4c8e-9d21-7f6a2b9e4c10"))
 	// Output:
 	// true
-	// bgcontainer: invalid parameters: process_id: must be a UUID (8-4-4-4-12 hexadecimal digits), got "42"
+	// pfc: invalid parameters: process_id: must be a UUID (8-4-4-4-12 hexadecimal digits), got "42"
 	// <nil>
 }
 

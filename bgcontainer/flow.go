@@ -61,7 +61,7 @@ type LicenseError struct {
 	message string
 }
 
-// Error returns "bgcontainer: activation failed: <status>: <message>".
+// Error returns "pfc: activation failed: <status>: <message>".
 func (e *LicenseError) Error() string { return e.message }
 
 // Unwrap returns ErrNotActivated.
@@ -83,7 +83,8 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 // a *WaitTimeoutError, a licence that does not activate a *LicenseError
 // (ErrNotActivated). A job submitted just as ctx is cancelled, whose answer
 // never arrived, cannot be removed: its id is unknown.
-func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, w io.Writer, opts *RemoveOptions) (*Result, error) {
+func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, w io.Writer, opts *RemoveOptions) (_ *Result, err error) {
+	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errNilContext
 	}
@@ -104,7 +105,8 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 // it, renamed once complete): it is never left half-written, and not
 // touched at all when the job fails. The file part is named after
 // srcPath's base name unless opts.Submit.FileName is set.
-func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *RemoveOptions) (*Result, error) {
+func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *RemoveOptions) (_ *Result, err error) {
+	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errNilContext
 	}
@@ -148,7 +150,10 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Remo
 	}
 	res.Job = job
 	if !o.KeepJob {
-		defer func() { res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, o.CleanupTimeout) }()
+		defer func() {
+			res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, o.CleanupTimeout)
+			res.RemoveErr = exportErr(res.RemoveErr)
+		}()
 	}
 	res.Check, err = c.WaitImage(ctx, job.ProcessID, o.Wait)
 	if err != nil {
@@ -192,7 +197,7 @@ func (c *Client) activate(ctx context.Context) error {
 	if st.IsLicensed() {
 		return nil
 	}
-	msg := fmt.Sprintf("bgcontainer: activation failed: %s", oneLine(string(st.Status), 32))
+	msg := fmt.Sprintf("pfc: activation failed: %s", oneLine(string(st.Status), 32))
 	if m := oneLine(st.Message, 200); m != "" {
 		msg += ": " + m
 	}

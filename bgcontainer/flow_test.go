@@ -146,7 +146,7 @@ func TestRemoveBackgroundUnlicensed(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotActivated)
 	var le *LicenseError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, "bgcontainer: activation failed: Unlicensed: Invalid license key REDACTED", err.Error())
+	assert.Equal(t, "pfc: activation failed: Unlicensed: Invalid license key REDACTED", err.Error())
 	assert.Equal(t, 1, f.calls(http.MethodPost, "/SubmitImage"))
 }
 

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -130,3 +131,6 @@ func pngBytes(t *testing.T, w, h int) []byte {
 func errorBody(status int, code, message, parameter string) map[string]any {
 	return map[string]any{"status": status, "code": code, "message": message, "parameter": parameter}
 }
+
+// writeFile writes data to a new file at path.
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }

@@ -15,7 +15,8 @@ const (
 // Every call taking a process id runs it before sending anything; it
 // returns a *ValidationError naming process_id (errors.Is
 // ErrInvalidProcessID and ErrInvalidParameter).
-func ValidateProcessID(id string) error {
+func ValidateProcessID(id string) (err error) {
+	defer exportTo(&err)
 	if isUUID(id) {
 		return nil
 	}

@@ -38,7 +38,7 @@ func TestRemoveImageErrors(t *testing.T) {
 			f.json(t, http.MethodDelete, "/RemoveImage/"+jobID, tt.status, errorBody(tt.status, "c", "m", ""))
 			_, err := f.c.RemoveImage(context.Background(), jobID)
 			require.ErrorIs(t, err, tt.want)
-			var ae *APIError
+			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, EndpointRemoveImage, ae.Endpoint)
 			assert.NotErrorIs(t, err, ErrProcessingFailed)

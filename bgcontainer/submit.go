@@ -24,7 +24,8 @@ const fileField = "file"
 // (each one starts a job): only failures proving that it never left are
 // retried. A file the container cannot read matches ErrInvalidFile; a
 // container that is not activated matches ErrNotActivated.
-func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions) (*Job, error) {
+func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions) (_ *Job, err error) {
+	defer exportTo(&err)
 	var fe fieldErrors
 	if image == nil {
 		fe.add("image", "is required")
@@ -51,7 +52,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	for i, f := range fields {
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
-	body, err := c.send(ctx, EndpointSubmitImage, "", &transport.Request{
+	body, err := c.getJSON(ctx, EndpointSubmitImage, "", &transport.Request{
 		Method: http.MethodPost,
 		Path:   "SubmitImage",
 		Query:  q,
@@ -72,7 +73,8 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 // its base name unless opts.FileName is set. A path that is not a regular
 // file fails with an error naming "path" that matches ErrInvalidParameter;
 // a missing one matches fs.ErrNotExist.
-func (c *Client) SubmitImageFile(ctx context.Context, path string, opts *SubmitOptions) (*Job, error) {
+func (c *Client) SubmitImageFile(ctx context.Context, path string, opts *SubmitOptions) (_ *Job, err error) {
+	defer exportTo(&err)
 	f, size, err := fileio.Open(path)
 	if err != nil {
 		return nil, err

@@ -156,7 +156,7 @@ func TestSubmitImageErrors(t *testing.T) {
 			img := pngBytes(t, 2, 2)
 			_, err := f.c.SubmitImage(context.Background(), bytes.NewReader(img), int64(len(img)), nil)
 			require.ErrorIs(t, err, tt.want)
-			var ae *APIError
+			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, EndpointSubmitImage, ae.Endpoint)
 			assert.Equal(t, tt.code, ae.Code)

@@ -47,7 +47,7 @@ func (o WaitOptions) pollOptions() poll.Options {
 }
 
 // ErrWaitTimeout is matched by a *WaitTimeoutError.
-var ErrWaitTimeout = errors.New("bgcontainer: gave up waiting for the job")
+var ErrWaitTimeout = errors.New("pfc: gave up waiting for the job")
 
 // WaitTimeoutError reports that a job was not completed or failed when
 // WaitOptions.MaxWait ran out. A cancelled or expired context is reported
@@ -67,7 +67,7 @@ func (e *WaitTimeoutError) Error() string {
 	if e.Last != nil {
 		state = string(e.Last.Status)
 	}
-	return fmt.Sprintf("bgcontainer: job %s still %s after %s", e.ProcessID, oneLine(state, 32), e.Waited.Round(time.Millisecond))
+	return fmt.Sprintf("pfc: job %s still %s after %s", e.ProcessID, oneLine(state, 32), e.Waited.Round(time.Millisecond))
 }
 
 // Unwrap returns ErrWaitTimeout.
@@ -81,19 +81,19 @@ type JobError struct {
 	message string
 }
 
-// Error returns "bgcontainer: job <id> failed: <error text>".
+// Error returns "pfc: job <id> failed: <error text>".
 func (e *JobError) Error() string {
 	if e.message != "" {
 		return e.message
 	}
-	return "bgcontainer: job failed"
+	return "pfc: job failed"
 }
 
 // Unwrap returns ErrProcessingFailed.
 func (e *JobError) Unwrap() error { return ErrProcessingFailed }
 
 func (c *Client) jobError(r *CheckResult) *JobError {
-	msg := "bgcontainer: job " + r.ProcessID + " failed"
+	msg := "pfc: job " + r.ProcessID + " failed"
 	if r.Error != "" {
 		msg += ": " + oneLine(r.Error, 200)
 	}
@@ -110,7 +110,8 @@ func (c *Client) jobError(r *CheckResult) *JobError {
 // Delays grow exponentially from MinDelay to MaxDelay with jitter (the
 // shared backoff of every pfc-go client), and the last one is trimmed so
 // the wait never overruns MaxWait or ctx's deadline.
-func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOptions) (*CheckResult, error) {
+func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOptions) (_ *CheckResult, err error) {
+	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errNilContext
 	}
@@ -122,7 +123,7 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOpti
 		o = opts.pollOptions()
 	}
 	if fe := o.Validate(); len(fe) > 0 {
-		return nil, fromInternal(fe.Err())
+		return nil, fe.Err()
 	}
 	o = o.WithDefaults(DefaultMinPollDelay, DefaultMaxPollDelay)
 	r, err := poll.Until(ctx, o, func(ctx context.Context) (*CheckResult, bool, error) {
