@@ -1,8 +1,24 @@
 // Package bgsvc is the core of the background-removal container mock (seed
 // 002): licence activation, jobs and their workers, the result files, all
 // on an injectable clock. Its methods take and return plain values and
-// *httpx.Error, so the HTTP layer only translates requests into calls (and
-// writes a raw final HTTP 102 for a download that is still processing).
+// *httpx.Error, so the HTTP layer (Handler) only translates requests into
+// calls (and writes a raw final HTTP 102 for a download that is still
+// processing).
+//
+// # HTTP
+//
+// Handler routes on the escaped path, so a licence key holding an escaped
+// "/" stays one segment of /Authorize/{license_key}. Paths are
+// case-sensitive; an unknown path is 404 not_found, a wrong method 405
+// with Allow. Every answer carries X-Request-Id; requests are logged at
+// debug level through a logger that redacts the valid licence key (raw
+// or escaped) and whatever follows /Authorize/, so no key, right or
+// wrong, reaches the logs. A download of a queued or processing job is
+// answered with httpx.WriteFinalStatus (a raw "HTTP/1.1 102 Processing"
+// with Connection: close, no body); where the connection cannot be
+// hijacked (HTTP/2, a recorder) it is a 503 unavailable with Retry-After: 1
+// instead. A completed download is 200 image/png with Content-Length and
+// Last-Modified.
 //
 // # Choices where the seed says "not shown"
 //
@@ -51,11 +67,14 @@
 // damaged body makes the job fail later. No file part is 422
 // "unprocessable", parameter file.
 //
-// Order of checks on SubmitImage: activation (403), file present (422),
-// mode, preprocessing, postprocessing, preprocessing_config (400), file
-// readable (404). On the other image endpoints: activation (403), process
-// id format (400: a canonical UUID, any case), then existence (404; ids are
-// compared exactly as issued, lower case).
+// Order of checks on SubmitImage: activation (403), the query (400
+// unknown_parameter for a name other than preprocessing and
+// postprocessing, 400 invalid_parameter for a repeated one), file present
+// (422), mode, preprocessing, postprocessing, preprocessing_config (400),
+// file readable (404). On the other image endpoints: the query (none
+// allowed), activation (403), process id format (400: a canonical UUID,
+// any case; also a missing id), then existence (404; ids are compared
+// exactly as issued, lower case).
 //
 // Jobs. A submitted job is queued in the shared job queue (package
 // jobqueue): at most Config.Workers engines run at once, within
