@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -99,6 +100,24 @@ func checkCutout(t testing.TB, data []byte, w, h int, c color.NRGBA) {
 	}
 }
 
+// syncLog is a log buffer safe for concurrent writes.
+type syncLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // raw sends a request the client would refuse to send, and returns the
 // status and the JSON error code.
 func raw(t *testing.T, srv *BGContainerTestServer, method, path string, body io.Reader, contentType string) (int, string) {
@@ -120,9 +139,21 @@ func raw(t *testing.T, srv *BGContainerTestServer, method, path string, body io.
 	return resp.StatusCode, code
 }
 
+// TestBGLicensing: unactivated until the valid key is applied; a wrong
+// key does not activate nor revoke; no key, right or wrong, reaches the
+// client's or the mock's logs, or an error.
 func TestBGLicensing(t *testing.T) {
 	t.Parallel()
-	srv := StartBGContainer(t, &BGContainerOptions{LicenseKey: "lic-7a6b5c4d", Organization: "Acme Photo"})
+	var logs syncLog
+	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
+	srv := StartBGContainer(t, &BGContainerOptions{LicenseKey: "lic-7a6b5c4d", Organization: "Acme Photo",
+		Logger: slog.New(slog.NewTextHandler(&logs, debug))},
+		bgcontainer.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
+	defer func() {
+		assert.Contains(t, logs.String(), "/Authorize/REDACTED")
+		assert.NotContains(t, logs.String(), "lic-7a6b5c4d")
+		assert.NotContains(t, logs.String(), "lic-wrong")
+	}()
 	ctx := context.Background()
 	c := srv.Client
 	st, err := c.Status(ctx)
@@ -145,7 +176,8 @@ func TestBGLicensing(t *testing.T) {
 	_, err = c.RemoveImage(ctx, id)
 	require.ErrorIs(t, err, bgcontainer.ErrNotActivated)
 
-	wrong, err := bgcontainer.NewClient("lic-wrong", bgcontainer.WithBaseURL(srv.URL), bgcontainer.WithHTTPClient(srv.Server.Client()))
+	wrong, err := bgcontainer.NewClient("lic-wrong", bgcontainer.WithBaseURL(srv.URL), bgcontainer.WithHTTPClient(srv.Server.Client()),
+		bgcontainer.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
 	require.NoError(t, err)
 	st, err = wrong.Authorize(ctx)
 	require.NoError(t, err)
