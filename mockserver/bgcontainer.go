@@ -14,6 +14,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
 // DefaultBGLicenseKey is the valid licence key of a BGContainer started
@@ -70,6 +71,10 @@ type BGContainerOptions struct {
 
 	// remover replaces the CPU engine, for the package's tests.
 	remover matting.Remover
+	// fault, when it returns true for a request, answers it 500
+	// internal_error before the container sees it (the seed's 500 rows),
+	// for the package's tests.
+	fault func(*http.Request) bool
 }
 
 // BGContainer is the background-removal container mock (seed 002): an
@@ -120,6 +125,16 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
 	b := &BGContainer{svc: svc, handler: svc.Handler(), dir: dir, key: key}
+	if fault := opts.fault; fault != nil {
+		next := b.handler
+		b.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if fault(r) {
+				httpx.WriteError(w, httpx.Errorf(http.StatusInternalServerError, httpx.CodeInternal, "simulated internal error"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 	if opts.Activated {
 		if _, e := svc.Authorize(key); e != nil {
 			_ = b.Close()

@@ -207,14 +207,11 @@ func TestBGLicensing(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestBGErrorTable: every row of the seed's error table that the mock
-// produces, through the client; the rows the client cannot produce because
-// it validates first (a missing licence key, a malformed process id, no
-// file part) are sent raw, and the client's own error for the same input
-// matches the same sentinel. The 500 rows of Authorize, Status,
-// SubmitImage, CheckImage and RemoveImage are internal errors the mock
-// does not simulate; the client's handling of them is unit-tested over
-// httpmock in package bgcontainer.
+// TestBGErrorTable: every row of the seed's error table, through the
+// client; the rows the client cannot produce because it validates first
+// (a missing licence key, a malformed process id, no file part) are sent
+// raw, and the client's own error for the same input matches the same
+// sentinel. The 500 rows are in TestBGInternalErrors.
 func TestBGErrorTable(t *testing.T) {
 	t.Parallel()
 	srv := StartBGContainer(t, &BGContainerOptions{Activated: true, remover: testRemover{}})
@@ -381,4 +378,64 @@ func TestBGEveryState(t *testing.T) {
 		require.ErrorIs(t, err, bgcontainer.ErrJobNotFound)
 	}
 	assert.Zero(t, srv.BGContainer.JobCount())
+}
+
+// TestBGInternalErrors: the seed's 500 rows (internal server error) of
+// Authorize, Status, SubmitImage, CheckImage and RemoveImage, injected in
+// front of the mock: each is an *Error matching ErrServer and no
+// per-endpoint sentinel; SubmitImage is not resent, the others are
+// retried; DownloadImage's 500 (processing failed) is final.
+func TestBGInternalErrors(t *testing.T) {
+	t.Parallel()
+	fail := map[string]bool{}
+	var mu sync.Mutex
+	srv := StartBGContainer(t, &BGContainerOptions{Activated: true, fault: func(r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		return fail[name]
+	}}, bgcontainer.WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	ctx := context.Background()
+	c := srv.Client
+	in := subject(t, 20, 16, boxColors[0])
+	job, err := c.SubmitImage(ctx, bytes.NewReader(in), int64(len(in)), nil)
+	require.NoError(t, err)
+	mu.Lock()
+	for _, n := range []string{"Authorize", "Status", "SubmitImage", "CheckImage", "RemoveImage", "DownloadImage"} {
+		fail[n] = true
+	}
+	mu.Unlock()
+	calls := []struct {
+		ep       bgcontainer.Endpoint
+		call     func() error
+		attempts int
+		kind     error
+	}{
+		{bgcontainer.EndpointAuthorize, func() error { _, err := c.Authorize(ctx); return err }, 3, nil},
+		{bgcontainer.EndpointStatus, func() error { _, err := c.Status(ctx); return err }, 3, nil},
+		{bgcontainer.EndpointSubmitImage, func() error {
+			_, err := c.SubmitImage(ctx, bytes.NewReader(in), int64(len(in)), nil)
+			return err
+		}, 1, nil},
+		{bgcontainer.EndpointCheckImage, func() error { _, err := c.CheckImage(ctx, job.ProcessID); return err }, 3, nil},
+		{bgcontainer.EndpointRemoveImage, func() error { _, err := c.RemoveImage(ctx, job.ProcessID); return err }, 3, nil},
+		{bgcontainer.EndpointDownloadImage, func() error { _, err := c.DownloadImage(ctx, job.ProcessID, io.Discard); return err },
+			1, bgcontainer.ErrProcessingFailed},
+	}
+	for _, tt := range calls {
+		err := tt.call()
+		require.ErrorIs(t, err, bgcontainer.ErrServer, tt.ep)
+		var e *bgcontainer.Error
+		require.ErrorAs(t, err, &e, tt.ep)
+		assert.Equal(t, tt.ep, e.Endpoint)
+		assert.Equal(t, 500, e.StatusCode)
+		var ae *bgcontainer.APIError
+		require.ErrorAs(t, err, &ae, tt.ep)
+		assert.Equal(t, tt.attempts, ae.Attempts, tt.ep)
+		for _, s := range []error{bgcontainer.ErrNotActivated, bgcontainer.ErrInvalidFile, bgcontainer.ErrJobNotFound,
+			bgcontainer.ErrInvalidProcessID, bgcontainer.ErrProcessingFailed} {
+			assert.Equal(t, s == tt.kind, errors.Is(err, s), "%s: %v", tt.ep, s)
+		}
+	}
+	assert.Equal(t, 1, srv.BGContainer.JobCount(), "the failed SubmitImage was not resent")
 }
