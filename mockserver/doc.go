@@ -1,7 +1,9 @@
-// Package mockserver runs stateful mocks of the correction services, in
-// process or as the standalone binary cmd/pfc-mockserver. So far it holds
-// the hosted API v2 mock (Hosted); the correction container and
-// background-removal container mocks follow, built the same way.
+// Package mockserver runs stateful mocks of the three image-processing
+// APIs, in process or as the standalone binary cmd/pfc-mockserver: the
+// hosted API v2 (Hosted, StartHosted), the correction container
+// (PFCContainer, StartPFCContainer) and the background-removal container
+// (BGContainer, StartBGContainer). Each is a thin HTTP layer over a service
+// with real state, and images are processed by the reference engine.
 //
 // # In-process use
 //

@@ -213,19 +213,6 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 	}
 }
 
-// notImplemented is the placeholder of a backend whose mock does not
-// exist yet: every request is answered 501 with the JSON error body.
-func notImplemented(what string) func(*flag.FlagSet) func(env) (*served, error) {
-	return func(*flag.FlagSet) func(env) (*served, error) {
-		return func(e env) (*served, error) {
-			e.log.Warn("backend not implemented yet; every request is answered 501", "backend", what)
-			return &served{handler: httpx.RequestID(e.log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				httpx.WriteError(w, httpx.Errorf(http.StatusNotImplemented, httpx.CodeNotImplemented, "%s is not implemented yet", what))
-			}))}, nil
-		}
-	}
-}
-
 // listener is a backend being served.
 type listener struct {
 	name   string
