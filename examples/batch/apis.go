@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
@@ -92,6 +93,47 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	} else {
 		rep, err = c.CorrectDir(ctx, cfg.in, cfg.out, nil, b)
 	}
+	if rep == nil {
+		return summary{}, err
+	}
+	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed}
+	for _, f := range rep.Failures {
+		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
+	}
+	return s, err
+}
+
+// runBG removes the backgrounds of cfg.in with the background-removal
+// container (the mock unless -url); -api-key is its licence key.
+func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary, error) {
+	url, key := cfg.url, cfg.apiKey
+	if url == "" {
+		mock, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{})
+		if err != nil {
+			return summary{}, err
+		}
+		defer mock.Close()
+		base, stop, err := serveMock(mock)
+		if err != nil {
+			return summary{}, err
+		}
+		defer stop()
+		url, key = base, mockserver.DefaultBGLicenseKey
+	} else if key == "" {
+		return summary{}, errors.New("-api bg with -url needs the licence key in -api-key (or $PFC_API_KEY)")
+	}
+	c, err := bgcontainer.NewClient(key, bgcontainer.WithBaseURL(url))
+	if err != nil {
+		return summary{}, err
+	}
+	defer c.CloseIdleConnections()
+	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &bgcontainer.BulkOptions{
+		Concurrency: cfg.concurrency,
+		RateLimit:   cfg.rate,
+		OnProgress: func(p bgcontainer.BulkProgress) {
+			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
+		},
+	})
 	if rep == nil {
 		return summary{}, err
 	}

@@ -10,12 +10,13 @@
 //
 // Choose the API with -api: hosted (the default), container (the
 // correction container; add -direct for direct file mode) or bg (the
-// background-removal container, once its client is available). Each runs
-// against its in-process mock unless -url names a real service:
+// background-removal container: PNGs with the background removed). Each
+// runs against its in-process mock unless -url names a real service:
 //
 //	go run ./examples/batch -in ./photos -out ./corrected -url https://api.example.com/v2 -api-key "$PFC_API_KEY"
 //	go run ./examples/batch -api container -url http://localhost:80 -in ./photos -out ./corrected
 //	go run ./examples/batch -api container -direct -url http://localhost:80 -input /srv/pfc/input -output /srv/pfc/output
+//	go run ./examples/batch -api bg -url http://gpu-box:8000 -api-key "$LICENSE_KEY" -in ./photos -out ./cutouts
 //
 // The exit status is 0 when every photo is done, 1 when some failed (each
 // is listed with its error), 130 when interrupted.
@@ -156,10 +157,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	return 0, nil
 }
 
-// apis maps -api to its bulk run; bg is added by its own file.
+// apis maps -api to its bulk run.
 var apis = map[string]batchFunc{
 	"hosted":    runHosted,
 	"container": runContainer,
+	"bg":        runBG,
 }
 
 // serveMock serves h on a loopback port and returns its base URL and a

@@ -14,7 +14,7 @@ import (
 // second run finds everything done.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"-api", "hosted"}, {"-api", "container"}, {"-api", "container", "-direct"}} {
+	for _, args := range [][]string{{"-api", "hosted"}, {"-api", "container"}, {"-api", "container", "-direct"}, {"-api", "bg"}} {
 		t.Run(args[len(args)-1], func(t *testing.T) {
 			t.Parallel()
 			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
