@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if cfg.direct {
 		label += " (direct file mode)"
 	}
-	fmt.Fprintf(stdout, "%s: %d corrected, %d already done, %d failed in %s; results in %s\n",
+	fmt.Fprintf(stdout, "%s: %d processed, %d already done, %d failed in %s; results in %s\n",
 		label, s.done, s.skipped, s.failed, s.elapsed.Round(time.Millisecond), cfg.out)
 	for _, f := range s.failures {
 		fmt.Fprintf(stdout, "  failed %s (%s): %s\n", f.id, f.kind, f.err)

@@ -19,7 +19,7 @@ func TestRun(t *testing.T) {
 			t.Parallel()
 			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 			require.NoError(t, writeSamples(in, 3))
-			for i, want := range []string{"3 corrected, 0 already done, 0 failed", "0 corrected, 3 already done, 0 failed"} {
+			for i, want := range []string{"3 processed, 0 already done, 0 failed", "0 processed, 3 already done, 0 failed"} {
 				var stdout, stderr bytes.Buffer
 				code, err := run(context.Background(), append([]string{"-in", in, "-out", out}, args...), &stdout, &stderr)
 				require.NoError(t, err, "run %d", i)
