@@ -1,9 +1,12 @@
 // Package bulk is the one bulk runner behind the bulk entry points of the
-// three clients (hosted.Client.CorrectDir and CorrectAll, and their
-// counterparts in pfccontainer and bgcontainer). A client supplies only the
-// per-item work, a function that turns one input file into one output file
-// (its CorrectFile, written atomically), and a classification of its errors;
-// everything else lives here:
+// three clients: hosted.Client.CorrectDir and CorrectAll,
+// pfccontainer.Client.CorrectDir and CorrectAll (and the same on
+// pfccontainer.Direct, direct file mode), bgcontainer.Client.RemoveDir and
+// RemoveAll. A client supplies only the per-item work, a function that
+// turns one input file into one output file (its CorrectFile or
+// RemoveBackgroundFile, written atomically), a classification of its
+// errors and a summary of its result for the manifest, and converts the
+// runner's types to its own public ones; everything else lives here:
 //
 //   - inputs: a directory (Dir lists its images, in lexical order, with
 //     their output paths) or any iter.Seq[Item];
