@@ -61,8 +61,6 @@ type BulkOptions struct {
 	// WithDownloadLimit ...). A WithProgress callback runs on the
 	// goroutines of several files at once.
 	Call []CallOption
-
-	now func() time.Time // test hook: the clock of Elapsed and ETA
 }
 
 // BulkProgress is a snapshot of a bulk run.
@@ -213,7 +211,6 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 		Total:       total,
 		Summarize:   summarizeJob,
 		Kind:        bulkKind,
-		Now:         bo.now,
 	}
 	if fn := bo.OnProgress; fn != nil {
 		ro.OnProgress = func(p bulk.Progress) { fn(BulkProgress(p)) }
