@@ -196,7 +196,35 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 		}
 		return last, &TimeoutError{Waited: clk.Now().Sub(start), Fetches: fetches}
 	}
-	fired := make(chan struct{}, 1)
+	// sleep waits d on the clock, or until waitCtx ends (false). The real
+	// clock reuses one timer; a test clock gets an AfterFunc per delay.
+	var sleep func(d time.Duration) bool
+	if o.Clock == nil {
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		defer timer.Stop()
+		sleep = func(d time.Duration) bool {
+			timer.Reset(d)
+			select {
+			case <-waitCtx.Done():
+				return false
+			case <-timer.C:
+				return true
+			}
+		}
+	} else {
+		fired := make(chan struct{}, 1)
+		sleep = func(d time.Duration) bool {
+			stop := clk.AfterFunc(d, func() { fired <- struct{}{} })
+			select {
+			case <-waitCtx.Done():
+				stop() // fired is buffered: a timer that fired anyway does not block
+				return false
+			case <-fired:
+				return true
+			}
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		v, done, err := fetch(waitCtx)
 		if err != nil {
@@ -228,12 +256,8 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 			<-waitCtx.Done()
 			return outcome()
 		}
-		stop := clk.AfterFunc(delay, func() { fired <- struct{}{} })
-		select {
-		case <-waitCtx.Done():
-			stop() // fired is buffered: a timer that fired anyway does not block
+		if !sleep(delay) {
 			return outcome()
-		case <-fired:
 		}
 	}
 }
