@@ -3,7 +3,9 @@ package bgcontainer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -140,4 +142,27 @@ func TestNewClientValidation(t *testing.T) {
 	assert.Equal(t, []string{"licenseKey", "BaseURL", "MinDelay"}, fields)
 	assert.NotContains(t, err.Error(), secretKey)
 	assert.ErrorIs(t, err, ErrInvalidParameter)
+}
+
+// TestErrorBodyEchoingTheKeyEscaped: the container's framework echoes the
+// key JSON-escaped (Python's ensure_ascii: \u00e9); neither the error's
+// text, its fields nor the raw body copy keep it.
+func TestErrorBodyEchoingTheKeyEscaped(t *testing.T) {
+	t.Parallel()
+	key := `Lic<é>&"9f8e7d"`
+	f := newFixture(t, key)
+	pyEscaped := `Lic<\u00e9>&\"9f8e7d\"`
+	goEscaped := `Lic\u003cé\u003e\u0026\"9f8e7d\"`
+	f.on(t, http.MethodGet, "/Authorize/"+url.PathEscape(key), httpmock.NewStringResponder(400,
+		`{"detail":"invalid key `+pyEscaped+`","code":"`+goEscaped+`"}`))
+	_, err := f.c.Authorize(context.Background())
+	require.ErrorIs(t, err, ErrBadRequest)
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	for _, s := range []string{err.Error(), string(ae.Body), ae.Message, ae.Code, fmt.Sprintf("%+v", ae)} {
+		for _, form := range []string{key, pyEscaped, goEscaped, "9f8e7d"} {
+			assert.NotContains(t, s, form)
+		}
+	}
+	assert.Contains(t, string(ae.Body), "REDACTED")
 }

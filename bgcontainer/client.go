@@ -1,12 +1,16 @@
 package bgcontainer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
@@ -22,8 +26,11 @@ const redacted = "REDACTED"
 // licence key; printing it (fmt with any verb, a copy of it, slog) never
 // shows the key.
 type Client struct {
-	baseURL    string
-	licenseKey string
+	baseURL string
+	// licenseKey is behind a pointer so that fmt, reflecting over a Client
+	// held by value in an unexported field (where Format is not called),
+	// prints an address rather than the key. nil: no key.
+	licenseKey *secret
 	http       *transport.Client
 	wait       poll.Options
 	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
@@ -105,16 +112,71 @@ func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
 			}
 		}
 	}
-	var secrets []string
-	if licenseKey != "" {
-		secrets = []string{licenseKey, url.PathEscape(licenseKey)}
-	}
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: secrets}, fe)
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: keyForms(licenseKey)}, fe)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{baseURL: cfg.BaseURL, licenseKey: licenseKey, http: tc, wait: cfg.Polling,
-		maxDownload: cfg.MaxDownloadSize}, nil
+	c := &Client{baseURL: cfg.BaseURL, http: tc, wait: cfg.Polling, maxDownload: cfg.MaxDownloadSize}
+	if licenseKey != "" {
+		c.licenseKey = &secret{licenseKey}
+	}
+	return c, nil
+}
+
+// secret is a licence key. Its pointer, not its text, is what a
+// reflective printer finds in a Client.
+type secret struct{ v string }
+
+// key returns the licence key, "" when the client has none.
+func (c *Client) key() string {
+	if c.licenseKey == nil {
+		return ""
+	}
+	return c.licenseKey.v
+}
+
+// keyForms returns every spelling of key the redactor removes: the key
+// itself, URL-escaped (it is a path segment of /Authorize), and as a JSON
+// string's contents the way common encoders escape it (Go's, with and
+// without HTML escaping; Python's ensure_ascii, which the container's
+// framework uses; "\/" for "/"), since an error body that echoes the key
+// is kept, raw, in APIError.Body. The transport adds the query-escaped
+// forms. nil for no key.
+func keyForms(key string) []string {
+	if key == "" {
+		return nil
+	}
+	forms := []string{key, url.PathEscape(key)}
+	for _, html := range []bool{true, false} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(key) != nil {
+			continue
+		}
+		s := strings.TrimSuffix(b.String(), "\n")
+		s = s[1 : len(s)-1] // the quotes
+		forms = append(forms, s, asciiJSON(s), strings.ReplaceAll(s, "/", `\/`))
+	}
+	return forms
+}
+
+// asciiJSON escapes every non-ASCII rune of a JSON string's contents as
+// \uXXXX (UTF-16, lower-case hex), as Python's json.dumps does by default.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			b.WriteRune(r)
+			continue
+		}
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
 }
 
 // CloseIdleConnections closes the idle keep-alive connections of the
@@ -142,14 +204,14 @@ func (c Client) Format(f fmt.State, _ rune) {
 // LogValue makes slog print the client without its licence key.
 func (c Client) LogValue() slog.Value {
 	key := ""
-	if c.licenseKey != "" {
+	if c.licenseKey != nil {
 		key = redacted
 	}
 	return slog.GroupValue(slog.String("base_url", c.baseURL), slog.String("license_key", key))
 }
 
 func (c Client) keyState() string {
-	if c.licenseKey == "" {
+	if c.licenseKey == nil {
 		return "no license key"
 	}
 	return "license key " + redacted

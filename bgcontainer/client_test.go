@@ -16,12 +16,14 @@ const secretKey = "LIC-9f8e7d6c5b4a"
 
 func TestClientNeverPrintsTheLicenceKey(t *testing.T) {
 	t.Parallel()
-	c := &Client{baseURL: "http://gpu-box:8000", licenseKey: secretKey}
+	c := &Client{baseURL: "http://gpu-box:8000", licenseKey: &secret{secretKey}}
+	type holder struct{ c Client } // an unexported field: fmt cannot call Format
 	js, err := json.Marshal(*c)
 	require.NoError(t, err)
 	outs := []string{string(js),
 		fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %d", c, c, c, c, c, c), c.String(),
 		fmt.Sprintf("%v", *c), fmt.Sprintf("%+v", struct{ C *Client }{c}),
+		fmt.Sprintf("%v %+v %#v", holder{*c}, holder{*c}, holder{*c}),
 		fmt.Sprintf("%v", errors.New("wrapped: "+fmt.Sprint(c))),
 	}
 	var logs bytes.Buffer
@@ -38,4 +40,23 @@ func TestClientNeverPrintsTheLicenceKey(t *testing.T) {
 	assert.Equal(t, "bgcontainer.Client(http://gpu-box:8000, no license key)", (&Client{baseURL: "http://gpu-box:8000"}).String())
 	var nilClient *Client
 	assert.Equal(t, "<nil>", fmt.Sprint(nilClient))
+}
+
+// TestKeyFormsCoverJSONEscapes: a container echoing the key in a JSON
+// error body escapes it as its encoder does; every such spelling is
+// redacted from the body kept in APIError.Body.
+func TestKeyFormsCoverJSONEscapes(t *testing.T) {
+	t.Parallel()
+	key := `k<&>"\/é😀-1`
+	forms := keyForms(key)
+	for _, want := range []string{
+		key,
+		`k\u003c\u0026\u003e\"\\/é😀-1`,  // Go, HTML-escaped
+		`k<&>\"\\/é😀-1`,                 // Go, no HTML escaping
+		`k<&>\"\\/\u00e9\ud83d\ude00-1`, // Python ensure_ascii
+		`k<&>\"\\\/é😀-1`,                // "/" as "\/"
+	} {
+		assert.Contains(t, forms, want)
+	}
+	assert.Nil(t, keyForms(""))
 }

@@ -138,7 +138,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Remo
 	}
 	res = &Result{}
 	job, err := c.SubmitImage(ctx, image, size, &o.Submit)
-	if errors.Is(err, ErrNotActivated) && c.licenseKey != "" {
+	if errors.Is(err, ErrNotActivated) && c.licenseKey != nil {
 		if err = c.activate(ctx); err != nil {
 			return nil, err
 		}
