@@ -2,7 +2,6 @@ package pfccontainer
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/transport"
@@ -38,14 +37,15 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	if err != nil {
 		return nil, err
 	}
-	var res Correction
-	err = c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
-		RawQuery: q, Permanent: permanent}, &res)
+	// An answer without scene reads as "not detected", not as scene 0.
+	res := Correction{Scene: SceneUnknown}
+	err = c.getJSON(ctx, EndpointCorrect, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
+		RawQuery: q}, &res)
 	if err != nil {
-		return nil, apiError(err)
+		return nil, err
 	}
 	if res.CorrectedURL == "" {
-		return nil, fmt.Errorf("pfc: GET /pfc/{imageKey} answered without corrected_url")
+		return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url", Reason: "is missing"}
 	}
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
