@@ -225,7 +225,8 @@ func TestCorrectRebasesOntoTheBaseURL(t *testing.T) {
 
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"corrected_url":"http://localhost/elsewhere","scene":0}`))
 	_, err = rc.Correct(t.Context(), "k.jpg", nil)
-	assert.ErrorContains(t, err, "rebasing")
+	assert.ErrorContains(t, err, "cannot be rebased")
+	assert.ErrorIs(t, err, ErrInvalidResponse, "a corrected_url that cannot be rebased is an invalid answer")
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"scene":0}`))
 	_, err = c.Correct(t.Context(), "k.jpg", nil)
 	assert.ErrorIs(t, err, ErrInvalidResponse)

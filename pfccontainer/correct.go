@@ -2,6 +2,7 @@ package pfccontainer
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/transport"
@@ -51,7 +52,8 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	if c.rebase {
 		u, err := rebaseURL(res.CorrectedURL, c.base)
 		if err != nil {
-			return nil, c.errorf("pfc: rebasing corrected_url %q: %w", res.CorrectedURL, err)
+			return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%.200q): an absolute URL under /output/ without dot segments is expected", res.CorrectedURL))}
 		}
 		res.CorrectedURL = u
 	}
