@@ -117,7 +117,11 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 	}
 	out, err := outputFile(d.OutputDir, corr)
 	if err != nil {
-		return nil, "", d.Client.errorf("%w", err)
+		var re *ResponseError
+		if errors.As(err, &re) {
+			re.Reason = d.Client.http.Redact(re.Reason)
+		}
+		return nil, "", err
 	}
 	return corr, out, nil
 }

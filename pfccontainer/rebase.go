@@ -67,7 +67,8 @@ func plainTail(escaped string) bool {
 func outputFile(dir string, c *Correction) (string, error) {
 	name := c.FileName()
 	if !plainFileName(name) {
-		return "", fmt.Errorf("pfc: corrected_url does not name a plain file in /output (got %q)", name)
+		return "", &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+			Reason: fmt.Sprintf("does not name a plain file in /output (got %.200q)", name)}
 	}
 	return filepath.Join(dir, name), nil
 }

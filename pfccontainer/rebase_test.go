@@ -48,6 +48,6 @@ func TestOutputFile(t *testing.T) {
 		"http://localhost/output/..",
 	} {
 		_, err := outputFile(dir, &Correction{CorrectedURL: u})
-		assert.Error(t, err, u)
+		assert.ErrorIs(t, err, ErrInvalidResponse, u)
 	}
 }
