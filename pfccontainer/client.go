@@ -149,9 +149,6 @@ const maxJSONBody = 1 << 20
 // and decodes its 2xx answer into out. A body that is not one JSON value
 // of out's shape, or larger than maxJSONBody, is a *ResponseError.
 func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request, out any) error {
-	if ctx == nil {
-		return errNilContext
-	}
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
 	resp, err := c.http.Do(ctx, r)
@@ -190,9 +187,6 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request,
 	}
 	return nil
 }
-
-// errNilContext is returned by every call given a nil context.
-var errNilContext = errors.New("pfc: nil context")
 
 // errorf is fmt.Errorf with the message passed through the client's
 // redactor: for every error string that quotes a server's answer.

@@ -60,6 +60,9 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string,
 	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
+	if ctx == nil {
+		fe.add("ctx", "is nil")
+	}
 	if err := ValidateImageKey(name); err != nil {
 		fe = append(fe, err.(*ValidationError).Errors...)
 	}
