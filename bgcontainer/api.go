@@ -17,14 +17,18 @@ import (
 // jsonHeader asks for JSON answers.
 func jsonHeader() http.Header { return http.Header{"Accept": {"application/json"}} }
 
-// errNilContext is returned by every call given a nil context.
-var errNilContext = errors.New("pfc: nil context")
+// errNilContext returns what every call answers a nil context: a
+// *ValidationError naming ctx, as the pfccontainer and hosted transports
+// do.
+func errNilContext() error {
+	return &ValidationError{Errors: []FieldError{{Field: "ctx", Message: "is nil"}}}
+}
 
 // send sends r and returns its 2xx answer; the caller closes the body.
 // Error answers become an *Error of ep.
 func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	if ctx == nil {
-		return nil, errNilContext
+		return nil, errNilContext()
 	}
 	resp, err := c.http.Do(ctx, r)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -121,12 +122,16 @@ func TestNilContext(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, secretKey)
 	var nilCtx context.Context
-	_, err := f.c.Status(nilCtx)
-	assert.True(t, errors.Is(err, errNilContext))
-	_, err = f.c.WaitImage(nilCtx, jobID, nil)
-	assert.True(t, errors.Is(err, errNilContext))
-	_, err = f.c.RemoveBackground(nilCtx, nil, 0, nil, nil)
-	assert.True(t, errors.Is(err, errNilContext))
+	_, err1 := f.c.Status(nilCtx)
+	_, err2 := f.c.WaitImage(nilCtx, jobID, nil)
+	_, err3 := f.c.RemoveBackground(nilCtx, nil, 0, nil, nil)
+	_, err4 := f.c.DownloadImage(nilCtx, jobID, io.Discard)
+	for _, err := range []error{err1, err2, err3, err4} {
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, "a nil context is a typed, matchable error")
+		assert.Equal(t, []string{"ctx"}, ve.Fields())
+		assert.True(t, errors.Is(err, ErrInvalidParameter))
+	}
 	assert.Zero(t, f.mt.GetTotalCallCount())
 }
 

@@ -86,7 +86,7 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, w io.Writer, opts *RemoveOptions) (_ *Result, err error) {
 	defer exportTo(&err)
 	if ctx == nil {
-		return nil, errNilContext
+		return nil, errNilContext()
 	}
 	var o RemoveOptions
 	if opts != nil {
@@ -108,7 +108,7 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *RemoveOptions) (_ *Result, err error) {
 	defer exportTo(&err)
 	if ctx == nil {
-		return nil, errNilContext
+		return nil, errNilContext()
 	}
 	if dstPath == "" {
 		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
