@@ -68,7 +68,9 @@ func (e *LicenseError) Error() string { return e.message }
 func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 
 // RemoveBackground removes the background of one image: size bytes of
-// image in, the PNG (subject on transparency) streamed to w. It submits
+// image in, the PNG (subject on transparency) streamed to w. The
+// arguments come in hosted.Client.Correct's order: source, size, options,
+// destination. It submits
 // the image (applying the client's licence key first if the container
 // answers that it is not activated), polls CheckImage with the shared
 // backoff until the job ends, downloads the result and then ALWAYS removes
@@ -83,7 +85,7 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 // a *WaitTimeoutError, a licence that does not activate a *LicenseError
 // (ErrNotActivated). A job submitted just as ctx is cancelled, whose answer
 // never arrived, cannot be removed: its id is unknown.
-func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, w io.Writer, opts *RemoveOptions) (_ *Result, err error) {
+func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *RemoveOptions, w io.Writer) (_ *Result, err error) {
 	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errNilContext()
