@@ -207,7 +207,8 @@ type Error struct {
 }
 
 // Error returns "pfc: <endpoint>: <status>: <message id>: <message>
-// (request id <id>)", the parts that are known.
+// (request id <id>)", the parts that are known, on one line (the message
+// cut to 200 bytes; the whole of it is in Message).
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("pfc: ")
@@ -218,13 +219,28 @@ func (e *Error) Error() string {
 	if e.MessageID != "" {
 		b.WriteString(": " + string(e.MessageID))
 	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
+	if m := oneLine(e.Message, 200); m != "" {
+		b.WriteString(": " + m)
 	}
 	if e.RequestID != "" {
-		b.WriteString(" (request id " + e.RequestID + ")")
+		b.WriteString(" (request id " + oneLine(e.RequestID, 128) + ")")
 	}
 	return b.String()
+}
+
+// oneLine collapses whitespace (newlines included, so a server's message
+// cannot forge log lines) and cuts s to at most max bytes on a rune
+// boundary, marking a cut with "…", as APIError.Error does.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // ResponseError is a 2xx answer whose body is not what the container

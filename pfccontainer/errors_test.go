@@ -3,7 +3,9 @@ package pfccontainer
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,4 +68,20 @@ func TestErrorStringAndUnwrapWithoutCause(t *testing.T) {
 	e := &Error{StatusCode: 400, MessageID: MsgUnknownPreset, Message: `preset "X" is not uploaded or mounted`, Parameter: "preset"}
 	assert.Equal(t, `pfc: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted`, e.Error())
 	assert.Equal(t, []error{ErrUnknownPreset}, e.Unwrap())
+}
+
+// TestErrorIsOneBoundedLine: a container (or a proxy) answering a long,
+// multi-line message cannot forge log lines or flood them through
+// Error(); the whole message stays in the field.
+func TestErrorIsOneBoundedLine(t *testing.T) {
+	t.Parallel()
+	msg := "engine failed\n{\"level\":\"error\",\"msg\":\"forged\"}\r\n" + strings.Repeat("é", 400)
+	e := &Error{Endpoint: EndpointCorrect, StatusCode: 503, MessageID: MsgProcessingPFCError, Message: msg, RequestID: "r\n1"}
+	s := e.Error()
+	assert.NotContains(t, s, "\n")
+	assert.NotContains(t, s, "\r")
+	assert.LessOrEqual(t, len(s), 320)
+	assert.True(t, utf8.ValidString(s))
+	assert.True(t, strings.HasSuffix(s, "… (request id r 1)"), s)
+	assert.Equal(t, msg, e.Message)
 }
