@@ -2,6 +2,7 @@ package pfccontainer
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -84,4 +85,26 @@ func TestErrorIsOneBoundedLine(t *testing.T) {
 	assert.True(t, utf8.ValidString(s))
 	assert.True(t, strings.HasSuffix(s, "… (request id r 1)"), s)
 	assert.Equal(t, msg, e.Message)
+}
+
+// TestDownloadErrorsNameTheFileOnOneLine: the file name comes from the
+// container's corrected_url; an escaped newline in it does not reach the
+// error text as one.
+func TestDownloadErrorsNameTheFileOnOneLine(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	c2, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(8))
+	require.NoError(t, err)
+	const u = "http://cdn.test/output/a%0Aforged%0D.png"
+	mt.RegisterResponder(http.MethodGet, u, func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("\x89PNG\r\n\x1a\n-and-more")), ContentLength: 30}, nil
+	})
+	_, err = c.Download(t.Context(), &Correction{CorrectedURL: u}, io.Discard)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n")
+	_, err = c2.Download(t.Context(), &Correction{CorrectedURL: u}, io.Discard)
+	var tl *DownloadTooLargeError
+	require.ErrorAs(t, err, &tl)
+	assert.Equal(t, "a forged .png", tl.FileName)
+	assert.NotContains(t, err.Error(), "\n")
 }
