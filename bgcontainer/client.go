@@ -1,16 +1,11 @@
 package bgcontainer
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
@@ -96,7 +91,7 @@ func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(
 // holding licenseKey, which Authorize applies and RemoveBackground applies
 // when the container is not activated yet. licenseKey may be empty for a
 // container that is activated by someone else; Authorize then fails with a
-// *ValidationError. The key, raw and URL-escaped, is redacted from every
+// *ValidationError. The key, raw, URL-escaped or JSON-escaped, is redacted from every
 // error and log record. Invalid settings are reported together as a
 // *ValidationError naming them.
 func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
@@ -112,7 +107,7 @@ func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
 			}
 		}
 	}
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: keyForms(licenseKey)}, fe)
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: []string{licenseKey}}, fe)
 	if err != nil {
 		return nil, err
 	}
@@ -133,50 +128,6 @@ func (c *Client) key() string {
 		return ""
 	}
 	return c.licenseKey.v
-}
-
-// keyForms returns every spelling of key the redactor removes: the key
-// itself, URL-escaped (it is a path segment of /Authorize), and as a JSON
-// string's contents the way common encoders escape it (Go's, with and
-// without HTML escaping; Python's ensure_ascii, which the container's
-// framework uses; "\/" for "/"), since an error body that echoes the key
-// is kept, raw, in APIError.Body. The transport adds the query-escaped
-// forms. nil for no key.
-func keyForms(key string) []string {
-	if key == "" {
-		return nil
-	}
-	forms := []string{key, url.PathEscape(key)}
-	for _, html := range []bool{true, false} {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(html)
-		if enc.Encode(key) != nil {
-			continue
-		}
-		s := strings.TrimSuffix(b.String(), "\n")
-		s = s[1 : len(s)-1] // the quotes
-		forms = append(forms, s, asciiJSON(s), strings.ReplaceAll(s, "/", `\/`))
-	}
-	return forms
-}
-
-// asciiJSON escapes every non-ASCII rune of a JSON string's contents as
-// \uXXXX (UTF-16, lower-case hex), as Python's json.dumps does by default.
-func asciiJSON(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			b.WriteRune(r)
-			continue
-		}
-		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
-			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
-			continue
-		}
-		fmt.Fprintf(&b, `\u%04x`, r)
-	}
-	return b.String()
 }
 
 // CloseIdleConnections closes the idle keep-alive connections of the

@@ -92,7 +92,7 @@
 // container refuses as a *LicenseError (ErrNotActivated).
 //
 // The licence key never appears in errors, logs or a printed Client: it is
-// redacted, raw and URL-escaped, from URLs (it is a path segment of
+// redacted, raw, URL-escaped or JSON-escaped, from URLs (it is a path segment of
 // /Authorize) and from every string taken from an answer or quoted from
 // an argument.
 //
