@@ -118,8 +118,11 @@ func TestBulkRemoveDirResume(t *testing.T) {
 	for _, rel := range rels {
 		assert.FileExists(t, filepath.Join(out, pngName(rel)))
 	}
+	// A job whose SubmitImage answer was cut off by the cancellation
+	// cannot be removed (its id never arrived; see RemoveBackground): at
+	// most one per file interrupted in flight is left.
 	ts.WaitIdle()
-	assert.Zero(t, ts.BGContainer.JobCount(), "cancelled jobs removed too")
+	assert.LessOrEqual(t, ts.BGContainer.JobCount(), rep1.Interrupted)
 }
 
 // TestBulkRemoveAll processes a sequence of items; bad options fail first.
