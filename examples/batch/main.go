@@ -118,22 +118,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		}
 	}
 
-	bar := progressbar.NewOptions(-1,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetDescription("correcting"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
-	)
-	sized := false
+	// The bar is made at the first snapshot, which knows the total (a
+	// folder's size): progressbar's spinner mode, for an unknown total,
+	// runs a goroutine of its own. Snapshots arrive one at a time.
+	var bar *progressbar.ProgressBar
 	s, err := batch(ctx, cfg, func(p progress) {
-		if !sized && p.total >= 0 {
-			bar.ChangeMax(p.total)
-			sized = true
+		if bar == nil {
+			bar = progressbar.NewOptions(max(p.total, 0),
+				progressbar.OptionSetWriter(stderr),
+				progressbar.OptionSetDescription(cfg.api),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond),
+			)
 		}
 		_ = bar.Set(p.finished)
 	})
-	_ = bar.Exit()
+	if bar != nil {
+		_ = bar.Exit()
+	}
 	fmt.Fprintln(stderr)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return 2, err
