@@ -34,7 +34,7 @@ type DirOptions struct {
 // forward slashes, Src the file, Dst the same relative path (or
 // o.Rename's) under outDir. Hidden files and directories (a name starting
 // with ".") are left out, and so is outDir when it lies inside inDir.
-// Symbolic links are not followed.
+// Symbolic links are not followed. outDir must not be inDir itself.
 func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 	var fe apierr.FieldErrors
 	if inDir == "" {
@@ -46,11 +46,18 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
+	absIn, _ := filepath.Abs(inDir)
+	absOut, _ := filepath.Abs(outDir)
+	if absIn == absOut {
+		// The outputs would replace the inputs, and be read as inputs by
+		// the next run.
+		fe.Add("outDir", "must differ from inDir")
+		return nil, fe.Err()
+	}
 	exts := o.Exts
 	if exts == nil {
 		exts = ImageExts
 	}
-	absOut, _ := filepath.Abs(outDir)
 	var items []Item
 	err := filepath.WalkDir(inDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

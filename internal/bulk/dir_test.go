@@ -48,6 +48,10 @@ func TestDirErrors(t *testing.T) {
 	var ve *apierr.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"inDir", "outDir"}, apierr.FieldNames(ve.Errors))
+	in := t.TempDir()
+	_, err = Dir(in, in+string(filepath.Separator), DirOptions{})
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"outDir"}, apierr.FieldNames(ve.Errors))
 	_, err = Dir(filepath.Join(t.TempDir(), "missing"), "out", DirOptions{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }

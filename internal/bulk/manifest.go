@@ -71,7 +71,9 @@ func openManifest(path string) (*os.File, map[string]Record, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// O_APPEND: every write lands at the end, in one piece, even if a
+	// second process were (against the rules) appending too.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
 	}
@@ -94,10 +96,6 @@ func openManifest(path string) (*os.File, map[string]Record, error) {
 			f.Close()
 			return nil, nil, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
 		}
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		return nil, nil, &ManifestError{Path: path, Op: "read", Err: err}
 	}
 	return f, prior, nil
 }
