@@ -167,15 +167,26 @@ func TestCorrectDirMock(t *testing.T) {
 	assert.NotContains(t, string(man), mockserver.DefaultAPIKey)
 }
 
-// TestCorrectDirResumeMock cancels a folder run after a fixed number of
-// files and reruns it: files recorded done are not sent again (counted at
+// TestCorrectDirResumeMock cancels a folder run (40 images, and 1,000
+// unless -short) after a fixed number of files and reruns it: files recorded done are not sent again (counted at
 // the wire: one /upload per file corrected), every output is there, and
 // the second run corrects exactly the rest.
 func TestCorrectDirResumeMock(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct{ n, cut int }{{40, 13}, {1000, 487}} {
+		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+			if tc.n > 100 && testing.Short() {
+				t.Skip("1,000 images: not in -short")
+			}
+			t.Parallel()
+			testCorrectDirResume(t, tc.n, tc.cut)
+		})
+	}
+}
+
+func testCorrectDirResume(t *testing.T, n, cut int) {
 	_, c, ct := startInstantMock(t)
 	in, out := t.TempDir(), t.TempDir()
-	const n, cut = 40, 13
 	rels := writeImages(t, in, n)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -188,7 +199,7 @@ func TestCorrectDirResumeMock(t *testing.T) {
 			if r.Err == nil {
 				doneIDs.Store(r.Item.ID, true)
 			}
-			if finished.Add(1) == cut {
+			if finished.Add(1) == int32(cut) {
 				cancel()
 			}
 		},
