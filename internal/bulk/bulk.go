@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -196,6 +197,8 @@ type runner[R any] struct {
 	prior map[string]Record
 	mw    *manifestWriter // nil without a manifest
 
+	cleaned sync.Map // output directory → *sync.Once of cleanDir
+
 	mu       sync.Mutex // guards what follows, and serialises callbacks
 	rep      Report[R]
 	inFlight int
@@ -324,6 +327,9 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 	began := r.now()
 	var v R
 	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
+	if err == nil && r.mw != nil {
+		r.cleanDir(filepath.Dir(it.Dst))
+	}
 	if err == nil {
 		v, err = r.work(ctx, it)
 	}
@@ -361,6 +367,44 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		}
 	}
 	r.finish(res, true)
+}
+
+// cleanDir removes, once per output directory of the run, what a crash
+// left of earlier attempts there: the temporary files
+// fileio.WriteFileAtomic names ".<name>.<digits>.partial". Every worker
+// calls it before its work, so no temporary file of this run exists yet
+// in that directory while it runs. Failures are ignored (it is litter).
+func (r *runner[R]) cleanDir(dir string) {
+	v, _ := r.cleaned.LoadOrStore(dir, new(sync.Once))
+	v.(*sync.Once).Do(func() {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if staleTemp(e.Name()) && e.Type().IsRegular() {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	})
+}
+
+// staleTemp reports a name of fileio.WriteFileAtomic's temporary files.
+func staleTemp(name string) bool {
+	rest, ok := strings.CutSuffix(name, ".partial")
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i <= 1 || i == len(rest)-1 {
+		return false
+	}
+	for _, c := range rest[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // kind classifies err with Options.Kind, falling back to DefaultKind.

@@ -52,7 +52,10 @@
 // and its record is done again and its output atomically replaced. Lines
 // that do not parse are ignored (an item whose record is lost is simply
 // done again), and a last line without its newline, torn by a crash, is
-// cut off before the first append.
+// cut off before the first append. The temporary files a crash left
+// beside the outputs (".<name>.<digits>.partial", from
+// fileio.WriteFileAtomic) are removed, once per output directory, before
+// the first item there starts.
 //
 // # Cancellation
 //
