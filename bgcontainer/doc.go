@@ -1,9 +1,130 @@
-// Package bgcontainer will be the client of the locally deployed GPU
-// background-removal container (license activation, SubmitImage,
-// CheckImage, DownloadImage, RemoveImage).
+// Package bgcontainer is the client of the locally deployed GPU
+// background-removal container (seed 002): licence activation
+// (GET /Authorize/{license_key}, GET /Status), SubmitImage, CheckImage,
+// DownloadImage and RemoveImage, plus WaitImage and the one-call
+// RemoveBackground. It shares the transport, options, errors and
+// redaction of the other pfc-go clients; package mockserver serves a mock
+// of the container (StartBGContainer) for tests and examples.
 //
-// It is not implemented yet: this package holds no API. The client will
-// share the transport, errors and redaction of package hosted (see
-// internal/transport; license keys are passed as redacted secrets), and
-// package mockserver will serve a mock of the container for its tests.
+//	c, err := bgcontainer.NewClient(licenseKey, bgcontainer.WithBaseURL("http://gpu-box:8000"))
+//	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
+//
+// # One call
+//
+// RemoveBackground (a reader and a writer) and RemoveBackgroundFile (two
+// paths, the output written atomically) submit the image, applying the
+// client's licence key first when the container answers that it is not
+// activated, poll CheckImage with the shared backoff (context-aware,
+// bounded by WaitOptions.MaxWait, reporting each state to
+// WaitOptions.OnProgress), download the PNG and then always remove the job,
+// also after a failure or a cancellation: the removal runs on a context of
+// its own (context.WithoutCancel of the caller's, bounded by
+// RemoveOptions.CleanupTimeout, 10 s by default), and its outcome is in
+// Result.Removed and Result.RemoveErr. A job whose submission was cut off
+// before its answer arrived cannot be removed: its id is unknown.
+//
+// # Uploads and downloads
+//
+// SubmitImage streams a multipart/form-data body from an io.ReaderAt with
+// an exact Content-Length: the file is never held in memory, and a retry
+// resends it from the start. The request is never resent once it may have
+// reached the container (each one starts a job): only failures proving it
+// never left (refused dial, DNS) are retried. The file part's content type
+// is sniffed from the bytes; the client does not refuse formats itself
+// (the container answers 404 for a file it cannot read, ErrInvalidFile).
+//
+// DownloadImage streams the PNG to an io.Writer, DownloadImageFile to a
+// temporary file renamed into place once complete. The container answers a
+// final HTTP 102 Processing while the job is queued or processing, which
+// net/http would wait behind forever: the transport ends the request at
+// once with an error matching ErrStillProcessing, never retried. A 500
+// (processing failed) is final too. The first bytes must be a PNG
+// signature, else *ResponseError and nothing is written.
+// WithMaxDownloadSize bounds a download.
+//
+// # Records
+//
+// LicenseStatus reads the keys "licensed org" and "expiration date" (with
+// spaces) and parses both date forms: the year-month (YYYY-MM) of Authorize
+// and the ISO 8601 timestamp of Status, keeping the raw text. Job reads
+// preprocessing_enabled, which arrives as the string "true" or "false".
+// CheckResult's processing_time (seconds) becomes a time.Duration. Unknown
+// JSON members are ignored; a member of the wrong type gives a
+// *ResponseError naming it (errors.Is ErrInvalidResponse).
+//
+// # Errors
+//
+// Every error string starts with "pfc: ", like those of the other
+// clients. Arguments are checked before anything is sent: process ids
+// must be canonical UUIDs (ValidateProcessID), the mode portrait or
+// general, a preprocessing configuration one JSON object. Problems come
+// back together as a *ValidationError naming each parameter (errors.Is
+// ErrInvalidParameter, and ErrInvalidProcessID for process_id).
+//
+// An error answer is an *Error (Endpoint, StatusCode, ProcessID, the
+// body's Code, Message and Parameter) around the *APIError of the
+// response (the fields every pfc-go client's APIError has: Method, URL,
+// Body, Attempts ...); errors.As finds both. It matches, with errors.Is,
+// the sentinel of the seed's error table for its endpoint and status:
+//
+//	any image endpoint  401/403, or code not_activated  ErrNotActivated
+//	SubmitImage         404                              ErrInvalidFile
+//	SubmitImage         422                              ErrMissingFile
+//	Check/Download/Remove 400                            ErrInvalidProcessID
+//	Check/Download/Remove 404                            ErrJobNotFound
+//	DownloadImage       500                              ErrProcessingFailed
+//	DownloadImage       102                              ErrStillProcessing
+//
+// and the class sentinel of its status (ErrBadRequest, ErrNotFound,
+// ErrServer ...), shared with the other pfc-go clients. The 500 rows of
+// the other endpoints have no sentinel of their own (ErrServer); they are
+// retried like any 5xx, except for SubmitImage. WaitImage reports a failed
+// job as a *JobError (ErrProcessingFailed) and a MaxWait that ran out as a
+// *WaitTimeoutError (ErrWaitTimeout); RemoveBackground a licence key the
+// container refuses as a *LicenseError (ErrNotActivated).
+//
+// The licence key never appears in errors, logs or a printed Client: it is
+// redacted, raw and URL-escaped, from URLs (it is a path segment of
+// /Authorize) and from every string taken from an answer or quoted from
+// an argument.
+//
+// # Choices where the seed says "not shown"
+//
+// These match the mock (package mockserver), the only implementation this
+// SDK is tested against:
+//
+//   - Before activation, image endpoints answer 403 with code
+//     "not_activated"; the client also takes any 401 or 403 of an image
+//     endpoint as ErrNotActivated, since the real status is not documented.
+//   - /Authorize with a wrong key answers 200 with status "Unlicensed" (the
+//     seed lists only 200, 400 and 500 for it); check LicenseStatus.IsLicensed.
+//   - Defaults: mode general, no preprocessing, no postprocessing. The
+//     client sends only the options that are set.
+//   - preprocessing_config is a JSON object; the mock understands "denoise"
+//     (bool, default true: a median filter before segmentation) and
+//     "detect_faces" (bool, default true: portrait mode seeds the subject
+//     from detected faces), applied when preprocessing is enabled, and
+//     ignores other keys. Malformed JSON, or a value that is not an object,
+//     is refused with 400.
+//   - A bad mode or a preprocessing/postprocessing value other than true or
+//     false is 400 naming the parameter.
+//   - Error bodies are {"status", "code", "message", "parameter"} (the one
+//     shape of every pfc-go mock); the client also reads other common shapes.
+//   - Transitions: queued (waiting for a worker) → processing → completed
+//     or failed; nothing else. SubmitImage's answer always says
+//     "processing". DownloadImage answers 102 for a queued job too, and
+//     500 for a failed one.
+//   - Jobs stay until RemoveImage, which works in every state (a queued
+//     job never runs, a processing one is cancelled); previous_status may
+//     also be "queued". Process ids are issued in lower case and compared
+//     as issued.
+//   - Events: none; the client polls CheckImage (WaitImage), from 250 ms
+//     doubling to 5 s between polls by default.
+//   - Limits: the mock accepts files up to 50 MB (413 beyond) and images
+//     below 200 megapixels (404 invalid_file beyond), and has no rate
+//     limit; the client imposes none of its own on uploads (see
+//     WithMaxDownloadSize for downloads).
+//   - Versioning: none; the client does not check model_version.
+//   - The result is a PNG at the input's upright size (EXIF orientation
+//     applied), scaled down beyond 5000 px on the long side.
 package bgcontainer

@@ -1,7 +1,9 @@
-// Package mockserver runs stateful mocks of the correction services, in
-// process or as the standalone binary cmd/pfc-mockserver. So far it holds
-// the hosted API v2 mock (Hosted); the correction container and
-// background-removal container mocks follow, built the same way.
+// Package mockserver runs stateful mocks of the three image-processing
+// APIs, in process or as the standalone binary cmd/pfc-mockserver: the
+// hosted API v2 (Hosted, StartHosted), the correction container
+// (PFCContainer, StartPFCContainer) and the background-removal container
+// (BGContainer, StartBGContainer). Each is a thin HTTP layer over a service
+// with real state, and images are processed by the reference engine.
 //
 // # In-process use
 //
@@ -316,4 +318,57 @@
 // parameters are 400 invalid_parameter or unknown_parameter, logged as
 // invalidParameterMessage. See package pfccontainer for the client side
 // and the retry decision of each row.
+//
+// # Background-removal container (BGContainer)
+//
+// BGContainer mocks the locally deployed background-removal container
+// (seed 002); the reference engine's CPU background removal does the work.
+// In tests:
+//
+//	srv := mockserver.StartBGContainer(t, nil) // httptest + cleanup + a ready bgcontainer client
+//	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
+//
+// StartBGContainer(tb, opts, clientOpts...) takes a *BGContainerOptions
+// and options for the client, which holds the valid licence key
+// (BGContainerTestServer.LicenseKey, DefaultBGLicenseKey unless
+// BGContainerOptions.LicenseKey is set) and polls every 10 to 100 ms. The
+// standalone binary serves it on -bg-addr with the shared -license-key and
+// -bg-processing-delay.
+//
+// Routes (all JSON but the PNG download; no query parameters except
+// SubmitImage's):
+//
+//	GET    /Authorize/{license_key}      → {"status": "Licensed"|"Unlicensed", "message", "licensed org", "expiration date": "YYYY-MM"}
+//	GET    /Status                       → the same with an RFC 3339 "expiration date" and "model_version"
+//	POST   /SubmitImage[?preprocessing=true|false&postprocessing=true|false]  multipart: file, mode, preprocessing_config
+//	GET    /CheckImage/{process_id}      → {"status", "original_name", "mode", "processing_time" | "error"}
+//	GET    /DownloadImage/{process_id}   → a raw final "HTTP/1.1 102 Processing" while queued or processing; 200 image/png
+//	DELETE /RemoveImage/{process_id}     → {"status": "deleted", "process_id", "files_deleted", "previous_status"}
+//
+// Licensing: the container starts unactivated (unless
+// BGContainerOptions.Activated); until /Authorize gets the valid key,
+// every image endpoint answers 403 not_activated, before reading a body. A
+// wrong key answers 200 Unlicensed and leaves an earlier activation in
+// place; activation lasts until Close (or the licence's expiry on the
+// clock). Licence keys, also wrong ones, never appear in logs.
+//
+// Jobs: queued until a worker takes them (BGContainerOptions.Workers,
+// within the pixel budget), then processing, then completed or failed.
+// ProcessingDelay keeps a job processing that long on the clock after its
+// engine returned. Jobs stay until removed; RemoveImage also removes a
+// queued job (it never runs) or a processing one (its engine is
+// cancelled). processing_time is clock seconds from processing to
+// completion.
+//
+// Errors: 400 invalid_parameter for a process id that is not a UUID (or is
+// missing), a mode other than portrait or general, a preprocessing or
+// postprocessing value other than true or false, a preprocessing_config
+// that is not a JSON object; 400 unknown_parameter for another query
+// parameter; 404 for an unknown or removed process id, and for a
+// SubmitImage file that is not a JPEG or PNG the engine can read (code
+// invalid_file); 413 for a file over BGContainerOptions.MaxFileBytes; 422
+// for a SubmitImage without a file part; 500 from DownloadImage for a
+// failed job; 503 while shutting down. The details of every choice (form
+// parsing, preprocessing_config keys, defaults, results) are in the
+// bgcontainer package documentation, which the client and the mock share.
 package mockserver

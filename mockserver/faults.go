@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/faults"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
@@ -92,7 +93,7 @@ func (s *FaultSpec) wrap(b faults.Backend, log *slog.Logger, h http.Handler) htt
 }
 
 // faultBackends are the backends a spec may name, with their routes.
-var faultBackends = []faults.Backend{hostedFaults, containerFaults}
+var faultBackends = []faults.Backend{hostedFaults, containerFaults, bgFaults}
 
 // hostedFaults: the hosted mock's routes.
 var hostedFaults = faults.Backend{
@@ -136,6 +137,34 @@ var containerFaults = faults.Backend{
 			return "output"
 		case p == containersvc.VersionPath:
 			return "version"
+		}
+		return "other"
+	},
+}
+
+// bgFaults: the background-removal container mock's routes; download
+// (GET /DownloadImage/{id}) is the one that answers a final 102.
+var bgFaults = faults.Backend{
+	Name: "bg",
+	Routes: []faults.Route{
+		{Name: "authorize"}, {Name: "status"}, {Name: "submit"}, {Name: "check"},
+		{Name: "download", Final102: true}, {Name: "remove"}, {Name: "other"},
+	},
+	Classify: func(_, p string) string {
+		name, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		switch "/" + name {
+		case bgsvc.RouteAuthorize:
+			return "authorize"
+		case bgsvc.RouteStatus:
+			return "status"
+		case bgsvc.RouteSubmitImage:
+			return "submit"
+		case bgsvc.RouteCheckImage:
+			return "check"
+		case bgsvc.RouteDownloadImage:
+			return "download"
+		case bgsvc.RouteRemoveImage:
+			return "remove"
 		}
 		return "other"
 	},

@@ -49,19 +49,21 @@ func goBlocks(t *testing.T, md []byte) []snippet {
 
 // knownImports maps the package names snippets may use to import paths.
 var knownImports = map[string]string{
-	"context":    "context",
-	"errors":     "errors",
-	"fmt":        "fmt",
-	"io":         "io",
-	"log":        "log",
-	"os":         "os",
-	"http":       "net/http",
-	"filepath":   "path/filepath",
-	"strings":    "strings",
-	"time":       "time",
-	"hosted":     "github.com/pfcsdk/pfc-go/hosted",
-	"webhook":    "github.com/pfcsdk/pfc-go/webhook",
-	"mockserver": "github.com/pfcsdk/pfc-go/mockserver",
+	"context":      "context",
+	"errors":       "errors",
+	"fmt":          "fmt",
+	"io":           "io",
+	"log":          "log",
+	"os":           "os",
+	"http":         "net/http",
+	"filepath":     "path/filepath",
+	"strings":      "strings",
+	"time":         "time",
+	"hosted":       "github.com/pfcsdk/pfc-go/hosted",
+	"webhook":      "github.com/pfcsdk/pfc-go/webhook",
+	"mockserver":   "github.com/pfcsdk/pfc-go/mockserver",
+	"pfccontainer": "github.com/pfcsdk/pfc-go/pfccontainer",
+	"bgcontainer":  "github.com/pfcsdk/pfc-go/bgcontainer",
 }
 
 // source returns a test file with each snippet as the body of its own

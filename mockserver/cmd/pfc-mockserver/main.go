@@ -24,6 +24,8 @@
 //	                 or per backend "rate=0.1;bg:kinds=102|503" (default: none); see
 //	                 "Fault injection" in package mockserver for the grammar, the kinds
 //	                 and the routes
+//	-bg-processing-delay  how long each background-removal job stays processing
+//	                 after its engine returned (default 0; scaled by -time-scale)
 //	-container-root  directory holding the correction container's mount points
 //	                 (sdk_license, presets, addons, input, output, scene), kept on
 //	                 exit; default <data-dir>/container, removed on exit when this
@@ -49,9 +51,7 @@
 //	bg: http://127.0.0.1:8000
 //
 // and logs JSON to stderr; a listener on every interface (":8080") is
-// printed as 127.0.0.1. The background-removal mock is not implemented
-// yet: until it is, its listener answers every request 501 with the
-// mocks' JSON error body (code not_implemented), and a note is logged.
+// printed as 127.0.0.1.
 //
 // Timeouts: request headers must arrive within 30 seconds, and an idle
 // keep-alive connection is closed after 2 minutes. There is deliberately
@@ -157,7 +157,7 @@ var backends = []backend{
 	{name: "container", addrFlag: "container-addr", defaultAddr: "127.0.0.1:8081",
 		usage: "listen address of the correction container mock", setup: setupContainer},
 	{name: "bg", addrFlag: "bg-addr", defaultAddr: "127.0.0.1:8000",
-		usage: "listen address of the background-removal container mock", setup: notImplemented("the background-removal container mock")},
+		usage: "listen address of the background-removal container mock", setup: setupBG},
 }
 
 func setupHosted(*flag.FlagSet) func(env) (*served, error) {
@@ -216,19 +216,6 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 			closeFn = func() error { return errors.Join(c.Close(), os.RemoveAll(o.Root)) }
 		}
 		return &served{handler: c, close: closeFn}, nil
-	}
-}
-
-// notImplemented is the placeholder of a backend whose mock does not
-// exist yet: every request is answered 501 with the JSON error body.
-func notImplemented(what string) func(*flag.FlagSet) func(env) (*served, error) {
-	return func(*flag.FlagSet) func(env) (*served, error) {
-		return func(e env) (*served, error) {
-			e.log.Warn("backend not implemented yet; every request is answered 501", "backend", what)
-			return &served{handler: httpx.RequestID(e.log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				httpx.WriteError(w, httpx.Errorf(http.StatusNotImplemented, httpx.CodeNotImplemented, "%s is not implemented yet", what))
-			}))}, nil
-		}
 	}
 }
 

@@ -97,7 +97,7 @@ func TestBinary(t *testing.T) {
 
 	entries, err := os.ReadDir(dataDir)
 	require.NoError(t, err)
-	assert.Len(t, entries, 2, "one private working directory per backend (hosted, container)")
+	assert.Len(t, entries, 3, "one private working directory per backend (hosted, container, bg)")
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	_, _ = io.Copy(io.Discard, stdout)
@@ -116,7 +116,6 @@ func TestBinary(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(l), &rec), "stderr is JSON lines: %q", l)
 		assert.Contains(t, rec, "level")
 	}
-	assert.Contains(t, stderr.String(), "not implemented yet")
 
 	// SIGTERM, and the default data directory (a temporary one) is
 	// removed on exit too.
@@ -408,24 +407,16 @@ func TestRunAllThreeBackends(t *testing.T) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	for _, name := range []string{"bg"} {
-		resp, err := client.Get(urls[name] + "/version")
-		require.NoError(t, err)
-		var body struct {
-			Status        int
-			Code, Message string
-		}
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
-		resp.Body.Close()
-		assert.Equal(t, http.StatusNotImplemented, resp.StatusCode, name)
-		assert.Equal(t, http.StatusNotImplemented, body.Status, name)
-		assert.Equal(t, "not_implemented", body.Code, name)
-		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-		assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
-	}
+	resp, err = client.Get(urls["bg"] + "/Status")
+	require.NoError(t, err)
+	var st struct{ Status string }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&st))
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "Unlicensed", st.Status, "the bg mock starts unactivated")
+	assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
 	cancel()
 	assert.Equal(t, 0, <-done)
-	assert.Contains(t, stderr.String(), "not implemented yet")
 }
 
 // TestRunListenFailureStopsTheOthers: a backend whose address cannot be

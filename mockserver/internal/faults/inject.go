@@ -136,7 +136,9 @@ func (inj *Injector) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 	ev := Event{Backend: inj.backend.Name, Route: route, Seq: n, Kind: kind, Method: r.Method, URL: r.URL}
 	if kind != "" {
-		inj.log.Info("fault injected", "backend", inj.backend.Name, "route", route, "seq", n, "kind", string(kind), "method", r.Method, "path", r.URL.Path)
+		// Not the path: it may hold a secret (the bg container's
+		// /Authorize/{license_key}).
+		inj.log.Info("fault injected", "backend", inj.backend.Name, "route", route, "seq", n, "kind", string(kind), "method", r.Method)
 	}
 	if inj.observe != nil {
 		defer func() { inj.observe(ev) }()

@@ -26,7 +26,6 @@ const (
 	CodeConflict         = "conflict"           // 409
 	CodePayloadTooLarge  = "payload_too_large"  // 413: body beyond the size limit
 	CodeUnprocessable    = "unprocessable"      // 422: a required part of the body is missing
-	CodeNotImplemented   = "not_implemented"    // 501: a backend of the standalone binary that does not exist yet
 	CodeUnavailable      = "unavailable"        // 503: shutting down, or a temporary failure
 	CodeInternal         = "internal_error"     // 500
 )

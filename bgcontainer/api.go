@@ -1,0 +1,261 @@
+package bgcontainer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// jsonHeader asks for JSON answers.
+func jsonHeader() http.Header { return http.Header{"Accept": {"application/json"}} }
+
+// errNilContext is returned by every call given a nil context.
+var errNilContext = errors.New("pfc: nil context")
+
+// send sends r and returns its 2xx answer; the caller closes the body.
+// Error answers become an *Error of ep.
+func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (*http.Response, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
+	resp, err := c.http.Do(ctx, r)
+	if err != nil {
+		return nil, wrapErr(ep, processID, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		// A redirect that was not followed, or a final 1xx handed over by
+		// a custom RoundTripper (the transport reports the container's
+		// 102 itself).
+		resp.Body.Close()
+		return nil, newError(ep, resp.StatusCode, "", "", "", processID, "", nil)
+	}
+	return resp, nil
+}
+
+// getJSON sends r and returns the body of its 2xx answer; the caller
+// closes it.
+func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
+	resp, err := c.send(ctx, ep, processID, r)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// checkID validates a process id; the error's text is redacted.
+func (c *Client) checkID(id string) error {
+	err := ValidateProcessID(id)
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		for i := range ve.Errors {
+			ve.Errors[i].Message = c.redact(ve.Errors[i].Message)
+		}
+	}
+	return err
+}
+
+// Authorize applies the client's licence key (GET /Authorize/{license_key}).
+// The container needs it once per instance, before any image endpoint
+// works. A wrong key is not an error: the answer's Status is Unlicensed
+// (check IsLicensed). The key never appears in errors or logs. A client
+// made without a key returns a *ValidationError naming license_key.
+func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
+	defer exportTo(&err)
+	if err := validateLicenseKey(c.licenseKey); err != nil {
+		return nil, err
+	}
+	body, err := c.getJSON(ctx, EndpointAuthorize, "", &transport.Request{
+		Path: transport.PathJoin("Authorize", c.licenseKey), Header: jsonHeader(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return decodeLicenseStatus(EndpointAuthorize, body, c.redact)
+}
+
+// Status reports the container's licence and model version (GET /Status).
+// It works before activation (Status Unlicensed).
+func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
+	defer exportTo(&err)
+	body, err := c.getJSON(ctx, EndpointStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return decodeLicenseStatus(EndpointStatus, body, c.redact)
+}
+
+// CheckImage reports a job's state (GET /CheckImage/{process_id}). A failed
+// job is a CheckResult with Status StatusFailed and its Error, not an
+// error. An unknown or removed job matches ErrJobNotFound.
+func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResult, err error) {
+	defer exportTo(&err)
+	if err := c.checkID(processID); err != nil {
+		return nil, err
+	}
+	body, err := c.getJSON(ctx, EndpointCheckImage, processID, &transport.Request{
+		Path: transport.PathJoin("CheckImage", processID), Header: jsonHeader(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return decodeCheckResult(processID, body, c.redact)
+}
+
+// RemoveImage deletes a job and its files (DELETE /RemoveImage/{process_id}),
+// also of a job still queued or processing. Later calls for the id match
+// ErrJobNotFound.
+func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteResult, err error) {
+	defer exportTo(&err)
+	if err := c.checkID(processID); err != nil {
+		return nil, err
+	}
+	body, err := c.getJSON(ctx, EndpointRemoveImage, processID, &transport.Request{
+		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return decodeDeleteResult(body, c.redact)
+}
+
+// pngMagic starts every PNG file.
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// download is an open result: the PNG stream of a completed job.
+type download struct {
+	body     io.ReadCloser
+	r        *bufio.Reader // body, its first bytes checked
+	declared int64         // Content-Length, -1 when unknown
+}
+
+// openDownload sends GET /DownloadImage/{process_id} and returns the PNG
+// stream of a completed job. While the job is queued or processing the
+// container answers a final HTTP 102: the call returns at once with an
+// *Error matching ErrStillProcessing. The identity encoding is asked for,
+// so the bytes written are the bytes on the wire.
+func (c *Client) openDownload(ctx context.Context, processID string) (*download, error) {
+	if err := c.checkID(processID); err != nil {
+		return nil, err
+	}
+	resp, err := c.send(ctx, EndpointDownloadImage, processID, &transport.Request{
+		Path:            transport.PathJoin("DownloadImage", processID),
+		Header:          http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
+		FinalProcessing: true,
+		PermanentStatus: func(status int) bool { return status == http.StatusInternalServerError },
+	})
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(resp.Body)
+	head, err := br.Peek(len(pngMagic))
+	if err != nil && !errors.Is(err, io.EOF) {
+		resp.Body.Close()
+		return nil, c.streamErr(processID, 0, err)
+	}
+	if !bytes.Equal(head, pngMagic) {
+		resp.Body.Close()
+		return nil, &ResponseError{Endpoint: EndpointDownloadImage, Reason: "the body is not a PNG image"}
+	}
+	return &download{body: resp.Body, r: br, declared: resp.ContentLength}, nil
+}
+
+// DownloadImage streams the PNG result of a completed job to w and returns
+// the number of bytes written (GET /DownloadImage/{process_id}). Nothing is
+// written unless the answer is a PNG. While the job is queued or
+// processing it returns promptly with an *Error matching
+// ErrStillProcessing (the container's HTTP 102); a failed job matches
+// ErrProcessingFailed, an unknown or removed one ErrJobNotFound. A result
+// larger than WithMaxDownloadSize fails with a *DownloadTooLargeError once
+// that many bytes were written (at once when the Content-Length says so).
+func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Writer) (_ int64, err error) {
+	defer exportTo(&err)
+	if w == nil {
+		return 0, &ValidationError{Errors: []FieldError{{Field: "w", Message: "is required"}}}
+	}
+	d, err := c.openDownload(ctx, processID)
+	if err != nil {
+		return 0, err
+	}
+	defer d.body.Close()
+	return c.copyResult(processID, w, d)
+}
+
+// DownloadImageFile is DownloadImage into the file at path, written
+// atomically: the PNG goes to a temporary file beside path, renamed into
+// place only once complete, so path is never left half-written and is not
+// touched at all when the job is not completed. A new file gets mode 0644;
+// an overwritten one keeps its mode.
+func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) (_ int64, err error) {
+	defer exportTo(&err)
+	if path == "" {
+		return 0, &ValidationError{Errors: []FieldError{{Field: "path", Message: "is required"}}}
+	}
+	d, err := c.openDownload(ctx, processID)
+	if err != nil {
+		return 0, err
+	}
+	defer d.body.Close()
+	var n int64
+	err = fileio.WriteFileAtomic(path, func(w io.Writer) error {
+		var err error
+		n, err = c.copyResult(processID, w, d)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// copyResult streams the PNG to w within the download bound.
+func (c *Client) copyResult(processID string, w io.Writer, d *download) (int64, error) {
+	n, err := fileio.CopyLimited(w, d.r, d.declared, c.maxDownload)
+	switch {
+	case errors.Is(err, ErrDownloadTooLarge):
+		return n, &DownloadTooLargeError{ProcessID: c.redact(oneLine(processID, 64)), Limit: c.maxDownload, Written: n}
+	case err != nil:
+		return n, c.streamErr(processID, n, err)
+	}
+	return n, nil
+}
+
+// streamErr reports a failure while the result was streamed; its text is
+// redacted, its cause stays in the chain.
+func (c *Client) streamErr(processID string, n int64, err error) error {
+	return apierr.Redactf(c.redact, "pfc: DownloadImage %s: after %d bytes: %w", oneLine(processID, 64), n, err)
+}
+
+// DownloadTooLargeError reports a download refused because the result
+// exceeds the bound set with WithMaxDownloadSize. It matches
+// ErrDownloadTooLarge with errors.Is.
+type DownloadTooLargeError struct {
+	// ProcessID is the job whose result was refused.
+	ProcessID string
+	// Limit is the bound in bytes.
+	Limit int64
+	// Written is how many bytes reached the writer before the download was
+	// stopped: 0 when the Content-Length already said too much.
+	// DownloadImage's w holds that partial content; the file variants
+	// leave nothing behind.
+	Written int64
+}
+
+// Error says which job's result was over which limit.
+func (e *DownloadTooLargeError) Error() string {
+	return fmt.Sprintf("pfc: download of job %s: larger than the limit of %d bytes (WithMaxDownloadSize)", e.ProcessID, e.Limit)
+}
+
+// Unwrap returns ErrDownloadTooLarge.
+func (e *DownloadTooLargeError) Unwrap() error { return ErrDownloadTooLarge }

@@ -1,0 +1,156 @@
+package bgcontainer
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// redacted replaces the licence key wherever a Client is printed.
+const redacted = "REDACTED"
+
+// Client talks to one background-removal container. It is safe for
+// concurrent use; create one with NewClient and reuse it. It holds the
+// licence key; printing it (fmt with any verb, a copy of it, slog) never
+// shows the key.
+type Client struct {
+	baseURL    string
+	licenseKey string
+	http       *transport.Client
+	wait       poll.Options
+	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
+	maxDownload int64
+}
+
+// Option configures a Client. The same options, with the same names,
+// configure the hosted and pfccontainer clients.
+type Option = clientopt.Option
+
+// WithBaseURL sets the container's base URL, for example
+// "http://gpu-box:8000" (the container listens on port 8000). It is
+// required.
+func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
+
+// WithHTTPClient makes the client send requests through hc (its Transport,
+// Timeout and Jar). The SDK installs its own redirect policy on a copy, so
+// hc itself is not modified.
+func WithHTTPClient(hc *http.Client) Option { return clientopt.WithHTTPClient(hc) }
+
+// WithLogger logs each attempt, retry and response at Debug/Warn level.
+// The licence key is redacted from every record. Without it nothing is
+// logged.
+func WithLogger(l *slog.Logger) Option { return clientopt.WithLogger(l) }
+
+// WithRetries sets how often a failed request is retried (connection
+// errors, 408, 429 and 5xx other than 501) and the bounds of the jittered
+// exponential backoff between attempts. maxRetries < 0 disables retries.
+// SubmitImage is never resent once it may have reached the container, and
+// a 500 of DownloadImage (processing failed) is final.
+func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
+	return clientopt.WithRetries(maxRetries, minWait, maxWait)
+}
+
+// WithMaxRetryAfter caps how long a server's Retry-After header can make
+// the client wait before the next attempt (default 30 s).
+func WithMaxRetryAfter(d time.Duration) Option { return clientopt.WithMaxRetryAfter(d) }
+
+// WithUserAgent appends product to the User-Agent "pfc-go/<version>".
+func WithUserAgent(product string) Option { return clientopt.WithUserAgent(product) }
+
+// WithResponseHeaderTimeout bounds how long each attempt waits for the
+// response headers (default 5 minutes; a negative d means no bound), so a
+// silent container cannot hang a call made without a context deadline. It
+// does not limit reading a response body. The final error of an attempt
+// that runs out matches ErrResponseHeaderTimeout.
+func WithResponseHeaderTimeout(d time.Duration) Option {
+	return clientopt.WithResponseHeaderTimeout(d)
+}
+
+// WithPolling sets the defaults used by WaitImage (when it is given nil
+// options) and by RemoveBackground.
+func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOptions()) }
+
+// WithMaxDownloadSize bounds the bytes one download (DownloadImage,
+// DownloadImageFile, RemoveBackground, RemoveBackgroundFile) writes; 0, the
+// default, means no bound. A larger result fails with a
+// *DownloadTooLargeError (matching ErrDownloadTooLarge); the file
+// variants then leave no file behind.
+func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
+
+// NewClient returns a client of the container at WithBaseURL (required)
+// holding licenseKey, which Authorize applies and RemoveBackground applies
+// when the container is not activated yet. licenseKey may be empty for a
+// container that is activated by someone else; Authorize then fails with a
+// *ValidationError. The key, raw and URL-escaped, is redacted from every
+// error and log record. Invalid settings are reported together as a
+// *ValidationError naming them.
+func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
+	defer exportTo(&err)
+	var fe apierr.FieldErrors
+	if licenseKey != "" {
+		if err := validateLicenseKey(licenseKey); err != nil {
+			var ve *ValidationError
+			if errors.As(err, &ve) {
+				for _, e := range ve.Errors {
+					fe.Add("licenseKey", "%s", e.Message)
+				}
+			}
+		}
+	}
+	var secrets []string
+	if licenseKey != "" {
+		secrets = []string{licenseKey, url.PathEscape(licenseKey)}
+	}
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: secrets}, fe)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{baseURL: cfg.BaseURL, licenseKey: licenseKey, http: tc, wait: cfg.Polling,
+		maxDownload: cfg.MaxDownloadSize}, nil
+}
+
+// CloseIdleConnections closes the idle keep-alive connections of the
+// client's HTTP transport.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// redact removes the licence key (in every form) from s.
+func (c *Client) redact(s string) string {
+	if c == nil || c.http == nil {
+		return s
+	}
+	return c.http.Redact(s)
+}
+
+// String returns the same text as Format.
+func (c Client) String() string { return fmt.Sprint(c) }
+
+// Format prints the client as "bgcontainer.Client(<base URL>, license key
+// REDACTED)" (or "no license key") whatever the verb, so that %v, %+v and
+// %#v never reveal the licence key. A nil *Client prints as "<nil>".
+func (c Client) Format(f fmt.State, _ rune) {
+	_, _ = fmt.Fprintf(f, "bgcontainer.Client(%s, %s)", c.baseURL, c.keyState())
+}
+
+// LogValue makes slog print the client without its licence key.
+func (c Client) LogValue() slog.Value {
+	key := ""
+	if c.licenseKey != "" {
+		key = redacted
+	}
+	return slog.GroupValue(slog.String("base_url", c.baseURL), slog.String("license_key", key))
+}
+
+func (c Client) keyState() string {
+	if c.licenseKey == "" {
+		return "no license key"
+	}
+	return "license key " + redacted
+}

@@ -1,0 +1,136 @@
+package bgcontainer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rawServer is a real listener that answers each connection's first
+// request with the bytes answer returns, written raw, then either closes
+// the connection or holds it open until the test ends.
+type rawServer struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	paths []string
+	wg    sync.WaitGroup
+	done  chan struct{}
+}
+
+func startRaw(t *testing.T, hold bool, answer func(n int, path string) string) *rawServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s := &rawServer{ln: ln, done: make(chan struct{})}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for n := 0; ; n++ {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer conn.Close()
+				req, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				s.mu.Lock()
+				s.paths = append(s.paths, req.URL.Path)
+				s.mu.Unlock()
+				_, _ = conn.Write([]byte(answer(n, req.URL.Path)))
+				if hold {
+					<-s.done
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		close(s.done)
+		_ = ln.Close()
+		s.wg.Wait()
+	})
+	return s
+}
+
+func (s *rawServer) client(t *testing.T) *Client {
+	t.Helper()
+	c, err := NewClient(secretKey, WithBaseURL("http://"+s.ln.Addr().String()),
+		WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// stillBody is what a FastAPI container might send with its 102.
+const stillBody = `{"detail":"Image is still processing"}`
+
+// TestDownloadImageFinal102OnTheWire: the container's final
+// "HTTP/1.1 102 Processing" (bare, with headers and a JSON body, the
+// connection closed or held open) makes DownloadImage return promptly with
+// ErrStillProcessing, after one request, writing nothing.
+func TestDownloadImageFinal102OnTheWire(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		answer string
+		hold   bool
+	}{
+		{"bare, closed", "HTTP/1.1 102 Processing\r\n\r\n", false},
+		{"bare, held open", "HTTP/1.1 102 Processing\r\n\r\n", true},
+		{"with a JSON body, held open", fmt.Sprintf("HTTP/1.1 102 Processing\r\nContent-Type: application/json\r\n"+
+			"Content-Length: %d\r\nX-Request-Id: req-102\r\n\r\n%s", len(stillBody), stillBody), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := startRaw(t, tt.hold, func(int, string) string { return tt.answer })
+			c := s.client(t)
+			var out bytes.Buffer
+			_, err := c.DownloadImage(context.Background(), jobID, &out)
+			require.ErrorIs(t, err, ErrStillProcessing)
+			var ae *Error
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, http.StatusProcessing, ae.StatusCode)
+			assert.Equal(t, EndpointDownloadImage, ae.Endpoint)
+			assert.NotErrorIs(t, err, ErrServer)
+			assert.Zero(t, out.Len())
+			s.mu.Lock()
+			assert.Equal(t, []string{"/DownloadImage/" + jobID}, s.paths, "not retried")
+			s.mu.Unlock()
+		})
+	}
+}
+
+// TestDownloadImageAfter102: once the job is done the next download works
+// on a fresh connection.
+func TestDownloadImageAfter102(t *testing.T) {
+	t.Parallel()
+	img := pngBytes(t, 3, 3)
+	s := startRaw(t, false, func(n int, _ string) string {
+		if n == 0 {
+			return "HTTP/1.1 102 Processing\r\n\r\n"
+		}
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(img), img)
+	})
+	c := s.client(t)
+	var out bytes.Buffer
+	_, err := c.DownloadImage(context.Background(), jobID, &out)
+	require.ErrorIs(t, err, ErrStillProcessing)
+	n, err := c.DownloadImage(context.Background(), jobID, &out)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(img)), n)
+	assert.Equal(t, img, out.Bytes())
+}

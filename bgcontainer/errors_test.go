@@ -1,0 +1,149 @@
+package bgcontainer
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// TestAPIErrorClassification covers every row of the seed's error table
+// and the not-activated choice.
+func TestAPIErrorClassification(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ep     Endpoint
+		status int
+		code   string
+		kind   error // nil: class only
+		class  error
+	}{
+		{EndpointAuthorize, 400, "missing_parameter", nil, ErrBadRequest},
+		{EndpointAuthorize, 500, "", nil, ErrServer},
+		{EndpointStatus, 500, "", nil, ErrServer},
+		{EndpointSubmitImage, 404, "invalid_file", ErrInvalidFile, ErrNotFound},
+		{EndpointSubmitImage, 422, "", ErrMissingFile, ErrBadRequest},
+		{EndpointSubmitImage, 500, "", nil, ErrServer},
+		{EndpointSubmitImage, 400, "invalid_parameter", nil, ErrBadRequest},
+		{EndpointSubmitImage, 403, "not_activated", ErrNotActivated, ErrUnauthorized},
+		{EndpointCheckImage, 400, "", ErrInvalidProcessID, ErrBadRequest},
+		{EndpointCheckImage, 404, "", ErrJobNotFound, ErrNotFound},
+		{EndpointCheckImage, 500, "", nil, ErrServer},
+		{EndpointCheckImage, 401, "", ErrNotActivated, ErrUnauthorized},
+		{EndpointDownloadImage, 102, "", ErrStillProcessing, nil},
+		{EndpointDownloadImage, 400, "", ErrInvalidProcessID, ErrBadRequest},
+		{EndpointDownloadImage, 404, "", ErrJobNotFound, ErrNotFound},
+		{EndpointDownloadImage, 500, "internal_error", ErrProcessingFailed, ErrServer},
+		{EndpointDownloadImage, 403, "", ErrNotActivated, ErrUnauthorized},
+		{EndpointRemoveImage, 400, "", ErrInvalidProcessID, ErrBadRequest},
+		{EndpointRemoveImage, 404, "", ErrJobNotFound, ErrNotFound},
+		{EndpointRemoveImage, 500, "", nil, ErrServer},
+		{EndpointStatus, 400, "NOT_ACTIVATED", ErrNotActivated, ErrBadRequest},
+		{EndpointStatus, 403, "", nil, ErrUnauthorized}, // not an image endpoint
+	}
+	all := []error{ErrNotActivated, ErrInvalidProcessID, ErrJobNotFound, ErrInvalidFile, ErrMissingFile,
+		ErrProcessingFailed, ErrStillProcessing}
+	for _, tt := range tests {
+		t.Run(string(tt.ep)+"/"+http.StatusText(tt.status), func(t *testing.T) {
+			t.Parallel()
+			err := error(newError(tt.ep, tt.status, tt.code, "msg", "", "", "", nil))
+			for _, s := range all {
+				assert.Equal(t, s == tt.kind, errors.Is(err, s), "%v", s)
+			}
+			if tt.class != nil {
+				assert.ErrorIs(t, err, tt.class)
+			}
+		})
+	}
+}
+
+func TestErrorWrapsTheAPIError(t *testing.T) {
+	t.Parallel()
+	cause := &APIError{StatusCode: 404, Method: "GET", URL: "http://c/CheckImage/x"}
+	err := error(newError(EndpointCheckImage, 404, "not_found", "process_id x not found", "process_id",
+		"123e4567-e89b-12d3-a456-426614174000", "req-1", cause))
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Same(t, cause, ae)
+	var be *Error
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, "process_id", be.Parameter)
+	assert.Equal(t, "pfc: CheckImage 123e4567-e89b-12d3-a456-426614174000: 404 Not Found: "+
+		"process_id x not found (parameter process_id, code not_found, request id req-1)", err.Error())
+	assert.ErrorIs(t, err, ErrJobNotFound)
+	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestWrapErr(t *testing.T) {
+	t.Parallel()
+	assert.NoError(t, wrapErr(EndpointStatus, "", nil))
+	plain := errors.New("dial tcp: connection refused")
+	assert.Same(t, plain, wrapErr(EndpointStatus, "", plain))
+	cause := &apierr.APIError{StatusCode: 403, Code: "not_activated", Message: "activate first", RequestID: "r", Attempts: 1}
+	err := wrapErr(EndpointSubmitImage, "", fmt.Errorf("attempt: %w", cause))
+	var be *Error
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, EndpointSubmitImage, be.Endpoint)
+	assert.Equal(t, "activate first", be.Message)
+	assert.Equal(t, "r", be.RequestID)
+	assert.ErrorIs(t, err, ErrNotActivated)
+	assert.ErrorIs(t, err, ErrUnauthorized)
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, APIError(*cause), *ae, "the public copy of the transport's error")
+}
+
+func TestAPIErrorMessageIsOneLine(t *testing.T) {
+	t.Parallel()
+	err := newError(EndpointStatus, 500, "", "line one\n\tline two "+strings.Repeat("é", 300), "", "", "", nil)
+	msg := err.Error()
+	assert.NotContains(t, msg, "\n")
+	assert.Contains(t, msg, "line one line two")
+	assert.True(t, strings.HasSuffix(msg, "…"), msg)
+	assert.Less(t, len(msg), 260)
+}
+
+func TestValidateProcessID(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"123e4567-e89b-42d3-a456-426614174000", "123E4567-E89B-42D3-A456-426614174000"} {
+		assert.NoError(t, ValidateProcessID(ok), ok)
+	}
+	for _, bad := range []string{"", "123", "123e4567e89b42d3a456426614174000", "123e4567-e89b-42d3-a456-42661417400z",
+		"{123e4567-e89b-42d3-a456-426614174000}", "../../Status", "123e4567-e89b-42d3-a456-4266141740000"} {
+		err := ValidateProcessID(bad)
+		require.Error(t, err, bad)
+		assert.ErrorIs(t, err, ErrInvalidProcessID)
+		assert.ErrorIs(t, err, ErrInvalidParameter)
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve)
+		require.Len(t, ve.Errors, 1)
+		assert.Equal(t, "process_id", ve.Errors[0].Field)
+		assert.Contains(t, err.Error(), "process_id: ")
+	}
+}
+
+func TestValidateLicenseKeyNeverQuotesIt(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, validateLicenseKey("ABCD-1234/ef gh"))
+	for _, bad := range []string{"", "   ", "secret\nkey", "secret\x7fkey"} {
+		err := validateLicenseKey(bad)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, ErrInvalidParameter)
+		assert.NotErrorIs(t, err, ErrInvalidProcessID)
+		assert.Contains(t, err.Error(), "license_key: ")
+		assert.NotContains(t, err.Error(), "secret")
+	}
+}
+
+func TestResponseError(t *testing.T) {
+	t.Parallel()
+	err := error(&ResponseError{Endpoint: EndpointStatus, Field: "licensed org", Reason: "expected a string, got a number"})
+	assert.ErrorIs(t, err, ErrInvalidResponse)
+	assert.Equal(t, `pfc: Status: invalid response: field "licensed org": expected a string, got a number`, err.Error())
+}

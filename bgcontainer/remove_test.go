@@ -1,0 +1,47 @@
+package bgcontainer
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRemoveImage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, secretKey)
+	f.json(t, http.MethodDelete, "/RemoveImage/"+jobID, 200, map[string]any{
+		"status": "deleted", "process_id": jobID, "files_deleted": 2, "previous_status": "completed",
+	})
+	d, err := f.c.RemoveImage(context.Background(), jobID)
+	require.NoError(t, err)
+	assert.Equal(t, &DeleteResult{Status: "deleted", ProcessID: jobID, FilesDeleted: 2, PreviousStatus: StatusCompleted}, d)
+}
+
+// TestRemoveImageErrors covers the seed's rows for /RemoveImage.
+func TestRemoveImageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status int
+		want   error
+	}{
+		{400, ErrInvalidProcessID},
+		{404, ErrJobNotFound},
+		{500, ErrServer},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, secretKey)
+			f.json(t, http.MethodDelete, "/RemoveImage/"+jobID, tt.status, errorBody(tt.status, "c", "m", ""))
+			_, err := f.c.RemoveImage(context.Background(), jobID)
+			require.ErrorIs(t, err, tt.want)
+			var ae *Error
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, EndpointRemoveImage, ae.Endpoint)
+			assert.NotErrorIs(t, err, ErrProcessingFailed)
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package bgcontainer
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// fileField is the multipart part that carries the image.
+const fileField = "file"
+
+// SubmitImage uploads size bytes of image (POST /SubmitImage) and returns
+// the job the container started. The body is multipart/form-data streamed
+// from image with an exact Content-Length; the file is never held in
+// memory. The part's content type is sniffed from the bytes; its file name
+// is opts.FileName, else "image" with the extension of the sniffed type.
+// Options are checked before anything is sent (*ValidationError).
+//
+// The request is not replayed once it may have reached the container
+// (each one starts a job): only failures proving that it never left are
+// retried. A file the container cannot read matches ErrInvalidFile; a
+// container that is not activated matches ErrNotActivated.
+func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions) (_ *Job, err error) {
+	defer exportTo(&err)
+	var fe fieldErrors
+	if image == nil {
+		fe.add("image", "is required")
+	}
+	if size <= 0 {
+		fe.add("size", "must be positive, got %d", size)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	q, fields, err := opts.encode()
+	if err != nil {
+		return nil, err
+	}
+	contentType := fileio.DetectContentType(image, size)
+	name := ""
+	if opts != nil {
+		name = opts.FileName
+	}
+	if name == "" {
+		name = defaultFileName(contentType)
+	}
+	form := make([]transport.FormField, len(fields))
+	for i, f := range fields {
+		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
+	}
+	body, err := c.getJSON(ctx, EndpointSubmitImage, "", &transport.Request{
+		Method: http.MethodPost,
+		Path:   "SubmitImage",
+		Query:  q,
+		Header: jsonHeader(),
+		Body: transport.MultipartBody(form, transport.FormFile{
+			Field: fileField, FileName: name, ContentType: contentType, Content: image, Size: size,
+		}),
+		NoReplay: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return decodeJob(body, c.redact)
+}
+
+// SubmitImageFile is SubmitImage of the regular file at path, sent under
+// its base name unless opts.FileName is set. A path that is not a regular
+// file fails with an error naming "path" that matches ErrInvalidParameter;
+// a missing one matches fs.ErrNotExist.
+func (c *Client) SubmitImageFile(ctx context.Context, path string, opts *SubmitOptions) (_ *Job, err error) {
+	defer exportTo(&err)
+	f, size, err := fileio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	o := SubmitOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.FileName == "" {
+		o.FileName = filepath.Base(path)
+	}
+	return c.SubmitImage(ctx, f, size, &o)
+}
+
+// defaultFileName names a part whose caller gave no name.
+func defaultFileName(contentType string) string {
+	switch contentType {
+	case "image/jpeg":
+		return "image.jpg"
+	case "image/png":
+		return "image.png"
+	case "image/webp":
+		return "image.webp"
+	}
+	return "image"
+}

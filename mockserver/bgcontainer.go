@@ -1,0 +1,242 @@
+package mockserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+)
+
+// DefaultBGLicenseKey is the valid licence key of a BGContainer started
+// without BGContainerOptions.LicenseKey, and of the standalone binary
+// (-license-key).
+const DefaultBGLicenseKey = "test-license-key"
+
+// BGContainerOptions configures a BGContainer, the background-removal
+// container mock. The zero value is usable: licence key
+// DefaultBGLicenseKey, not activated, the real clock, no processing delay,
+// a temporary data directory.
+type BGContainerOptions struct {
+	// LicenseKey is the one valid licence key (GET /Authorize/{key});
+	// empty means DefaultBGLicenseKey. It never appears in the mock's
+	// answers or logs.
+	LicenseKey string
+	// Activated starts the container as if /Authorize had been called
+	// with LicenseKey. The real container starts unactivated: image
+	// endpoints answer 403 not_activated until then.
+	Activated bool
+	// Organization is the "licensed org"; empty means "PFC Mock
+	// Organization".
+	Organization string
+	// LicenseExpiry is when the licence ends (on Clock); zero means the
+	// end of the month a year after the clock's time at creation.
+	LicenseExpiry time.Time
+	// ModelVersion is what /Status reports; empty means "372.0", the
+	// seed's release label.
+	ModelVersion string
+	// Clock drives the processing delay, processing_time and the
+	// licence's expiry; nil means clock.Real(). Use clock.NewFake in
+	// tests.
+	Clock clock.Clock
+	// ProcessingDelay keeps each job processing at least this long on
+	// Clock after its engine returned (default 0), so that tests can hold
+	// jobs in processing; it does not hold a worker.
+	ProcessingDelay time.Duration
+	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
+	Workers int
+	// PixelBudget bounds the summed pixels of the images processed at
+	// once (the engine's memory grows with them); 0 means
+	// DefaultPixelBudget. Jobs that
+	// would exceed it stay queued, in order; an image larger than the
+	// whole budget is processed alone.
+	PixelBudget int64
+	// MaxFileBytes bounds an uploaded file (413 beyond); 0 means 50 MB.
+	MaxFileBytes int64
+	// DataDir is where a private working directory is created (and
+	// removed by Close); empty means the system temporary directory.
+	DataDir string
+	// Logger receives structured logs (licence keys redacted); nil
+	// discards them.
+	Logger *slog.Logger
+	// Faults injects failures into the answers (see ParseFaults and the
+	// package documentation's "Fault injection"); nil injects none.
+	Faults *FaultSpec
+
+	// remover replaces the CPU engine, for the package's tests.
+	remover matting.Remover
+	// fault, when it returns true for a request, answers it 500
+	// internal_error before the container sees it (the seed's 500 rows),
+	// for the package's tests.
+	fault func(*http.Request) bool
+}
+
+// BGContainer is the background-removal container mock (seed 002): an
+// http.Handler serving /Authorize/{license_key}, /Status, /SubmitImage,
+// /CheckImage/{id}, /DownloadImage/{id} and /RemoveImage/{id}, with the
+// reference engine's CPU background removal doing the work. Create it
+// with NewBGContainer and Close it when done.
+type BGContainer struct {
+	svc     *bgsvc.Service
+	handler http.Handler
+	dir     *privateDir
+	key     string
+}
+
+// NewBGContainer creates a BGContainer and starts its workers.
+func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
+	key := opts.LicenseKey
+	if key == "" {
+		key = DefaultBGLicenseKey
+	}
+	budget := opts.PixelBudget
+	if budget == 0 {
+		budget = DefaultPixelBudget
+	}
+	dir, err := newPrivateDir(opts.DataDir, "pfc-bg-*")
+	if err != nil {
+		return nil, err
+	}
+	svc, err := bgsvc.New(bgsvc.Config{
+		LicenseKey:      key,
+		Organization:    opts.Organization,
+		LicenseExpiry:   opts.LicenseExpiry,
+		ModelVersion:    opts.ModelVersion,
+		Clock:           opts.Clock,
+		ProcessingDelay: opts.ProcessingDelay,
+		DataDir:         dir.path,
+		Workers:         opts.Workers,
+		PixelBudget:     budget,
+		MaxFileBytes:    opts.MaxFileBytes,
+		Remover:         opts.remover,
+		Logger:          opts.Logger,
+	})
+	if err != nil {
+		_ = dir.close(nil)
+		if errors.Is(err, bgsvc.ErrInvalidConfig) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		}
+		return nil, fmt.Errorf("mockserver: %w", err)
+	}
+	b := &BGContainer{svc: svc, handler: opts.Faults.wrap(bgFaults, opts.Logger, svc.Handler()), dir: dir, key: key}
+	if fault := opts.fault; fault != nil {
+		next := b.handler
+		b.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if fault(r) {
+				httpx.WriteError(w, httpx.Errorf(http.StatusInternalServerError, httpx.CodeInternal, "simulated internal error"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	if opts.Activated {
+		if _, e := svc.Authorize(key); e != nil {
+			_ = b.Close()
+			return nil, fmt.Errorf("mockserver: activating: %s", e.Message)
+		}
+	}
+	return b, nil
+}
+
+// ServeHTTP serves the container's API.
+func (b *BGContainer) ServeHTTP(w http.ResponseWriter, r *http.Request) { b.handler.ServeHTTP(w, r) }
+
+// Close cancels running jobs, drops queued ones, interrupts uploads still
+// being received (answered 503), stops every timer and removes the data
+// directory. Close the http.Server first where possible, so no other
+// request is in flight. It is idempotent.
+func (b *BGContainer) Close() error { return b.dir.close(b.svc.Close) }
+
+// WaitIdle blocks until no job is queued or has its engine running: every
+// job has ended or waits for its ProcessingDelay on the clock. With a fake
+// clock, call it after a request and after each Advance to synchronise
+// without sleeping.
+func (b *BGContainer) WaitIdle(ctx context.Context) error { return b.svc.WaitIdle(ctx) }
+
+// DataDir returns the container's private working directory.
+func (b *BGContainer) DataDir() string { return b.dir.path }
+
+// JobCount returns how many jobs the container holds (not yet removed),
+// for tests that check a client cleans up after itself.
+func (b *BGContainer) JobCount() int { return b.svc.JobCount() }
+
+// BGContainerTestServer is a BGContainer running on httptest, from
+// StartBGContainer.
+type BGContainerTestServer struct {
+	// URL is the container's base URL (pass it to bgcontainer.WithBaseURL).
+	URL string
+	// Server is the underlying httptest server.
+	Server *httptest.Server
+	// LicenseKey is the valid licence key.
+	LicenseKey string
+	// BGContainer is the mock itself.
+	BGContainer *BGContainer
+	// Client is a bgcontainer client for URL holding LicenseKey. It polls
+	// fast (every 10 to 100 ms) and takes the extra options given to
+	// StartBGContainer.
+	Client *bgcontainer.Client
+
+	core *testServerCore
+}
+
+// StartBGContainer starts a BGContainer with opts (nil: the zero
+// BGContainerOptions) on an httptest server, registers its shutdown with
+// tb.Cleanup (the httptest server first, then BGContainer.Close), and
+// returns its URL, licence key and a ready client. clientOpts are applied
+// to the client after the test server's own (base URL, HTTP client, fast
+// polling), so they can override them. It fails tb on error.
+//
+//	srv := mockserver.StartBGContainer(t, nil)
+//	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil) // activates, then removes the job
+func StartBGContainer(tb testing.TB, opts *BGContainerOptions, clientOpts ...bgcontainer.Option) *BGContainerTestServer {
+	tb.Helper()
+	var o BGContainerOptions
+	if opts != nil {
+		o = *opts
+	}
+	b, err := NewBGContainer(o)
+	if err != nil {
+		tb.Fatalf("mockserver: %v", err)
+	}
+	core := startTestServer(tb, b, o.Clock)
+	ts := &BGContainerTestServer{URL: core.server.URL, Server: core.server, LicenseKey: b.key, BGContainer: b, core: core}
+	copts := append([]bgcontainer.Option{
+		bgcontainer.WithBaseURL(ts.URL),
+		bgcontainer.WithHTTPClient(core.server.Client()),
+		bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
+	}, clientOpts...)
+	if ts.Client, err = bgcontainer.NewClient(ts.LicenseKey, copts...); err != nil {
+		tb.Fatalf("mockserver: bgcontainer client: %v", err)
+	}
+	return ts
+}
+
+// WaitIdle waits until the container has no job queued or running (see
+// BGContainer.WaitIdle), failing the test if that takes longer than a
+// minute.
+func (s *BGContainerTestServer) WaitIdle() {
+	s.core.tb.Helper()
+	s.core.waitIdle()
+}
+
+// Advance moves the container's fake clock forward by d, one due timer at
+// a time, waiting for the work each timer starts, so that processing
+// delays end at their simulated times. It fails the test unless the
+// container was started with a *clock.Fake.
+func (s *BGContainerTestServer) Advance(d time.Duration) {
+	s.core.tb.Helper()
+	s.core.advance(d)
+}
+
+// Clock returns the container's clock (BGContainerOptions.Clock, or the
+// real clock).
+func (s *BGContainerTestServer) Clock() clock.Clock { return s.core.clock }

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/pfcsdk/pfc-go/mockserver"
+)
+
+// setupBG registers the background-removal container's own flag and
+// returns its constructor. Its licence key is the shared -license-key.
+func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
+	delay := fs.Duration("bg-processing-delay", 0,
+		"how long each background-removal job stays processing after its engine returned (on the -time-scale clock)")
+	return func(e env) (*served, error) {
+		b, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{
+			LicenseKey:      e.licenseKey,
+			Clock:           e.clock,
+			ProcessingDelay: *delay,
+			DataDir:         e.dataDir,
+			PixelBudget:     e.pixelBudget,
+			Faults:          e.faults,
+			Logger:          e.log.With("backend", "bg"),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &served{handler: b, close: b.Close}, nil
+	}
+}

@@ -1,0 +1,200 @@
+package bgsvc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+)
+
+// awkwardKey needs escaping as a path segment.
+const awkwardKey = "lic/with space?"
+
+// serve runs s.Handler on an httptest server.
+func serve(t *testing.T, s *Service) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// do sends a request and returns the status and the decoded JSON body.
+func do(t *testing.T, srv *httptest.Server, method, path string, body io.Reader, contentType string) (*http.Response, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL+path, body)
+	require.NoError(t, err)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var m map[string]any
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		require.NoError(t, json.Unmarshal(raw, &m), string(raw))
+	}
+	return resp, m
+}
+
+func TestHTTPRoutesMethodsAndQuery(t *testing.T) {
+	t.Parallel()
+	s, _ := newService(t, nil)
+	srv := serve(t, s)
+	id := httpx.NewUUID()
+	tests := []struct {
+		method, path string
+		status       int
+		code, param  string
+		allow        string
+	}{
+		{"GET", "/Nope", 404, httpx.CodeNotFound, "", ""},
+		{"GET", "/Status/x", 404, httpx.CodeNotFound, "", ""},
+		{"GET", "/SubmitImage/x", 404, httpx.CodeNotFound, "", ""},
+		{"POST", "/Status", 405, httpx.CodeMethodNotAllowed, "", "GET"},
+		{"GET", "/SubmitImage", 405, httpx.CodeMethodNotAllowed, "", "POST"},
+		{"DELETE", "/CheckImage/" + id, 405, httpx.CodeMethodNotAllowed, "", "GET"},
+		{"GET", "/RemoveImage/" + id, 405, httpx.CodeMethodNotAllowed, "", "DELETE"},
+		{"GET", "/Status?verbose=1", 400, httpx.CodeUnknownParameter, "verbose", ""},
+		{"GET", "/CheckImage/" + id + "?x=1", 400, httpx.CodeUnknownParameter, "x", ""},
+		{"POST", "/SubmitImage?preprocessing=true&preprocessing=false", 400, httpx.CodeInvalidParameter, "preprocessing", ""},
+		{"POST", "/SubmitImage?mode=portrait", 400, httpx.CodeUnknownParameter, "mode", ""},
+		{"GET", "/CheckImage/", 400, httpx.CodeInvalidParameter, ParamProcessID, ""},
+		{"GET", "/CheckImage", 400, httpx.CodeInvalidParameter, ParamProcessID, ""},
+		{"GET", "/DownloadImage/not-a-uuid", 400, httpx.CodeInvalidParameter, ParamProcessID, ""},
+		{"DELETE", "/RemoveImage/" + id + "/x", 400, httpx.CodeInvalidParameter, ParamProcessID, ""},
+		{"GET", "/CheckImage/" + id, 404, httpx.CodeNotFound, ParamProcessID, ""},
+		{"GET", "/DownloadImage/" + id, 404, httpx.CodeNotFound, ParamProcessID, ""},
+		{"DELETE", "/RemoveImage/" + id, 404, httpx.CodeNotFound, ParamProcessID, ""},
+		{"GET", "/Authorize", 400, httpx.CodeMissingParameter, ParamLicenseKey, ""},
+		{"GET", "/Authorize/", 400, httpx.CodeMissingParameter, ParamLicenseKey, ""},
+		{"POST", "/SubmitImage", 422, httpx.CodeUnprocessable, ParamFile, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			t.Parallel()
+			resp, m := do(t, srv, tt.method, tt.path, nil, "")
+			assert.Equal(t, tt.status, resp.StatusCode)
+			assert.Equal(t, tt.code, m["code"])
+			assert.Equal(t, float64(tt.status), m["status"])
+			if tt.param != "" {
+				assert.Equal(t, tt.param, m["parameter"])
+			}
+			assert.Equal(t, tt.allow, resp.Header.Get("Allow"))
+			assert.True(t, strings.HasPrefix(resp.Header.Get(httpx.RequestIDHeader), "req_"))
+		})
+	}
+}
+
+// TestHTTPLicenceKeyIsOneSegmentAndNeverLogged: a key holding "/" and a
+// space, sent escaped, activates; neither it nor a wrong key reaches the
+// logs.
+func TestHTTPLicenceKeyIsOneSegmentAndNeverLogged(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	s, err := New(Config{LicenseKey: awkwardKey, DataDir: t.TempDir(), Workers: 1,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	srv := serve(t, s)
+	resp, m := do(t, srv, "GET", "/Authorize/wrong-key-xyz", nil, "")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, Unlicensed, m["status"])
+	resp, _ = do(t, srv, "GET", "/Status", nil, "")
+	assert.Equal(t, 200, resp.StatusCode)
+	resp, _ = do(t, srv, "GET", "/CheckImage/"+httpx.NewUUID(), nil, "")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "not activated yet")
+	resp, m = do(t, srv, "GET", "/Authorize/lic%2Fwith%20space%3F", nil, "")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, Licensed, m["status"])
+	assert.Equal(t, DefaultOrganization, m["licensed org"])
+	assert.Regexp(t, `^\d{4}-\d{2}$`, m["expiration date"])
+	resp, m = do(t, srv, "GET", "/Status", nil, "")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, DefaultModelVersion, m["model_version"])
+	_, err = time.Parse(time.RFC3339, m["expiration date"].(string))
+	assert.NoError(t, err)
+
+	out := logs.String()
+	assert.Contains(t, out, "/Authorize/REDACTED")
+	for _, secret := range []string{awkwardKey, "lic%2Fwith%20space%3F", "lic/with", "wrong-key-xyz"} {
+		assert.NotContains(t, out, secret)
+	}
+}
+
+// TestHTTPDownloadWritesARawFinal102: while the job runs, GET
+// /DownloadImage answers a final "HTTP/1.1 102 Processing" and closes the
+// connection; once completed, the PNG.
+func TestHTTPDownloadWritesARawFinal102(t *testing.T) {
+	t.Parallel()
+	s, fc := newService(t, func(c *Config) { c.ProcessingDelay = time.Second })
+	srv := serve(t, s)
+	r := submit(t, s, subjectPNG(t, 40, 30), SubmitRequest{})
+	waitIdle(t, s)
+
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "GET /DownloadImage/"+r.ProcessID+" HTTP/1.1\r\nHost: bg\r\n\r\n")
+	require.NoError(t, err)
+	raw, err := io.ReadAll(conn) // the server closes the connection
+	require.NoError(t, err)
+	head := string(raw)
+	assert.True(t, strings.HasPrefix(head, "HTTP/1.1 102 Processing\r\n"), head)
+	assert.Contains(t, head, "Connection: close\r\n")
+	assert.Contains(t, head, httpx.RequestIDHeader+": req_")
+	assert.True(t, strings.HasSuffix(head, "\r\n\r\n"), "no body")
+
+	fc.Advance(time.Second)
+	waitIdle(t, s)
+	resp, err := srv.Client().Get(srv.URL + "/DownloadImage/" + r.ProcessID)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "image/png", resp.Header.Get("Content-Type"))
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, resp.ContentLength, int64(len(data)))
+	_, err = bufio.NewReader(bytes.NewReader(data)).Peek(8)
+	require.NoError(t, err)
+	assert.Equal(t, "\x89PNG\r\n\x1a\n", string(data[:8]))
+}
+
+func TestHTTPSubmitCheckRemove(t *testing.T) {
+	t.Parallel()
+	s, _ := newService(t, nil)
+	srv := serve(t, s)
+	req := formRequest(t, part{name: "mode", value: "portrait"}, part{name: "file", filename: "me.png", value: string(subjectPNG(t, 30, 20))})
+	resp, m := do(t, srv, "POST", "/SubmitImage?preprocessing=true&postprocessing=false", req.Body, req.Header.Get("Content-Type"))
+	require.Equal(t, 200, resp.StatusCode, m)
+	assert.Equal(t, "processing", m["status"])
+	assert.Equal(t, "portrait", m["mode"])
+	assert.Equal(t, "true", m["preprocessing_enabled"])
+	assert.Equal(t, SubmitMessage, m["message"])
+	id := m["process_id"].(string)
+	waitIdle(t, s)
+	resp, m = do(t, srv, "GET", "/CheckImage/"+strings.ToUpper(id), nil, "")
+	assert.Equal(t, 404, resp.StatusCode, "ids are compared as issued")
+	resp, m = do(t, srv, "GET", "/CheckImage/"+id, nil, "")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "completed", m["status"])
+	assert.Equal(t, "me.png", m["original_name"])
+	assert.Contains(t, m, "processing_time")
+	assert.NotContains(t, m, "error")
+	resp, m = do(t, srv, "DELETE", "/RemoveImage/"+id, nil, "")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, map[string]any{"status": "deleted", "process_id": id, "files_deleted": float64(2), "previous_status": "completed"}, m)
+}

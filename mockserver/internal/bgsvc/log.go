@@ -1,0 +1,100 @@
+package bgsvc
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"strings"
+)
+
+// redactHandler removes the licence key, raw or URL-escaped, from every
+// record's message and string attributes, and any key tried: the segment
+// after "/Authorize/" (request logs show the path; a wrong key is often a
+// typo of the right one).
+type redactHandler struct {
+	next slog.Handler
+	rep  *strings.Replacer
+}
+
+// replace redacts s.
+func (h *redactHandler) replace(s string) string {
+	s = h.rep.Replace(s)
+	const marker = RouteAuthorize + "/"
+	for from := 0; ; {
+		i := strings.Index(s[from:], marker)
+		if i < 0 {
+			return s
+		}
+		start := from + i + len(marker)
+		end := len(s)
+		if k := strings.IndexAny(s[start:], " \t\"'?#"); k >= 0 {
+			end = start + k
+		}
+		if end > start {
+			s = s[:start] + "REDACTED" + s[end:]
+		}
+		from = start
+	}
+}
+
+// redactingLogger wraps l so that key never reaches its output.
+func redactingLogger(l *slog.Logger, key string) *slog.Logger {
+	pairs := []string{}
+	seen := map[string]bool{}
+	for _, f := range []string{key, url.PathEscape(key), url.QueryEscape(key)} {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			pairs = append(pairs, f, "REDACTED")
+		}
+	}
+	return slog.New(&redactHandler{next: l.Handler(), rep: strings.NewReplacer(pairs...)})
+}
+
+func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.next.Enabled(ctx, l)
+}
+
+func (h *redactHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, h.replace(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(h.attr(a))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+func (h *redactHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		red[i] = h.attr(a)
+	}
+	return &redactHandler{next: h.next.WithAttrs(red), rep: h.rep}
+}
+
+func (h *redactHandler) WithGroup(name string) slog.Handler {
+	return &redactHandler{next: h.next.WithGroup(name), rep: h.rep}
+}
+
+// attr redacts a string, an error, a Stringer or a group's members.
+func (h *redactHandler) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, h.replace(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]any, len(g))
+		for i, m := range g {
+			red[i] = h.attr(m)
+		}
+		return slog.Group(a.Key, red...)
+	case slog.KindAny:
+		switch x := v.Any().(type) {
+		case error:
+			return slog.String(a.Key, h.replace(x.Error()))
+		case interface{ String() string }:
+			return slog.String(a.Key, h.replace(x.String()))
+		}
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}
