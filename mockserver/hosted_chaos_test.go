@@ -98,10 +98,13 @@ type chaosTally struct {
 	faults   map[string]map[string]int // route → kind → faults
 	started  map[string]int            // fileKey → jobs started whose answer arrived
 	lost     map[string]int            // fileKey → jobs started whose answer was lost
+	// afterOK counts, per route, the requests whose handler succeeded
+	// (2xx) but whose answer the fault layer dropped or cut.
+	afterOK map[string]int
 }
 
 func newChaosTally() *chaosTally {
-	return &chaosTally{requests: map[string]int{}, faults: map[string]map[string]int{}, started: map[string]int{}, lost: map[string]int{}}
+	return &chaosTally{requests: map[string]int{}, faults: map[string]map[string]int{}, started: map[string]int{}, lost: map[string]int{}, afterOK: map[string]int{}}
 }
 
 func (c *chaosTally) observe(e mockserver.FaultEvent) {
@@ -114,7 +117,10 @@ func (c *chaosTally) observe(e mockserver.FaultEvent) {
 		}
 		c.faults[e.Route][e.Kind]++
 	}
-	if e.Route == "pfc" && e.Status == http.StatusOK {
+	if e.AfterHandler && e.Status >= 200 && e.Status < 300 {
+		c.afterOK[e.Route]++
+	}
+	if e.Backend == "hosted" && e.Route == "pfc" && e.Status == http.StatusOK {
 		key := e.URL.Query().Get("fileKey")
 		if e.AfterHandler {
 			c.lost[key]++
@@ -167,9 +173,9 @@ func (r *retryCounter) Handle(_ context.Context, rec slog.Record) error {
 func (r *retryCounter) WithAttrs([]slog.Attr) slog.Handler { return r }
 func (r *retryCounter) WithGroup(string) slog.Handler      { return r }
 
-// runHostedJobs corrects inputs[i] with chaosOptions(i), chaosInFlight at
-// a time, with do, and returns the outputs.
-func runHostedJobs(t *testing.T, n int, do func(i int) ([]byte, error)) [][]byte {
+// runChaosJobs runs do(i) for every i < n, chaosInFlight at a time, and
+// returns the outputs; every call must succeed.
+func runChaosJobs(t *testing.T, n int, do func(i int) ([]byte, error)) [][]byte {
 	t.Helper()
 	out := make([][]byte, n)
 	errs := make([]error, n)
@@ -205,7 +211,7 @@ func chaosClientOptions(retries *retryCounter) []hosted.Option {
 func referenceOutputs(t *testing.T, inputs [][]byte) [][]byte {
 	t.Helper()
 	ref := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: chaosProcessor})
-	return runHostedJobs(t, len(inputs), func(i int) ([]byte, error) {
+	return runChaosJobs(t, len(inputs), func(i int) ([]byte, error) {
 		var buf bytes.Buffer
 		_, err := ref.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
 		return buf.Bytes(), err
@@ -227,7 +233,7 @@ func TestHostedChaos(t *testing.T) {
 	spec.Observe = tally.observe
 	var retries retryCounter
 	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: chaosProcessor, Faults: spec}, chaosClientOptions(&retries)...)
-	got := runHostedJobs(t, n, func(i int) ([]byte, error) {
+	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		var buf bytes.Buffer
 		job, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
 		if err == nil && job.Status != hosted.StatusCompleted {
@@ -279,7 +285,7 @@ func TestHostedChaosTruncated(t *testing.T) {
 	var retries retryCounter
 	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: chaosProcessor, Faults: spec}, chaosClientOptions(&retries)...)
 	var callRetries atomic.Int64
-	got := runHostedJobs(t, n, func(i int) ([]byte, error) {
+	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		var lastErr error
 		for range 10 {
 			var buf bytes.Buffer
