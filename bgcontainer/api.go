@@ -17,14 +17,18 @@ import (
 // jsonHeader asks for JSON answers.
 func jsonHeader() http.Header { return http.Header{"Accept": {"application/json"}} }
 
-// errNilContext is returned by every call given a nil context.
-var errNilContext = errors.New("pfc: nil context")
+// errNilContext returns what every call answers a nil context: a
+// *ValidationError naming ctx, as the pfccontainer and hosted transports
+// do.
+func errNilContext() error {
+	return &ValidationError{Errors: []FieldError{{Field: "ctx", Message: "is nil"}}}
+}
 
 // send sends r and returns its 2xx answer; the caller closes the body.
 // Error answers become an *Error of ep.
 func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	if ctx == nil {
-		return nil, errNilContext
+		return nil, errNilContext()
 	}
 	resp, err := c.http.Do(ctx, r)
 	if err != nil {
@@ -65,15 +69,19 @@ func (c *Client) checkID(id string) error {
 // Authorize applies the client's licence key (GET /Authorize/{license_key}).
 // The container needs it once per instance, before any image endpoint
 // works. A wrong key is not an error: the answer's Status is Unlicensed
-// (check IsLicensed). The key never appears in errors or logs. A client
-// made without a key returns a *ValidationError naming license_key.
+// (check IsLicensed). The key never appears in errors or logs, and since it
+// is part of the URL a redirect is never followed: it fails with an *Error
+// carrying the 3xx status. A client made without a key returns a
+// *ValidationError naming license_key.
 func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
 	defer exportTo(&err)
-	if err := validateLicenseKey(c.licenseKey); err != nil {
+	if err := validateLicenseKey(c.key()); err != nil {
 		return nil, err
 	}
+	// The key is in the path: a redirect, which may name another host and
+	// keep the path, is not followed (an *Error with the 3xx status).
 	body, err := c.getJSON(ctx, EndpointAuthorize, "", &transport.Request{
-		Path: transport.PathJoin("Authorize", c.licenseKey), Header: jsonHeader(),
+		Path: transport.PathJoin("Authorize", c.key()), Header: jsonHeader(), NoFollowRedirects: true,
 	})
 	if err != nil {
 		return nil, err

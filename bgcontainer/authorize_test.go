@@ -3,7 +3,10 @@ package bgcontainer
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -119,12 +122,16 @@ func TestNilContext(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, secretKey)
 	var nilCtx context.Context
-	_, err := f.c.Status(nilCtx)
-	assert.True(t, errors.Is(err, errNilContext))
-	_, err = f.c.WaitImage(nilCtx, jobID, nil)
-	assert.True(t, errors.Is(err, errNilContext))
-	_, err = f.c.RemoveBackground(nilCtx, nil, 0, nil, nil)
-	assert.True(t, errors.Is(err, errNilContext))
+	_, err1 := f.c.Status(nilCtx)
+	_, err2 := f.c.WaitImage(nilCtx, jobID, nil)
+	_, err3 := f.c.RemoveBackground(nilCtx, nil, 0, nil, nil)
+	_, err4 := f.c.DownloadImage(nilCtx, jobID, io.Discard)
+	for _, err := range []error{err1, err2, err3, err4} {
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, "a nil context is a typed, matchable error")
+		assert.Equal(t, []string{"ctx"}, ve.Fields())
+		assert.True(t, errors.Is(err, ErrInvalidParameter))
+	}
 	assert.Zero(t, f.mt.GetTotalCallCount())
 }
 
@@ -140,4 +147,27 @@ func TestNewClientValidation(t *testing.T) {
 	assert.Equal(t, []string{"licenseKey", "BaseURL", "MinDelay"}, fields)
 	assert.NotContains(t, err.Error(), secretKey)
 	assert.ErrorIs(t, err, ErrInvalidParameter)
+}
+
+// TestErrorBodyEchoingTheKeyEscaped: the container's framework echoes the
+// key JSON-escaped (Python's ensure_ascii: \u00e9); neither the error's
+// text, its fields nor the raw body copy keep it.
+func TestErrorBodyEchoingTheKeyEscaped(t *testing.T) {
+	t.Parallel()
+	key := `Lic<é>&"9f8e7d"`
+	f := newFixture(t, key)
+	pyEscaped := `Lic<\u00e9>&\"9f8e7d\"`
+	goEscaped := `Lic\u003cé\u003e\u0026\"9f8e7d\"`
+	f.on(t, http.MethodGet, "/Authorize/"+url.PathEscape(key), httpmock.NewStringResponder(400,
+		`{"detail":"invalid key `+pyEscaped+`","code":"`+goEscaped+`"}`))
+	_, err := f.c.Authorize(context.Background())
+	require.ErrorIs(t, err, ErrBadRequest)
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	for _, s := range []string{err.Error(), string(ae.Body), ae.Message, ae.Code, fmt.Sprintf("%+v", ae)} {
+		for _, form := range []string{key, pyEscaped, goEscaped, "9f8e7d"} {
+			assert.NotContains(t, s, form)
+		}
+	}
+	assert.Contains(t, string(ae.Body), "REDACTED")
 }

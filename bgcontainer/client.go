@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -22,8 +21,11 @@ const redacted = "REDACTED"
 // licence key; printing it (fmt with any verb, a copy of it, slog) never
 // shows the key.
 type Client struct {
-	baseURL    string
-	licenseKey string
+	baseURL string
+	// licenseKey is behind a pointer so that fmt, reflecting over a Client
+	// held by value in an unexported field (where Format is not called),
+	// prints an address rather than the key. nil: no key.
+	licenseKey *secret
 	http       *transport.Client
 	wait       poll.Options
 	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
@@ -89,7 +91,7 @@ func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(
 // holding licenseKey, which Authorize applies and RemoveBackground applies
 // when the container is not activated yet. licenseKey may be empty for a
 // container that is activated by someone else; Authorize then fails with a
-// *ValidationError. The key, raw and URL-escaped, is redacted from every
+// *ValidationError. The key, raw, URL-escaped or JSON-escaped, is redacted from every
 // error and log record. Invalid settings are reported together as a
 // *ValidationError naming them.
 func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
@@ -105,16 +107,27 @@ func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
 			}
 		}
 	}
-	var secrets []string
-	if licenseKey != "" {
-		secrets = []string{licenseKey, url.PathEscape(licenseKey)}
-	}
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: secrets}, fe)
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Secrets: []string{licenseKey}}, fe)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{baseURL: cfg.BaseURL, licenseKey: licenseKey, http: tc, wait: cfg.Polling,
-		maxDownload: cfg.MaxDownloadSize}, nil
+	c := &Client{baseURL: cfg.BaseURL, http: tc, wait: cfg.Polling, maxDownload: cfg.MaxDownloadSize}
+	if licenseKey != "" {
+		c.licenseKey = &secret{licenseKey}
+	}
+	return c, nil
+}
+
+// secret is a licence key. Its pointer, not its text, is what a
+// reflective printer finds in a Client.
+type secret struct{ v string }
+
+// key returns the licence key, "" when the client has none.
+func (c *Client) key() string {
+	if c.licenseKey == nil {
+		return ""
+	}
+	return c.licenseKey.v
 }
 
 // CloseIdleConnections closes the idle keep-alive connections of the
@@ -142,14 +155,14 @@ func (c Client) Format(f fmt.State, _ rune) {
 // LogValue makes slog print the client without its licence key.
 func (c Client) LogValue() slog.Value {
 	key := ""
-	if c.licenseKey != "" {
+	if c.licenseKey != nil {
 		key = redacted
 	}
 	return slog.GroupValue(slog.String("base_url", c.baseURL), slog.String("license_key", key))
 }
 
 func (c Client) keyState() string {
-	if c.licenseKey == "" {
+	if c.licenseKey == nil {
 		return "no license key"
 	}
 	return "license key " + redacted

@@ -16,12 +16,14 @@ const secretKey = "LIC-9f8e7d6c5b4a"
 
 func TestClientNeverPrintsTheLicenceKey(t *testing.T) {
 	t.Parallel()
-	c := &Client{baseURL: "http://gpu-box:8000", licenseKey: secretKey}
+	c := &Client{baseURL: "http://gpu-box:8000", licenseKey: &secret{secretKey}}
+	type holder struct{ c Client } // an unexported field: fmt cannot call Format
 	js, err := json.Marshal(*c)
 	require.NoError(t, err)
 	outs := []string{string(js),
 		fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %d", c, c, c, c, c, c), c.String(),
 		fmt.Sprintf("%v", *c), fmt.Sprintf("%+v", struct{ C *Client }{c}),
+		fmt.Sprintf("%v %+v %#v", holder{*c}, holder{*c}, holder{*c}),
 		fmt.Sprintf("%v", errors.New("wrapped: "+fmt.Sprint(c))),
 	}
 	var logs bytes.Buffer
@@ -39,3 +41,7 @@ func TestClientNeverPrintsTheLicenceKey(t *testing.T) {
 	var nilClient *Client
 	assert.Equal(t, "<nil>", fmt.Sprint(nilClient))
 }
+
+// TestKeyFormsCoverJSONEscapes: a container echoing the key in a JSON
+// error body escapes it as its encoder does; every such spelling is
+// redacted from the body kept in APIError.Body.

@@ -23,6 +23,14 @@
 // Result.Removed and Result.RemoveErr. A job whose submission was cut off
 // before its answer arrived cannot be removed: its id is unknown.
 //
+// Unlike hosted's Correct, whose client-side controls (WithWait,
+// WithProgress, WithDownloadLimit) are variadic per-call options beside the
+// service's parameters, RemoveOptions holds both in one struct: this flow
+// has more controls of its own (the cleanup timeout, KeepJob) than
+// parameters of the container, and Result reports what each step did.
+// Arguments come in the same order as hosted's (source, size, options,
+// destination; source path, destination path, options).
+//
 // # Uploads and downloads
 //
 // SubmitImage streams a multipart/form-data body from an io.ReaderAt with
@@ -84,7 +92,7 @@
 // container refuses as a *LicenseError (ErrNotActivated).
 //
 // The licence key never appears in errors, logs or a printed Client: it is
-// redacted, raw and URL-escaped, from URLs (it is a path segment of
+// redacted, raw, URL-escaped or JSON-escaped, from URLs (it is a path segment of
 // /Authorize) and from every string taken from an answer or quoted from
 // an argument.
 //

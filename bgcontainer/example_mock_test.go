@@ -53,8 +53,8 @@ func ExampleClient_RemoveBackground() {
 	defer c.CloseIdleConnections()
 	in := sample()
 	var out bytes.Buffer
-	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)), &out,
-		&bgcontainer.RemoveOptions{Submit: bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral}})
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)),
+		&bgcontainer.RemoveOptions{Submit: bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral}}, &out)
 	if err != nil {
 		panic(err)
 	}

@@ -49,7 +49,7 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"DownloadImageFile": func() error { _, err := f.c.DownloadImageFile(ctx, jobID, dst); return err },
 		"RemoveImage":       func() error { _, err := f.c.RemoveImage(ctx, jobID); return err },
 		"RemoveBackground": func() error {
-			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), io.Discard, nil)
+			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard)
 			return err
 		},
 		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, dst, nil); return err },
@@ -80,7 +80,7 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"DownloadImageFile":    func() error { _, err := f.c.DownloadImageFile(ctx, jobID, ""); return err },
 		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, "", nil); return err },
 		"RemoveBackground": func() error {
-			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), 3, io.Discard, &RemoveOptions{Wait: &WaitOptions{MaxWait: -1}})
+			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), 3, &RemoveOptions{Wait: &WaitOptions{MaxWait: -1}}, io.Discard)
 			return err
 		},
 	}

@@ -68,7 +68,9 @@ func (e *LicenseError) Error() string { return e.message }
 func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 
 // RemoveBackground removes the background of one image: size bytes of
-// image in, the PNG (subject on transparency) streamed to w. It submits
+// image in, the PNG (subject on transparency) streamed to w. The
+// arguments come in hosted.Client.Correct's order: source, size, options,
+// destination. It submits
 // the image (applying the client's licence key first if the container
 // answers that it is not activated), polls CheckImage with the shared
 // backoff until the job ends, downloads the result and then ALWAYS removes
@@ -83,10 +85,10 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 // a *WaitTimeoutError, a licence that does not activate a *LicenseError
 // (ErrNotActivated). A job submitted just as ctx is cancelled, whose answer
 // never arrived, cannot be removed: its id is unknown.
-func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, w io.Writer, opts *RemoveOptions) (_ *Result, err error) {
+func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *RemoveOptions, w io.Writer) (_ *Result, err error) {
 	defer exportTo(&err)
 	if ctx == nil {
-		return nil, errNilContext
+		return nil, errNilContext()
 	}
 	var o RemoveOptions
 	if opts != nil {
@@ -108,7 +110,7 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *RemoveOptions) (_ *Result, err error) {
 	defer exportTo(&err)
 	if ctx == nil {
-		return nil, errNilContext
+		return nil, errNilContext()
 	}
 	if dstPath == "" {
 		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
@@ -138,7 +140,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Remo
 	}
 	res = &Result{}
 	job, err := c.SubmitImage(ctx, image, size, &o.Submit)
-	if errors.Is(err, ErrNotActivated) && c.licenseKey != "" {
+	if errors.Is(err, ErrNotActivated) && c.licenseKey != nil {
 		if err = c.activate(ctx); err != nil {
 			return nil, err
 		}

@@ -58,8 +58,8 @@ func TestRemoveBackgroundActivatesAndCleansUp(t *testing.T) {
 	ff := newFlow(t, true, completed, pngResponder(t, img))
 	var out bytes.Buffer
 	var seen int
-	res, err := ff.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), &out,
-		&RemoveOptions{Wait: &WaitOptions{OnProgress: func(*CheckResult) { seen++ }}})
+	res, err := ff.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)),
+		&RemoveOptions{Wait: &WaitOptions{OnProgress: func(*CheckResult) { seen++ }}}, &out)
 	require.NoError(t, err)
 	assert.True(t, res.Activated)
 	assert.Equal(t, jobID, res.Job.ProcessID)
@@ -104,7 +104,7 @@ func TestRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 				opts.Wait = &WaitOptions{OnProgress: func(*CheckResult) { cancel() }}
 			}
 			var out bytes.Buffer
-			res, err := ff.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), &out, opts)
+			res, err := ff.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), opts, &out)
 			require.ErrorIs(t, err, tt.want)
 			require.NotNil(t, res)
 			assert.Equal(t, jobID, res.Job.ProcessID)
@@ -120,7 +120,7 @@ func TestRemoveBackgroundKeepJobAndRemoveErr(t *testing.T) {
 	t.Parallel()
 	img := pngBytes(t, 2, 2)
 	ff := newFlow(t, false, completed, pngResponder(t, img))
-	res, err := ff.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), &bytes.Buffer{}, &RemoveOptions{KeepJob: true})
+	res, err := ff.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), &RemoveOptions{KeepJob: true}, &bytes.Buffer{})
 	require.NoError(t, err)
 	assert.Nil(t, res.Removed)
 	assert.Zero(t, ff.removed.Load())
@@ -130,7 +130,7 @@ func TestRemoveBackgroundKeepJobAndRemoveErr(t *testing.T) {
 	ff2.json(t, http.MethodGet, "/CheckImage/"+jobID, 200, completed)
 	ff2.on(t, http.MethodGet, "/DownloadImage/"+jobID, pngResponder(t, img))
 	ff2.json(t, http.MethodDelete, "/RemoveImage/"+jobID, 404, errorBody(404, "not_found", "gone", ""))
-	res, err = ff2.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), &bytes.Buffer{}, nil)
+	res, err = ff2.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &bytes.Buffer{})
 	require.NoError(t, err, "a failed removal does not fail the call")
 	assert.ErrorIs(t, res.RemoveErr, ErrJobNotFound)
 }
@@ -141,7 +141,7 @@ func TestRemoveBackgroundUnlicensed(t *testing.T) {
 	f.json(t, http.MethodPost, "/SubmitImage", 403, errorBody(403, "not_activated", "not activated", ""))
 	f.json(t, http.MethodGet, "/Authorize/"+secretKey, 200, map[string]string{"status": "Unlicensed", "message": "Invalid license key " + secretKey})
 	img := pngBytes(t, 2, 2)
-	res, err := f.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), &bytes.Buffer{}, nil)
+	res, err := f.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &bytes.Buffer{})
 	assert.Nil(t, res)
 	require.ErrorIs(t, err, ErrNotActivated)
 	var le *LicenseError
@@ -181,8 +181,8 @@ func TestRemoveBackgroundValidatesBeforeSending(t *testing.T) {
 	img := bytes.NewReader([]byte("x"))
 	_, err := f.c.RemoveBackground(ctx, img, 1, nil, nil)
 	require.ErrorIs(t, err, ErrInvalidParameter)
-	_, err = f.c.RemoveBackground(ctx, img, 1, &bytes.Buffer{}, &RemoveOptions{CleanupTimeout: -1,
-		Wait: &WaitOptions{MaxWait: -1}, Submit: SubmitOptions{Mode: "x"}})
+	_, err = f.c.RemoveBackground(ctx, img, 1, &RemoveOptions{CleanupTimeout: -1,
+		Wait: &WaitOptions{MaxWait: -1}, Submit: SubmitOptions{Mode: "x"}}, &bytes.Buffer{})
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	var fields []string

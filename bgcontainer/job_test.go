@@ -40,6 +40,8 @@ func TestDecodeJob(t *testing.T) {
 		{name: "flag wrong type", body: `{"process_id":"` + id + `","preprocessing_enabled":1}`, wantField: "preprocessing_enabled"},
 		{name: "id wrong type", body: `{"process_id":7}`, wantField: "process_id"},
 		{name: "id missing", body: `{"status":"processing"}`, wantField: "process_id"},
+		{name: "id not a UUID", body: `{"process_id":"job-1"}`, wantField: "process_id"},
+		{name: "id walking up", body: `{"process_id":".."}`, wantField: "process_id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

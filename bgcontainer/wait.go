@@ -113,7 +113,7 @@ func (c *Client) jobError(r *CheckResult) *JobError {
 func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOptions) (_ *CheckResult, err error) {
 	defer exportTo(&err)
 	if ctx == nil {
-		return nil, errNilContext
+		return nil, errNilContext()
 	}
 	if err := c.checkID(processID); err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func TestBGConcurrentRemovals(t *testing.T) {
 			defer wg.Done()
 			in := subject(t, 40+i, 30+i%7, boxColors[i%len(boxColors)])
 			var out bytes.Buffer
-			res, err := srv.Client.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)), &out, nil)
+			res, err := srv.Client.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)), nil, &out)
 			results[i] = result{data: out.Bytes(), err: err}
 			if res != nil {
 				results[i].id = res.Job.ProcessID

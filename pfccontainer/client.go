@@ -1,7 +1,12 @@
 package pfccontainer
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -118,20 +123,69 @@ func (c *Client) BaseURL() string { return c.base }
 // client's transport (when the container is going away).
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
-// apiError turns an error of the transport into the container's typed
-// error: an API error whose body names one of the container's message ids
-// becomes an *Error of that row, with the public *APIError as its cause;
-// anything else gets the package's public error types (exportErr).
-func apiError(err error) error {
+// apiError turns an error of the transport for a call of ep into the
+// container's typed error: an API error whose body names one of the
+// container's message ids becomes an *Error of that row, with the public
+// *APIError as its cause; anything else gets the package's public error
+// types (exportErr).
+func apiError(ep Endpoint, err error) error {
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) {
 		return exportErr(err)
 	}
 	pub := exportErr(err)
 	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, pub); e != nil {
+		e.Endpoint, e.RequestID = ep, ae.RequestID
 		return e
 	}
 	return pub
+}
+
+// maxJSONBody bounds a JSON answer read; the container's are a few
+// hundred bytes.
+const maxJSONBody = 1 << 20
+
+// getJSON sends r (asking for JSON, with the container's retry policy)
+// and decodes its 2xx answer into out. A body that is not one JSON value
+// of out's shape, or larger than maxJSONBody, is a *ResponseError.
+func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request, out any) error {
+	r.Header = http.Header{"Accept": {"application/json"}}
+	r.Permanent = permanent
+	resp, err := c.http.Do(ctx, r)
+	if err != nil {
+		return apiError(ep, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		// A redirect a custom CheckRedirect chose not to follow.
+		method := r.Method
+		if method == "" {
+			method = http.MethodGet
+		}
+		return exportErr(apierr.FromResponse(resp, method, c.http.Redact(resp.Request.URL.Redacted()), 1, c.http.Redact))
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
+	if err != nil {
+		return c.errorf("pfc: %s: reading the response: %w", ep, err)
+	}
+	if len(b) > maxJSONBody {
+		return &ResponseError{Endpoint: ep, Reason: fmt.Sprintf("body larger than %d bytes", maxJSONBody)}
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		re := &ResponseError{Endpoint: ep, Reason: "not a JSON object of the documented shape"}
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			re.Field, re.Reason = c.http.Redact(te.Field), c.http.Redact("has the wrong type "+te.Value)
+		case errors.As(err, &se):
+			re.Reason = fmt.Sprintf("malformed JSON at byte %d", se.Offset)
+		case len(bytes.TrimSpace(b)) == 0:
+			re.Reason = "empty body"
+		}
+		return re
+	}
+	return nil
 }
 
 // errorf is fmt.Errorf with the message passed through the client's

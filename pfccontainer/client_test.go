@@ -152,7 +152,11 @@ func TestUploadRetriesTransientRowsAndChecksTheKey(t *testing.T) {
 
 	mt.RegisterResponder(http.MethodPut, testBase+"/pfc", jsonAnswer(200, `{"imageKey":"../../etc/passwd"}`))
 	_, err = c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
-	assert.ErrorContains(t, err, "unusable imageKey")
+	assert.ErrorIs(t, err, ErrInvalidResponse)
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, EndpointUpload, re.Endpoint)
+	assert.Equal(t, "imageKey", re.Field)
 }
 
 func jsonResp(status int, body string) *http.Response {
@@ -221,10 +225,14 @@ func TestCorrectRebasesOntoTheBaseURL(t *testing.T) {
 
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"corrected_url":"http://localhost/elsewhere","scene":0}`))
 	_, err = rc.Correct(t.Context(), "k.jpg", nil)
-	assert.ErrorContains(t, err, "rebasing")
+	assert.ErrorContains(t, err, "cannot be rebased")
+	assert.ErrorIs(t, err, ErrInvalidResponse, "a corrected_url that cannot be rebased is an invalid answer")
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"scene":0}`))
 	_, err = c.Correct(t.Context(), "k.jpg", nil)
-	assert.ErrorContains(t, err, "without corrected_url")
+	assert.ErrorIs(t, err, ErrInvalidResponse)
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url", Reason: "is missing"}, *re)
 }
 
 func TestDownload(t *testing.T) {
@@ -301,14 +309,14 @@ func TestCorrectFileOverTheWire(t *testing.T) {
 	mt.RegisterResponder(http.MethodPut, testBase+"/pfc", jsonAnswer(200, `{"imageKey":"k.png"}`))
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.png?outputType=PNG",
 		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
-	mt.RegisterResponder(http.MethodGet, testBase+"/output/o.png", httpmock.NewBytesResponder(200, []byte("corrected")))
+	mt.RegisterResponder(http.MethodGet, testBase+"/output/o.png", httpmock.NewBytesResponder(200, img))
 	dst := filepath.Join(t.TempDir(), "out.png")
 	corr, err := c.CorrectFile(context.Background(), src, dst, NewCorrection().WithOutput(OutputPNG, 0))
 	require.NoError(t, err)
 	assert.Equal(t, Scene(2), corr.Scene)
 	got, err := os.ReadFile(dst)
 	require.NoError(t, err)
-	assert.Equal(t, "corrected", string(got))
+	assert.Equal(t, img, got)
 
 	calls := mt.GetTotalCallCount()
 	_, err = c.CorrectFile(context.Background(), "", "", &CorrectionOptions{Scale: -1})
@@ -327,7 +335,7 @@ func TestDownloadSizeLimit(t *testing.T) {
 	mt := httpmock.NewMockTransport()
 	c, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(4))
 	require.NoError(t, err)
-	mt.RegisterResponder(http.MethodGet, "http://cdn.test/output/big.png", httpmock.NewBytesResponder(200, []byte("0123456789")))
+	mt.RegisterResponder(http.MethodGet, "http://cdn.test/output/big.png", httpmock.NewBytesResponder(200, []byte("\x89PNG\r\n\x1a\n0123456789")))
 	corr := &Correction{CorrectedURL: "http://cdn.test/output/big.png"}
 	var buf bytes.Buffer
 	_, err = c.Download(t.Context(), corr, &buf)

@@ -38,20 +38,22 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	if err != nil {
 		return nil, err
 	}
-	var res Correction
-	err = c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
-		RawQuery: q, Permanent: permanent}, &res)
+	// An answer without scene reads as "not detected", not as scene 0.
+	res := Correction{Scene: SceneUnknown}
+	err = c.getJSON(ctx, EndpointCorrect, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
+		RawQuery: q}, &res)
 	if err != nil {
-		return nil, apiError(err)
+		return nil, err
 	}
 	if res.CorrectedURL == "" {
-		return nil, fmt.Errorf("pfc: GET /pfc/{imageKey} answered without corrected_url")
+		return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url", Reason: "is missing"}
 	}
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
 		u, err := rebaseURL(res.CorrectedURL, c.base)
 		if err != nil {
-			return nil, c.errorf("pfc: rebasing corrected_url %q: %w", res.CorrectedURL, err)
+			return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%.200q): an absolute URL under /output/ without dot segments is expected", res.CorrectedURL))}
 		}
 		res.CorrectedURL = u
 	}

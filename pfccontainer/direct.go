@@ -60,6 +60,9 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string,
 	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
+	if ctx == nil {
+		fe.add("ctx", "is nil")
+	}
 	if err := ValidateImageKey(name); err != nil {
 		fe = append(fe, err.(*ValidationError).Errors...)
 	}
@@ -117,7 +120,11 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 	}
 	out, err := outputFile(d.OutputDir, corr)
 	if err != nil {
-		return nil, "", d.Client.errorf("%w", err)
+		var re *ResponseError
+		if errors.As(err, &re) {
+			re.Reason = d.Client.http.Redact(re.Reason)
+		}
+		return nil, "", err
 	}
 	return corr, out, nil
 }

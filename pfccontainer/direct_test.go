@@ -1,6 +1,8 @@
 package pfccontainer
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -86,4 +88,37 @@ func TestDirectCorrectFile(t *testing.T) {
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"srcPath", "outputType"}, ve.Fields())
+}
+
+// TestNilContextIsAValidationError: a nil context is refused as a
+// *ValidationError naming ctx by every call, Direct.Put included (it used
+// to panic in its copy loop), before anything is written or sent.
+func TestNilContextIsAValidationError(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var nilCtx context.Context
+	img := testPNG(t)
+	in := t.TempDir()
+	calls := map[string]func() error{
+		"Upload":  func() error { _, err := c.Upload(nilCtx, bytes.NewReader(img), int64(len(img)), ""); return err },
+		"Correct": func() error { _, err := c.Correct(nilCtx, "k.jpg", nil); return err },
+		"Version": func() error { _, err := c.Version(nilCtx); return err },
+		"Download": func() error {
+			_, err := c.Download(nilCtx, &Correction{CorrectedURL: testBase + "/output/a.jpg"}, io.Discard)
+			return err
+		},
+		"Direct.Put": func() error {
+			_, err := c.Direct(in, t.TempDir()).Put(nilCtx, "a.png", bytes.NewReader(img))
+			return err
+		},
+		"Direct.Corr": func() error { _, _, err := c.Direct(in, t.TempDir()).Correct(nilCtx, "a.png", nil); return err },
+	}
+	for name, call := range calls {
+		var ve *ValidationError
+		require.ErrorAs(t, call(), &ve, name)
+		assert.Contains(t, ve.Fields(), "ctx", name)
+	}
+	assert.Zero(t, mt.GetTotalCallCount())
+	entries, _ := os.ReadDir(in)
+	assert.Empty(t, entries)
 }

@@ -92,15 +92,23 @@
 //
 // The container ties each error status to a log message id. Every such
 // answer (its body's code is the id, or its message quotes it) becomes an
-// *Error carrying the id, the message and whether a retry can help
-// (IsRetryable), and matching a sentinel per row; the *APIError of the
-// answer stays in the chain (errors.As), with ErrBadRequest or ErrServer.
+// *Error carrying the call (Endpoint), the id, the message, the request id
+// and whether a retry can help (IsRetryable), and matching a sentinel per
+// row; the *APIError of the answer stays in the chain (errors.As), with
+// ErrBadRequest or ErrServer. *Error has bgcontainer.Error's fields where
+// they mean the same (Endpoint, StatusCode, Message, Parameter, RequestID,
+// Err); its MessageID is what bgcontainer.Error calls Code, typed because
+// this container's codes are a closed, documented list. A 2xx answer
+// whose body is not the documented JSON, and a download that is not a
+// JPEG or PNG file in the identity encoding, is a *ResponseError
+// (ErrInvalidResponse), as in bgcontainer; nothing is written then.
 // The retry column is what the client itself does: "no" rows are
 // returned at once, "yes" rows after the client's retries ran out. Other
-// error answers (a proxy's 502, a 413) are *APIError values. APIError,
+// error answers (a proxy's 502, a 413, an authenticating proxy's 401 or
+// 403, which match ErrUnauthorized) are *APIError values. APIError,
 // ValidationError and FieldError are this package's own types with the
 // fields of hosted's; *Error, MessageID and the per-row sentinels are the
-// container's extras. Every error string starts with "pfc:" and has passed
+// container's extras (ResponseError and Endpoint are bgcontainer's too). Every error string starts with "pfc:" and has passed
 // the client's redactor:
 //
 //	id                               status  sentinel                   retry

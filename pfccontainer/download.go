@@ -1,18 +1,30 @@
 package pfccontainer
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
+// Signatures of the files the container writes (outputType JPEG or PNG).
+var (
+	jpegMagic = []byte{0xff, 0xd8, 0xff}
+	pngMagic  = []byte("\x89PNG\r\n\x1a\n")
+)
+
 // Download streams the corrected file of corr (GET on corr.CorrectedURL)
 // to dst and returns the number of bytes written. It asks for the identity
-// encoding, so the bytes written are the file's own. No credential or
+// encoding, so the bytes written are the file's own; an answer in another
+// encoding, or one that does not start like a JPEG or PNG file, is a
+// *ResponseError (ErrInvalidResponse) and nothing is written. No credential or
 // header of the caller is sent: the URL may name another host (a gateway
 // set as PFC_SITE_URL). A URL that is not absolute http(s) is refused
 // before any request; see RebaseCorrectedURLs for a PFC_SITE_URL this
@@ -32,17 +44,32 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 	resp, err := c.http.DoExternal(ctx, http.MethodGet, corr.CorrectedURL,
 		http.Header{"Accept-Encoding": {"identity"}}, transport.Body{})
 	if err != nil {
-		return 0, apiError(err)
+		return 0, apiError(EndpointDownload, err)
 	}
 	defer resp.Body.Close()
-	n, err := fileio.CopyLimited(dst, resp.Body, resp.ContentLength, c.maxDownload)
+	// Nothing reaches dst unless the body is the image itself: not an
+	// encoding the client did not ask for (a gzip stream written as the
+	// file), not a proxy's or captive portal's HTML page.
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return 0, &ResponseError{Endpoint: EndpointDownload,
+			Reason: c.http.Redact(fmt.Sprintf("Content-Encoding %.64q, although the identity encoding was asked for", ce))}
+	}
+	br := bufio.NewReader(resp.Body)
+	head, err := br.Peek(len(pngMagic))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), err)
+	}
+	if !bytes.HasPrefix(head, jpegMagic) && !bytes.HasPrefix(head, pngMagic) {
+		return 0, &ResponseError{Endpoint: EndpointDownload, Reason: "the body is not a JPEG or PNG image"}
+	}
+	n, err := fileio.CopyLimited(dst, br, resp.ContentLength, c.maxDownload)
 	switch {
 	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{FileName: c.http.Redact(corr.FileName()), Limit: c.maxDownload, Written: n}
+		return n, &DownloadTooLargeError{FileName: c.http.Redact(oneLine(corr.FileName(), 128)), Limit: c.maxDownload, Written: n}
 	case err != nil:
-		return n, c.errorf("pfc: download of %s after %d bytes: %w", corr.FileName(), n, err)
+		return n, c.errorf("pfc: download of %s after %d bytes: %w", oneLine(corr.FileName(), 128), n, err)
 	case resp.ContentLength >= 0 && n != resp.ContentLength:
-		return n, c.errorf("pfc: download of %s: got %d of %d bytes: %w", corr.FileName(), n, resp.ContentLength, io.ErrUnexpectedEOF)
+		return n, c.errorf("pfc: download of %s: got %d of %d bytes: %w", oneLine(corr.FileName(), 128), n, resp.ContentLength, io.ErrUnexpectedEOF)
 	}
 	return n, nil
 }

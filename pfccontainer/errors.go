@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -46,13 +47,32 @@ var (
 	ErrUnknownOutputType      = errors.New("pfc: unknown output type")
 	ErrOutputFile             = errors.New("pfc: the container could not write the output file")
 	ErrProcessing             = errors.New("pfc: the engine failed on the image")
+	// ErrInvalidResponse: a 2xx answer whose body is not what the
+	// container documents (*ResponseError): not JSON, a member of the
+	// wrong type or missing, a download that is not a JPEG or PNG file.
+	// The same sentinel name as bgcontainer's.
+	ErrInvalidResponse = errors.New("pfc: invalid response")
+)
+
+// Endpoint names the container call an error comes from, as in
+// bgcontainer.Error.
+type Endpoint string
+
+// The container's calls.
+const (
+	EndpointUpload   Endpoint = "PUT /pfc"
+	EndpointCorrect  Endpoint = "GET /pfc/{imageKey}"
+	EndpointVersion  Endpoint = "GET /version"
+	EndpointDownload Endpoint = "GET corrected_url"
 )
 
 // Status classes, shared with the other clients of this module.
 var (
 	ErrBadRequest       = apierr.ErrBadRequest       // 400, 422
+	ErrUnauthorized     = apierr.ErrUnauthorized     // 401, 403 (an authenticating proxy's)
 	ErrNotFound         = apierr.ErrNotFound         // 404, 410
 	ErrTooLarge         = apierr.ErrTooLarge         // 413
+	ErrRateLimited      = apierr.ErrRateLimited      // 429 (a proxy's)
 	ErrServer           = apierr.ErrServer           // 5xx
 	ErrInvalidParameter = apierr.ErrInvalidParameter // client-side validation (*ValidationError)
 	// ErrResponseHeaderTimeout: no response headers within the response
@@ -166,6 +186,8 @@ func (id MessageID) Retryable() bool { return rows[id].retryable }
 // ErrProcessing, ...) and, through Err, the status class (ErrBadRequest,
 // ErrServer). Every string in it has passed the client's redactor.
 type Error struct {
+	// Endpoint is the call that failed.
+	Endpoint Endpoint
 	// StatusCode is the HTTP status.
 	StatusCode int
 	// MessageID is the container's message id for the condition.
@@ -178,22 +200,72 @@ type Error struct {
 	// condition is transient: memory or disk pressure). The client's own
 	// retries have been spent when the error is returned.
 	Retryable bool
+	// RequestID is the request id response header, when present.
+	RequestID string
 	// Err is the underlying error: the API error of the response.
 	Err error
 }
 
-// Error returns "pfc: <status>: <message id>: <message>".
+// Error returns "pfc: <endpoint>: <status>: <message id>: <message>
+// (request id <id>)", the parts that are known, on one line (the message
+// cut to 200 bytes; the whole of it is in Message).
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "pfc: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	b.WriteString("pfc: ")
+	if e.Endpoint != "" {
+		b.WriteString(string(e.Endpoint) + ": ")
+	}
+	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.MessageID != "" {
 		b.WriteString(": " + string(e.MessageID))
 	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
+	if m := oneLine(e.Message, 200); m != "" {
+		b.WriteString(": " + m)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request id " + oneLine(e.RequestID, 128) + ")")
 	}
 	return b.String()
 }
+
+// oneLine collapses whitespace (newlines included, so a server's message
+// cannot forge log lines) and cuts s to at most max bytes on a rune
+// boundary, marking a cut with "…", as APIError.Error does.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// ResponseError is a 2xx answer whose body is not what the container
+// documents. It matches ErrInvalidResponse; its fields are those of
+// bgcontainer.ResponseError.
+type ResponseError struct {
+	// Endpoint is the call whose answer was invalid.
+	Endpoint Endpoint
+	// Field is the JSON member at fault; empty when the whole body is.
+	Field string
+	// Reason says what is wrong (redacted).
+	Reason string
+}
+
+// Error returns "pfc: <Endpoint>: invalid response[: field <f>]: <reason>".
+func (e *ResponseError) Error() string {
+	s := "pfc: " + string(e.Endpoint) + ": invalid response"
+	if e.Field != "" {
+		s += ": field " + strconv.Quote(e.Field)
+	}
+	return s + ": " + e.Reason
+}
+
+// Unwrap returns ErrInvalidResponse.
+func (e *ResponseError) Unwrap() error { return ErrInvalidResponse }
 
 // Unwrap returns the row's sentinel and the cause.
 func (e *Error) Unwrap() []error {

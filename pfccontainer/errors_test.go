@@ -2,8 +2,11 @@ package pfccontainer
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,4 +69,42 @@ func TestErrorStringAndUnwrapWithoutCause(t *testing.T) {
 	e := &Error{StatusCode: 400, MessageID: MsgUnknownPreset, Message: `preset "X" is not uploaded or mounted`, Parameter: "preset"}
 	assert.Equal(t, `pfc: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted`, e.Error())
 	assert.Equal(t, []error{ErrUnknownPreset}, e.Unwrap())
+}
+
+// TestErrorIsOneBoundedLine: a container (or a proxy) answering a long,
+// multi-line message cannot forge log lines or flood them through
+// Error(); the whole message stays in the field.
+func TestErrorIsOneBoundedLine(t *testing.T) {
+	t.Parallel()
+	msg := "engine failed\n{\"level\":\"error\",\"msg\":\"forged\"}\r\n" + strings.Repeat("é", 400)
+	e := &Error{Endpoint: EndpointCorrect, StatusCode: 503, MessageID: MsgProcessingPFCError, Message: msg, RequestID: "r\n1"}
+	s := e.Error()
+	assert.NotContains(t, s, "\n")
+	assert.NotContains(t, s, "\r")
+	assert.LessOrEqual(t, len(s), 320)
+	assert.True(t, utf8.ValidString(s))
+	assert.True(t, strings.HasSuffix(s, "… (request id r 1)"), s)
+	assert.Equal(t, msg, e.Message)
+}
+
+// TestDownloadErrorsNameTheFileOnOneLine: the file name comes from the
+// container's corrected_url; an escaped newline in it does not reach the
+// error text as one.
+func TestDownloadErrorsNameTheFileOnOneLine(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	c2, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(8))
+	require.NoError(t, err)
+	const u = "http://cdn.test/output/a%0Aforged%0D.png"
+	mt.RegisterResponder(http.MethodGet, u, func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("\x89PNG\r\n\x1a\n-and-more")), ContentLength: 30}, nil
+	})
+	_, err = c.Download(t.Context(), &Correction{CorrectedURL: u}, io.Discard)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n")
+	_, err = c2.Download(t.Context(), &Correction{CorrectedURL: u}, io.Discard)
+	var tl *DownloadTooLargeError
+	require.ErrorAs(t, err, &tl)
+	assert.Equal(t, "a forged .png", tl.FileName)
+	assert.NotContains(t, err.Error(), "\n")
 }

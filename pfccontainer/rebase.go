@@ -16,7 +16,8 @@ var errNotOutputURL = errors.New("pfc: corrected_url is not an absolute URL unde
 
 // rebaseURL moves correctedURL onto baseURL: the scheme, host and any path
 // before /output/ are replaced by baseURL's (whose own path, e.g. a
-// reverse-proxy prefix, is kept), the /output/... tail and query stay.
+// reverse-proxy prefix, is kept), the /output/... tail and query stay. A
+// tail with dot segments (escaped or not) or backslashes is refused.
 // This is what the rebase option does when PFC_SITE_URL names a host the
 // client cannot reach (the default http://localhost seen from another
 // machine or container).
@@ -27,7 +28,7 @@ func rebaseURL(correctedURL, baseURL string) (string, error) {
 	}
 	ep := cu.EscapedPath()
 	i := strings.LastIndex(ep, outputSegment)
-	if i < 0 || i+len(outputSegment) == len(ep) {
+	if i < 0 || i+len(outputSegment) == len(ep) || !plainTail(ep[i+len(outputSegment):]) {
 		return "", errNotOutputURL
 	}
 	bu, err := url.Parse(baseURL)
@@ -45,6 +46,20 @@ func rebaseURL(correctedURL, baseURL string) (string, error) {
 	return out.String(), nil
 }
 
+// plainTail reports whether the escaped path after /output/ has no dot
+// segments, escaped or not: rebased, it is requested from the client's
+// base URL, and "/output/../../x" would walk out of /output/ (and out of a
+// reverse proxy's prefix, to whatever else that proxy serves).
+func plainTail(escaped string) bool {
+	for _, seg := range strings.Split(escaped, "/") {
+		un, err := url.PathUnescape(seg)
+		if err != nil || un == "." || un == ".." || strings.Contains(un, "..") || strings.Contains(un, `\`) {
+			return false
+		}
+	}
+	return true
+}
+
 // outputFile returns the path of c's corrected file inside the mounted
 // output directory dir (direct file mode). The name comes from the server,
 // so it must be a plain file name: nothing the container answers can make
@@ -52,7 +67,8 @@ func rebaseURL(correctedURL, baseURL string) (string, error) {
 func outputFile(dir string, c *Correction) (string, error) {
 	name := c.FileName()
 	if !plainFileName(name) {
-		return "", fmt.Errorf("pfc: corrected_url does not name a plain file in /output (got %q)", name)
+		return "", &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+			Reason: fmt.Sprintf("does not name a plain file in /output (got %.200q)", name)}
 	}
 	return filepath.Join(dir, name), nil
 }

@@ -23,7 +23,11 @@ func TestRebaseURL(t *testing.T) {
 		require.NoError(t, err, tc.corrected)
 		assert.Equal(t, tc.want, got)
 	}
-	for _, bad := range []string{"", "/output/a.jpg", "http://localhost/files/a.jpg", "http://localhost/output/", "::"} {
+	for _, bad := range []string{"", "/output/a.jpg", "http://localhost/files/a.jpg", "http://localhost/output/", "::",
+		// A hostile corrected_url walking out of /output/ on the client's
+		// base host (and out of a proxy's prefix).
+		"http://localhost/output/../../admin", "http://localhost/output/x/%2e%2e/%2E%2E/admin",
+		"http://localhost/output/..%2F..%2Fadmin", "http://localhost/output/a%5C..%5Cb", "http://localhost/output/./a.jpg"} {
 		_, err := rebaseURL(bad, "http://h")
 		assert.ErrorIs(t, err, errNotOutputURL, bad)
 	}
@@ -44,6 +48,6 @@ func TestOutputFile(t *testing.T) {
 		"http://localhost/output/..",
 	} {
 		_, err := outputFile(dir, &Correction{CorrectedURL: u})
-		assert.Error(t, err, u)
+		assert.ErrorIs(t, err, ErrInvalidResponse, u)
 	}
 }

@@ -2,7 +2,6 @@ package pfccontainer
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -75,11 +74,12 @@ func (v *Version) HasFeature(name string) bool {
 // decodeVersion reads a /version document. Since its shape is not
 // published, it accepts the SDK version under "version", "sdkVersion",
 // "sdk_version" or "build", and features as an array of names or an
-// object of name: bool (true ones kept, sorted).
+// object of name: bool (true ones kept, sorted). A document of another
+// shape is a *ResponseError.
 func decodeVersion(b []byte) (*Version, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("pfc: /version is not a JSON object: %w", err)
+		return nil, &ResponseError{Endpoint: EndpointVersion, Reason: "not a JSON object"}
 	}
 	v := &Version{Raw: append(json.RawMessage(nil), b...)}
 	for _, k := range []string{"sdkVersion", "sdk_version", "version", "build"} {
@@ -107,7 +107,7 @@ func decodeVersion(b []byte) (*Version, error) {
 			}
 			slices.Sort(v.Features)
 		default:
-			return nil, fmt.Errorf("pfc: /version: features is neither a list nor an object")
+			return nil, &ResponseError{Endpoint: EndpointVersion, Field: "features", Reason: "is neither a list of names nor an object of name: bool"}
 		}
 	}
 	return v, nil

@@ -2,6 +2,7 @@ package pfccontainer
 
 import (
 	"context"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -48,13 +49,18 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 		return "", err
 	}
 	var res UploadResponse
-	err = c.http.DoJSON(ctx, &transport.Request{Method: http.MethodPut, Path: "pfc",
-		Body: transport.ReaderAtBody(src, size, ct), Permanent: permanent}, &res)
+	err = c.getJSON(ctx, EndpointUpload, &transport.Request{Method: http.MethodPut, Path: "pfc",
+		Body: transport.ReaderAtBody(src, size, ct)}, &res)
 	if err != nil {
-		return "", apiError(err)
+		return "", err
 	}
 	if err := ValidateImageKey(res.ImageKey); err != nil {
-		return "", c.errorf("pfc: PUT /pfc answered an unusable imageKey: %w", err)
+		var ve *ValidationError
+		reason := "is missing or fails the image key check"
+		if errors.As(err, &ve) && len(ve.Errors) > 0 {
+			reason = c.http.Redact(ve.Errors[0].Message)
+		}
+		return "", &ResponseError{Endpoint: EndpointUpload, Field: "imageKey", Reason: reason}
 	}
 	return res.ImageKey, nil
 }

@@ -223,8 +223,8 @@ func (c *Client) SameOrigin(rawURL string) bool {
 	return err == nil && u.IsAbs() && originOf(u) == c.authOrigin
 }
 
-// Redact returns s with the credential and every configured secret (and
-// their URL-escaped forms) replaced by "REDACTED".
+// Redact returns s with the credential and every configured secret (in
+// their URL- and JSON-escaped forms too) replaced by "REDACTED".
 func (c *Client) Redact(s string) string { return replace(c.redactor, s) }
 
 // Format prints the client as "transport.Client(<BaseURL>)" whatever the

@@ -151,8 +151,10 @@
 //
 // # Secrets and logging
 //
-// Options.AuthValue and Options.Secrets (e.g. a license key sent as a path
-// segment), and their URL-escaped forms, are replaced by "REDACTED" in every
+// Options.AuthValue, Options.Secrets (e.g. a license key sent as a path
+// segment) and Request.Secrets, in every spelling a URL or a JSON encoder
+// gives them (URL-escaped; JSON-escaped as Go, Python and PHP write it), are
+// replaced by "REDACTED" in every
 // error string, every log record and in APIError.URL, Message, Code and
 // Body. For DoExternal every query value of the URL is replaced by REDACTED
 // (pre-signed URLs carry their signature, credential and token there), and

@@ -1,9 +1,13 @@
 package transport
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Redacted replaces every secret in errors and logs.
@@ -15,9 +19,9 @@ const Redacted = "REDACTED"
 // text. Values of any length are removed from the URL itself.
 const minSignedValueLen = 8
 
-// newReplacer returns a replacer for secrets and their URL-escaped forms,
-// longest first so that a secret containing another is removed whole; nil
-// when there is nothing to redact.
+// newReplacer returns a replacer for secrets and their URL-escaped and
+// JSON-escaped forms (see secretForms), longest first so that a secret
+// containing another is removed whole; nil when there is nothing to redact.
 func newReplacer(secrets ...string) *strings.Replacer {
 	seen := map[string]bool{}
 	var forms []string
@@ -25,8 +29,7 @@ func newReplacer(secrets ...string) *strings.Replacer {
 		if s == "" {
 			continue
 		}
-		q := url.QueryEscape(s)
-		for _, f := range []string{s, url.PathEscape(s), q, strings.ReplaceAll(q, "+", "%20")} {
+		for _, f := range secretForms(s) {
 			if !seen[f] {
 				seen[f] = true
 				forms = append(forms, f)
@@ -42,6 +45,49 @@ func newReplacer(secrets ...string) *strings.Replacer {
 		args = append(args, f, Redacted)
 	}
 	return strings.NewReplacer(args...)
+}
+
+// secretForms returns every spelling of a secret that can reach an error or
+// a log: as is; URL-escaped as a path segment and as a query value (spaces
+// as + and as %20); and as the contents of a JSON string the way common
+// encoders write it (Go's, with and without HTML escaping; Python's
+// ensure_ascii, \uXXXX for every non-ASCII rune; "\/" for "/", and PHP's
+// default, both of the last two), since an
+// error body that echoes a key is kept in APIError.Body and Message.
+func secretForms(s string) []string {
+	q := url.QueryEscape(s)
+	forms := []string{s, url.PathEscape(s), q, strings.ReplaceAll(q, "+", "%20")}
+	for _, html := range []bool{true, false} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(s) != nil {
+			continue
+		}
+		j := strings.TrimSuffix(b.String(), "\n")
+		j = j[1 : len(j)-1] // the quotes
+		a := asciiJSON(j)
+		forms = append(forms, j, a, strings.ReplaceAll(j, "/", `\/`), strings.ReplaceAll(a, "/", `\/`))
+	}
+	return forms
+}
+
+// asciiJSON escapes every non-ASCII rune of a JSON string's contents as
+// \uXXXX (UTF-16, lower-case hex), as Python's json.dumps does by default.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			b.WriteRune(r)
+			continue
+		}
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
 }
 
 func replace(r *strings.Replacer, s string) string {

@@ -2,6 +2,8 @@ package containersvc
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"image/jpeg"
 	"net/http"
 	"net/url"
@@ -260,7 +262,8 @@ func TestCorrectEngineRejections(t *testing.T) {
 	f := newFixture(t, nil)
 	f.placeInput(t, "tiny.png", pngBytes(t, 31, 200))
 	f.placeInput(t, "junk.jpg", []byte("not an image at all"))
-	for _, key := range []string{"tiny.png", "junk.jpg"} {
+	f.placeInput(t, "bomb.png", hugeHeaderPNG(t, 100000, 100000))
+	for _, key := range []string{"tiny.png", "junk.jpg", "bomb.png"} {
 		_, herr := f.svc.Correct(t.Context(), key, nil)
 		require.NotNil(t, herr, key)
 		assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
@@ -342,4 +345,16 @@ func TestCorrectOutputCannotBeStored(t *testing.T) {
 	require.NotNil(t, line)
 	assert.Equal(t, "error", line["level"])
 	assertNoTemporaries(t, f.svc.Mounts().Output)
+}
+
+// hugeHeaderPNG is a small PNG whose header declares w x h pixels (a
+// decompression bomb's header): the engine must refuse it from the header,
+// before allocating anything of that size.
+func hugeHeaderPNG(t *testing.T, w, h uint32) []byte {
+	t.Helper()
+	p := pngBytes(t, 4, 4)
+	binary.BigEndian.PutUint32(p[16:], w) // IHDR width
+	binary.BigEndian.PutUint32(p[20:], h) // IHDR height
+	binary.BigEndian.PutUint32(p[29:], crc32.ChecksumIEEE(p[12:29]))
+	return p
 }

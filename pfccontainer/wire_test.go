@@ -1,0 +1,96 @@
+package pfccontainer
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The one HTTP test double of this file: a raw TCP listener that writes
+// whatever bytes a broken or hostile container would.
+
+// rawContainer answers every request on its connection with write, then
+// keeps the connection open until the test ends (a server that says
+// nothing more).
+func rawContainer(t *testing.T, write func(io.Writer)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		close(done)
+		_ = ln.Close()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(conn)); err != nil {
+					return
+				}
+				write(conn)
+				<-done
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// TestInformationalAnswersNeverHang: GET /pfc/{imageKey} documents no 102,
+// but a proxy or a broken container may send one. Followed by nothing it
+// ends with the response header timeout as a typed *APIError (status 102)
+// rather than a hang; followed by a final 200 it is skipped as HTTP says;
+// followed by garbage it is a typed error too.
+func TestInformationalAnswersNeverHang(t *testing.T) {
+	t.Parallel()
+	const ok = `{"corrected_url":"http://localhost/output/a.jpg","scene":2}`
+	tests := []struct {
+		name   string
+		answer string
+		status int // 0: success
+	}{
+		{"102 then nothing", "HTTP/1.1 102 Processing\r\n\r\n", 102},
+		{"102 then 200", "HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 59\r\n\r\n" + ok, 0},
+		{"102 then garbage", "HTTP/1.1 102 Processing\r\n\r\nnot http at all\r\n\r\n", 102},
+		{"headers never end", "HTTP/1.1 200 OK\r\nX-Slow: 1\r\n", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Len(t, ok, 59)
+			base := rawContainer(t, func(w io.Writer) { _, _ = io.WriteString(w, tt.answer) })
+			c, err := NewClient(WithBaseURL(base), WithRetries(-1, 0, 0), WithResponseHeaderTimeout(300*time.Millisecond))
+			require.NoError(t, err)
+			defer c.CloseIdleConnections()
+			corr, err := c.Correct(t.Context(), "k.jpg", nil)
+			switch tt.status {
+			case 0:
+				require.NoError(t, err)
+				assert.Equal(t, Scene(2), corr.Scene)
+			case -1:
+				assert.ErrorIs(t, err, ErrResponseHeaderTimeout)
+			default:
+				var ae *APIError
+				require.ErrorAs(t, err, &ae)
+				assert.Equal(t, tt.status, ae.StatusCode)
+			}
+		})
+	}
+}
