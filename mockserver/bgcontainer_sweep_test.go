@@ -170,7 +170,7 @@ func TestBGContainerBadInputSweep(t *testing.T) {
 	ref := mockserver.StartBGContainer(t, nil)
 	remove := func(c *bgcontainer.Client) []byte {
 		var buf bytes.Buffer
-		_, err := c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), &buf, nil)
+		_, err := c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &buf)
 		require.NoError(t, err)
 		return buf.Bytes()
 	}

@@ -113,7 +113,7 @@ func TestBGContainerChaos(t *testing.T) {
 	}
 	remove := func(c *bgcontainer.Client, i int) ([]byte, *bgcontainer.Result, error) {
 		var buf bytes.Buffer
-		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), &buf, nil)
+		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), nil, &buf)
 		return buf.Bytes(), res, err
 	}
 	ref := mockserver.StartBGContainer(t, nil)
