@@ -68,6 +68,12 @@ var chaosProcessor = mockserver.HostedProcessorFunc(func(ctx context.Context, sr
 // chaosInput is the i-th job's input: a distinct 48×40 JPEG.
 func chaosInput(t *testing.T, i int) []byte {
 	t.Helper()
+	b, err := chaosImage(i)
+	require.NoError(t, err)
+	return b
+}
+
+func chaosImage(i int) ([]byte, error) {
 	img := image.NewNRGBA(image.Rect(0, 0, 48, 40))
 	for y := range 40 {
 		for x := range 48 {
@@ -75,8 +81,8 @@ func chaosInput(t *testing.T, i int) []byte {
 		}
 	}
 	var buf bytes.Buffer
-	require.NoError(t, jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}))
-	return buf.Bytes()
+	err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90})
+	return buf.Bytes(), err
 }
 
 // chaosOptions are the i-th job's options: the quality and a resize vary.

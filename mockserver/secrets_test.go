@@ -3,6 +3,7 @@ package mockserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -261,7 +262,9 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	assert.GreaterOrEqual(t, sink.errs, 14, "errors captured")
 	var forms []string
 	for _, s := range secrets {
-		forms = append(forms, s, url.QueryEscape(s), url.PathEscape(s))
+		j, _ := json.Marshal(s) // as a JSON log line or body spells it
+		forms = append(forms, s, url.QueryEscape(s), url.PathEscape(s), strings.Trim(string(j), `"`),
+			strings.ReplaceAll(s, "/", `\/`)) // PHP's JSON encoder
 	}
 	leaks := 0
 	for _, text := range sink.texts {
