@@ -125,7 +125,9 @@ func TestBGContainerChaos(t *testing.T) {
 	require.Zero(t, ref.BGContainer.JobCount(), "the fault-free run removes every job")
 
 	tally := newChaosTally()
-	spec, err := mockserver.ParseFaults("bg:rate=0.2,latency=2ms,seed=9")
+	// Seed 35 draws a final 102 for the 12th and 17th downloads, so the
+	// 102 path is taken whatever the number of jobs (every job downloads).
+	spec, err := mockserver.ParseFaults("bg:rate=0.2,latency=2ms,seed=35")
 	require.NoError(t, err)
 	spec.Observe = tally.observe
 	var retries retryCounter
