@@ -158,8 +158,8 @@ func TestBGContainerBadInputSweep(t *testing.T) {
 		{name: "download unknown", method: "GET", target: "/DownloadImage/" + id, status: 404},
 		{name: "remove unknown", method: "DELETE", target: "/RemoveImage/" + id, status: 404},
 		// Huge headers.
-		{name: "huge header", method: "GET", target: "/Status", header: []string{hugeHeader(2 << 20)}, status: 431},
-		{name: "huge licence key", method: "GET", target: "/Authorize/" + strings.Repeat("k", 2<<20), status: 431},
+		{name: "huge header", method: "GET", target: "/Status", header: []string{hugeHeader(1<<20 + 8192)}, status: 431},
+		{name: "huge licence key", method: "GET", target: "/Authorize/" + strings.Repeat("k", 1<<20+8192), status: 431},
 	}
 	require.GreaterOrEqual(t, len(before)+len(cases), 60)
 	s.run(t, cases, func(sweepCase) bool { return false })

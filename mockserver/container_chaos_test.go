@@ -35,7 +35,7 @@ func containerChaosJobs() int {
 }
 
 // callAttempts bounds a caller's attempts at one whole call.
-const callAttempts = 12
+const callAttempts = 20
 
 // retryCalls runs call until it succeeds, at most callAttempts times,
 // counting the failed attempts in failures.

@@ -172,5 +172,8 @@ func bombJPEG(w, h uint16) string {
 	return b.String()
 }
 
-// hugeHeader is one header line of n bytes.
+// hugeHeader is one header line of n bytes. Keep n just over net/http's
+// 1 MiB header limit: the server stops reading there, and a client still
+// writing megabytes more could have its connection reset before it reads
+// the 431.
 func hugeHeader(n int) string { return "X-Huge: " + strings.Repeat("h", n) }
