@@ -24,8 +24,11 @@ type FaultSpec struct {
 	// Observe, if set, is called after every request a backend using
 	// this spec serves, faulted or not, with what the fault layer decided
 	// and the status the handler answered. It is called concurrently from
-	// the requests' goroutines. Setting it on a nil-effect spec (see
-	// ParseFaults) still observes every request.
+	// the requests' goroutines, after the answer was written (closing the
+	// http.Server waits for it). Set it before the spec is given to a
+	// backend: each backend reads it once, when it is created. On an empty
+	// spec (ParseFaults("")) it observes every request and nothing is
+	// injected.
 	Observe func(FaultEvent)
 }
 
@@ -76,7 +79,7 @@ func (s *FaultSpec) String() string {
 	return s.spec.String()
 }
 
-// wrapFaults puts the fault layer of backend b in front of h; a nil spec
+// wrap puts the fault layer of backend b in front of h; a nil spec
 // returns h. Every backend constructor calls it once.
 func (s *FaultSpec) wrap(b faults.Backend, log *slog.Logger, h http.Handler) http.Handler {
 	if s == nil {
