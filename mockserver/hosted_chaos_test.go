@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -322,4 +323,77 @@ func TestHostedChaosTruncated(t *testing.T) {
 	assert.Positive(t, callRetries.Load(), "some truncated answer reached a caller")
 	t.Logf("hosted chaos (truncated answers): %d jobs, %d requests, %d faults injected, %d client retries, %d whole-call retries by the caller; %s",
 		n, requests, faults, retries.n.Load(), callRetries.Load(), tally)
+}
+
+// TestHostedChaosPresets creates and deletes presets one at a time (so
+// the faults are the same on every run) while a third of the preset
+// requests fail: with a 503 before the mock sees them, or with their
+// answer lost after the mock acted (reset-after). The client retries both.
+// A retried create whose first answer was lost meets its own preset: 409
+// conflict for the caller, and a preset without a file stays in the
+// account; a retried delete likewise ends in 404 though the preset is
+// gone. The figures are logged; the invariants are checked: no name twice,
+// every create the caller saw succeed is usable, every 409 is explained
+// by a lost answer, and every delete's preset is gone.
+func TestHostedChaosPresets(t *testing.T) {
+	t.Parallel()
+	tally := newChaosTally()
+	spec, err := mockserver.ParseFaults("hosted:rate=0.35,kinds=503|reset-after,routes=presets,seed=4")
+	require.NoError(t, err)
+	spec.Observe = tally.observe
+	var retries retryCounter
+	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Faults: spec, Processor: chaosProcessor}, chaosClientOptions(&retries)...)
+	ctx := context.Background()
+	file := []byte("preset file")
+	var created []*hosted.Preset
+	conflicts, deleteNotFound := 0, 0
+	for i := range 20 {
+		name := fmt.Sprintf("chaos preset %02d", i)
+		p, err := srv.Client.Presets.Create(ctx, hosted.CreatePresetRequest{Name: name, FileName: "p.pcp"}, bytes.NewReader(file), int64(len(file)))
+		var apiErr *hosted.APIError
+		switch {
+		case err == nil:
+			created = append(created, p)
+		case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict:
+			conflicts++
+		default:
+			t.Fatalf("create %s: %v", name, err)
+		}
+	}
+	tally.mu.Lock()
+	lostCreates := tally.afterOK["presets"]
+	tally.mu.Unlock()
+	assert.Equal(t, lostCreates, conflicts, "every 409 follows a create whose answer was lost")
+
+	names, empty := map[string]int{}, 0
+	for p, err := range srv.Client.Presets.All(ctx, 100) {
+		require.NoError(t, err)
+		names[p.Name]++
+		if string(p.Extra["status"]) == `"awaiting_upload"` {
+			empty++
+		}
+	}
+	assert.Equal(t, conflicts, empty, "each failed create left its preset without a file")
+	assert.Len(t, names, 20, "every create reached the mock")
+	for name, n := range names {
+		assert.Equal(t, 1, n, "%s: created twice", name)
+	}
+	deletes := len(created)
+	for _, p := range created {
+		err := srv.Client.Presets.Delete(ctx, p.ID)
+		if errors.Is(err, hosted.ErrNotFound) {
+			deleteNotFound++
+			continue
+		}
+		require.NoError(t, err)
+	}
+	for p, err := range srv.Client.Presets.All(ctx, 100) {
+		require.NoError(t, err)
+		for _, c := range created {
+			assert.NotEqual(t, c.ID, p.ID, "deleted preset %s still listed", c.Name)
+		}
+	}
+	requests, faults := tally.total()
+	t.Logf("hosted presets under faults: 20 creates (%d ok, %d answered 409 after a lost answer, leaving a preset without a file), %d deletes (%d answered 404 after a lost answer); %d requests, %d faults, %d client retries; %s",
+		len(created), conflicts, deletes, deleteNotFound, requests, faults, retries.n.Load(), tally)
 }
