@@ -68,6 +68,9 @@ type BGContainerOptions struct {
 	// Logger receives structured logs (licence keys redacted); nil
 	// discards them.
 	Logger *slog.Logger
+	// Faults injects failures into the answers (see ParseFaults and the
+	// package documentation's "Fault injection"); nil injects none.
+	Faults *FaultSpec
 
 	// remover replaces the CPU engine, for the package's tests.
 	remover matting.Remover
@@ -124,7 +127,7 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 		}
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
-	b := &BGContainer{svc: svc, handler: svc.Handler(), dir: dir, key: key}
+	b := &BGContainer{svc: svc, handler: opts.Faults.wrap(bgFaults, opts.Logger, svc.Handler()), dir: dir, key: key}
 	if fault := opts.fault; fault != nil {
 		next := b.handler
 		b.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -98,7 +98,7 @@
 // payload_too_large (413), unprocessable (422), not_activated (403, a
 // container without a licence), not_implemented (501, a backend the
 // binary does not implement yet), unavailable (503, shutting down),
-// internal_error (500).
+// internal_error (500), and rate_limited (429, only from fault injection).
 //
 // # Behaviour the API documentation leaves open, as this mock implements it
 //
@@ -274,6 +274,89 @@
 // all run on HostedOptions.Clock.
 //
 // Not modelled: rate limits (none), API versions other than /v2.
+//
+// # Fault injection
+//
+// Each backend takes a *FaultSpec (HostedOptions.Faults,
+// PFCContainerOptions.Faults, BGContainerOptions.Faults; the binary's
+// -faults flag) that makes it fail some requests on purpose, reproducibly,
+// to test a client's retries and cleanup:
+//
+//	spec, err := mockserver.ParseFaults("rate=0.2,kinds=503|429|reset|latency,seed=7")
+//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Faults: spec})
+//
+// The spec is sections separated by ";", each a list of name=value
+// parameters separated by ",", optionally prefixed by a backend ("hosted:",
+// "container:", "bg:") to apply to that backend only; a section without a
+// prefix is the default of every backend, and a backend's section inherits
+// the parameters it does not set from it:
+//
+//	rate=F          probability that a request is faulted, 0 to 1 (required)
+//	kinds=K|K...    500, 503, 429, reset, reset-body, reset-after, truncate,
+//	                latency, 102 (default: all)
+//	routes=R|R...   the routes faulted (default: all; names below)
+//	seed=N          unsigned integer (default 1)
+//	latency=D       the delay of kind latency, 1ms to 10s (default 10ms)
+//	retry-after=S   the Retry-After of kind 429, seconds 0 to 3600 (default 1)
+//
+// Unknown or repeated names, kinds, routes and sections are errors
+// (matching ErrInvalidFaultSpec, naming the section and parameter), as is
+// kind 102 in a section of a backend that has no route answering it.
+//
+// Kinds. Before the handler runs (no side effect): 500 and 503 (the JSON
+// error body, codes internal_error and unavailable), 429 (code
+// rate_limited, with Retry-After), reset (the connection is reset, with a
+// TCP RST, before the request body is read), reset-body (the body is read
+// to its end and dropped, then the connection is reset), 102 (a final
+// "HTTP/1.1 102 Processing" and the connection closed; only on bg's
+// download route, never drawn elsewhere). After the handler ran (the
+// request had its full side effect; only the answer is lost): reset-after
+// (the answer is dropped and the connection reset) and truncate (the
+// answer is sent with its full Content-Length but half its body, then the
+// connection is closed; an answer without a body is reset instead).
+// latency delays the request (real time, not the mock's clock) and then
+// serves it. Injected error answers carry an X-Request-Id like the
+// others; the backend's log (when it has a Logger) gets an Info record
+// per fault, naming the backend, route, sequence number and kind, never
+// the path.
+//
+// Reproducibility: whether the n-th request of a route is faulted, and
+// how, is a function of the seed, the backend, the route and n only, where
+// n counts that route's requests on that backend instance in order of
+// arrival. A client sending one request at a time meets the same faults
+// on every run. Under concurrency the arrival order varies, so which
+// request gets the n-th decision varies, but the decisions do not: the
+// same number of requests per route meets the same faults, kind for kind.
+//
+// FaultSpec.Observe, when set, is called after every request with a
+// FaultEvent (route, sequence number, kind, the status the handler
+// answered), for tests that count what happened.
+//
+// What a request failed after the handler ran leaves behind, route by
+// route (a fault before the handler leaves nothing; read-only routes
+// leave nothing either way):
+//
+//	hosted  upload   GET  /v2/upload        a new fileKey and upload URL, never used; nothing to clean up
+//	hosted  storage  PUT  /storage/...      the file stored; the client's retry stores the same bytes again
+//	hosted  pfc      GET  /v2/pfc           a job that runs to its end (and sends its webhook) while the
+//	                                        client, not knowing its id, retries and starts a second one:
+//	                                        the duplicate the hosted client documents (harmless with
+//	                                        cache=true once the first has completed)
+//	hosted  presets  POST /v2/presets/      the preset created; a retry is 409 conflict (the name is taken)
+//	                 DELETE /v2/presets/{id} the preset deleted; a retry is 404
+//	hosted  status, files, GET presets      read-only
+//	container upload PUT  /pfc              the image stored under a key the client never learns; it
+//	                                        expires with the image TTL
+//	container correct GET /pfc/{imageKey}   the corrected file written to output/ (a retry corrects
+//	                                        again and writes it again)
+//	container output, version               read-only
+//	bg      authorize GET /Authorize/{key}  the container activated (a retry is harmless)
+//	bg      submit   POST /SubmitImage      a job the client cannot know, left until removed (the
+//	                                        client never resends a SubmitImage that may have arrived)
+//	bg      remove   DELETE /RemoveImage/{id} the job removed; a retry is 404
+//	bg      status, check, download         read-only
+//
+// Routes named "other" hold every other path (unknown routes, 404s).
 //
 // # Correction container (PFCContainer)
 //

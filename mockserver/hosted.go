@@ -72,6 +72,9 @@ type HostedOptions struct {
 	PixelBudget int64
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
+	// Faults injects failures into the answers (see ParseFaults and the
+	// package documentation's "Fault injection"); nil injects none.
+	Faults *FaultSpec
 }
 
 // Hosted is the hosted API v2 mock: an http.Handler serving /v2/... (API
@@ -132,7 +135,7 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 		}
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
-	return &Hosted{svc: svc, handler: svc.Handler(), dir: dir}, nil
+	return &Hosted{svc: svc, handler: opts.Faults.wrap(hostedFaults, opts.Logger, svc.Handler()), dir: dir}, nil
 }
 
 // ServeHTTP serves the hosted API.

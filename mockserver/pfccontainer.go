@@ -73,6 +73,9 @@ type PFCContainerOptions struct {
 	MaxUploadBytes int64
 	// Workers bounds the corrections run at once; 0 means 4.
 	Workers int
+	// Faults injects failures into the answers (see ParseFaults and the
+	// package documentation's "Fault injection"); nil injects none.
+	Faults *FaultSpec
 }
 
 // PFCContainer is the correction container mock: an http.Handler serving
@@ -124,7 +127,7 @@ func NewPFCContainer(opts PFCContainerOptions) (*PFCContainer, error) {
 	if err != nil {
 		return fail(err)
 	}
-	return &PFCContainer{svc: svc, handler: svc.Handler(), tmp: tmp}, nil
+	return &PFCContainer{svc: svc, handler: opts.Faults.wrap(containerFaults, nil, svc.Handler()), tmp: tmp}, nil
 }
 
 // ServeHTTP serves the container's API.

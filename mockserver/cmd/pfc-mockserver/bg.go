@@ -18,6 +18,7 @@ func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 			ProcessingDelay: *delay,
 			DataDir:         e.dataDir,
 			PixelBudget:     e.pixelBudget,
+			Faults:          e.faults,
 			Logger:          e.log.With("backend", "bg"),
 		})
 		if err != nil {

@@ -20,6 +20,10 @@
 //	                 200000000, about 2 GB of memory); larger images run alone
 //	-body-timeout    how long a request body may stall without a byte before the
 //	                 connection is cut off (default 1m)
+//	-faults          fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7"
+//	                 or per backend "rate=0.1;bg:kinds=102|503" (default: none); see
+//	                 "Fault injection" in package mockserver for the grammar, the kinds
+//	                 and the routes
 //	-bg-processing-delay  how long each background-removal job stays processing
 //	                 after its engine returned (default 0; scaled by -time-scale)
 //	-container-root  directory holding the correction container's mount points
@@ -116,6 +120,7 @@ type env struct {
 	clock       clock.Clock
 	webhookCAs  *x509.CertPool
 	pixelBudget int64
+	faults      *mockserver.FaultSpec // nil: none
 	log         *slog.Logger
 	// stderr receives the container mock's own JSON log lines.
 	stderr io.Writer
@@ -163,6 +168,7 @@ func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 			DataDir:     e.dataDir,
 			WebhookCAs:  e.webhookCAs,
 			PixelBudget: e.pixelBudget,
+			Faults:      e.faults,
 			Logger:      e.log.With("backend", "hosted"),
 		})
 		if err != nil {
@@ -196,7 +202,7 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 			_, statErr := os.Lstat(o.Root)
 			removeRoot = errors.Is(statErr, fs.ErrNotExist)
 		}
-		o.Clock, o.LogWriter = e.clock, e.stderr
+		o.Clock, o.LogWriter, o.Faults = e.clock, e.stderr, e.faults
 		c, err := mockserver.NewPFCContainer(o)
 		if err != nil {
 			if removeRoot {
@@ -243,6 +249,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	timeScale := fs.Float64("time-scale", 1, "factor applied to every simulated duration (0.001 = a thousand times faster)")
 	webhookCA := fs.String("webhook-ca", "", "PEM file of CAs trusted for webhook delivery, besides the system roots")
 	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once per backend (memory bound); larger images run alone")
+	faultSpec := fs.String("faults", "", `fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7" (default: none)`)
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -272,6 +279,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail("-body-timeout must be positive, got %v", *bodyTimeout)
 	}
 	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, log: log, stderr: stderr}
+	if *faultSpec != "" {
+		spec, err := mockserver.ParseFaults(*faultSpec)
+		if err != nil {
+			return fail("-faults: %v", err)
+		}
+		e.faults = spec
+		log.Warn("fault injection on", "faults", spec.String())
+	}
 	if *timeScale != 1 {
 		scaled, err := clock.NewScaled(*timeScale)
 		if err != nil {

@@ -1,0 +1,11 @@
+package faces
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine they started
+// (workers, servers, timers) outlives them.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -1,0 +1,374 @@
+package faults
+
+import (
+	"bufio"
+	"context"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+)
+
+// CodeRateLimited is the error code of an injected 429.
+const CodeRateLimited = "rate_limited"
+
+// Event describes one request that passed through an Injector.
+type Event struct {
+	Backend string
+	Route   string
+	// Seq is the request's index among those of its route (from 0).
+	Seq uint64
+	// Kind is the fault injected; "" for none.
+	Kind Kind
+	// Method and URL are the request's (URL is the request's own: path
+	// and query as received; do not modify it).
+	Method string
+	URL    *url.URL
+	// Status is the status the handler answered, 0 when it did not run
+	// (a fault before the handler) or hijacked the connection.
+	Status int
+}
+
+// Injector wraps a backend's handler and injects the faults of its
+// configuration.
+type Injector struct {
+	backend Backend
+	cfg     Config
+	log     *slog.Logger
+	observe func(Event)
+	routes  map[string]*routeState
+}
+
+type routeState struct {
+	salt  uint64
+	n     atomic.Uint64
+	kinds []Kind // the configured kinds that apply to the route; nil: never faulted
+}
+
+// New returns the injector of backend under spec, or nil when the spec
+// gives the backend no faults and observe is nil. log (may be nil)
+// receives an Info record per injected fault; observe (may be nil) is
+// called, concurrently, after every request.
+func New(spec *Spec, backend Backend, log *slog.Logger, observe func(Event)) *Injector {
+	cfg, ok := spec.For(backend.Name)
+	if !ok && observe == nil {
+		return nil
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	inj := &Injector{backend: backend, cfg: cfg, log: log, observe: observe, routes: map[string]*routeState{}}
+	for _, r := range backend.Routes {
+		st := &routeState{salt: hashString(backend.Name + "/" + r.Name)}
+		if ok && cfg.Rate > 0 && (len(cfg.Routes) == 0 || slices.Contains(cfg.Routes, r.Name)) {
+			for _, k := range cfg.Kinds {
+				if k != Final102 || r.Final102 {
+					st.kinds = append(st.kinds, k)
+				}
+			}
+		}
+		inj.routes[r.Name] = st
+	}
+	return inj
+}
+
+// Wrap returns next with the injector in front; a nil injector returns
+// next.
+func (inj *Injector) Wrap(next http.Handler) http.Handler {
+	if inj == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { inj.serve(w, r, next) })
+}
+
+// Decide returns the decision for the n-th request of route: the kind,
+// or "" for none. It is a pure function of the seed, the backend, the
+// route and n.
+func (inj *Injector) Decide(route string, n uint64) Kind {
+	st, ok := inj.routes[route]
+	if !ok || len(st.kinds) == 0 {
+		return ""
+	}
+	return decide(inj.cfg.Seed, st.salt, n, inj.cfg.Rate, st.kinds)
+}
+
+func decide(seed, salt, n uint64, rate float64, kinds []Kind) Kind {
+	u := splitmix64(seed ^ splitmix64(salt+n*0x9e3779b97f4a7c15))
+	if float64(u>>11)/(1<<53) >= rate {
+		return ""
+	}
+	return kinds[splitmix64(u)%uint64(len(kinds))]
+}
+
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func hashString(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = io.WriteString(h, s)
+	return h.Sum64()
+}
+
+func (inj *Injector) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	route := inj.backend.Classify(r.Method, r.URL.Path)
+	st, ok := inj.routes[route]
+	if !ok {
+		// A classifier bug: serve without faults rather than fail.
+		next.ServeHTTP(w, r)
+		return
+	}
+	n := st.n.Add(1) - 1
+	kind := Kind("")
+	if len(st.kinds) > 0 {
+		kind = decide(inj.cfg.Seed, st.salt, n, inj.cfg.Rate, st.kinds)
+	}
+	ev := Event{Backend: inj.backend.Name, Route: route, Seq: n, Kind: kind, Method: r.Method, URL: r.URL}
+	if kind != "" {
+		// Not the path: it may hold a secret (the bg container's
+		// /Authorize/{license_key}).
+		inj.log.Info("fault injected", "backend", inj.backend.Name, "route", route, "seq", n, "kind", string(kind), "method", r.Method)
+	}
+	if inj.observe != nil {
+		defer func() { inj.observe(ev) }()
+	}
+	switch kind {
+	case "":
+		rec := &httpx.StatusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		ev.Status = rec.Status
+	case Status500, Status503, Status429:
+		code := map[Kind]int{Status500: http.StatusInternalServerError, Status503: http.StatusServiceUnavailable, Status429: http.StatusTooManyRequests}[kind]
+		errCode := map[Kind]string{Status500: httpx.CodeInternal, Status503: httpx.CodeUnavailable, Status429: CodeRateLimited}[kind]
+		if kind == Status429 {
+			w.Header().Set("Retry-After", strconv.Itoa(inj.cfg.RetryAfter))
+		}
+		w.Header().Set(httpx.RequestIDHeader, "req_"+httpx.NewID(8))
+		httpx.WriteError(w, httpx.Errorf(code, errCode, "injected fault: %s (route %s, request %d)", kind, route, n))
+	case Reset:
+		reset(w)
+	case ResetBody:
+		_, _ = io.Copy(io.Discard, r.Body)
+		reset(w)
+	case Final102:
+		w.Header().Set(httpx.RequestIDHeader, "req_"+httpx.NewID(8))
+		if err := httpx.WriteFinalStatus(w, http.StatusProcessing, ""); err != nil {
+			reset(w)
+		}
+	case Latency:
+		if !sleep(r.Context(), inj.cfg.Latency) {
+			return
+		}
+		rec := &httpx.StatusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		ev.Status = rec.Status
+	case ResetAfter:
+		dw := &discardWriter{controlled: controlled{under: w}, header: http.Header{}}
+		next.ServeHTTP(dw, r)
+		ev.Status = dw.status
+		if !dw.hijacked {
+			reset(w)
+		}
+	case Truncate:
+		tw := &truncWriter{controlled: controlled{under: w}, head: r.Method == http.MethodHead}
+		next.ServeHTTP(tw, r)
+		ev.Status = tw.finish()
+	}
+}
+
+// sleep waits d or until ctx ends; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// reset hijacks the connection and closes it with an RST (SO_LINGER 0).
+// Where the connection cannot be hijacked (HTTP/2) it aborts the handler,
+// which resets the stream.
+func reset(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := tcpConn(conn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// closeConn hijacks the connection and closes it normally, after what was
+// written was flushed.
+func closeConn(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	conn, _, err := rc.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+func tcpConn(c net.Conn) (*net.TCPConn, bool) {
+	for range 4 {
+		switch x := c.(type) {
+		case *net.TCPConn:
+			return x, true
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// controlled is the part of http.ResponseController's interface the
+// fault writers pass to the real writer: deadlines and hijacking (a
+// handler that answers a raw status itself). Flushing is swallowed, so
+// nothing the handler writes reaches the client early.
+type controlled struct {
+	under    http.ResponseWriter
+	hijacked bool
+}
+
+func (c *controlled) SetReadDeadline(t time.Time) error {
+	return http.NewResponseController(c.under).SetReadDeadline(t)
+}
+
+func (c *controlled) SetWriteDeadline(t time.Time) error {
+	return http.NewResponseController(c.under).SetWriteDeadline(t)
+}
+
+func (c *controlled) EnableFullDuplex() error {
+	return http.NewResponseController(c.under).EnableFullDuplex()
+}
+
+func (c *controlled) FlushError() error { return nil }
+
+func (c *controlled) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(c.under).Hijack()
+	if err == nil {
+		c.hijacked = true
+	}
+	return conn, brw, err
+}
+
+// discardWriter runs a handler whose answer is lost: it records the
+// status and drops everything.
+type discardWriter struct {
+	controlled
+	header http.Header
+	status int
+}
+
+func (d *discardWriter) Header() http.Header { return d.header }
+
+func (d *discardWriter) WriteHeader(code int) {
+	if d.status == 0 && code >= 200 {
+		d.status = code
+	}
+}
+
+func (d *discardWriter) Write(b []byte) (int, error) {
+	d.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+
+// maxBuffered bounds the body a truncWriter holds when the handler gave no
+// Content-Length (the mocks' JSON answers are a few KiB).
+const maxBuffered = 8 << 20
+
+// truncWriter sends the handler's answer with only the first half of its
+// body. With a Content-Length the answer streams through up to half of
+// it; without one the body is buffered (up to maxBuffered), given a
+// Content-Length, and half of it sent.
+type truncWriter struct {
+	controlled
+	head        bool
+	status      int
+	passthrough bool
+	remaining   int64
+	buf         []byte
+	written     int64
+}
+
+func (t *truncWriter) Header() http.Header { return t.under.Header() }
+
+func (t *truncWriter) WriteHeader(code int) {
+	if code < 200 {
+		t.under.WriteHeader(code)
+		return
+	}
+	if t.status != 0 {
+		return
+	}
+	t.status = code
+	if cl, err := strconv.ParseInt(t.under.Header().Get("Content-Length"), 10, 64); err == nil && cl > 0 && !t.head {
+		t.passthrough, t.remaining = true, cl/2
+		t.under.WriteHeader(code)
+	}
+}
+
+func (t *truncWriter) Write(b []byte) (int, error) {
+	if t.status == 0 {
+		t.WriteHeader(http.StatusOK)
+	}
+	t.written += int64(len(b))
+	if t.passthrough {
+		n := min(int64(len(b)), t.remaining)
+		if n > 0 {
+			if _, err := t.under.Write(b[:n]); err != nil {
+				return 0, err
+			}
+			t.remaining -= n
+		}
+		return len(b), nil
+	}
+	if room := maxBuffered - len(t.buf); room > 0 {
+		t.buf = append(t.buf, b[:min(len(b), room)]...)
+	}
+	return len(b), nil
+}
+
+// finish sends what the truncation leaves and closes the connection; it
+// returns the handler's status.
+func (t *truncWriter) finish() int {
+	if t.hijacked {
+		return 0
+	}
+	status := t.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	switch {
+	case t.passthrough:
+		closeConn(t.under)
+	case len(t.buf) == 0:
+		reset(t.under)
+	default:
+		h := t.under.Header()
+		h.Del("Transfer-Encoding")
+		h.Set("Content-Length", strconv.Itoa(len(t.buf)))
+		t.under.WriteHeader(status)
+		_, _ = t.under.Write(t.buf[:len(t.buf)/2])
+		closeConn(t.under)
+	}
+	return status
+}
