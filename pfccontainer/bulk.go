@@ -155,6 +155,9 @@ func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], o *Co
 // the same name in different folders never collide.
 func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
 	defer exportTo(&err)
+	if err := d.checked(); err != nil {
+		return nil, err
+	}
 	return bulkDir(ctx, inDir, outDir, o, b, d.bulkWork(o))
 }
 
@@ -162,7 +165,17 @@ func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *Correc
 // Direct.CorrectDir).
 func (d *Direct) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], o *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
 	defer exportTo(&err)
+	if err := d.checked(); err != nil {
+		return nil, err
+	}
 	return bulkAll(ctx, items, o, b, d.bulkWork(o))
+}
+
+// checked reports missing Direct settings once, before a bulk run.
+func (d *Direct) checked() error {
+	var fe fieldErrors
+	d.check(&fe)
+	return fe.err()
 }
 
 // bulkWork is the HTTP flow for one file.
@@ -175,11 +188,6 @@ func (c *Client) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 // bulkWork is the direct-file flow for one file.
 func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item) (*Correction, error) {
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		var fe fieldErrors
-		d.check(&fe)
-		if err := fe.err(); err != nil {
-			return nil, err
-		}
 		sum := sha256.Sum256([]byte(it.ID))
 		name := hex.EncodeToString(sum[:4]) + "-" + filepath.Base(it.Src)
 		if len(name) > MaxImageKeyLength || ValidateImageKey(name) != nil {

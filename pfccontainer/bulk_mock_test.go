@@ -130,4 +130,7 @@ func TestMockCorrectAll(t *testing.T) {
 	_, err = c.CorrectAll(t.Context(), slices.Values(items), &pfccontainer.CorrectionOptions{Width: 1}, nil)
 	var ve *pfccontainer.ValidationError
 	require.ErrorAs(t, err, &ve)
+	_, err = c.Direct("", "").CorrectAll(t.Context(), slices.Values(items), nil, nil)
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"InputDir", "OutputDir"}, ve.Fields())
 }
