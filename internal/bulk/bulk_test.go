@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
@@ -129,6 +130,17 @@ func TestNewLimiter(t *testing.T) {
 	l := NewLimiter(1000, 0)
 	require.NotNil(t, l)
 	require.NoError(t, l.Wait(context.Background())) // burst of at least 1
+
+	// The token bucket on explicit times (no clock read): 5 per second
+	// with bursts of 2 lets 2 start at once, then one every 200 ms.
+	rl, ok := NewLimiter(5, 2).(*rate.Limiter)
+	require.True(t, ok)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	assert.True(t, rl.AllowN(t0, 1))
+	assert.True(t, rl.AllowN(t0, 1))
+	assert.False(t, rl.AllowN(t0, 1))
+	assert.False(t, rl.AllowN(t0.Add(199*time.Millisecond), 1))
+	assert.True(t, rl.AllowN(t0.Add(200*time.Millisecond), 1))
 }
 
 // rejectErr stands for a client's typed error.
