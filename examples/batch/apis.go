@@ -147,8 +147,10 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 // forward serves through a handler set once it exists (503 before).
 type forward struct{ h atomic.Pointer[http.Handler] }
 
+// set makes h the handler.
 func (f *forward) set(h http.Handler) { f.h.Store(&h) }
 
+// ServeHTTP passes the request on, or answers 503 until set was called.
 func (f *forward) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h := f.h.Load(); h != nil {
 		(*h).ServeHTTP(w, r)

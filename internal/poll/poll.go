@@ -49,8 +49,10 @@ type Clock interface {
 // realClock is the Clock of the time package.
 type realClock struct{}
 
+// Now is time.Now.
 func (realClock) Now() time.Time { return time.Now() }
 
+// AfterFunc is time.AfterFunc, returning the timer's Stop.
 func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
