@@ -21,4 +21,13 @@
 // value fetched; each client wraps it in its own typed error. Cancelling the
 // caller's context, or reaching its deadline, returns the context's error at
 // once.
+//
+// # Time in tests
+//
+// Options.Clock replaces the real clock for the delays and MaxWait; the
+// clients never set it and their public options cannot. FakeClock is a
+// clock whose time moves only when told, so a benchmark or test can run
+// a 60 s wait in microseconds (hosted's BenchmarkWaitDetection measures
+// the hosted waiter that way). The caller's context deadline stays in
+// real time.
 package poll
