@@ -61,12 +61,16 @@ func TestRunConcurrencyBound(t *testing.T) {
 
 // tokenLimiter is a Limiter the test feeds: each Wait takes one token.
 type tokenLimiter struct {
-	tokens chan struct{}
-	waits  atomic.Int32
+	tokens  chan struct{}
+	waits   atomic.Int32
+	waiting chan struct{} // if set, gets a value as each Wait starts
 }
 
 func (l *tokenLimiter) Wait(ctx context.Context) error {
 	l.waits.Add(1)
+	if l.waiting != nil {
+		l.waiting <- struct{}{}
+	}
 	select {
 	case <-l.tokens:
 		return nil
@@ -109,13 +113,11 @@ func TestRunRateLimit(t *testing.T) {
 func TestRunRateLimitCancel(t *testing.T) {
 	t.Parallel()
 	items := makeInputs(t, t.TempDir(), 3)
-	lim := &tokenLimiter{tokens: make(chan struct{})}
+	lim := &tokenLimiter{tokens: make(chan struct{}), waiting: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &copyWork{}
 	go func() {
-		for lim.waits.Load() == 0 {
-			time.Sleep(time.Millisecond) // poll for the first Wait, not a timing assertion
-		}
+		<-lim.waiting // the run waits for its first token
 		cancel()
 	}()
 	rep, err := Run(ctx, slices.Values(items), w.do, Options[string]{Limiter: lim, Total: 3})
