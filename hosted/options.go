@@ -20,6 +20,9 @@ const (
 	MaxSize          = pfcparams.MaxSize // largest width, height, long or short: 10000
 	MinOutputQuality = pfcparams.MinOutputQuality
 	MaxOutputQuality = pfcparams.MaxOutputQuality
+	// MaxScale is the largest scale percentage the SDK sends: the service
+	// documents none; the mock applies the same bound.
+	MaxScale = pfcparams.MaxScale
 )
 
 // CorrectionOptions are the query parameters of GET /pfc, which starts a
@@ -395,8 +398,8 @@ func (o *CorrectionOptions) validate(needKey bool) error {
 			fe.Add(s.name, "must be between %d and %d pixels, got %d", MinSize, MaxSize, s.value)
 		}
 	}
-	if o.Scale < 0 {
-		fe.Add("scale", "must be a positive percentage, got %d", o.Scale)
+	if o.Scale < 0 || o.Scale > MaxScale {
+		fe.Add("scale", "must be a percentage between 1 and %d, got %d", MaxScale, o.Scale)
 	}
 	if o.OutputQuality != 0 && (o.OutputQuality < MinOutputQuality || o.OutputQuality > MaxOutputQuality) {
 		fe.Add("outputQuality", "must be between %d and %d, got %d", MinOutputQuality, MaxOutputQuality, o.OutputQuality)

@@ -101,6 +101,8 @@ func TestValidateRules(t *testing.T) {
 		{"scale negative", func(o *hosted.CorrectionOptions) { o.Scale = -1 }, []string{"scale"}},
 		{"scale 1", func(o *hosted.CorrectionOptions) { o.Scale = 1 }, nil},
 		{"scale 400", func(o *hosted.CorrectionOptions) { o.Scale = 400 }, nil},
+		{"scale at the shared bound", func(o *hosted.CorrectionOptions) { o.Scale = hosted.MaxScale }, nil},
+		{"scale above the shared bound", func(o *hosted.CorrectionOptions) { o.Scale = hosted.MaxScale + 1 }, []string{"scale"}},
 
 		// outputQuality 40..100.
 		{"outputQuality 39", func(o *hosted.CorrectionOptions) { o.OutputQuality = 39 }, []string{"outputQuality"}},

@@ -113,7 +113,8 @@
 // ranges and priority rules are those of the parameter table the client
 // uses too (internal/pfcparams, checked against the API documentation):
 // width, height, long and short 32..10000 (0 is out of range when given),
-// scale a positive integer percentage, outputQuality 40..100, the
+// scale 1..1000 (a percentage; the API documents no bound, the clients
+// share this one), outputQuality 40..100, the
 // auto-crop values plain decimal numbers, bgColor "#rrggbb" or a CSS
 // colour name (or "transparent"), bgShadow soft, hard or floating,
 // webhookUrl an absolute https URL (plain http is 400 before anything

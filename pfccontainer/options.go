@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-querystring/query"
+
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 )
 
 // Limits of the GET /pfc/{imageKey} parameters. The container documents
@@ -16,9 +18,9 @@ import (
 const (
 	MinOutputQuality = 40
 	MaxOutputQuality = 100
-	MinSize          = 32    // smallest width, height, long or short
-	MaxSize          = 10000 // largest width, height, long or short
-	MaxScale         = 1000  // largest scale percentage
+	MinSize          = 32                 // smallest width, height, long or short
+	MaxSize          = 10000              // largest width, height, long or short
+	MaxScale         = pfcparams.MaxScale // largest scale percentage: 1000
 	// MaxImageKeyLength bounds an image key (a file name in direct file
 	// mode).
 	MaxImageKeyLength = 255

@@ -46,6 +46,12 @@ const (
 	MinOutputQuality = 40
 	MaxOutputQuality = 100
 	DefaultQuality   = 90
+	// MaxScale is the largest scale percentage. Neither API documents a
+	// bound ("integer percent"); the SDK's clients and mocks of both share
+	// this one, so that what a client accepts a mock accepts. Ten times
+	// enlarges any accepted input past the AI upscaling's output limits
+	// (20,000 px), which clamp it anyway.
+	MaxScale = 1000
 )
 
 var (

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
@@ -29,7 +30,7 @@ const (
 	DefaultOutputQuality = 90
 	MinSize              = 32
 	MaxSize              = 10000
-	MaxScale             = 1000
+	MaxScale             = pfcparams.MaxScale
 )
 
 // Request is a parsed, validated GET /pfc/{imageKey} query with every

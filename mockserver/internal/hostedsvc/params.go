@@ -16,10 +16,6 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
-// maxScale bounds scale (a percentage) before any arithmetic; the resize
-// limits clamp anything this large anyway.
-const maxScale = 1 << 20
-
 // autocropParams are the auto-crop tuning values, in the order of
 // jobSpec.autocrop: decimal numbers copied from the desktop editor.
 var autocropParams = [6]string{"autocropSize", "autocropX", "autocropY", "cropARW", "cropARH", "autocropTopHeadGap"}
@@ -193,8 +189,8 @@ func (p *parser) checkInteger(param pfcparams.Param, v string) {
 		p.fail(httpx.CodeInvalidParameter, param.Name, "must be between %d and %d, got %d", param.Range.Min, param.Range.Max, n)
 	case param.Range == nil && n < 1: // scale: "integer percent", no documented range
 		p.fail(httpx.CodeInvalidParameter, param.Name, "must be a positive integer percentage, got %d", n)
-	case param.Range == nil && n > maxScale:
-		p.fail(httpx.CodeInvalidParameter, param.Name, "must be at most %d, got %d", maxScale, n)
+	case param.Range == nil && n > pfcparams.MaxScale: // the bound the clients share
+		p.fail(httpx.CodeInvalidParameter, param.Name, "must be at most %d, got %d", pfcparams.MaxScale, n)
 	default:
 		p.vals[param.Name] = v
 	}

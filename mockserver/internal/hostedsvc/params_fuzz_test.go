@@ -70,13 +70,6 @@ func FuzzOptionsRoundTrip(f *testing.F) {
 		if o.Validate() != nil {
 			return // the client sends nothing
 		}
-		if o.Scale > maxScale {
-			// Known disagreement (reported with issue 13): the client
-			// accepts any positive scale, the mock refuses one above
-			// maxScale (2^20 %) with a 400. Remove this once the bound is
-			// shared through pfcparams.
-			t.Skip("scale above the mock's bound")
-		}
 		raw, err := o.Query()
 		if err != nil {
 			t.Fatalf("Validate accepted what Query refuses: %v", err)

@@ -200,8 +200,8 @@ func TestResizeCost(t *testing.T) {
 		"same size":          {1000, 500, "width=1000", 500_000},
 		"downscale":          {1000, 500, "width=500", 500_000 + 125_000},
 		"upscale":            {100, 100, "long=10000", 10_000 + 100_000_000},
-		"scale clamped":      {100, 100, "scale=100000", 10_000 + 20_000*20_000},
-		"smallDetails limit": {100, 100, "scale=100000&resize=smallDetails", 10_000 + 8192*8192},
+		"scale clamped":      {4000, 4000, "scale=1000", 16_000_000 + 20_000*20_000},
+		"smallDetails limit": {4000, 4000, "scale=1000&resize=smallDetails", 16_000_000 + 8192*8192},
 	}
 	for name, c := range cases {
 		q, err := url.ParseQuery("fileKey=k&" + c.query)
