@@ -85,14 +85,22 @@ type call struct {
 	c      *Client
 	ctx    context.Context
 	method string
-	logURL string // redacted URL, for errors and logs
-	// secrets and redactor start as the Client's (plus, for DoExternal, the
-	// URL's query values) and grow with the query values of redirect hops
-	// that leave the API origin.
-	secrets  []string
-	redactor *strings.Replacer
-	external bool
-	noFollow bool
+	// u is the request URL; logURL is its redacted text for errors and
+	// logs, computed on first use (see url): a call that succeeds without
+	// logging never builds it.
+	u      *url.URL
+	logURL string
+	// secrets start as the Client's (plus, for DoExternal, the URL's query
+	// values, plus Request.Secrets) and grow with the query values of
+	// redirect hops that leave the API origin. redactor replaces them; it
+	// is built from secrets only when a string is first redacted
+	// (redactorStale), since redaction is needed on the error and log paths
+	// alone.
+	secrets       []string
+	redactor      *strings.Replacer
+	redactorStale bool
+	external      bool
+	noFollow      bool
 	// noReplay, permanent and finalProcessing are the Request's policy.
 	noReplay        bool
 	permanent       func(int) bool
@@ -105,7 +113,30 @@ type call struct {
 	notRetried bool
 }
 
-func (cl *call) redact(s string) string { return replace(cl.redactor, s) }
+// redact replaces the call's secrets in s, building the call's redactor
+// first when its secrets are not the Client's. Every use is on the calling
+// goroutine (see call), so the lazy build needs no locking.
+func (cl *call) redact(s string) string {
+	if cl.redactorStale {
+		cl.redactor, cl.redactorStale = newReplacer(cl.secrets...), false
+	}
+	return replace(cl.redactor, s)
+}
+
+// url returns the redacted request URL, for errors and logs: for
+// DoExternal every query value replaced by REDACTED and the Client's
+// secrets removed; for an API call, the URL (password hidden) with the
+// call's secrets removed.
+func (cl *call) url() string {
+	if cl.logURL == "" {
+		if cl.external {
+			cl.logURL = replace(cl.c.redactor, redactQueryValues(cl.u))
+		} else {
+			cl.logURL = cl.redact(cl.u.Redacted())
+		}
+	}
+	return cl.logURL
+}
 
 // Do sends an API request to BaseURL+Path with the credential header,
 // retrying as the package documentation describes. A 2xx response, or a
@@ -141,7 +172,7 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 		return err
 	}
 	if resp.StatusCode >= 300 {
-		return apierr.FromResponse(resp, cl.method, cl.logURL, cl.attempts, cl.redact)
+		return apierr.FromResponse(resp, cl.method, cl.url(), cl.attempts, cl.redact)
 	}
 	defer drainAndClose(resp.Body)
 	if out == nil || resp.StatusCode == http.StatusNoContent {
@@ -175,14 +206,17 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	if c.authHeader != "" {
 		delHeader(header, c.authHeader)
 	}
-	secrets := append(slices.Clip(c.secrets), queryValues(u)...)
 	cl := &call{
 		c:        c,
 		method:   methodOrGet(method),
-		logURL:   replace(c.redactor, redactQueryValues(u)),
-		secrets:  secrets,
-		redactor: newReplacer(secrets...),
+		u:        u,
+		secrets:  c.secrets,
+		redactor: c.redactor,
 		external: true,
+	}
+	if values := queryValues(u); len(values) > 0 {
+		// Clip: the Client's slice is shared by concurrent calls.
+		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), values...), true
 	}
 	resp, err := c.send(ctx, cl, u, header, body)
 	return resp, err
@@ -213,23 +247,21 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 			header.Set(c.authHeader, c.authValue)
 		}
 	}
-	secrets, redactor := c.secrets, c.redactor
-	if len(r.Secrets) > 0 {
-		secrets = append(slices.Clip(c.secrets), r.Secrets...)
-		redactor = newReplacer(secrets...)
-	}
 	cl := &call{
 		c:        c,
 		method:   methodOrGet(r.Method),
-		logURL:   replace(redactor, u.Redacted()),
-		secrets:  secrets,
-		redactor: redactor,
+		u:        u,
+		secrets:  c.secrets,
+		redactor: c.redactor,
 		noFollow: r.NoFollowRedirects,
 
 		noReplay:        r.NoReplay,
 		permanent:       r.PermanentStatus,
 		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
+	}
+	if len(r.Secrets) > 0 {
+		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), r.Secrets...), true
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
 	return resp, cl, err
@@ -293,7 +325,7 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 		return nil, cl.wrapErr(err)
 	}
 	if resp.StatusCode >= 400 || resp.StatusCode == http.StatusProcessing {
-		apiErr := apierr.FromResponse(resp, cl.method, cl.logURL, cl.attempts, cl.redact)
+		apiErr := apierr.FromResponse(resp, cl.method, cl.url(), cl.attempts, cl.redact)
 		if cl.notRetried {
 			return nil, &notRetriedError{err: apiErr}
 		}
@@ -308,21 +340,21 @@ func (cl *call) requestHook(_ retryablehttp.Logger, _ *http.Request, _ int) {
 	cl.attempts++
 	if l := cl.c.logger; l != nil {
 		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: sending request",
-			slog.String("method", cl.method), slog.String("url", cl.logURL), slog.Int("attempt", cl.attempts))
+			slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempt", cl.attempts))
 	}
 }
 
 func (cl *call) responseHook(_ retryablehttp.Logger, resp *http.Response) {
 	if l := cl.c.logger; l != nil {
 		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: response",
-			slog.String("method", cl.method), slog.String("url", cl.logURL),
+			slog.String("method", cl.method), slog.String("url", cl.url()),
 			slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts))
 	}
 }
 
 func (cl *call) logRedirect(req *http.Request, hop int) {
 	cl.c.logger.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: following redirect",
-		slog.String("method", cl.method), slog.String("url", cl.logURL),
+		slog.String("method", cl.method), slog.String("url", cl.url()),
 		// The target may be a pre-signed URL whatever the call: always hide its query.
 		slog.String("location", cl.redact(redactQueryValues(req.URL))), slog.Int("hop", hop))
 }
@@ -373,7 +405,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 
 func (cl *call) outcomeAttrs(resp *http.Response, err error) []slog.Attr {
 	attrs := []slog.Attr{
-		slog.String("method", cl.method), slog.String("url", cl.logURL), slog.Int("attempt", cl.attempts),
+		slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempt", cl.attempts),
 	}
 	if err != nil {
 		return append(attrs, slog.String("error", cl.describe(err)))
@@ -448,7 +480,7 @@ func (cl *call) redactedURLError(err error) *url.Error {
 		// this call has never seen, so no redactor knows its signature.
 		cause = errBadLocation
 	}
-	return &url.Error{Op: op, URL: cl.logURL, Err: cause}
+	return &url.Error{Op: op, URL: cl.url(), Err: cause}
 }
 
 // errBadLocation replaces net/http's error for an unparsable Location.
@@ -456,7 +488,7 @@ var errBadLocation = errors.New("redirect with an unparsable Location header")
 
 // errorf reports a failure after a response arrived (e.g. decoding it).
 func (cl *call) errorf(cause error, format string, args ...any) error {
-	msg := fmt.Sprintf("pfc: %s %s: ", cl.method, cl.logURL) + fmt.Sprintf(format, args...)
+	msg := fmt.Sprintf("pfc: %s %s: ", cl.method, cl.url()) + fmt.Sprintf(format, args...)
 	return &requestError{msg: cl.redact(msg), err: cause}
 }
 

@@ -20,7 +20,7 @@ func (cl *call) permanentAnswer(resp *http.Response) bool {
 	if cl.permanentErr == nil || resp == nil || resp.StatusCode < 400 {
 		return false
 	}
-	return cl.permanentErr(peekAPIError(resp, cl.method, cl.logURL, cl.attempts, cl.redact))
+	return cl.permanentErr(peekAPIError(resp, cl.method, cl.url(), cl.attempts, cl.redact))
 }
 
 // peekAPIError builds the *apierr.APIError of resp from at most

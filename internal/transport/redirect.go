@@ -87,10 +87,11 @@ func (cl *call) learnHopSecrets(u *url.URL) {
 	if len(values) == 0 {
 		return
 	}
+	// The call's URL stays redacted as it was before this hop.
+	cl.url()
 	// Clip: the slice may share its array with the Client's secrets, which
-	// concurrent calls read.
-	cl.secrets = append(slices.Clip(cl.secrets), values...)
-	cl.redactor = newReplacer(cl.secrets...)
+	// concurrent calls read. The redactor is rebuilt on its next use.
+	cl.secrets, cl.redactorStale = append(slices.Clip(cl.secrets), values...), true
 }
 
 // delHeader removes every spelling of name from h. Header.Del only removes
