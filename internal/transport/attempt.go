@@ -17,18 +17,58 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
-// attemptTrace is what httptrace tells about one attempt.
-type attemptTrace struct {
-	getConn, gotConn atomic.Bool
-	mu               sync.Mutex
-	saw102           bool
-	header102        http.Header
+// attempt is the state of one attempt (or redirect hop), allocated once:
+// what httptrace tells about it, its header timer's verdict and the cancel
+// of its context. Once the response headers are in, it is also the
+// response body, which ends the attempt's context when closed.
+type attempt struct {
+	cl     *call
+	trace  httptrace.ClientTrace
+	cancel context.CancelFunc
+	body   io.ReadCloser
+
+	getConn, gotConn, timedOut atomic.Bool
+
+	mu        sync.Mutex
+	saw102    bool
+	header102 http.Header
 }
 
-func (a *attemptTrace) processing() (http.Header, bool) {
+func (a *attempt) processing() (http.Header, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.header102, a.saw102
+}
+
+// got1xx is the attempt's httptrace Got1xxResponse hook (it runs on the
+// transport's goroutine).
+func (a *attempt) got1xx(code int, h textproto.MIMEHeader) error {
+	if code != http.StatusProcessing {
+		return nil
+	}
+	a.mu.Lock()
+	a.saw102, a.header102 = true, http.Header(h).Clone()
+	a.mu.Unlock()
+	if a.cl.finalProcessing {
+		return errFinal102
+	}
+	return nil
+}
+
+// expire ends an attempt whose response headers are late.
+func (a *attempt) expire() {
+	a.timedOut.Store(true)
+	a.cancel()
+}
+
+// Read and Close make the attempt its response's body: closing it ends the
+// attempt's context.
+func (a *attempt) Read(p []byte) (int, error) { return a.body.Read(p) }
+
+func (a *attempt) Close() error {
+	err := a.body.Close()
+	a.cancel()
+	return err
 }
 
 // errFinal102 aborts the read of a response once a 102 ended an opted-in
@@ -44,36 +84,25 @@ var errFinal102 = errors.New("final 102 Processing")
 //     one (a server that answers a final 102 and closes); either way the
 //     attempt's result is a synthetic 102 response that send turns into an
 //     *apierr.APIError matching apierr.ErrStillProcessing;
-//   - a failure before any connection was obtained is marked as never sent
-//     (see neverSent), which NoReplay requests may retry.
+//   - for a NoReplay request, a failure before any connection was obtained
+//     is marked as never sent (see neverSent), which such requests may
+//     retry. Only NoReplay requests use that mark, so only theirs have the
+//     connection hooks.
 //
 // The attempt's context ends when its response body is closed.
 func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {
+	a := &attempt{cl: cl}
 	ctx, cancel := context.WithCancel(r.Context())
-	a := &attemptTrace{}
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn: func(string) { a.getConn.Store(true) },
-		GotConn: func(httptrace.GotConnInfo) { a.gotConn.Store(true) },
-		Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
-			if code != http.StatusProcessing {
-				return nil
-			}
-			a.mu.Lock()
-			a.saw102, a.header102 = true, http.Header(h).Clone()
-			a.mu.Unlock()
-			if cl.finalProcessing {
-				return errFinal102
-			}
-			return nil
-		},
-	})
-	var timedOut atomic.Bool
+	a.cancel = cancel
+	a.trace.Got1xxResponse = a.got1xx
+	if cl.noReplay {
+		a.trace.GetConn = func(string) { a.getConn.Store(true) }
+		a.trace.GotConn = func(httptrace.GotConnInfo) { a.gotConn.Store(true) }
+	}
+	ctx = httptrace.WithClientTrace(ctx, &a.trace)
 	var timer *time.Timer
 	if d := cl.c.headerTimeout; d > 0 {
-		timer = time.AfterFunc(d, func() {
-			timedOut.Store(true)
-			cancel()
-		})
+		timer = time.AfterFunc(d, a.expire)
 	}
 	resp, err := rt.RoundTrip(r.WithContext(ctx))
 	if timer != nil && !timer.Stop() && err == nil {
@@ -97,7 +126,7 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	}
 	if err != nil {
 		cancel()
-		if timedOut.Load() {
+		if a.timedOut.Load() {
 			err = &headerTimeoutError{d: cl.c.headerTimeout}
 		}
 		if a.getConn.Load() && !a.gotConn.Load() {
@@ -105,20 +134,9 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		}
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	a.body = resp.Body
+	resp.Body = a
 	return resp, nil
-}
-
-// cancelOnClose ends an attempt's context when its body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
 }
 
 // headerTimeoutError is an attempt whose response headers did not arrive in
