@@ -111,6 +111,17 @@ type call struct {
 	nextWait        time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
+	// rc runs the attempts of this call, with the hooks above (see send).
+	rc retryablehttp.Client
+}
+
+// hostWithoutEmptyPort is u.Host as http.NewRequest sets Request.Host:
+// without the colon of an empty port ("example.com:").
+func hostWithoutEmptyPort(host string) string {
+	if strings.LastIndex(host, ":") > strings.LastIndex(host, "]") {
+		return strings.TrimSuffix(host, ":")
+	}
+	return host
 }
 
 // redact replaces the call's secrets in s, building the call's redactor
@@ -290,14 +301,19 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	if readerFunc != nil {
 		raw = retryablehttp.ReaderFunc(readerFunc)
 	}
-	req, err := retryablehttp.NewRequestWithContext(context.WithValue(ctx, callKey{}, cl), cl.method, u.String(), raw)
+	// The request is built on u itself (keeping the caller's escaping
+	// exactly) rather than on its text, which retryablehttp.NewRequest
+	// would parse again; SetBody is what NewRequest does with the body.
+	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, callKey{}, cl), cl.method, "", nil)
 	if err != nil {
-		if errors.Is(err, ErrBodyNotReplayable) { // a ReaderBody used twice
-			return nil, cl.wrapErr(err)
-		}
 		return nil, fieldError("Method", "is not a valid HTTP method")
 	}
-	req.URL = u // keep the caller's escaping exactly
+	hreq.URL, hreq.Host = u, hostWithoutEmptyPort(u.Host)
+	req := &retryablehttp.Request{Request: hreq}
+	if err := req.SetBody(raw); err != nil {
+		// Only a body source can fail here: a ReaderBody used twice.
+		return nil, cl.wrapErr(err)
+	}
 	req.ContentLength = contentLength
 	req.Header = header
 	req.Header.Set("User-Agent", c.userAgent)
@@ -305,17 +321,15 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 		req.Header.Set("Content-Type", body.contentType)
 	}
 
-	rc := &retryablehttp.Client{
-		HTTPClient:      c.hc,
-		Logger:          nil, // its own records carry unredacted URLs
-		RetryWaitMin:    c.minWait,
-		RetryWaitMax:    c.maxWait,
-		RetryMax:        c.maxRetries,
-		CheckRetry:      cl.checkRetry,
-		Backoff:         cl.backoff,
-		ErrorHandler:    cl.errorHandler,
-		RequestLogHook:  cl.requestHook,
-		ResponseLogHook: cl.responseHook,
+	// The retryablehttp.Client lives in the call (one allocation less);
+	// its Logger stays nil: its own records carry unredacted URLs.
+	rc := &cl.rc
+	rc.HTTPClient = c.hc
+	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = c.minWait, c.maxWait, c.maxRetries
+	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = cl.checkRetry, cl.backoff, cl.requestHook
+	rc.ErrorHandler = passLastResult
+	if c.logger != nil {
+		rc.ResponseLogHook = cl.responseHook
 	}
 	resp, err := rc.Do(req)
 	if err != nil {
@@ -417,10 +431,10 @@ func (cl *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Durati
 	return cl.nextWait
 }
 
-// errorHandler replaces retryablehttp's, whose "giving up" error quotes the
-// unredacted URL and which drops the last response: the last result is
-// passed through unchanged.
-func (cl *call) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
+// passLastResult is the ErrorHandler, replacing retryablehttp's, whose
+// "giving up" error quotes the unredacted URL and which drops the last
+// response: the last result is passed through unchanged.
+func passLastResult(resp *http.Response, err error, _ int) (*http.Response, error) {
 	if err != nil && resp != nil {
 		drainAndClose(resp.Body)
 		return nil, err
