@@ -157,7 +157,7 @@ func (cl *call) url() string {
 // redacted URL, wrapping the cause (errors.Is(err, context.Canceled) holds
 // after a cancellation, errors.As finds the *url.Error).
 func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
-	resp, _, err := c.doAPI(ctx, r)
+	resp, _, err := c.doAPI(ctx, r, "")
 	return resp, err
 }
 
@@ -170,15 +170,7 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if r == nil {
 		return fieldError("Request", "is nil")
 	}
-	rr := *r
-	rr.Header = r.Header.Clone()
-	if rr.Header == nil {
-		rr.Header = http.Header{}
-	}
-	if rr.Header.Get("Accept") == "" {
-		rr.Header.Set("Accept", "application/json")
-	}
-	resp, cl, err := c.doAPI(ctx, &rr)
+	resp, cl, err := c.doAPI(ctx, r, "application/json")
 	if err != nil {
 		return err
 	}
@@ -233,7 +225,9 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	return resp, err
 }
 
-func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, error) {
+// doAPI sends r; accept, when not empty, is the Accept header sent unless
+// r.Header has one.
+func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Response, *call, error) {
 	if r == nil {
 		return nil, nil, fieldError("Request", "is nil")
 	}
@@ -250,6 +244,9 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 	header := r.Header.Clone()
 	if header == nil {
 		header = http.Header{}
+	}
+	if accept != "" && header.Get("Accept") == "" {
+		header.Set("Accept", accept)
 	}
 	if c.authHeader != "" {
 		// Any spelling the caller left in Header would be sent beside ours.
