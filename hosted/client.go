@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -27,6 +28,8 @@ type Client struct {
 	http         *transport.Client
 	pollDefaults poll.Options
 	maxDownload  int64
+	// queryMemo is the encoding of the last options StartJob sent.
+	queryMemo atomic.Pointer[queryMemo]
 
 	// Presets manages custom presets (/presets).
 	Presets *PresetsService

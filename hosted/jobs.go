@@ -37,7 +37,7 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 	if opts == nil {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
-	q, err := opts.Query()
+	q, err := c.startQuery(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,50 @@
+package hosted
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStartQueryMatchesQuery: the query StartJob sends, remembered or not,
+// is byte for byte CorrectionOptions.Query, for a sequence of options that
+// hits and misses the client's memo (same options with new file keys,
+// equal *bool values behind other pointers, one field changed, errors).
+func TestStartQueryMatchesQuery(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(testKey, WithBaseURL("https://x.test/v2"))
+	require.NoError(t, err)
+	f, tr := false, true
+	f2 := false
+	base := NewCorrection().WithCache(false).WithPreset("School and Sports").WithOutput(OutputJPG, 85).ResizeLong(1200)
+	steps := []*CorrectionOptions{
+		base.Clone().WithFileKey("k1"),
+		base.Clone().WithFileKey("k2 with space+plus&amp"),
+		{FileKey: "k3", Cache: &f2, Preset: "School and Sports", OutputType: OutputJPG, OutputQuality: 85, Long: 1200},
+		base.Clone().WithFileKey("k4").WithPreserveMetadata(false),
+		base.Clone().WithFileKey("k5").WithPreserveMetadata(true),
+		{FileKey: "k6", Cache: &tr, PreserveMetadata: &f},
+		{FileKey: "k7"},
+		{FileKey: "k8", RemoveBackground: true, BgColor: "#ff00aa", BgShadow: ShadowSoft, WebhookURL: "https://hooks.test/p?token=s3cr3t-token-value"},
+		{FileKey: "k9", RemoveBackground: true, BgColor: "#ff00aa", BgShadow: ShadowSoft, WebhookURL: "https://hooks.test/p?token=s3cr3t-token-value"},
+		{FileKey: "k10", Autocrop: true, AutocropSize: "1.25", AutocropX: "0.5", Skip: SkipLegacy, RemoveGlares: true, UpdateThumbnail: true, IncludeDetectionData: true},
+		{Preset: "x"},                   // no file key: invalid
+		{FileKey: "k11", Width: 5},      // out of range
+		base.Clone().WithFileKey("k12"), // back to the first options
+	}
+	encoded := 0
+	for i, o := range steps {
+		want, wantErr := o.Query()
+		got, gotErr := c.startQuery(o)
+		if wantErr != nil {
+			require.Error(t, gotErr, "step %d", i)
+			assert.Equal(t, wantErr.Error(), gotErr.Error(), "step %d", i)
+			continue
+		}
+		require.NoError(t, gotErr, "step %d", i)
+		assert.Equal(t, want, got, "step %d", i)
+		encoded++
+	}
+	assert.Equal(t, len(steps)-2, encoded, "every step but the two invalid ones encoded")
+}
