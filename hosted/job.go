@@ -135,9 +135,11 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("pfc: timestamp: %w", err)
+	s, ok := plainJSONString(b)
+	if !ok {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return fmt.Errorf("pfc: timestamp: %w", err)
+		}
 	}
 	if s == "" {
 		t.Time = time.Time{}
@@ -151,4 +153,20 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	}
 	t.Time = parsed
 	return nil
+}
+
+// plainJSONString returns the contents of b when b is a JSON string of
+// printable ASCII without escapes (every timestamp the service writes),
+// which json.Unmarshal would return unchanged; ok is false for anything
+// else, left to json.Unmarshal.
+func plainJSONString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	for _, c := range b[1 : len(b)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(b[1 : len(b)-1]), true
 }
