@@ -77,8 +77,10 @@ var errFinal102 = errors.New("final 102 Processing")
 
 // roundTrip runs one attempt (or redirect hop) with its own context:
 //
-//   - a timer bounds the wait for the response headers (ResponseHeaderTimeout);
-//     it stops once they arrive, so the body may take as long as it needs;
+//   - the Client's header watch (one timer for all its attempts, see
+//     headerWatch) bounds the wait for the response headers
+//     (ResponseHeaderTimeout); it stops once they arrive, so the body may
+//     take as long as it needs;
 //   - an informational 102 Processing ends the attempt at once when the
 //     request set FinalProcessing, and also when the connection fails after
 //     one (a server that answers a final 102 and closes); either way the
@@ -100,12 +102,12 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		a.trace.GotConn = func(httptrace.GotConnInfo) { a.gotConn.Store(true) }
 	}
 	ctx = httptrace.WithClientTrace(ctx, &a.trace)
-	var timer *time.Timer
-	if d := cl.c.headerTimeout; d > 0 {
-		timer = time.AfterFunc(d, a.expire)
+	var watch *watchEntry
+	if w := cl.c.watch; w != nil {
+		watch = w.add(a.expire)
 	}
 	resp, err := rt.RoundTrip(r.WithContext(ctx))
-	if timer != nil && !timer.Stop() && err == nil {
+	if watch != nil && !watch.stop() && err == nil {
 		// The timer fired as the headers arrived: the body is cut off.
 		drainAndClose(resp.Body)
 		resp, err = nil, &headerTimeoutError{d: cl.c.headerTimeout}

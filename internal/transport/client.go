@@ -93,8 +93,10 @@ type Client struct {
 	maxWait    time.Duration
 	// maxRetryAfter caps Retry-After.
 	maxRetryAfter time.Duration
-	// headerTimeout bounds each attempt's wait for headers (0 = none).
+	// headerTimeout bounds each attempt's wait for headers (0 = none),
+	// enforced by watch (nil when there is no bound).
 	headerTimeout time.Duration
+	watch         *headerWatch
 	logger        *slog.Logger
 	// jitter and now are swapped by tests for deterministic waits.
 	jitter     func(max time.Duration) time.Duration
@@ -180,6 +182,9 @@ func New(o Options) (*Client, error) {
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
+	}
+	if c.headerTimeout > 0 {
+		c.watch = newHeaderWatch(c.headerTimeout)
 	}
 
 	base.Path = strings.TrimSuffix(base.Path, "/")
