@@ -45,7 +45,10 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 		StatusEndpoint string `json:"statusEndpoint"`
 	}
 	// A webhook URL often carries a token; keep it out of errors and logs.
-	req := &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q, Secrets: transport.URLSecrets(opts.WebhookURL)}
+	req := &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q}
+	if opts.WebhookURL != "" {
+		req.Secrets = transport.URLSecrets(opts.WebhookURL)
+	}
 	if err := c.http.DoJSON(ctx, req, &out); err != nil {
 		return nil, err
 	}

@@ -271,9 +271,20 @@ func (c *Client) resolve(path string) (*url.URL, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fieldError("Path", "must not contain '?' or '#'; use Query or RawQuery")
 	}
+	rel := strings.TrimPrefix(path, "/")
+	if c.base.RawPath == "" && plainPath(rel) {
+		// What url.Parse would return, without parsing: the base needs no
+		// escaping and neither does rel, so the joined path is both the
+		// decoded and the escaped form (see TestResolveFastPath).
+		u := *c.base
+		if path != "" {
+			u.Path += "/" + rel
+		}
+		return &u, nil
+	}
 	s := c.baseString
 	if path != "" {
-		s += "/" + strings.TrimPrefix(path, "/")
+		s += "/" + rel
 	}
 	u, err := url.Parse(s)
 	if err != nil {
@@ -283,6 +294,20 @@ func (c *Client) resolve(path string) (*url.URL, error) {
 		return nil, fieldError("Path", "leaves the API origin")
 	}
 	return u, nil
+}
+
+// plainPath reports whether p holds only unreserved characters and '/',
+// which a URL path carries unescaped and url.Parse leaves as they are.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch b := p[i]; {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9',
+			b == '-', b == '.', b == '_', b == '~', b == '/':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // encodeQuery encodes q sorted by key like url.Values.Encode, but with
