@@ -6,7 +6,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -27,15 +26,15 @@ type UploadTicket struct {
 // fileType means image.
 func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *UploadTicket, err error) {
 	defer exportTo(&err)
-	q := url.Values{}
+	var rawQuery string // what url.Values{"fileType": {fileType}} encodes to
 	if fileType != "" {
 		if fileType != FileTypeImage && fileType != FileTypeVideo {
 			return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileType", Message: fmt.Sprintf("must be image or video, got %q", fileType)}}}
 		}
-		q.Set("fileType", string(fileType))
+		rawQuery = "fileType=" + string(fileType)
 	}
 	var t UploadTicket
-	if err := c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "upload", Query: q}, &t); err != nil {
+	if err := c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "upload", RawQuery: rawQuery}, &t); err != nil {
 		return nil, err
 	}
 	if t.FileKey == "" || t.UploadURL == "" {
