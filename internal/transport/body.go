@@ -29,6 +29,8 @@ type Body struct {
 	open func() (io.Reader, error)
 	// once is set for ReaderBody, which cannot be reopened.
 	once *singleUse
+	// bytes is set for BytesBody: its reader cannot fail or end early.
+	bytes []byte
 	// err is a construction error, reported by Do before any request.
 	err error
 }
@@ -54,6 +56,7 @@ func BytesBody(b []byte, contentType string) Body {
 		contentType: contentType,
 		size:        int64(len(b)),
 		open:        func() (io.Reader, error) { return bytes.NewReader(b), nil },
+		bytes:       b,
 	}
 }
 
@@ -133,6 +136,12 @@ func (b Body) readerFunc() (func() (io.Reader, error), int64) {
 		// http.NoBody is the only way to say "known to be empty": a zero
 		// ContentLength with any other body means "unknown".
 		return func() (io.Reader, error) { return http.NoBody, nil }, 0
+	case b.bytes != nil:
+		// A *bytes.Reader of exactly size bytes cannot fail or end early,
+		// so it needs no sourceReader; given as is, net/http knows it is in
+		// memory and sends headers and body together instead of flushing
+		// the headers first (one packet less per request).
+		return func() (io.Reader, error) { return bytes.NewReader(b.bytes), nil }, b.size
 	case b.once != nil:
 		return func() (io.Reader, error) {
 			r, err := b.once.attempt()
