@@ -88,7 +88,20 @@
 // channel protocol, the buffer pool, launch configurations and argument
 // checks, error names, every stage's launches and buffer bookkeeping) and
 // the embedded PTX (header, one .entry per kernel with its parameter
-// types). The tests that need a GPU (build tag cuda: gpu_test.go) skip
+// types).
+//
+// With the tag, on a machine with clang-19 but no GPU, the kernel emulator
+// (emulator_test.go) compiles kernels.cu itself as host C++ into a shared
+// library (thread ids are constants, so each grid-stride loop runs every
+// element in one thread), loads it with purego, and runs the whole engine
+// on a driver whose device memory is host memory: TestEmulatedParity and
+// TestEmulatedComposite then check the Go side and the kernels' arithmetic
+// against the CPU engine over the parity set (on amd64 the mattes and
+// foregrounds are identical, |Δ| = 0, and so are the composites). What the
+// emulator cannot check is the PTX code generation, the driver's JIT and
+// the GPU: that needs the GPU tests. It skips where clang-19 is missing.
+//
+// The tests that need a GPU (build tag cuda: gpu_test.go) skip
 // with the reason when libcuda.so.1 does not load or reports no device:
 //
 //   - TestGPUParity: alpha max |Δ| ≤ 2/255 and mean |Δ| ≤ 0.5/255 against

@@ -96,8 +96,11 @@ func alphaDiff(a, b []uint8) (maxD int, mean float64) {
 	return maxD, float64(sum) / float64(len(a))
 }
 
-func TestGPUParity(t *testing.T) {
-	e := openGPU(t)
+func TestGPUParity(t *testing.T) { checkParity(t, openGPU(t)) }
+
+// checkParity compares e with the CPU engine over the synthetic composite
+// set.
+func checkParity(t *testing.T, e matting.Remover) {
 	cpu := matting.NewCPU()
 	ctx := context.Background()
 	for _, c := range parityCases() {
@@ -126,8 +129,10 @@ func TestGPUParity(t *testing.T) {
 	}
 }
 
-func TestGPUComposite(t *testing.T) {
-	e := openGPU(t)
+func TestGPUComposite(t *testing.T) { checkComposite(t, openGPU(t)) }
+
+// checkComposite compares e's compositing with the CPU's.
+func checkComposite(t *testing.T, e *Engine) {
 	img, truth := synth.Product(5, 640, 480, synth.Gradient)
 	m, err := e.RemoveBackground(context.Background(), img, matting.Options{SpillReduction: true})
 	require.NoError(t, err)

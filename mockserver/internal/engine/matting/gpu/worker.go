@@ -62,12 +62,16 @@ func openDevice(drv driver, cfg deviceConfig) (*device, error) {
 	ready := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		// The thread stays locked until the goroutine exits, so it is
-		// destroyed with it and no other goroutine inherits the context.
+		// The thread is unlocked (given back to the scheduler, not
+		// destroyed) only after teardown, which leaves no context current
+		// on it. Letting the goroutine exit locked would end the thread:
+		// with cgo and a driver library that ran on it, the kernel
+		// emulator's test process crashed intermittently at that point.
+		defer runtime.UnlockOSThread()
 		w := &worker{drv: drv, fns: map[string]handle{}}
 		name, err := w.setup(cfg)
 		if err != nil {
-			w.teardown()
+			_ = w.teardown()
 			ready <- err
 			return
 		}
@@ -229,6 +233,7 @@ func (w *worker) teardown() error {
 		add(check(d, "cuStreamDestroy", d.StreamDestroy(w.stream)))
 	}
 	if w.ctx != 0 {
+		add(check(d, "cuCtxSetCurrent", d.CtxSetCurrent(0)))
 		add(check(d, "cuDevicePrimaryCtxRelease", d.DevicePrimaryCtxRelease(w.dev)))
 	}
 	if len(errs) == 0 {
