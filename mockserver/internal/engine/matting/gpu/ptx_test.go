@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -55,4 +57,33 @@ func TestPTX(t *testing.T) {
 	gen, err := os.ReadFile("generate.go")
 	require.NoError(t, err)
 	assert.Contains(t, string(gen), "//go:generate clang-19 -x cuda --cuda-device-only --cuda-gpu-arch=sm_70 -nocudainc -nocudalib -O3 -ffp-contract=off -S -o kernels.ptx kernels.cu")
+}
+
+// TestPTXUpToDate regenerates the PTX with the go:generate directive of
+// generate.go into a temporary file and compares it with the embedded
+// PTX byte for byte: kernels.ptx is what kernels.cu compiles to, and the
+// generation is reproducible. It skips where clang-19 is missing (CI
+// never needs it).
+func TestPTXUpToDate(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("clang-19"); err != nil {
+		t.Skip("skipping: needs clang-19 (apt-get install clang-19) to regenerate the PTX")
+	}
+	gen, err := os.ReadFile("generate.go")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^//go:generate (.*)$`).FindStringSubmatch(string(gen))
+	require.NotNil(t, m, "generate.go has a go:generate directive")
+	args := strings.Fields(m[1])
+	require.Equal(t, "clang-19", args[0])
+	out := filepath.Join(t.TempDir(), "kernels.ptx")
+	for i, a := range args {
+		if a == "-o" {
+			args[i+1] = out
+		}
+	}
+	res, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+	require.NoError(t, err, "%s", res)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, kernelsPTX, string(got), "kernels.ptx is stale: run go generate")
 }
