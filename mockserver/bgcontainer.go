@@ -52,6 +52,12 @@ type BGContainerOptions struct {
 	// Clock after its engine returned (default 0), so that tests can hold
 	// jobs in processing; it does not hold a worker.
 	ProcessingDelay time.Duration
+	// Engine picks the background-removal engine: BGEngineCPU (empty
+	// means it), BGEngineCUDA or BGEngineAuto. Asking for cuda where it
+	// cannot run (a build without the cuda tag, no driver or device) fails
+	// NewBGContainer with an *EngineUnavailableError; auto falls back to
+	// the CPU. The log says which engine runs.
+	Engine BGEngine
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
 	// PixelBudget bounds the summed pixels of the images processed at
@@ -68,12 +74,6 @@ type BGContainerOptions struct {
 	// Logger receives structured logs (licence keys redacted); nil
 	// discards them.
 	Logger *slog.Logger
-	// Engine picks the background-removal engine: BGEngineCPU (empty
-	// means it), BGEngineCUDA or BGEngineAuto. Asking for cuda where it
-	// cannot run (a build without the cuda tag, no driver or device) fails
-	// NewBGContainer with an *EngineUnavailableError; auto falls back to
-	// the CPU. The log says which engine runs.
-	Engine BGEngine
 
 	// remover replaces the CPU engine, for the package's tests.
 	remover matting.Remover
@@ -144,7 +144,8 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 		}
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
-	b := &BGContainer{svc: svc, handler: svc.Handler(), dir: dir, key: key, engine: eng}
+	b := &BGContainer{svc: svc, handler: svc.Handler(), dir: dir, key: key}
+	b.engine = eng
 	if fault := opts.fault; fault != nil {
 		next := b.handler
 		b.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -60,7 +60,7 @@ func emuLibrary(t *testing.T) uintptr {
 		out, err := exec.Command(clang, "-x", "c++", "-std=c++20", "-O2", "-ffp-contract=off", "-fPIC", "-shared",
 			"-Wno-unknown-attributes", "-include", shim, "-o", lib, "kernels.cu", "-lm").CombinedOutput()
 		if err != nil {
-			emuErr = errorf("clang-19: %v: %s", err, out)
+			emuErr = fmt.Errorf("clang-19: %w: %s", err, out)
 			return
 		}
 		emuLib, emuErr = purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
@@ -152,5 +152,3 @@ func emuEngine(t *testing.T) *Engine {
 func TestEmulatedParity(t *testing.T) { checkParity(t, emuEngine(t)) }
 
 func TestEmulatedComposite(t *testing.T) { checkComposite(t, emuEngine(t)) }
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

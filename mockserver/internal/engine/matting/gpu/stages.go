@@ -96,6 +96,9 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 	if f < 1 {
 		return nil, errors.New("gpu: analysis factor below 1")
 	}
+	if r.analysisReady || r.closed {
+		return nil, errors.New("gpu: Analyse called twice or after Close")
+	}
 	w, h := (r.W+f-1)/f, (r.H+f-1)/f
 	n := w * h
 	pl := &matting.Planes{W: w, H: h, Raw: make([]float32, 3*n), Lin: make([]float32, 3*n), Lab: make([]float32, 3*n)}
