@@ -145,7 +145,6 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
 	b := &BGContainer{svc: svc, handler: svc.Handler(), dir: dir, key: key}
-	b.engine = eng
 	if fault := opts.fault; fault != nil {
 		next := b.handler
 		b.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -156,6 +155,7 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 			next.ServeHTTP(w, r)
 		})
 	}
+	b.engine = eng // released by Close
 	if opts.Activated {
 		if _, e := svc.Authorize(key); e != nil {
 			_ = b.Close()
