@@ -406,8 +406,8 @@
 // # Background-removal container (BGContainer)
 //
 // BGContainer mocks the locally deployed background-removal container
-// (seed 002); the reference engine's CPU background removal does the work.
-// In tests:
+// (seed 002); the reference engine's CPU background removal does the work,
+// or its GPU engine (below). In tests:
 //
 //	srv := mockserver.StartBGContainer(t, nil) // httptest + cleanup + a ready bgcontainer client
 //	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
@@ -416,8 +416,26 @@
 // and options for the client, which holds the valid licence key
 // (BGContainerTestServer.LicenseKey, DefaultBGLicenseKey unless
 // BGContainerOptions.LicenseKey is set) and polls every 10 to 100 ms. The
-// standalone binary serves it on -bg-addr with the shared -license-key and
-// -bg-processing-delay.
+// standalone binary serves it on -bg-addr with the shared -license-key,
+// -bg-processing-delay and -bg-engine.
+//
+// Engines: BGContainerOptions.Engine (the binary's -bg-engine) picks
+// BGEngineCPU, the pure-Go reference (the option's default), BGEngineCUDA,
+// the GPU engine, or BGEngineAuto, the GPU where it can run and the CPU
+// otherwise (the binary's default in a cuda build). The GPU engine exists
+// only in a build with the tag cuda (`go build -tags cuda`, Linux; no cgo
+// and no CUDA toolkit needed: the driver, libcuda.so.1, is loaded at run
+// time and its kernels are embedded PTX), and runs where the driver loads
+// and reports a device; its mattes match the CPU engine's within 2/255 of
+// alpha per pixel (package internal/engine/matting/gpu documents which
+// stages run on the GPU). A build without the tag has only the CPU engine
+// (CUDAEngineCompiled is false): asking for cuda there, or where no driver
+// or device is found, fails NewBGContainer with an *EngineUnavailableError
+// (ErrEngineUnavailable) and the binary at startup, while auto falls back
+// to the CPU with one log line saying why. Which engine runs is logged once
+// ("background-removal engine", engine cpu or cuda, with the GPU's name)
+// and returned by BGContainer.Engine; /Status's model_version stays the
+// seed's release label whatever the engine.
 //
 // Routes (all JSON but the PNG download; no query parameters except
 // SubmitImage's):
