@@ -54,7 +54,7 @@ func TestStandaloneThroughput(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for range jobs {
-					_, err := c.RemoveBackground(context.Background(), bytes.NewReader(data), int64(len(data)), io.Discard, nil)
+					_, err := c.RemoveBackground(context.Background(), bytes.NewReader(data), int64(len(data)), nil, io.Discard)
 					assert.NoError(t, err)
 				}
 			}()
