@@ -98,9 +98,12 @@ type call struct {
 	permanent       func(int) bool
 	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
-	once            *singleUse
-	attempts        int
-	nextWait        time.Duration
+	// bufferJSON reads a 2xx answer whole within its attempt (DoJSON), so
+	// that a truncated body is retried like a connection error.
+	bufferJSON bool
+	once       *singleUse
+	attempts   int
+	nextWait   time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
 }
@@ -115,7 +118,7 @@ func (cl *call) redact(s string) string { return replace(cl.redactor, s) }
 // redacted URL, wrapping the cause (errors.Is(err, context.Canceled) holds
 // after a cancellation, errors.As finds the *url.Error).
 func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
-	resp, _, err := c.doAPI(ctx, r)
+	resp, _, err := c.doAPI(ctx, r, false)
 	return resp, err
 }
 
@@ -123,7 +126,10 @@ func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 // decodes the JSON response into out (skipped when out is nil or the status
 // is 204). A 3xx response is returned as an *apierr.APIError, since no JSON
 // can be read from it. An empty or malformed body is an error naming the
-// endpoint (redacted) and wrapping the decoder's error.
+// endpoint (redacted) and wrapping the decoder's error; it is not retried.
+// A 2xx body that is cut off while it is read (see the package
+// documentation) fails that attempt, which is retried like a connection
+// error; the call's error then matches apierr.ErrTruncatedResponse.
 func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if r == nil {
 		return fieldError("Request", "is nil")
@@ -136,7 +142,7 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if rr.Header.Get("Accept") == "" {
 		rr.Header.Set("Accept", "application/json")
 	}
-	resp, cl, err := c.doAPI(ctx, &rr)
+	resp, cl, err := c.doAPI(ctx, &rr, out != nil)
 	if err != nil {
 		return err
 	}
@@ -188,7 +194,9 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	return resp, err
 }
 
-func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, error) {
+// doAPI sends an API request; bufferJSON is DoJSON's: read a 2xx body
+// whole within its attempt.
+func (c *Client) doAPI(ctx context.Context, r *Request, bufferJSON bool) (*http.Response, *call, error) {
 	if r == nil {
 		return nil, nil, fieldError("Request", "is nil")
 	}
@@ -230,6 +238,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 		permanent:       r.PermanentStatus,
 		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
+		bufferJSON:      bufferJSON,
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
 	return resp, cl, err
@@ -422,6 +431,10 @@ func (cl *call) wrapErr(err error) error {
 	msg := "pfc: " + wrapped.Error()
 	if cl.attempts > 1 {
 		msg += fmt.Sprintf(" (%d attempts)", cl.attempts)
+	}
+	var te *truncatedError
+	if cl.noReplay && errors.As(err, &te) {
+		msg += " (not retried: the request may have been processed, and its answer was lost)"
 	}
 	var out error = &requestError{msg: cl.redact(msg), err: wrapped}
 	if cl.notRetried {
