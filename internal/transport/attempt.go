@@ -46,9 +46,10 @@ var errFinal102 = errors.New("final 102 Processing")
 //     *apierr.APIError matching apierr.ErrStillProcessing;
 //   - a failure before any connection was obtained is marked as never sent
 //     (see neverSent), which NoReplay requests may retry;
-//   - for DoJSON, a 2xx answer is read whole here (bufferJSON), so that a
-//     body cut off mid-read fails the attempt with a *truncatedError, which
-//     the retry policy sees like a connection error.
+//   - for DoJSON and Request.BufferBody, a 2xx answer is read whole here
+//     (bufferJSON), so that a body cut off mid-read fails the attempt with
+//     a *truncatedError, which the retry policy sees like a connection
+//     error.
 //
 // The attempt's context ends when its response body is closed.
 func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {

@@ -73,6 +73,14 @@ type Request struct {
 	// attempt that fails after a 102 (connection closed, response header
 	// timeout) is reported as still processing.
 	FinalProcessing bool
+	// BufferBody reads a 2xx answer (204 excepted) whole, at most 32 MiB,
+	// inside its attempt, and returns it with its body in memory: a body
+	// cut off while it is read (connection closed before the
+	// Content-Length or the final chunk, reset, read timeout) then fails
+	// the attempt and is retried like a connection error (see the package
+	// documentation). Set it for small JSON answers a client decodes
+	// itself; DoJSON sets it. Never for downloads, which stream.
+	BufferBody bool
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -98,8 +106,8 @@ type call struct {
 	permanent       func(int) bool
 	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
-	// bufferJSON reads a 2xx answer whole within its attempt (DoJSON), so
-	// that a truncated body is retried like a connection error.
+	// bufferJSON is Request.BufferBody: read a 2xx answer whole within its
+	// attempt, so that a truncated body is retried like a connection error.
 	bufferJSON bool
 	once       *singleUse
 	attempts   int
@@ -118,7 +126,7 @@ func (cl *call) redact(s string) string { return replace(cl.redactor, s) }
 // redacted URL, wrapping the cause (errors.Is(err, context.Canceled) holds
 // after a cancellation, errors.As finds the *url.Error).
 func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
-	resp, _, err := c.doAPI(ctx, r, false)
+	resp, _, err := c.doAPI(ctx, r)
 	return resp, err
 }
 
@@ -142,7 +150,8 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if rr.Header.Get("Accept") == "" {
 		rr.Header.Set("Accept", "application/json")
 	}
-	resp, cl, err := c.doAPI(ctx, &rr, out != nil)
+	rr.BufferBody = r.BufferBody || out != nil
+	resp, cl, err := c.doAPI(ctx, &rr)
 	if err != nil {
 		return err
 	}
@@ -194,9 +203,7 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	return resp, err
 }
 
-// doAPI sends an API request; bufferJSON is DoJSON's: read a 2xx body
-// whole within its attempt.
-func (c *Client) doAPI(ctx context.Context, r *Request, bufferJSON bool) (*http.Response, *call, error) {
+func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, error) {
 	if r == nil {
 		return nil, nil, fieldError("Request", "is nil")
 	}
@@ -238,7 +245,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request, bufferJSON bool) (*http.
 		permanent:       r.PermanentStatus,
 		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
-		bufferJSON:      bufferJSON,
+		bufferJSON:      r.BufferBody,
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
 	return resp, cl, err

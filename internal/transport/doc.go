@@ -30,10 +30,11 @@
 //     per-attempt Timeout of the caller's http.Client);
 //   - 408 Request Timeout, 429 Too Many Requests, or any 5xx except
 //     501 Not Implemented;
-//   - for DoJSON, a 2xx answer whose body could not be read to its end:
-//     the connection closed before the declared Content-Length or the
-//     final chunk (io.ErrUnexpectedEOF), was reset while the body was
-//     read, or the read timed out. DoJSON reads the body (at most 32 MiB)
+//   - for DoJSON, and Do with Request.BufferBody (the JSON answers a
+//     client decodes itself), a 2xx answer whose body could not be read to
+//     its end: the connection closed before the declared Content-Length or
+//     the final chunk (io.ErrUnexpectedEOF), was reset while the body was
+//     read, or the read timed out. The body (at most 32 MiB) is read
 //     inside the attempt, so such an answer is a failed attempt, retried
 //     exactly like a connection error: same backoff, same attempt budget,
 //     same deadline rule below. A complete body that is not valid JSON is
@@ -42,11 +43,12 @@
 //     complete one). When the retries run out the error matches
 //     apierr.ErrTruncatedResponse and keeps the read error in its chain.
 //
-// Do returns the response with its body unread: reading it is the caller's
-// business, and a download streamed to the caller's writer is never
-// retried here (bytes may already have been written). The clients turn a
-// download cut off before its Content-Length into an error matching
-// apierr.ErrTruncatedResponse, and their file variants leave no file.
+// Otherwise Do returns the response with its body unread: reading it is
+// the caller's business, and a download streamed to the caller's writer is
+// never retried here (bytes may already have been written). The clients
+// turn a download cut off before its Content-Length into an error
+// matching apierr.ErrTruncatedResponse, and their file variants leave no
+// file.
 //
 // It is not retried after a cancellation or when the context is done, on
 // TLS certificate errors, malformed requests (unsupported scheme, invalid

@@ -37,6 +37,7 @@ func truncatingServer(t *testing.T, n int64, chunked bool, cnt *counter) string 
 			_, _ = io.WriteString(w, half) // short of Content-Length: net/http closes the connection
 			return
 		}
+		_, _ = io.Copy(io.Discard, r.Body) // an unread body would make the close a reset
 		conn, buf, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			return
@@ -197,4 +198,21 @@ func TestDoTruncatedBodyIsTheCallers(t *testing.T) {
 	_, err = io.Copy(io.Discard, bufio.NewReader(resp.Body))
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Equal(t, int64(1), cnt.get())
+}
+
+// TestDoBufferBodyRetriesTruncatedAnswer: Do with BufferBody reads the 2xx
+// answer inside the attempt, so a cut body is retried as in DoJSON and the
+// caller gets the whole body.
+func TestDoBufferBodyRetriesTruncatedAnswer(t *testing.T) {
+	t.Parallel()
+	cnt := &counter{}
+	base := truncatingServer(t, 1, false, cnt)
+	c := newClient(t, Options{BaseURL: base, MaxRetries: 1})
+	resp, err := c.Do(context.Background(), &Request{Path: "status", BufferBody: true})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, okJSON, string(b))
+	assert.Equal(t, int64(2), cnt.get())
 }
