@@ -399,8 +399,8 @@
 // HTTP status tied to the id), filtered by LogLevel. Error answers use the
 // shared error body with the message id as code (an unknown output type
 // is 400 unknownOutputTypeMessage); malformed, unknown or repeated query
-// parameters are 400 invalid_parameter or unknown_parameter, logged as
-// invalidParameterMessage. See package pfccontainer for the client side
+// parameters (any on GET /version) are 400 invalid_parameter or
+// unknown_parameter, logged as invalidParameterMessage. See package pfccontainer for the client side
 // and the retry decision of each row.
 //
 // # Background-removal container (BGContainer)
