@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"testing"
@@ -214,5 +215,63 @@ func TestDoBufferBodyRetriesTruncatedAnswer(t *testing.T) {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	assert.Equal(t, okJSON, string(b))
+	assert.Equal(t, int64(2), cnt.get())
+}
+
+// TestDoJSONRetriesStalledBodyRead: a body read that ends with the
+// per-attempt Timeout of the caller's http.Client (the server sent the
+// headers and a few bytes, then nothing) is retried; the first attempt's
+// server never completes, so the outcome does not depend on timing.
+func TestDoJSONRetriesStalledBodyRead(t *testing.T) {
+	t.Parallel()
+	cnt := &counter{}
+	release := make(chan struct{})
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if cnt.inc() == 1 {
+			w.Header().Set("Content-Length", strconv.Itoa(len(okJSON)))
+			_, _ = io.WriteString(w, okJSON[:5])
+			_ = http.NewResponseController(w).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		_, _ = io.WriteString(w, okJSON)
+	})
+	t.Cleanup(func() { close(release) })
+	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2, HTTPClient: &http.Client{Timeout: 200 * time.Millisecond}})
+	var out struct{ Status string }
+	require.NoError(t, c.DoJSON(context.Background(), &Request{Path: "x"}, &out))
+	assert.Equal(t, "COMPLETED", out.Status)
+	assert.Equal(t, int64(2), cnt.get())
+}
+
+// TestDoJSONRetriesResetDuringBody: a connection reset while the body is
+// read is retried like a cut-off body.
+func TestDoJSONRetriesResetDuringBody(t *testing.T) {
+	t.Parallel()
+	cnt := &counter{}
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if cnt.inc() > 1 {
+			_, _ = io.WriteString(w, okJSON)
+			return
+		}
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+			strconv.Itoa(len(okJSON)) + "\r\n\r\n" + okJSON[:10])
+		_ = buf.Flush()
+		if tc, ok := conn.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0) // close with a reset
+		}
+		_ = conn.Close()
+	})
+	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2})
+	var out struct{ Status string }
+	require.NoError(t, c.DoJSON(context.Background(), &Request{Path: "x"}, &out))
+	assert.Equal(t, "COMPLETED", out.Status)
 	assert.Equal(t, int64(2), cnt.get())
 }
