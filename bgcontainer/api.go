@@ -47,6 +47,10 @@ func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *tra
 // getJSON sends r and returns the body of its 2xx answer; the caller
 // closes it.
 func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
+	// Read inside the attempt: an answer cut off mid-body is retried like
+	// a connection error (never for the NoReplay SubmitImage, whose error
+	// then says the answer was lost).
+	r.BufferBody = true
 	resp, err := c.send(ctx, ep, processID, r)
 	if err != nil {
 		return nil, err
@@ -170,7 +174,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 	head, err := br.Peek(len(pngMagic))
 	if err != nil && !errors.Is(err, io.EOF) {
 		resp.Body.Close()
-		return nil, c.streamErr(processID, 0, err)
+		return nil, c.streamErr(processID, 0, fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
 	}
 	if !bytes.Equal(head, pngMagic) {
 		resp.Body.Close()

@@ -319,7 +319,9 @@
 // serves it. Injected error answers carry an X-Request-Id like the
 // others; the backend's log (when it has a Logger) gets an Info record
 // per fault, naming the backend, route, sequence number and kind, never
-// the path.
+// the path. The correction container, which has a JSON log instead
+// (PFCContainerOptions.LogWriter), writes one line per fault there, at
+// warning with message id faultInjectedMessage and the same attributes.
 //
 // Reproducibility: whether the n-th request of a route is faulted, and
 // how, is a function of the seed, the backend, the route and n only, where
@@ -399,8 +401,8 @@
 // HTTP status tied to the id), filtered by LogLevel. Error answers use the
 // shared error body with the message id as code (an unknown output type
 // is 400 unknownOutputTypeMessage); malformed, unknown or repeated query
-// parameters are 400 invalid_parameter or unknown_parameter, logged as
-// invalidParameterMessage. See package pfccontainer for the client side
+// parameters (any on GET /version) are 400 invalid_parameter or
+// unknown_parameter, logged as invalidParameterMessage. See package pfccontainer for the client side
 // and the retry decision of each row.
 //
 // # Background-removal container (BGContainer)

@@ -45,7 +45,11 @@ var errFinal102 = errors.New("final 102 Processing")
 //     attempt's result is a synthetic 102 response that send turns into an
 //     *apierr.APIError matching apierr.ErrStillProcessing;
 //   - a failure before any connection was obtained is marked as never sent
-//     (see neverSent), which NoReplay requests may retry.
+//     (see neverSent), which NoReplay requests may retry;
+//   - for DoJSON and Request.BufferBody, a 2xx answer is read whole here
+//     (bufferJSON), so that a body cut off mid-read fails the attempt with
+//     a *truncatedError, which the retry policy sees like a connection
+//     error.
 //
 // The attempt's context ends when its response body is closed.
 func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {
@@ -106,6 +110,9 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		return nil, err
 	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	if cl.bufferJSON && resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusNoContent {
+		return bufferJSON(resp)
+	}
 	return resp, nil
 }
 

@@ -73,6 +73,14 @@ type Request struct {
 	// attempt that fails after a 102 (connection closed, response header
 	// timeout) is reported as still processing.
 	FinalProcessing bool
+	// BufferBody reads a 2xx answer (204 excepted) whole, at most 32 MiB,
+	// inside its attempt, and returns it with its body in memory: a body
+	// cut off while it is read (connection closed before the
+	// Content-Length or the final chunk, reset, read timeout) then fails
+	// the attempt and is retried like a connection error (see the package
+	// documentation). Set it for small JSON answers a client decodes
+	// itself; DoJSON sets it. Never for downloads, which stream.
+	BufferBody bool
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -98,9 +106,12 @@ type call struct {
 	permanent       func(int) bool
 	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
-	once            *singleUse
-	attempts        int
-	nextWait        time.Duration
+	// bufferJSON is Request.BufferBody: read a 2xx answer whole within its
+	// attempt, so that a truncated body is retried like a connection error.
+	bufferJSON bool
+	once       *singleUse
+	attempts   int
+	nextWait   time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
 }
@@ -123,7 +134,10 @@ func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 // decodes the JSON response into out (skipped when out is nil or the status
 // is 204). A 3xx response is returned as an *apierr.APIError, since no JSON
 // can be read from it. An empty or malformed body is an error naming the
-// endpoint (redacted) and wrapping the decoder's error.
+// endpoint (redacted) and wrapping the decoder's error; it is not retried.
+// A 2xx body that is cut off while it is read (see the package
+// documentation) fails that attempt, which is retried like a connection
+// error; the call's error then matches apierr.ErrTruncatedResponse.
 func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if r == nil {
 		return fieldError("Request", "is nil")
@@ -136,6 +150,7 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if rr.Header.Get("Accept") == "" {
 		rr.Header.Set("Accept", "application/json")
 	}
+	rr.BufferBody = r.BufferBody || out != nil
 	resp, cl, err := c.doAPI(ctx, &rr)
 	if err != nil {
 		return err
@@ -230,6 +245,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request) (*http.Response, *call, 
 		permanent:       r.PermanentStatus,
 		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
+		bufferJSON:      r.BufferBody,
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
 	return resp, cl, err
@@ -422,6 +438,10 @@ func (cl *call) wrapErr(err error) error {
 	msg := "pfc: " + wrapped.Error()
 	if cl.attempts > 1 {
 		msg += fmt.Sprintf(" (%d attempts)", cl.attempts)
+	}
+	var te *truncatedError
+	if cl.noReplay && errors.As(err, &te) {
+		msg += " (not retried: the request may have been processed, and its answer was lost)"
 	}
 	var out error = &requestError{msg: cl.redact(msg), err: wrapped}
 	if cl.notRetried {
