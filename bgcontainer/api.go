@@ -126,7 +126,8 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 
 // RemoveImage deletes a job and its files (DELETE /RemoveImage/{process_id}),
 // also of a job still queued or processing. Later calls for the id match
-// ErrJobNotFound.
+// ErrJobNotFound. When the answer is lost and the retried request finds the
+// job gone, the removal is reported as done with DeleteResult.AnswerLost.
 func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteResult, err error) {
 	defer exportTo(&err)
 	if err := c.checkID(processID); err != nil {
@@ -135,6 +136,12 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 	body, err := c.getJSON(ctx, EndpointRemoveImage, processID, &transport.Request{
 		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
 	})
+	var ae *APIError
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && ae.Attempts > 1 {
+		// A retry that met its own first attempt's removal, whose answer
+		// was lost: the job is gone either way.
+		return &DeleteResult{Status: "deleted", ProcessID: processID, AnswerLost: true}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
