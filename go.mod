@@ -3,6 +3,7 @@ module github.com/pfcsdk/pfc-go
 go 1.24
 
 require (
+	github.com/ebitengine/purego v0.10.0
 	github.com/esimov/pigo v1.4.6
 	github.com/google/go-querystring v1.1.0
 	github.com/hashicorp/go-cleanhttp v0.5.2

@@ -47,6 +47,10 @@ func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *tra
 // getJSON sends r and returns the body of its 2xx answer; the caller
 // closes it.
 func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
+	// Read inside the attempt: an answer cut off mid-body is retried like
+	// a connection error (never for the NoReplay SubmitImage, whose error
+	// then says the answer was lost).
+	r.BufferBody = true
 	resp, err := c.send(ctx, ep, processID, r)
 	if err != nil {
 		return nil, err
@@ -122,7 +126,8 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 
 // RemoveImage deletes a job and its files (DELETE /RemoveImage/{process_id}),
 // also of a job still queued or processing. Later calls for the id match
-// ErrJobNotFound.
+// ErrJobNotFound. When the answer is lost and the retried request finds the
+// job gone, the removal is reported as done with DeleteResult.AnswerLost.
 func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteResult, err error) {
 	defer exportTo(&err)
 	if err := c.checkID(processID); err != nil {
@@ -131,6 +136,12 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 	body, err := c.getJSON(ctx, EndpointRemoveImage, processID, &transport.Request{
 		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
 	})
+	var ae *APIError
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && ae.Attempts > 1 {
+		// A retry that met its own first attempt's removal, whose answer
+		// was lost: the job is gone either way.
+		return &DeleteResult{Status: "deleted", ProcessID: processID, AnswerLost: true}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +181,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 	head, err := br.Peek(len(pngMagic))
 	if err != nil && !errors.Is(err, io.EOF) {
 		resp.Body.Close()
-		return nil, c.streamErr(processID, 0, err)
+		return nil, c.streamErr(processID, 0, fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
 	}
 	if !bytes.Equal(head, pngMagic) {
 		resp.Body.Close()

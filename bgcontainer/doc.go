@@ -37,7 +37,11 @@
 // an exact Content-Length: the file is never held in memory, and a retry
 // resends it from the start. The request is never resent once it may have
 // reached the container (each one starts a job): only failures proving it
-// never left (refused dial, DNS) are retried. The file part's content type
+// never left (refused dial, DNS) are retried; an answer cut off mid-body
+// is not either, and its error (matching ErrTruncatedResponse) says the
+// answer was lost. The JSON answers of the other endpoints (Authorize,
+// Status, CheckImage, RemoveImage) are retried when cut off mid-body,
+// like a connection error. The file part's content type
 // is sniffed from the bytes; the client does not refuse formats itself
 // (the container answers 404 for a file it cannot read, ErrInvalidFile).
 //
@@ -47,8 +51,10 @@
 // net/http would wait behind forever: the transport ends the request at
 // once with an error matching ErrStillProcessing, never retried. A 500
 // (processing failed) is final too. The first bytes must be a PNG
-// signature, else *ResponseError and nothing is written.
-// WithMaxDownloadSize bounds a download.
+// signature, else *ResponseError and nothing is written. A PNG cut off
+// before its Content-Length is not retried (bytes reached the writer): it
+// fails with an error matching ErrTruncatedResponse, and
+// DownloadImageFile leaves no file. WithMaxDownloadSize bounds a download.
 //
 // # Records
 //

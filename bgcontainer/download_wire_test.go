@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -133,4 +137,65 @@ func TestDownloadImageAfter102(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(img)), n)
 	assert.Equal(t, img, out.Bytes())
+}
+
+// cut returns a 200 answer that announces body's length, sends half of it
+// and closes the connection (the mock's truncate fault).
+func cut(contentType, body string) string {
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		contentType, len(body), body[:len(body)/2])
+}
+
+// whole returns a complete 200 answer with body.
+func whole(contentType, body string) string {
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		contentType, len(body), body)
+}
+
+// TestWaitImageSurvivesTruncatedCheck: a CheckImage answer cut off
+// mid-body is resent by the transport; the wait completes.
+func TestWaitImageSurvivesTruncatedCheck(t *testing.T) {
+	t.Parallel()
+	done := `{"status":"completed","original_name":"cat.png","mode":"general","processing_time":1.5}`
+	s := startRaw(t, false, func(n int, _ string) string {
+		if n == 0 {
+			return cut("application/json", done)
+		}
+		return whole("application/json", done)
+	})
+	c := s.client(t)
+	r, err := c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	require.NoError(t, err)
+	assert.Equal(t, StatusCompleted, r.Status)
+	s.mu.Lock()
+	assert.Len(t, s.paths, 2, "the cut answer resent once")
+	s.mu.Unlock()
+}
+
+// TestDownloadImageCutOff: a download is never retried; a PNG cut off
+// before its Content-Length fails with ErrTruncatedResponse, and
+// DownloadImageFile leaves no file.
+func TestDownloadImageCutOff(t *testing.T) {
+	t.Parallel()
+	img := string(pngBytes(t, 30, 30))
+	s := startRaw(t, false, func(int, string) string { return cut("image/png", img) })
+	c := s.client(t)
+	var out bytes.Buffer
+	n, err := c.DownloadImage(context.Background(), jobID, &out)
+	require.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Equal(t, int64(len(img)/2), n)
+	assert.Contains(t, err.Error(), fmt.Sprintf("got %d of %d bytes", len(img)/2, len(img)))
+
+	path := filepath.Join(t.TempDir(), "out.png")
+	_, err = c.DownloadImageFile(context.Background(), jobID, path)
+	require.ErrorIs(t, err, ErrTruncatedResponse)
+	_, statErr := os.Stat(path)
+	assert.ErrorIs(t, statErr, fs.ErrNotExist)
+	entries, err := os.ReadDir(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no temporary file left")
+	s.mu.Lock()
+	assert.Len(t, s.paths, 2, "one request per download: not retried")
+	s.mu.Unlock()
 }

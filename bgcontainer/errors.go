@@ -92,6 +92,11 @@ var (
 	// ErrDownloadTooLarge: a download exceeded WithMaxDownloadSize
 	// (*DownloadTooLargeError).
 	ErrDownloadTooLarge = apierr.ErrDownloadTooLarge
+	// ErrTruncatedResponse: an answer cut off before its end (the
+	// connection closed before the Content-Length, or was reset): a JSON
+	// answer still cut off after the retries, or a download, which is
+	// never retried (the file variants then leave no file).
+	ErrTruncatedResponse = apierr.ErrTruncatedResponse
 )
 
 // APIError is the HTTP error answer behind every *Error (its Err), with

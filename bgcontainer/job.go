@@ -151,6 +151,11 @@ type DeleteResult struct {
 	FilesDeleted int
 	// PreviousStatus is the state the job had.
 	PreviousStatus JobStatus
+	// AnswerLost is true when the container's answer was lost and the
+	// transport's retry found the job already gone (404 on a later
+	// attempt): the job was removed, but FilesDeleted and PreviousStatus
+	// are unknown (zero).
+	AnswerLost bool
 }
 
 func decodeDeleteResult(r io.Reader, redact func(string) string) (*DeleteResult, error) {

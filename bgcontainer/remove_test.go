@@ -2,8 +2,11 @@ package bgcontainer
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
+
+	"github.com/jarcoal/httpmock"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,4 +47,25 @@ func TestRemoveImageErrors(t *testing.T) {
 			assert.NotErrorIs(t, err, ErrProcessingFailed)
 		})
 	}
+}
+
+// TestRemoveImageAnswerLost: the first DELETE removes the job but its
+// answer is lost (a connection reset); the retry gets 404, which is the
+// job gone, not an error. A 404 on the first attempt stays ErrJobNotFound
+// (TestRemoveImageErrors).
+func TestRemoveImageAnswerLost(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, secretKey)
+	attempt := 0
+	f.on(t, http.MethodDelete, "/RemoveImage/"+jobID, func(r *http.Request) (*http.Response, error) {
+		attempt++
+		if attempt == 1 {
+			return nil, errors.New("connection reset by peer")
+		}
+		return httpmock.NewJsonResponse(404, errorBody(404, "not_found", "no such job", ""))
+	})
+	d, err := f.c.RemoveImage(context.Background(), jobID)
+	require.NoError(t, err)
+	assert.Equal(t, &DeleteResult{Status: "deleted", ProcessID: jobID, AnswerLost: true}, d)
+	assert.Equal(t, 2, f.calls(http.MethodDelete, "/RemoveImage/"+jobID))
 }

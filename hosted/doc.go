@@ -34,6 +34,10 @@
 // silent server cannot hang a call made without a context deadline; reading
 // a body, such as a large download, is not limited by it. Uploads stream
 // from an io.ReaderAt with an exact Content-Length and are never buffered.
+// A JSON answer cut off mid-body (the connection closed before its
+// Content-Length) is retried like a connection error; a download cut off
+// is not (bytes already reached the writer): it fails with an error
+// matching ErrTruncatedResponse, and CorrectFile leaves no file.
 //
 // Wait polls with jittered exponential delays (WithPolling, WaitOptions);
 // its MaxWait also bounds a status request already in flight.
@@ -52,6 +56,30 @@
 // pre-signed upload URLs, to corrected-file downloads, or across a redirect
 // to another host. It never appears in errors or logs, and neither do
 // pre-signed URL signatures.
+//
+// # Retries that meet their own first attempt
+//
+// None of the API's calls takes an idempotency key, so a retry whose
+// first attempt did reach the service (its answer lost to a reset, a cut
+// body or a 5xx after the fact) repeats it:
+//
+//   - /pfc (StartJob, Correct, CorrectFile) may start a second job.
+//     With cache=true, the default, the service reuses the first job's
+//     output, so the duplicate costs no processing (a webhook, if asked
+//     for, may arrive for both); with cache=false it is a second full
+//     job. Set WithRetries(-1, 0, 0) where a duplicate is unacceptable.
+//   - Presets.Delete answers nil when a retried attempt gets 404: an
+//     earlier attempt removed the preset (or it was already gone); either
+//     way it no longer exists. A 404 on the first attempt is ErrNotFound.
+//   - Presets.Create cannot tell its own preset from another's: a retried
+//     POST /presets/ whose first answer was lost gets 409 Conflict (an
+//     *APIError with StatusCode 409 and Attempts > 1), and the preset the
+//     first attempt created stays in the account without a file. To
+//     clean up, list the presets (Presets.All), find the one with that
+//     name (a preset whose file never arrived may say so in Extra, e.g.
+//     "status": "awaiting_upload"), Presets.Delete it and Create again.
+//     Set WithRetries(-1, 0, 0) on a client used for creating presets
+//     when a 409 must mean "the name was taken before this call".
 //
 // # Errors
 //

@@ -101,6 +101,7 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 		Path:              transport.PathJoin("status", jobID),
 		RawQuery:          "noRedirect=true",
 		NoFollowRedirects: true,
+		BufferBody:        true, // a record cut off mid-body is retried
 	})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -193,13 +194,20 @@ func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, e
 	return &p, nil
 }
 
-// Delete removes a preset (DELETE /presets/{presetId}).
+// Delete removes a preset (DELETE /presets/{presetId}). A 404 on the
+// first attempt is an *APIError matching ErrNotFound; a 404 on a retry
+// (the first attempt's answer was lost, and it had removed the preset) is
+// success: the preset is gone either way.
 func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error) {
 	defer exportTo(&err)
 	if presetID == "" {
 		return &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
 	}
 	resp, err := s.client.http.Do(ctx, &transport.Request{Method: http.MethodDelete, Path: transport.PathJoin("presets", presetID)})
+	var ae *apierr.APIError
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && ae.Attempts > 1 {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -241,6 +249,13 @@ func (r *CreatePresetRequest) validate(size int64) error {
 // description, then an HTTP PUT of size bytes of file to the returned
 // pre-signed URL, without the API key. Everything is validated before the
 // first request. The returned preset is usable by name on /pfc.
+//
+// Create is not safely retryable (the API has no idempotency key): when
+// the answer to POST /presets/ is lost and the transport retries, the
+// retry meets the preset its first attempt created and gets 409 Conflict
+// (an *APIError with StatusCode 409 and Attempts > 1), leaving that preset
+// without a file. Remove it with All and Delete (see the package
+// documentation, "Retries that meet their own first attempt").
 func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (_ *Preset, err error) {
 	defer exportTo(&err)
 	if err := req.validate(size); err != nil {

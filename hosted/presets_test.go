@@ -184,3 +184,40 @@ func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
 	assert.ErrorContains(t, lastErr, "repeats the previous page")
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
+
+// TestPresetDeleteNotFoundAfterRetry: a 404 on a retry means an earlier
+// attempt removed the preset (its answer was lost): success. A 404 on the
+// first attempt is ErrNotFound.
+func TestPresetDeleteNotFoundAfterRetry(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		statuses []int
+		notFound bool
+	}{
+		{"404 on the retry", []int{503, 404}, false},
+		{"404 on the third attempt", []int{502, 500, 404}, false},
+		{"404 at once", []int{404}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			var responses []*http.Response
+			for _, st := range tc.statuses {
+				responses = append(responses, httpmock.NewStringResponse(st, `{"message":"x"}`))
+			}
+			mt.RegisterResponder("DELETE", "https://api.example.test/v2/presets/p1", httpmock.ResponderFromMultipleResponses(responses))
+			err := c.Presets.Delete(context.Background(), "p1")
+			assert.Equal(t, len(tc.statuses), mt.GetCallCountInfo()["DELETE https://api.example.test/v2/presets/p1"])
+			if !tc.notFound {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrNotFound)
+			var ae *APIError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, 1, ae.Attempts)
+		})
+	}
+}

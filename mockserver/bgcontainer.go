@@ -52,6 +52,12 @@ type BGContainerOptions struct {
 	// Clock after its engine returned (default 0), so that tests can hold
 	// jobs in processing; it does not hold a worker.
 	ProcessingDelay time.Duration
+	// Engine picks the background-removal engine: BGEngineCPU (empty
+	// means it), BGEngineCUDA or BGEngineAuto. Asking for cuda where it
+	// cannot run (a build without the cuda tag, no driver or device) fails
+	// NewBGContainer with an *EngineUnavailableError; auto falls back to
+	// the CPU. The log says which engine runs.
+	Engine BGEngine
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
 	// PixelBudget bounds the summed pixels of the images processed at
@@ -90,6 +96,7 @@ type BGContainer struct {
 	handler http.Handler
 	dir     *privateDir
 	key     string
+	engine  *bgEngine
 }
 
 // NewBGContainer creates a BGContainer and starts its workers.
@@ -102,8 +109,20 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 	if budget == 0 {
 		budget = DefaultPixelBudget
 	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	eng := &bgEngine{remover: opts.remover, name: "custom"} // the tests' engine
+	if opts.remover == nil {
+		var err error
+		if eng, err = openBGEngine(opts.Engine, log); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := newPrivateDir(opts.DataDir, "pfc-bg-*")
 	if err != nil {
+		_ = eng.release()
 		return nil, err
 	}
 	svc, err := bgsvc.New(bgsvc.Config{
@@ -117,11 +136,12 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 		Workers:         opts.Workers,
 		PixelBudget:     budget,
 		MaxFileBytes:    opts.MaxFileBytes,
-		Remover:         opts.remover,
+		Remover:         eng.remover,
 		Logger:          opts.Logger,
 	})
 	if err != nil {
 		_ = dir.close(nil)
+		_ = eng.release()
 		if errors.Is(err, bgsvc.ErrInvalidConfig) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 		}
@@ -138,6 +158,7 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 			next.ServeHTTP(w, r)
 		})
 	}
+	b.engine = eng // released by Close
 	if opts.Activated {
 		if _, e := svc.Authorize(key); e != nil {
 			_ = b.Close()
@@ -154,7 +175,13 @@ func (b *BGContainer) ServeHTTP(w http.ResponseWriter, r *http.Request) { b.hand
 // being received (answered 503), stops every timer and removes the data
 // directory. Close the http.Server first where possible, so no other
 // request is in flight. It is idempotent.
-func (b *BGContainer) Close() error { return b.dir.close(b.svc.Close) }
+func (b *BGContainer) Close() error {
+	return errors.Join(b.dir.close(b.svc.Close), b.engine.release())
+}
+
+// Engine returns the background-removal engine that runs: BGEngineCPU or
+// BGEngineCUDA (BGContainerOptions.Engine after auto's choice).
+func (b *BGContainer) Engine() BGEngine { return b.engine.name }
 
 // WaitIdle blocks until no job is queued or has its engine running: every
 // job has ended or waits for its ProcessingDelay on the clock. With a fake

@@ -106,6 +106,10 @@ func TestBGContainerBadInputSweep(t *testing.T) {
 		{name: "submit duplicated preprocessing", method: "POST", target: "/SubmitImage?preprocessing=true&preprocessing=false", header: validCT, body: valid, status: bad, code: invalid},
 		{name: "preprocessing yes", method: "POST", target: "/SubmitImage?preprocessing=yes", header: validCT, body: valid, status: bad, code: invalid},
 		{name: "postprocessing 1", method: "POST", target: "/SubmitImage?postprocessing=1", header: validCT, body: valid, status: bad, code: invalid},
+		// A flag given with an empty value is not absent: neither true nor false.
+		{name: "preprocessing empty", method: "POST", target: "/SubmitImage?preprocessing=", header: validCT, body: valid, status: bad, code: invalid},
+		{name: "preprocessing bare", method: "POST", target: "/SubmitImage?preprocessing", header: validCT, body: valid, status: bad, code: invalid},
+		{name: "postprocessing empty", method: "POST", target: "/SubmitImage?postprocessing=", header: validCT, body: valid, status: bad, code: invalid},
 		{name: "malformed query", method: "POST", target: "/SubmitImage?%zz", header: validCT, body: valid, status: bad, code: invalid},
 		// Bodies and content types.
 		{name: "no content type", method: "POST", target: "/SubmitImage", body: valid, status: 422, code: "unprocessable"},

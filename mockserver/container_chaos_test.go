@@ -20,11 +20,12 @@ import (
 
 // Chaos runs of the two container clients: the same shape as the hosted
 // one (TestHostedChaos) with the mocks' own engines, on small images.
-// Every kind of fault is on, truncated answers included, so a call can
-// fail where the client does not retry (a cut-off body, a SubmitImage that
-// may have reached the container, a final 102 on a download): the caller
-// then retries the whole call, as these clients document, and every job
-// must end with the fault-free output.
+// Every kind of fault is on, truncated answers included. The transport
+// retries a cut JSON answer like a connection error, so a call fails only
+// where the client does not retry (a cut-off download, a SubmitImage that
+// may have reached the container, cut or lost, a final 102 on a
+// download): the caller then retries the whole call, as these clients
+// document, and every job must end with the fault-free output.
 
 // containerChaosJobs is the number of jobs of a container chaos run.
 func containerChaosJobs() int {

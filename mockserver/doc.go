@@ -319,7 +319,9 @@
 // serves it. Injected error answers carry an X-Request-Id like the
 // others; the backend's log (when it has a Logger) gets an Info record
 // per fault, naming the backend, route, sequence number and kind, never
-// the path.
+// the path. The correction container, which has a JSON log instead
+// (PFCContainerOptions.LogWriter), writes one line per fault there, at
+// warning with message id faultInjectedMessage and the same attributes.
 //
 // Reproducibility: whether the n-th request of a route is faulted, and
 // how, is a function of the seed, the backend, the route and n only, where
@@ -399,15 +401,15 @@
 // HTTP status tied to the id), filtered by LogLevel. Error answers use the
 // shared error body with the message id as code (an unknown output type
 // is 400 unknownOutputTypeMessage); malformed, unknown or repeated query
-// parameters are 400 invalid_parameter or unknown_parameter, logged as
-// invalidParameterMessage. See package pfccontainer for the client side
+// parameters (any on GET /version) are 400 invalid_parameter or
+// unknown_parameter, logged as invalidParameterMessage. See package pfccontainer for the client side
 // and the retry decision of each row.
 //
 // # Background-removal container (BGContainer)
 //
 // BGContainer mocks the locally deployed background-removal container
-// (seed 002); the reference engine's CPU background removal does the work.
-// In tests:
+// (seed 002); the reference engine's CPU background removal does the work,
+// or its GPU engine (below). In tests:
 //
 //	srv := mockserver.StartBGContainer(t, nil) // httptest + cleanup + a ready bgcontainer client
 //	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
@@ -416,8 +418,26 @@
 // and options for the client, which holds the valid licence key
 // (BGContainerTestServer.LicenseKey, DefaultBGLicenseKey unless
 // BGContainerOptions.LicenseKey is set) and polls every 10 to 100 ms. The
-// standalone binary serves it on -bg-addr with the shared -license-key and
-// -bg-processing-delay.
+// standalone binary serves it on -bg-addr with the shared -license-key,
+// -bg-processing-delay and -bg-engine.
+//
+// Engines: BGContainerOptions.Engine (the binary's -bg-engine) picks
+// BGEngineCPU, the pure-Go reference (the option's default), BGEngineCUDA,
+// the GPU engine, or BGEngineAuto, the GPU where it can run and the CPU
+// otherwise (the binary's default in a cuda build). The GPU engine exists
+// only in a build with the tag cuda (`go build -tags cuda`, Linux; no cgo
+// and no CUDA toolkit needed: the driver, libcuda.so.1, is loaded at run
+// time and its kernels are embedded PTX), and runs where the driver loads
+// and reports a device; its mattes match the CPU engine's within 2/255 of
+// alpha per pixel (package internal/engine/matting/gpu documents which
+// stages run on the GPU). A build without the tag has only the CPU engine
+// (CUDAEngineCompiled is false): asking for cuda there, or where no driver
+// or device is found, fails NewBGContainer with an *EngineUnavailableError
+// (ErrEngineUnavailable) and the binary at startup, while auto falls back
+// to the CPU with one log line saying why. Which engine runs is logged once
+// ("background-removal engine", engine cpu or cuda, with the GPU's name)
+// and returned by BGContainer.Engine; /Status's model_version stays the
+// seed's release label whatever the engine.
 //
 // Routes (all JSON but the PNG download; no query parameters except
 // SubmitImage's):

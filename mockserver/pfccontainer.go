@@ -74,7 +74,10 @@ type PFCContainerOptions struct {
 	// Workers bounds the corrections run at once; 0 means 4.
 	Workers int
 	// Faults injects failures into the answers (see ParseFaults and the
-	// package documentation's "Fault injection"); nil injects none.
+	// package documentation's "Fault injection"); nil injects none. Each
+	// injected fault is one line of the JSON log (LogWriter) at warning,
+	// message id faultInjectedMessage, with the route, the request's
+	// sequence number, the kind and the method (never the path or query).
 	Faults *FaultSpec
 }
 
@@ -127,7 +130,7 @@ func NewPFCContainer(opts PFCContainerOptions) (*PFCContainer, error) {
 	if err != nil {
 		return fail(err)
 	}
-	return &PFCContainer{svc: svc, handler: opts.Faults.wrap(containerFaults, nil, svc.Handler()), tmp: tmp}, nil
+	return &PFCContainer{svc: svc, handler: opts.Faults.wrap(containerFaults, svc.FaultLogger(), svc.Handler()), tmp: tmp}, nil
 }
 
 // ServeHTTP serves the container's API.

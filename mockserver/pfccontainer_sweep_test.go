@@ -95,6 +95,8 @@ func TestPFCContainerBadInputSweep(t *testing.T) {
 		{name: "not a key", method: "GET", target: "/pfc/zzz", status: bad, code: "unknownImageIdMessage"},
 		// Query parameters.
 		{name: "unknown parameter", method: "GET", target: q("foo=1"), status: bad, code: "unknown_parameter"},
+		{name: "version with a query", method: "GET", target: "/version?verbose=1", status: bad, code: "unknown_parameter"},
+		{name: "version with a malformed query", method: "GET", target: "/version?%zz", status: bad, code: invalid},
 		{name: "duplicated width", method: "GET", target: q("width=100&width=200"), status: bad, code: invalid},
 		{name: "duplicated preset", method: "GET", target: q("preset=Pro&preset=Pro"), status: bad, code: invalid},
 		{name: "width not a number", method: "GET", target: q("width=abc"), status: bad, code: invalid},
@@ -129,7 +131,6 @@ func TestPFCContainerBadInputSweep(t *testing.T) {
 		{name: "output directory", method: "GET", target: "/output/", status: 404},
 		{name: "HEAD missing output", method: "HEAD", target: "/output/missing.png", status: 404},
 		{name: "range past the end", method: "GET", target: "/output/" + output, header: []string{"Range: bytes=99999999-"}, status: 416},
-		{name: "version with a query", method: "GET", target: "/version?verbose=1", status: 200},
 		// Huge headers and request lines (net/http answers 431).
 		{name: "huge header", method: "GET", target: "/version", header: []string{hugeHeader(1<<20 + 8192)}, status: 431},
 		{name: "huge query", method: "GET", target: q("preset=" + strings.Repeat("p", 1<<20+8192)), status: 431},

@@ -150,3 +150,41 @@ func TestPFCContainerOptionsFromEnv(t *testing.T) {
 	require.ErrorIs(t, err, mockserver.ErrInvalidOptions)
 	assert.Contains(t, err.Error(), "PFC_AVX")
 }
+
+// TestPFCContainerLogsInjectedFaults: each injected fault is one warning
+// line of the container's JSON log (faultInjectedMessage) naming the
+// route and kind, without the path or query of the request.
+func TestPFCContainerLogsInjectedFaults(t *testing.T) {
+	t.Parallel()
+	spec, err := mockserver.ParseFaults("container:rate=1,kinds=503,routes=correct|version")
+	require.NoError(t, err)
+	var logs bytes.Buffer
+	c, err := mockserver.NewPFCContainer(mockserver.PFCContainerOptions{LogWriter: &logs, Faults: spec})
+	require.NoError(t, err)
+	defer c.Close()
+	for _, target := range []string{"/pfc/secret-key.jpg?preset=secret-preset", "/version", "/output/none.jpg"} {
+		rec := httptest.NewRecorder()
+		c.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+		if target == "/output/none.jpg" {
+			assert.Equal(t, http.StatusNotFound, rec.Code, "no fault on this route")
+		} else {
+			assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+		}
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		if m["msg"] == "faultInjectedMessage" {
+			lines = append(lines, m)
+		}
+	}
+	require.Len(t, lines, 2, logs.String())
+	for i, route := range []string{"correct", "version"} {
+		assert.Equal(t, "warning", lines[i]["level"])
+		assert.Equal(t, route, lines[i]["route"])
+		assert.Equal(t, "503", lines[i]["kind"])
+		assert.Equal(t, "GET", lines[i]["method"])
+	}
+	assert.NotContains(t, logs.String(), "secret")
+}

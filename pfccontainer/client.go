@@ -151,6 +151,7 @@ const maxJSONBody = 1 << 20
 func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request, out any) error {
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
+	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)
 	resp, err := c.http.Do(ctx, r)
 	if err != nil {
 		return apiError(ep, err)

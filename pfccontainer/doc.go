@@ -38,7 +38,11 @@
 // deadline bounds the whole call, retries included. Connection errors,
 // 408, 429 and 5xx other than 501 are retried with jittered exponential
 // backoff (Retry-After honoured, capped), except the rows below that no
-// retry can help.
+// retry can help. A JSON answer (PUT /pfc, GET /pfc/{imageKey}, GET
+// /version) cut off mid-body is retried the same way; a download cut off
+// before its Content-Length is not (bytes reached the writer): it fails
+// with an error matching ErrTruncatedResponse, and DownloadFile and
+// CorrectFile leave no file.
 //
 // Retried uploads: PUT /pfc is not idempotent (each accepted upload gets a
 // new imageKey), yet it is retried: an attempt that reached the container

@@ -57,7 +57,7 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 	br := bufio.NewReader(resp.Body)
 	head, err := br.Peek(len(pngMagic))
 	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), err)
+		return 0, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
 	}
 	if !bytes.HasPrefix(head, jpegMagic) && !bytes.HasPrefix(head, pngMagic) {
 		return 0, &ResponseError{Endpoint: EndpointDownload, Reason: "the body is not a JPEG or PNG image"}
@@ -68,8 +68,8 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 		return n, &DownloadTooLargeError{FileName: c.http.Redact(oneLine(corr.FileName(), 128)), Limit: c.maxDownload, Written: n}
 	case err != nil:
 		return n, c.errorf("pfc: download of %s after %d bytes: %w", oneLine(corr.FileName(), 128), n, err)
-	case resp.ContentLength >= 0 && n != resp.ContentLength:
-		return n, c.errorf("pfc: download of %s: got %d of %d bytes: %w", oneLine(corr.FileName(), 128), n, resp.ContentLength, io.ErrUnexpectedEOF)
+	case resp.ContentLength >= 0 && n < resp.ContentLength:
+		return n, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), fileio.ShortBody(nil, n, resp.ContentLength))
 	}
 	return n, nil
 }

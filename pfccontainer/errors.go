@@ -80,6 +80,11 @@ var (
 	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
 	// ErrDownloadTooLarge: a download exceeded WithMaxDownloadSize.
 	ErrDownloadTooLarge = apierr.ErrDownloadTooLarge
+	// ErrTruncatedResponse: an answer cut off before its end (the
+	// connection closed before the Content-Length, or was reset): a JSON
+	// answer still cut off after the retries, or a download, which is
+	// never retried (the file variants then leave no file).
+	ErrTruncatedResponse = apierr.ErrTruncatedResponse
 )
 
 // APIError is returned for every error status of the container (or of a

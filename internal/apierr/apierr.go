@@ -38,6 +38,14 @@ var (
 	// ErrDownloadTooLarge is in the chain of the error of a download whose
 	// body exceeds the client's size limit (WithMaxDownloadSize).
 	ErrDownloadTooLarge = errors.New("pfc: download exceeds the size limit")
+	// ErrTruncatedResponse is in the chain of the error of a call whose
+	// answer arrived but was cut off before its end (the connection closed
+	// before the declared Content-Length, was reset, or a read timed out
+	// while the body was read): a JSON answer whose retries ran out (or
+	// that was not retried: a request that must not be sent twice, whose
+	// answer is then lost), or a download, which is never retried and
+	// leaves nothing on the path of a file variant.
+	ErrTruncatedResponse = errors.New("pfc: response cut off before its end")
 )
 
 // maxMessageInError bounds the message quoted by APIError.Error so that one

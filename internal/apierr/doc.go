@@ -99,7 +99,8 @@
 //	var (
 //		ErrBadRequest       = apierr.ErrBadRequest
 //		... // ErrUnauthorized, ErrNotFound, ErrTooLarge, ErrRateLimited,
-//		... // ErrServer, ErrInvalidParameter, ErrStillProcessing, ErrResponseHeaderTimeout
+//		... // ErrServer, ErrInvalidParameter, ErrStillProcessing, ErrResponseHeaderTimeout,
+//		... // ErrDownloadTooLarge, ErrTruncatedResponse
 //	)
 //
 //	func exportErr(err error) error {

@@ -191,16 +191,22 @@ func syncDir(dir string) {
 // declared (a Content-Length; negative when unknown) already exceeds it,
 // else after the first limit bytes. Callers writing to a file use
 // WriteFileAtomic, so that nothing of a refused download is left behind.
+//
+// A body that ends before declared bytes (net/http's io.ErrUnexpectedEOF
+// for a short Content-Length or a missing final chunk, or a clean end
+// short of declared) fails with an error matching
+// apierr.ErrTruncatedResponse, its cause kept (see ShortBody).
 func CopyLimited(dst io.Writer, src io.Reader, declared, limit int64) (int64, error) {
 	if limit <= 0 {
-		return io.Copy(dst, src)
+		n, err := io.Copy(dst, src)
+		return n, ShortBody(err, n, declared)
 	}
 	if declared > limit {
 		return 0, fmt.Errorf("%w: %d bytes announced, limit %d", apierr.ErrDownloadTooLarge, declared, limit)
 	}
 	n, err := io.Copy(dst, io.LimitReader(src, limit))
 	if err != nil || n < limit {
-		return n, err
+		return n, ShortBody(err, n, declared)
 	}
 	// Exactly limit bytes so far: the body must end here.
 	var probe [1]byte
@@ -208,4 +214,21 @@ func CopyLimited(dst io.Writer, src io.Reader, declared, limit int64) (int64, er
 		return n, fmt.Errorf("%w: more than %d bytes", apierr.ErrDownloadTooLarge, limit)
 	}
 	return n, nil
+}
+
+// ShortBody reports a response body cut off before its end: when err is
+// (or wraps) io.ErrUnexpectedEOF, or err is nil but only n of the declared
+// bytes (a Content-Length; negative when unknown) arrived, the result
+// matches apierr.ErrTruncatedResponse and says how many bytes arrived; the
+// cause stays in the chain. Any other err is returned unchanged.
+func ShortBody(err error, n, declared int64) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && declared >= 0:
+		return fmt.Errorf("%w: got %d of %d bytes: %w", apierr.ErrTruncatedResponse, n, declared, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: after %d bytes: %w", apierr.ErrTruncatedResponse, n, err)
+	case err == nil && declared >= 0 && n < declared:
+		return fmt.Errorf("%w: got %d of %d bytes: %w", apierr.ErrTruncatedResponse, n, declared, io.ErrUnexpectedEOF)
+	}
+	return err
 }

@@ -194,3 +194,62 @@ func TestCopyLimited(t *testing.T) {
 		})
 	}
 }
+
+// shortReader yields body, then err (io.EOF when nil).
+type shortReader struct {
+	body string
+	err  error
+}
+
+func (r *shortReader) Read(p []byte) (int, error) {
+	if r.body == "" {
+		if r.err == nil {
+			return 0, io.EOF
+		}
+		return 0, r.err
+	}
+	n := copy(p, r.body)
+	r.body = r.body[n:]
+	return n, nil
+}
+
+// TestCopyLimitedTruncated: a body cut off before its declared length (the
+// read fails with io.ErrUnexpectedEOF, as net/http reports a short
+// Content-Length, or it ends early) matches ErrTruncatedResponse, with and
+// without a limit; other read errors are returned as they are.
+func TestCopyLimitedTruncated(t *testing.T) {
+	t.Parallel()
+	reset := errors.New("connection reset by peer")
+	cases := []struct {
+		name            string
+		src             io.Reader
+		declared, limit int64
+		truncated       bool
+		cause           error
+	}{
+		{"unexpected EOF, no limit", &shortReader{"abc", io.ErrUnexpectedEOF}, 6, 0, true, io.ErrUnexpectedEOF},
+		{"unexpected EOF, limit", &shortReader{"abc", io.ErrUnexpectedEOF}, 6, 10, true, io.ErrUnexpectedEOF},
+		{"unexpected EOF, length unknown", &shortReader{"abc", io.ErrUnexpectedEOF}, -1, 10, true, io.ErrUnexpectedEOF},
+		{"clean end short of declared", &shortReader{"abc", nil}, 6, 0, true, io.ErrUnexpectedEOF},
+		{"clean end short of declared, limit", &shortReader{"abc", nil}, 6, 10, true, io.ErrUnexpectedEOF},
+		{"other error", &shortReader{"abc", reset}, 6, 10, false, reset},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			n, err := CopyLimited(&out, tc.src, tc.declared, tc.limit)
+			assert.Equal(t, int64(3), n)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tc.cause)
+			if tc.truncated {
+				assert.ErrorIs(t, err, apierr.ErrTruncatedResponse)
+				assert.Contains(t, err.Error(), "3")
+			} else {
+				assert.NotErrorIs(t, err, apierr.ErrTruncatedResponse)
+			}
+		})
+	}
+	assert.NoError(t, ShortBody(nil, 6, 6))
+	assert.NoError(t, ShortBody(nil, 6, -1))
+}

@@ -89,7 +89,11 @@ var errFinal102 = errors.New("final 102 Processing")
 //   - for a NoReplay request, a failure before any connection was obtained
 //     is marked as never sent (see neverSent), which such requests may
 //     retry. Only NoReplay requests use that mark, so only theirs have the
-//     connection hooks.
+//     connection hooks;
+//   - for DoJSON and Request.BufferBody, a 2xx answer is read whole here
+//     (bufferJSON), so that a body cut off mid-read fails the attempt with
+//     a *truncatedError, which the retry policy sees like a connection
+//     error.
 //
 // The attempt's context ends when its response body is closed.
 func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {
@@ -138,6 +142,9 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	}
 	a.body = resp.Body
 	resp.Body = a
+	if cl.bufferJSON && resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusNoContent {
+		return bufferJSON(resp)
+	}
 	return resp, nil
 }
 

@@ -73,6 +73,14 @@ type Request struct {
 	// attempt that fails after a 102 (connection closed, response header
 	// timeout) is reported as still processing.
 	FinalProcessing bool
+	// BufferBody reads a 2xx answer (204 excepted) whole, at most 32 MiB,
+	// inside its attempt, and returns it with its body in memory: a body
+	// cut off while it is read (connection closed before the
+	// Content-Length or the final chunk, reset, read timeout) then fails
+	// the attempt and is retried like a connection error (see the package
+	// documentation). Set it for small JSON answers a client decodes
+	// itself; DoJSON sets it. Never for downloads, which stream.
+	BufferBody bool
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -106,9 +114,12 @@ type call struct {
 	permanent       func(int) bool
 	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
-	once            *singleUse
-	attempts        int
-	nextWait        time.Duration
+	// bufferJSON is Request.BufferBody: read a 2xx answer whole within its
+	// attempt, so that a truncated body is retried like a connection error.
+	bufferJSON bool
+	once       *singleUse
+	attempts   int
+	nextWait   time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
 	// rc runs the attempts of this call, with the hooks above (see send).
@@ -165,12 +176,17 @@ func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 // decodes the JSON response into out (skipped when out is nil or the status
 // is 204). A 3xx response is returned as an *apierr.APIError, since no JSON
 // can be read from it. An empty or malformed body is an error naming the
-// endpoint (redacted) and wrapping the decoder's error.
+// endpoint (redacted) and wrapping the decoder's error; it is not retried.
+// A 2xx body that is cut off while it is read (see the package
+// documentation) fails that attempt, which is retried like a connection
+// error; the call's error then matches apierr.ErrTruncatedResponse.
 func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if r == nil {
 		return fieldError("Request", "is nil")
 	}
-	resp, cl, err := c.doAPI(ctx, r, "application/json")
+	rr := *r
+	rr.BufferBody = r.BufferBody || out != nil
+	resp, cl, err := c.doAPI(ctx, &rr, "application/json")
 	if err != nil {
 		return err
 	}
@@ -267,6 +283,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		permanent:       r.PermanentStatus,
 		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
+		bufferJSON:      r.BufferBody,
 	}
 	if len(r.Secrets) > 0 {
 		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), r.Secrets...), true
@@ -465,6 +482,10 @@ func (cl *call) wrapErr(err error) error {
 	msg := "pfc: " + wrapped.Error()
 	if cl.attempts > 1 {
 		msg += fmt.Sprintf(" (%d attempts)", cl.attempts)
+	}
+	var te *truncatedError
+	if cl.noReplay && errors.As(err, &te) {
+		msg += " (not retried: the request may have been processed, and its answer was lost)"
 	}
 	var out error = &requestError{msg: cl.redact(msg), err: wrapped}
 	if cl.notRetried {

@@ -29,7 +29,26 @@
 //   - a connection-level error (refused, reset, unexpected EOF, or the
 //     per-attempt Timeout of the caller's http.Client);
 //   - 408 Request Timeout, 429 Too Many Requests, or any 5xx except
-//     501 Not Implemented.
+//     501 Not Implemented;
+//   - for DoJSON, and Do with Request.BufferBody (the JSON answers a
+//     client decodes itself), a 2xx answer whose body could not be read to
+//     its end: the connection closed before the declared Content-Length or
+//     the final chunk (io.ErrUnexpectedEOF), was reset while the body was
+//     read, or the read timed out. The body (at most 32 MiB) is read
+//     inside the attempt, so such an answer is a failed attempt, retried
+//     exactly like a connection error: same backoff, same attempt budget,
+//     same deadline rule below. A complete body that is not valid JSON is
+//     a decoding error and is not retried (a server that closes a response
+//     without Content-Length or chunking cannot be told apart from a
+//     complete one). When the retries run out the error matches
+//     apierr.ErrTruncatedResponse and keeps the read error in its chain.
+//
+// Otherwise Do returns the response with its body unread: reading it is
+// the caller's business, and a download streamed to the caller's writer is
+// never retried here (bytes may already have been written). The clients
+// turn a download cut off before its Content-Length into an error
+// matching apierr.ErrTruncatedResponse, and their file variants leave no
+// file.
 //
 // It is not retried after a cancellation or when the context is done, on
 // TLS certificate errors, malformed requests (unsupported scheme, invalid
@@ -58,7 +77,10 @@
 // after a failure that proves it never left (no connection was obtained,
 // the dial was refused or failed, the host did not resolve). No response
 // status is retried for it, not even 429 or 5xx, and no error after the
-// connection was made (reset, EOF, response header timeout).
+// connection was made (reset, EOF, response header timeout), nor a 2xx
+// answer cut off while its body was read: the call fails with an error
+// matching apierr.ErrTruncatedResponse that says the request may have been
+// processed and its answer was lost.
 //
 // Request.PermanentStatus lists statuses an endpoint documents as final
 // (e.g. 500 "processing failed" of GET /DownloadImage): they are returned
@@ -105,8 +127,10 @@
 // APIs offers idempotency keys and their failures are mostly transient. The
 // consequence to know: GET /pfc on the hosted API starts a correction job,
 // so a 5xx whose job had in fact been created, retried, can start a
-// duplicate job (and POST /presets/ a duplicate preset, POST /SubmitImage of
-// the background-removal container a duplicate process). On the hosted API
+// duplicate job, and so can a /pfc answer cut off mid-body (the job exists,
+// its answer was lost): the same case (likewise POST /presets/ a duplicate
+// preset, answered 409 on the retry, and POST /SubmitImage of the
+// background-removal container a duplicate process, were it not NoReplay). On the hosted API
 // cache=true (the default) makes a duplicate /pfc harmless: the service
 // reuses the corrected output of identical input and settings instead of
 // processing the image again (a webhook, if requested, may then arrive for

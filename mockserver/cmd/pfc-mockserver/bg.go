@@ -11,6 +11,8 @@ import (
 func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 	delay := fs.Duration("bg-processing-delay", 0,
 		"how long each background-removal job stays processing after its engine returned (on the -time-scale clock)")
+	engine := fs.String("bg-engine", defaultBGEngine(),
+		"background-removal engine: cpu, cuda (the GPU; needs a build with -tags cuda, a CUDA driver and device) or auto (the GPU where it can run, else cpu)")
 	return func(e env) (*served, error) {
 		b, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{
 			LicenseKey:      e.licenseKey,
@@ -20,10 +22,20 @@ func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 			PixelBudget:     e.pixelBudget,
 			Faults:          e.faults,
 			Logger:          e.log.With("backend", "bg"),
+			Engine:          mockserver.BGEngine(*engine),
 		})
 		if err != nil {
 			return nil, err
 		}
 		return &served{handler: b, close: b.Close}, nil
 	}
+}
+
+// defaultBGEngine is -bg-engine's default: auto in a build with the GPU
+// engine, cpu otherwise.
+func defaultBGEngine() string {
+	if mockserver.CUDAEngineCompiled {
+		return string(mockserver.BGEngineAuto)
+	}
+	return string(mockserver.BGEngineCPU)
 }

@@ -26,6 +26,11 @@
 //	                 and the routes
 //	-bg-processing-delay  how long each background-removal job stays processing
 //	                 after its engine returned (default 0; scaled by -time-scale)
+//	-bg-engine       background-removal engine: cpu, cuda or auto (default auto in
+//	                 a build with -tags cuda, cpu otherwise); cuda fails at startup
+//	                 where it cannot run (a build without the tag, no CUDA driver
+//	                 or device), auto falls back to cpu and logs why; the log's
+//	                 "background-removal engine" line says which one runs
 //	-container-root  directory holding the correction container's mount points
 //	                 (sdk_license, presets, addons, input, output, scene), kept on
 //	                 exit; default <data-dir>/container, removed on exit when this

@@ -38,9 +38,10 @@
 // is read.
 //
 // Defaults. mode defaults to "general"; preprocessing and postprocessing
-// default to false. Query values are "true" or "false" (any case); anything
-// else, and a mode other than "portrait" or "general", is 400
-// invalid_parameter naming the parameter.
+// default to false when absent. A value given is "true" or "false" (any
+// case); anything else, an empty value (?preprocessing=) included, and a
+// mode other than "portrait" or "general", is 400 invalid_parameter naming
+// the parameter.
 //
 // preprocessing_config. An empty string means defaults. Otherwise it must be
 // a JSON object (else 400 invalid_parameter, parameter

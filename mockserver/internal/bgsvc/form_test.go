@@ -53,7 +53,7 @@ func TestReadSubmitForm(t *testing.T) {
 	assert.Equal(t, "cat.png", req.FileName)
 	assert.Equal(t, "portrait", req.Mode)
 	assert.Equal(t, `{"denoise":true}`, req.PreprocessingConfig)
-	req.Preprocessing = "true"
+	req.Preprocessing = flag("true")
 	resp, e := s.Submit(req)
 	require.Nil(t, e)
 	assert.Equal(t, "portrait", resp.Mode)

@@ -110,7 +110,7 @@ func (s *Service) serveSubmit(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, e)
 		return
 	}
-	req.Preprocessing, req.Postprocessing = q.Get(ParamPreprocessing), q.Get(ParamPostprocessing)
+	req.Preprocessing, req.Postprocessing = queryFlag(q, ParamPreprocessing), queryFlag(q, ParamPostprocessing)
 	resp, e := s.Submit(req)
 	if e != nil {
 		httpx.WriteError(w, e)
@@ -180,4 +180,15 @@ func (s *Service) serveDownload(w http.ResponseWriter, id string) {
 	if _, err := io.Copy(w, d.File); err != nil {
 		s.log.Debug("download interrupted", "process_id", id, "error", err)
 	}
+}
+
+// queryFlag returns the value of a query flag, nil when the query does not
+// name it; a flag named with an empty value (?preprocessing=) is a pointer
+// to "", which SubmitImage refuses.
+func queryFlag(q url.Values, name string) *string {
+	if !q.Has(name) {
+		return nil
+	}
+	v := q.Get(name)
+	return &v
 }

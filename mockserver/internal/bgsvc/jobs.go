@@ -81,8 +81,8 @@ func (s *Service) ReceiveFile(r io.Reader) (*Upload, *httpx.Error) {
 	return &Upload{temp: t}, nil
 }
 
-// SubmitRequest is a POST /SubmitImage. Empty strings mean absent
-// parameters.
+// SubmitRequest is a POST /SubmitImage. Empty strings mean absent form
+// fields; the query flags are nil when absent.
 type SubmitRequest struct {
 	// File is the received file part; nil means none (422). Submit takes
 	// it over: it is stored or discarded.
@@ -91,8 +91,10 @@ type SubmitRequest struct {
 	FileName string
 	// Mode is the form field mode.
 	Mode string
-	// Preprocessing and Postprocessing are the query parameters.
-	Preprocessing, Postprocessing string
+	// Preprocessing and Postprocessing are the query parameters, nil when
+	// absent. A flag given must be "true" or "false" (any case): an empty
+	// value (?preprocessing=) is 400 invalid_parameter like any other.
+	Preprocessing, Postprocessing *string
 	// PreprocessingConfig is the form field preprocessing_config.
 	PreprocessingConfig string
 }

@@ -33,7 +33,10 @@ func TestSubmitErrors(t *testing.T) {
 	}{
 		{name: "no file", status: http.StatusUnprocessableEntity, code: httpx.CodeUnprocessable, param: ParamFile},
 		{name: "bad mode", data: good, req: SubmitRequest{Mode: "auto"}, status: 400, code: httpx.CodeInvalidParameter, param: ParamMode},
-		{name: "bad preprocessing", data: good, req: SubmitRequest{Preprocessing: "on"}, status: 400, code: httpx.CodeInvalidParameter, param: ParamPreprocessing},
+		{name: "bad preprocessing", data: good, req: SubmitRequest{Preprocessing: flag("on")}, status: 400, code: httpx.CodeInvalidParameter, param: ParamPreprocessing},
+		{name: "empty preprocessing", data: good, req: SubmitRequest{Preprocessing: flag("")}, status: 400, code: httpx.CodeInvalidParameter, param: ParamPreprocessing},
+		{name: "empty postprocessing", data: good, req: SubmitRequest{Postprocessing: flag("")}, status: 400, code: httpx.CodeInvalidParameter, param: ParamPostprocessing},
+		{name: "bad postprocessing", data: good, req: SubmitRequest{Postprocessing: flag("yes")}, status: 400, code: httpx.CodeInvalidParameter, param: ParamPostprocessing},
 		{name: "bad config", data: good, req: SubmitRequest{PreprocessingConfig: "{"}, status: 400, code: httpx.CodeInvalidParameter, param: ParamPreprocessingConfig},
 		{name: "text file", data: []byte("hello, not an image"), status: 404, code: CodeInvalidFile, param: ParamFile},
 		{name: "empty file", data: []byte{}, status: 404, code: CodeInvalidFile, param: ParamFile},
@@ -91,7 +94,7 @@ func TestJobLifecycle(t *testing.T) {
 	t.Parallel()
 	s, fc := newService(t, func(c *Config) { c.ProcessingDelay = 3 * time.Second })
 	in := subjectPNG(t, 64, 48)
-	r := submit(t, s, in, SubmitRequest{FileName: "shoe.png", Preprocessing: "true", Postprocessing: "true"})
+	r := submit(t, s, in, SubmitRequest{FileName: "shoe.png", Preprocessing: flag("true"), Postprocessing: flag("true")})
 	assert.Equal(t, StatusProcessing, r.Status)
 	assert.True(t, validUUID(r.ProcessID))
 	assert.Equal(t, ModeGeneral, r.Mode)
@@ -276,14 +279,14 @@ func TestModesAndFlags(t *testing.T) {
 	reqs := []SubmitRequest{
 		{Mode: "general"},
 		{Mode: "portrait"},
-		{Mode: "portrait", Preprocessing: "true", PreprocessingConfig: `{"detect_faces": false}`},
-		{Mode: "general", Preprocessing: "true", Postprocessing: "true", PreprocessingConfig: `{"denoise": false}`},
-		{Mode: "general", Preprocessing: "false", PreprocessingConfig: `{"unknown": 1}`},
+		{Mode: "portrait", Preprocessing: flag("true"), PreprocessingConfig: `{"detect_faces": false}`},
+		{Mode: "general", Preprocessing: flag("true"), Postprocessing: flag("true"), PreprocessingConfig: `{"denoise": false}`},
+		{Mode: "general", Preprocessing: flag("false"), PreprocessingConfig: `{"unknown": 1}`},
 	}
 	for _, req := range reqs {
 		r := submit(t, s, in, req)
 		assert.Equal(t, req.Mode, r.Mode)
-		assert.Equal(t, strings.ToLower(req.Preprocessing) == "true", r.PreprocessingEnabled == "true")
+		assert.Equal(t, req.Preprocessing != nil && strings.ToLower(*req.Preprocessing) == "true", r.PreprocessingEnabled == "true")
 		waitIdle(t, s)
 		require.Equal(t, StatusCompleted, check(t, s, r.ProcessID).Status, "%+v", req)
 		img := download(t, s, r.ProcessID)
@@ -361,3 +364,6 @@ func TestCloseStopsQueuedAndRunningJobs(t *testing.T) {
 	_, e := s.Submit(SubmitRequest{File: upload(t, s, subjectPNG(t, 40, 30))})
 	requireErr(t, e, http.StatusServiceUnavailable, httpx.CodeUnavailable, "")
 }
+
+// flag is a query flag given with value v.
+func flag(v string) *string { return &v }

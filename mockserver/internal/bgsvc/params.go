@@ -34,8 +34,9 @@ type preConfig struct {
 func (c preConfig) denoise() bool     { return c.Denoise == nil || *c.Denoise }
 func (c preConfig) detectFaces() bool { return c.DetectFaces == nil || *c.DetectFaces }
 
-// parseOptions validates the parameters of SubmitImage; "" means absent.
-func parseOptions(mode, preprocessing, postprocessing, config string) (options, *httpx.Error) {
+// parseOptions validates the parameters of SubmitImage: "" means an
+// absent form field, nil an absent query flag.
+func parseOptions(mode string, preprocessing, postprocessing *string, config string) (options, *httpx.Error) {
 	var o options
 	switch mode {
 	case "":
@@ -58,10 +59,14 @@ func parseOptions(mode, preprocessing, postprocessing, config string) (options, 
 	return o, nil
 }
 
-func parseBool(param, v string) (bool, *httpx.Error) {
-	switch strings.ToLower(v) {
-	case "":
+// parseBool reads a query flag: absent (nil) is false; a value given
+// must be true or false in any case, so an empty one is refused.
+func parseBool(param string, p *string) (bool, *httpx.Error) {
+	if p == nil {
 		return false, nil
+	}
+	v := *p
+	switch strings.ToLower(v) {
 	case "true":
 		return true, nil
 	case "false":

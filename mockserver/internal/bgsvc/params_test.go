@@ -15,23 +15,26 @@ func TestParseOptions(t *testing.T) {
 	t.Parallel()
 	yes, no := true, false
 	tests := []struct {
-		name                    string
-		mode, pre, post, config string
-		want                    options
-		badParam                string
+		name         string
+		mode, config string
+		pre, post    *string // nil: absent
+		want         options
+		badParam     string
 	}{
 		{name: "defaults", want: options{mode: matting.ModeGeneral}},
 		{name: "portrait", mode: "portrait", want: options{mode: matting.ModePortrait}},
-		{name: "flags", mode: "general", pre: "TRUE", post: "true",
+		{name: "flags", mode: "general", pre: flag("TRUE"), post: flag("true"),
 			want: options{mode: matting.ModeGeneral, preprocessing: true, postprocessing: true}},
-		{name: "false flags", pre: "false", post: "False", want: options{mode: matting.ModeGeneral}},
-		{name: "config", pre: "true", config: `{"denoise": false, "detect_faces": true, "other": [1]}`,
+		{name: "false flags", pre: flag("false"), post: flag("False"), want: options{mode: matting.ModeGeneral}},
+		{name: "config", pre: flag("true"), config: `{"denoise": false, "detect_faces": true, "other": [1]}`,
 			want: options{mode: matting.ModeGeneral, preprocessing: true, pre: preConfig{Denoise: &no, DetectFaces: &yes}}},
 		{name: "config null values", config: `{"denoise": null}`, want: options{mode: matting.ModeGeneral}},
 		{name: "blank config", config: "  ", want: options{mode: matting.ModeGeneral}},
 		{name: "bad mode", mode: "Portrait", badParam: ParamMode},
-		{name: "bad pre", pre: "yes", badParam: ParamPreprocessing},
-		{name: "bad post", post: "1", badParam: ParamPostprocessing},
+		{name: "bad pre", pre: flag("yes"), badParam: ParamPreprocessing},
+		{name: "bad post", post: flag("1"), badParam: ParamPostprocessing},
+		{name: "empty pre", pre: flag(""), badParam: ParamPreprocessing},
+		{name: "empty post", post: flag(""), badParam: ParamPostprocessing},
 		{name: "config not json", config: "{denoise", badParam: ParamPreprocessingConfig},
 		{name: "config array", config: "[]", badParam: ParamPreprocessingConfig},
 		{name: "config null", config: "null", badParam: ParamPreprocessingConfig},

@@ -154,7 +154,11 @@ func (s *Service) removeBackground(ctx context.Context, pix *image.NRGBA, o opti
 	if m == nil || m.Alpha == nil || m.Alpha.Rect != pix.Rect {
 		return nil, errors.New("the engine returned no matte of the input's size")
 	}
-	out = matting.Composite(pix, m, matting.Background{Kind: matting.Transparent})
+	// The remover composites itself when it can (the GPU engine, on the
+	// device); otherwise this is the CPU's matting.Composite.
+	if out, err = matting.CompositeWith(ctx, s.cfg.Remover, pix, m, matting.Background{Kind: matting.Transparent}); err != nil {
+		return nil, err
+	}
 	if w, h := out.Rect.Dx(), out.Rect.Dy(); max(w, h) > s.cfg.MaxOutputLongSide {
 		nw, nh := matting.FitLongSide(w, h, s.cfg.MaxOutputLongSide)
 		out = resize.Resize(out, nw, nh, resize.Lanczos3)

@@ -73,6 +73,7 @@
 //     on the hosted API, scale outside 1..1000, unknown or repeated
 //     parameters): 400 invalid_parameter or unknown_parameter, logged as
 //     invalidParameterMessage (debug). Every problem is in the message.
+//     GET /version takes no parameter: any is 400 unknown_parameter.
 //   - Resize: only one size parameter applies, by priority width > height
 //     > long > short > scale.
 //   - An image the engine rejects (short side under 32 px, not a JPEG or

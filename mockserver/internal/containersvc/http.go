@@ -15,10 +15,11 @@ import (
 //	GET  /pfc/{imageKey}    Correct (key, query)
 //	GET  /pfc, GET /pfc/    Correct with no key: 400 noIdMessage
 //	GET  /output/{name}     the corrected file (HEAD too; Range supported)
-//	GET  /version           Version
+//	GET  /version           Version (no query parameter allowed)
 //
 // Every answer carries an X-Request-Id (httpx.RequestID). The query of GET
-// /pfc/{imageKey} goes through httpx.Query with CorrectParams first: an
+// /pfc/{imageKey} goes through httpx.Query with CorrectParams first, that
+// of GET /version through httpx.Query with none allowed: an
 // unknown parameter (400 unknown_parameter), a repeated one or a query
 // that does not parse (400 invalid_parameter) is refused before the key is
 // looked at, and logged as invalidParameterMessage (debug). The upload
@@ -60,12 +61,24 @@ func (s *Service) Handler() http.Handler {
 			}
 		case p == VersionPath:
 			if httpx.Allow(w, r, http.MethodGet) {
-				httpx.WriteJSON(w, http.StatusOK, s.Version())
+				s.serveVersion(w, r)
 			}
 		default:
 			httpx.WriteError(w, httpx.Errorf(http.StatusNotFound, httpx.CodeNotFound, "no such endpoint"))
 		}
 	}))
+}
+
+// serveVersion answers GET /version, which takes no query parameter: any
+// is refused as on /pfc/{imageKey} (400 unknown_parameter, or
+// invalid_parameter for a query that does not parse).
+func (s *Service) serveVersion(w http.ResponseWriter, r *http.Request) {
+	if _, herr := httpx.Query(r); herr != nil {
+		s.logID(slog.LevelDebug, MsgInvalidParameter, "status", herr.Status, "detail", herr.Message, "parameter", herr.Parameter)
+		httpx.WriteError(w, herr)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, s.Version())
 }
 
 func (s *Service) serveUpload(w http.ResponseWriter, r *http.Request) {

@@ -88,6 +88,9 @@ func TestHTTPErrorRows(t *testing.T) {
 		{http.MethodPost, "/pfc", "image/png", 405, "method_not_allowed"},
 		{http.MethodGet, "/output/..%2Fsdk_license%2Fpfc-mock.lic", "", 404, "not_found"},
 		{http.MethodGet, "/elsewhere", "", 404, "not_found"},
+		{http.MethodGet, "/version?verbose=1", "", 400, "unknown_parameter"},
+		{http.MethodGet, "/version?%zz", "", 400, "invalid_parameter"},
+		{http.MethodPost, "/version?x=1", "", 405, "method_not_allowed"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			t.Parallel()
@@ -102,6 +105,27 @@ func TestHTTPErrorRows(t *testing.T) {
 			assert.Equal(t, tc.code, e.Code)
 		})
 	}
+}
+
+// TestHTTPVersionQuery: GET /version takes no query parameter; one is
+// refused (400 unknown_parameter naming it, logged at debug) as on
+// /pfc/{imageKey}, and an empty query is no parameter.
+func TestHTTPVersionQuery(t *testing.T) {
+	t.Parallel()
+	f, srv := startHTTP(t, nil)
+	resp, body := do(t, http.MethodGet, srv.URL+"/version?", "", nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), `"version":"10.7.2.1269"`)
+
+	resp, body = do(t, http.MethodGet, srv.URL+"/version?verbose=true", "", nil)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(body))
+	var e struct{ Code, Parameter string }
+	require.NoError(t, json.Unmarshal(body, &e), string(body))
+	assert.Equal(t, "unknown_parameter", e.Code)
+	assert.Equal(t, "verbose", e.Parameter)
+	line := f.logs.find(t, MsgInvalidParameter)
+	require.NotNil(t, line)
+	assert.Equal(t, "verbose", line["parameter"])
 }
 
 func TestHTTPRequestIDsLogsAndLimits(t *testing.T) {

@@ -35,6 +35,7 @@ const (
 	MsgUploaded         = "uploadedMessage"          // debug, PUT /pfc: success
 	MsgCleanedUp        = "cleanedUpMessage"         // debug, cleanup: a file past its TTL was deleted
 	MsgStarted          = "startedMessage"           // info, startup: the configuration in effect
+	MsgFaultInjected    = "faultInjectedMessage"     // warning, any route: the mock's fault injection changed this answer
 )
 
 // levelName is how the log lines spell a level: the seed's level
@@ -79,3 +80,32 @@ func newLogger(w io.Writer, level slog.Level, now func() time.Time) *slog.Logger
 func (s *Service) logID(level slog.Level, id string, attrs ...any) {
 	s.log.Log(context.Background(), level, id, attrs...)
 }
+
+// FaultLogger returns the logger the mock's fault injector writes to:
+// every record it gets becomes one line of the container's JSON log at
+// warning with message id MsgFaultInjected, whatever level and message it
+// was logged with, keeping its attributes (the injector gives backend,
+// route, sequence number, kind and method, never the path or query, which
+// may hold a key or preset name the caller chose).
+func (s *Service) FaultLogger() *slog.Logger {
+	return slog.New(faultHandler{s.log.Handler()})
+}
+
+// faultHandler rewrites records as MsgFaultInjected warnings.
+type faultHandler struct{ h slog.Handler }
+
+func (f faultHandler) Enabled(ctx context.Context, _ slog.Level) bool {
+	return f.h.Enabled(ctx, slog.LevelWarn)
+}
+
+func (f faultHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, slog.LevelWarn, MsgFaultInjected, r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(a)
+		return true
+	})
+	return f.h.Handle(ctx, out)
+}
+
+func (f faultHandler) WithAttrs(as []slog.Attr) slog.Handler { return faultHandler{f.h.WithAttrs(as)} }
+func (f faultHandler) WithGroup(name string) slog.Handler    { return faultHandler{f.h.WithGroup(name)} }

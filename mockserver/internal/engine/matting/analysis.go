@@ -1,6 +1,7 @@
 package matting
 
 import (
+	"context"
 	"image"
 	"math"
 	"sort"
@@ -20,6 +21,13 @@ type analysis struct {
 	lab    []float32 // 3 per pixel, L*a*b*
 
 	smoothed []float32 // lazily computed 3×3 box average of lab
+
+	// dev, when set, computes the background distance (bgDistance) on a
+	// device, with ctx; devErr is its first error, after which the CPU
+	// takes over and the pipeline fails once the mask is done.
+	dev    StageRun
+	ctx    context.Context
+	devErr error
 }
 
 // smoothLab returns the L*a*b* planes averaged over 3×3 neighbourhoods,

@@ -9,8 +9,16 @@
 // the same bytes regardless of GOMAXPROCS. Heavy loops split rows over
 // runtime.GOMAXPROCS(0) goroutines, each output pixel is computed
 // independently, and floating-point reductions are sequential or blocked in
-// a fixed order. A GPU engine (build tag cuda) implements the same [Remover]
-// interface.
+// a fixed order.
+//
+// The per-pixel stages — the analysis image (box reduction, median, colour
+// conversion), general mode's background distance and the full-resolution
+// refinement with spill reduction — sit behind [Stages], so that a device
+// can run them: [NewAccelerated] is the pipeline with those stages on a
+// device and the rest on the CPU, and the GPU engine (package gpu, build
+// tag cuda) is such a device. [Compositor] and [CompositeWith] let a
+// remover composite on its device too. The CPU engine's output does not
+// change with this split (TestCPUGolden pins it by hash).
 //
 // # Pipeline
 //

@@ -22,10 +22,25 @@ const shadowMinScale = 0.585
 // plain is the distance without the shadow term; shadowed reports pixels
 // explained only by the shadow term.
 func bgDistance(a *analysis, m bgField) (dist, plain []float32, shadowed []bool) {
+	grid, gw, gh := fieldGrid(a, m)
+	if a.dev != nil && a.devErr == nil {
+		d, pl, sh, err := a.dev.BGDistance(a.ctx, grid, gw, gh, fieldStep)
+		if err == nil {
+			return d, pl, sh
+		}
+		// The caller returns the device's error after the mask stage;
+		// the CPU finishes this call so the mask logic sees valid data.
+		a.devErr = err
+	}
+	return bgDistanceCPU(a, grid, gw, gh)
+}
+
+// bgDistanceCPU is bgDistance on the CPU, from the field's grid.
+func bgDistanceCPU(a *analysis, grid []float32, gw, gh int) (dist, plain []float32, shadowed []bool) {
 	dist = make([]float32, a.w*a.h)
 	plain = make([]float32, a.w*a.h)
 	shadowed = make([]bool, a.w*a.h)
-	pred := fieldLab(a, m)
+	pred := fieldInterp(a, grid, gw, gh)
 	parallel.Rows(a.h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := 0; x < a.w; x++ {
@@ -54,10 +69,12 @@ func bgDistance(a *analysis, m bgField) (dist, plain []float32, shadowed []bool)
 // exact to well below the noise.
 const fieldStep = 4
 
-// fieldLab returns the field's predicted L*a*b* colour for every pixel.
-func fieldLab(a *analysis, m bgField) []float32 {
-	gw, gh := (a.w+fieldStep-1)/fieldStep+1, (a.h+fieldStep-1)/fieldStep+1
-	grid := make([]float32, 3*gw*gh)
+// fieldGrid evaluates the field in L*a*b* on a grid of spacing fieldStep
+// (gw×gh nodes, 3 values each; the last row and column clamp to the
+// image's edge).
+func fieldGrid(a *analysis, m bgField) (grid []float32, gw, gh int) {
+	gw, gh = (a.w+fieldStep-1)/fieldStep+1, (a.h+fieldStep-1)/fieldStep+1
+	grid = make([]float32, 3*gw*gh)
 	parallel.Rows(gh, func(y0, y1 int) {
 		for gy := y0; gy < y1; gy++ {
 			for gx := 0; gx < gw; gx++ {
@@ -67,6 +84,13 @@ func fieldLab(a *analysis, m bgField) []float32 {
 			}
 		}
 	})
+	return grid, gw, gh
+}
+
+// fieldInterp returns the field's predicted L*a*b* colour for every pixel,
+// interpolated bilinearly from its grid; the fields are smooth, so this is
+// exact to well below the noise.
+func fieldInterp(a *analysis, grid []float32, gw, gh int) []float32 {
 	out := make([]float32, 3*a.w*a.h)
 	const inv = 1.0 / fieldStep
 	parallel.Rows(a.h, func(y0, y1 int) {

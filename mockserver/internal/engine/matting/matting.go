@@ -90,6 +90,13 @@ func (c *CPU) RemoveBackground(ctx context.Context, img *image.NRGBA, o Options)
 
 // run is RemoveBackground with access to the unrefined mask (for tests).
 func (c *CPU) run(ctx context.Context, img *image.NRGBA, o Options, wantUnrefined bool) (*refined, error) {
+	return runPipeline(ctx, c.analysisPixels, nil, img, o, wantUnrefined)
+}
+
+// runPipeline is the pipeline of every Remover of the package: limit
+// bounds the analysis size (0: the default), stages (may be nil) run the
+// per-pixel stages on a device.
+func runPipeline(ctx context.Context, limit int, stages Stages, img *image.NRGBA, o Options, wantUnrefined bool) (*refined, error) {
 	if img == nil || img.Rect.Empty() {
 		return nil, ErrEmptyImage
 	}
@@ -112,7 +119,6 @@ func (c *CPU) run(ctx context.Context, img *image.NRGBA, o Options, wantUnrefine
 			copy(src.Pix[y*src.Stride:y*src.Stride+4*src.Rect.Dx()], img.Pix[o:o+4*src.Rect.Dx()])
 		}
 	}
-	limit := c.analysisPixels
 	if limit <= 0 {
 		limit = defaultAnalysisPixels
 	}
@@ -121,7 +127,20 @@ func (c *CPU) run(ctx context.Context, img *image.NRGBA, o Options, wantUnrefine
 		limit = min(limit, portraitAnalysisPixels)
 	}
 	f := analysisFactor(src.Rect.Dx(), src.Rect.Dy(), limit)
-	a := newAnalysis(src, f, o.Preprocess)
+	var a *analysis
+	var run StageRun
+	if stages != nil {
+		var err error
+		if run, err = stages.Begin(ctx, src); err != nil {
+			return nil, err
+		}
+		defer run.Close()
+		if a, err = deviceAnalysis(ctx, run, f, o.Preprocess); err != nil {
+			return nil, err
+		}
+	} else {
+		a = newAnalysis(src, f, o.Preprocess)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -145,7 +164,18 @@ func (c *CPU) run(ctx context.Context, img *image.NRGBA, o Options, wantUnrefine
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := refine(src, a, mask, o.SpillReduction, wantUnrefined)
+	if a.devErr != nil {
+		return nil, a.devErr
+	}
+	var r *refined
+	if run != nil && !wantUnrefined {
+		var err error
+		if r, err = deviceRefine(ctx, run, a, mask, o.SpillReduction); err != nil {
+			return nil, err
+		}
+	} else {
+		r = refine(src, a, mask, o.SpillReduction, wantUnrefined)
+	}
 	// Report results in the caller's coordinate space.
 	r.alpha.Rect = img.Rect
 	if r.unrefined != nil {

@@ -134,7 +134,21 @@ type refined struct {
 // close I lies to the mixing line, and otherwise falling back to the
 // upsampled coarse mask.
 func refine(img *image.NRGBA, a *analysis, mask []bool, spill, wantUnrefined bool) *refined {
-	W, H := img.Rect.Dx(), img.Rect.Dy()
+	return refinePixels(img, a, mask, planRefine(a, mask), spill, wantUnrefined)
+}
+
+// refinePlan is what the full-resolution refinement needs from the
+// analysis resolution: the unknown band, the statistics of the cells on
+// and around it, and where to find them.
+type refinePlan struct {
+	band      []bool      // per analysis cell: in the unknown band
+	index     []int32     // per analysis cell: its entry in stats, or -1
+	stats     []cellStats // of the band and one cell around it
+	bandCells []int32     // the band's cells, in raster order
+}
+
+// planRefine computes the refinement's analysis-resolution inputs.
+func planRefine(a *analysis, mask []bool) *refinePlan {
 	f := a.factor
 	rb := (max(bandMin, 2*f) + f - 1) / f
 	band := boundaryBand(mask, a.w, a.h, rb-1)
@@ -161,7 +175,14 @@ func refine(img *image.NRGBA, a *analysis, mask []bool, spill, wantUnrefined boo
 		}
 	}
 	stats := localStats(a, need, confFg, confBg, rb+3)
+	return &refinePlan{band: band, index: index, stats: stats, bandCells: bandCells}
+}
 
+// refinePixels is the full-resolution part of refine.
+func refinePixels(img *image.NRGBA, a *analysis, mask []bool, p *refinePlan, spill, wantUnrefined bool) *refined {
+	W, H := img.Rect.Dx(), img.Rect.Dy()
+	f := a.factor
+	index, stats, bandCells := p.index, p.stats, p.bandCells
 	out := &refined{alpha: image.NewAlpha(image.Rect(0, 0, W, H))}
 	// Coarse labels, nearest-neighbour upsampled.
 	parallel.Rows(H, func(y0, y1 int) {

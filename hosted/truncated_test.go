@@ -1,0 +1,151 @@
+package hosted
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cuttingService is a hosted API whose answers can be cut off mid-body, as
+// the mock's truncate fault does: the full Content-Length is announced, half
+// the body is sent, and the connection closes. cuts[route] is how many of
+// that route's first answers are cut ("upload", "pfc", "status", "file").
+type cuttingService struct {
+	mu    sync.Mutex
+	cuts  map[string]int
+	calls map[string]int
+}
+
+func (s *cuttingService) write(w http.ResponseWriter, route string, body []byte) {
+	s.mu.Lock()
+	s.calls[route]++
+	cut := s.calls[route] <= s.cuts[route]
+	s.mu.Unlock()
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if cut {
+		body = body[:len(body)/2]
+	}
+	_, _ = w.Write(body)
+}
+
+func (s *cuttingService) count(route string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[route]
+}
+
+// startCuttingService serves the API under /v2 and returns a client with
+// millisecond retry and poll waits.
+func startCuttingService(t *testing.T, cuts map[string]int) (*Client, *cuttingService, string) {
+	t.Helper()
+	s := &cuttingService{cuts: cuts, calls: map[string]int{}}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	jsonOf := func(v any) []byte {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return b
+	}
+	var polls sync.Map
+	mux.HandleFunc("GET /v2/upload", func(w http.ResponseWriter, r *http.Request) {
+		s.write(w, "upload", jsonOf(UploadTicket{FileKey: "fk1", UploadURL: srv.URL + "/store/fk1?sig=abc"}))
+	})
+	mux.HandleFunc("PUT /store/{key}", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	})
+	mux.HandleFunc("GET /v2/pfc", func(w http.ResponseWriter, r *http.Request) {
+		s.write(w, "pfc", jsonOf(map[string]string{"statusEndpoint": srv.URL + "/v2/status/j1"}))
+	})
+	mux.HandleFunc("GET /v2/status/j1", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := polls.LoadOrStore("n", new(int))
+		st := StatusProcessing
+		s.mu.Lock()
+		*n.(*int)++
+		if *n.(*int) >= 3 {
+			st = StatusCompleted
+		}
+		s.mu.Unlock()
+		s.write(w, "status", jsonOf(jobJSON("j1", st, map[string]any{"correctedFile": srv.URL + "/files/j1"})))
+	})
+	mux.HandleFunc("GET /files/j1", func(w http.ResponseWriter, r *http.Request) {
+		s.write(w, "file", bytes.Repeat([]byte("x"), 1000))
+	})
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithRetries(2, time.Millisecond, time.Millisecond),
+		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
+	require.NoError(t, err)
+	return c, s, srv.URL
+}
+
+// TestWaitSurvivesTruncatedPoll: one /status answer cut off mid-body is
+// retried by the transport; the wait completes.
+func TestWaitSurvivesTruncatedPoll(t *testing.T) {
+	t.Parallel()
+	c, s, _ := startCuttingService(t, map[string]int{"status": 1})
+	job, err := c.Wait(context.Background(), "j1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, StatusCompleted, job.Status)
+	// The first answer is cut and resent by the transport within the same
+	// poll; the third request's answer says COMPLETED.
+	assert.Equal(t, 3, s.count("status"))
+}
+
+// TestCorrectFileSurvivesTruncatedJSON: cut /upload, /pfc and /status
+// answers are retried within the budget; the corrected file is written.
+// A cut /pfc answer is retried too: its job exists and a second one
+// starts (see the transport's retry policy: cache=true makes it harmless).
+func TestCorrectFileSurvivesTruncatedJSON(t *testing.T) {
+	t.Parallel()
+	c, s, _ := startCuttingService(t, map[string]int{"upload": 2, "pfc": 1, "status": 1})
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
+	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
+	_, err := c.CorrectFile(context.Background(), in, out, nil)
+	require.NoError(t, err)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Len(t, b, 1000)
+	assert.Equal(t, 3, s.count("upload"))
+	assert.Equal(t, 2, s.count("pfc"))
+}
+
+// TestDownloadCutOff: a download is never retried: a body cut off before
+// its Content-Length fails with ErrTruncatedResponse (io.ErrUnexpectedEOF
+// in the chain) after the bytes that arrived, and CorrectFile leaves no
+// file behind.
+func TestDownloadCutOff(t *testing.T) {
+	t.Parallel()
+	c, s, base := startCuttingService(t, map[string]int{"file": 10})
+	var buf bytes.Buffer
+	n, err := c.Download(context.Background(), &Job{ID: "j1", Status: StatusCompleted, CorrectedFile: base + "/files/j1"}, &buf)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Contains(t, err.Error(), "500 of 1000 bytes")
+	assert.Equal(t, int64(500), n)
+	assert.Equal(t, 1, s.count("file"), "a download is not retried")
+
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
+	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
+	_, err = c.CorrectFile(context.Background(), in, out, nil)
+	require.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.NotContains(t, err.Error(), testKey)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
+	}
+}

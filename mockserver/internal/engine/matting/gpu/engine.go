@@ -1,0 +1,151 @@
+package gpu
+
+import (
+	"context"
+	"image"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+)
+
+// Options configures New.
+type Options struct {
+	// Device is the CUDA device ordinal; 0 is the first GPU.
+	Device int
+	// MaxIdleBytes bounds the device memory kept pooled while unused; 0
+	// means 1 GiB.
+	MaxIdleBytes uint64
+}
+
+// Engine is the GPU background-removal engine: a matting.Remover (and
+// matting.Compositor) that runs the per-pixel stages on a CUDA device. It
+// is safe for concurrent use; removals share the device through its single
+// worker. Close it when done.
+type Engine struct {
+	dev     *device
+	remover matting.Remover
+}
+
+var (
+	_ matting.Remover    = (*Engine)(nil)
+	_ matting.Compositor = (*Engine)(nil)
+)
+
+// New loads the CUDA driver (libcuda.so.1), opens the device and loads
+// the kernels. Errors match ErrUnavailable when the engine cannot run here
+// (ErrNotCompiled in a build without the cuda tag, a *LoadError wrapping
+// ErrNoDriver, ErrNoDevice); driver failures are *DriverError.
+func New(o Options) (*Engine, error) {
+	drv, err := openDriver()
+	if err != nil {
+		return nil, err
+	}
+	return newEngine(drv, o)
+}
+
+// newEngine opens the engine on drv.
+func newEngine(drv driver, o Options) (*Engine, error) {
+	lin, cbrt := matting.ColourTables()
+	d, err := openDevice(drv, deviceConfig{ordinal: o.Device, maxIdle: o.MaxIdleBytes, ptx: kernelsPTX, tables: [2][]float32{lin, cbrt}})
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{dev: d, remover: matting.NewAccelerated(stages{d})}, nil
+}
+
+// Device returns the GPU's name as the driver reports it.
+func (e *Engine) Device() string { return e.dev.name }
+
+// RemoveBackground computes the matte of img (see matting.CPU): the same
+// pipeline, with the per-pixel stages on the GPU.
+func (e *Engine) RemoveBackground(ctx context.Context, img *image.NRGBA, o matting.Options) (*matting.Matte, error) {
+	return e.remover.RemoveBackground(ctx, img, o)
+}
+
+// Composite is matting.Composite with the blending on the GPU for a
+// transparent background and for a solid colour without shadow; other
+// backgrounds (an uploaded image, a generated one, shadows) and images
+// whose pixels are not contiguous are composited on the CPU.
+func (e *Engine) Composite(ctx context.Context, fg *image.NRGBA, m *matting.Matte, bg matting.Background) (*image.NRGBA, error) {
+	kind, ok := gpuComposite(fg, m, bg)
+	if !ok {
+		return matting.Composite(fg, m, bg), nil
+	}
+	w, h := fg.Rect.Dx(), fg.Rect.Dy()
+	n := w * h
+	out := image.NewNRGBA(fg.Rect)
+	colours := fg
+	if m != nil && m.Foreground != nil && m.Foreground.Rect == fg.Rect {
+		colours = m.Foreground
+	}
+	err := e.dev.do(ctx, func(wk *worker) (err error) {
+		s := &scratch{w: wk}
+		defer func() { err = s.done(err) }()
+		dfg, err := s.upload(fg.Pix[:4*n])
+		if err != nil {
+			return err
+		}
+		dcol := dfg
+		if colours != fg {
+			if dcol, err = s.upload(colours.Pix[:4*n]); err != nil {
+				return err
+			}
+		}
+		var dm devicePtr
+		if m != nil {
+			if dm, err = s.upload(m.Alpha.Pix[:n]); err != nil {
+				return err
+			}
+		}
+		dout, err := s.alloc(uint64(4 * n))
+		if err != nil {
+			return err
+		}
+		if kind == matting.Color {
+			c := bg.Color
+			err = wk.launch(kCompositeColor, int64(n), dfg, dcol, dm, n, int(c.R), int(c.G), int(c.B), dout)
+		} else {
+			err = wk.launch(kCompositeTransparent, int64(n), dfg, dcol, dm, n, dout)
+		}
+		if err != nil {
+			return err
+		}
+		return wk.download(out.Pix, dout)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// gpuComposite says whether Composite runs on the GPU, and as which kind
+// (Transparent or Color).
+func gpuComposite(fg *image.NRGBA, m *matting.Matte, bg matting.Background) (matting.BackgroundKind, bool) {
+	if fg == nil || fg.Rect.Empty() || fg.Stride != 4*fg.Rect.Dx() {
+		return 0, false
+	}
+	w := fg.Rect.Dx()
+	if m != nil {
+		if m.Alpha == nil || m.Alpha.Rect != fg.Rect || m.Alpha.Stride != w {
+			return 0, false
+		}
+		if f := m.Foreground; f != nil && f.Rect == fg.Rect && f.Stride != 4*w {
+			return 0, false
+		}
+	}
+	switch bg.Kind {
+	case matting.Image, matting.Generative:
+		return 0, false
+	case matting.Color:
+		switch bg.Shadow {
+		case matting.ShadowSoft, matting.ShadowHard, matting.ShadowFloating:
+			return 0, false
+		}
+		return matting.Color, true
+	}
+	// Transparent, and unknown kinds, which Composite treats as such.
+	return matting.Transparent, true
+}
+
+// Close stops the device's worker and releases the device. Removals still
+// running fail with ErrClosed. It is idempotent.
+func (e *Engine) Close() error { return e.dev.close() }

@@ -1,0 +1,230 @@
+//go:build linux
+
+package gpu
+
+import (
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// fakeDriver is a driver in Go memory: buffers are byte slices, launches
+// are recorded (not executed). It records the OS thread of every call and
+// can fail chosen entry points.
+type fakeDriver struct {
+	mu       sync.Mutex
+	devices  int32
+	fail     map[string]result // entry point → result to return
+	names    map[result]string // cuGetErrorName answers
+	threads  map[int]int       // OS thread id → calls
+	next     uint64
+	mem      map[devicePtr][]byte
+	allocs   int
+	frees    int
+	launches []fakeLaunch
+	retained int
+	streams  int
+	modules  int
+	funcs    map[handle]string
+}
+
+type fakeLaunch struct {
+	name   string
+	grid   [3]uint32
+	block  [3]uint32
+	params int
+}
+
+func newFakeDriver() *fakeDriver {
+	return &fakeDriver{
+		devices: 1,
+		fail:    map[string]result{},
+		names:   map[result]string{},
+		threads: map[int]int{},
+		mem:     map[devicePtr][]byte{},
+		funcs:   map[handle]string{},
+		next:    0x1000,
+	}
+}
+
+// enter records the calling thread and returns the configured failure.
+func (f *fakeDriver) enter(op string) result {
+	f.threads[syscall.Gettid()]++
+	return f.fail[op]
+}
+
+func (f *fakeDriver) Init(uint32) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.enter("cuInit")
+}
+
+func (f *fakeDriver) DeviceGetCount(n *int32) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	*n = f.devices
+	return f.enter("cuDeviceGetCount")
+}
+
+func (f *fakeDriver) DeviceGet(dev *int32, ordinal int32) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	*dev = ordinal
+	return f.enter("cuDeviceGet")
+}
+
+func (f *fakeDriver) DeviceGetName(name []byte, _ int32) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	copy(name, "Fake GPU\x00")
+	return f.enter("cuDeviceGetName")
+}
+
+func (f *fakeDriver) DevicePrimaryCtxRetain(ctx *handle, _ int32) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.enter("cuDevicePrimaryCtxRetain"); r != 0 {
+		return r
+	}
+	f.retained++
+	*ctx = 1
+	return 0
+}
+
+func (f *fakeDriver) DevicePrimaryCtxRelease(int32) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.retained--
+	return f.enter("cuDevicePrimaryCtxRelease")
+}
+
+func (f *fakeDriver) CtxSetCurrent(handle) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.enter("cuCtxSetCurrent")
+}
+
+func (f *fakeDriver) ModuleLoadData(mod *handle, image []byte) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.enter("cuModuleLoadData"); r != 0 {
+		return r
+	}
+	if len(image) == 0 || image[len(image)-1] != 0 {
+		return 1
+	}
+	f.modules++
+	*mod = 2
+	return 0
+}
+
+func (f *fakeDriver) ModuleUnload(handle) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.modules--
+	return f.enter("cuModuleUnload")
+}
+
+func (f *fakeDriver) ModuleGetFunction(fn *handle, _ handle, name string) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.enter("cuModuleGetFunction"); r != 0 {
+		return r
+	}
+	h := handle(100 + len(f.funcs))
+	f.funcs[h] = name
+	*fn = h
+	return 0
+}
+
+func (f *fakeDriver) MemAlloc(ptr *devicePtr, size uint64) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.enter("cuMemAlloc"); r != 0 {
+		return r
+	}
+	p := devicePtr(f.next)
+	f.next += size + 0x1000
+	f.mem[p] = make([]byte, size)
+	f.allocs++
+	*ptr = p
+	return 0
+}
+
+func (f *fakeDriver) MemFree(ptr devicePtr) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.mem[ptr]; !ok {
+		return 1
+	}
+	delete(f.mem, ptr)
+	f.frees++
+	return f.enter("cuMemFree")
+}
+
+func (f *fakeDriver) MemcpyHtoDAsync(dst devicePtr, src unsafe.Pointer, size uint64, _ handle) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.mem[dst]
+	if !ok || uint64(len(b)) < size {
+		return 1
+	}
+	copy(b, unsafe.Slice((*byte)(src), size))
+	return f.enter("cuMemcpyHtoDAsync")
+}
+
+func (f *fakeDriver) MemcpyDtoHAsync(dst unsafe.Pointer, src devicePtr, size uint64, _ handle) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.mem[src]
+	if !ok || uint64(len(b)) < size {
+		return 1
+	}
+	copy(unsafe.Slice((*byte)(dst), size), b)
+	return f.enter("cuMemcpyDtoHAsync")
+}
+
+func (f *fakeDriver) LaunchKernel(fn handle, grid, block [3]uint32, _ uint32, _ handle, params []unsafe.Pointer) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.launches = append(f.launches, fakeLaunch{name: f.funcs[fn], grid: grid, block: block, params: len(params)})
+	return f.enter("cuLaunchKernel")
+}
+
+func (f *fakeDriver) StreamCreate(s *handle, _ uint32) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.enter("cuStreamCreate"); r != 0 {
+		return r
+	}
+	f.streams++
+	*s = 3
+	return 0
+}
+
+func (f *fakeDriver) StreamSynchronize(handle) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.enter("cuStreamSynchronize")
+}
+
+func (f *fakeDriver) StreamDestroy(handle) result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.streams--
+	return f.enter("cuStreamDestroy")
+}
+
+func (f *fakeDriver) GetErrorName(r result) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.names[r]
+	return n, ok
+}
+
+// snapshot returns counters under the lock.
+func (f *fakeDriver) snapshot() (threads, live, retained, streams, modules int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.threads), len(f.mem), f.retained, f.streams, f.modules
+}

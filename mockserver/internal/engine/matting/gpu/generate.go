@@ -1,0 +1,37 @@
+package gpu
+
+import _ "embed" // the kernels' PTX
+
+// kernelsPTX is the PTX of kernels.cu, loaded by the driver at run time
+// (cuModuleLoadData JIT-compiles sm_70 PTX for the GPU present). Rebuild it
+// with `go generate` after editing kernels.cu; both files are committed and
+// the build never needs clang.
+//
+//go:generate clang-19 -x cuda --cuda-device-only --cuda-gpu-arch=sm_70 -nocudainc -nocudalib -O3 -ffp-contract=off -S -o kernels.ptx kernels.cu
+//go:embed kernels.ptx
+var kernelsPTX string
+
+// kernel names and their parameter counts, as declared in kernels.cu.
+const (
+	kDownsample           = "downsample"
+	kMedian3              = "median3"
+	kColour               = "colour"
+	kBGDist               = "bgdist"
+	kRefine               = "refine"
+	kCompositeTransparent = "composite_transparent"
+	kCompositeColor       = "composite_color"
+)
+
+// kernelSig is each kernel's parameter list as declared in kernels.cu, one
+// letter per parameter: p a device pointer (.u64), i a 32-bit integer
+// (.u32; int and bool arguments), f a float (.f32). Launches are checked
+// against it, and TestPTX checks it against the PTX.
+var kernelSig = map[string]string{
+	kDownsample:           "piiiiiip",  // img, W, H, stride, f, w, h, srgb
+	kMedian3:              "ppii",      // src, dst, w, h
+	kColour:               "pppipp",    // srgb, lin, lab, n, linLUT, cbrtLUT
+	kBGDist:               "ppiiiippp", // lab, grid, w, h, gw, step, dist, plain, shadowed
+	kRefine:               "piiiiiippppipp",
+	kCompositeTransparent: "pppip",    // fg, colours, matte, n, out
+	kCompositeColor:       "pppiiiip", // fg, colours, matte, n, r, g, b, out
+}

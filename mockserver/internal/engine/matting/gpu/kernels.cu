@@ -1,0 +1,384 @@
+// Kernels of the GPU background-removal engine (package gpu).
+//
+// Built to PTX (kernels.ptx, embedded by the Go package) with `go generate`,
+// which runs Debian's clang-19 without the CUDA toolkit:
+//
+//   clang-19 -x cuda --cuda-device-only --cuda-gpu-arch=sm_70 -nocudainc
+//            -nocudalib -O3 -ffp-contract=off -S -o kernels.ptx kernels.cu
+//
+// Without the CUDA headers, the attributes are spelled out and thread ids
+// come from the __nvvm_read_ptx_sreg_* builtins. Without libdevice there
+// are no libm calls: sqrt and floor are LLVM builtins (sqrt.rn, cvt.rmi),
+// exp is computed below in double precision. -ffp-contract=off keeps every
+// multiply and add separately rounded, as in the Go reference (on amd64),
+// so each kernel follows the CPU stage's float32 arithmetic operation by
+// operation.
+//
+// Every kernel takes the element count n and runs a grid-stride loop, so
+// any launch configuration covers the whole input (see launch.go).
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+
+typedef unsigned char u8;
+typedef long long i64;
+
+#define LUT_SIZE 4096
+
+__device__ static inline i64 first_index(void) {
+  return (i64)__nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() +
+         __nvvm_read_ptx_sreg_tid_x();
+}
+
+__device__ static inline i64 grid_stride(void) {
+  return (i64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_ntid_x();
+}
+
+#define FOR_EACH(i, n) for (i64 i = first_index(); i < (n); i += grid_stride())
+
+__device__ static inline int imin(int a, int b) { return a < b ? a : b; }
+__device__ static inline int imax(int a, int b) { return a > b ? a : b; }
+__device__ static inline float fminx(float a, float b) { return a < b ? a : b; }
+__device__ static inline float fmaxx(float a, float b) { return a > b ? a : b; }
+__device__ static inline float sq(float v) { return v * v; }
+
+// lookup interpolates a colour table on [0,1] (matting's lookup).
+__device__ static inline float lookup(const float *lut, float v) {
+  if (v <= 0.0f) return lut[0];
+  if (v >= 1.0f) return lut[LUT_SIZE];
+  float p = v * (float)LUT_SIZE;
+  int i = (int)p;
+  float f = p - (float)i;
+  return lut[i] + (lut[i + 1] - lut[i]) * f;
+}
+
+// dexp is exp(x) in double precision: x = k·ln2 + r, |r| ≤ ln2/2, a
+// degree-13 Taylor polynomial for e^r, scaled by 2^k through the exponent
+// bits. Its error is a few units in the last place of a double, so the
+// float32 result rounds as Go's math.Exp does (but for rare ties).
+__device__ static double dexp(double x) {
+  if (x != x) return x;
+  if (x < -745.2) return 0.0;
+  if (x > 709.7) return __builtin_inf();
+  double k = __builtin_rint(x * 1.4426950408889634);
+  double r = x - k * 6.93147180369123816490e-01;
+  r = r - k * 1.90821492927058770002e-10;
+  double p = 1.0 / 6227020800.0;       // 1/13!
+  p = p * r + 1.0 / 479001600.0;       // 1/12!
+  p = p * r + 1.0 / 39916800.0;        // 1/11!
+  p = p * r + 1.0 / 3628800.0;         // 1/10!
+  p = p * r + 1.0 / 362880.0;          // 1/9!
+  p = p * r + 1.0 / 40320.0;           // 1/8!
+  p = p * r + 1.0 / 5040.0;            // 1/7!
+  p = p * r + 1.0 / 720.0;             // 1/6!
+  p = p * r + 1.0 / 120.0;             // 1/5!
+  p = p * r + 1.0 / 24.0;              // 1/4!
+  p = p * r + 1.0 / 6.0;               // 1/3!
+  p = p * r + 0.5;                     // 1/2!
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  i64 ki = (i64)k;
+  if (ki < -1020) {
+    // subnormal result: scale in two steps
+    p = p * __builtin_bit_cast(double, (i64)(1023 - 60) << 52);
+    ki += 60;
+  }
+  return p * __builtin_bit_cast(double, (ki + 1023) << 52);
+}
+
+// downsample: each analysis pixel is the mean of an f×f block of the
+// image (clipped at the right and bottom edges), sRGB in [0,1]
+// (matting.newAnalysis).
+extern "C" __global__ void downsample(const u8 *img, int W, int H, int stride,
+                                      int f, int w, int h, float *srgb) {
+  i64 n = (i64)w * h;
+  FOR_EACH(p, n) {
+    int cx = (int)(p % w), cy = (int)(p / w);
+    int sy0 = cy * f, sy1 = imin(cy * f + f, H);
+    int sx0 = cx * f, sx1 = imin(cx * f + f, W);
+    unsigned int s0 = 0, s1 = 0, s2 = 0;
+    for (int sy = sy0; sy < sy1; sy++) {
+      const u8 *row = img + (i64)sy * stride;
+      for (int sx = sx0; sx < sx1; sx++) {
+        s0 += row[4 * sx];
+        s1 += row[4 * sx + 1];
+        s2 += row[4 * sx + 2];
+      }
+    }
+    float cnt = (float)((sy1 - sy0) * (sx1 - sx0));
+    srgb[3 * p] = (float)s0 / (255.0f * cnt);
+    srgb[3 * p + 1] = (float)s1 / (255.0f * cnt);
+    srgb[3 * p + 2] = (float)s2 / (255.0f * cnt);
+  }
+}
+
+// median3: the optional preprocessing, a 3×3 per-channel median with
+// clamped edges (matting.median3).
+extern "C" __global__ void median3(const float *src, float *dst, int w, int h) {
+  i64 n = (i64)w * h;
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), y = (int)(p / w);
+    for (int c = 0; c < 3; c++) {
+      float win[9];
+      int k = 0;
+      for (int dy = -1; dy <= 1; dy++) {
+        int yy = imin(imax(y + dy, 0), h - 1);
+        for (int dx = -1; dx <= 1; dx++) {
+          int xx = imin(imax(x + dx, 0), w - 1);
+          win[k++] = src[3 * ((i64)yy * w + xx) + c];
+        }
+      }
+      for (int i = 1; i < 9; i++) {
+        float v = win[i];
+        int j = i - 1;
+        while (j >= 0 && win[j] > v) {
+          win[j + 1] = win[j];
+          j--;
+        }
+        win[j + 1] = v;
+      }
+      dst[3 * p + c] = win[4];
+    }
+  }
+}
+
+// colour: sRGB to linear light and CIE L*a*b* (matting.toLin,
+// matting.linToLab) with the CPU's tables.
+extern "C" __global__ void colour(const float *srgb, float *lin, float *lab,
+                                  int n, const float *linLUT,
+                                  const float *cbrtLUT) {
+  FOR_EACH(p, (i64)n) {
+    float r = lookup(linLUT, srgb[3 * p]);
+    float g = lookup(linLUT, srgb[3 * p + 1]);
+    float b = lookup(linLUT, srgb[3 * p + 2]);
+    lin[3 * p] = r;
+    lin[3 * p + 1] = g;
+    lin[3 * p + 2] = b;
+    float X = (0.4124f * r + 0.3576f * g + 0.1805f * b) / 0.95047f;
+    float Y = 0.2126f * r + 0.7152f * g + 0.0722f * b;
+    float Z = (0.0193f * r + 0.1192f * g + 0.9505f * b) / 1.08883f;
+    float fx = lookup(cbrtLUT, X), fy = lookup(cbrtLUT, Y), fz = lookup(cbrtLUT, Z);
+    lab[3 * p] = 116.0f * fy - 16.0f;
+    lab[3 * p + 1] = 500.0f * (fx - fy);
+    lab[3 * p + 2] = 200.0f * (fy - fz);
+  }
+}
+
+// bgdist: the shadow-tolerant distance to a background field given on a
+// grid of spacing step (matting.fieldInterp + matting.bgDistanceCPU).
+extern "C" __global__ void bgdist(const float *lab, const float *grid, int w,
+                                  int h, int gw, int step, float *dist,
+                                  float *plain, u8 *shadowed) {
+  i64 n = (i64)w * h;
+  float inv = 1.0f / (float)step;
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), y = (int)(p / w);
+    int gy = y / step, gx = x / step;
+    float fy = (float)(y % step) * inv;
+    float fx = (float)(x % step) * inv;
+    i64 o00 = 3 * ((i64)gy * gw + gx);
+    i64 o10 = o00 + 3;
+    i64 o01 = o00 + 3 * (i64)gw;
+    i64 o11 = o01 + 3;
+    float q[3];
+    for (int c = 0; c < 3; c++) {
+      float top = grid[o00 + c] + (grid[o10 + c] - grid[o00 + c]) * fx;
+      float bot = grid[o01 + c] + (grid[o11 + c] - grid[o01 + c]) * fx;
+      q[c] = top + (bot - top) * fy;
+    }
+    float pl = lab[3 * p] + 16.0f, pa = lab[3 * p + 1], pb = lab[3 * p + 2];
+    float ql = q[0] + 16.0f, qa = q[1], qb = q[2];
+    float s = (pl * ql + pa * qa + pb * qb) / fmaxx(ql * ql + qa * qa + qb * qb, 1e-6f);
+    if (s > 1.0f) {
+      s = 1.0f;
+    } else if (s < 0.585f) {
+      s = 0.585f;
+    }
+    dist[p] = __builtin_sqrtf(sq(pl - s * ql) + sq(pa - s * qa) + sq(pb - s * qb));
+    plain[p] = __builtin_sqrtf(sq(pl - ql) + sq(pa - qa) + sq(pb - qb));
+    shadowed[p] = s < 0.97f ? 1 : 0;
+  }
+}
+
+// Band statistics, 8 floats per entry (matting.StatsStride).
+struct stats {
+  float f[3], b[3], varF, varB;
+};
+
+#define SHADE_REG 0.03f
+#define MIN_SHADE 0.6f
+#define MIX_NOISE ((float)((6.0 / 255) * (6.0 / 255)))
+
+// refine: the full-resolution alpha and, with spill, the decontaminated
+// foreground (matting.refinePixels, interpStats, unmix, decontaminate).
+// Pixels outside the band keep the coarse label and their colour.
+extern "C" __global__ void refine(const u8 *img, int W, int H, int stride,
+                                  int w, int h, int f, const u8 *mask,
+                                  const u8 *band, const int *index,
+                                  const float *statv, int spill, u8 *alpha,
+                                  u8 *fg) {
+  i64 n = (i64)W * H;
+  float inv = 1.0f / (float)f;
+  FOR_EACH(i, n) {
+    int x = (int)(i % W), y = (int)(i / W);
+    int cell = (y / f) * w + x / f;
+    const u8 *px = img + (i64)y * stride + 4 * (i64)x;
+    u8 *out = fg + 4 * i;
+    if (!band[cell]) {
+      alpha[i] = mask[cell] ? 255 : 0;
+      if (spill) {
+        out[0] = px[0];
+        out[1] = px[1];
+        out[2] = px[2];
+        out[3] = 255;
+      }
+      continue;
+    }
+    // interpStats at analysis coordinates (u, v)
+    float v = ((float)y + 0.5f) * inv - 0.5f;
+    float u = ((float)x + 0.5f) * inv - 0.5f;
+    int x0 = (int)__builtin_floorf(u), y0 = (int)__builtin_floorf(v);
+    float fx = u - (float)x0, fy = v - (float)y0;
+    struct stats st = {{0, 0, 0}, {0, 0, 0}, 0, 0};
+    float m = 0, wsum = 0;
+    for (int j = 0; j < 2; j++) {
+      for (int k = 0; k < 2; k++) {
+        int xx = imin(imax(x0 + k, 0), w - 1);
+        int yy = imin(imax(y0 + j, 0), h - 1);
+        float wt = (1 - fx) * (1 - fy);
+        if (k == 1 && j == 0) {
+          wt = fx * (1 - fy);
+        } else if (k == 0 && j == 1) {
+          wt = (1 - fx) * fy;
+        } else if (k == 1 && j == 1) {
+          wt = fx * fy;
+        }
+        int q = yy * w + xx;
+        if (mask[q]) m += wt;
+        int e = index[q];
+        if (e < 0 || wt == 0) continue;
+        const float *s = statv + 8 * (i64)e;
+        for (int c = 0; c < 3; c++) {
+          st.f[c] += wt * s[c];
+          st.b[c] += wt * s[3 + c];
+        }
+        st.varF += wt * s[6];
+        st.varB += wt * s[7];
+        wsum += wt;
+      }
+    }
+    if (wsum > 0 && wsum < 1) {
+      for (int c = 0; c < 3; c++) {
+        st.f[c] /= wsum;
+        st.b[c] /= wsum;
+      }
+      st.varF /= wsum;
+      st.varB /= wsum;
+    }
+    float I[3] = {(float)px[0] / 255.0f, (float)px[1] / 255.0f, (float)px[2] / 255.0f};
+    float a = m;
+    // unmix: I ≈ αF + (1-α)kB
+    float ff = 0, fb = 0, bb = 0, fi = 0, bi = 0;
+    for (int c = 0; c < 3; c++) {
+      ff += st.f[c] * st.f[c];
+      fb += st.f[c] * st.b[c];
+      bb += st.b[c] * st.b[c];
+      fi += st.f[c] * I[c];
+      bi += st.b[c] * I[c];
+    }
+    float ks = 1;
+    float a11 = ff + SHADE_REG, a12 = fb + SHADE_REG, a22 = bb + SHADE_REG;
+    float det = a11 * a22 - a12 * a12;
+    if (det > 1e-9f) {
+      float al = ((fi + SHADE_REG) * a22 - a12 * (bi + SHADE_REG)) / det;
+      float be = (a11 * (bi + SHADE_REG) - a12 * (fi + SHADE_REG)) / det;
+      if (al < 0.999f) ks = fminx(fmaxx(be / (1 - al), MIN_SHADE), 1.0f);
+    }
+    float num = 0, den = 0;
+    for (int c = 0; c < 3; c++) {
+      float d = st.f[c] - ks * st.b[c];
+      num += (I[c] - ks * st.b[c]) * d;
+      den += d * d;
+    }
+    float ap = 0, res = 0;
+    if (den > 1e-6f) {
+      ap = fminx(fmaxx(num / den, 0.0f), 1.0f);
+      for (int c = 0; c < 3; c++) {
+        float e = I[c] - ks * st.b[c] - ap * (st.f[c] - ks * st.b[c]);
+        res += e * e;
+      }
+      float conf = den / (den + st.varF + st.varB + 0.002f);
+      conf *= (float)dexp((double)(-res / (2.0f * (MIX_NOISE + 0.25f * (st.varF + st.varB)))));
+      a = conf * ap + (1 - conf) * m;
+    }
+    for (int c = 0; c < 3; c++) st.b[c] = st.b[c] * ks;
+    if (a < 0.03f) {
+      a = 0;
+    } else if (a > 0.97f) {
+      a = 1;
+    }
+    alpha[i] = (u8)(a * 255.0f + 0.5f);
+    if (spill) {
+      // decontaminate
+      float t = fminx(fmaxx((a - 0.1f) / 0.5f, 0.0f), 1.0f);
+      t = t * t * (3 - 2 * t);
+      for (int c = 0; c < 3; c++) {
+        float est = st.f[c];
+        if (a > 0.05f) est = (I[c] - (1 - a) * st.b[c]) / a;
+        float val = t * est + (1 - t) * st.f[c];
+        if (a >= 1) val = I[c];
+        out[c] = (u8)(fminx(fmaxx(val, 0.0f), 1.0f) * 255.0f + 0.5f);
+      }
+      out[3] = 255;
+    }
+  }
+}
+
+// subject_alpha is matting.subjectAlpha: the matte times the image's own
+// alpha, rounded; without a matte the image's alpha.
+__device__ static inline unsigned int subject_alpha(const u8 *fg, const u8 *matte, i64 p) {
+  unsigned int a = matte ? matte[p] : 255u;
+  return (a * fg[4 * p + 3] + 127u) / 255u;
+}
+
+// composite_transparent: the subject on transparency (matting.Composite,
+// Transparent): colour where the subject shows, zero elsewhere. matte may
+// be null (a fully opaque subject).
+extern "C" __global__ void composite_transparent(const u8 *fg, const u8 *colours,
+                                                 const u8 *matte, int n, u8 *out) {
+  FOR_EACH(p, (i64)n) {
+    unsigned int a = subject_alpha(fg, matte, p);
+    if (a == 0) {
+      out[4 * p] = 0;
+      out[4 * p + 1] = 0;
+      out[4 * p + 2] = 0;
+      out[4 * p + 3] = 0;
+      continue;
+    }
+    out[4 * p] = colours[4 * p];
+    out[4 * p + 1] = colours[4 * p + 1];
+    out[4 * p + 2] = colours[4 * p + 2];
+    out[4 * p + 3] = (u8)a;
+  }
+}
+
+__device__ static inline u8 clamp8(float v) {
+  if (v <= 0) return 0;
+  if (v >= 255) return 255;
+  return (u8)(v + 0.5f);
+}
+
+// composite_color: the subject on a solid colour without shadow
+// (matting.Composite, Color): αF + (1-α)B in 8-bit sRGB, opaque.
+extern "C" __global__ void composite_color(const u8 *fg, const u8 *colours,
+                                           const u8 *matte, int n, int r, int g,
+                                           int b, u8 *out) {
+  float bk[3] = {(float)r, (float)g, (float)b};
+  FOR_EACH(p, (i64)n) {
+    float a = (float)subject_alpha(fg, matte, p) / 255.0f;
+    for (int c = 0; c < 3; c++) {
+      out[4 * p + c] = clamp8(a * (float)colours[4 * p + c] + (1 - a) * bk[c]);
+    }
+    out[4 * p + 3] = 255;
+  }
+}

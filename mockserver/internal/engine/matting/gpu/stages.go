@@ -1,0 +1,285 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"image"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+)
+
+// stages implements matting.Stages on a device.
+type stages struct{ d *device }
+
+var _ matting.Stages = stages{}
+
+// buf is a pooled device buffer and its requested size.
+type buf struct {
+	p devicePtr
+	n uint64
+}
+
+// run is one removal's device state: the uploaded image and, after
+// Analyse, the L*a*b* plane that BGDistance reads.
+type run struct {
+	d             *device
+	W, H, stride  int
+	w, h          int
+	img, lab      buf
+	closed        bool
+	analysisReady bool
+}
+
+// Begin uploads img.
+func (s stages) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRun, error) {
+	W, H := img.Rect.Dx(), img.Rect.Dy()
+	r := &run{d: s.d, W: W, H: H, stride: img.Stride}
+	src := img.Pix[:img.Stride*(H-1)+4*W]
+	err := s.d.do(ctx, func(w *worker) error {
+		p, err := w.uploadNew(src)
+		if err != nil {
+			return err
+		}
+		r.img = buf{p, uint64(len(src))}
+		// The copy of pageable memory is staged before the call returns;
+		// sync all the same so img may change once Begin returns.
+		return w.sync()
+	})
+	if err != nil {
+		if r.img.p != 0 {
+			r.Close()
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// scratch allocates buffers inside a job and releases them at its end.
+type scratch struct {
+	w    *worker
+	bufs []buf
+}
+
+func (s *scratch) alloc(n uint64) (devicePtr, error) {
+	p, err := s.w.alloc(n)
+	if err != nil {
+		return 0, err
+	}
+	s.bufs = append(s.bufs, buf{p, n})
+	return p, nil
+}
+
+func (s *scratch) upload(src []byte) (devicePtr, error) {
+	p, err := s.alloc(uint64(len(src)))
+	if err != nil {
+		return 0, err
+	}
+	return p, s.w.upload(p, src)
+}
+
+// done syncs the stream (so no kernel still uses a buffer) and releases
+// the buffers, returning err or the first new error.
+func (s *scratch) done(err error) error {
+	if serr := s.w.sync(); err == nil {
+		err = serr
+	}
+	for _, b := range s.bufs {
+		if rerr := s.w.release(b.p, b.n); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Analyse runs downsample, median3 (with preprocess) and colour.
+func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Planes, error) {
+	if f < 1 {
+		return nil, errors.New("gpu: analysis factor below 1")
+	}
+	if r.analysisReady || r.closed {
+		return nil, errors.New("gpu: Analyse called twice or after Close")
+	}
+	w, h := (r.W+f-1)/f, (r.H+f-1)/f
+	n := w * h
+	pl := &matting.Planes{W: w, H: h, Raw: make([]float32, 3*n), Lin: make([]float32, 3*n), Lab: make([]float32, 3*n)}
+	pl.SRGB = pl.Raw
+	if preprocess {
+		pl.SRGB = make([]float32, 3*n)
+	}
+	plane := uint64(12 * n)
+	err := r.d.do(ctx, func(wk *worker) (err error) {
+		s := &scratch{w: wk}
+		defer func() { err = s.done(err) }()
+		raw, err := s.alloc(plane)
+		if err != nil {
+			return err
+		}
+		if err := wk.launch(kDownsample, int64(n), r.img.p, r.W, r.H, r.stride, f, w, h, raw); err != nil {
+			return err
+		}
+		if err := wk.download(bytesOf(pl.Raw), raw); err != nil {
+			return err
+		}
+		srgb := raw
+		if preprocess {
+			if srgb, err = s.alloc(plane); err != nil {
+				return err
+			}
+			if err := wk.launch(kMedian3, int64(n), raw, srgb, w, h); err != nil {
+				return err
+			}
+			if err := wk.download(bytesOf(pl.SRGB), srgb); err != nil {
+				return err
+			}
+		}
+		lin, err := s.alloc(plane)
+		if err != nil {
+			return err
+		}
+		lab, err := wk.alloc(plane) // kept for BGDistance
+		if err != nil {
+			return err
+		}
+		r.lab = buf{lab, plane}
+		if err := wk.launch(kColour, int64(n), srgb, lin, lab, n, wk.lin, wk.cbrt); err != nil {
+			return err
+		}
+		if err := wk.download(bytesOf(pl.Lin), lin); err != nil {
+			return err
+		}
+		return wk.download(bytesOf(pl.Lab), lab)
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.w, r.h, r.analysisReady = w, h, true
+	return pl, nil
+}
+
+// BGDistance runs bgdist on the analysis L*a*b* plane.
+func (r *run) BGDistance(ctx context.Context, grid []float32, gw, gh, step int) ([]float32, []float32, []bool, error) {
+	if !r.analysisReady {
+		return nil, nil, nil, errors.New("gpu: BGDistance before Analyse")
+	}
+	if len(grid) != 3*gw*gh || step < 1 {
+		return nil, nil, nil, errors.New("gpu: background grid of the wrong size")
+	}
+	n := r.w * r.h
+	dist, plain, shadowed := make([]float32, n), make([]float32, n), make([]bool, n)
+	err := r.d.do(ctx, func(wk *worker) (err error) {
+		s := &scratch{w: wk}
+		defer func() { err = s.done(err) }()
+		g, err := s.upload(bytesOf(grid))
+		if err != nil {
+			return err
+		}
+		dd, err := s.alloc(uint64(4 * n))
+		if err != nil {
+			return err
+		}
+		dp, err := s.alloc(uint64(4 * n))
+		if err != nil {
+			return err
+		}
+		ds, err := s.alloc(uint64(n))
+		if err != nil {
+			return err
+		}
+		if err := wk.launch(kBGDist, int64(n), r.lab.p, g, r.w, r.h, gw, step, dd, dp, ds); err != nil {
+			return err
+		}
+		if err := wk.download(bytesOf(dist), dd); err != nil {
+			return err
+		}
+		if err := wk.download(bytesOf(plain), dp); err != nil {
+			return err
+		}
+		// the kernel writes 0 or 1: valid Go bools
+		return wk.download(bytesOf(shadowed), ds)
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return dist, plain, shadowed, nil
+}
+
+// Refine runs refine at full resolution.
+func (r *run) Refine(ctx context.Context, in *matting.RefineInput) (*image.Alpha, *image.NRGBA, error) {
+	cells := in.W * in.H
+	if in.Factor < 1 || len(in.Mask) != cells || len(in.Band) != cells || len(in.Index) != cells ||
+		len(in.Stats)%matting.StatsStride != 0 || (in.W-1)*in.Factor >= r.W || (in.H-1)*in.Factor >= r.H {
+		return nil, nil, errors.New("gpu: refinement input does not match the image")
+	}
+	alpha := image.NewAlpha(image.Rect(0, 0, r.W, r.H))
+	var fg *image.NRGBA
+	if in.Spill {
+		fg = image.NewNRGBA(alpha.Rect)
+	}
+	n := r.W * r.H
+	err := r.d.do(ctx, func(wk *worker) (err error) {
+		s := &scratch{w: wk}
+		defer func() { err = s.done(err) }()
+		mask, err := s.upload(in.Mask)
+		if err != nil {
+			return err
+		}
+		band, err := s.upload(in.Band)
+		if err != nil {
+			return err
+		}
+		index, err := s.upload(bytesOf(in.Index))
+		if err != nil {
+			return err
+		}
+		stats, err := s.upload(bytesOf(in.Stats))
+		if err != nil {
+			return err
+		}
+		da, err := s.alloc(uint64(n))
+		if err != nil {
+			return err
+		}
+		var df devicePtr
+		if in.Spill {
+			if df, err = s.alloc(uint64(4 * n)); err != nil {
+				return err
+			}
+		}
+		if err := wk.launch(kRefine, int64(n), r.img.p, r.W, r.H, r.stride, in.W, in.H, in.Factor,
+			mask, band, index, stats, in.Spill, da, df); err != nil {
+			return err
+		}
+		if err := wk.download(alpha.Pix, da); err != nil {
+			return err
+		}
+		if fg != nil {
+			return wk.download(fg.Pix, df)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return alpha, fg, nil
+}
+
+// Close returns the run's buffers to the pool.
+func (r *run) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	// Not cancellable: the buffers must go back even when the removal's
+	// context has ended. After the engine's Close the pool is gone anyway.
+	_ = r.d.do(context.Background(), func(wk *worker) error {
+		var err error
+		for _, b := range []buf{r.img, r.lab} {
+			if b.p != 0 {
+				if rerr := wk.release(b.p, b.n); err == nil {
+					err = rerr
+				}
+			}
+		}
+		return err
+	})
+}

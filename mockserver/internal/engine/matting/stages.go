@@ -1,0 +1,166 @@
+package matting
+
+import (
+	"context"
+	"image"
+)
+
+// Stages is a device that runs the pipeline's per-pixel stages in place of
+// the CPU: the analysis image (box reduction, optional median, colour
+// conversion), the background distance of general mode and the
+// full-resolution refinement with spill reduction. [NewAccelerated] builds a
+// Remover on it; everything else (model fitting, mask clean-up, portrait
+// segmentation, the band's local statistics) stays on the CPU. The GPU
+// engine (package gpu, build tag cuda) implements it; the CPU versions of
+// the same stages are the reference the device's results are compared with.
+type Stages interface {
+	// Begin starts one removal of img, whose rows start at Pix[0] (origin
+	// (0,0)) and are Stride bytes apart. The StageRun must be closed.
+	Begin(ctx context.Context, img *image.NRGBA) (StageRun, error)
+}
+
+// StageRun holds the device state of one removal (the uploaded image and
+// the analysis planes). Its methods are called in the order Analyse,
+// BGDistance (zero or more times), Refine, from one goroutine.
+type StageRun interface {
+	// Analyse box-averages the image by factor (each analysis pixel is the
+	// mean of a factor×factor block, clipped at the right and bottom
+	// edges), applies a 3×3 median when preprocess is set, and converts to
+	// linear light and L*a*b* with the tables of [ColourTables].
+	Analyse(ctx context.Context, factor int, preprocess bool) (*Planes, error)
+	// BGDistance returns, per analysis pixel, the shadow-tolerant L*a*b*
+	// distance to a background field, the plain distance, and whether only
+	// the shadow term explains the pixel. grid holds the field's L*a*b*
+	// values (3 per node) on gw×gh nodes spaced step analysis pixels
+	// apart; values between nodes are bilinear.
+	BGDistance(ctx context.Context, grid []float32, gw, gh, step int) (dist, plain []float32, shadowed []bool, err error)
+	// Refine computes the full-resolution alpha (and, with in.Spill, the
+	// decontaminated foreground) from the coarse mask and the band
+	// statistics.
+	Refine(ctx context.Context, in *RefineInput) (*image.Alpha, *image.NRGBA, error)
+	// Close releases the run's device resources.
+	Close()
+}
+
+// Planes is the analysis image of one removal, 3 float32 values per pixel
+// in raster order.
+type Planes struct {
+	// W and H are the analysis size.
+	W, H int
+	// SRGB is sRGB-encoded in [0,1], after the optional median.
+	SRGB []float32
+	// Raw is SRGB before the median (the same slice without it).
+	Raw []float32
+	// Lin is linear light.
+	Lin []float32
+	// Lab is CIE L*a*b* (D65).
+	Lab []float32
+}
+
+// RefineInput is what the full-resolution refinement needs from the
+// analysis resolution.
+type RefineInput struct {
+	// W, H and Factor are the analysis size and reduction factor.
+	W, H, Factor int
+	// Mask is the coarse mask, 1 for subject, per analysis cell.
+	Mask []uint8
+	// Band is 1 for the cells of the unknown band, refined pixel by pixel.
+	Band []uint8
+	// Index gives each cell's entry in Stats, or -1.
+	Index []int32
+	// Stats holds 8 values per entry: the local foreground colour (3),
+	// background colour (3), foreground variance and background variance,
+	// in sRGB [0,1] units.
+	Stats []float32
+	// Spill asks for the decontaminated foreground.
+	Spill bool
+}
+
+// StatsStride is the number of float32 values per entry of
+// RefineInput.Stats.
+const StatsStride = 8
+
+// LUTSize is the interval count of the colour tables: a table has
+// LUTSize+2 entries and is indexed by v·LUTSize for v in [0,1].
+const LUTSize = lutSize
+
+// ColourTables returns copies of the tables the colour conversion
+// interpolates: sRGB to linear light, and the L*a*b* companding function.
+func ColourTables() (lin, cbrt []float32) {
+	return append([]float32(nil), linLUT[:]...), append([]float32(nil), cbrtLUT[:]...)
+}
+
+// Compositor is implemented by removers that composite on their device.
+// Composite has the contract of the package's Composite function.
+type Compositor interface {
+	Composite(ctx context.Context, fg *image.NRGBA, m *Matte, bg Background) (*image.NRGBA, error)
+}
+
+// CompositeWith composites with r when it is a Compositor, otherwise with
+// the package's Composite.
+func CompositeWith(ctx context.Context, r Remover, fg *image.NRGBA, m *Matte, bg Background) (*image.NRGBA, error) {
+	if c, ok := r.(Compositor); ok {
+		return c.Composite(ctx, fg, m, bg)
+	}
+	return Composite(fg, m, bg), nil
+}
+
+// accelerated is the Remover of NewAccelerated.
+type accelerated struct {
+	stages Stages
+}
+
+// NewAccelerated returns a Remover that runs the stages of s on its device
+// and the rest of the pipeline on the CPU, with the CPU engine's options
+// and analysis sizes. It is safe for concurrent use when s is.
+func NewAccelerated(s Stages) Remover { return &accelerated{stages: s} }
+
+// RemoveBackground computes the matte of img (see CPU.RemoveBackground).
+func (e *accelerated) RemoveBackground(ctx context.Context, img *image.NRGBA, o Options) (*Matte, error) {
+	r, err := runPipeline(ctx, defaultAnalysisPixels, e.stages, img, o, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Matte{Alpha: r.alpha, Foreground: r.fg}, nil
+}
+
+// deviceAnalysis builds the analysis from the device's planes.
+func deviceAnalysis(ctx context.Context, run StageRun, f int, preprocess bool) (*analysis, error) {
+	p, err := run.Analyse(ctx, f, preprocess)
+	if err != nil {
+		return nil, err
+	}
+	return &analysis{w: p.W, h: p.H, factor: f, srgb: p.SRGB, raw: p.Raw, lin: p.Lin, lab: p.Lab, dev: run, ctx: ctx}, nil
+}
+
+// deviceRefine runs the full-resolution refinement on the device.
+func deviceRefine(ctx context.Context, run StageRun, a *analysis, mask []bool, spill bool) (*refined, error) {
+	p := planRefine(a, mask)
+	in := &RefineInput{
+		W: a.w, H: a.h, Factor: a.factor,
+		Mask:  make([]uint8, len(mask)),
+		Band:  make([]uint8, len(mask)),
+		Index: p.index,
+		Stats: make([]float32, StatsStride*len(p.stats)),
+		Spill: spill,
+	}
+	for i, m := range mask {
+		if m {
+			in.Mask[i] = 1
+		}
+		if p.band[i] {
+			in.Band[i] = 1
+		}
+	}
+	for i, s := range p.stats {
+		o := in.Stats[StatsStride*i : StatsStride*i+StatsStride]
+		copy(o[0:3], s.f[:])
+		copy(o[3:6], s.b[:])
+		o[6], o[7] = s.varF, s.varB
+	}
+	alpha, fg, err := run.Refine(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &refined{alpha: alpha, fg: fg}, nil
+}

@@ -1,0 +1,126 @@
+package matting
+
+import (
+	"context"
+	"errors"
+	"image"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting/synth"
+)
+
+// cpuStages is a Stages "device" made of the CPU's own stages, reached only
+// through the Stages interface and its flattened inputs: the accelerated
+// pipeline on it must give the CPU engine's bytes.
+type cpuStages struct {
+	failDistance error // returned by BGDistance when set
+	runs         *int  // counts closed runs
+}
+
+func (s cpuStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
+	return &cpuRun{img: img, s: s}, nil
+}
+
+type cpuRun struct {
+	img *image.NRGBA
+	a   *analysis
+	s   cpuStages
+}
+
+func (r *cpuRun) Analyse(_ context.Context, f int, pre bool) (*Planes, error) {
+	r.a = newAnalysis(r.img, f, pre)
+	return &Planes{W: r.a.w, H: r.a.h, SRGB: r.a.srgb, Raw: r.a.raw, Lin: r.a.lin, Lab: r.a.lab}, nil
+}
+
+func (r *cpuRun) BGDistance(_ context.Context, grid []float32, gw, gh, step int) ([]float32, []float32, []bool, error) {
+	if r.s.failDistance != nil {
+		return nil, nil, nil, r.s.failDistance
+	}
+	if step != fieldStep {
+		return nil, nil, nil, errors.New("unexpected step")
+	}
+	d, p, sh := bgDistanceCPU(&analysis{w: r.a.w, h: r.a.h, lab: r.a.lab}, grid, gw, gh)
+	return d, p, sh, nil
+}
+
+func (r *cpuRun) Refine(_ context.Context, in *RefineInput) (*image.Alpha, *image.NRGBA, error) {
+	a := &analysis{w: in.W, h: in.H, factor: in.Factor}
+	mask := make([]bool, len(in.Mask))
+	p := &refinePlan{band: make([]bool, len(in.Band)), index: in.Index, stats: make([]cellStats, len(in.Stats)/StatsStride)}
+	for i := range in.Mask {
+		mask[i] = in.Mask[i] == 1
+		p.band[i] = in.Band[i] == 1
+		if p.band[i] {
+			p.bandCells = append(p.bandCells, int32(i))
+		}
+	}
+	for i := range p.stats {
+		o := in.Stats[StatsStride*i:]
+		s := &p.stats[i]
+		copy(s.f[:], o[0:3])
+		copy(s.b[:], o[3:6])
+		s.varF, s.varB = o[6], o[7]
+	}
+	res := refinePixels(r.img, a, mask, p, in.Spill, false)
+	return res.alpha, res.fg, nil
+}
+
+func (r *cpuRun) Close() {
+	if r.s.runs != nil {
+		*r.s.runs++
+	}
+}
+
+func TestAcceleratedMatchesCPU(t *testing.T) {
+	t.Parallel()
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			img := c.img()
+			var face image.Rectangle
+			if c.name == "portrait_face_spill" {
+				_, _, face = synth.Portrait(2, 640, 480)
+			}
+			want, err := NewCPU().RemoveBackground(context.Background(), img, c.o(face))
+			require.NoError(t, err)
+			runs := 0
+			got, err := NewAccelerated(cpuStages{runs: &runs}).RemoveBackground(context.Background(), img, c.o(face))
+			require.NoError(t, err)
+			assert.Equal(t, 1, runs, "the run is closed once")
+			assert.Equal(t, want.Alpha.Rect, got.Alpha.Rect)
+			assert.Equal(t, goldenHash(want), goldenHash(got))
+		})
+	}
+}
+
+func TestAcceleratedDeviceError(t *testing.T) {
+	t.Parallel()
+	img, _ := synth.Product(1, 160, 120, synth.Plain)
+	boom := errors.New("device lost")
+	runs := 0
+	_, err := NewAccelerated(cpuStages{failDistance: boom, runs: &runs}).RemoveBackground(context.Background(), img, Options{})
+	require.ErrorIs(t, err, boom)
+	assert.Equal(t, 1, runs)
+}
+
+func TestCompositeWith(t *testing.T) {
+	t.Parallel()
+	img, truth := synth.Product(1, 64, 48, synth.Plain)
+	m := &Matte{Alpha: truth}
+	got, err := CompositeWith(context.Background(), NewCPU(), img, m, Background{})
+	require.NoError(t, err)
+	assert.Equal(t, Composite(img, m, Background{}).Pix, got.Pix)
+}
+
+func TestColourTables(t *testing.T) {
+	t.Parallel()
+	lin, cbrt := ColourTables()
+	require.Len(t, lin, LUTSize+2)
+	require.Len(t, cbrt, LUTSize+2)
+	assert.Equal(t, linLUT[100], lin[100])
+	lin[100] = -1
+	assert.NotEqual(t, float32(-1), linLUT[100], "a copy")
+}

@@ -1,0 +1,132 @@
+package pfccontainer
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The one HTTP test double of this file: a container whose answers can be
+// cut off mid-body, as the mock's truncate fault does (full Content-Length,
+// half the body, then the connection closes). cuts[route] is how many of
+// that route's first answers are cut: "upload", "correct", "version",
+// "file".
+type cuttingContainer struct {
+	mu    sync.Mutex
+	cuts  map[string]int
+	calls map[string]int
+}
+
+func (s *cuttingContainer) write(w http.ResponseWriter, route, contentType string, body []byte) {
+	s.mu.Lock()
+	s.calls[route]++
+	cut := s.calls[route] <= s.cuts[route]
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if cut {
+		body = body[:len(body)/2]
+	}
+	_, _ = w.Write(body)
+}
+
+func (s *cuttingContainer) count(route string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[route]
+}
+
+// corrected is the corrected file the double serves: a JPEG signature and
+// padding.
+var corrected = append([]byte{0xff, 0xd8, 0xff, 0xe0}, bytes.Repeat([]byte("j"), 996)...)
+
+func startCuttingContainer(t *testing.T, cuts map[string]int) (*Client, *cuttingContainer) {
+	t.Helper()
+	s := &cuttingContainer{cuts: cuts, calls: map[string]int{}}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mux.HandleFunc("PUT /pfc", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		s.write(w, "upload", "application/json", []byte(`{"imageKey":"0123abcd.jpg"}`))
+	})
+	mux.HandleFunc("GET /pfc/{key}", func(w http.ResponseWriter, r *http.Request) {
+		s.write(w, "correct", "application/json",
+			[]byte(`{"corrected_url":"`+srv.URL+`/output/0123abcd.jpg","scene":2}`))
+	})
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+		s.write(w, "version", "application/json", []byte(`{"sdkVersion":"1.2.3","buildDate":"2026-01-01"}`))
+	})
+	mux.HandleFunc("GET /output/{name}", func(w http.ResponseWriter, r *http.Request) {
+		s.write(w, "file", "image/jpeg", corrected)
+	})
+	c, err := NewClient(WithBaseURL(srv.URL), WithRetries(2, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return c, s
+}
+
+// TestTruncatedJSONAnswersAreRetried: cut answers of PUT /pfc, GET
+// /pfc/{imageKey} and GET /version are resent by the transport within the
+// retry budget; beyond it the call fails with ErrTruncatedResponse.
+func TestTruncatedJSONAnswersAreRetried(t *testing.T) {
+	t.Parallel()
+	c, s := startCuttingContainer(t, map[string]int{"upload": 1, "correct": 2, "version": 3})
+	key, err := c.Upload(context.Background(), bytes.NewReader(corrected), int64(len(corrected)), "image/jpeg")
+	require.NoError(t, err)
+	assert.Equal(t, "0123abcd.jpg", key)
+	assert.Equal(t, 2, s.count("upload"))
+
+	corr, err := c.Correct(context.Background(), key, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.count("correct"))
+	assert.NotEmpty(t, corr.CorrectedURL)
+
+	_, err = c.Version(context.Background())
+	require.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Contains(t, err.Error(), "(3 attempts)")
+	assert.Equal(t, 3, s.count("version"), "MaxRetries 2: three requests in all")
+}
+
+// TestDownloadCutOff: a download is never retried: a file cut off before
+// its Content-Length fails with ErrTruncatedResponse, and CorrectFile and
+// DownloadFile leave no file behind.
+func TestDownloadCutOff(t *testing.T) {
+	t.Parallel()
+	c, s := startCuttingContainer(t, map[string]int{"file": 10})
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
+	require.NoError(t, os.WriteFile(in, corrected, 0o600))
+	corr, err := c.CorrectFile(context.Background(), in, out, nil)
+	require.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Nil(t, corr)
+	assert.Equal(t, 1, s.count("file"), "not retried")
+
+	corr, err = c.Correct(context.Background(), "0123abcd.jpg", nil)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	n, err := c.Download(context.Background(), corr, &buf)
+	require.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.Equal(t, int64(500), n)
+	assert.Contains(t, err.Error(), "500 of 1000 bytes")
+	_, err = c.DownloadFile(context.Background(), corr, out)
+	require.ErrorIs(t, err, ErrTruncatedResponse)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
+	}
+}
