@@ -18,7 +18,7 @@ type WaitOptions struct {
 	// length matter to the second, set MaxDelay to about a tenth of that
 	// length and MinDelay to about a hundredth (BenchmarkWaitDetection
 	// measures both settings: with them, a 60 s job is noticed within 6 s
-	// and a 1 s job within 100 ms, at about 17 status calls).
+	// and a 1 s job within 100 ms, at about 16 status calls).
 	MaxDelay time.Duration
 	// MaxWait bounds the whole wait; 0 waits until the context ends. When
 	// it runs out Wait returns a *WaitTimeoutError with the last record.

@@ -110,7 +110,8 @@ func (e *TimeoutError) Unwrap() error { return ErrTimeout }
 // ComputeDelay returns the delay before step attempt+1 (attempt is 0-based):
 // equal jitter over minDelay·2^attempt capped at maxDelay (a random duration
 // between half of it and all of it), trimmed to remaining. remaining < 0
-// means no deadline; a result of 0 means no time is left to wait.
+// means no deadline; a result of 0 means no time is left to wait. The
+// transport's retries use it.
 func ComputeDelay(attempt int, minDelay, maxDelay, remaining time.Duration) time.Duration {
 	return ComputeDelayJitter(attempt, minDelay, maxDelay, remaining, Jitter)
 }
@@ -118,6 +119,24 @@ func ComputeDelay(attempt int, minDelay, maxDelay, remaining time.Duration) time
 // ComputeDelayJitter is ComputeDelay with the random source given: jitter(n)
 // returns a duration in [0, n]. Tests pass a fixed one.
 func ComputeDelayJitter(attempt int, minDelay, maxDelay, remaining time.Duration, jitter func(time.Duration) time.Duration) time.Duration {
+	return computeDelay(attempt, minDelay, maxDelay, remaining, retrySpread, jitter)
+}
+
+// The spread of the jitter: the delay is drawn from [(1-spread)·d, d].
+// Retries after an outage meet every other client retrying at the same
+// moment, so they spread widely (equal jitter). A wait loop polls one job
+// whose start already decorrelates it from other waiters; a narrow spread
+// keeps its number of calls within the doubling schedule's, 1 +
+// log2(wait/minDelay) + wait/maxDelay, while still avoiding lockstep.
+const (
+	retrySpread = 0.5
+	pollSpread  = 0.2
+)
+
+// computeDelay is the one delay computation: the exponential step
+// minDelay·2^attempt capped at maxDelay, jittered down by at most spread
+// of it, trimmed to remaining (< 0: no deadline; 0: no time left).
+func computeDelay(attempt int, minDelay, maxDelay, remaining time.Duration, spread float64, jitter func(time.Duration) time.Duration) time.Duration {
 	if remaining == 0 {
 		return 0
 	}
@@ -131,8 +150,8 @@ func ComputeDelayJitter(attempt int, minDelay, maxDelay, remaining time.Duration
 			d = exp
 		}
 	}
-	half := d / 2
-	d = half + min(max(jitter(d-half), 0), d-half)
+	low := d - time.Duration(float64(d)*spread)
+	d = low + min(max(jitter(d-low), 0), d-low)
 	if remaining > 0 && d > remaining {
 		d = remaining
 	}
@@ -147,7 +166,9 @@ func Jitter(n time.Duration) time.Duration {
 	return rand.N(n + 1)
 }
 
-// Until calls fetch until it returns done or an error, waiting ComputeDelay
+// Until calls fetch until it returns done or an error, waiting the same
+// exponential delays as ComputeDelay but with a narrower jitter (80% to 100%
+// of each step, see pollSpread)
 // between calls, and returns the last value. fetch receives a context that
 // also ends when o.MaxWait runs out, so MaxWait bounds a fetch in flight.
 //
@@ -252,7 +273,7 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 				remaining = r
 			}
 		}
-		delay := ComputeDelay(attempt, o.MinDelay, o.MaxDelay, remaining)
+		delay := computeDelay(attempt, o.MinDelay, o.MaxDelay, remaining, pollSpread, Jitter)
 		if delay <= 0 && remaining == 0 {
 			// Out of time: waitCtx is due to end now, if it has not yet.
 			<-waitCtx.Done()

@@ -48,6 +48,25 @@ func TestComputeDelay(t *testing.T) {
 	}
 }
 
+// TestPollSpread: the wait loop's delays lie in [0.8·d, d], retries' in
+// [d/2, d] (the same exponential step d).
+func TestPollSpread(t *testing.T) {
+	t.Parallel()
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		spread float64
+		jitter func(time.Duration) time.Duration
+		want   time.Duration
+	}{
+		{pollSpread, lower, 640 * ms},
+		{pollSpread, upper, 800 * ms},
+		{retrySpread, lower, 400 * ms},
+		{retrySpread, upper, 800 * ms},
+	} {
+		assert.Equal(t, tc.want, computeDelay(3, 100*ms, 10*time.Second, -1, tc.spread, tc.jitter), "spread %v", tc.spread)
+	}
+}
+
 func TestComputeDelayRandomStaysInRange(t *testing.T) {
 	t.Parallel()
 	for attempt := range 8 {
