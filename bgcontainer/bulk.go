@@ -137,27 +137,15 @@ type BulkReport struct {
 // a file within a run.
 func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *RemoveOptions, b *BulkOptions) (_ *BulkReport, err error) {
 	defer exportTo(&err)
-	var bo BulkOptions
-	if b != nil {
-		bo = *b
-	}
-	if bo.Manifest == "" && outDir != "" {
-		bo.Manifest = filepath.Join(outDir, bulk.ManifestName)
-	}
-	items, err := bulk.Dir(inDir, outDir, bulk.DirOptions{Exts: bo.Exts, Rename: func(rel string) string {
+	bo := derefBulk(b)
+	s := bo.settings()
+	items, total, err := bulk.DirItems(inDir, outDir, &s, func(rel string) string {
 		return strings.TrimSuffix(rel, filepath.Ext(rel)) + ".png"
-	}})
+	})
 	if err != nil {
 		return nil, err
 	}
-	seq := func(yield func(bulk.Item) bool) {
-		for _, it := range items {
-			if !yield(it) {
-				return
-			}
-		}
-	}
-	return c.removeBulk(ctx, seq, len(items), opts, bo)
+	return c.removeBulk(ctx, items, total, opts, bo, s)
 }
 
 // RemoveAll removes the background of every item of items with opts,
@@ -165,26 +153,13 @@ func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *Remo
 // b.Manifest set the run is resumable (items are matched by ID).
 func (c *Client) RemoveAll(ctx context.Context, items iter.Seq[BulkItem], opts *RemoveOptions, b *BulkOptions) (_ *BulkReport, err error) {
 	defer exportTo(&err)
-	var bo BulkOptions
-	if b != nil {
-		bo = *b
-	}
-	var seq iter.Seq[bulk.Item]
-	if items != nil {
-		seq = func(yield func(bulk.Item) bool) {
-			for it := range items {
-				if !yield(bulk.Item{ID: it.ID, Src: it.SrcPath, Dst: it.DstPath}) {
-					return
-				}
-			}
-		}
-	}
-	return c.removeBulk(ctx, seq, 0, opts, bo)
+	bo := derefBulk(b)
+	return c.removeBulk(ctx, bulk.Items(items, BulkItem.item), 0, opts, bo, bo.settings())
 }
 
-// removeBulk runs items through bulk.Run with RemoveBackgroundFile as the
-// work.
-func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *RemoveOptions, bo BulkOptions) (*BulkReport, error) {
+// removeBulk runs items through the shared runner with
+// RemoveBackgroundFile as the work.
+func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *RemoveOptions, bo BulkOptions, s bulk.Settings) (*BulkReport, error) {
 	var o RemoveOptions
 	if opts != nil {
 		o = *opts
@@ -192,40 +167,46 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	if bo.RateLimit < 0 || bo.RateBurst < 0 {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "RateLimit", Message: "must not be negative"}}}
-	}
-	work := func(ctx context.Context, it bulk.Item) (*Result, error) {
-		oo := o // RemoveBackgroundFile names the file part after each item
-		return c.RemoveBackgroundFile(ctx, it.Src, it.Dst, &oo)
-	}
-	ro := bulk.Options[*Result]{
-		Concurrency: bo.Concurrency,
-		Limiter:     bulk.NewLimiter(bo.RateLimit, bo.RateBurst),
-		Manifest:    bo.Manifest,
-		Total:       total,
-		Summarize:   summarizeResult,
-		Kind:        bulkKind,
-	}
-	if fn := bo.OnProgress; fn != nil {
-		ro.OnProgress = func(p bulk.Progress) { fn(BulkProgress(p)) }
-	}
-	if fn := bo.OnResult; fn != nil {
-		ro.OnResult = func(r bulk.Result[*Result]) { fn(bulkResult(r)) }
-	}
-	rep, err := bulk.Run(ctx, items, work, ro)
+	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Result, BulkResult]{
+		Settings: s,
+		Work: func(ctx context.Context, it bulk.Item) (*Result, error) {
+			oo := o // RemoveBackgroundFile names the file part after each item
+			return c.RemoveBackgroundFile(ctx, it.Src, it.Dst, &oo)
+		},
+		Summarize: summarizeResult, Kind: bulkKind, Public: bulkResult,
+		OnProgress: bo.progress(), OnResult: bo.OnResult,
+	})
 	if rep == nil {
 		return nil, err
 	}
-	out := &BulkReport{
+	return &BulkReport{
 		Total: rep.Total, Done: rep.Done, Failed: rep.Failed, Skipped: rep.Skipped,
-		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed,
-	}
-	for _, f := range rep.Failures {
-		out.Failures = append(out.Failures, bulkResult(f))
-	}
-	return out, err
+		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed, Failures: failures,
+	}, err
 }
+
+func derefBulk(b *BulkOptions) BulkOptions {
+	if b == nil {
+		return BulkOptions{}
+	}
+	return *b
+}
+
+// settings are the options the shared runner reads.
+func (b BulkOptions) settings() bulk.Settings {
+	return bulk.Settings{Concurrency: b.Concurrency, RateLimit: b.RateLimit, RateBurst: b.RateBurst, Manifest: b.Manifest, Exts: b.Exts}
+}
+
+// progress adapts OnProgress to the runner's snapshots; nil when unset.
+func (b BulkOptions) progress() func(bulk.Progress) {
+	if fn := b.OnProgress; fn != nil {
+		return func(p bulk.Progress) { fn(BulkProgress(p)) }
+	}
+	return nil
+}
+
+// item is the runner's form of it.
+func (it BulkItem) item() bulk.Item { return bulk.Item{ID: it.ID, Src: it.SrcPath, Dst: it.DstPath} }
 
 // bulkSummary is the "result" of a done file's manifest record.
 type bulkSummary struct {

@@ -143,25 +143,13 @@ type BulkReport struct {
 // (WithRetries); the bulk layer never repeats a file within a run.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
 	defer exportTo(&err)
-	var bo BulkOptions
-	if b != nil {
-		bo = *b
-	}
-	if bo.Manifest == "" && outDir != "" {
-		bo.Manifest = filepath.Join(outDir, bulk.ManifestName)
-	}
-	items, err := bulk.Dir(inDir, outDir, bulk.DirOptions{Exts: bo.Exts, Rename: outputName(opts)})
+	bo := derefBulk(b)
+	s := bo.settings()
+	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(opts))
 	if err != nil {
 		return nil, err
 	}
-	seq := func(yield func(bulk.Item) bool) {
-		for _, it := range items {
-			if !yield(it) {
-				return
-			}
-		}
-	}
-	return c.correctBulk(ctx, seq, len(items), opts, bo)
+	return c.correctBulk(ctx, items, total, opts, bo, s)
 }
 
 // CorrectAll corrects every item of items with opts (see CorrectFile),
@@ -170,25 +158,13 @@ func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *Cor
 // with bulk.Manifest set the run is resumable (items are matched by ID).
 func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], opts *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
 	defer exportTo(&err)
-	var bo BulkOptions
-	if b != nil {
-		bo = *b
-	}
-	var seq iter.Seq[bulk.Item]
-	if items != nil {
-		seq = func(yield func(bulk.Item) bool) {
-			for it := range items {
-				if !yield(bulk.Item{ID: it.ID, Src: it.SrcPath, Dst: it.DstPath}) {
-					return
-				}
-			}
-		}
-	}
-	return c.correctBulk(ctx, seq, 0, opts, bo)
+	bo := derefBulk(b)
+	return c.correctBulk(ctx, bulk.Items(items, BulkItem.item), 0, opts, bo, bo.settings())
 }
 
-// correctBulk runs items through bulk.Run with CorrectFile as the work.
-func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *CorrectionOptions, bo BulkOptions) (*BulkReport, error) {
+// correctBulk runs items through the shared runner with CorrectFile as the
+// work.
+func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *CorrectionOptions, bo BulkOptions, s bulk.Settings) (*BulkReport, error) {
 	// Check everything once, before the first file: a bad option is one
 	// error, not one failure per file.
 	o := opts.Clone()
@@ -198,39 +174,45 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	if _, _, err := c.callSettings(bo.Call); err != nil {
 		return nil, err
 	}
-	if bo.RateLimit < 0 || bo.RateBurst < 0 {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "RateLimit", Message: "must not be negative"}}}
-	}
-	work := func(ctx context.Context, it bulk.Item) (*Job, error) {
-		return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Call...)
-	}
-	ro := bulk.Options[*Job]{
-		Concurrency: bo.Concurrency,
-		Limiter:     bulk.NewLimiter(bo.RateLimit, bo.RateBurst),
-		Manifest:    bo.Manifest,
-		Total:       total,
-		Summarize:   summarizeJob,
-		Kind:        bulkKind,
-	}
-	if fn := bo.OnProgress; fn != nil {
-		ro.OnProgress = func(p bulk.Progress) { fn(BulkProgress(p)) }
-	}
-	if fn := bo.OnResult; fn != nil {
-		ro.OnResult = func(r bulk.Result[*Job]) { fn(bulkResult(r)) }
-	}
-	rep, err := bulk.Run(ctx, items, work, ro)
+	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, BulkResult]{
+		Settings: s,
+		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
+			return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Call...)
+		},
+		Summarize: summarizeJob, Kind: bulkKind, Public: bulkResult,
+		OnProgress: bo.progress(), OnResult: bo.OnResult,
+	})
 	if rep == nil {
 		return nil, err
 	}
-	out := &BulkReport{
+	return &BulkReport{
 		Total: rep.Total, Done: rep.Done, Failed: rep.Failed, Skipped: rep.Skipped,
-		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed,
-	}
-	for _, f := range rep.Failures {
-		out.Failures = append(out.Failures, bulkResult(f))
-	}
-	return out, err
+		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed, Failures: failures,
+	}, err
 }
+
+func derefBulk(b *BulkOptions) BulkOptions {
+	if b == nil {
+		return BulkOptions{}
+	}
+	return *b
+}
+
+// settings are the options the shared runner reads.
+func (b BulkOptions) settings() bulk.Settings {
+	return bulk.Settings{Concurrency: b.Concurrency, RateLimit: b.RateLimit, RateBurst: b.RateBurst, Manifest: b.Manifest, Exts: b.Exts}
+}
+
+// progress adapts OnProgress to the runner's snapshots; nil when unset.
+func (b BulkOptions) progress() func(bulk.Progress) {
+	if fn := b.OnProgress; fn != nil {
+		return func(p bulk.Progress) { fn(BulkProgress(p)) }
+	}
+	return nil
+}
+
+// item is the runner's form of it.
+func (it BulkItem) item() bulk.Item { return bulk.Item{ID: it.ID, Src: it.SrcPath, Dst: it.DstPath} }
 
 // outputName returns CorrectDir's renaming of outputs for opts.
 func outputName(opts *CorrectionOptions) func(string) string {

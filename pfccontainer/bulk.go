@@ -218,84 +218,64 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 
 // bulkDir lists inDir and runs work over it.
 func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *BulkOptions, work func(context.Context, bulk.Item) (*Correction, error)) (*BulkReport, error) {
-	var bo BulkOptions
-	if b != nil {
-		bo = *b
-	}
-	if bo.Manifest == "" && outDir != "" {
-		bo.Manifest = filepath.Join(outDir, bulk.ManifestName)
-	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	items, err := bulk.Dir(inDir, outDir, bulk.DirOptions{Exts: bo.Exts, Rename: outputName(o)})
+	bo := derefBulk(b)
+	s := bo.settings()
+	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
 	if err != nil {
 		return nil, err
 	}
-	seq := func(yield func(bulk.Item) bool) {
-		for _, it := range items {
-			if !yield(it) {
-				return
-			}
-		}
-	}
-	return runBulk(ctx, seq, len(items), o, bo, work)
+	return runBulk(ctx, items, total, o, bo, s, work)
 }
 
 // bulkAll runs work over items.
 func bulkAll(ctx context.Context, items iter.Seq[BulkItem], o *CorrectionOptions, b *BulkOptions, work func(context.Context, bulk.Item) (*Correction, error)) (*BulkReport, error) {
-	var bo BulkOptions
-	if b != nil {
-		bo = *b
-	}
-	var seq iter.Seq[bulk.Item]
-	if items != nil {
-		seq = func(yield func(bulk.Item) bool) {
-			for it := range items {
-				if !yield(bulk.Item{ID: it.ID, Src: it.SrcPath, Dst: it.DstPath}) {
-					return
-				}
-			}
-		}
-	}
-	return runBulk(ctx, seq, 0, o, bo, work)
+	bo := derefBulk(b)
+	return runBulk(ctx, bulk.Items(items, BulkItem.item), 0, o, bo, bo.settings(), work)
 }
 
-// runBulk checks the options once and runs bulk.Run.
-func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo BulkOptions, work func(context.Context, bulk.Item) (*Correction, error)) (*BulkReport, error) {
+// runBulk checks the options once and runs the shared runner.
+func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo BulkOptions, s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error)) (*BulkReport, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if bo.RateLimit < 0 || bo.RateBurst < 0 {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "RateLimit", Message: "must not be negative"}}}
-	}
-	ro := bulk.Options[*Correction]{
-		Concurrency: bo.Concurrency,
-		Limiter:     bulk.NewLimiter(bo.RateLimit, bo.RateBurst),
-		Manifest:    bo.Manifest,
-		Total:       total,
-		Summarize:   summarizeCorrection,
-		Kind:        bulkKind,
-	}
-	if fn := bo.OnProgress; fn != nil {
-		ro.OnProgress = func(p bulk.Progress) { fn(BulkProgress(p)) }
-	}
-	if fn := bo.OnResult; fn != nil {
-		ro.OnResult = func(r bulk.Result[*Correction]) { fn(bulkResult(r)) }
-	}
-	rep, err := bulk.Run(ctx, items, work, ro)
+	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, BulkResult]{
+		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Public: bulkResult,
+		OnProgress: bo.progress(), OnResult: bo.OnResult,
+	})
 	if rep == nil {
 		return nil, err
 	}
-	out := &BulkReport{
+	return &BulkReport{
 		Total: rep.Total, Done: rep.Done, Failed: rep.Failed, Skipped: rep.Skipped,
-		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed,
-	}
-	for _, f := range rep.Failures {
-		out.Failures = append(out.Failures, bulkResult(f))
-	}
-	return out, err
+		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed, Failures: failures,
+	}, err
 }
+
+func derefBulk(b *BulkOptions) BulkOptions {
+	if b == nil {
+		return BulkOptions{}
+	}
+	return *b
+}
+
+// settings are the options the shared runner reads.
+func (b BulkOptions) settings() bulk.Settings {
+	return bulk.Settings{Concurrency: b.Concurrency, RateLimit: b.RateLimit, RateBurst: b.RateBurst, Manifest: b.Manifest, Exts: b.Exts}
+}
+
+// progress adapts OnProgress to the runner's snapshots; nil when unset.
+func (b BulkOptions) progress() func(bulk.Progress) {
+	if fn := b.OnProgress; fn != nil {
+		return func(p bulk.Progress) { fn(BulkProgress(p)) }
+	}
+	return nil
+}
+
+// item is the runner's form of it.
+func (it BulkItem) item() bulk.Item { return bulk.Item{ID: it.ID, Src: it.SrcPath, Dst: it.DstPath} }
 
 // outputName renames outputs after o.OutputType.
 func outputName(o *CorrectionOptions) func(string) string {

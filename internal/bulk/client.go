@@ -1,0 +1,100 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"path/filepath"
+	"slices"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
+
+// Settings are the fields every client's public BulkOptions has, in the
+// runner's terms.
+type Settings struct {
+	// Concurrency, RateLimit (files started per second; 0: none),
+	// RateBurst, Manifest and Exts as the clients document them.
+	Concurrency int
+	RateLimit   float64
+	RateBurst   int
+	Manifest    string
+	Exts        []string
+}
+
+// DirItems lists inDir for a client's Dir entry point (see Dir): it sets
+// s.Manifest to <outDir>/ManifestName when it is empty, and returns the
+// items as a sequence with their number.
+func DirItems(inDir, outDir string, s *Settings, rename func(rel string) string) (iter.Seq[Item], int, error) {
+	if s.Manifest == "" && outDir != "" {
+		s.Manifest = filepath.Join(outDir, ManifestName)
+	}
+	items, err := Dir(inDir, outDir, DirOptions{Exts: s.Exts, Rename: rename})
+	if err != nil {
+		return nil, 0, err
+	}
+	return slices.Values(items), len(items), nil
+}
+
+// Items maps a client's item sequence to the runner's; nil stays nil (Run
+// reports it).
+func Items[T any](items iter.Seq[T], item func(T) Item) iter.Seq[Item] {
+	if items == nil {
+		return nil
+	}
+	return func(yield func(Item) bool) {
+		for it := range items {
+			if !yield(item(it)) {
+				return
+			}
+		}
+	}
+}
+
+// Client is one client's bulk run: the work and how its outcome reads in
+// the manifest and in the client's public result type P.
+type Client[R, P any] struct {
+	Settings Settings
+	// Work processes one item (the client's one-call flow).
+	Work func(context.Context, Item) (R, error)
+	// Summarize and Kind are Options.Summarize and Options.Kind.
+	Summarize func(R) json.RawMessage
+	Kind      func(error) string
+	// Public converts a result to the client's BulkResult.
+	Public func(Result[R]) P
+	// OnProgress and OnResult are the client's callbacks, if set.
+	OnProgress func(Progress)
+	OnResult   func(P)
+}
+
+// RunClient checks c's rate settings, runs items through Run and returns
+// the report with its failures in the client's type. The report is nil
+// when the run could not start.
+func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c Client[R, P]) (*Report[R], []P, error) {
+	if c.Settings.RateLimit < 0 || c.Settings.RateBurst < 0 {
+		var fe apierr.FieldErrors
+		fe.Add("RateLimit", "must not be negative (RateLimit %v, RateBurst %d)", c.Settings.RateLimit, c.Settings.RateBurst)
+		return nil, nil, fe.Err()
+	}
+	o := Options[R]{
+		Concurrency: c.Settings.Concurrency,
+		Limiter:     NewLimiter(c.Settings.RateLimit, c.Settings.RateBurst),
+		Manifest:    c.Settings.Manifest,
+		Total:       total,
+		OnProgress:  c.OnProgress,
+		Summarize:   c.Summarize,
+		Kind:        c.Kind,
+	}
+	if fn := c.OnResult; fn != nil {
+		o.OnResult = func(r Result[R]) { fn(c.Public(r)) }
+	}
+	rep, err := Run(ctx, items, c.Work, o)
+	if rep == nil {
+		return nil, nil, err
+	}
+	var failures []P
+	for _, f := range rep.Failures {
+		failures = append(failures, c.Public(f))
+	}
+	return rep, failures, err
+}
