@@ -8,70 +8,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver"
 )
-
-// jpegStream is a generated size-byte stream that starts like a JPEG.
-type jpegStream struct{ size int64 }
-
-var jpegHead = []byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, 'J', 'F', 'I', 'F', 0}
-
-func (s jpegStream) ReadAt(p []byte, off int64) (int, error) {
-	if off >= s.size {
-		return 0, io.EOF
-	}
-	n := int(min(int64(len(p)), s.size-off))
-	for i := range n {
-		if pos := off + int64(i); pos < int64(len(jpegHead)) {
-			p[i] = jpegHead[pos]
-		} else {
-			p[i] = byte(pos*31 + 7)
-		}
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-// peakHeapGrowth runs fn and returns the largest growth of the live heap
-// over its value before fn, sampled every millisecond.
-func peakHeapGrowth(fn func()) int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak atomic.Uint64
-	peak.Store(base)
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-sampled
-	return int64(peak.Load()) - int64(base)
-}
 
 // BenchmarkSubmitImage1GiB sends a generated 1 GiB JPEG-looking stream
 // with SubmitImage (a streamed multipart POST) to an in-process server
@@ -95,8 +38,8 @@ func BenchmarkSubmitImage1GiB(b *testing.B) {
 	b.SetBytes(size)
 	var worst int64
 	for b.Loop() {
-		growth := peakHeapGrowth(func() {
-			if _, err := c.SubmitImage(context.Background(), jpegStream{size}, size, nil); err != nil {
+		growth := streamtest.PeakGrowth(func() {
+			if _, err := c.SubmitImage(context.Background(), streamtest.JPEG{Size: size}, size, nil); err != nil {
 				b.Error(err)
 			}
 		})

@@ -5,46 +5,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"sync/atomic"
 	"testing"
-	"time"
-)
 
-// peakHeapGrowth runs fn and returns the largest growth of the live heap
-// over its value before fn, sampled every millisecond (and once at the
-// end).
-func peakHeapGrowth(fn func()) int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak atomic.Uint64
-	peak.Store(base)
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-sampled
-	return int64(peak.Load()) - int64(base)
-}
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
+)
 
 // BenchmarkUpload1GiB uploads a generated 1 GiB file through Upload
 // (upload ticket, then the pre-signed PUT) to an in-process server that
@@ -73,8 +37,8 @@ func BenchmarkUpload1GiB(b *testing.B) {
 	b.SetBytes(size)
 	var worst int64
 	for b.Loop() {
-		growth := peakHeapGrowth(func() {
-			if _, err := c.Upload(context.Background(), FileTypeVideo, patternReaderAt{size}, size, "video/mp4"); err != nil {
+		growth := streamtest.PeakGrowth(func() {
+			if _, err := c.Upload(context.Background(), FileTypeVideo, streamtest.Pattern{Size: size}, size, "video/mp4"); err != nil {
 				b.Error(err)
 			}
 		})

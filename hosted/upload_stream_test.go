@@ -6,41 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
-
-// patternBlock repeats through the generated stream; its odd length keeps
-// the stream from aligning with the transport's buffers.
-var patternBlock = func() []byte {
-	b := make([]byte, 64<<10+13)
-	for i := range b {
-		b[i] = byte(i*31 + 7)
-	}
-	return b
-}()
-
-// patternReaderAt is a generated, allocation-free stream of size bytes.
-type patternReaderAt struct{ size int64 }
-
-func (p patternReaderAt) ReadAt(b []byte, off int64) (int, error) {
-	if off >= p.size {
-		return 0, io.EOF
-	}
-	n := int(min(int64(len(b)), p.size-off))
-	for done := 0; done < n; {
-		pos := (off + int64(done)) % int64(len(patternBlock))
-		done += copy(b[done:n], patternBlock[pos:])
-	}
-	if n < len(b) {
-		return n, io.EOF
-	}
-	return n, nil
-}
 
 // TestUploadOneGiBStreams uploads a generated 1 GiB file to a pre-signed
 // URL and checks it arrives whole with an exact Content-Length while the
@@ -52,7 +25,7 @@ func TestUploadOneGiBStreams(t *testing.T) {
 	var contentLength atomic.Int64
 	var receivedCRC atomic.Uint32
 	want := crc32.NewIEEE()
-	_, err := io.Copy(want, io.NewSectionReader(patternReaderAt{size}, 0, size))
+	_, err := io.Copy(want, io.NewSectionReader(streamtest.Pattern{Size: size}, 0, size))
 	require.NoError(t, err)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		assert.Empty(t, r.Header.Get("X-API-KEY"))
@@ -67,39 +40,15 @@ func TestUploadOneGiBStreams(t *testing.T) {
 	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"))
 	require.NoError(t, err)
 
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-
 	// Sample the heap while the upload runs; the peak is what matters.
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var ms runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			runtime.Gosched()
-		}
-	}()
-	err = c.UploadTo(context.Background(), &UploadTicket{UploadURL: srv.URL + "/store/big?sig=x"}, patternReaderAt{size}, size, "video/mp4")
-	close(stop)
-	<-sampled
+	sampler := streamtest.Start()
+	err = c.UploadTo(context.Background(), &UploadTicket{UploadURL: srv.URL + "/store/big?sig=x"}, streamtest.Pattern{Size: size}, size, "video/mp4")
+	growth := sampler.Stop()
 	require.NoError(t, err)
 
 	assert.Equal(t, int64(size), contentLength.Load())
 	assert.Equal(t, int64(size), received.Load())
 	assert.Equal(t, want.Sum32(), receivedCRC.Load(), "content arrives intact")
-	growth := int64(peak.Load()) - int64(before.HeapAlloc)
 	t.Logf("heap growth during a 1 GiB upload: %.2f MiB", float64(growth)/(1<<20))
 	assert.Less(t, growth, int64(8<<20), "the upload must not buffer the body")
 }

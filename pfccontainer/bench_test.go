@@ -8,12 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -142,29 +141,6 @@ func doJSON(hc *http.Client, req *http.Request, v any) error {
 	return json.NewDecoder(resp.Body).Decode(v)
 }
 
-// jpegStream is a generated size-byte stream that starts like a JPEG.
-type jpegStream struct{ size int64 }
-
-var jpegHead = []byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, 'J', 'F', 'I', 'F', 0}
-
-func (s jpegStream) ReadAt(p []byte, off int64) (int, error) {
-	if off >= s.size {
-		return 0, io.EOF
-	}
-	n := int(min(int64(len(p)), s.size-off))
-	for i := range n {
-		if pos := off + int64(i); pos < int64(len(jpegHead)) {
-			p[i] = jpegHead[pos]
-		} else {
-			p[i] = byte(pos*31 + 7)
-		}
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
 // BenchmarkContainerUpload1GiB uploads a generated 1 GiB JPEG-looking
 // stream with Upload (PUT /pfc) to an in-process server that discards it,
 // and reports the peak heap growth (client and server in one process).
@@ -187,47 +163,14 @@ func BenchmarkContainerUpload1GiB(b *testing.B) {
 	b.SetBytes(size)
 	var worst int64
 	for b.Loop() {
-		growth := peakHeapGrowth(func() {
-			if _, err := c.Upload(context.Background(), jpegStream{size}, size, ""); err != nil {
+		growth := streamtest.PeakGrowth(func() {
+			if _, err := c.Upload(context.Background(), streamtest.JPEG{Size: size}, size, ""); err != nil {
 				b.Error(err)
 			}
 		})
 		worst = max(worst, growth)
 	}
 	b.ReportMetric(float64(worst)/(1<<20), "peak-heap-MiB")
-}
-
-// peakHeapGrowth runs fn and returns the largest growth of the live heap
-// over its value before fn, sampled every millisecond.
-func peakHeapGrowth(fn func()) int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak atomic.Uint64
-	peak.Store(base)
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-sampled
-	return int64(peak.Load()) - int64(base)
 }
 
 // median returns the median of d (which it sorts).

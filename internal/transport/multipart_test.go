@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
 
 type part struct {
@@ -126,9 +127,9 @@ func TestMultipartBodyShortSourceFails(t *testing.T) {
 // Content-Length while the heap does not grow: the file is never buffered.
 func TestLargeMultipartStreams(t *testing.T) {
 	// Not parallel: it measures the heap.
-	src := patternFile{size: uploadSize}
+	src := streamtest.Pattern{Size: uploadSize}
 	want := crc32.NewIEEE()
-	_, err := io.Copy(want, io.NewSectionReader(src, 0, src.size))
+	_, err := io.Copy(want, io.NewSectionReader(src, 0, src.Size))
 	require.NoError(t, err)
 
 	type upload struct {
@@ -140,34 +141,33 @@ func TestLargeMultipartStreams(t *testing.T) {
 		uploads <- upload{r.ContentLength, readForm(t, r)}
 	})
 	c := newClient(t, Options{BaseURL: srv.URL})
-	send := func(f patternFile) error {
+	send := func(f streamtest.Pattern) error {
 		body := MultipartBody([]FormField{{"mode", "general"}},
-			FormFile{Field: "file", FileName: "big.png", ContentType: "image/png", Content: f, Size: f.size})
+			FormFile{Field: "file", FileName: "big.png", ContentType: "image/png", Content: f, Size: f.Size})
 		resp, err := c.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", Body: body})
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err
 	}
-	require.NoError(t, send(patternFile{size: 1 << 20})) // warm up
+	require.NoError(t, send(streamtest.Pattern{Size: 1 << 20})) // warm up
 	<-uploads
 
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	sampler := startHeapSampler()
+	sampler := streamtest.Start()
 	err = send(src)
-	peak := sampler.Stop()
+	growth := sampler.Stop()
 	require.NoError(t, err)
 
 	got := <-uploads
 	require.Len(t, got.parts, 2)
 	assert.Equal(t, "general", got.parts[0].text)
-	assert.Equal(t, src.size, got.parts[1].size, "every byte arrived")
+	assert.Equal(t, src.Size, got.parts[1].size, "every byte arrived")
 	assert.Equal(t, want.Sum32(), got.parts[1].sum, "in order")
 	wantLen := MultipartBody([]FormField{{"mode", "general"}},
-		FormFile{Field: "file", FileName: "big.png", ContentType: "image/png", Content: src, Size: src.size}).Size()
+		FormFile{Field: "file", FileName: "big.png", ContentType: "image/png", Content: src, Size: src.Size}).Size()
 	assert.Equal(t, wantLen, got.contentLength, "exact Content-Length, not chunked")
-	growth := int64(peak) - int64(before.HeapAlloc)
 	assert.Less(t, growth, int64(8<<20), "heap grew by %.2f MiB", float64(growth)/(1<<20))
 }

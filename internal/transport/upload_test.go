@@ -8,79 +8,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
-
-// patternLen is prime so that a misplaced 4/32/64 KiB chunk changes the checksum.
-const patternLen = 4093
-
-var pattern = func() []byte {
-	p := make([]byte, patternLen)
-	for i := range p {
-		p[i] = byte(i*131 + i>>5)
-	}
-	return p
-}()
-
-// patternFile is a deterministic io.ReaderAt of any size that allocates
-// nothing: byte i is pattern[i % patternLen].
-type patternFile struct{ size int64 }
-
-func (f patternFile) ReadAt(p []byte, off int64) (int, error) {
-	if off >= f.size {
-		return 0, io.EOF
-	}
-	n := len(p)
-	if rem := f.size - off; int64(n) > rem {
-		n = int(rem)
-	}
-	for done := 0; done < n; {
-		done += copy(p[done:n], pattern[(off+int64(done))%patternLen:])
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-// heapSampler records the peak of HeapAlloc while it runs.
-type heapSampler struct {
-	stop chan struct{}
-	wg   sync.WaitGroup
-	peak uint64
-}
-
-func startHeapSampler() *heapSampler {
-	s := &heapSampler{stop: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			s.peak = max(s.peak, ms.HeapAlloc)
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-func (s *heapSampler) Stop() uint64 {
-	close(s.stop)
-	s.wg.Wait()
-	return s.peak
-}
 
 // uploadSize is the size of TestLargeUploadStreams' upload. 1 GiB takes
 // about 0.3 s, and about 2 s under -race, on loopback.
@@ -93,11 +28,11 @@ const uploadSize = 1 << 30
 // timing): the body is streamed, never buffered.
 func TestLargeUploadStreams(t *testing.T) {
 	// Not parallel: it measures the heap.
-	src := patternFile{size: uploadSize}
+	src := streamtest.Pattern{Size: uploadSize}
 	want := crc32.NewIEEE()
-	n, err := io.Copy(want, io.NewSectionReader(src, 0, src.size))
+	n, err := io.Copy(want, io.NewSectionReader(src, 0, src.Size))
 	require.NoError(t, err)
-	require.Equal(t, src.size, n)
+	require.Equal(t, src.Size, n)
 
 	type upload struct {
 		contentLength, n int64
@@ -114,7 +49,7 @@ func TestLargeUploadStreams(t *testing.T) {
 
 	// Warm up the connection pool and the code paths so their one-time
 	// allocations are not counted as growth.
-	resp, err := c.DoExternal(ctx, http.MethodPut, srv.URL+"/warm", nil, ReaderAtBody(patternFile{size: 1 << 20}, 1<<20, "video/mp4"))
+	resp, err := c.DoExternal(ctx, http.MethodPut, srv.URL+"/warm", nil, ReaderAtBody(streamtest.Pattern{Size: 1 << 20}, 1<<20, "video/mp4"))
 	require.NoError(t, err)
 	resp.Body.Close()
 	<-uploads
@@ -122,27 +57,26 @@ func TestLargeUploadStreams(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	sampler := startHeapSampler()
+	sampler := streamtest.Start()
 	start := time.Now()
 
 	resp, err = c.DoExternal(ctx, http.MethodPut, srv.URL+"/upload?X-Amz-Signature=abc123abc123", nil,
-		ReaderAtBody(src, src.size, "video/mp4"))
+		ReaderAtBody(src, src.Size, "video/mp4"))
 
 	elapsed := time.Since(start)
-	peak := sampler.Stop()
+	growth := sampler.Stop()
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
 	resp.Body.Close()
 
 	got := <-uploads
-	assert.Equal(t, src.size, got.contentLength, "exact Content-Length")
-	assert.Equal(t, src.size, got.n, "every byte arrived")
+	assert.Equal(t, src.Size, got.contentLength, "exact Content-Length")
+	assert.Equal(t, src.Size, got.n, "every byte arrived")
 	assert.Equal(t, want.Sum32(), got.sum, "in order")
 
-	growth := int64(peak) - int64(before.HeapAlloc)
-	t.Logf("uploaded %d MiB in %v (%.0f MiB/s); heap before %.2f MiB, peak %.2f MiB, growth %.2f MiB; total allocated during upload %.2f MiB",
-		src.size>>20, elapsed.Round(time.Millisecond), float64(src.size>>20)/elapsed.Seconds(),
-		mib(before.HeapAlloc), mib(peak), float64(growth)/(1<<20), mib(after.TotalAlloc-before.TotalAlloc))
+	t.Logf("uploaded %d MiB in %v (%.0f MiB/s); peak heap growth %.2f MiB; total allocated during upload %.2f MiB",
+		src.Size>>20, elapsed.Round(time.Millisecond), float64(src.Size>>20)/elapsed.Seconds(),
+		float64(growth)/(1<<20), mib(after.TotalAlloc-before.TotalAlloc))
 	assert.Less(t, growth, int64(8<<20), "heap grew by %.2f MiB during the upload", float64(growth)/(1<<20))
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "allocated during the upload")
 }
@@ -158,7 +92,7 @@ func BenchmarkUpload(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		resp, err := c.DoExternal(context.Background(), http.MethodPut, srv+"/u", nil, ReaderAtBody(patternFile{size: size}, size, ""))
+		resp, err := c.DoExternal(context.Background(), http.MethodPut, srv+"/u", nil, ReaderAtBody(streamtest.Pattern{Size: size}, size, ""))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -193,18 +127,3 @@ func httptestServer(b *testing.B) string {
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
-
-func TestPatternFile(t *testing.T) {
-	t.Parallel()
-	f := patternFile{size: 10_000}
-	buf := make([]byte, 5000)
-	n, err := f.ReadAt(buf, 7000)
-	assert.Equal(t, 3000, n)
-	assert.Equal(t, io.EOF, err)
-	for i := 0; i < n; i++ {
-		require.Equal(t, pattern[(7000+i)%patternLen], buf[i])
-	}
-	n, err = f.ReadAt(buf, 10_000)
-	assert.Equal(t, 0, n)
-	assert.Equal(t, io.EOF, err)
-}
