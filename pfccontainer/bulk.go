@@ -218,9 +218,6 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 
 // bulkDir lists inDir and runs work over it.
 func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *BulkOptions, work func(context.Context, bulk.Item) (*Correction, error)) (*BulkReport, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
 	bo := derefBulk(b)
 	s := bo.settings()
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
