@@ -84,7 +84,11 @@ func openBGEngine(choice BGEngine, log *slog.Logger) (*bgEngine, error) {
 }
 
 // release closes the engine once; later calls return the first's result.
+// A nil engine (none opened) has nothing to release.
 func (e *bgEngine) release() error {
+	if e == nil {
+		return nil
+	}
 	e.once.Do(func() {
 		if e.close != nil {
 			e.closeErr = e.close()

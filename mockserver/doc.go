@@ -45,7 +45,12 @@
 // HostedProcessor that gets a HostedJobRequest with every default and
 // priority rule applied and returns a HostedJobResult (or a
 // *HostedRejectError for a REJECTED job); videos pass through. Create one
-// Engine with NewEngine to share it between several mocks. The engine
+// Engine with NewEngine to share it between several mocks (on the CPU), or
+// let NewHosted create one with HostedOptions.BGEngine (the binary's
+// -bg-engine, shared with the background-removal container) picking the
+// background-removal engine: the GPU engine then removes backgrounds and
+// composites the subject on the device (see "Background-removal
+// container" below for the engines). The engine
 // scales a background-removal result down to at most 5000 px on the long
 // side and 14 megapixels (the seed's "about 14 megapixels"; a 4800×4800
 // input gives 3741×3741).
@@ -437,7 +442,11 @@
 // to the CPU with one log line saying why. Which engine runs is logged once
 // ("background-removal engine", engine cpu or cuda, with the GPU's name)
 // and returned by BGContainer.Engine; /Status's model_version stays the
-// seed's release label whatever the engine.
+// seed's release label whatever the engine. HostedOptions.BGEngine makes
+// the same choice for the hosted mock's background option (returned by
+// Hosted.BGEngine); the binary's -bg-engine sets both, each backend
+// opening its own engine (on one GPU they share the device's primary
+// context).
 //
 // Routes (all JSON but the PNG download; no query parameters except
 // SubmitImage's):

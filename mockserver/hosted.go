@@ -13,6 +13,8 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
@@ -62,6 +64,14 @@ type HostedOptions struct {
 	// Processor corrects images; nil means the reference engine
 	// (HostedEngineProcessor over a new Engine). Videos never reach it.
 	Processor HostedProcessor
+	// BGEngine picks the background-removal engine of the reference
+	// engine that NewHosted creates when Processor is nil (jobs with a
+	// background option): BGEngineCPU (empty means it), BGEngineCUDA or
+	// BGEngineAuto, as BGContainerOptions.Engine. Asking for cuda where it
+	// cannot run fails NewHosted with an *EngineUnavailableError; setting
+	// it together with Processor fails with ErrInvalidOptions. The log
+	// says which engine runs.
+	BGEngine BGEngine
 	// Workers bounds the jobs processed at once; 0 means GOMAXPROCS.
 	Workers int
 	// PixelBudget bounds the summed pixels of the images processed at
@@ -75,6 +85,10 @@ type HostedOptions struct {
 	// Faults injects failures into the answers (see ParseFaults and the
 	// package documentation's "Fault injection"); nil injects none.
 	Faults *FaultSpec
+
+	// remover, set by tests only, replaces the background-removal engine
+	// of the reference engine.
+	remover matting.Remover
 }
 
 // Hosted is the hosted API v2 mock: an http.Handler serving /v2/... (API
@@ -84,6 +98,7 @@ type Hosted struct {
 	svc     *hostedsvc.Service
 	handler http.Handler
 	dir     *privateDir
+	engine  *bgEngine // nil with HostedOptions.Processor
 }
 
 // DefaultPixelBudget is the default of HostedOptions.PixelBudget (and of
@@ -99,16 +114,13 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 	if keys == nil {
 		keys = []string{DefaultAPIKey}
 	}
-	proc := opts.Processor
-	if proc == nil {
-		eng, err := NewEngine()
-		if err != nil {
-			return nil, err
-		}
-		proc = HostedEngineProcessor(eng)
+	proc, bg, err := hostedProcessor(opts)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := newPrivateDir(opts.DataDir, "pfc-hosted-*")
 	if err != nil {
+		_ = bg.release()
 		return nil, err
 	}
 	svc, err := hostedsvc.New(hostedsvc.Config{
@@ -130,12 +142,42 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 	})
 	if err != nil {
 		_ = dir.close(nil)
+		_ = bg.release()
 		if errors.Is(err, hostedsvc.ErrInvalidConfig) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 		}
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
-	return &Hosted{svc: svc, handler: opts.Faults.wrap(hostedFaults, opts.Logger, svc.Handler()), dir: dir}, nil
+	return &Hosted{svc: svc, handler: opts.Faults.wrap(hostedFaults, opts.Logger, svc.Handler()), dir: dir, engine: bg}, nil
+}
+
+// hostedProcessor returns opts.Processor, or the reference engine with the
+// background-removal engine opts.BGEngine asks for (which the caller
+// releases; nil with opts.Processor).
+func hostedProcessor(opts HostedOptions) (HostedProcessor, *bgEngine, error) {
+	if opts.Processor != nil {
+		if opts.BGEngine != "" {
+			return nil, nil, fmt.Errorf("%w: BGEngine applies to the reference engine only; it cannot be combined with Processor", ErrInvalidOptions)
+		}
+		return opts.Processor, nil, nil
+	}
+	bg := &bgEngine{remover: opts.remover, name: "custom"} // the tests' engine
+	if opts.remover == nil {
+		log := opts.Logger
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		var err error
+		if bg, err = openBGEngine(opts.BGEngine, log); err != nil {
+			return nil, nil, err
+		}
+	}
+	e, err := engine.New(engine.Options{Remover: bg.remover})
+	if err != nil {
+		_ = bg.release()
+		return nil, nil, fmt.Errorf("mockserver: %w", err)
+	}
+	return hostedEngineProcessor(e), bg, nil
 }
 
 // ServeHTTP serves the hosted API.
@@ -146,7 +188,17 @@ func (h *Hosted) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.S
 // them, stops every timer, and removes the data directory. Close the
 // http.Server first where possible, so no other request is in flight. It
 // is idempotent.
-func (h *Hosted) Close() error { return h.dir.close(h.svc.Close) }
+func (h *Hosted) Close() error { return errors.Join(h.dir.close(h.svc.Close), h.engine.release()) }
+
+// BGEngine returns the background-removal engine of the reference engine:
+// BGEngineCPU or BGEngineCUDA (HostedOptions.BGEngine after auto's
+// choice), or "" when HostedOptions.Processor replaces the engine.
+func (h *Hosted) BGEngine() BGEngine {
+	if h.engine == nil {
+		return ""
+	}
+	return h.engine.name
+}
 
 // WaitIdle blocks until nothing is running: every queued job has been
 // processed (it may still wait for ProcessingDelay on the clock), every

@@ -7,12 +7,11 @@ import (
 )
 
 // setupBG registers the background-removal container's own flag and
-// returns its constructor. Its licence key is the shared -license-key.
+// returns its constructor. Its licence key is the shared -license-key, its
+// engine the shared -bg-engine.
 func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 	delay := fs.Duration("bg-processing-delay", 0,
 		"how long each background-removal job stays processing after its engine returned (on the -time-scale clock)")
-	engine := fs.String("bg-engine", defaultBGEngine(),
-		"background-removal engine: cpu, cuda (the GPU; needs a build with -tags cuda, a CUDA driver and device) or auto (the GPU where it can run, else cpu)")
 	return func(e env) (*served, error) {
 		b, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{
 			LicenseKey:      e.licenseKey,
@@ -22,7 +21,7 @@ func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 			PixelBudget:     e.pixelBudget,
 			Faults:          e.faults,
 			Logger:          e.log.With("backend", "bg"),
-			Engine:          mockserver.BGEngine(*engine),
+			Engine:          e.bgEngine,
 		})
 		if err != nil {
 			return nil, err

@@ -20,19 +20,26 @@ func TestBGEngineFlag(t *testing.T) {
 		{name: "cuda without the tag", engine: "cuda", skip: mockserver.CUDAEngineCompiled,
 			msg: "background-removal engine unavailable: cuda: this build has only the CPU engine: rebuild with -tags cuda (Linux) for the GPU engine"},
 	}
+	// -bg-engine reaches both backends that remove backgrounds.
+	backends := map[string][]string{
+		"bg":     {"-hosted-addr", "", "-container-addr", "", "-bg-addr", "127.0.0.1:0"},
+		"hosted": {"-hosted-addr", "127.0.0.1:0", "-container-addr", "", "-bg-addr", ""},
+	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			if c.skip {
-				t.Skip("a cuda build")
-			}
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{"-hosted-addr", "", "-container-addr", "", "-bg-addr", "127.0.0.1:0",
-				"-data-dir", t.TempDir(), "-bg-engine", c.engine}, &stdout, &stderr)
-			assert.Equal(t, 2, code, "fails at startup")
-			assert.Empty(t, stdout.String(), "nothing served")
-			assert.Contains(t, stderr.String(), c.msg)
-		})
+		for name, addrs := range backends {
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				if c.skip {
+					t.Skip("a cuda build")
+				}
+				var stdout, stderr bytes.Buffer
+				args := append(append([]string(nil), addrs...), "-data-dir", t.TempDir(), "-bg-engine", c.engine)
+				code := run(context.Background(), args, &stdout, &stderr)
+				assert.Equal(t, 2, code, "fails at startup")
+				assert.Empty(t, stdout.String(), "nothing served")
+				assert.Contains(t, stderr.String(), c.msg)
+			})
+		}
 	}
 }
 

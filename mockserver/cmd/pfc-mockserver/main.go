@@ -26,7 +26,9 @@
 //	                 and the routes
 //	-bg-processing-delay  how long each background-removal job stays processing
 //	                 after its engine returned (default 0; scaled by -time-scale)
-//	-bg-engine       background-removal engine: cpu, cuda or auto (default auto in
+//	-bg-engine       background-removal engine of the hosted mock (its background
+//	                 option) and the background-removal container, each opening
+//	                 its own: cpu, cuda or auto (default auto in
 //	                 a build with -tags cuda, cpu otherwise); cuda fails at startup
 //	                 where it cannot run (a build without the tag, no CUDA driver
 //	                 or device), auto falls back to cpu and logs why; the log's
@@ -126,7 +128,10 @@ type env struct {
 	webhookCAs  *x509.CertPool
 	pixelBudget int64
 	faults      *mockserver.FaultSpec // nil: none
-	log         *slog.Logger
+	// bgEngine is the background-removal engine of the hosted mock and
+	// the background-removal container.
+	bgEngine mockserver.BGEngine
+	log      *slog.Logger
 	// stderr receives the container mock's own JSON log lines.
 	stderr io.Writer
 }
@@ -175,6 +180,7 @@ func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 			PixelBudget: e.pixelBudget,
 			Faults:      e.faults,
 			Logger:      e.log.With("backend", "hosted"),
+			BGEngine:    e.bgEngine,
 		})
 		if err != nil {
 			return nil, err
@@ -256,6 +262,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once per backend (memory bound); larger images run alone")
 	faultSpec := fs.String("faults", "", `fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7" (default: none)`)
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
+	bgEngine := fs.String("bg-engine", defaultBGEngine(),
+		"background-removal engine of the hosted mock and the background-removal container: cpu, cuda (the GPU; needs a build with -tags cuda, a CUDA driver and device) or auto (the GPU where it can run, else cpu)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -283,7 +291,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *bodyTimeout <= 0 {
 		return fail("-body-timeout must be positive, got %v", *bodyTimeout)
 	}
-	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, log: log, stderr: stderr}
+	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, bgEngine: mockserver.BGEngine(*bgEngine), log: log, stderr: stderr}
 	if *faultSpec != "" {
 		spec, err := mockserver.ParseFaults(*faultSpec)
 		if err != nil {

@@ -356,8 +356,12 @@ func (e *Engine) replaceBackground(ctx context.Context, pix *image.NRGBA, faceBo
 	if err != nil {
 		return nil, fmt.Errorf("engine: background removal: %w", err)
 	}
-	// Composite uses the matte's spill-corrected colours when present.
-	out := matting.Composite(pix, m, *req.Background)
+	// Composite uses the matte's spill-corrected colours when present; a
+	// remover with a device (the GPU engine) composites there.
+	out, err := matting.CompositeWith(ctx, e.remover, pix, m, *req.Background)
+	if err != nil {
+		return nil, fmt.Errorf("engine: compositing: %w", err)
+	}
 	long, area := req.MaxOutputLongSide, req.MaxOutputPixels
 	if long <= 0 {
 		long = matting.MaxOutputLongSide
