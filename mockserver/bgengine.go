@@ -9,7 +9,9 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 )
 
-// BGEngine names the engine that removes backgrounds in a BGContainer.
+// BGEngine names the engine that removes backgrounds in a BGContainer
+// (BGContainerOptions.Engine) and in the hosted mock's reference engine
+// (HostedOptions.BGEngine).
 type BGEngine string
 
 const (
@@ -26,9 +28,10 @@ const (
 	BGEngineAuto BGEngine = "auto"
 )
 
-// ErrEngineUnavailable is matched (errors.Is) by NewBGContainer's error
-// when BGContainerOptions.Engine asks for an engine this build or machine
-// cannot run; the error is an *EngineUnavailableError.
+// ErrEngineUnavailable is matched (errors.Is) by the error of
+// NewBGContainer (NewHosted) when BGContainerOptions.Engine
+// (HostedOptions.BGEngine) asks for an engine this build or machine cannot
+// run; the error is an *EngineUnavailableError.
 var ErrEngineUnavailable = errors.New("mockserver: background-removal engine unavailable")
 
 // EngineUnavailableError says why the requested background-removal engine
