@@ -158,9 +158,12 @@ func (e *JobError) Unwrap() error {
 // ErrWaitTimeout with errors.Is. A cancelled or expired context is reported
 // as the context's own error instead.
 type WaitTimeoutError struct {
-	JobID   string
-	LastJob *Job // nil if no poll succeeded
-	Waited  time.Duration
+	// JobID is the job waited for.
+	JobID string
+	// LastJob is the last record seen; nil if no poll succeeded.
+	LastJob *Job
+	// Waited is how long the wait ran.
+	Waited time.Duration
 
 	redact func(string) string // the client's redactor; nil: none
 }

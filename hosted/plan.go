@@ -27,7 +27,9 @@ type Plan struct {
 
 // IgnoredParam is a supplied /pfc parameter that has no effect.
 type IgnoredParam struct {
-	Name   string // wire name, e.g. "bgColor"
+	// Name is the parameter's wire name, e.g. "bgColor".
+	Name string
+	// Reason says which rule makes it ineffective.
 	Reason string
 }
 

@@ -29,8 +29,12 @@ type PresetsService struct {
 // and, on creation, uploadUrl; any further fields the service returns are
 // kept in Extra.
 type Preset struct {
-	ID          string `json:"presetId"`
-	Name        string `json:"name"`
+	// ID is the preset's identifier (presetId), returned on creation.
+	ID string `json:"presetId"`
+	// Name is what the preset parameter of /pfc refers to
+	// (CorrectionOptions.WithPreset).
+	Name string `json:"name"`
+	// Description is the description sent on creation.
 	Description string `json:"description"`
 	// UploadURL is the pre-signed URL of Create's first step; Create
 	// clears it once the file is uploaded.
@@ -63,12 +67,15 @@ func (p *Preset) UnmarshalJSON(b []byte) error {
 // ListPresetsOptions pages through presets. Zero values use the service's
 // defaults (limit 20, offset 0).
 type ListPresetsOptions struct {
-	Limit  int `url:"limit,omitempty"`
+	// Limit is the page size (the service's default is 20).
+	Limit int `url:"limit,omitempty"`
+	// Offset is how many presets to skip.
 	Offset int `url:"offset,omitempty"`
 }
 
 // PresetPage is one page of presets.
 type PresetPage struct {
+	// Presets are the page's presets.
 	Presets []Preset
 	// Total is the number of presets in the account when the service
 	// reports it, else -1.
@@ -217,7 +224,10 @@ func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error
 
 // CreatePresetRequest names a preset to create.
 type CreatePresetRequest struct {
-	Name        string `json:"name"`
+	// Name is the preset's name, what /pfc's preset parameter will refer
+	// to.
+	Name string `json:"name"`
+	// Description describes the preset.
 	Description string `json:"description"`
 	// FileName is the preset file's name; only its extension matters and
 	// it must be .pcp or .preset.

@@ -18,7 +18,11 @@ import (
 // the key that names it on /pfc (as fileKey, or as bgFileKey for a
 // background image).
 type UploadTicket struct {
-	FileKey   string `json:"fileKey"`
+	// FileKey names the file on /pfc (fileKey, or bgFileKey for a
+	// background image).
+	FileKey string `json:"fileKey"`
+	// UploadURL is the pre-signed URL the file is uploaded to (PUT,
+	// without the API key).
 	UploadURL string `json:"uploadUrl"`
 }
 

@@ -39,7 +39,9 @@ type Plan struct {
 
 // IgnoredParam is a supplied parameter that has no effect.
 type IgnoredParam struct {
-	Name   string // wire name, e.g. "height"
+	// Name is the parameter's wire name, e.g. "height".
+	Name string
+	// Reason says which rule makes it ineffective.
 	Reason string
 }
 
