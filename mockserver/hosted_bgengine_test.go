@@ -17,27 +17,14 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 )
 
-func TestHostedBGEngineDefaultIsCPU(t *testing.T) {
+// TestHostedBGEngineWithProcessor: the engine is the reference engine's;
+// a Processor of one's own has none (bgengine_test.go tests the choice).
+func TestHostedBGEngineWithProcessor(t *testing.T) {
 	t.Parallel()
-	log, buf := logBuffer()
-	h, err := NewHosted(HostedOptions{DataDir: t.TempDir(), Logger: log})
-	require.NoError(t, err)
-	assert.Equal(t, BGEngineCPU, h.BGEngine())
-	require.NoError(t, h.Close())
-	require.NoError(t, h.Close(), "idempotent")
-	assert.Contains(t, buf.String(), `"msg":"background-removal engine","engine":"cpu"`)
-}
-
-func TestHostedBGEngineRefused(t *testing.T) {
-	t.Parallel()
-	_, err := NewHosted(HostedOptions{DataDir: t.TempDir(), BGEngine: "tpu"})
-	require.ErrorIs(t, err, ErrInvalidOptions)
-	assert.ErrorContains(t, err, `unknown background-removal engine "tpu" (want cpu, cuda or auto)`)
-
 	proc := HostedProcessorFunc(func(context.Context, io.Reader, HostedJobRequest, io.Writer) (*HostedJobResult, error) {
 		return &HostedJobResult{}, nil
 	})
-	_, err = NewHosted(HostedOptions{DataDir: t.TempDir(), BGEngine: BGEngineCPU, Processor: proc})
+	_, err := NewHosted(HostedOptions{DataDir: t.TempDir(), BGEngine: BGEngineCPU, Processor: proc})
 	require.ErrorIs(t, err, ErrInvalidOptions)
 	assert.ErrorContains(t, err, "BGEngine applies to the reference engine only; it cannot be combined with Processor")
 
@@ -45,38 +32,6 @@ func TestHostedBGEngineRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, BGEngine(""), h.BGEngine(), "no engine of its own with a Processor")
 	require.NoError(t, h.Close())
-}
-
-func TestHostedBGEngineCUDA(t *testing.T) {
-	t.Parallel()
-	h, err := NewHosted(HostedOptions{DataDir: t.TempDir(), BGEngine: BGEngineCUDA})
-	if err == nil {
-		// a cuda build on a GPU machine
-		require.True(t, CUDAEngineCompiled)
-		assert.Equal(t, BGEngineCUDA, h.BGEngine())
-		require.NoError(t, h.Close())
-		return
-	}
-	require.ErrorIs(t, err, ErrEngineUnavailable)
-	var ue *EngineUnavailableError
-	require.ErrorAs(t, err, &ue)
-	assert.Equal(t, BGEngineCUDA, ue.Engine)
-	t.Logf("cuda unavailable here: %v", err)
-}
-
-func TestHostedBGEngineAuto(t *testing.T) {
-	t.Parallel()
-	log, buf := logBuffer()
-	h, err := NewHosted(HostedOptions{DataDir: t.TempDir(), BGEngine: BGEngineAuto, Logger: log})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, h.Close()) }()
-	if h.BGEngine() == BGEngineCUDA {
-		assert.Contains(t, buf.String(), `"engine":"cuda","requested":"auto"`)
-		return
-	}
-	assert.Equal(t, BGEngineCPU, h.BGEngine())
-	assert.Contains(t, buf.String(), `"engine":"cpu","requested":"auto","gpu_unavailable":`)
-	assert.Equal(t, 1, bytes.Count(buf.Bytes(), []byte("background-removal engine")), "one log line")
 }
 
 // deviceRemover stands for a removal engine with a device (the GPU engine):
