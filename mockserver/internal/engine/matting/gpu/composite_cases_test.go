@@ -97,6 +97,7 @@ func backgroundSources() map[string]image.Image {
 		"gray":        gray,
 		"offorigin":   large.SubImage(image.Rect(300, 200, 1000, 900)),
 		"stride":      large.SubImage(image.Rect(0, 0, 801, 555)),
+		"dot":         &image.NRGBA{Pix: []uint8{200, 100, 50, 160}, Stride: 4, Rect: image.Rect(0, 0, 1, 1)},
 	}
 }
 
@@ -137,6 +138,18 @@ func compositeCases() []compositeCase {
 		add(subjects[4], "generative_"+p, matting.Background{Kind: matting.Generative, Prompt: p})
 	}
 	add(subjects[3], "generative_beach", matting.Background{Kind: matting.Generative, Prompt: "beach"})
+	// a frame of 3×2 pixels
+	tiny := subject{name: "3x2", img: &image.NRGBA{Pix: make([]uint8, 24), Stride: 12, Rect: image.Rect(0, 0, 3, 2)}}
+	for i := range tiny.img.Pix {
+		tiny.img.Pix[i] = uint8(40*i + 7)
+	}
+	tiny.truth = &matting.Matte{Alpha: &image.Alpha{Pix: []uint8{0, 255, 128, 255, 255, 30}, Stride: 3, Rect: tiny.img.Rect}}
+	tiny.fore = tiny.truth
+	for _, sh := range shadows {
+		add(tiny, "image_dot_"+string(sh), matting.Background{Kind: matting.Image, Image: srcs["dot"], Shadow: sh})
+		add(tiny, "image_large_"+string(sh), matting.Background{Kind: matting.Image, Image: srcs["large"], Shadow: sh})
+	}
+	add(tiny, "generative", matting.Background{Kind: matting.Generative, Prompt: "snow"})
 	return cs
 }
 
