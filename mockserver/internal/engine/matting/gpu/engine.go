@@ -69,10 +69,12 @@ func (e *Engine) RemoveBackground(ctx context.Context, img *image.NRGBA, o matti
 // shadows' full-resolution stages (the soft shadow's reduction of the
 // shifted alpha, the hard shadow's shift, the floating shadow's scan, the
 // enlargement of the shadow plane and the shading) run on the device; the
-// reduced-resolution parts (a generated scene, the shadow blurs and the
-// floating ellipse) and the conversion of an uploaded image that is not an
-// *image.NRGBA at the origin run on the CPU with matting's code. Images
-// whose pixels are not contiguous are composited on the CPU.
+// reduced-resolution parts (a generated scene at ≤512 px, the shadow
+// blurs and the floating ellipse at ≤1024 px, the resize's taps) and the
+// conversion of an uploaded image that is not an *image.NRGBA at the
+// origin run on the CPU with matting's code. An fg whose pixels are not
+// contiguous, or a matte that is not fg's size or not contiguous, is
+// composited wholly on the CPU.
 func (e *Engine) Composite(ctx context.Context, fg *image.NRGBA, m *matting.Matte, bg matting.Background) (*image.NRGBA, error) {
 	kind, ok := gpuComposite(fg, m, bg)
 	if !ok {
@@ -92,8 +94,9 @@ func (e *Engine) Composite(ctx context.Context, fg *image.NRGBA, m *matting.Matt
 }
 
 // gpuComposite says whether Composite runs on the GPU, and as which kind
-// (Transparent, Color, Image or Generative): it does unless fg or the
-// matte's planes are not contiguous.
+// (Transparent, Color, Image or Generative): it does unless fg is nil,
+// empty or not contiguous, or the matte (or a Foreground of fg's size) is
+// not contiguous or the matte not of fg's size.
 func gpuComposite(fg *image.NRGBA, m *matting.Matte, bg matting.Background) (matting.BackgroundKind, bool) {
 	if fg == nil || fg.Rect.Empty() || fg.Stride != 4*fg.Rect.Dx() {
 		return 0, false
