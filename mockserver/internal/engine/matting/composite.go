@@ -196,24 +196,88 @@ const (
 
 // shadowMap returns the shadow opacity per pixel (0 = none), or nil.
 func shadowMap(alpha []uint8, w, h int, kind Shadow) []float32 {
-	L := float64(max(w, h))
 	switch kind {
-	case ShadowSoft:
-		return dropShadow(alpha, w, h, int(math.Round(softOffsetX*L)), int(math.Round(softOffsetY*L)), softBlur*L, softOpacity)
-	case ShadowHard:
-		return dropShadow(alpha, w, h, int(math.Round(hardOffsetX*L)), int(math.Round(hardOffsetY*L)), 0, hardOpacity)
+	case ShadowSoft, ShadowHard:
+		d, _ := DropShadowFor(kind, w, h)
+		return dropShadow(alpha, w, h, d)
 	case ShadowFloating:
 		return floatingShadow(alpha, w, h)
 	}
 	return nil
 }
 
-// dropShadow is the matte shifted by (dx, dy), blurred by radius (pixels),
-// times opacity. Blurring runs at reduced resolution for large images; the
-// shadow is smooth, so nothing visible is lost.
-func dropShadow(alpha []uint8, w, h, dx, dy int, radius, opacity float64) []float32 {
-	out := make([]float32, w*h)
+// DropShadow is the recipe of a drop shadow (ShadowSoft, ShadowHard) on a
+// frame, from DropShadowFor.
+type DropShadow struct {
+	// DX and DY shift the subject's alpha right and down, in pixels: the
+	// shadow at (x,y) comes from the alpha at (x-DX, y-DY), 0 outside.
+	DX, DY int
+	// Opacity scales the shadow.
+	Opacity float32
+	// Radius is the box-blur radius on the reduced plane (BlurShadow);
+	// 0 means no blur: the shadow is Opacity × alpha/255 of the shifted
+	// alpha at full resolution, and the fields below are unset.
+	Radius int
+	// Factor, W and H are the reduced plane: cell (cx,cy) is the mean of
+	// the shifted alpha/255 over the Factor×Factor block at
+	// (cx·Factor, cy·Factor), clipped at the right and bottom edges, summed
+	// in float32 row by row.
+	Factor, W, H int
+}
+
+// DropShadowFor returns the drop shadow of kind (ShadowSoft or
+// ShadowHard) on a w×h frame; ok is false for other kinds.
+func DropShadowFor(kind Shadow, w, h int) (d DropShadow, ok bool) {
+	L := float64(max(w, h))
+	var ox, oy, blur, opacity float64
+	switch kind {
+	case ShadowSoft:
+		ox, oy, blur, opacity = softOffsetX, softOffsetY, softBlur, softOpacity
+	case ShadowHard:
+		ox, oy, blur, opacity = hardOffsetX, hardOffsetY, 0, hardOpacity
+	default:
+		return DropShadow{}, false
+	}
+	d = DropShadow{DX: int(math.Round(ox * L)), DY: int(math.Round(oy * L)), Opacity: float32(opacity)}
+	radius := blur * L
 	if radius < 1 {
+		return d, true
+	}
+	d.Factor = max(1, int(math.Ceil(L/1024)))
+	d.W, d.H = (w+d.Factor-1)/d.Factor, (h+d.Factor-1)/d.Factor
+	d.Radius = max(1, int(math.Round(radius/float64(d.Factor))))
+	return d, true
+}
+
+// ShadowPlane is a shadow at reduced resolution. At full resolution the
+// shadow at (x,y) is Opacity times Plane bilinearly interpolated at
+// ((x+0.5)/Factor-0.5, (y+0.5)/Factor-0.5), clamped to the plane, in
+// float32.
+type ShadowPlane struct {
+	// Plane holds W×H values in raster order.
+	Plane []float32
+	// W and H are the plane's size, Factor its reduction.
+	W, H, Factor int
+	// Opacity scales the enlarged plane.
+	Opacity float32
+}
+
+// BlurShadow blurs a w×h shadow plane in place with the three box-blur
+// passes of radius r of a soft drop shadow (DropShadow.Radius).
+func BlurShadow(plane []float32, w, h, r int) {
+	for pass := 0; pass < 3; pass++ {
+		boxBlur(plane, w, h, r)
+	}
+}
+
+// dropShadow is the matte shifted by (d.DX, d.DY), blurred by d.Radius
+// on the reduced plane, times d.Opacity. Blurring runs at reduced
+// resolution for large images; the shadow is smooth, so nothing visible
+// is lost.
+func dropShadow(alpha []uint8, w, h int, d DropShadow) []float32 {
+	out := make([]float32, w*h)
+	dx, dy := d.DX, d.DY
+	if d.Radius == 0 {
 		parallel.Rows(h, func(y0, y1 int) {
 			for y := y0; y < y1; y++ {
 				sy := y - dy
@@ -223,15 +287,14 @@ func dropShadow(alpha []uint8, w, h, dx, dy int, radius, opacity float64) []floa
 				for x := 0; x < w; x++ {
 					sx := x - dx
 					if sx >= 0 && sx < w {
-						out[y*w+x] = float32(opacity) * float32(alpha[sy*w+sx]) / 255
+						out[y*w+x] = d.Opacity * float32(alpha[sy*w+sx]) / 255
 					}
 				}
 			}
 		})
 		return out
 	}
-	f := max(1, int(math.Ceil(float64(max(w, h))/1024)))
-	sw, sh := (w+f-1)/f, (h+f-1)/f
+	f, sw, sh := d.Factor, d.W, d.H
 	small := make([]float32, sw*sh)
 	parallel.Rows(sh, func(y0, y1 int) {
 		for cy := y0; cy < y1; cy++ {
@@ -252,42 +315,54 @@ func dropShadow(alpha []uint8, w, h, dx, dy int, radius, opacity float64) []floa
 			}
 		}
 	})
-	r := max(1, int(math.Round(radius/float64(f))))
-	for pass := 0; pass < 3; pass++ {
-		boxBlur(small, sw, sh, r)
-	}
-	upsampleInto(out, w, h, small, sw, sh, f, float32(opacity))
+	BlurShadow(small, sw, sh, d.Radius)
+	upsampleInto(out, w, h, small, sw, sh, f, d.Opacity)
 	return out
 }
 
-// floatingShadow is a blurred ellipse centred under the subject, a gap
-// below its lowest opaque row. It is clipped by the frame: a subject that
-// reaches the bottom edge gets no visible floating shadow.
-func floatingShadow(alpha []uint8, w, h int) []float32 {
-	x0, y0, x1, y1 := w, h, -1, -1
-	var sx, sa float64
+// SubjectBox summarises the pixels where a subject is mostly opaque
+// (alpha ≥ 128), for the floating shadow: their bounding box and the sum
+// of their x coordinates. Count 0 means there are none.
+type SubjectBox struct {
+	// X0, Y0, X1 and Y1 bound the pixels, inclusive.
+	X0, Y0, X1, Y1 int
+	// SumX is the sum of their x, Count their number.
+	SumX, Count int64
+}
+
+// subjectBox scans a w×h alpha plane.
+func subjectBox(alpha []uint8, w, h int) SubjectBox {
+	b := SubjectBox{X0: w, Y0: h, X1: -1, Y1: -1}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			a := alpha[y*w+x]
-			if a < 128 {
+			if alpha[y*w+x] < 128 {
 				continue
 			}
-			x0, x1 = min(x0, x), max(x1, x)
-			y0, y1 = min(y0, y), max(y1, y)
-			sx += float64(x)
-			sa++
+			b.X0, b.X1 = min(b.X0, x), max(b.X1, x)
+			b.Y0, b.Y1 = min(b.Y0, y), max(b.Y1, y)
+			b.SumX += int64(x)
+			b.Count++
 		}
 	}
-	if sa == 0 {
-		return nil
+	return b
+}
+
+// FloatingShadowPlane renders the floating shadow of a subject on a w×h
+// frame at reduced resolution, blurred: an ellipse centred under the
+// subject (at the mean x of b), a gap below its lowest row. ok is false
+// when b is empty (no shadow).
+func FloatingShadowPlane(b SubjectBox, w, h int) (p ShadowPlane, ok bool) {
+	if b.Count == 0 {
+		return ShadowPlane{}, false
 	}
-	sw, shh := float64(x1-x0+1), float64(y1-y0+1)
-	cx := sx/sa + 0.5
+	sw, shh := float64(b.X1-b.X0+1), float64(b.Y1-b.Y0+1)
+	// integer sums below 2^53 are exact in float64, in any order
+	cx := float64(b.SumX)/float64(b.Count) + 0.5
 	ea, eb := floatWidth*sw, math.Max(2, floatHeight*sw)
 	f := max(1, int(math.Ceil(float64(max(w, h))/1024)))
 	r := max(1, int(math.Round(floatBlur*eb/float64(f))))
 	// the blurred ellipse starts (3 box passes of radius r) below the gap
-	cy := float64(y1) + 1 + math.Max(1, floatGap*shh) + eb + float64(3*r*f)
+	cy := float64(b.Y1) + 1 + math.Max(1, floatGap*shh) + eb + float64(3*r*f)
 	gw, gh := (w+f-1)/f, (h+f-1)/f
 	small := make([]float32, gw*gh)
 	for gy := 0; gy < gh; gy++ {
@@ -299,11 +374,20 @@ func floatingShadow(alpha []uint8, w, h int) []float32 {
 			}
 		}
 	}
-	for pass := 0; pass < 3; pass++ {
-		boxBlur(small, gw, gh, r)
+	BlurShadow(small, gw, gh, r)
+	return ShadowPlane{Plane: small, W: gw, H: gh, Factor: f, Opacity: floatOpacity}, true
+}
+
+// floatingShadow is a blurred ellipse centred under the subject, a gap
+// below its lowest opaque row. It is clipped by the frame: a subject that
+// reaches the bottom edge gets no visible floating shadow.
+func floatingShadow(alpha []uint8, w, h int) []float32 {
+	p, ok := FloatingShadowPlane(subjectBox(alpha, w, h), w, h)
+	if !ok {
+		return nil
 	}
 	out := make([]float32, w*h)
-	upsampleInto(out, w, h, small, gw, gh, f, floatOpacity)
+	upsampleInto(out, w, h, p.Plane, p.W, p.H, p.Factor, p.Opacity)
 	return out
 }
 

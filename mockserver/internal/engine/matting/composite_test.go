@@ -219,3 +219,50 @@ func TestCompositeDegenerate(t *testing.T) {
 		Composite(img, &Matte{Alpha: image.NewAlpha(image.Rect(0, 0, 3, 3))}, Background{Kind: BackgroundKind(42)})
 	})
 }
+
+func TestDropShadowFor(t *testing.T) {
+	t.Parallel()
+	d, ok := DropShadowFor(ShadowSoft, 2000, 1500)
+	require.True(t, ok)
+	assert.Equal(t, DropShadow{DX: 24, DY: 40, Opacity: softOpacity, Radius: 15, Factor: 2, W: 1000, H: 750}, d)
+	d, ok = DropShadowFor(ShadowSoft, 60, 40) // blur below a pixel: a plain shift
+	require.True(t, ok)
+	assert.Equal(t, DropShadow{DX: 1, DY: 1, Opacity: softOpacity}, d)
+	d, ok = DropShadowFor(ShadowHard, 1000, 500)
+	require.True(t, ok)
+	assert.Equal(t, DropShadow{DX: 10, DY: 16, Opacity: hardOpacity}, d)
+	for _, k := range []Shadow{ShadowNone, ShadowFloating, "x"} {
+		_, ok = DropShadowFor(k, 100, 100)
+		assert.False(t, ok, k)
+	}
+}
+
+func TestFloatingShadowPlane(t *testing.T) {
+	t.Parallel()
+	_, ok := FloatingShadowPlane(SubjectBox{X0: 10, Y0: 10, X1: -1, Y1: -1}, 100, 100)
+	assert.False(t, ok, "no subject, no shadow")
+	alpha := make([]uint8, 100*80)
+	for y := 10; y < 40; y++ {
+		for x := 30; x < 60; x++ {
+			alpha[y*100+x] = 200
+		}
+	}
+	b := subjectBox(alpha, 100, 80)
+	assert.Equal(t, SubjectBox{X0: 30, Y0: 10, X1: 59, Y1: 39, SumX: 30 * (30 + 59) * 30 / 2, Count: 900}, b)
+	p, ok := FloatingShadowPlane(b, 100, 80)
+	require.True(t, ok)
+	assert.Equal(t, 100*80, len(p.Plane))
+	assert.Equal(t, float32(floatOpacity), p.Opacity)
+}
+
+func TestPlanCover(t *testing.T) {
+	t.Parallel()
+	for _, c := range [][4]int{{640, 480, 300, 200}, {50, 40, 333, 517}, {4000, 30, 64, 64}, {7, 9, 1, 1}} {
+		p := PlanCover(c[0], c[1], c[2], c[3])
+		require.Len(t, p.X.Start, c[2])
+		require.Len(t, p.Y.Start, c[3])
+		require.Len(t, p.X.W, c[2]*p.X.N)
+		require.Len(t, p.Y.W, c[3]*p.Y.N)
+		assert.True(t, 0 <= p.RowLo && p.RowLo < p.RowHi && p.RowHi <= c[1], "%v: rows [%d,%d)", c, p.RowLo, p.RowHi)
+	}
+}

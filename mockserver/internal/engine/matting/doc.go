@@ -17,8 +17,14 @@
 // can run them: [NewAccelerated] is the pipeline with those stages on a
 // device and the rest on the CPU, and the GPU engine (package gpu, build
 // tag cuda) is such a device. [Compositor] and [CompositeWith] let a
-// remover composite on its device too. The CPU engine's output does not
-// change with this split (TestCPUGolden pins it by hash).
+// remover composite on its device too; the small, CPU-side parts of
+// compositing are exported for it, computed by the same code as
+// Composite's: the cover resize's filter taps ([CoverSource],
+// [PlanCover]), a generated background's reduced scene
+// ([GenerateScene]), the shadows' recipes and reduced planes
+// ([DropShadowFor], [BlurShadow], [FloatingShadowPlane]) and the shading
+// tables ([CompositeTables]). The CPU engine's output does not change
+// with this split (TestCPUGolden pins it by hash).
 //
 // # Pipeline
 //

@@ -21,29 +21,8 @@ func Generate(prompt string, w, h int) *image.NRGBA {
 	if w <= 0 || h <= 0 {
 		return image.NewNRGBA(image.Rectangle{})
 	}
-	norm := strings.ToLower(strings.Join(strings.Fields(prompt), " "))
-	hs := fnv.New64a()
-	_, _ = hs.Write([]byte(norm))
-	seed := hs.Sum64()
-	th := pickTheme(norm, seed)
-
-	// The scene is smooth, so it is rendered at a bounded resolution and
-	// enlarged bilinearly; the dither is added at full resolution.
-	f := max(1, int(math.Ceil(float64(max(w, h))/512)))
-	gw, gh := (w+f-1)/f, (h+f-1)/f
-	small := make([]float32, 3*gw*gh)
-	aspect := float64(w) / float64(h)
-	parallel.Rows(gh, func(y0, y1 int) {
-		for gy := y0; gy < y1; gy++ {
-			v := (float64(gy) + 0.5) / float64(gh)
-			for gx := 0; gx < gw; gx++ {
-				u := (float64(gx) + 0.5) / float64(gw)
-				c := th.color(u, v, aspect, seed)
-				o := 3 * (gy*gw + gx)
-				small[o], small[o+1], small[o+2] = float32(c[0]), float32(c[1]), float32(c[2])
-			}
-		}
-	})
+	sc := GenerateScene(prompt, w, h)
+	small, gw, gh, f, seed := sc.Small, sc.W, sc.H, sc.Factor, sc.Seed
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
 	parallel.Rows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
@@ -68,6 +47,54 @@ func Generate(prompt string, w, h int) *image.NRGBA {
 		}
 	})
 	return out
+}
+
+// Scene is the smooth part of a generated background, rendered at reduced
+// resolution (see GenerateScene).
+type Scene struct {
+	// Small holds W×H colours in raster order, three float32 values each
+	// (sRGB in [0,1], not clamped).
+	Small []float32
+	// W and H are the scene's size: ⌈w/Factor⌉×⌈h/Factor⌉.
+	W, H int
+	// Factor is the enlargement to full resolution, ⌈max(w,h)/512⌉.
+	Factor int
+	// Seed is the hash of the normalised prompt; it also seeds the
+	// full-resolution dither.
+	Seed uint64
+}
+
+// GenerateScene renders the scene of Generate(prompt, w, h) at reduced
+// resolution (w and h positive). Generate enlarges it to w×h: pixel (x,y)
+// is bilinear in Small at ((x+0.5)/Factor-0.5, (y+0.5)/Factor-0.5),
+// clamped to the scene, times 255 plus a dither in [-0.5, 0.5) from the
+// top 24 bits of a 64-bit hash of (x, y, Seed), rounded and clamped to 8
+// bits, opaque.
+func GenerateScene(prompt string, w, h int) Scene {
+	norm := strings.ToLower(strings.Join(strings.Fields(prompt), " "))
+	hs := fnv.New64a()
+	_, _ = hs.Write([]byte(norm))
+	seed := hs.Sum64()
+	th := pickTheme(norm, seed)
+
+	// The scene is smooth, so it is rendered at a bounded resolution and
+	// enlarged bilinearly; the dither is added at full resolution.
+	f := max(1, int(math.Ceil(float64(max(w, h))/512)))
+	gw, gh := (w+f-1)/f, (h+f-1)/f
+	small := make([]float32, 3*gw*gh)
+	aspect := float64(w) / float64(h)
+	parallel.Rows(gh, func(y0, y1 int) {
+		for gy := y0; gy < y1; gy++ {
+			v := (float64(gy) + 0.5) / float64(gh)
+			for gx := 0; gx < gw; gx++ {
+				u := (float64(gx) + 0.5) / float64(gw)
+				c := th.color(u, v, aspect, seed)
+				o := 3 * (gy*gw + gx)
+				small[o], small[o+1], small[o+2] = float32(c[0]), float32(c[1]), float32(c[2])
+			}
+		}
+	})
+	return Scene{Small: small, W: gw, H: gh, Factor: f, Seed: seed}
 }
 
 // rgb is an sRGB colour in [0,1].

@@ -90,6 +90,15 @@ func ColourTables() (lin, cbrt []float32) {
 	return append([]float32(nil), linLUT[:]...), append([]float32(nil), cbrtLUT[:]...)
 }
 
+// CompositeTables returns copies of the tables a shadow's shading reads:
+// gamma, linear light in [0,1] to sRGB in [0,1] (LUTSize+2 entries, read
+// like the colour tables), and srgb8, each 8-bit sRGB value in linear
+// light (256 entries). Composite shades a background value b under a
+// shadow s > 0 as lookup(gamma, srgb8[b]·(1-s))·255.
+func CompositeTables() (gamma, srgb8 []float32) {
+	return append([]float32(nil), gammaLUT[:]...), append([]float32(nil), srgb8ToLinear[:]...)
+}
+
 // Compositor is implemented by removers that composite on their device.
 // Composite has the contract of the package's Composite function.
 type Compositor interface {

@@ -124,3 +124,15 @@ func TestColourTables(t *testing.T) {
 	lin[100] = -1
 	assert.NotEqual(t, float32(-1), linLUT[100], "a copy")
 }
+
+func TestCompositeTables(t *testing.T) {
+	t.Parallel()
+	gamma, srgb8 := CompositeTables()
+	require.Len(t, gamma, LUTSize+2)
+	require.Len(t, srgb8, 256)
+	assert.Equal(t, gammaLUT[100], gamma[100])
+	assert.Equal(t, srgb8ToLinear[200], srgb8[200])
+	gamma[100], srgb8[200] = -1, -1
+	assert.NotEqual(t, float32(-1), gammaLUT[100], "a copy")
+	assert.NotEqual(t, float32(-1), srgb8ToLinear[200], "a copy")
+}

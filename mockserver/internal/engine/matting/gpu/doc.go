@@ -46,8 +46,23 @@
 //     the interpolated local statistics, and the spill reduction
 //     (refine); the image is uploaded once per removal and stays on the
 //     device between stages;
-//   - compositing (Engine.Composite, matting.Compositor) on a transparent
-//     background and on a solid colour without shadow.
+//   - compositing (Engine.Composite, matting.Compositor), for every
+//     background kind and shadow, identical to matting.Composite: the
+//     blend αF + (1-α)B (composite_transparent, composite_color,
+//     composite_back); an uploaded image's Catmull-Rom cover resize, its
+//     horizontal pass over the source rows the plan needs into a float
+//     plane and its vertical pass (cover_rows, cover_cols; the taps come
+//     from matting.PlanCover); a generated background's bilinear
+//     enlargement with the per-pixel hash dither (generate_enlarge); a
+//     soft drop shadow's reduction of the shifted subject alpha to at most
+//     1024 px (shadow_reduce), the hard shadow's shift, the floating
+//     shadow's scan for the subject's bounding box and mean x (subject_scan,
+//     64-bit integer atomics, so exact in any order), and the bilinear
+//     enlargement of a shadow plane with the shading
+//     toGamma(srgb8ToLinear[b]·(1-s))·255, fused into composite_back so
+//     that no full-resolution shadow plane exists. The gamma table and the
+//     8-bit sRGB to linear table (matting.CompositeTables) are uploaded
+//     once with the colour tables.
 //
 // # Stages left on the CPU, and why
 //
@@ -68,12 +83,22 @@
 //     analysis resolution, only for band cells, with float64 sums in the
 //     CPU's order; they are uploaded (8 floats per cell) with the mask and
 //     the band.
-//   - Compositing onto an uploaded image (Catmull-Rom cover resize), a
-//     generated background (procedural, rendered at ≤512 px) or with a
-//     shadow (blurred at ≤1024 px): the hosted mock's options, reduced
-//     resolution or resampling code shared with the CPU; Engine.Composite
-//     hands them to matting.Composite. The container mock composites on
-//     transparency only.
+//   - Compositing's reduced-resolution parts, computed by matting's own
+//     code: a generated background's scene (matting.GenerateScene:
+//     procedural, fractal noise and theme features in float64 with libm
+//     calls, at most 512×512 nodes, so a few hundred thousand evaluations
+//     that the GPU would have to reimplement and could not match bit for
+//     bit without libm); a soft drop shadow's three box-blur passes on the
+//     reduced plane (matting.BlurShadow: running sums with a sequential
+//     dependency along each row and column, at most 1024×1024, between the
+//     device's reduction and enlargement; the worker downloads the plane,
+//     blurs it on its own goroutine and uploads it); the floating shadow's
+//     ellipse and blur (matting.FloatingShadowPlane, from the scanned box:
+//     at most 1024×1024); the taps of the cover resize (matting.PlanCover:
+//     w+h filters computed in float64, uploaded); and the conversion of an
+//     uploaded image that is not an *image.NRGBA at the origin
+//     (matting.CoverSource, as the CPU does). Only images (or mattes)
+//     whose pixels are not contiguous are composited wholly on the CPU.
 //
 // The results match the CPU engine's except where the exponential of the
 // refinement's confidence rounds differently (the GPU computes it in
@@ -97,7 +122,8 @@
 // on a driver whose device memory is host memory: TestEmulatedParity and
 // TestEmulatedComposite then check the Go side and the kernels' arithmetic
 // against the CPU engine over the parity set (on amd64 the mattes and
-// foregrounds are identical, |Δ| = 0, and so are the composites). What the
+// foregrounds are identical, |Δ| = 0, and so are the composites of every
+// background kind and shadow, composite_cases_test.go). What the
 // emulator cannot check is the PTX code generation, the driver's JIT and
 // the GPU: that needs the GPU tests. It skips where clang-19 is missing.
 //

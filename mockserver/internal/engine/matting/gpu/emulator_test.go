@@ -151,4 +151,7 @@ func emuEngine(t *testing.T) *Engine {
 
 func TestEmulatedParity(t *testing.T) { checkParity(t, emuEngine(t)) }
 
-func TestEmulatedComposite(t *testing.T) { checkComposite(t, emuEngine(t)) }
+func TestEmulatedComposite(t *testing.T) {
+	t.Parallel()
+	checkComposite(t, emuEngine(t))
+}

@@ -44,8 +44,10 @@ func New(o Options) (*Engine, error) {
 
 // newEngine opens the engine on drv.
 func newEngine(drv driver, o Options) (*Engine, error) {
-	lin, cbrt := matting.ColourTables()
-	d, err := openDevice(drv, deviceConfig{ordinal: o.Device, maxIdle: o.MaxIdleBytes, ptx: kernelsPTX, tables: [2][]float32{lin, cbrt}})
+	var tables [numTables][]float32
+	tables[tabLin], tables[tabCbrt] = matting.ColourTables()
+	tables[tabGamma], tables[tabSRGB8] = matting.CompositeTables()
+	d, err := openDevice(drv, deviceConfig{ordinal: o.Device, maxIdle: o.MaxIdleBytes, ptx: kernelsPTX, tables: tables})
 	if err != nil {
 		return nil, err
 	}
@@ -61,55 +63,29 @@ func (e *Engine) RemoveBackground(ctx context.Context, img *image.NRGBA, o matti
 	return e.remover.RemoveBackground(ctx, img, o)
 }
 
-// Composite is matting.Composite with the blending on the GPU for a
-// transparent background and for a solid colour without shadow; other
-// backgrounds (an uploaded image, a generated one, shadows) and images
-// whose pixels are not contiguous are composited on the CPU.
+// Composite is matting.Composite on the GPU, with identical results: the
+// blending, the background's full-resolution stages (an uploaded image's
+// cover resize, a generated background's enlargement and dither) and the
+// shadows' full-resolution stages (the soft shadow's reduction of the
+// shifted alpha, the hard shadow's shift, the floating shadow's scan, the
+// enlargement of the shadow plane and the shading) run on the device; the
+// reduced-resolution parts (a generated scene at ≤512 px, the shadow
+// blurs and the floating ellipse at ≤1024 px, the resize's taps) and the
+// conversion of an uploaded image that is not an *image.NRGBA at the
+// origin run on the CPU with matting's code. An fg whose pixels are not
+// contiguous, or a matte that is not fg's size or not contiguous, is
+// composited wholly on the CPU.
 func (e *Engine) Composite(ctx context.Context, fg *image.NRGBA, m *matting.Matte, bg matting.Background) (*image.NRGBA, error) {
 	kind, ok := gpuComposite(fg, m, bg)
 	if !ok {
 		return matting.Composite(fg, m, bg), nil
 	}
-	w, h := fg.Rect.Dx(), fg.Rect.Dy()
-	n := w * h
+	c := newComposition(fg, m, bg, kind)
 	out := image.NewNRGBA(fg.Rect)
-	colours := fg
-	if m != nil && m.Foreground != nil && m.Foreground.Rect == fg.Rect {
-		colours = m.Foreground
-	}
 	err := e.dev.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
-		dfg, err := s.upload(fg.Pix[:4*n])
-		if err != nil {
-			return err
-		}
-		dcol := dfg
-		if colours != fg {
-			if dcol, err = s.upload(colours.Pix[:4*n]); err != nil {
-				return err
-			}
-		}
-		var dm devicePtr
-		if m != nil {
-			if dm, err = s.upload(m.Alpha.Pix[:n]); err != nil {
-				return err
-			}
-		}
-		dout, err := s.alloc(uint64(4 * n))
-		if err != nil {
-			return err
-		}
-		if kind == matting.Color {
-			c := bg.Color
-			err = wk.launch(kCompositeColor, int64(n), dfg, dcol, dm, n, int(c.R), int(c.G), int(c.B), dout)
-		} else {
-			err = wk.launch(kCompositeTransparent, int64(n), dfg, dcol, dm, n, dout)
-		}
-		if err != nil {
-			return err
-		}
-		return wk.download(out.Pix, dout)
+		return c.run(s, out.Pix)
 	})
 	if err != nil {
 		return nil, err
@@ -118,7 +94,9 @@ func (e *Engine) Composite(ctx context.Context, fg *image.NRGBA, m *matting.Matt
 }
 
 // gpuComposite says whether Composite runs on the GPU, and as which kind
-// (Transparent or Color).
+// (Transparent, Color, Image or Generative): it does unless fg is nil,
+// empty or not contiguous, or the matte (or a Foreground of fg's size) is
+// not contiguous or the matte not of fg's size.
 func gpuComposite(fg *image.NRGBA, m *matting.Matte, bg matting.Background) (matting.BackgroundKind, bool) {
 	if fg == nil || fg.Rect.Empty() || fg.Stride != 4*fg.Rect.Dx() {
 		return 0, false
@@ -133,14 +111,8 @@ func gpuComposite(fg *image.NRGBA, m *matting.Matte, bg matting.Background) (mat
 		}
 	}
 	switch bg.Kind {
-	case matting.Image, matting.Generative:
-		return 0, false
-	case matting.Color:
-		switch bg.Shadow {
-		case matting.ShadowSoft, matting.ShadowHard, matting.ShadowFloating:
-			return 0, false
-		}
-		return matting.Color, true
+	case matting.Color, matting.Image, matting.Generative:
+		return bg.Kind, true
 	}
 	// Transparent, and unknown kinds, which Composite treats as such.
 	return matting.Transparent, true

@@ -60,10 +60,12 @@ func TestEngineOnFakeDriver(t *testing.T) {
 	_, err = e.Composite(ctx, img, m, matting.Background{Kind: matting.Color, Color: color.NRGBA{R: 9, A: 255}})
 	require.NoError(t, err)
 	_, err = e.Composite(ctx, img, m, matting.Background{Kind: matting.Color, Shadow: matting.ShadowSoft})
-	require.NoError(t, err) // on the CPU
+	require.NoError(t, err)
 	assert.Equal(t, []fakeLaunch{
 		{name: kCompositeTransparent, grid: [3]uint32{235, 1, 1}, block: [3]uint32{blockSize, 1, 1}, params: 5},
 		{name: kCompositeColor, grid: [3]uint32{235, 1, 1}, block: [3]uint32{blockSize, 1, 1}, params: 8},
+		{name: kShadowReduce, grid: [3]uint32{235, 1, 1}, block: [3]uint32{blockSize, 1, 1}, params: 10},
+		{name: kCompositeBack, grid: [3]uint32{235, 1, 1}, block: [3]uint32{blockSize, 1, 1}, params: 14},
 	}, f.launches)
 
 	require.NoError(t, e.Close(), "no buffer left in use")
@@ -110,9 +112,9 @@ func TestGPUCompositeChoice(t *testing.T) {
 		{"unknown kind", img, m, matting.Background{Kind: 42}, matting.Transparent, true},
 		{"colour", img, m, matting.Background{Kind: matting.Color}, matting.Color, true},
 		{"colour unknown shadow", img, m, matting.Background{Kind: matting.Color, Shadow: "x"}, matting.Color, true},
-		{"colour soft shadow", img, m, matting.Background{Kind: matting.Color, Shadow: matting.ShadowSoft}, 0, false},
-		{"image", img, m, matting.Background{Kind: matting.Image}, 0, false},
-		{"generative", img, m, matting.Background{Kind: matting.Generative}, 0, false},
+		{"colour soft shadow", img, m, matting.Background{Kind: matting.Color, Shadow: matting.ShadowSoft}, matting.Color, true},
+		{"image", img, m, matting.Background{Kind: matting.Image, Shadow: matting.ShadowFloating}, matting.Image, true},
+		{"generative", img, m, matting.Background{Kind: matting.Generative}, matting.Generative, true},
 		{"strided", sub, m, matting.Background{}, 0, false},
 		{"matte of another size", img, other, matting.Background{}, 0, false},
 		{"empty", image.NewNRGBA(image.Rectangle{}), nil, matting.Background{}, 0, false},

@@ -15,6 +15,8 @@ type fakeDriver struct {
 	mu       sync.Mutex
 	devices  int32
 	fail     map[string]result // entry point → result to return
+	failOn   map[string]int    // entry point → the call (1-based) that fails with failCode
+	calls    map[string]int    // entry point → calls so far
 	names    map[result]string // cuGetErrorName answers
 	threads  map[int]int       // OS thread id → calls
 	next     uint64
@@ -39,6 +41,8 @@ func newFakeDriver() *fakeDriver {
 	return &fakeDriver{
 		devices: 1,
 		fail:    map[string]result{},
+		failOn:  map[string]int{},
+		calls:   map[string]int{},
 		names:   map[result]string{},
 		threads: map[int]int{},
 		mem:     map[devicePtr][]byte{},
@@ -47,9 +51,17 @@ func newFakeDriver() *fakeDriver {
 	}
 }
 
-// enter records the calling thread and returns the configured failure.
+// failCode is the result of a call chosen by failOn (CUDA_ERROR_UNKNOWN).
+const failCode result = 999
+
+// enter records the calling thread and the call, and returns the
+// configured failure.
 func (f *fakeDriver) enter(op string) result {
 	f.threads[syscall.Gettid()]++
+	f.calls[op]++
+	if n, ok := f.failOn[op]; ok && n == f.calls[op] {
+		return failCode
+	}
 	return f.fail[op]
 }
 

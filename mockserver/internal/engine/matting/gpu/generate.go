@@ -20,18 +20,36 @@ const (
 	kRefine               = "refine"
 	kCompositeTransparent = "composite_transparent"
 	kCompositeColor       = "composite_color"
+	kCoverRows            = "cover_rows"
+	kCoverCols            = "cover_cols"
+	kGenerateEnlarge      = "generate_enlarge"
+	kShadowReduce         = "shadow_reduce"
+	kSubjectScan          = "subject_scan"
+	kCompositeBack        = "composite_back"
 )
 
 // kernelSig is each kernel's parameter list as declared in kernels.cu, one
 // letter per parameter: p a device pointer (.u64), i a 32-bit integer
 // (.u32; int and bool arguments), f a float (.f32). Launches are checked
-// against it, and TestPTX checks it against the PTX.
+// against it, and TestPTX checks it against the PTX. Keep kernels at 15
+// parameters or fewer and without float ones: the kernel emulator calls
+// them through purego.SyscallN, which passes at most 15 arguments, all in
+// integer registers (composite_back takes its shadow as a parameter block
+// in device memory instead).
 var kernelSig = map[string]string{
 	kDownsample:           "piiiiiip",  // img, W, H, stride, f, w, h, srgb
 	kMedian3:              "ppii",      // src, dst, w, h
 	kColour:               "pppipp",    // srgb, lin, lab, n, linLUT, cbrtLUT
 	kBGDist:               "ppiiiippp", // lab, grid, w, h, gw, step, dist, plain, shadowed
 	kRefine:               "piiiiiippppipp",
-	kCompositeTransparent: "pppip",    // fg, colours, matte, n, out
-	kCompositeColor:       "pppiiiip", // fg, colours, matte, n, r, g, b, out
+	kCompositeTransparent: "pppip",      // fg, colours, matte, n, out
+	kCompositeColor:       "pppiiiip",   // fg, colours, matte, n, r, g, b, out
+	kCoverRows:            "piiiippip",  // src, sw, stride, nr, w, start, wts, ntaps, tmp
+	kCoverCols:            "piiiiippip", // tmp, w, h, sh, rowLo, nr, start, wts, ntaps, out
+	kGenerateEnlarge:      "piiiiiiip",  // small, gw, gh, f, w, h, seedLo, seedHi, out
+	kShadowReduce:         "ppiiiiiiip", // fg, matte, w, h, dx, dy, f, sw, sh, small
+	kSubjectScan:          "ppiip",      // fg, matte, w, h, box
+	// fg, colours, matte, back, r, g, b, w, h, shadow, plane, gammaLUT,
+	// srgb8, out
+	kCompositeBack: "ppppiiiiippppp",
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"sync"
 	"testing"
 
@@ -130,20 +129,6 @@ func checkParity(t *testing.T, e matting.Remover) {
 }
 
 func TestGPUComposite(t *testing.T) { checkComposite(t, openGPU(t)) }
-
-// checkComposite compares e's compositing with the CPU's.
-func checkComposite(t *testing.T, e *Engine) {
-	img, truth := synth.Product(5, 640, 480, synth.Gradient)
-	m, err := e.RemoveBackground(context.Background(), img, matting.Options{SpillReduction: true})
-	require.NoError(t, err)
-	for _, m := range []*matting.Matte{m, {Alpha: truth}, nil} {
-		for _, bg := range []matting.Background{{}, {Kind: matting.Color, Color: color.NRGBA{R: 30, G: 200, B: 90, A: 255}}} {
-			got, err := e.Composite(context.Background(), img, m, bg)
-			require.NoError(t, err)
-			assert.Equal(t, matting.Composite(img, m, bg).Pix, got.Pix, "identical to the CPU's")
-		}
-	}
-}
 
 func TestGPUConcurrentRemovals(t *testing.T) {
 	e := openGPU(t)

@@ -382,3 +382,225 @@ extern "C" __global__ void composite_color(const u8 *fg, const u8 *colours,
     out[4 * p + 3] = 255;
   }
 }
+
+// cover_rows: the horizontal pass of an Image background's cover resize
+// (matting.PlanCover, matting.coverResize): the nr source rows at src
+// (sw pixels, stride bytes apart; the plan's rows RowLo..RowHi-1) filtered
+// by the X taps (start, wts, ntaps per frame column) into three floats per
+// frame column, each source pixel flattened onto white.
+extern "C" __global__ void cover_rows(const u8 *src, int sw, int stride, int nr,
+                                      int w, const int *start, const float *wts,
+                                      int ntaps, float *tmp) {
+  i64 n = (i64)nr * w;
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), r = (int)(p / w);
+    const u8 *row = src + (i64)r * stride;
+    const float *wt = wts + (i64)x * ntaps;
+    int st = start[x];
+    float acc[3] = {0, 0, 0};
+    for (int k = 0; k < ntaps; k++) {
+      float t = wt[k];
+      if (t == 0) continue;
+      const u8 *px = row + 4 * (i64)imin(imax(st + k, 0), sw - 1);
+      float a = (float)px[3] / 255.0f;
+      for (int c = 0; c < 3; c++) acc[c] += t * ((float)px[c] * a + 255.0f * (1 - a));
+    }
+    tmp[3 * p] = acc[0];
+    tmp[3 * p + 1] = acc[1];
+    tmp[3 * p + 2] = acc[2];
+  }
+}
+
+// cover_cols: the vertical pass of the cover resize: frame pixel (x,y)
+// combines column x of the filtered rows with the Y taps of row y
+// (source row r read from filtered row r-rowLo, both clamped), rounded
+// to 8 bits, opaque.
+extern "C" __global__ void cover_cols(const float *tmp, int w, int h, int sh,
+                                      int rowLo, int nr, const int *start,
+                                      const float *wts, int ntaps, u8 *out) {
+  i64 n = (i64)w * h;
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), y = (int)(p / w);
+    const float *wt = wts + (i64)y * ntaps;
+    int st = start[y];
+    float acc[3] = {0, 0, 0};
+    for (int k = 0; k < ntaps; k++) {
+      float t = wt[k];
+      if (t == 0) continue;
+      int r = imin(imax(imin(imax(st + k, 0), sh - 1) - rowLo, 0), nr - 1);
+      const float *q = tmp + 3 * ((i64)w * r + x);
+      for (int c = 0; c < 3; c++) acc[c] += t * q[c];
+    }
+    for (int c = 0; c < 3; c++) out[4 * p + c] = clamp8(acc[c]);
+    out[4 * p + 3] = 255;
+  }
+}
+
+typedef unsigned long long u64;
+
+// gen_hash is matting.genHash (uint64 arithmetic, wrapping).
+__device__ static inline u64 gen_hash(i64 x, i64 y, u64 seed) {
+  u64 h = (u64)x * 0x9E3779B97F4A7C15ull ^ (u64)y * 0xC2B2AE3D27D4EB4Full ^
+          seed * 0x165667B19E3779F9ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+// generate_enlarge: a generated background at full resolution
+// (matting.Generate after matting.GenerateScene): the gw×gh scene (three
+// floats per node) enlarged bilinearly by f, times 255, plus the hash
+// dither seeded by seedHi:seedLo, rounded to 8 bits, opaque.
+extern "C" __global__ void generate_enlarge(const float *small, int gw, int gh,
+                                            int f, int w, int h,
+                                            unsigned int seedLo,
+                                            unsigned int seedHi, u8 *out) {
+  u64 seed = (u64)seedHi << 32 | seedLo;
+  i64 n = (i64)w * h;
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), y = (int)(p / w);
+    float v = fminx(fmaxx(((float)y + 0.5f) / (float)f - 0.5f, 0.0f), (float)(gh - 1));
+    int yi = imin((int)v, gh - 1);
+    int yj = imin(yi + 1, gh - 1);
+    float fy = v - (float)yi;
+    float u = fminx(fmaxx(((float)x + 0.5f) / (float)f - 0.5f, 0.0f), (float)(gw - 1));
+    int xi = imin((int)u, gw - 1);
+    int xj = imin(xi + 1, gw - 1);
+    float fx = u - (float)xi;
+    float d = (float)(gen_hash(x, y, seed) >> 40) / (float)(1 << 24) - 0.5f;
+    const float *s00 = small + 3 * ((i64)yi * gw + xi), *s01 = small + 3 * ((i64)yi * gw + xj);
+    const float *s10 = small + 3 * ((i64)yj * gw + xi), *s11 = small + 3 * ((i64)yj * gw + xj);
+    for (int c = 0; c < 3; c++) {
+      float a = s00[c] * (1 - fx) + s01[c] * fx;
+      float b = s10[c] * (1 - fx) + s11[c] * fx;
+      out[4 * p + c] = clamp8((a * (1 - fy) + b * fy) * 255.0f + d);
+    }
+    out[4 * p + 3] = 255;
+  }
+}
+
+// shadow_reduce: a soft drop shadow's reduced plane (matting.dropShadow):
+// cell (cx,cy) of sw×sh is the mean of the subject alpha / 255 shifted by
+// (dx,dy) over its f×f block, clipped at the frame, summed in float32 row
+// by row as the CPU does.
+extern "C" __global__ void shadow_reduce(const u8 *fg, const u8 *matte, int w,
+                                         int h, int dx, int dy, int f, int sw,
+                                         int sh, float *small) {
+  i64 n = (i64)sw * sh;
+  FOR_EACH(p, n) {
+    int cx = (int)(p % sw), cy = (int)(p / sw);
+    float sum = 0;
+    int cnt = 0;
+    int y1 = imin(cy * f + f, h), x1 = imin(cx * f + f, w);
+    for (int y = cy * f; y < y1; y++) {
+      int sy = y - dy;
+      for (int x = cx * f; x < x1; x++) {
+        cnt++;
+        int sx = x - dx;
+        if (sy >= 0 && sy < h && sx >= 0 && sx < w) {
+          sum += (float)subject_alpha(fg, matte, (i64)sy * w + sx);
+        }
+      }
+    }
+    small[p] = sum / (255.0f * (float)cnt);
+  }
+}
+
+#define SCAN_SEG 64
+
+// subject_scan: the floating shadow's scan (matting.SubjectBox) of the
+// pixels whose subject alpha is at least 128: box holds x0, y0, x1, y1,
+// the sum of x and the count as 64-bit integers, set by the caller to w,
+// h, -1, -1, 0, 0. Each thread scans SCAN_SEG pixels of a row and merges
+// its result with integer atomics, so the result is exact in any order.
+extern "C" __global__ void subject_scan(const u8 *fg, const u8 *matte, int w,
+                                        int h, i64 *box) {
+  int segs = (w + SCAN_SEG - 1) / SCAN_SEG;
+  i64 n = (i64)segs * h;
+  FOR_EACH(p, n) {
+    int y = (int)(p / segs), x0 = (int)(p % segs) * SCAN_SEG;
+    int x1 = imin(x0 + SCAN_SEG, w);
+    int lo = w, hi = -1;
+    i64 sum = 0, cnt = 0;
+    for (int x = x0; x < x1; x++) {
+      if (subject_alpha(fg, matte, (i64)y * w + x) < 128u) continue;
+      lo = imin(lo, x);
+      hi = x;
+      sum += x;
+      cnt++;
+    }
+    if (cnt == 0) continue;
+    __atomic_fetch_min(&box[0], (i64)lo, __ATOMIC_RELAXED);
+    __atomic_fetch_min(&box[1], (i64)y, __ATOMIC_RELAXED);
+    __atomic_fetch_max(&box[2], (i64)hi, __ATOMIC_RELAXED);
+    __atomic_fetch_max(&box[3], (i64)y, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&box[4], sum, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&box[5], cnt, __ATOMIC_RELAXED);
+  }
+}
+
+// Shadow modes of composite_back.
+#define SHADOW_NONE 0
+#define SHADOW_SHIFT 1 // the subject alpha shifted by (dx,dy), × opacity
+#define SHADOW_PLANE 2 // the reduced plane enlarged bilinearly, × opacity
+
+// back_shadow is composite_back's shadow, uploaded with each call (a
+// parameter block: the emulator's calls take at most 15 integer
+// arguments, and no float ones).
+struct back_shadow {
+  int mode, dx, dy; // SHADOW_*; the shift of SHADOW_SHIFT
+  float opacity;
+  int pw, ph, f; // the plane of SHADOW_PLANE: its size and reduction
+};
+
+// composite_back: the subject on an opaque background (matting.Composite,
+// Color, Image, Generative): back is the w×h background (RGBA), or null
+// for the solid colour (r,g,b); the shadow s darkens it as
+// toGamma(srgb8ToLinear[b]·(1-s))·255 where s > 0 (matting.shadowMap and
+// upsampleInto, computed per pixel: no shadow plane at full resolution),
+// then αF + (1-α)B in 8-bit sRGB, opaque.
+extern "C" __global__ void composite_back(const u8 *fg, const u8 *colours,
+                                          const u8 *matte, const u8 *back,
+                                          int r, int g, int b, int w, int h,
+                                          const struct back_shadow *sh,
+                                          const float *plane,
+                                          const float *gammaLUT,
+                                          const float *srgb8, u8 *out) {
+  u8 solid[3] = {(u8)r, (u8)g, (u8)b};
+  int mode = sh->mode, dx = sh->dx, dy = sh->dy, pw = sh->pw, ph = sh->ph, f = sh->f;
+  float opacity = sh->opacity;
+  i64 n = (i64)w * h;
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), y = (int)(p / w);
+    float a = (float)subject_alpha(fg, matte, p) / 255.0f;
+    float s = 0;
+    if (mode == SHADOW_SHIFT) {
+      int sy = y - dy, sx = x - dx;
+      if (sy >= 0 && sy < h && sx >= 0 && sx < w) {
+        s = opacity * (float)subject_alpha(fg, matte, (i64)sy * w + sx) / 255.0f;
+      }
+    } else if (mode == SHADOW_PLANE) {
+      float v = fminx(fmaxx(((float)y + 0.5f) / (float)f - 0.5f, 0.0f), (float)(ph - 1));
+      int yi = imin((int)v, ph - 1);
+      int yj = imin(yi + 1, ph - 1);
+      float fy = v - (float)yi;
+      float u = fminx(fmaxx(((float)x + 0.5f) / (float)f - 0.5f, 0.0f), (float)(pw - 1));
+      int xi = imin((int)u, pw - 1);
+      int xj = imin(xi + 1, pw - 1);
+      float fx = u - (float)xi;
+      float t = plane[(i64)yi * pw + xi] * (1 - fx) + plane[(i64)yi * pw + xj] * fx;
+      float q = plane[(i64)yj * pw + xi] * (1 - fx) + plane[(i64)yj * pw + xj] * fx;
+      s = opacity * (t * (1 - fy) + q * fy);
+    }
+    for (int c = 0; c < 3; c++) {
+      u8 b8 = back ? back[4 * p + c] : solid[c];
+      float bv = (float)b8;
+      if (s > 0) bv = lookup(gammaLUT, srgb8[b8] * (1 - s)) * 255.0f;
+      out[4 * p + c] = clamp8(a * (float)colours[4 * p + c] + (1 - a) * bv);
+    }
+    out[4 * p + 3] = 255;
+  }
+}

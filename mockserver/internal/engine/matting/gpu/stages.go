@@ -141,7 +141,7 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 			return err
 		}
 		r.lab = buf{lab, plane}
-		if err := wk.launch(kColour, int64(n), srgb, lin, lab, n, wk.lin, wk.cbrt); err != nil {
+		if err := wk.launch(kColour, int64(n), srgb, lin, lab, n, wk.table(tabLin), wk.table(tabCbrt)); err != nil {
 			return err
 		}
 		if err := wk.download(bytesOf(pl.Lin), lin); err != nil {

@@ -40,17 +40,30 @@ type worker struct {
 	stream handle
 	fns    map[string]handle
 	pool   *bufferPool
-	// lin and cbrt are the colour tables on the device.
-	lin, cbrt devicePtr
-	lutBytes  uint64
+	// tables are the lookup tables on the device, uploaded once (see
+	// deviceConfig.tables); an entry is zero where none was given.
+	tables [numTables]buf
 }
+
+// The lookup tables uploaded at device open, by index: tabLin and tabCbrt
+// are matting.ColourTables, tabGamma and tabSRGB8 matting.CompositeTables.
+const (
+	tabLin = iota
+	tabCbrt
+	tabGamma
+	tabSRGB8
+	numTables
+)
+
+// table returns lookup table i on the device.
+func (w *worker) table(i int) devicePtr { return w.tables[i].p }
 
 // deviceConfig is what openDevice needs besides the driver.
 type deviceConfig struct {
 	ordinal int
 	maxIdle uint64
 	ptx     string
-	tables  [2][]float32 // colour tables uploaded once (may be empty)
+	tables  [numTables][]float32 // lookup tables uploaded once (tab*; empty ones are skipped)
 }
 
 // openDevice starts the worker goroutine, which locks its OS thread, loads
@@ -155,11 +168,11 @@ func (w *worker) setup(cfg deviceConfig) (string, error) {
 	if err := check(d, "cuDeviceGet", d.DeviceGet(&w.dev, int32(cfg.ordinal))); err != nil {
 		return "", err
 	}
-	buf := make([]byte, 256)
+	nameBuf := make([]byte, 256)
 	name := fmt.Sprintf("CUDA device %d", cfg.ordinal)
-	if d.DeviceGetName(buf, w.dev) == cudaSuccess {
-		if i := indexByte(buf, 0); i > 0 {
-			name = string(buf[:i])
+	if d.DeviceGetName(nameBuf, w.dev) == cudaSuccess {
+		if i := indexByte(nameBuf, 0); i > 0 {
+			name = string(nameBuf[:i])
 		}
 	}
 	var ctx handle
@@ -185,15 +198,19 @@ func (w *worker) setup(cfg deviceConfig) (string, error) {
 		w.fns[k] = fn
 	}
 	w.pool = newBufferPool(d, cfg.maxIdle)
-	if len(cfg.tables[0]) > 0 {
-		w.lutBytes = uint64(4 * len(cfg.tables[0]))
-		var err error
-		if w.lin, err = w.uploadNew(bytesOf(cfg.tables[0])); err != nil {
+	uploaded := false
+	for i, t := range cfg.tables {
+		if len(t) == 0 {
+			continue
+		}
+		p, err := w.uploadNew(bytesOf(t))
+		if err != nil {
 			return "", err
 		}
-		if w.cbrt, err = w.uploadNew(bytesOf(cfg.tables[1])); err != nil {
-			return "", err
-		}
+		w.tables[i] = buf{p, uint64(4 * len(t))}
+		uploaded = true
+	}
+	if uploaded {
 		if err := w.sync(); err != nil {
 			return "", err
 		}
@@ -215,11 +232,10 @@ func (w *worker) teardown() error {
 		add(check(d, "cuStreamSynchronize", d.StreamSynchronize(w.stream)))
 	}
 	if w.pool != nil {
-		if w.lin != 0 {
-			add(w.pool.put(w.lin, w.lutBytes))
-		}
-		if w.cbrt != 0 {
-			add(w.pool.put(w.cbrt, w.lutBytes))
+		for _, t := range w.tables {
+			if t.p != 0 {
+				add(w.pool.put(t.p, t.n))
+			}
 		}
 		add(w.pool.drain())
 		if w.pool.live != 0 {
@@ -359,7 +375,7 @@ func packArgs(sig string, args []any) ([]uint64, error) {
 }
 
 // bytesOf views a slice of plain values as bytes.
-func bytesOf[T uint8 | int32 | float32 | bool](s []T) []byte {
+func bytesOf[T uint8 | int32 | int64 | float32 | bool](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 
 func openFake(t *testing.T, f *fakeDriver) *device {
 	t.Helper()
-	d, err := openDevice(f, deviceConfig{ptx: kernelsPTX, tables: [2][]float32{{1, 2}, {3, 4}}})
+	d, err := openDevice(f, deviceConfig{ptx: kernelsPTX, tables: [numTables][]float32{{1, 2}, {3, 4}}})
 	require.NoError(t, err)
 	return d
 }
@@ -148,7 +148,7 @@ func TestOpenDeviceFailures(t *testing.T) {
 			t.Parallel()
 			f := newFakeDriver()
 			c.set(f)
-			_, err := openDevice(f, deviceConfig{ptx: kernelsPTX, tables: [2][]float32{{1}, {2}}})
+			_, err := openDevice(f, deviceConfig{ptx: kernelsPTX, tables: [numTables][]float32{{1}, {2}}})
 			require.Error(t, err)
 			if c.is != nil {
 				assert.ErrorIs(t, err, c.is)
