@@ -21,8 +21,10 @@ type driver interface {
 	DevicePrimaryCtxRetain(ctx *handle, dev int32) result
 	DevicePrimaryCtxRelease(dev int32) result
 	CtxSetCurrent(ctx handle) result
-	// ModuleLoadData loads a NUL-terminated PTX image.
-	ModuleLoadData(mod *handle, image []byte) result
+	// ModuleLoadData loads a NUL-terminated PTX image (cuModuleLoadDataEx);
+	// where the JIT compiler fails, it writes its messages into errLog
+	// (NUL-terminated, cut to the buffer).
+	ModuleLoadData(mod *handle, image, errLog []byte) result
 	ModuleUnload(mod handle) result
 	ModuleGetFunction(fn *handle, mod handle, name string) result
 	MemAlloc(ptr *devicePtr, size uint64) result

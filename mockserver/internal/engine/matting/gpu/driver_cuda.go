@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -27,7 +28,7 @@ type cudaDriver struct {
 	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) int32
 	cuDevicePrimaryCtxRelease func(dev int32) int32
 	cuCtxSetCurrent           func(ctx uintptr) int32
-	cuModuleLoadData          func(mod *uintptr, image unsafe.Pointer) int32
+	cuModuleLoadDataEx        func(mod *uintptr, image unsafe.Pointer, n uint32, options, values unsafe.Pointer) int32
 	cuModuleUnload            func(mod uintptr) int32
 	cuModuleGetFunction       func(fn *uintptr, mod uintptr, name string) int32
 	cuMemAlloc                func(ptr *uint64, size uint64) int32
@@ -59,7 +60,7 @@ func openDriver() (driver, error) {
 		{&d.cuDevicePrimaryCtxRetain, []string{"cuDevicePrimaryCtxRetain"}},
 		{&d.cuDevicePrimaryCtxRelease, []string{"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}},
 		{&d.cuCtxSetCurrent, []string{"cuCtxSetCurrent"}},
-		{&d.cuModuleLoadData, []string{"cuModuleLoadData"}},
+		{&d.cuModuleLoadDataEx, []string{"cuModuleLoadDataEx"}},
 		{&d.cuModuleUnload, []string{"cuModuleUnload"}},
 		{&d.cuModuleGetFunction, []string{"cuModuleGetFunction"}},
 		{&d.cuMemAlloc, []string{"cuMemAlloc_v2"}},
@@ -120,12 +121,24 @@ func (d *cudaDriver) CtxSetCurrent(ctx handle) result {
 	return result(d.cuCtxSetCurrent(uintptr(ctx)))
 }
 
-func (d *cudaDriver) ModuleLoadData(mod *handle, image []byte) result {
-	if len(image) == 0 || image[len(image)-1] != 0 {
+// JIT options of cuModuleLoadDataEx (CUjit_option in cuda.h).
+const (
+	jitErrorLogBuffer          = 5 // CU_JIT_ERROR_LOG_BUFFER
+	jitErrorLogBufferSizeBytes = 6 // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+)
+
+func (d *cudaDriver) ModuleLoadData(mod *handle, image, errLog []byte) result {
+	if len(image) == 0 || image[len(image)-1] != 0 || len(errLog) == 0 {
 		return 1 // CUDA_ERROR_INVALID_VALUE: the PTX must be NUL-terminated
 	}
+	// Each option's value is a pointer-sized slot: the buffer's address,
+	// and the buffer's size as an integer.
+	options := []uint32{jitErrorLogBuffer, jitErrorLogBufferSizeBytes}
+	values := []uintptr{uintptr(unsafe.Pointer(&errLog[0])), uintptr(len(errLog))}
 	var m uintptr
-	r := d.cuModuleLoadData(&m, unsafe.Pointer(&image[0]))
+	r := d.cuModuleLoadDataEx(&m, unsafe.Pointer(&image[0]), uint32(len(options)),
+		unsafe.Pointer(&options[0]), unsafe.Pointer(&values[0]))
+	runtime.KeepAlive(errLog)
 	*mod = handle(m)
 	return result(r)
 }

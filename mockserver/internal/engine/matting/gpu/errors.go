@@ -1,8 +1,10 @@
 package gpu
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -55,11 +57,38 @@ type DriverError struct {
 	// "CUDA_ERROR_OUT_OF_MEMORY"; when the driver does not know it, the
 	// name from the CUDA headers, or "CUresult(<code>)".
 	Name string
+	// Detail is what the driver said besides the code, if anything: for
+	// cuModuleLoadDataEx, the JIT compiler's error log (why the PTX was
+	// refused), cut to jitLogSize bytes.
+	Detail string
 }
 
-// Error describes the failure: "gpu: cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2)".
+// Error describes the failure: "gpu: cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (2)",
+// followed by ": " and Detail when there is one.
 func (e *DriverError) Error() string {
-	return fmt.Sprintf("gpu: %s: %s (%d)", e.Op, e.Name, e.Code)
+	s := fmt.Sprintf("gpu: %s: %s (%d)", e.Op, e.Name, e.Code)
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// jitLogSize bounds the JIT compiler's error log kept in a DriverError.
+const jitLogSize = 4096
+
+// jitMessages returns the JIT compiler's log from its NUL-terminated
+// buffer, its lines joined by "; " so the error stays one line.
+func jitMessages(buf []byte) string {
+	if i := bytes.IndexByte(buf, 0); i >= 0 {
+		buf = buf[:i]
+	}
+	var lines []string
+	for _, l := range strings.Split(string(buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
 }
 
 // result is a CUresult.

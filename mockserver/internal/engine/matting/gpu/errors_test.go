@@ -42,3 +42,10 @@ func TestErrorsMatch(t *testing.T) {
 	assert.ErrorIs(t, ErrNoDevice, ErrUnavailable)
 	assert.NotErrorIs(t, ErrClosed, ErrUnavailable)
 }
+
+func TestJITMessages(t *testing.T) {
+	t.Parallel()
+	assert.Empty(t, jitMessages(make([]byte, 16)), "nothing logged")
+	assert.Equal(t, "a; b", jitMessages([]byte("a\n\n  b  \n\x00garbage")))
+	assert.Equal(t, "cut", jitMessages([]byte("cut")), "a full buffer has no NUL")
+}

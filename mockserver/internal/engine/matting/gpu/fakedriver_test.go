@@ -56,6 +56,10 @@ const failCode result = 999
 
 // enter records the calling thread and the call, and returns the
 // configured failure.
+// fakeJITLog is what the fake JIT compiler logs when cuModuleLoadDataEx
+// fails: two lines, as ptxas words them.
+const fakeJITLog = "ptxas application ptx input, line 42; error   : Unknown symbol 'x'\nptxas fatal   : Ptx assembly aborted due to errors\n"
+
 func (f *fakeDriver) enter(op string) result {
 	f.threads[syscall.Gettid()]++
 	f.calls[op]++
@@ -116,10 +120,11 @@ func (f *fakeDriver) CtxSetCurrent(handle) result {
 	return f.enter("cuCtxSetCurrent")
 }
 
-func (f *fakeDriver) ModuleLoadData(mod *handle, image []byte) result {
+func (f *fakeDriver) ModuleLoadData(mod *handle, image, errLog []byte) result {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if r := f.enter("cuModuleLoadData"); r != 0 {
+	if r := f.enter("cuModuleLoadDataEx"); r != 0 {
+		copy(errLog, fakeJITLog+"\x00")
 		return r
 	}
 	if len(image) == 0 || image[len(image)-1] != 0 {

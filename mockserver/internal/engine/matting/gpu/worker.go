@@ -187,7 +187,12 @@ func (w *worker) setup(cfg deviceConfig) (string, error) {
 		return "", err
 	}
 	img := append([]byte(cfg.ptx), 0)
-	if err := check(d, "cuModuleLoadData", d.ModuleLoadData(&w.mod, img)); err != nil {
+	jitLog := make([]byte, jitLogSize)
+	if err := check(d, "cuModuleLoadDataEx", d.ModuleLoadData(&w.mod, img, jitLog)); err != nil {
+		var de *DriverError
+		if errors.As(err, &de) {
+			de.Detail = jitMessages(jitLog)
+		}
 		return "", err
 	}
 	for k := range kernelSig {

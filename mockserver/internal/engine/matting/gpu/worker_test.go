@@ -139,7 +139,8 @@ func TestOpenDeviceFailures(t *testing.T) {
 		{name: "init no device", set: func(f *fakeDriver) { f.fail["cuInit"] = 100 }, is: ErrNoDevice, op: "cuInit", code: 100},
 		{name: "init stub", set: func(f *fakeDriver) { f.fail["cuInit"] = 34 }, op: "cuInit", code: 34,
 			errMsg: "gpu: cuInit: CUDA_ERROR_STUB_LIBRARY (34)"},
-		{name: "bad ptx", set: func(f *fakeDriver) { f.fail["cuModuleLoadData"] = 218 }, op: "cuModuleLoadData", code: 218},
+		{name: "bad ptx", set: func(f *fakeDriver) { f.fail["cuModuleLoadDataEx"] = 218 }, op: "cuModuleLoadDataEx", code: 218,
+			errMsg: "gpu: cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (218): ptxas application ptx input, line 42; error   : Unknown symbol 'x'; ptxas fatal   : Ptx assembly aborted due to errors"},
 		{name: "no function", set: func(f *fakeDriver) { f.fail["cuModuleGetFunction"] = 500 }, code: 500},
 		{name: "tables oom", set: func(f *fakeDriver) { f.fail["cuMemAlloc"] = 2 }, op: "cuMemAlloc", code: 2},
 	}
