@@ -43,10 +43,15 @@ type cudaDriver struct {
 }
 
 // openDriver loads libcuda.so.1 and resolves the entry points.
-func openDriver() (driver, error) {
-	lib, err := purego.Dlopen(libcuda, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+func openDriver() (driver, error) { return openDriverAt(libcuda) }
+
+// openDriverAt loads the driver library at path (a name the dynamic
+// loader searches for, or a file) and resolves the entry points. The tests
+// bind a stub library with it.
+func openDriverAt(path string) (driver, error) {
+	lib, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {
-		return nil, &LoadError{Library: libcuda, Err: err}
+		return nil, &LoadError{Library: path, Err: err}
 	}
 	d := &cudaDriver{}
 	syms := []struct {
@@ -82,7 +87,7 @@ func openDriver() (driver, error) {
 			}
 		}
 		if lastErr != nil {
-			return nil, &LoadError{Library: libcuda, Symbol: s.names[0], Err: lastErr}
+			return nil, &LoadError{Library: path, Symbol: s.names[0], Err: lastErr}
 		}
 		purego.RegisterFunc(s.fn, sym)
 	}
