@@ -127,6 +127,20 @@
 // emulator cannot check is the PTX code generation, the driver's JIT and
 // the GPU: that needs the GPU tests. It skips where clang-19 is missing.
 //
+// Also with clang-19, the stub driver (stubdriver_test.go) checks the
+// binding to libcuda.so.1 itself: a C++ library exporting the driver API's
+// entry points with cuda.h's signatures over host memory, whose launches
+// read each kernel's parameters from cuLaunchKernel's array as the driver
+// does and run kernels.cu compiled for the host. The engine, bound to it
+// by the same purego code as to the real driver, passes the parity set and
+// the composites identically and leaves no buffer, module, stream or
+// context behind. TestPTXAssembles assembles the embedded PTX with
+// NVIDIA's ptxas for sm_70, sm_80 and sm_90 where ptxas is found (see the
+// test for getting it from Debian): every kernel compiles, fits a block of
+// blockSize threads and spills nothing. cuModuleLoadDataEx's JIT log is
+// kept in DriverError.Detail, so a PTX the driver refuses says why. CI
+// runs these tests with the tag.
+//
 // The tests that need a GPU (build tag cuda: gpu_test.go) skip
 // with the reason when libcuda.so.1 does not load or reports no device:
 //
@@ -134,6 +148,10 @@
 //     the CPU engine over the synthetic composite set (package synth:
 //     8 products, 6 portraits with and without face box, spill reduction
 //     and preprocessing on and off), and the CPU's IoU and MAE bars;
+//   - TestGPUComposite: the composites of every background kind and shadow
+//     (composite_cases_test.go) against matting.Composite;
+//   - TestGPUConcurrentRemovals: removals from many goroutines sharing the
+//     device give the same mattes as one at a time;
 //   - BenchmarkGPU12MP and BenchmarkCPU12MP: a 4000×3000 product shot end
 //     to end through the engine (decoded image in, matte and transparent
 //     composite out);
@@ -142,21 +160,16 @@
 //     -bg-engine=cpu, each serving 100 SubmitImage jobs (12 MP), the
 //     throughput of both logged; it skips when the variable is unset.
 //
-// Build the test binaries on a machine with Go (no GPU, no CUDA toolkit
-// needed; .gpu-build/ is git-ignored), from the repository root:
+// On a machine with Go (no GPU, CUDA toolkit or clang needed), from the
+// repository root, .ci/gpu-build builds the test binary and the cuda mock
+// server into .gpu-build/ (git-ignored; built without cgo, so they need
+// no particular glibc version on the GPU machine), to carry to the GPU machine; there, from the
+// repository root, .ci/gpu-device runs the checks in three steps, each
+// within one 10-minute device command (output also in $OUT/<step>.log):
 //
-//	go test -c -tags cuda -o .gpu-build/gpu.test ./mockserver/internal/engine/matting/gpu
-//	go build -tags cuda -o .gpu-build/pfc-mockserver ./mockserver/cmd/pfc-mockserver
-//
-// and run them on the GPU machine (the test binary reads nothing from the
-// source tree but kernels.cu and generate.go for TestPTX, so run it from
-// the package directory):
-//
-//	cd mockserver/internal/engine/matting/gpu
-//	../../../../../.gpu-build/gpu.test -test.v -test.run 'TestGPU|TestPTX'
-//	GOMAXPROCS=2 ../../../../../.gpu-build/gpu.test -test.run '^$' -test.bench '12MP' -test.benchtime 5x
-//	../../../../../.gpu-build/gpu.test -test.run '^$' -test.bench '12MP' -test.benchtime 5x   # all cores
-//	PFC_MOCKSERVER_BIN=$PWD/../../../../../.gpu-build/pfc-mockserver ../../../../../.gpu-build/gpu.test -test.v -test.run TestStandaloneThroughput -test.timeout 30m
+//	.ci/gpu-device check       # driver, device, TestPTX*, TestGPU* (parity, composites)
+//	.ci/gpu-device bench       # BenchmarkGPU12MP, BenchmarkCPU12MP at GOMAXPROCS=2 and on all cores
+//	.ci/gpu-device standalone  # TestStandaloneThroughput, -bg-engine=cuda against cpu
 //
 // The speed goal is ≥ 10× the CPU engine at GOMAXPROCS=2 for the 12 MP
 // benchmark. None of these GPU runs has been made yet: the figures belong
