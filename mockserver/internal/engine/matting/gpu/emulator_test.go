@@ -40,7 +40,7 @@ var (
 )
 
 // emuLibrary builds and loads the host library of kernels.cu once.
-func emuLibrary(t *testing.T) uintptr {
+func emuLibrary(t testing.TB) uintptr {
 	t.Helper()
 	clang, err := exec.LookPath("clang-19")
 	if err != nil {
@@ -78,7 +78,7 @@ type emuDriver struct {
 	bufs map[devicePtr][]byte
 }
 
-func newEmuDriver(t *testing.T) *emuDriver {
+func newEmuDriver(t testing.TB) *emuDriver {
 	return &emuDriver{fakeDriver: newFakeDriver(), lib: emuLibrary(t), bufs: map[devicePtr][]byte{}}
 }
 
