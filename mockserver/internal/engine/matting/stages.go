@@ -9,8 +9,9 @@ import (
 // the CPU: the analysis image (box reduction, optional median, colour
 // conversion), the background distance of general mode and the
 // full-resolution refinement with spill reduction. [NewAccelerated] builds a
-// Remover on it; everything else (model fitting, mask clean-up, portrait
-// segmentation, the band's local statistics) stays on the CPU. The GPU
+// Remover on it; everything else (model fitting, the mask clean-up unless
+// the StageRun is a [Classifier], portrait segmentation, the band's local
+// statistics) stays on the CPU. The GPU
 // engine (package gpu, build tag cuda) implements it; the CPU versions of
 // the same stages are the reference the device's results are compared with.
 type Stages interface {
