@@ -16,7 +16,10 @@
 // refinement with spill reduction — sit behind [Stages], so that a device
 // can run them: [NewAccelerated] is the pipeline with those stages on a
 // device and the rest on the CPU, and the GPU engine (package gpu, build
-// tag cuda) is such a device. [Compositor] and [CompositeWith] let a
+// tag cuda) is such a device. A run that is a [Classifier] also cleans
+// general mode's mask up on its device, reproducing the CPU's steps,
+// which are exported as its reference (ReferenceClassify and the
+// Reference functions of each step). [Compositor] and [CompositeWith] let a
 // remover composite on its device too; the small, CPU-side parts of
 // compositing are exported for it, computed by the same code as
 // Composite's: the cover resize's filter taps ([CoverSource],

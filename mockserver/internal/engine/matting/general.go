@@ -172,7 +172,7 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 	var mask []bool
 	for round := 0; round < 3; round++ {
 		dist, plain, shadowed := bgDistance(a, field)
-		mask = classify(a, dist, plain, t)
+		mask = classifyOn(a, dist, plain, t)
 		if round == 2 {
 			break
 		}
@@ -236,6 +236,21 @@ func fieldResiduals(a *analysis, f bgField, use []bool) []float32 {
 		}
 	}
 	return res
+}
+
+// classifyOn is classify on the analysis' device when it is a
+// Classifier, else (or after a device error) on the CPU.
+func classifyOn(a *analysis, dist, plain []float32, t float32) []bool {
+	if c, ok := a.dev.(Classifier); ok && a.devErr == nil {
+		mask, err := c.Classify(a.ctx, dist, plain, t)
+		if err == nil {
+			return mask
+		}
+		// As in bgDistance: the pipeline fails with the device's error
+		// once the mask stage is done.
+		a.devErr = err
+	}
+	return classify(a, dist, plain, t)
 }
 
 // classify thresholds the background distance and cleans the result up:

@@ -9,8 +9,9 @@ import (
 // the CPU: the analysis image (box reduction, optional median, colour
 // conversion), the background distance of general mode and the
 // full-resolution refinement with spill reduction. [NewAccelerated] builds a
-// Remover on it; everything else (model fitting, mask clean-up, portrait
-// segmentation, the band's local statistics) stays on the CPU. The GPU
+// Remover on it; everything else (model fitting, the mask clean-up unless
+// the StageRun is a [Classifier], portrait segmentation, the band's local
+// statistics) stays on the CPU. The GPU
 // engine (package gpu, build tag cuda) implements it; the CPU versions of
 // the same stages are the reference the device's results are compared with.
 type Stages interface {
@@ -21,7 +22,8 @@ type Stages interface {
 
 // StageRun holds the device state of one removal (the uploaded image and
 // the analysis planes). Its methods are called in the order Analyse,
-// BGDistance (zero or more times), Refine, from one goroutine.
+// BGDistance (zero or more times, each followed by Classify when the run
+// is a [Classifier]), Refine, from one goroutine.
 type StageRun interface {
 	// Analyse box-averages the image by factor (each analysis pixel is the
 	// mean of a factor×factor block, clipped at the right and bottom
@@ -40,6 +42,22 @@ type StageRun interface {
 	Refine(ctx context.Context, in *RefineInput) (*image.Alpha, *image.NRGBA, error)
 	// Close releases the run's device resources.
 	Close()
+}
+
+// Classifier is implemented by a StageRun whose device also cleans general
+// mode's coarse mask up: when the run has it, each classification round
+// calls Classify instead of the CPU's clean-up (after BGDistance; the
+// CPU's version stays the reference, see [ReferenceClassify]).
+type Classifier interface {
+	// Classify returns the coarse mask of one classification round,
+	// bit for bit ReferenceClassify(W, H, Lab, dist, plain, t) with the
+	// analysis planes of Analyse: the pixels whose distance dist exceeds
+	// t, without the 8-connected components that never reach 2t or are
+	// small next to the largest, with narrow slits and enclosed holes
+	// filled, the background flooded from the frame through smooth
+	// colour changes of the 3×3-smoothed L*a*b* into pixels whose plain
+	// distance is below 2t, and components and holes cleaned once more.
+	Classify(ctx context.Context, dist, plain []float32, t float32) ([]bool, error)
 }
 
 // Planes is the analysis image of one removal, 3 float32 values per pixel

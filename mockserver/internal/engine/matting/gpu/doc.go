@@ -41,6 +41,23 @@
 //   - general mode's background distance with the shadow term, including
 //     the bilinear interpolation of the background field (bgdist), run
 //     for each of the up to three classification rounds;
+//   - general mode's mask clean-up (matting.Classifier: classify, once per
+//     classification round), bit for bit the CPU's: the threshold, the
+//     connected components (union-find over pixel indices with lock-free
+//     atomicMin links, then numbered in raster order of their first pixel
+//     as the CPU numbers them, with area, frame contact, peak score and
+//     bounding box from integer atomics), keepComponents, fillSlits (one
+//     thread per row, then per column; the wide candidates' sorted-width
+//     test by bisection on the value, one thread per column), fillHoles,
+//     the 3×3 L*a*b* smoothing and the smooth-change flood, computed as
+//     reachability: components of the graph of enterable pixels joined by
+//     steps within the colour limit, cleared where one is a step from a
+//     seed (kernels fill_*, cc_*, mask_above, count_true, keep_*,
+//     holes_apply, slit_*, smooth_lab, flood_*). Every step is a fixed
+//     sequence of launches within one job: nothing iterates to
+//     convergence, so no changed flag is polled, and each kernel's result
+//     is the same under any interleaving of its threads (argued in
+//     kernels.cu);
 //   - the full-resolution refinement: nearest-neighbour upsampling of the
 //     coarse mask, the unmixing of every pixel of the unknown band against
 //     the interpolated local statistics, and the spill reduction
@@ -72,12 +89,12 @@
 //     reductions, and the CPU's results are the reference bit for bit;
 //     the GPU gets the field as a grid of L*a*b* values (every 4th
 //     analysis pixel), 1/16 of the plane.
-//   - Mask clean-up in general mode (connected components, slit and hole
-//     filling, the smooth-change flood from the frame) and portrait
-//     mode's GrabCut (colour histograms, Boykov–Kolmogorov max-flow):
-//     graph algorithms with sequential dependencies at analysis resolution
-//     (at most 1.5 MP, 0.5 MP in portrait mode); a max-flow on the GPU
-//     would need push-relabel and would not give the CPU's cut.
+//   - Portrait mode's GrabCut (colour histograms, Boykov–Kolmogorov
+//     max-flow) at analysis resolution (at most 0.5 MP): a max-flow on the
+//     GPU would need push-relabel and would not give the CPU's cut.
+//   - Between general mode's classification rounds, the choice of the
+//     clean plate's pixels (a dilation of the mask and a per-pixel test),
+//     which the CPU's plate fit reads.
 //   - The band's local statistics (localStats: distance-weighted means of
 //     confident pixels in growing windows around each band cell): at
 //     analysis resolution, only for band cells, with float64 sums in the
@@ -123,7 +140,19 @@
 // TestEmulatedComposite then check the Go side and the kernels' arithmetic
 // against the CPU engine over the parity set (on amd64 the mattes and
 // foregrounds are identical, |Δ| = 0, and so are the composites of every
-// background kind and shadow, composite_cases_test.go). What the
+// background kind and shadow, composite_cases_test.go). The mask
+// clean-up is checked step by step against matting's Reference*
+// functions: TestEmulatedComponents (880 labellings of 11 mask kinds at
+// 10 sizes from 1×1, 1×N and N×1 up, 8- and 4-connected, of set and clear
+// pixels, labels and every component's summary), TestEmulatedClassifySteps
+// (220 random fields, each step of classify), TestEmulatedFillSlits,
+// TestEmulatedFillHoles and TestEmulatedFloodTies (the steps' boundary
+// cases: exact ties at every threshold, NaN distances) and
+// TestEmulatedClassifyParity (every classification round of the parity
+// set's removals, step by step on their real analysis planes; the mattes
+// identical). TestClassifyLaunchesOnFakeDriver and
+// TestClassifyDriverErrors check the launch sequence and that a failure
+// of any driver call releases every buffer. What the
 // emulator cannot check is the PTX code generation, the driver's JIT and
 // the GPU: that needs the GPU tests. It skips where clang-19 is missing.
 //
@@ -134,7 +163,8 @@
 // does and run kernels.cu compiled for the host. The engine, bound to it
 // by the same purego code as to the real driver, passes the parity set and
 // the composites identically and leaves no buffer, module, stream or
-// context behind. TestPTXAssembles assembles the embedded PTX with
+// context behind; TestClassifyOnStubDriver runs the mask clean-up
+// through it step by step. TestPTXAssembles assembles the embedded PTX with
 // NVIDIA's ptxas for sm_70, sm_80 and sm_90 where ptxas is found (see the
 // test for getting it from Debian): every kernel compiles, fits a block of
 // blockSize threads and spills nothing. cuModuleLoadDataEx's JIT log is
@@ -181,21 +211,18 @@
 // the 12 MP benchmark on the emulator and reports the time spent outside
 // device work: the stages left on the CPU and the Go side, a floor of the
 // GPU engine's time that no GPU can lower. On the 2-core development
-// machine, at GOMAXPROCS=2, it was 300–405 ms per image (three runs), while
-// BenchmarkReferenceCPU12MP, the whole CPU engine, took 425–445 ms: the
-// full-resolution stages the GPU takes over are only about a quarter of
-// the CPU engine's time at 12 MP, so with this split the GPU engine cannot
-// be much more than 1.4× the CPU engine at GOMAXPROCS=2, far from the 10×
-// goal. The rest is general mode's analysis-resolution work (1.5 MP for a
-// 12 MP image): the three classification rounds' mask clean-up (connected
-// components, slit and hole filling, the smooth-change flood; about 170 ms
-// a image in a CPU profile), the background fits and the clean plate
-// (about 55 ms), the 3×3 L*a*b* smoothing (about 35 ms) and the
-// allocations (about 470 MB a image, as many as the CPU engine's). Meeting
-// the goal needs that work on the device too, with the CPU's results:
-// connected components by label propagation with union-find (the CPU
-// numbers components in raster order of their first pixel, which the
-// smallest pixel index of each component reproduces), the flood as
-// reachability over 4-neighbour steps (its result does not depend on the
-// visiting order), the slit scans one thread per row and column.
+// machine, at GOMAXPROCS=2, three runs each: with general mode's mask
+// clean-up on the CPU it was 298–325 ms per image (300–405 ms in earlier
+// runs), with the clean-up on the device 136–153 ms, while
+// BenchmarkReferenceCPU12MP, the whole CPU engine, took 413–532 ms
+// (423–441 ms in the later runs). With this split the GPU engine cannot be
+// much more than 3× the CPU engine at GOMAXPROCS=2, still short of the
+// 10× goal. What remains on the host per image, from a CPU profile: about
+// 75 ms in general mode outside the clean-up (the background fits and
+// their medians and quantiles by sorting, the clean plates, the
+// dilations between rounds), about 25 ms planning the refinement (the
+// band's local statistics), and the Go side's allocations (about 270 MB an
+// image, down from 470 MB). The emulated device time says nothing of a
+// GPU's; the clean-up's kernels are many small launches (74 per
+// round), whose cost on a GPU has not been measured.
 package gpu

@@ -26,6 +26,28 @@ const (
 	kShadowReduce         = "shadow_reduce"
 	kSubjectScan          = "subject_scan"
 	kCompositeBack        = "composite_back"
+	kFillU8               = "fill_u8"
+	kFillI32              = "fill_i32"
+	kCCInit               = "cc_init"
+	kCCUnion              = "cc_union"
+	kCCFlatten            = "cc_flatten"
+	kCCCount              = "cc_count"
+	kCCScan               = "cc_scan"
+	kCCNumber             = "cc_number"
+	kCCLabel              = "cc_label"
+	kCCStats              = "cc_stats"
+	kMaskAbove            = "mask_above"
+	kCountTrue            = "count_true"
+	kKeepLargest          = "keep_largest"
+	kKeepApply            = "keep_apply"
+	kHolesApply           = "holes_apply"
+	kSlitRows             = "slit_rows"
+	kSlitCols             = "slit_cols"
+	kSlitWide             = "slit_wide"
+	kSmoothLab            = "smooth_lab"
+	kFloodPrep            = "flood_prep"
+	kFloodHit             = "flood_hit"
+	kFloodApply           = "flood_apply"
 )
 
 // kernelSig is each kernel's parameter list as declared in kernels.cu, one
@@ -52,4 +74,28 @@ var kernelSig = map[string]string{
 	// fg, colours, matte, back, r, g, b, w, h, shadow, plane, gammaLUT,
 	// srgb8, out
 	kCompositeBack: "ppppiiiiippppp",
+	// general mode's mask clean-up (classify.go); float thresholds are
+	// passed as their bits in an int
+	kFillU8:      "pii",       // p, n, v
+	kFillI32:     "pii",       // p, n, v
+	kCCInit:      "piip",      // m, want, n, parent
+	kCCUnion:     "piiiipip",  // m, want, w, h, eight, lab, step2Bits, parent
+	kCCFlatten:   "pi",        // parent, n
+	kCCCount:     "pip",       // parent, n, cnt
+	kCCScan:      "pip",       // cnt, chunks, total
+	kCCNumber:    "pipiipp",   // parent, n, off, w, h, labels, comps
+	kCCLabel:     "pip",       // parent, n, labels
+	kCCStats:     "ppiip",     // labels, score, w, h, comps
+	kMaskAbove:   "piip",      // dist, n, tBits, mask
+	kCountTrue:   "pip",       // mask, n, total
+	kKeepLargest: "ppip",      // comps, ncomp, strongBits, largest
+	kKeepApply:   "pppiipip",  // mask, labels, comps, n, minFloor, largest, strongBits, kept
+	kHolesApply:  "pppip",     // mask, labels, comps, n, count
+	kSlitRows:    "ppiiipp",   // labels, comps, w, h, maxGap, fill, wide
+	kSlitCols:    "ppiiip",    // labels, comps, w, h, maxGap, fill
+	kSlitWide:    "piipp",     // wide, w, h, fill, mask
+	kSmoothLab:   "piip",      // lab, w, h, out
+	kFloodPrep:   "pppiip",    // mask, kept, plain, n, limitBits, enter
+	kFloodHit:    "ppppiiipp", // labels, comps, enter, lab, w, h, step2Bits, root, hit
+	kFloodApply:  "pppip",     // enter, root, hit, n, mask
 }

@@ -1,0 +1,118 @@
+//go:build linux
+
+package gpu
+
+import (
+	"context"
+	"image"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// classifyLaunches is the launch sequence of one Classify (see
+// cleanup.classify).
+func classifyLaunches() string {
+	cc := "cc_init cc_union cc_flatten cc_count cc_scan cc_number cc_label cc_stats"
+	keep := cc + " fill_i32 keep_largest keep_apply"
+	holes := "fill_i32 count_true " + cc + " holes_apply"
+	return strings.Join([]string{
+		"smooth_lab mask_above", keep,
+		cc + " fill_u8 fill_i32 slit_rows slit_cols slit_wide", holes,
+		"flood_prep " + cc + " cc_init cc_union cc_flatten fill_u8 flood_hit flood_apply",
+		keep, holes,
+	}, " ")
+}
+
+// fakeRun begins a removal of a w×h image on e and analyses it.
+func fakeRun(t *testing.T, e *Engine, w, h int) *run {
+	r, err := stages{e.dev}.Begin(context.Background(), image.NewNRGBA(image.Rect(0, 0, w, h)))
+	require.NoError(t, err)
+	_, err = r.Analyse(context.Background(), 1, false)
+	require.NoError(t, err)
+	return r.(*run)
+}
+
+// TestClassifyLaunchesOnFakeDriver checks Classify's launch sequence and
+// grids, its argument checks, and that its buffers go back to the pool.
+func TestClassifyLaunchesOnFakeDriver(t *testing.T) {
+	t.Parallel()
+	f := newFakeDriver()
+	e, err := newEngine(f, Options{})
+	require.NoError(t, err)
+	const w, h = 300, 7 // 2100 pixels: 3 chunks of the numbering
+	r := fakeRun(t, e, w, h)
+	f.mu.Lock()
+	f.launches = nil
+	f.mu.Unlock()
+	mask, err := r.Classify(context.Background(), make([]float32, w*h), make([]float32, w*h), 8)
+	require.NoError(t, err)
+	assert.Len(t, mask, w*h)
+	f.mu.Lock()
+	var names []string
+	grids := map[string]uint32{}
+	for _, l := range f.launches {
+		names = append(names, l.name)
+		grids[l.name] = l.grid[0]
+		assert.Equal(t, len(kernelSig[l.name]), l.params, l.name)
+	}
+	f.mu.Unlock()
+	assert.Equal(t, classifyLaunches(), strings.Join(names, " "))
+	grid := func(n int) uint32 { g, _ := launchConfig(int64(n)); return g }
+	assert.Equal(t, grid(w*h), grids[kCCUnion])
+	assert.Equal(t, grid(3), grids[kCCNumber], "one thread per chunk")
+	assert.Equal(t, grid(1), grids[kCCScan])
+	assert.Equal(t, grid(h), grids[kSlitRows], "one thread per row")
+	assert.Equal(t, grid(w), grids[kSlitCols], "one thread per column")
+	assert.Equal(t, grid(w), grids[kSlitWide])
+
+	_, err = r.Classify(context.Background(), make([]float32, 5), make([]float32, w*h), 8)
+	assert.ErrorContains(t, err, "wrong size")
+	r.Close()
+	_, err = r.Classify(context.Background(), make([]float32, w*h), make([]float32, w*h), 8)
+	assert.ErrorContains(t, err, "after Close")
+	require.NoError(t, e.Close(), "no buffer left in use")
+	_, live, _, _, _ := f.snapshot()
+	assert.Zero(t, live)
+}
+
+// TestClassifyDriverErrors fails, one at a time, every allocation, copy,
+// launch and synchronisation of a Classify: the error is that call's
+// *DriverError, and every buffer goes back to the pool (Close checks
+// that none is left in use).
+func TestClassifyDriverErrors(t *testing.T) {
+	t.Parallel()
+	const w, h = 40, 30
+	for _, op := range []string{"cuMemAlloc", "cuMemcpyHtoDAsync", "cuLaunchKernel", "cuMemcpyDtoHAsync", "cuStreamSynchronize"} {
+		failures := 0
+		for nth := 1; ; nth++ {
+			f := newFakeDriver()
+			e, err := newEngine(f, Options{})
+			require.NoError(t, err)
+			r := fakeRun(t, e, w, h)
+			f.mu.Lock()
+			f.failOn[op] = f.calls[op] + nth
+			f.mu.Unlock()
+			_, err = r.Classify(context.Background(), make([]float32, w*h), make([]float32, w*h), 8)
+			f.mu.Lock()
+			delete(f.failOn, op)
+			f.mu.Unlock()
+			r.Close()
+			require.NoError(t, e.Close(), "%s #%d: no buffer left in use", op, nth)
+			_, live, _, _, _ := f.snapshot()
+			assert.Zero(t, live)
+			if err == nil {
+				break
+			}
+			failures++
+			var de *DriverError
+			require.ErrorAs(t, err, &de, "%s #%d", op, nth)
+			assert.True(t, strings.HasPrefix(de.Op, op), "%s: %s", op, de.Op)
+			assert.Equal(t, int(failCode), de.Code)
+		}
+		assert.Positive(t, failures, "Classify calls %s", op)
+		t.Logf("%d calls of %s failed in turn", failures, op)
+	}
+}
