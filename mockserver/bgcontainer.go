@@ -109,16 +109,9 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 	if budget == 0 {
 		budget = DefaultPixelBudget
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	eng := &bgEngine{remover: opts.remover, name: "custom"} // the tests' engine
-	if opts.remover == nil {
-		var err error
-		if eng, err = openBGEngine(opts.Engine, log); err != nil {
-			return nil, err
-		}
+	eng, err := chooseBGEngine(opts.remover, opts.Engine, opts.Logger)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := newPrivateDir(opts.DataDir, "pfc-bg-*")
 	if err != nil {

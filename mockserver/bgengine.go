@@ -86,6 +86,19 @@ func openBGEngine(choice BGEngine, log *slog.Logger) (*bgEngine, error) {
 	return &bgEngine{remover: r, close: closeFn, name: BGEngineCUDA}, nil
 }
 
+// chooseBGEngine opens the engine a mock's options ask for: the tests'
+// remover when set (named "custom"), else choice via openBGEngine, logging
+// to log (nil discards).
+func chooseBGEngine(testRemover matting.Remover, choice BGEngine, log *slog.Logger) (*bgEngine, error) {
+	if testRemover != nil {
+		return &bgEngine{remover: testRemover, name: "custom"}, nil
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return openBGEngine(choice, log)
+}
+
 // release closes the engine once; later calls return the first's result.
 // A nil engine (none opened) has nothing to release.
 func (e *bgEngine) release() error {

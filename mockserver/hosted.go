@@ -161,16 +161,9 @@ func hostedProcessor(opts HostedOptions) (HostedProcessor, *bgEngine, error) {
 		}
 		return opts.Processor, nil, nil
 	}
-	bg := &bgEngine{remover: opts.remover, name: "custom"} // the tests' engine
-	if opts.remover == nil {
-		log := opts.Logger
-		if log == nil {
-			log = slog.New(slog.DiscardHandler)
-		}
-		var err error
-		if bg, err = openBGEngine(opts.BGEngine, log); err != nil {
-			return nil, nil, err
-		}
+	bg, err := chooseBGEngine(opts.remover, opts.BGEngine, opts.Logger)
+	if err != nil {
+		return nil, nil, err
 	}
 	e, err := engine.New(engine.Options{Remover: bg.remover})
 	if err != nil {
