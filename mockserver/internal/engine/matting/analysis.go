@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	"math"
-	"sort"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
@@ -226,9 +225,10 @@ func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []fl
 		nx, ny := m.coords(s.x, s.y)
 		basis[i] = polyBasis(nx, ny)
 	}
+	scratch := make([]float32, len(samples)) // medianOf reorders its input
 	for iter := 0; iter < 6; iter++ {
 		residuals(a, m, samples, res)
-		scale := float64(medianOf(append([]float32(nil), res...)))
+		scale := float64(medianOf(append(scratch[:0], res...)))
 		cut := math.Max(4.685*1.4826*scale, 3)
 		for i, r := range res {
 			u := float64(r) / cut
@@ -240,22 +240,15 @@ func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []fl
 		}
 		var ata [polyTerms][polyTerms]float64
 		var atb [3][polyTerms]float64
-		for i, s := range samples {
-			w := weights[i]
-			if w == 0 {
-				continue
+		// Each entry of the normal equations is a sum over the samples
+		// in their order; the rows p are split between two goroutines
+		// (about equal work each), which keeps every sum's order and so
+		// its value.
+		parallel.For(len(normalRows), parallel.Bands(len(normalRows), 1), func(_, lo, hi int) {
+			for _, rows := range normalRows[lo:hi] {
+				normalSums(a, samples, weights, basis, rows, &ata, &atb)
 			}
-			b := &basis[i]
-			for p := 0; p < polyTerms; p++ {
-				wb := w * b[p]
-				for q := p; q < polyTerms; q++ {
-					ata[p][q] += wb * b[q]
-				}
-				for c := 0; c < 3; c++ {
-					atb[c][p] += wb * float64(a.lin[3*s.idx+c])
-				}
-			}
-		}
+		})
 		for p := 0; p < polyTerms; p++ {
 			for q := 0; q < p; q++ {
 				ata[p][q] = ata[q][p]
@@ -271,13 +264,55 @@ func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []fl
 	return m, res
 }
 
-func residuals(a *analysis, m *bgModel, samples []sample, res []float32) {
+// residuals sets res[i] to the L*a*b* distance between sample i and the
+// model; each is independent of the others, so bands of samples run in
+// parallel.
+// normalRows splits the rows of the normal equations in two halves of
+// about equal work (row p has polyTerms-p+3 products per sample).
+var normalRows = [2][]int{{0, 3, 5}, {1, 2, 4}}
+
+// normalSums sets the given rows of the weighted normal equations of the
+// samples: ata's upper triangle and atb, each a sum in sample order.
+func normalSums(a *analysis, samples []sample, weights []float64, basis [][polyTerms]float64, rows []int, ata *[polyTerms][polyTerms]float64, atb *[3][polyTerms]float64) {
+	// Local sums (no cache line shared with the other half while
+	// summing), copied out at the end.
+	var lata [polyTerms][polyTerms]float64
+	var latb [3][polyTerms]float64
 	for i, s := range samples {
-		r, g, b := m.at(s.x, s.y)
-		L, A, B := linToLab(r, g, b)
-		o := 3 * s.idx
-		res[i] = float32(math.Sqrt(float64(sq(a.lab[o]-L) + sq(a.lab[o+1]-A) + sq(a.lab[o+2]-B))))
+		w := weights[i]
+		if w == 0 {
+			continue
+		}
+		b := &basis[i]
+		lin := a.lin[3*s.idx : 3*s.idx+3]
+		for _, p := range rows {
+			wb := w * b[p]
+			for q := p; q < polyTerms; q++ {
+				lata[p][q] += wb * b[q]
+			}
+			for c := 0; c < 3; c++ {
+				latb[c][p] += wb * float64(lin[c])
+			}
+		}
 	}
+	for _, p := range rows {
+		ata[p] = lata[p]
+		for c := 0; c < 3; c++ {
+			atb[c][p] = latb[c][p]
+		}
+	}
+}
+
+func residuals(a *analysis, m *bgModel, samples []sample, res []float32) {
+	parallel.For(len(samples), parallel.Bands(len(samples), 4096), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := samples[i]
+			r, g, b := m.at(s.x, s.y)
+			L, A, B := linToLab(r, g, b)
+			o := 3 * s.idx
+			res[i] = float32(math.Sqrt(float64(sq(a.lab[o]-L) + sq(a.lab[o+1]-A) + sq(a.lab[o+2]-B))))
+		}
+	})
 }
 
 // solve solves the symmetric system with a small ridge, by Gaussian
@@ -318,23 +353,4 @@ func solve(m [polyTerms][polyTerms]float64, v [polyTerms]float64) ([polyTerms]fl
 		out[i] = aug[i][n] / aug[i][i]
 	}
 	return out, true
-}
-
-// medianOf returns the median, reordering vals.
-func medianOf(vals []float32) float32 {
-	if len(vals) == 0 {
-		return 0
-	}
-	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	return vals[len(vals)/2]
-}
-
-// quantile returns the q-quantile, reordering vals.
-func quantile(vals []float32, q float64) float32 {
-	if len(vals) == 0 {
-		return 0
-	}
-	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	i := int(q * float64(len(vals)-1))
-	return vals[i]
 }
