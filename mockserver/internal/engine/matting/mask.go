@@ -142,57 +142,79 @@ func squareMorph(mask []bool, w, h, r int, grow bool) []bool {
 					n++
 				}
 			}
-			for x := 0; x < w; x++ {
+			// The window [x-r, x+r] gains row[x+r] while x+r < w and
+			// loses row[x-r-1] once x > r: three runs without bounds
+			// tests in the loop.
+			x := 0
+			for ; x < w && x <= r; x++ {
 				if x+r < w && row[x+r] == grow {
 					n++
 				}
-				if x-r-1 >= 0 && row[x-r-1] == grow {
+				dst[x] = (n > 0) == grow
+			}
+			for ; x+r < w; x++ {
+				if row[x+r] == grow {
+					n++
+				}
+				if row[x-r-1] == grow {
+					n--
+				}
+				dst[x] = (n > 0) == grow
+			}
+			for ; x < w; x++ {
+				if row[x-r-1] == grow {
 					n--
 				}
 				dst[x] = (n > 0) == grow
 			}
 		}
 	})
+	// The column pass walks rows in memory order over a band of columns,
+	// with one running count per column: the same counts as a walk down
+	// each column, without striding through memory.
 	parallel.Rows(w, func(x0, x1 int) {
-		for x := x0; x < x1; x++ {
-			n := 0
-			for y := 0; y < min(r, h); y++ {
-				if tmp[y*w+x] == grow {
-					n++
+		n := make([]int32, x1-x0)
+		count := func(y int, d int32) {
+			for i, v := range tmp[y*w+x0 : y*w+x1] {
+				if v == grow {
+					n[i] += d
 				}
 			}
-			for y := 0; y < h; y++ {
-				if y+r < h && tmp[(y+r)*w+x] == grow {
-					n++
-				}
-				if y-r-1 >= 0 && tmp[(y-r-1)*w+x] == grow {
-					n--
-				}
-				out[y*w+x] = (n > 0) == grow
+		}
+		for y := 0; y < min(r, h); y++ {
+			count(y, 1)
+		}
+		for y := 0; y < h; y++ {
+			if y+r < h {
+				count(y+r, 1)
+			}
+			if y-r-1 >= 0 {
+				count(y-r-1, -1)
+			}
+			dst := out[y*w+x0 : y*w+x1]
+			for i := range dst {
+				dst[i] = (n[i] > 0) == grow
 			}
 		}
 	})
 	return out
 }
 
-// boundaryBand marks pixels within r of a label change.
+// boundaryBand marks pixels within r of a label change: those with a
+// 4-neighbour of the other label, dilated by r. Each row reads only its
+// neighbours, so rows run in parallel.
 func boundaryBand(mask []bool, w, h, r int) []bool {
 	edge := make([]bool, len(mask))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			p := y*w + x
-			v := mask[p]
-			if x+1 < w && mask[p+1] != v || y+1 < h && mask[p+w] != v {
-				edge[p] = true
-				if x+1 < w && mask[p+1] != v {
-					edge[p+1] = true
-				}
-				if y+1 < h && mask[p+w] != v {
-					edge[p+w] = true
-				}
+	parallel.Rows(h, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := 0; x < w; x++ {
+				p := y*w + x
+				v := mask[p]
+				edge[p] = x+1 < w && mask[p+1] != v || x > 0 && mask[p-1] != v ||
+					y+1 < h && mask[p+w] != v || y > 0 && mask[p-w] != v
 			}
 		}
-	}
+	})
 	if r <= 0 {
 		return edge
 	}
