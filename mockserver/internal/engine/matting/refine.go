@@ -3,6 +3,7 @@ package matting
 import (
 	"image"
 	"math"
+	"sync"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
@@ -20,24 +21,36 @@ type cellStats struct {
 // contact shadow) is estimated from its darkest, closest part.
 func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) []cellStats {
 	out := make([]cellStats, len(need))
-	var globalF, globalB [3]float64
-	var nF, nB float64
-	for i := 0; i < a.w*a.h; i++ {
-		if confFg[i] {
-			for c := 0; c < 3; c++ {
-				globalF[c] += float64(a.raw[3*i+c])
-			}
-			nF++
-		} else if confBg[i] {
-			for c := 0; c < 3; c++ {
-				globalB[c] += float64(a.raw[3*i+c])
-			}
-			nB++
-		}
+	// The whole image's means are the fallback of a cell with no confident
+	// pixels within 4·radius; most images have none, so they are summed
+	// (in raster order, as always) only when a cell needs them.
+	var global struct {
+		once   sync.Once
+		fg, bg [3]float32
 	}
-	for c := 0; c < 3; c++ {
-		globalF[c] /= max(nF, 1)
-		globalB[c] /= max(nB, 1)
+	means := func() ([3]float32, [3]float32) {
+		global.once.Do(func() {
+			var sumF, sumB [3]float64
+			var nF, nB float64
+			for i := 0; i < a.w*a.h; i++ {
+				if confFg[i] {
+					for c := 0; c < 3; c++ {
+						sumF[c] += float64(a.raw[3*i+c])
+					}
+					nF++
+				} else if confBg[i] {
+					for c := 0; c < 3; c++ {
+						sumB[c] += float64(a.raw[3*i+c])
+					}
+					nB++
+				}
+			}
+			for c := 0; c < 3; c++ {
+				global.fg[c] = float32(sumF[c] / max(nF, 1))
+				global.bg[c] = float32(sumB[c] / max(nB, 1))
+			}
+		})
+		return global.fg, global.bg
 	}
 	parallel.Rows(len(need), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -55,11 +68,11 @@ func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) []
 				}
 			}
 			if !okF {
-				st.f = [3]float32{float32(globalF[0]), float32(globalF[1]), float32(globalF[2])}
+				st.f, _ = means()
 				st.varF = 0.05
 			}
 			if !okB {
-				st.b = [3]float32{float32(globalB[0]), float32(globalB[1]), float32(globalB[2])}
+				_, st.b = means()
 				st.varB = 0.05
 			}
 		}
@@ -154,28 +167,64 @@ func planRefine(a *analysis, mask []bool) *refinePlan {
 	band := boundaryBand(mask, a.w, a.h, rb-1)
 	confFg := make([]bool, len(mask))
 	confBg := make([]bool, len(mask))
-	for i := range mask {
-		confFg[i] = mask[i] && !band[i]
-		confBg[i] = !mask[i] && !band[i]
-	}
+	parallel.Rows(len(mask), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			confFg[i] = mask[i] && !band[i]
+			confBg[i] = !mask[i] && !band[i]
+		}
+	})
 	// Statistics are needed on the band and one cell around it, for the
 	// bilinear interpolation at full resolution.
 	around := dilate(band, a.w, a.h, 1)
-	index := make([]int32, a.w*a.h)
-	var need []int32
-	var bandCells []int32
-	for i, v := range around {
-		index[i] = -1
-		if v {
-			index[i] = int32(len(need))
-			need = append(need, int32(i))
-		}
-		if band[i] {
-			bandCells = append(bandCells, int32(i))
-		}
-	}
+	index, need, bandCells := listCells(around, band)
 	stats := localStats(a, need, confFg, confBg, rb+3)
 	return &refinePlan{band: band, index: index, stats: stats, bandCells: bandCells}
+}
+
+// listCells numbers the cells of around in raster order: index gives each
+// cell's number or -1, need lists around's cells and bandCells band's
+// (a subset of around's), both in raster order. Bands of cells are counted,
+// then filled at their offsets, in parallel.
+func listCells(around, band []bool) (index, need, bandCells []int32) {
+	n := len(around)
+	bands := parallel.Bands(n, 1<<16)
+	type count struct{ around, band int }
+	counts := make([]count, bands+1) // counts[b+1]: band b's; then offsets
+	parallel.For(n, bands, func(b, lo, hi int) {
+		var c count
+		for i := lo; i < hi; i++ {
+			if around[i] {
+				c.around++
+			}
+			if band[i] {
+				c.band++
+			}
+		}
+		counts[b+1] = c
+	})
+	for b := 1; b <= bands; b++ {
+		counts[b].around += counts[b-1].around
+		counts[b].band += counts[b-1].band
+	}
+	index = make([]int32, n)
+	need = make([]int32, counts[bands].around)
+	bandCells = make([]int32, counts[bands].band)
+	parallel.For(n, bands, func(b, lo, hi int) {
+		na, nb := counts[b].around, counts[b].band
+		for i := lo; i < hi; i++ {
+			index[i] = -1
+			if around[i] {
+				index[i] = int32(na)
+				need[na] = int32(i)
+				na++
+			}
+			if band[i] {
+				bandCells[nb] = int32(i)
+				nb++
+			}
+		}
+	})
+	return index, need, bandCells
 }
 
 // refinePixels is the full-resolution part of refine.
