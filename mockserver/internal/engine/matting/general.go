@@ -1,6 +1,7 @@
 package matting
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -180,21 +181,15 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 		// whole frame (not only the border), leaving out shadows and the
 		// subject's surroundings, as a clean plate that follows the backdrop
 		// where the subject stands.
-		near := dilate(mask, a.w, a.h, max(3, min(a.w, a.h)/100))
-		use := make([]bool, len(mask))
-		count := 0
-		for p := range use {
-			use[p] = !near[p] && !shadowed[p] && dist[p] < t/2
-			if use[p] {
-				count++
-			}
-		}
-		if count < 100 {
+		in := &PlateInput{Mask: mask, Dist: dist, Shadowed: shadowed, T: t,
+			Radius: plateRadius(a.w, a.h), Cell: plateCell(a.w, a.h)}
+		s := samplePlateOn(a, in)
+		if s.Count < 100 {
 			break
 		}
-		pl := newPlate(a, use)
+		pl := plateFromSums(a.w, a.h, in.Cell, s.Sums)
 		field = pl
-		t = threshold(fieldResiduals(a, pl, use))
+		t = threshold(fieldResiduals(a, pl, s.Use))
 	}
 	return mask
 }
@@ -251,6 +246,35 @@ func classifyOn(a *analysis, dist, plain []float32, t float32) []bool {
 		a.devErr = err
 	}
 	return classify(a, dist, plain, t)
+}
+
+// samplePlateOn chooses and sums the clean plate's samples on the
+// analysis' device when it is a PlateSampler, else (or after a device
+// error) on the CPU.
+func samplePlateOn(a *analysis, in *PlateInput) *PlateSamples {
+	if d, ok := a.dev.(PlateSampler); ok && a.devErr == nil {
+		s, err := d.SamplePlate(a.ctx, in)
+		if err == nil {
+			if err = checkPlateSamples(s, a.w, a.h, in.Cell); err == nil {
+				return s
+			}
+		}
+		// As in bgDistance: the pipeline fails with the device's error
+		// once the mask stage is done.
+		a.devErr = err
+	}
+	return samplePlate(a.w, a.h, a.lin, in)
+}
+
+// checkPlateSamples rejects a device's result whose planes do not have
+// the analysis' sizes, which the plate and the residuals would index out
+// of range.
+func checkPlateSamples(s *PlateSamples, w, h, cell int) error {
+	gw, gh := (w+cell-1)/cell, (h+cell-1)/cell
+	if s == nil || len(s.Use) != w*h || len(s.Sums) != 4*gw*gh {
+		return errors.New("matting: the device's plate samples do not match the analysis size")
+	}
+	return nil
 }
 
 // classify thresholds the background distance and cleans the result up:
@@ -484,3 +508,12 @@ func floodSmooth(a *analysis, mask []bool, plain []float32, t float32, protected
 // floodLimit bounds, in thresholds, the plain background distance of the
 // pixels the flood may turn back into background.
 const floodLimit = 2
+
+// ReferenceGeneralMask is general mode's coarse mask on the CPU from the
+// analysis planes (w×h, 3 values per pixel: linear light and L*a*b*):
+// the background fits, the classification rounds and the clean plates
+// between them, as the CPU engine computes it. A device running some of
+// those stages must give the same mask (package gpu's tests).
+func ReferenceGeneralMask(w, h int, lin, lab []float32) []bool {
+	return generalMask(&analysis{w: w, h: h, lin: lin, lab: lab})
+}

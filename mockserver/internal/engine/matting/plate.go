@@ -1,6 +1,10 @@
 package matting
 
-import "math"
+import (
+	"math"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
+)
 
 // bgField predicts the background's linear colour at an analysis pixel.
 type bgField interface {
@@ -18,25 +22,76 @@ type plate struct {
 	col        []float32 // 3 per cell, linear light
 }
 
-// newPlate builds the plate from the analysis pixels where use is true.
-func newPlate(a *analysis, use []bool) *plate {
-	cell := max(4, min(a.w, a.h)/48)
-	gw, gh := (a.w+cell-1)/cell, (a.h+cell-1)/cell
-	sums := make([]float64, 4*gw*gh) // r, g, b, weight
-	area := float64(cell * cell)
-	for y := 0; y < a.h; y++ {
-		for x := 0; x < a.w; x++ {
-			p := y*a.w + x
-			if !use[p] {
-				continue
+// plateCell is the clean plate's cell size in analysis pixels for a w×h
+// analysis image; the plate has ceil(w/cell)×ceil(h/cell) cells.
+func plateCell(w, h int) int { return max(4, min(w, h)/48) }
+
+// plateRadius is how far from the mask (square neighbourhood) the clean
+// plate's samples must lie: the subject's surroundings (soft edges, its
+// reflection and glow) are not backdrop.
+func plateRadius(w, h int) int { return max(3, min(w, h)/100) }
+
+// samplePlate chooses the clean plate's samples of one classification
+// round and sums them per cell: the pixels away from the mask (outside
+// its dilation by in.Radius), not shadowed and of distance below in.T/2.
+// It is the per-pixel part of the plate's re-estimate, which a
+// [PlateSampler] runs on its device instead.
+func samplePlate(w, h int, lin []float32, in *PlateInput) *PlateSamples {
+	near := dilate(in.Mask, w, h, in.Radius)
+	use := make([]bool, w*h)
+	half := in.T / 2
+	counts := blockReduce(h, func(y0, y1 int) int {
+		k := 0
+		for p := y0 * w; p < y1*w; p++ {
+			use[p] = !near[p] && !in.Shadowed[p] && in.Dist[p] < half
+			if use[p] {
+				k++
 			}
-			c := 4 * ((y/cell)*gw + x/cell)
-			sums[c] += float64(a.lin[3*p])
-			sums[c+1] += float64(a.lin[3*p+1])
-			sums[c+2] += float64(a.lin[3*p+2])
-			sums[c+3]++
 		}
+		return k
+	})
+	count := 0
+	for _, k := range counts {
+		count += k
 	}
+	return &PlateSamples{Use: use, Sums: plateSums(w, h, lin, use, in.Cell), Count: count}
+}
+
+// plateSums sums the linear colour of the pixels where use is true per
+// cell of size cell: 4 values per cell in raster order (r, g, b and the
+// pixel count). Each cell's pixels are added rows top to bottom, each row
+// left to right, in float64: the order the plate has always been summed
+// in, which a device reproduces with one thread per cell. Bands of cell
+// rows are disjoint, so summing them in parallel keeps every cell's order
+// and the sums do not depend on the number of goroutines.
+func plateSums(w, h int, lin []float32, use []bool, cell int) []float64 {
+	gw, gh := (w+cell-1)/cell, (h+cell-1)/cell
+	sums := make([]float64, 4*gw*gh)
+	parallel.Rows(gh, func(cy0, cy1 int) {
+		for y := cy0 * cell; y < min(cy1*cell, h); y++ {
+			for x := 0; x < w; x++ {
+				p := y*w + x
+				if !use[p] {
+					continue
+				}
+				c := 4 * ((y/cell)*gw + x/cell)
+				sums[c] += float64(lin[3*p])
+				sums[c+1] += float64(lin[3*p+1])
+				sums[c+2] += float64(lin[3*p+2])
+				sums[c+3]++
+			}
+		}
+	})
+	return sums
+}
+
+// plateFromSums builds the plate of a w×h analysis image from its cell
+// sums (plateSums' layout, which it overwrites): the mean colour per cell
+// area, blurred, with weak cells filled by push-pull. This small-grid
+// finish stays on the host.
+func plateFromSums(w, h, cell int, sums []float64) *plate {
+	gw, gh := (w+cell-1)/cell, (h+cell-1)/cell
+	area := float64(cell * cell)
 	for i := range sums {
 		sums[i] /= area
 	}
@@ -46,7 +101,7 @@ func newPlate(a *analysis, use []bool) *plate {
 	for i := range out {
 		out[i] = float32(col[i])
 	}
-	return &plate{w: a.w, h: a.h, cell: cell, gw: gw, gh: gh, col: out}
+	return &plate{w: w, h: h, cell: cell, gw: gw, gh: gh, col: out}
 }
 
 // blur121 applies a separable [1 2 1]/4 blur to 4-channel cell sums.
@@ -157,4 +212,29 @@ func bilinear3f(col []float32, w, h int, u, v float64) [3]float32 {
 		out[c] = a*(1-fy) + b*fy
 	}
 	return out
+}
+
+// The clean plate's per-pixel part, exported as the reference that a
+// device implementation of [PlateSampler] is tested against, step by step
+// and bit for bit (package gpu's tests).
+
+// ReferenceDilate returns mask grown by r pixels with a square
+// structuring element, clipped at the frame (r ≤ 0: a copy): the
+// dilation that keeps the plate's samples away from the mask.
+func ReferenceDilate(mask []bool, w, h, r int) []bool { return dilate(mask, w, h, r) }
+
+// ReferencePlateSums returns the clean plate's cell sums of the pixels
+// where use is true: 4 float64 per cell of size cell (ceil(w/cell) ×
+// ceil(h/cell) cells in raster order), the sums of the linear-light
+// planes lin (3 values per pixel) and the pixel count, each cell's
+// pixels added rows top to bottom and each row left to right.
+func ReferencePlateSums(w, h int, lin []float32, use []bool, cell int) []float64 {
+	return plateSums(w, h, lin, use, cell)
+}
+
+// ReferenceSamplePlate is one round's choice and sums of the clean
+// plate's samples on the CPU, from the analysis size and linear-light
+// planes: the result a [PlateSampler] must reproduce.
+func ReferenceSamplePlate(w, h int, lin []float32, in *PlateInput) *PlateSamples {
+	return samplePlate(w, h, lin, in)
 }

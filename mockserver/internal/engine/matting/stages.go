@@ -10,8 +10,9 @@ import (
 // conversion), the background distance of general mode and the
 // full-resolution refinement with spill reduction. [NewAccelerated] builds a
 // Remover on it; everything else (model fitting, the mask clean-up unless
-// the StageRun is a [Classifier], portrait segmentation, the band's local
-// statistics) stays on the CPU. The GPU
+// the StageRun is a [Classifier], the choice and sums of the clean plate's
+// samples unless it is a [PlateSampler], the plate's small grid, portrait
+// segmentation, the band's local statistics) stays on the CPU. The GPU
 // engine (package gpu, build tag cuda) implements it; the CPU versions of
 // the same stages are the reference the device's results are compared with.
 type Stages interface {
@@ -23,7 +24,8 @@ type Stages interface {
 // StageRun holds the device state of one removal (the uploaded image and
 // the analysis planes). Its methods are called in the order Analyse,
 // BGDistance (zero or more times, each followed by Classify when the run
-// is a [Classifier]), Refine, from one goroutine.
+// is a [Classifier], and all but the last by SamplePlate when it is a
+// [PlateSampler]), Refine, from one goroutine.
 type StageRun interface {
 	// Analyse box-averages the image by factor (each analysis pixel is the
 	// mean of a factor×factor block, clipped at the right and bottom
@@ -58,6 +60,58 @@ type Classifier interface {
 	// colour changes of the 3×3-smoothed L*a*b* into pixels whose plain
 	// distance is below 2t, and components and holes cleaned once more.
 	Classify(ctx context.Context, dist, plain []float32, t float32) ([]bool, error)
+}
+
+// PlateSampler is implemented by a StageRun whose device also chooses and
+// sums the clean plate's samples between general mode's classification
+// rounds: when the run has it, each round but the last calls SamplePlate
+// after Classify (or the CPU's clean-up) instead of the CPU's per-pixel
+// part of the plate's re-estimate; the plate's small grid (blur and
+// push-pull over the cells) stays on the CPU. The CPU's version stays the
+// reference, see [ReferenceSamplePlate].
+//
+// The pipeline passes the slices the run's last BGDistance returned (dist
+// and shadowed) and the mask its last Classify returned, unchanged since,
+// so a device that kept its copies of them may read those instead of
+// uploading the arguments (it must compare the slices, not assume them).
+type PlateSampler interface {
+	// SamplePlate returns one round's clean-plate samples, bit for bit
+	// ReferenceSamplePlate(W, H, Lin, in) with the analysis planes of
+	// Analyse.
+	SamplePlate(ctx context.Context, in *PlateInput) (*PlateSamples, error)
+}
+
+// PlateInput is what the choice of one round's clean-plate samples reads,
+// besides the analysis planes.
+type PlateInput struct {
+	// Mask is the round's coarse mask, W×H.
+	Mask []bool
+	// Dist and Shadowed are the round's background distance and shadow
+	// flags (BGDistance's dist and shadowed).
+	Dist     []float32
+	Shadowed []bool
+	// T is the round's threshold: samples have a distance below T/2.
+	T float32
+	// Radius is the half-size of the square dilation of Mask that samples
+	// must lie outside of (clipped at the frame; none when ≤ 0).
+	Radius int
+	// Cell is the plate's cell size in analysis pixels, at least 1.
+	Cell int
+}
+
+// PlateSamples is one round's clean-plate samples.
+type PlateSamples struct {
+	// Use marks the samples, W×H: not in Mask dilated by Radius, not
+	// Shadowed, and of Dist below T/2.
+	Use []bool
+	// Sums holds 4 values per cell, for ceil(W/Cell)×ceil(H/Cell) cells
+	// in raster order: the sums of the samples' linear light (r, g, b)
+	// and their count, each cell's samples added in float64 rows top to
+	// bottom, each row left to right (so the sums are the CPU's bit for
+	// bit).
+	Sums []float64
+	// Count is the number of samples.
+	Count int
 }
 
 // Planes is the analysis image of one removal, 3 float32 values per pixel

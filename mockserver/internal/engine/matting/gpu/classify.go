@@ -14,7 +14,9 @@ var _ matting.Classifier = (*run)(nil)
 // on the device (matting.Classifier): the kernels of kernels.cu's mask
 // clean-up, in the order of matting's classify, on dist and plain and on
 // the 3×3-smoothed L*a*b* plane of Analyse. The result is the CPU's bit
-// for bit (matting.ReferenceClassify).
+// for bit (matting.ReferenceClassify). When dist and plain are the
+// slices the last BGDistance returned, its device copies are read instead
+// of uploading them; the mask stays on the device for SamplePlate.
 func (r *run) Classify(ctx context.Context, dist, plain []float32, t float32) ([]bool, error) {
 	if !r.analysisReady || r.closed {
 		return nil, errors.New("gpu: Classify before Analyse or after Close")
@@ -24,20 +26,26 @@ func (r *run) Classify(ctx context.Context, dist, plain []float32, t float32) ([
 		return nil, errors.New("gpu: distances of the wrong size")
 	}
 	mask := make([]bool, n)
+	keptDist := kept(dist, r.hostDist) && kept(plain, r.hostPlain)
+	r.hostMask = nil // overwritten below
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
-		c, err := newCleanup(s, r.w, r.h)
+		if err := ensure(wk, &r.mask, uint64(n)); err != nil {
+			return err
+		}
+		c, err := newCleanupOn(s, r.w, r.h, r.mask.p)
 		if err != nil {
 			return err
 		}
-		dd, err := s.upload(bytesOf(dist))
-		if err != nil {
-			return err
-		}
-		dp, err := s.upload(bytesOf(plain))
-		if err != nil {
-			return err
+		dd, dp := r.dist.p, r.plain.p
+		if !keptDist {
+			if dd, err = s.upload(bytesOf(dist)); err != nil {
+				return err
+			}
+			if dp, err = s.upload(bytesOf(plain)); err != nil {
+				return err
+			}
 		}
 		smoothed, err := s.alloc(uint64(12 * n))
 		if err != nil {
@@ -55,6 +63,7 @@ func (r *run) Classify(ctx context.Context, dist, plain []float32, t float32) ([
 	if err != nil {
 		return nil, err
 	}
+	r.hostMask = mask
 	return mask, nil
 }
 
@@ -74,7 +83,8 @@ const (
 
 // cleanup is the device state of one classify on a w×h analysis image:
 // the mask (one byte a pixel, 0 or 1) and the buffers of its steps, all
-// from one scratch, so released with it.
+// from one scratch, so released with it (but for a mask given to
+// newCleanupOn: Classify's is the run's, kept for SamplePlate).
 type cleanup struct {
 	wk   *worker
 	w, h int
@@ -92,9 +102,13 @@ type cleanup struct {
 }
 
 // newCleanup allocates a cleanup's buffers from s.
-func newCleanup(s *scratch, w, h int) (*cleanup, error) {
+func newCleanup(s *scratch, w, h int) (*cleanup, error) { return newCleanupOn(s, w, h, 0) }
+
+// newCleanupOn is newCleanup working on the mask buffer mask (w·h bytes)
+// when it is not 0, which then outlives s.
+func newCleanupOn(s *scratch, w, h int, mask devicePtr) (*cleanup, error) {
 	n := w * h
-	c := &cleanup{wk: s.w, w: w, h: h, n: n}
+	c := &cleanup{wk: s.w, w: w, h: h, n: n, mask: mask}
 	chunks := (n + ccChunk - 1) / ccChunk
 	for _, b := range []struct {
 		p    *devicePtr
@@ -104,6 +118,9 @@ func newCleanup(s *scratch, w, h int) (*cleanup, error) {
 		{&c.root, 4 * n}, {&c.wide, 4 * n}, {&c.parent, 4 * n}, {&c.labels, 4 * n},
 		{&c.comps, compBytes * n}, {&c.cnt, 4 * chunks}, {&c.vals, valsBytes},
 	} {
+		if *b.p != 0 {
+			continue // the given mask
+		}
 		p, err := s.alloc(uint64(max(b.size, 1)))
 		if err != nil {
 			return nil, err

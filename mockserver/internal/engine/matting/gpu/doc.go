@@ -40,7 +40,10 @@
 //     L*a*b* (kernels downsample, median3, colour);
 //   - general mode's background distance with the shadow term, including
 //     the bilinear interpolation of the background field (bgdist), run
-//     for each of the up to three classification rounds;
+//     for each of the up to three classification rounds; its outputs stay
+//     on the device for the round's clean-up and clean-plate samples,
+//     which read them there instead of uploading them again (when handed
+//     the very slices it returned);
 //   - general mode's mask clean-up (matting.Classifier: classify, once per
 //     classification round), bit for bit the CPU's: the threshold, the
 //     connected components (union-find over pixel indices with lock-free
@@ -57,7 +60,19 @@
 //     sequence of launches within one job: nothing iterates to
 //     convergence, so no changed flag is polled, and each kernel's result
 //     is the same under any interleaving of its threads (argued in
-//     kernels.cu);
+//     kernels.cu); the mask stays on the device for the clean plate;
+//   - between general mode's classification rounds, the clean plate's
+//     samples (matting.PlateSampler: SamplePlate, after each round but
+//     the last), bit for bit the CPU's: the square dilation of the mask,
+//     separable, each pixel scanning its clipped window along the row and
+//     then the column (dilate_rows, dilate_cols); the samples, away from
+//     it, not shadowed and of distance below t/2 (plate_use); and their
+//     linear colour and count summed per plate cell in double precision,
+//     one thread per cell adding its pixels rows top to bottom, each row
+//     left to right, the CPU's order, so no float atomics and no order
+//     between threads (plate_sums). The linear plane of the analysis stays
+//     on the device for it; the samples and the cell sums come back (the
+//     residuals on the host read the samples);
 //   - the full-resolution refinement: nearest-neighbour upsampling of the
 //     coarse mask, the unmixing of every pixel of the unknown band against
 //     the interpolated local statistics, and the spill reduction
@@ -84,17 +99,17 @@
 // # Stages left on the CPU, and why
 //
 //   - Background model fitting (iteratively reweighted least squares on
-//     at most 20 000 samples, 6×6 solves) and the clean plate (a coarse
-//     grid of cells with push-pull): small, sequential in their
-//     reductions, and the CPU's results are the reference bit for bit;
-//     the GPU gets the field as a grid of L*a*b* values (every 4th
-//     analysis pixel), 1/16 of the plane.
+//     at most 20 000 samples, 6×6 solves, with medians and quantiles by
+//     sorting), the clean plate's small grid (the blur and push-pull over
+//     its cells, about 50×40, from the device's cell sums) and the
+//     residuals and threshold of each plate (on a subsampling grid of at
+//     most 40 000 pixels): small, sequential in their reductions, and the
+//     CPU's results are the reference bit for bit; the GPU gets the field
+//     as a grid of L*a*b* values (every 4th analysis pixel), 1/16 of the
+//     plane.
 //   - Portrait mode's GrabCut (colour histograms, Boykov–Kolmogorov
 //     max-flow) at analysis resolution (at most 0.5 MP): a max-flow on the
 //     GPU would need push-relabel and would not give the CPU's cut.
-//   - Between general mode's classification rounds, the choice of the
-//     clean plate's pixels (a dilation of the mask and a per-pixel test),
-//     which the CPU's plate fit reads.
 //   - The band's local statistics (localStats: distance-weighted means of
 //     confident pixels in growing windows around each band cell): at
 //     analysis resolution, only for band cells, with float64 sums in the
@@ -152,7 +167,20 @@
 // set's removals, step by step on their real analysis planes; the mattes
 // identical). TestClassifyLaunchesOnFakeDriver and
 // TestClassifyDriverErrors check the launch sequence and that a failure
-// of any driver call releases every buffer. What the
+// of any driver call releases every buffer. The clean plate's samples
+// likewise: TestEmulatedPlateSteps (220 random inputs of every mask kind
+// and size, radii from none to beyond the image, cells from 1 pixel to
+// larger than the image: the dilation, the samples and the cell sums, bit
+// for bit against matting.ReferenceDilate, ReferencePlateSums and
+// ReferenceSamplePlate), TestEmulatedSamplePlate (SamplePlate on runs,
+// inputs uploaded or kept from the round) and TestEmulatedPlateParity
+// (every SamplePlate of the parity set's removals, whole and step by step
+// on its real inputs, each reading the round's planes kept on the device;
+// general mode's coarse mask equal to matting.ReferenceGeneralMask on the
+// same analysis planes; mattes and foregrounds identical);
+// TestSamplePlateOnFakeDriver and TestSamplePlateDriverErrors check the
+// launches, when the kept planes are read or uploads made, and the
+// release of every buffer on any driver failure. What the
 // emulator cannot check is the PTX code generation, the driver's JIT and
 // the GPU: that needs the GPU tests. It skips where clang-19 is missing.
 //
@@ -163,8 +191,9 @@
 // does and run kernels.cu compiled for the host. The engine, bound to it
 // by the same purego code as to the real driver, passes the parity set and
 // the composites identically and leaves no buffer, module, stream or
-// context behind; TestClassifyOnStubDriver runs the mask clean-up
-// through it step by step. TestPTXAssembles assembles the embedded PTX with
+// context behind; TestClassifyOnStubDriver and TestSamplePlateOnStubDriver
+// run the mask clean-up and the clean plate's samples through it step by
+// step. TestPTXAssembles assembles the embedded PTX with
 // NVIDIA's ptxas for sm_70, sm_80 and sm_90 where ptxas is found (see the
 // test for getting it from Debian): every kernel compiles, fits a block of
 // blockSize threads and spills nothing. cuModuleLoadDataEx's JIT log is
@@ -213,16 +242,18 @@
 // GPU engine's time that no GPU can lower. On the 2-core development
 // machine, at GOMAXPROCS=2, three runs each: with general mode's mask
 // clean-up on the CPU it was 298–325 ms per image (300–405 ms in earlier
-// runs), with the clean-up on the device 136–153 ms, while
-// BenchmarkReferenceCPU12MP, the whole CPU engine, took 413–532 ms
-// (423–441 ms in the later runs). With this split the GPU engine cannot be
-// much more than 3× the CPU engine at GOMAXPROCS=2, still short of the
-// 10× goal. What remains on the host per image, from a CPU profile: about
-// 75 ms in general mode outside the clean-up (the background fits and
-// their medians and quantiles by sorting, the clean plates, the
-// dilations between rounds), about 25 ms planning the refinement (the
-// band's local statistics), and the Go side's allocations (about 270 MB an
-// image, down from 470 MB). The emulated device time says nothing of a
-// GPU's; the clean-up's kernels are many small launches (74 per
-// round), whose cost on a GPU has not been measured.
+// runs), with the clean-up on the device 136–153 ms (127–133 ms in later
+// runs on a quiet machine), and with the clean plate's samples on the
+// device too 100–105 ms, while BenchmarkReferenceCPU12MP, the whole CPU
+// engine, took 399–433 ms in the same runs (413–532 ms earlier). With this
+// split the GPU engine cannot be much more than 4× the CPU engine at
+// GOMAXPROCS=2, still short of the 10× goal. What remains on the host per
+// image, from a CPU profile: about 55 ms in general mode (30 ms in the
+// background fits, their medians by sorting included; 15 ms in the
+// thresholds' quantiles, by sorting; the fields' grids and the plates'
+// residuals), about 17 ms planning the refinement (the band's local
+// statistics and dilations), and the Go side's allocations (about 230 MB an image, down
+// from 470 MB). The emulated device time says nothing of a GPU's; the
+// clean-up's kernels are many small launches (74 per round, and 4 for the
+// clean plate's samples), whose cost on a GPU has not been measured.
 package gpu

@@ -46,10 +46,10 @@ func TestEngineOnFakeDriver(t *testing.T) {
 		names = append(names, l.name)
 	}
 	// per removal: the analysis, 1 to 3 background distances, each with
-	// the mask clean-up, in general mode and the portrait fallback
-	// (rounds depend on the data), none with a face box, then the
-	// refinement
-	round := "(bgdist " + classifyLaunches() + " ){1,3}"
+	// the mask clean-up and, but for the third, the clean plate's
+	// samples, in general mode and the portrait fallback (rounds depend on
+	// the data), none with a face box, then the refinement
+	round := "(bgdist " + classifyLaunches() + " (" + plateLaunches + " )?){1,3}"
 	assert.Regexp(t, `^downsample colour `+round+`refine `+
 		`downsample median3 colour `+round+`refine `+
 		`downsample colour refine `+

@@ -48,6 +48,10 @@ const (
 	kFloodPrep            = "flood_prep"
 	kFloodHit             = "flood_hit"
 	kFloodApply           = "flood_apply"
+	kDilateRows           = "dilate_rows"
+	kDilateCols           = "dilate_cols"
+	kPlateUse             = "plate_use"
+	kPlateSums            = "plate_sums"
 )
 
 // kernelSig is each kernel's parameter list as declared in kernels.cu, one
@@ -98,4 +102,9 @@ var kernelSig = map[string]string{
 	kFloodPrep:   "pppiip",    // mask, kept, plain, n, limitBits, enter
 	kFloodHit:    "ppppiiipp", // labels, comps, enter, lab, w, h, step2Bits, root, hit
 	kFloodApply:  "pppip",     // enter, root, hit, n, mask
+	// the clean plate's samples (plate.go)
+	kDilateRows: "piiip",  // m, w, h, r, out
+	kDilateCols: "piiip",  // m, w, h, r, out
+	kPlateUse:   "pppiip", // near, shadowed, dist, n, halfBits, use
+	kPlateSums:  "ppiiip", // use, lin, w, h, cell, sums
 }

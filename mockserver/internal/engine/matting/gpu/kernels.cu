@@ -1043,3 +1043,84 @@ extern "C" __global__ void flood_apply(const u8 *enter, const int *root, const u
     if (enter[p] && hit[root[p]]) mask[p] = 0;
   }
 }
+
+// ---- General mode's clean-plate samples (matting.samplePlate) ----
+//
+// Between classification rounds the clean plate is refitted to the pixels
+// away from the mask (outside its square dilation), not shadowed and of
+// distance below t/2, summed per cell. The dilation is separable, as
+// matting.squareMorph computes it: any set pixel within r along the row
+// (dilate_rows), then along the column (dilate_cols). Each kernel writes
+// only its own elements from inputs written by earlier launches, so its
+// result is the same under any interleaving of its threads.
+
+// dilate_rows sets out[p] when a pixel of m within r of p in its row is
+// set: matting.squareMorph's row pass with grow, the window clipped at the
+// frame (r ≤ 0: a copy). r is clamped to w, which changes no window.
+extern "C" __global__ void dilate_rows(const u8 *m, int w, int h, int r, u8 *out) {
+  i64 n = (i64)w * h;
+  int rr = imin(imax(r, 0), w);
+  FOR_EACH(p, n) {
+    int x = (int)(p % w);
+    i64 row = p - x;
+    int lo = imax(x - rr, 0), hi = imin(x + rr, w - 1);
+    u8 v = 0;
+    for (int k = lo; k <= hi && !v; k++) v = m[row + k] != 0;
+    out[p] = v;
+  }
+}
+
+// dilate_cols is dilate_rows along the columns: squareMorph's column pass
+// over the row pass's result.
+extern "C" __global__ void dilate_cols(const u8 *m, int w, int h, int r, u8 *out) {
+  i64 n = (i64)w * h;
+  int rr = imin(imax(r, 0), h);
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), y = (int)(p / w);
+    int lo = imax(y - rr, 0), hi = imin(y + rr, h - 1);
+    u8 v = 0;
+    for (int k = lo; k <= hi && !v; k++) v = m[(i64)k * w + x] != 0;
+    out[p] = v;
+  }
+}
+
+// plate_use marks the samples: not near the mask, not shadowed, and of
+// distance below half (float bits of the CPU's float32 t/2; a NaN distance
+// is no sample, as on the CPU).
+extern "C" __global__ void plate_use(const u8 *near, const u8 *shadowed, const float *dist, int n, int halfBits,
+                                     u8 *use) {
+  float half = fbits(halfBits);
+  FOR_EACH(p, (i64)n) use[p] = !near[p] && !shadowed[p] && dist[p] < half ? 1 : 0;
+}
+
+// plate_sums sums the linear colour and the count of each cell's samples
+// (4 doubles per cell of size cell, ceil(w/cell)×ceil(h/cell) cells in
+// raster order), one thread per cell: it adds the cell's samples rows top
+// to bottom, each row left to right, in double precision, which is the
+// order matting.plateSums adds each cell's pixels in, so every sum is the
+// CPU's bit for bit. No other thread touches the cell's sums: no atomics,
+// no order between threads. cell must be at most max(w, h) (the caller
+// clamps it; no cell index changes), so no index overflows.
+extern "C" __global__ void plate_sums(const u8 *use, const float *lin, int w, int h, int cell, double *sums) {
+  int gw = (w + cell - 1) / cell, gh = (h + cell - 1) / cell;
+  FOR_EACH(c, (i64)gw * gh) {
+    int cx = (int)(c % gw), cy = (int)(c / gw);
+    int x0 = cx * cell, x1 = imin(x0 + cell, w);
+    int y0 = cy * cell, y1 = imin(y0 + cell, h);
+    double r = 0, g = 0, b = 0, k = 0;
+    for (int y = y0; y < y1; y++) {
+      for (int x = x0; x < x1; x++) {
+        i64 p = (i64)y * w + x;
+        if (!use[p]) continue;
+        r += (double)lin[3 * p];
+        g += (double)lin[3 * p + 1];
+        b += (double)lin[3 * p + 2];
+        k += 1.0;
+      }
+    }
+    sums[4 * c] = r;
+    sums[4 * c + 1] = g;
+    sums[4 * c + 2] = b;
+    sums[4 * c + 3] = k;
+  }
+}

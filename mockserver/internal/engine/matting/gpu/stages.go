@@ -19,15 +19,48 @@ type buf struct {
 	n uint64
 }
 
-// run is one removal's device state: the uploaded image and, after
-// Analyse, the L*a*b* plane that BGDistance reads.
+// run is one removal's device state: the uploaded image; after Analyse,
+// the L*a*b* plane that BGDistance and Classify read and the linear plane
+// that SamplePlate reads; and the last round's planes, kept on the device
+// so that the next stage of the round need not upload them again: the
+// last BGDistance's outputs and the last Classify's mask.
 type run struct {
 	d             *device
 	W, H, stride  int
 	w, h          int
-	img, lab      buf
+	img, lab, lin buf
 	closed        bool
 	analysisReady bool
+	// dist, plain and shadowed hold the last BGDistance's outputs and
+	// mask the last Classify's result (allocated by the first call, kept
+	// until Close). hostDist, hostPlain, hostShadowed and hostMask are
+	// the slices those calls returned, nil while the device copy is not
+	// theirs (before the call, or after a failed one): a later stage reads
+	// the device copy only when handed the very same slice (see kept),
+	// which the pipeline does not change in between (matting.PlateSampler).
+	// Holding the slices also keeps their memory from being reused for
+	// another slice at the same address.
+	dist, plain, shadowed, mask buf
+	hostDist, hostPlain         []float32
+	hostShadowed, hostMask      []bool
+}
+
+// kept reports whether s is the slice k the run recorded for a device
+// copy: the same first element and length.
+func kept[T any](s, k []T) bool { return len(s) > 0 && len(s) == len(k) && &s[0] == &k[0] }
+
+// ensure allocates b with n bytes on the device unless it is allocated:
+// the run's kept planes, allocated once and released by Close.
+func ensure(wk *worker, b *buf, n uint64) error {
+	if b.p != 0 {
+		return nil
+	}
+	p, err := wk.alloc(n)
+	if err != nil {
+		return err
+	}
+	*b = buf{p, n}
+	return nil
 }
 
 // Begin uploads img.
@@ -132,22 +165,20 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 				return err
 			}
 		}
-		lin, err := s.alloc(plane)
-		if err != nil {
+		// both kept: lab for BGDistance and Classify, lin for SamplePlate
+		if err := ensure(wk, &r.lin, plane); err != nil {
 			return err
 		}
-		lab, err := wk.alloc(plane) // kept for BGDistance
-		if err != nil {
+		if err := ensure(wk, &r.lab, plane); err != nil {
 			return err
 		}
-		r.lab = buf{lab, plane}
-		if err := wk.launch(kColour, int64(n), srgb, lin, lab, n, wk.table(tabLin), wk.table(tabCbrt)); err != nil {
+		if err := wk.launch(kColour, int64(n), srgb, r.lin.p, r.lab.p, n, wk.table(tabLin), wk.table(tabCbrt)); err != nil {
 			return err
 		}
-		if err := wk.download(bytesOf(pl.Lin), lin); err != nil {
+		if err := wk.download(bytesOf(pl.Lin), r.lin.p); err != nil {
 			return err
 		}
-		return wk.download(bytesOf(pl.Lab), lab)
+		return wk.download(bytesOf(pl.Lab), r.lab.p)
 	})
 	if err != nil {
 		return nil, err
@@ -158,14 +189,16 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 
 // BGDistance runs bgdist on the analysis L*a*b* plane.
 func (r *run) BGDistance(ctx context.Context, grid []float32, gw, gh, step int) ([]float32, []float32, []bool, error) {
-	if !r.analysisReady {
-		return nil, nil, nil, errors.New("gpu: BGDistance before Analyse")
+	if !r.analysisReady || r.closed {
+		return nil, nil, nil, errors.New("gpu: BGDistance before Analyse or after Close")
 	}
 	if len(grid) != 3*gw*gh || step < 1 {
 		return nil, nil, nil, errors.New("gpu: background grid of the wrong size")
 	}
 	n := r.w * r.h
 	dist, plain, shadowed := make([]float32, n), make([]float32, n), make([]bool, n)
+	// The device copies are overwritten here: no longer the old slices'.
+	r.hostDist, r.hostPlain, r.hostShadowed = nil, nil, nil
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
@@ -173,38 +206,39 @@ func (r *run) BGDistance(ctx context.Context, grid []float32, gw, gh, step int) 
 		if err != nil {
 			return err
 		}
-		dd, err := s.alloc(uint64(4 * n))
-		if err != nil {
+		// kept for the round's Classify and SamplePlate
+		for _, b := range []struct {
+			b *buf
+			n int
+		}{{&r.dist, 4 * n}, {&r.plain, 4 * n}, {&r.shadowed, n}} {
+			if err := ensure(wk, b.b, uint64(b.n)); err != nil {
+				return err
+			}
+		}
+		if err := wk.launch(kBGDist, int64(n), r.lab.p, g, r.w, r.h, gw, step, r.dist.p, r.plain.p, r.shadowed.p); err != nil {
 			return err
 		}
-		dp, err := s.alloc(uint64(4 * n))
-		if err != nil {
+		if err := wk.download(bytesOf(dist), r.dist.p); err != nil {
 			return err
 		}
-		ds, err := s.alloc(uint64(n))
-		if err != nil {
-			return err
-		}
-		if err := wk.launch(kBGDist, int64(n), r.lab.p, g, r.w, r.h, gw, step, dd, dp, ds); err != nil {
-			return err
-		}
-		if err := wk.download(bytesOf(dist), dd); err != nil {
-			return err
-		}
-		if err := wk.download(bytesOf(plain), dp); err != nil {
+		if err := wk.download(bytesOf(plain), r.plain.p); err != nil {
 			return err
 		}
 		// the kernel writes 0 or 1: valid Go bools
-		return wk.download(bytesOf(shadowed), ds)
+		return wk.download(bytesOf(shadowed), r.shadowed.p)
 	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	r.hostDist, r.hostPlain, r.hostShadowed = dist, plain, shadowed
 	return dist, plain, shadowed, nil
 }
 
 // Refine runs refine at full resolution.
 func (r *run) Refine(ctx context.Context, in *matting.RefineInput) (*image.Alpha, *image.NRGBA, error) {
+	if r.closed {
+		return nil, nil, errors.New("gpu: Refine after Close")
+	}
 	cells := in.W * in.H
 	if in.Factor < 1 || len(in.Mask) != cells || len(in.Band) != cells || len(in.Index) != cells ||
 		len(in.Stats)%matting.StatsStride != 0 || (in.W-1)*in.Factor >= r.W || (in.H-1)*in.Factor >= r.H {
@@ -269,11 +303,12 @@ func (r *run) Close() {
 		return
 	}
 	r.closed = true
+	r.hostDist, r.hostPlain, r.hostShadowed, r.hostMask = nil, nil, nil, nil
 	// Not cancellable: the buffers must go back even when the removal's
 	// context has ended. After the engine's Close the pool is gone anyway.
 	_ = r.d.do(context.Background(), func(wk *worker) error {
 		var err error
-		for _, b := range []buf{r.img, r.lab} {
+		for _, b := range []buf{r.img, r.lab, r.lin, r.dist, r.plain, r.shadowed, r.mask} {
 			if b.p != 0 {
 				if rerr := wk.release(b.p, b.n); err == nil {
 					err = rerr

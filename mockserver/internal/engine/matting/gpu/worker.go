@@ -380,7 +380,7 @@ func packArgs(sig string, args []any) ([]uint64, error) {
 }
 
 // bytesOf views a slice of plain values as bytes.
-func bytesOf[T uint8 | int32 | int64 | float32 | bool](s []T) []byte {
+func bytesOf[T uint8 | int32 | int64 | float32 | float64 | bool](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
