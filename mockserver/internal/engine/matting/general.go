@@ -211,26 +211,33 @@ func gridSamples(a *analysis, limit int) []sample {
 }
 
 // fieldResiduals returns the L*a*b* residuals of the used pixels (all when
-// use is nil) against the field, on a regular subsampling grid.
+// use is nil) against the field, on a regular subsampling grid, in raster
+// order. Bands of grid rows are computed in parallel and joined in order.
 func fieldResiduals(a *analysis, f bgField, use []bool) []float32 {
 	step := 1
 	for (a.w/step)*(a.h/step) > 40000 {
 		step++
 	}
-	var res []float32
-	for y := step / 2; y < a.h; y += step {
-		for x := step / 2; x < a.w; x += step {
-			p := y*a.w + x
-			if use != nil && !use[p] {
-				continue
+	rows := (a.h - step/2 + step - 1) / step // grid rows y = step/2 + k·step < a.h
+	bands := parallel.Bands(rows, 16)
+	parts := make([][]float32, bands)
+	parallel.For(rows, bands, func(band, lo, hi int) {
+		var res []float32
+		for y := step/2 + lo*step; y < a.h && y < step/2+hi*step; y += step {
+			for x := step / 2; x < a.w; x += step {
+				p := y*a.w + x
+				if use != nil && !use[p] {
+					continue
+				}
+				r, g, b := f.at(x, y)
+				L, A, B := linToLab(r, g, b)
+				o := 3 * p
+				res = append(res, float32(math.Sqrt(float64(sq(a.lab[o]-L)+sq(a.lab[o+1]-A)+sq(a.lab[o+2]-B)))))
 			}
-			r, g, b := f.at(x, y)
-			L, A, B := linToLab(r, g, b)
-			o := 3 * p
-			res = append(res, float32(math.Sqrt(float64(sq(a.lab[o]-L)+sq(a.lab[o+1]-A)+sq(a.lab[o+2]-B)))))
 		}
-	}
-	return res
+		parts[band] = res
+	})
+	return slices.Concat(parts...)
 }
 
 // classifyOn is classify on the analysis' device when it is a
