@@ -3,6 +3,8 @@ package matting
 import (
 	"context"
 	"image"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
 )
 
 // Stages is a device that runs the pipeline's per-pixel stages in place of
@@ -225,20 +227,24 @@ func deviceRefine(ctx context.Context, run StageRun, a *analysis, mask []bool, s
 		Stats: make([]float32, StatsStride*len(p.stats)),
 		Spill: spill,
 	}
-	for i, m := range mask {
-		if m {
-			in.Mask[i] = 1
+	parallel.Rows(len(mask), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if mask[i] {
+				in.Mask[i] = 1
+			}
+			if p.band[i] {
+				in.Band[i] = 1
+			}
 		}
-		if p.band[i] {
-			in.Band[i] = 1
+	})
+	parallel.Rows(len(p.stats), func(lo, hi int) {
+		for i, s := range p.stats[lo:hi] {
+			o := in.Stats[StatsStride*(lo+i) : StatsStride*(lo+i)+StatsStride]
+			copy(o[0:3], s.f[:])
+			copy(o[3:6], s.b[:])
+			o[6], o[7] = s.varF, s.varB
 		}
-	}
-	for i, s := range p.stats {
-		o := in.Stats[StatsStride*i : StatsStride*i+StatsStride]
-		copy(o[0:3], s.f[:])
-		copy(o[3:6], s.b[:])
-		o[6], o[7] = s.varF, s.varB
-	}
+	})
 	alpha, fg, err := run.Refine(ctx, in)
 	if err != nil {
 		return nil, err
