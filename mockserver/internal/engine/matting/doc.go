@@ -19,7 +19,9 @@
 // tag cuda) is such a device. A run that is a [Classifier] also cleans
 // general mode's mask up on its device, reproducing the CPU's steps,
 // which are exported as its reference (ReferenceClassify and the
-// Reference functions of each step). [Compositor] and [CompositeWith] let a
+// Reference functions of each step); a run that is a [PlateSampler]
+// also chooses and sums the clean plate's samples between rounds
+// (ReferenceSamplePlate). [Compositor] and [CompositeWith] let a
 // remover composite on its device too; the small, CPU-side parts of
 // compositing are exported for it, computed by the same code as
 // Composite's: the cover resize's filter taps ([CoverSource],
