@@ -27,7 +27,10 @@ type Stages interface {
 // the analysis planes). Its methods are called in the order Analyse,
 // BGDistance (zero or more times, each followed by Classify when the run
 // is a [Classifier], and all but the last by SamplePlate when it is a
-// [PlateSampler]), Refine, from one goroutine.
+// [PlateSampler]), Refine, from one goroutine. The slices its methods
+// return, except Refine's images, belong to the run: they stay valid
+// until Close, after which the device may reuse their memory for another
+// run, so the pipeline keeps none of them past Close.
 type StageRun interface {
 	// Analyse box-averages the image by factor (each analysis pixel is the
 	// mean of a factor×factor block, clipped at the right and bottom

@@ -25,7 +25,7 @@ func (r *run) Classify(ctx context.Context, dist, plain []float32, t float32) ([
 	if len(dist) != n || len(plain) != n {
 		return nil, errors.New("gpu: distances of the wrong size")
 	}
-	mask := make([]bool, n)
+	mask := r.results.boolSlice(n)
 	keptDist := kept(dist, r.hostDist) && kept(plain, r.hostPlain)
 	r.hostMask = nil // overwritten below
 	err := r.d.do(ctx, func(wk *worker) (err error) {

@@ -14,6 +14,9 @@ type Options struct {
 	// MaxIdleBytes bounds the device memory kept pooled while unused; 0
 	// means 1 GiB.
 	MaxIdleBytes uint64
+	// MaxIdleHostBytes bounds the host memory kept pooled for results
+	// (analysis planes, distances, masks) while unused; 0 means 512 MiB.
+	MaxIdleHostBytes uint64
 }
 
 // Engine is the GPU background-removal engine: a matting.Remover (and
@@ -47,7 +50,7 @@ func newEngine(drv driver, o Options) (*Engine, error) {
 	var tables [numTables][]float32
 	tables[tabLin], tables[tabCbrt] = matting.ColourTables()
 	tables[tabGamma], tables[tabSRGB8] = matting.CompositeTables()
-	d, err := openDevice(drv, deviceConfig{ordinal: o.Device, maxIdle: o.MaxIdleBytes, ptx: kernelsPTX, tables: tables})
+	d, err := openDevice(drv, deviceConfig{ordinal: o.Device, maxIdle: o.MaxIdleBytes, maxIdleHost: o.MaxIdleHostBytes, ptx: kernelsPTX, tables: tables})
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func (r *run) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting
 	side := max(r.w, r.h)
 	radius, cell := min(max(in.Radius, 0), side), min(in.Cell, side)
 	gw, gh := (r.w+cell-1)/cell, (r.h+cell-1)/cell
-	out := &matting.PlateSamples{Use: make([]bool, n), Sums: make([]float64, 4*gw*gh)}
+	out := &matting.PlateSamples{Use: r.results.boolSlice(n), Sums: r.results.float64s(4 * gw * gh)}
 	mask, dist, shadowed := r.mask.p, r.dist.p, r.shadowed.p
 	keptMask := kept(in.Mask, r.hostMask)
 	keptDist := kept(in.Dist, r.hostDist) && kept(in.Shadowed, r.hostShadowed)

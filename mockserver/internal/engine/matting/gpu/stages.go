@@ -43,6 +43,9 @@ type run struct {
 	dist, plain, shadowed, mask buf
 	hostDist, hostPlain         []float32
 	hostShadowed, hostMask      []bool
+	// results are the pooled host slices the run's results were
+	// downloaded into, given back to the device's pool at Close.
+	results hostSlices
 }
 
 // kept reports whether s is the slice k the run recorded for a device
@@ -66,7 +69,7 @@ func ensure(wk *worker, b *buf, n uint64) error {
 // Begin uploads img.
 func (s stages) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRun, error) {
 	W, H := img.Rect.Dx(), img.Rect.Dy()
-	r := &run{d: s.d, W: W, H: H, stride: img.Stride}
+	r := &run{d: s.d, W: W, H: H, stride: img.Stride, results: hostSlices{pool: s.d.host}}
 	src := img.Pix[:img.Stride*(H-1)+4*W]
 	err := s.d.do(ctx, func(w *worker) error {
 		p, err := w.uploadNew(src)
@@ -134,10 +137,11 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 	}
 	w, h := (r.W+f-1)/f, (r.H+f-1)/f
 	n := w * h
-	pl := &matting.Planes{W: w, H: h, Raw: make([]float32, 3*n), Lin: make([]float32, 3*n), Lab: make([]float32, 3*n)}
+	res := &r.results
+	pl := &matting.Planes{W: w, H: h, Raw: res.float32s(3 * n), Lin: res.float32s(3 * n), Lab: res.float32s(3 * n)}
 	pl.SRGB = pl.Raw
 	if preprocess {
-		pl.SRGB = make([]float32, 3*n)
+		pl.SRGB = res.float32s(3 * n)
 	}
 	plane := uint64(12 * n)
 	err := r.d.do(ctx, func(wk *worker) (err error) {
@@ -196,7 +200,7 @@ func (r *run) BGDistance(ctx context.Context, grid []float32, gw, gh, step int) 
 		return nil, nil, nil, errors.New("gpu: background grid of the wrong size")
 	}
 	n := r.w * r.h
-	dist, plain, shadowed := make([]float32, n), make([]float32, n), make([]bool, n)
+	dist, plain, shadowed := r.results.float32s(n), r.results.float32s(n), r.results.boolSlice(n)
 	// The device copies are overwritten here: no longer the old slices'.
 	r.hostDist, r.hostPlain, r.hostShadowed = nil, nil, nil
 	err := r.d.do(ctx, func(wk *worker) (err error) {
@@ -317,4 +321,7 @@ func (r *run) Close() {
 		}
 		return err
 	})
+	// Every job of the run has returned (do waits for a job the worker
+	// took), so no download still writes into these.
+	r.results.release()
 }

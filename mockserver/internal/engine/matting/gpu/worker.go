@@ -26,6 +26,8 @@ type device struct {
 	quit chan struct{}
 	exit chan error // the worker's teardown result, once
 	name string
+	// host recycles the host slices of runs' results.
+	host *hostPool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -60,10 +62,11 @@ func (w *worker) table(i int) devicePtr { return w.tables[i].p }
 
 // deviceConfig is what openDevice needs besides the driver.
 type deviceConfig struct {
-	ordinal int
-	maxIdle uint64
-	ptx     string
-	tables  [numTables][]float32 // lookup tables uploaded once (tab*; empty ones are skipped)
+	ordinal     int
+	maxIdle     uint64 // device bytes kept pooled (bufferPool)
+	maxIdleHost uint64 // host bytes kept pooled (hostPool)
+	ptx         string
+	tables      [numTables][]float32 // lookup tables uploaded once (tab*; empty ones are skipped)
 }
 
 // openDevice starts the worker goroutine, which locks its OS thread, loads
@@ -71,7 +74,7 @@ type deviceConfig struct {
 // functions, tables) and then serves jobs until close. It returns once the
 // setup finished; on failure the worker has undone what it did.
 func openDevice(drv driver, cfg deviceConfig) (*device, error) {
-	d := &device{jobs: make(chan job), quit: make(chan struct{}), exit: make(chan error, 1)}
+	d := &device{jobs: make(chan job), quit: make(chan struct{}), exit: make(chan error, 1), host: newHostPool(cfg.maxIdleHost)}
 	ready := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
