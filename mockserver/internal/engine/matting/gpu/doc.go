@@ -21,7 +21,12 @@
 // buffers are freed and the allocation retried). Work reaches it as jobs
 // over a channel: each job queues copies and kernels on the stream and
 // synchronises before it returns, so removals from many goroutines share
-// the device one job at a time. Every driver failure becomes a
+// the device one job at a time. The host slices a removal's results are
+// downloaded into (analysis planes, distances, masks, the clean plate's
+// samples) come from a host pool (by type and length, at most 512 MiB
+// idle by default, Options.MaxIdleHostBytes) and go back when the run
+// closes, which spares Go's zeroing and garbage collection of about
+// 70 MB per 12 MP removal. Every driver failure becomes a
 // *DriverError naming the entry point and the driver's name for the code
 // (cuGetErrorName, else the name from cuda.h); errors saying the engine
 // cannot run here match ErrUnavailable (ErrNotCompiled, ErrNoDriver in a
@@ -240,20 +245,26 @@
 // the 12 MP benchmark on the emulator and reports the time spent outside
 // device work: the stages left on the CPU and the Go side, a floor of the
 // GPU engine's time that no GPU can lower. On the 2-core development
-// machine, at GOMAXPROCS=2, three runs each: with general mode's mask
-// clean-up on the CPU it was 298–325 ms per image (300–405 ms in earlier
-// runs), with the clean-up on the device 136–153 ms (127–133 ms in later
-// runs on a quiet machine), and with the clean plate's samples on the
-// device too 100–105 ms, while BenchmarkReferenceCPU12MP, the whole CPU
-// engine, took 399–433 ms in the same runs (413–532 ms earlier). With this
-// split the GPU engine cannot be much more than 4× the CPU engine at
-// GOMAXPROCS=2, still short of the 10× goal. What remains on the host per
-// image, from a CPU profile: about 55 ms in general mode (30 ms in the
-// background fits, their medians by sorting included; 15 ms in the
-// thresholds' quantiles, by sorting; the fields' grids and the plates'
-// residuals), about 17 ms planning the refinement (the band's local
-// statistics and dilations), and the Go side's allocations (about 230 MB an image, down
-// from 470 MB). The emulated device time says nothing of a GPU's; the
-// clean-up's kernels are many small launches (74 per round, and 4 for the
-// clean plate's samples), whose cost on a GPU has not been measured.
+// machine at GOMAXPROCS=2 it went from 298–325 ms per image (mask
+// clean-up on the CPU) to 127–153 ms (clean-up on the device), then
+// 100–105 ms (the clean plate's samples on the device too), and now
+// 58–64 ms (four runs; 66–80 ms without the host pool) after the CPU-side
+// stages were made faster with unchanged results (medians by quickselect,
+// parallel residuals and normal equations in the fits, planning the
+// refinement in parallel, the fallback means only when needed). Those
+// changes also sped up the CPU engine: BenchmarkReferenceCPU12MP went
+// from 399–433 ms to 356–373 ms. So with this split the GPU engine cannot
+// be more than about 6× the CPU engine at GOMAXPROCS=2, short of the 10×
+// goal. What remains on the host per image, timed between the device
+// calls: 16–23 ms for the two background fits (robust least squares over
+// 20,000 samples, 6 rounds each, with float64 sums in a fixed order), 4–5 ms
+// between classification rounds (the plate's blur and push-pull, its
+// residuals and threshold, the next field's grid), 15 ms planning the
+// refinement (band, dilations, local statistics), and the Go side of
+// the device calls (allocating the matte and the composite, which the
+// caller keeps: 60 MB). A real GPU adds its own time: uploading the 48 MB
+// image and downloading the 54 MB of analysis planes and the 48 MB
+// composite from pageable memory, and the clean-up's many small launches
+// (74 per round, 4 for the clean plate's samples), none of it measured
+// yet. The emulated device time says nothing of a GPU's.
 package gpu
