@@ -5,6 +5,10 @@ import (
 	"unsafe"
 )
 
+// minPooledBytes is the smallest slice worth pooling: smaller ones cost
+// little to allocate, and keeping them would only grow the bookkeeping.
+const minPooledBytes = 16 << 10
+
 // defaultMaxIdleHostBytes bounds the host memory a hostPool keeps idle when
 // Options.MaxIdleHostBytes is 0: about five 12 MP removals' results.
 const defaultMaxIdleHostBytes = 512 << 20
@@ -14,14 +18,18 @@ const defaultMaxIdleHostBytes = 512 << 20
 // about 100 MB per 12 MP removal). Allocating them afresh costs Go's
 // zeroing and, under load, fresh pages and garbage collection, all of it on
 // the host side of the GPU engine. Slices are kept by element type and
-// exact length, up to maxIdle bytes in all; beyond that a returned slice
-// is left to the garbage collector. A slice taken from the pool holds old
-// data: every user overwrites it whole (a download of its full size). Safe
-// for concurrent use.
+// exact length, up to maxIdle bytes in all. A returned slice that would
+// exceed the bound first evicts idle slices of other types and lengths
+// (the sizes in demand have changed, or several sizes compete), else is
+// left to the garbage collector; slices under minPooledBytes and slices
+// returned after drain are never kept. A slice taken from the pool holds
+// old data: every user overwrites it whole (a download of its full size).
+// Safe for concurrent use.
 type hostPool struct {
 	mu      sync.Mutex
 	maxIdle int64
 	idle    int64
+	drained bool
 	f32     map[int][][]float32
 	f64     map[int][][]float64
 	bools   map[int][][]bool
@@ -46,6 +54,46 @@ func (p *hostPool) idleBytes() int64 {
 	return p.idle
 }
 
+// drain lets every idle slice go and keeps none from now on (the device
+// is closed; runs still closing may give theirs back).
+func (p *hostPool) drain() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drained = true
+	clear(p.f32)
+	clear(p.f64)
+	clear(p.bools)
+	p.idle = 0
+}
+
+// evictOthers drops idle lists other than free's list of length n (kind
+// is that free map: each element type has one) until need more bytes fit
+// the bound or none is left; p.mu is held.
+func (p *hostPool) evictOthers(kind any, n int, need int64) {
+	for p.idle+need > p.maxIdle {
+		if !evictOne(p, p.f32, kind, n) && !evictOne(p, p.f64, kind, n) && !evictOne(p, p.bools, kind, n) {
+			return
+		}
+	}
+}
+
+// evictOne drops one idle list of free other than (kind, n), reporting
+// whether there was one; p.mu is held.
+func evictOne[T any](p *hostPool, free map[int][][]T, kind any, n int) bool {
+	_, same := kind.(map[int][][]T)
+	for length, l := range free {
+		if same && length == n {
+			continue
+		}
+		for _, s := range l {
+			p.idle -= sizeOf(s)
+		}
+		delete(free, length)
+		return true
+	}
+	return false
+}
+
 // take returns a slice of length n from free, or a new one.
 func take[T any](p *hostPool, free map[int][][]T, n int) []T {
 	p.mu.Lock()
@@ -67,10 +115,19 @@ func give[T any](p *hostPool, free map[int][][]T, s []T) {
 		return
 	}
 	size := sizeOf(s)
+	if size < minPooledBytes || size > p.maxIdle {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.idle+size > p.maxIdle {
+	if p.drained {
 		return
+	}
+	if p.idle+size > p.maxIdle {
+		p.evictOthers(free, len(s), size)
+		if p.idle+size > p.maxIdle {
+			return
+		}
 	}
 	free[len(s)] = append(free[len(s)], s[:len(s):len(s)])
 	p.idle += size

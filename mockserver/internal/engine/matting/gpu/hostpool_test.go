@@ -5,46 +5,85 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+// k elements of any pooled type make a slice of at least minPooledBytes.
+const k = minPooledBytes
 
 // TestHostPoolReusesByTypeAndLength checks that a returned slice comes
 // back for the same element type and length only, and that the idle count
 // follows.
 func TestHostPoolReusesByTypeAndLength(t *testing.T) {
 	t.Parallel()
-	p := newHostPool(1 << 20)
+	p := newHostPool(1 << 30)
 	h := hostSlices{pool: p}
-	f := h.float32s(100)
-	b := h.boolSlice(100)
-	d := h.float64s(10)
+	f := h.float32s(k)
+	b := h.boolSlice(k)
+	d := h.float64s(k)
 	assert.Zero(t, p.idleBytes())
 	h.release()
-	assert.Equal(t, int64(400+100+80), p.idleBytes())
+	assert.Equal(t, int64(4*k+k+8*k), p.idleBytes())
 
 	h2 := hostSlices{pool: p}
-	assert.Same(t, &f[0], &h2.float32s(100)[0], "same type and length: reused")
-	assert.NotSame(t, &b[0], &h2.boolSlice(99)[0], "other length: new")
-	assert.Same(t, &b[0], &h2.boolSlice(100)[0])
-	assert.Same(t, &d[0], &h2.float64s(10)[0])
+	assert.Same(t, &f[0], &h2.float32s(k)[0], "same type and length: reused")
+	assert.NotSame(t, &b[0], &h2.boolSlice(k + 1)[0], "other length: new")
+	assert.Same(t, &b[0], &h2.boolSlice(k)[0])
+	assert.Same(t, &d[0], &h2.float64s(k)[0])
 	assert.Zero(t, p.idleBytes())
-	assert.NotSame(t, &f[0], &h2.float32s(100)[0], "none left: new")
+	assert.NotSame(t, &f[0], &h2.float32s(k)[0], "none left: new")
 	h2.release()
-	assert.Equal(t, int64(2*400+99+100+80), p.idleBytes())
+	assert.Equal(t, int64(2*4*k+(k+1)+k+8*k), p.idleBytes())
 }
 
-// TestHostPoolKeepsWithinItsBound checks that slices beyond the bound are
-// left to the garbage collector, and the default bound.
+// TestHostPoolKeepsWithinItsBound checks the bound: slices too small or
+// larger than the bound are not kept, a slice that does not fit evicts
+// idle slices of other sizes (not of its own) first, and the default.
 func TestHostPoolKeepsWithinItsBound(t *testing.T) {
 	t.Parallel()
-	p := newHostPool(1000)
+	p := newHostPool(10 * k)
 	h := hostSlices{pool: p}
-	h.float32s(200) // 800 bytes: kept
-	h.float32s(100) // 400 more: over the bound, dropped
-	h.boolSlice(150)
-	h.boolSlice(0) // nothing to keep
+	h.float32s(k)      // 4k bytes: kept
+	h.float32s(k)      // 4k more: kept (8k)
+	h.boolSlice(k - 1) // under minPooledBytes: not kept
+	h.float64s(2 * k)  // 16k: over the bound itself: not kept
 	h.release()
-	assert.Equal(t, int64(800+150), p.idleBytes())
+	assert.Equal(t, int64(8*k), p.idleBytes())
+
+	// 3k bools do not fit next to 8k: the float32 slices of another
+	// size are evicted for them.
+	h = hostSlices{pool: p}
+	h.boolSlice(3 * k)
+	h.release()
+	assert.Equal(t, int64(3*k), p.idleBytes())
+	assert.Empty(t, p.f32)
+
+	// Slices of the same length as the newcomer are not evicted for it.
+	h = hostSlices{pool: p}
+	for range 6 {
+		h.boolSlice(3 * k)
+	}
+	h.release()
+	assert.Equal(t, int64(9*k), p.idleBytes(), "three of six kept")
+	assert.Len(t, p.bools[3*k], 3)
+
 	assert.Equal(t, int64(defaultMaxIdleHostBytes), newHostPool(0).maxIdle)
+}
+
+// TestHostPoolDrain checks that drain lets the idle slices go and that
+// nothing returned later is kept (a run closing after its device).
+func TestHostPoolDrain(t *testing.T) {
+	t.Parallel()
+	p := newHostPool(1 << 30)
+	h := hostSlices{pool: p}
+	h.float32s(k)
+	h.release()
+	require.Positive(t, p.idleBytes())
+	p.drain()
+	assert.Zero(t, p.idleBytes())
+	h.float32s(k)
+	h.release()
+	assert.Zero(t, p.idleBytes())
 }
 
 // TestHostPoolConcurrentRuns has many goroutines take, fill, check and
@@ -60,7 +99,7 @@ func TestHostPoolConcurrentRuns(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 200; i++ {
 				h := hostSlices{pool: p}
-				n := 64 << (i % 3)
+				n := k << (i % 3)
 				s := h.float32s(n)
 				m := h.boolSlice(n)
 				for k := range s {

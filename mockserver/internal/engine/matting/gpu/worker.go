@@ -145,6 +145,7 @@ func (d *device) close() error {
 	d.closeOnce.Do(func() {
 		close(d.quit)
 		d.closeErr = <-d.exit
+		d.host.drain()
 	})
 	return d.closeErr
 }
