@@ -467,7 +467,10 @@ func floodSmooth(a *analysis, mask []bool, plain []float32, t float32, protected
 	lab := a.smoothLab()
 	step2 := sq(t / 4)
 	limit := floodLimit * t
-	queue := make([]int32, 0, 1024)
+	// Each pixel enters the queue at most once (it leaves the mask as it
+	// does, or is a seed): one allocation of the largest size instead of
+	// a series of growing copies.
+	queue := make([]int32, 0, w*h)
 	labels, comps := components(mask, w, h, false, false, nil)
 	for p, l := range labels {
 		if l > 0 && comps[l-1].touchesBorder {
