@@ -21,7 +21,9 @@ const (
 	// BGEngineCUDA is the GPU engine: only in a build with the cuda tag
 	// (Linux), on a machine whose CUDA driver (libcuda.so.1) loads and
 	// reports a device. Its results match the CPU engine's within 2/255 of
-	// alpha per pixel.
+	// alpha per pixel. The mocks of a process that use it share one
+	// engine (one device context and its memory pools), closed when the
+	// last of them closes.
 	BGEngineCUDA BGEngine = "cuda"
 	// BGEngineAuto is BGEngineCUDA where it can run, else BGEngineCPU,
 	// logging once why the GPU is not used.

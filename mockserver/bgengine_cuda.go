@@ -11,11 +11,19 @@ import (
 // background-removal engine (build tag cuda, on Linux).
 const CUDAEngineCompiled = true
 
-// openGPUEngine opens the GPU engine on the first device.
+// gpuEngine is the process's GPU engine, shared by every mock that asks
+// for it (see sharedOpener).
+var gpuEngine = sharedOpener[*gpu.Engine]{
+	open:  func() (*gpu.Engine, error) { return gpu.New(gpu.Options{}) },
+	close: (*gpu.Engine).Close,
+}
+
+// openGPUEngine takes a hold on the process's GPU engine (the first
+// device), opening it if no mock holds it.
 func openGPUEngine() (matting.Remover, func() error, string, error) {
-	e, err := gpu.New(gpu.Options{})
+	e, release, err := gpuEngine.acquire()
 	if err != nil {
 		return nil, nil, "", err
 	}
-	return e, e.Close, e.Device(), nil
+	return e, release, e.Device(), nil
 }

@@ -444,9 +444,9 @@
 // and returned by BGContainer.Engine; /Status's model_version stays the
 // seed's release label whatever the engine. HostedOptions.BGEngine makes
 // the same choice for the hosted mock's background option (returned by
-// Hosted.BGEngine); the binary's -bg-engine sets both, each backend
-// opening its own engine (on one GPU they share the device's primary
-// context).
+// Hosted.BGEngine); the binary's -bg-engine sets both. All the mocks of a
+// process that run the GPU engine share one (its device context, worker
+// and memory pools), opened by the first and closed with the last.
 //
 // Routes (all JSON but the PNG download; no query parameters except
 // SubmitImage's):
