@@ -21,7 +21,10 @@
 // which are exported as its reference (ReferenceClassify and the
 // Reference functions of each step); a run that is a [PlateSampler]
 // also chooses and sums the clean plate's samples between rounds
-// (ReferenceSamplePlate). [Compositor] and [CompositeWith] let a
+// (ReferenceSamplePlate); a run that is a [RefinePlanner] also plans the
+// refinement (band and local statistics) from the coarse mask, leaving
+// only the image's fallback means to the host (ReferenceRefinePlan,
+// [ConfidentMeans]). [Compositor] and [CompositeWith] let a
 // remover composite on its device too; the small, CPU-side parts of
 // compositing are exported for it, computed by the same code as
 // Composite's: the cover resize's filter taps ([CoverSource],

@@ -19,17 +19,22 @@ type cellStats struct {
 // variance of confident foreground and background colours nearby. Nearer
 // pixels weigh more, so a background that darkens towards the subject (a
 // contact shadow) is estimated from its darkest, closest part.
-func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) []cellStats {
-	out := make([]cellStats, len(need))
+//
+// global reports whether some cell had no confident pixel of a kind within
+// 4·radius and took the whole image's mean instead.
+func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) (out []cellStats, global bool) {
+	out = make([]cellStats, len(need))
 	// The whole image's means are the fallback of a cell with no confident
 	// pixels within 4·radius; most images have none, so they are summed
 	// (in raster order, as always) only when a cell needs them.
-	var global struct {
+	var glob struct {
 		once   sync.Once
 		fg, bg [3]float32
+		used   bool
 	}
 	means := func() ([3]float32, [3]float32) {
-		global.once.Do(func() {
+		glob.once.Do(func() {
+			glob.used = true
 			var sumF, sumB [3]float64
 			var nF, nB float64
 			for i := 0; i < a.w*a.h; i++ {
@@ -46,11 +51,11 @@ func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) []
 				}
 			}
 			for c := 0; c < 3; c++ {
-				global.fg[c] = float32(sumF[c] / max(nF, 1))
-				global.bg[c] = float32(sumB[c] / max(nB, 1))
+				glob.fg[c] = float32(sumF[c] / max(nF, 1))
+				glob.bg[c] = float32(sumB[c] / max(nB, 1))
 			}
 		})
-		return global.fg, global.bg
+		return glob.fg, glob.bg
 	}
 	parallel.Rows(len(need), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -77,7 +82,8 @@ func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) []
 			}
 		}
 	})
-	return out
+	// Rows has returned: every once.Do has too.
+	return out, glob.used
 }
 
 type meanVar struct {
@@ -158,13 +164,31 @@ type refinePlan struct {
 	index     []int32     // per analysis cell: its entry in stats, or -1
 	stats     []cellStats // of the band and one cell around it
 	bandCells []int32     // the band's cells, in raster order
+	// The intermediate planes, kept for ReferenceRefinePlan: the band
+	// dilated by one cell, the confident foreground and background, and
+	// whether a cell took the whole image's means.
+	around, confFg, confBg []bool
+	global                 bool
+}
+
+// refineRadii returns the refinement's radii at analysis factor f: the
+// band holds the cells within band (square) of a label change, covering
+// at least bandMin full-resolution pixels, and the local statistics start
+// from windows of radius stats.
+func refineRadii(f int) (band, stats int) {
+	rb := (max(bandMin, 2*f) + f - 1) / f
+	return rb - 1, rb + 3
 }
 
 // planRefine computes the refinement's analysis-resolution inputs.
 func planRefine(a *analysis, mask []bool) *refinePlan {
-	f := a.factor
-	rb := (max(bandMin, 2*f) + f - 1) / f
-	band := boundaryBand(mask, a.w, a.h, rb-1)
+	rBand, rStats := refineRadii(a.factor)
+	return planRefineRadii(a, mask, rBand, rStats)
+}
+
+// planRefineRadii is planRefine with the radii of refineRadii given.
+func planRefineRadii(a *analysis, mask []bool, rBand, rStats int) *refinePlan {
+	band := boundaryBand(mask, a.w, a.h, rBand)
 	confFg := make([]bool, len(mask))
 	confBg := make([]bool, len(mask))
 	parallel.Rows(len(mask), func(lo, hi int) {
@@ -177,8 +201,9 @@ func planRefine(a *analysis, mask []bool) *refinePlan {
 	// bilinear interpolation at full resolution.
 	around := dilate(band, a.w, a.h, 1)
 	index, need, bandCells := listCells(around, band)
-	stats := localStats(a, need, confFg, confBg, rb+3)
-	return &refinePlan{band: band, index: index, stats: stats, bandCells: bandCells}
+	stats, global := localStats(a, need, confFg, confBg, rStats)
+	return &refinePlan{band: band, index: index, stats: stats, bandCells: bandCells,
+		around: around, confFg: confFg, confBg: confBg, global: global}
 }
 
 // listCells numbers the cells of around in raster order: index gives each
@@ -428,3 +453,90 @@ func interpStats(a *analysis, stats []cellStats, index []int32, mask []bool, u, 
 // bandMin is the smallest half-width, in full-resolution pixels, of the
 // unknown band refined around the coarse boundary.
 const bandMin = 2
+
+// The refinement's plan, exported as the reference that a device
+// implementation of [RefinePlanner] is tested against, step by step and
+// bit for bit (package gpu's tests).
+
+// RefineRadii returns the radii of the refinement's plan at analysis
+// factor f (at least 1): the unknown band is the label changes dilated by
+// band (square), and each cell's local statistics start from windows of
+// radius stats, doubled up to 4·stats (see [RefinePlanInput]).
+func RefineRadii(f int) (band, stats int) { return refineRadii(max(f, 1)) }
+
+// ReferenceBoundaryEdges marks the cells of mask (w×h) with a
+// 4-neighbour of the other label: the unknown band before its dilation.
+func ReferenceBoundaryEdges(mask []bool, w, h int) []bool { return boundaryBand(mask, w, h, 0) }
+
+// RefinePlan is the refinement's plan on the CPU ([ReferenceRefinePlan]).
+type RefinePlan struct {
+	// Band marks the unknown band, Around the band dilated by one cell
+	// (the cells with statistics), ConfFg and ConfBg the confident
+	// foreground (mask and not band) and background (neither).
+	Band, Around, ConfFg, ConfBg []bool
+	// Index gives each cell's entry in Stats, or -1: Around's cells,
+	// numbered in raster order.
+	Index []int32
+	// Stats holds StatsStride values per entry, as RefineInput.Stats.
+	Stats []float32
+	// Global reports that some cell had no confident pixel of a kind
+	// within 4·stats radius and took the whole image's mean of that kind.
+	Global bool
+}
+
+// ReferenceRefinePlan computes the refinement's plan on the CPU from the
+// analysis size and raw sRGB plane (Planes.Raw), the coarse mask and the
+// radii (as [RefinePlanInput]'s; statsRadius below 1 counts as 1): with
+// RefineRadii's radii, what deviceRefine uploads when the run is no
+// [RefinePlanner].
+func ReferenceRefinePlan(w, h int, raw []float32, mask []bool, bandRadius, statsRadius int) *RefinePlan {
+	a := &analysis{w: w, h: h, raw: raw}
+	p := planRefineRadii(a, mask, bandRadius, max(statsRadius, 1))
+	return &RefinePlan{Band: p.band, Around: p.around, ConfFg: p.confFg, ConfBg: p.confBg,
+		Index: p.index, Stats: packStats(p.stats), Global: p.global}
+}
+
+// ConfidentMeans returns the whole image's mean colours of the confident
+// foreground (conf 1) and background (conf 2) pixels of a raw sRGB plane
+// (3 values per pixel), each summed in float64 in raster order: the
+// statistics (with variance 0.05) of a cell of the refinement's plan
+// without a confident pixel of that kind within 4·StatsRadius, bit for
+// bit localStats'. A device that plans the refinement
+// ([RefinePlanner]) leaves this sequential sum to the host.
+func ConfidentMeans(raw []float32, conf []uint8) (fg, bg [3]float32) {
+	var sumF, sumB [3]float64
+	var nF, nB float64
+	for i, k := range conf[:min(len(conf), len(raw)/3)] {
+		switch k {
+		case 1:
+			for c := 0; c < 3; c++ {
+				sumF[c] += float64(raw[3*i+c])
+			}
+			nF++
+		case 2:
+			for c := 0; c < 3; c++ {
+				sumB[c] += float64(raw[3*i+c])
+			}
+			nB++
+		}
+	}
+	for c := 0; c < 3; c++ {
+		fg[c] = float32(sumF[c] / max(nF, 1))
+		bg[c] = float32(sumB[c] / max(nB, 1))
+	}
+	return fg, bg
+}
+
+// packStats lays the cell statistics out as RefineInput.Stats.
+func packStats(stats []cellStats) []float32 {
+	out := make([]float32, StatsStride*len(stats))
+	parallel.Rows(len(stats), func(lo, hi int) {
+		for i, s := range stats[lo:hi] {
+			o := out[StatsStride*(lo+i) : StatsStride*(lo+i)+StatsStride]
+			copy(o[0:3], s.f[:])
+			copy(o[3:6], s.b[:])
+			o[6], o[7] = s.varF, s.varB
+		}
+	})
+	return out
+}

@@ -33,8 +33,9 @@ func TestLocalStatsFallsBackToImageMeans(t *testing.T) {
 	}
 	// radius 2 looks up to 8 cells away: cell (1,0) sees only
 	// foreground, cell (40,0) sees neither.
-	stats := localStats(a, []int32{1, 40}, confFg, confBg, 2)
+	stats, global := localStats(a, []int32{1, 40}, confFg, confBg, 2)
 	require.Len(t, stats, 2)
+	assert.True(t, global, "the image's means were used")
 
 	near, far := stats[0], stats[1]
 	assert.InDelta(t, 0.625, near.f[0], 0.125, "near cell: local foreground")
@@ -77,4 +78,37 @@ func TestListCellsNumbersInRasterOrder(t *testing.T) {
 		assert.Equal(t, wantNeed, need, "n=%d need", n)
 		assert.Equal(t, wantBand, bandCells, "n=%d band cells", n)
 	}
+}
+
+// TestConfidentMeans checks the exported means against localStats' own
+// (a cell far from any confident pixel takes them), on random planes.
+func TestConfidentMeans(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const w, h = 70, 50
+	a := &analysis{w: w, h: h, raw: make([]float32, 3*w*h)}
+	for i := range a.raw {
+		a.raw[i] = rng.Float32()
+	}
+	confFg, confBg := make([]bool, w*h), make([]bool, w*h)
+	conf := make([]uint8, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < 10; x++ { // confident pixels only in the left columns
+			p := y*w + x
+			switch rng.IntN(3) {
+			case 1:
+				confFg[p], conf[p] = true, 1
+			case 2:
+				confBg[p], conf[p] = true, 2
+			}
+		}
+	}
+	stats, global := localStats(a, []int32{w - 1}, confFg, confBg, 2)
+	require.True(t, global)
+	fg, bg := ConfidentMeans(a.raw, conf)
+	assert.Equal(t, stats[0].f, fg)
+	assert.Equal(t, stats[0].b, bg)
+	fg, bg = ConfidentMeans(nil, conf)
+	assert.Equal(t, [3]float32{}, fg, "no pixels: zero means")
+	assert.Equal(t, [3]float32{}, bg)
 }

@@ -2,6 +2,7 @@ package matting
 
 import (
 	"context"
+	"errors"
 	"image"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/internal/parallel"
@@ -14,7 +15,8 @@ import (
 // Remover on it; everything else (model fitting, the mask clean-up unless
 // the StageRun is a [Classifier], the choice and sums of the clean plate's
 // samples unless it is a [PlateSampler], the plate's small grid, portrait
-// segmentation, the band's local statistics) stays on the CPU. The GPU
+// segmentation, the refinement's plan with the band's local statistics
+// unless it is a [RefinePlanner]) stays on the CPU. The GPU
 // engine (package gpu, build tag cuda) implements it; the CPU versions of
 // the same stages are the reference the device's results are compared with.
 type Stages interface {
@@ -27,7 +29,8 @@ type Stages interface {
 // the analysis planes). Its methods are called in the order Analyse,
 // BGDistance (zero or more times, each followed by Classify when the run
 // is a [Classifier], and all but the last by SamplePlate when it is a
-// [PlateSampler]), Refine, from one goroutine. The slices its methods
+// [PlateSampler]), then PlanRefine when the run is a [RefinePlanner],
+// else Refine, from one goroutine. The slices its methods
 // return, except Refine's images, belong to the run: they stay valid
 // until Close, after which the device may reuse their memory for another
 // run, so the pipeline keeps none of them past Close.
@@ -84,6 +87,38 @@ type PlateSampler interface {
 	// ReferenceSamplePlate(W, H, Lin, in) with the analysis planes of
 	// Analyse.
 	SamplePlate(ctx context.Context, in *PlateInput) (*PlateSamples, error)
+}
+
+// RefinePlanner is implemented by a StageRun whose device also plans the
+// refinement from the coarse mask: when the run has it, the pipeline calls
+// PlanRefine instead of planning on the CPU (the unknown band, its
+// dilation, the confident pixels and the local statistics of
+// [ReferenceRefinePlan]) and calling Refine. In general mode on a
+// [Classifier] the mask is the slice the last Classify returned, unchanged
+// since, so a device that kept its copy may read that instead of
+// uploading it (comparing the slices, as for [PlateSampler]).
+type RefinePlanner interface {
+	// PlanRefine computes ReferenceRefinePlan's plan of in.Mask on the
+	// device (with the raw plane of Analyse) and then Refine's images from
+	// it, bit for bit Refine's on that plan. A cell with no confident
+	// pixel of a kind within 4·StatsRadius takes the whole image's mean
+	// of that kind, a sequential sum that [ConfidentMeans] computes.
+	PlanRefine(ctx context.Context, in *RefinePlanInput) (alpha *image.Alpha, fg *image.NRGBA, err error)
+}
+
+// RefinePlanInput is what the refinement's plan reads, besides the
+// analysis planes; the radii are [RefineRadii]'s at the analysis factor.
+type RefinePlanInput struct {
+	// Mask is the coarse mask, W×H.
+	Mask []bool
+	// BandRadius is the dilation (square, clipped at the frame) of the
+	// cells with a 4-neighbour of the other label that makes the band.
+	BandRadius int
+	// StatsRadius, at least 1, is the first window radius of the local
+	// statistics, doubled while at most 4·StatsRadius.
+	StatsRadius int
+	// Spill asks for the decontaminated foreground.
+	Spill bool
 }
 
 // PlateInput is what the choice of one round's clean-plate samples reads,
@@ -219,15 +254,28 @@ func deviceAnalysis(ctx context.Context, run StageRun, f int, preprocess bool) (
 	return &analysis{w: p.W, h: p.H, factor: f, srgb: p.SRGB, raw: p.Raw, lin: p.Lin, lab: p.Lab, dev: run, ctx: ctx}, nil
 }
 
-// deviceRefine runs the full-resolution refinement on the device.
+// deviceRefine runs the full-resolution refinement on the device: planned
+// there too when the run is a RefinePlanner, else planned on the CPU and
+// uploaded. A device error fails the removal either way.
 func deviceRefine(ctx context.Context, run StageRun, a *analysis, mask []bool, spill bool) (*refined, error) {
+	if rp, ok := run.(RefinePlanner); ok && a.devErr == nil {
+		rBand, rStats := refineRadii(a.factor)
+		alpha, fg, err := rp.PlanRefine(ctx, &RefinePlanInput{Mask: mask, BandRadius: rBand, StatsRadius: rStats, Spill: spill})
+		if err != nil {
+			return nil, err
+		}
+		if alpha == nil || spill != (fg != nil) {
+			return nil, errors.New("matting: the device's refinement lacks its images")
+		}
+		return &refined{alpha: alpha, fg: fg}, nil
+	}
 	p := planRefine(a, mask)
 	in := &RefineInput{
 		W: a.w, H: a.h, Factor: a.factor,
 		Mask:  make([]uint8, len(mask)),
 		Band:  make([]uint8, len(mask)),
 		Index: p.index,
-		Stats: make([]float32, StatsStride*len(p.stats)),
+		Stats: packStats(p.stats),
 		Spill: spill,
 	}
 	parallel.Rows(len(mask), func(lo, hi int) {
@@ -238,14 +286,6 @@ func deviceRefine(ctx context.Context, run StageRun, a *analysis, mask []bool, s
 			if p.band[i] {
 				in.Band[i] = 1
 			}
-		}
-	})
-	parallel.Rows(len(p.stats), func(lo, hi int) {
-		for i, s := range p.stats[lo:hi] {
-			o := in.Stats[StatsStride*(lo+i) : StatsStride*(lo+i)+StatsStride]
-			copy(o[0:3], s.f[:])
-			copy(o[3:6], s.b[:])
-			o[6], o[7] = s.varF, s.varB
 		}
 	})
 	alpha, fg, err := run.Refine(ctx, in)

@@ -136,3 +136,85 @@ func TestCompositeTables(t *testing.T) {
 	assert.NotEqual(t, float32(-1), gammaLUT[100], "a copy")
 	assert.NotEqual(t, float32(-1), srgb8ToLinear[200], "a copy")
 }
+
+// planStages is cpuStages whose runs are RefinePlanners: PlanRefine plans
+// on the CPU from the radii it is given and refines, or fails, as set.
+type planStages struct {
+	cpuStages
+	fail     error // returned by PlanRefine when set
+	noImages bool  // PlanRefine returns no images
+	calls    *[2]int
+}
+
+func (s planStages) Begin(ctx context.Context, img *image.NRGBA) (StageRun, error) {
+	r, err := s.cpuStages.Begin(ctx, img)
+	if err != nil {
+		return nil, err
+	}
+	return &planRun{cpuRun: r.(*cpuRun), s: s}, nil
+}
+
+type planRun struct {
+	*cpuRun
+	s planStages
+}
+
+func (r *planRun) PlanRefine(_ context.Context, in *RefinePlanInput) (*image.Alpha, *image.NRGBA, error) {
+	r.s.calls[0]++
+	if r.s.fail != nil {
+		return nil, nil, r.s.fail
+	}
+	if r.s.noImages {
+		return nil, nil, nil
+	}
+	p := planRefineRadii(r.a, in.Mask, in.BandRadius, in.StatsRadius)
+	res := refinePixels(r.img, r.a, in.Mask, p, in.Spill, false)
+	return res.alpha, res.fg, nil
+}
+
+func (r *planRun) Refine(ctx context.Context, in *RefineInput) (*image.Alpha, *image.NRGBA, error) {
+	r.s.calls[1]++
+	return r.cpuRun.Refine(ctx, in)
+}
+
+// TestAcceleratedRefinePlanner checks that the pipeline plans the
+// refinement through a RefinePlanner with RefineRadii's radii instead of
+// calling Refine (the same bytes), and that the device's errors, or a
+// result without its images, fail the removal.
+func TestAcceleratedRefinePlanner(t *testing.T) {
+	t.Parallel()
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			img := c.img()
+			var face image.Rectangle
+			if c.name == "portrait_face_spill" {
+				_, _, face = synth.Portrait(2, 640, 480)
+			}
+			want, err := NewCPU().RemoveBackground(context.Background(), img, c.o(face))
+			require.NoError(t, err)
+			var calls [2]int
+			runs := 0
+			got, err := NewAccelerated(planStages{cpuStages: cpuStages{runs: &runs}, calls: &calls}).
+				RemoveBackground(context.Background(), img, c.o(face))
+			require.NoError(t, err)
+			assert.Equal(t, 1, runs)
+			assert.Equal(t, [2]int{1, 0}, calls, "PlanRefine once, no Refine")
+			assert.Equal(t, goldenHash(want), goldenHash(got))
+		})
+	}
+	img, _ := synth.Product(1, 160, 120, synth.Plain)
+	boom := errors.New("device lost")
+	for _, s := range []planStages{{fail: boom}, {noImages: true}} {
+		var calls [2]int
+		runs := 0
+		s.cpuStages.runs, s.calls = &runs, &calls
+		_, err := NewAccelerated(s).RemoveBackground(context.Background(), img, Options{})
+		require.Error(t, err)
+		if s.fail != nil {
+			require.ErrorIs(t, err, boom)
+		}
+		assert.Equal(t, [2]int{1, 0}, calls, "no Refine after a device error")
+		assert.Equal(t, 1, runs)
+	}
+}

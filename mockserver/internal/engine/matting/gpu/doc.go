@@ -78,6 +78,23 @@
 //     between threads (plate_sums). The linear plane of the analysis stays
 //     on the device for it; the samples and the cell sums come back (the
 //     residuals on the host read the samples);
+//   - the refinement's plan (matting.RefinePlanner: PlanRefine), bit for
+//     bit the CPU's: the cells with a 4-neighbour of the other label
+//     (refine_edges), dilated into the unknown band and that by one cell
+//     (dilate_rows, dilate_cols), the confident pixels and the cells with
+//     statistics (refine_cells), and each such cell's local statistics,
+//     one thread per cell summing its growing windows in double precision
+//     in the CPU's order (refine_stats); the statistics are laid out one
+//     entry per analysis cell (each cell its own index), which refine
+//     reads only through the index, so no compaction is needed. The coarse
+//     mask is the last Classify's, read on the device (uploaded in
+//     portrait mode), and the raw analysis plane stays on the device from
+//     Analyse. A cell with no confident pixel of a kind within four times
+//     the statistics radius takes the whole image's mean (about half of
+//     the parity set's portraits have one): refine_stats flags it, the
+//     host downloads the confident pixels and sums the means in raster
+//     order (matting.ConfidentMeans, the CPU's sequential float64 sum,
+//     from Analyse's raw plane on the host) and refine_means writes them;
 //   - the full-resolution refinement: nearest-neighbour upsampling of the
 //     coarse mask, the unmixing of every pixel of the unknown band against
 //     the interpolated local statistics, and the spill reduction
@@ -115,11 +132,11 @@
 //   - Portrait mode's GrabCut (colour histograms, Boykov–Kolmogorov
 //     max-flow) at analysis resolution (at most 0.5 MP): a max-flow on the
 //     GPU would need push-relabel and would not give the CPU's cut.
-//   - The band's local statistics (localStats: distance-weighted means of
-//     confident pixels in growing windows around each band cell): at
-//     analysis resolution, only for band cells, with float64 sums in the
-//     CPU's order; they are uploaded (8 floats per cell) with the mask and
-//     the band.
+//   - The refinement's fallback means (matting.ConfidentMeans: the whole
+//     image's mean colours of the confident pixels, for cells without one
+//     nearby), only when a cell needs them: a sequential float64 sum in
+//     raster order over the analysis image, which a GPU could only
+//     reproduce in one thread.
 //   - Compositing's reduced-resolution parts, computed by matting's own
 //     code: a generated background's scene (matting.GenerateScene:
 //     procedural, fractal noise and theme features in float64 with libm
@@ -185,6 +202,20 @@
 // same analysis planes; mattes and foregrounds identical);
 // TestSamplePlateOnFakeDriver and TestSamplePlateDriverErrors check the
 // launches, when the kept planes are read or uploads made, and the
+// release of every buffer on any driver failure. The refinement's plan
+// likewise: TestEmulatedPlanSteps (220 random inputs of every mask kind
+// and size, band radii from none to beyond the image, statistics radii
+// from 1 to beyond it: the label changes, the band, its surroundings, the
+// confident pixels, the entries, every cell's statistics bit for bit and
+// the means flag, against matting.ReferenceBoundaryEdges, ReferenceDilate
+// and ReferenceRefinePlan), TestEmulatedPlanRefine (PlanRefine on runs,
+// the mask kept or uploaded, with and without cells needing the image's
+// means, its images equal Refine's on the CPU's plan) and
+// TestEmulatedRefinePlanParity (every plan of the parity set's removals
+// step by step on its real inputs, the mask read on the device in
+// general mode; mattes and foregrounds identical);
+// TestPlanRefineOnFakeDriver and TestPlanRefineDriverErrors check the
+// launches with and without the means, when the mask is uploaded, and the
 // release of every buffer on any driver failure. What the
 // emulator cannot check is the PTX code generation, the driver's JIT and
 // the GPU: that needs the GPU tests. It skips where clang-19 is missing.
@@ -196,9 +227,9 @@
 // does and run kernels.cu compiled for the host. The engine, bound to it
 // by the same purego code as to the real driver, passes the parity set and
 // the composites identically and leaves no buffer, module, stream or
-// context behind; TestClassifyOnStubDriver and TestSamplePlateOnStubDriver
-// run the mask clean-up and the clean plate's samples through it step by
-// step. TestPTXAssembles assembles the embedded PTX with
+// context behind; TestClassifyOnStubDriver, TestSamplePlateOnStubDriver
+// and TestPlanRefineOnStubDriver run the mask clean-up, the clean plate's
+// samples and the refinement's plan through it step by step. TestPTXAssembles assembles the embedded PTX with
 // NVIDIA's ptxas for sm_70, sm_80 and sm_90 where ptxas is found (see the
 // test for getting it from Debian): every kernel compiles, fits a block of
 // blockSize threads and spills nothing. cuModuleLoadDataEx's JIT log is

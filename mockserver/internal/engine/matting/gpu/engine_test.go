@@ -48,12 +48,15 @@ func TestEngineOnFakeDriver(t *testing.T) {
 	// per removal: the analysis, 1 to 3 background distances, each with
 	// the mask clean-up and, but for the third, the clean plate's
 	// samples, in general mode and the portrait fallback (rounds depend on
-	// the data), none with a face box, then the refinement
+	// the data), none with a face box, then the refinement's plan (with
+	// the image's means when a pooled flag buffer reads set: the fake
+	// computes nothing) and the refinement
 	round := "(bgdist " + classifyLaunches() + " (" + plateLaunches + " )?){1,3}"
-	assert.Regexp(t, `^downsample colour `+round+`refine `+
-		`downsample median3 colour `+round+`refine `+
-		`downsample colour refine `+
-		`downsample colour `+round+`refine$`, strings.Join(names, " "))
+	refine := planLaunches + "( refine_means)? refine"
+	assert.Regexp(t, `^downsample colour `+round+refine+` `+
+		`downsample median3 colour `+round+refine+` `+
+		`downsample colour `+refine+` `+
+		`downsample colour `+round+refine+`$`, strings.Join(names, " "))
 
 	f.launches = nil
 	m := &matting.Matte{Alpha: image.NewAlpha(img.Rect)}

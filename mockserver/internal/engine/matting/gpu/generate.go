@@ -52,6 +52,10 @@ const (
 	kDilateCols           = "dilate_cols"
 	kPlateUse             = "plate_use"
 	kPlateSums            = "plate_sums"
+	kRefineEdges          = "refine_edges"
+	kRefineCells          = "refine_cells"
+	kRefineStats          = "refine_stats"
+	kRefineMeans          = "refine_means"
 )
 
 // kernelSig is each kernel's parameter list as declared in kernels.cu, one
@@ -107,4 +111,9 @@ var kernelSig = map[string]string{
 	kDilateCols: "piiip",  // m, w, h, r, out
 	kPlateUse:   "pppiip", // near, shadowed, dist, n, halfBits, use
 	kPlateSums:  "ppiiip", // use, lin, w, h, cell, sums
+	// the refinement's plan (refineplan.go)
+	kRefineEdges: "piip",     // mask, w, h, edge
+	kRefineCells: "pppipp",   // mask, band, around, n, conf, index
+	kRefineStats: "pppiiipp", // raw, conf, index, w, h, radius, stats, flag
+	kRefineMeans: "pipp",     // index, n, means, stats
 }

@@ -1124,3 +1124,170 @@ extern "C" __global__ void plate_sums(const u8 *use, const float *lin, int w, in
     sums[4 * c + 3] = k;
   }
 }
+
+// ---- The refinement's plan (matting.planRefine) ----
+//
+// The unknown band is the cells with a 4-neighbour of the other label
+// (refine_edges) dilated by the band radius, and the cells with statistics
+// are the band dilated by one (dilate_rows, dilate_cols: matting's
+// squareMorph, as for the clean plate). refine_cells marks the confident
+// pixels and numbers the cells with statistics by their own index (the
+// statistics are laid out densely, one entry per cell: refine reads them
+// only through index, so no compaction and no order between threads is
+// needed). refine_stats computes each such cell's statistics, and
+// refine_means completes those of cells that need the image's means. Each
+// kernel writes only its own elements from inputs written by earlier
+// launches, except refine_stats' flag, which threads only ever set to 1
+// with an atomic or: each result is the same under any interleaving of
+// the threads.
+
+// refine_edges sets edge[p] when a 4-neighbour of p has the other label
+// (matting.boundaryBand before its dilation).
+extern "C" __global__ void refine_edges(const u8 *mask, int w, int h, u8 *edge) {
+  i64 n = (i64)w * h;
+  FOR_EACH(p, n) {
+    int x = (int)(p % w), y = (int)(p / w);
+    u8 v = mask[p] != 0;
+    edge[p] = (x + 1 < w && (mask[p + 1] != 0) != v) || (x > 0 && (mask[p - 1] != 0) != v) ||
+              (y + 1 < h && (mask[p + w] != 0) != v) || (y > 0 && (mask[p - w] != 0) != v);
+  }
+}
+
+// refine_cells writes conf (1: confident foreground, mask and not band;
+// 2: confident background, neither; 0: in the band) and index (p for the
+// cells of around, -1 elsewhere).
+extern "C" __global__ void refine_cells(const u8 *mask, const u8 *band, const u8 *around, int n, u8 *conf,
+                                        int *index) {
+  FOR_EACH(p, (i64)n) {
+    conf[p] = band[p] ? 0 : mask[p] ? 1 : 2;
+    index[p] = around[p] ? (int)p : -1;
+  }
+}
+
+// gomax0 is Go's math.Max(0, v): a NaN stays NaN, -0 becomes +0.
+__device__ static inline double gomax0(double v) { return v > 0 || v != v ? v : 0.0; }
+
+// wstats is one kind's result of a window: mean, total variance, weight.
+struct wstats {
+  float mean[3], var;
+  double weight;
+};
+
+// wstats_of finishes one kind's sums as matting.windowStats does.
+__device__ static inline struct wstats wstats_of(double s0, double s1, double s2, double q, double ws) {
+  struct wstats o = {{0, 0, 0}, 0, ws};
+  if (ws > 0) {
+    double m0 = s0 / ws, m1 = s1 / ws, m2 = s2 / ws;
+    o.mean[0] = (float)m0;
+    o.mean[1] = (float)m1;
+    o.mean[2] = (float)m2;
+    o.var = (float)gomax0(q / ws - (m0 * m0 + m1 * m1 + m2 * m2));
+  }
+  return o;
+}
+
+// window_stats is matting.windowStats at (x, y) with radius r: the
+// distance-weighted sums of the confident foreground (conf 1) and
+// background (conf 2) pixels' colours over the clipped window in raster
+// order, in double precision, each operation as the CPU's.
+__device__ static void window_stats(const float *raw, const u8 *conf, int w, int h, int x, int y, int r,
+                                    struct wstats *fg, struct wstats *bg) {
+  double sf0 = 0, sf1 = 0, sf2 = 0, qf = 0, wf = 0;
+  double sb0 = 0, sb1 = 0, sb2 = 0, qb = 0, wb = 0;
+  int y0 = imax(y - r, 0), y1 = imin(y + r, h - 1);
+  int x0 = imax(x - r, 0), x1 = imin(x + r, w - 1);
+  for (int yy = y0; yy <= y1; yy++) {
+    for (int xx = x0; xx <= x1; xx++) {
+      i64 p = (i64)yy * w + xx;
+      u8 k = conf[p];
+      if (k == 0) continue;
+      double dx = (double)(xx - x), dy = (double)(yy - y);
+      double wt = 1.0 / (1.0 + (dx * dx + dy * dy) / 4.0);
+      double cr = (double)raw[3 * p], cg = (double)raw[3 * p + 1], cb = (double)raw[3 * p + 2];
+      if (k == 1) {
+        sf0 += wt * cr;
+        sf1 += wt * cg;
+        sf2 += wt * cb;
+        qf += wt * (cr * cr + cg * cg + cb * cb);
+        wf += wt;
+      } else {
+        sb0 += wt * cr;
+        sb1 += wt * cg;
+        sb2 += wt * cb;
+        qb += wt * (cr * cr + cg * cg + cb * cb);
+        wb += wt;
+      }
+    }
+  }
+  *fg = wstats_of(sf0, sf1, sf2, qf, wf);
+  *bg = wstats_of(sb0, sb1, sb2, qb, wb);
+}
+
+// refine_stats computes, one thread per cell with index[p] ≥ 0, the cell's
+// statistics into its entry (8 floats, matting.StatsStride) as
+// matting.localStats does: windows of radius radius, doubled while at most
+// 4·radius, until both kinds have weight above 0.5, each kind taken from
+// the first window where it has. A kind that never has needs the whole
+// image's mean (a sequential sum in raster order, which the host makes,
+// matting.ConfidentMeans): its variance is left at -1 (a variance is never
+// negative) for refine_means, and *flag is set. One thread computes each
+// entry from inputs of earlier launches, in the CPU's order; the flag is
+// only ever set to 1, so its value is the same under any interleaving of
+// the threads. radius is at least 1 and at most max(w, h) (the caller
+// clamps it; windows of any larger radius cover the whole image as well),
+// so nothing overflows.
+extern "C" __global__ void refine_stats(const float *raw, const u8 *conf, const int *index, int w, int h,
+                                        int radius, float *statv, int *flag) {
+  i64 n = (i64)w * h;
+  FOR_EACH(p, n) {
+    int e = index[p];
+    if (e < 0) continue;
+    int x = (int)(p % w), y = (int)(p / w);
+    float *st = statv + 8 * (i64)e;
+    st[6] = st[7] = -1.0f;
+    int okF = 0, okB = 0;
+    for (int r = radius; r <= 4 * radius && !(okF && okB); r *= 2) {
+      struct wstats fs, bs;
+      window_stats(raw, conf, w, h, x, y, r, &fs, &bs);
+      if (!okF && fs.weight > 0.5) {
+        st[0] = fs.mean[0];
+        st[1] = fs.mean[1];
+        st[2] = fs.mean[2];
+        st[6] = fs.var;
+        okF = 1;
+      }
+      if (!okB && bs.weight > 0.5) {
+        st[3] = bs.mean[0];
+        st[4] = bs.mean[1];
+        st[5] = bs.mean[2];
+        st[7] = bs.var;
+        okB = 1;
+      }
+    }
+    if (!okF || !okB) __atomic_fetch_or(flag, 1, __ATOMIC_RELAXED);
+  }
+}
+
+// refine_means gives the entries that refine_stats left without a kind
+// (variance -1) the whole image's mean of that kind (means: foreground
+// r, g, b, background r, g, b, from the host) and variance 0.05, as
+// matting.localStats does. Each thread writes only its own entry.
+extern "C" __global__ void refine_means(const int *index, int n, const float *means, float *statv) {
+  FOR_EACH(p, (i64)n) {
+    int e = index[p];
+    if (e < 0) continue;
+    float *st = statv + 8 * (i64)e;
+    if (st[6] < 0) {
+      st[0] = means[0];
+      st[1] = means[1];
+      st[2] = means[2];
+      st[6] = 0.05f;
+    }
+    if (st[7] < 0) {
+      st[3] = means[3];
+      st[4] = means[4];
+      st[5] = means[5];
+      st[7] = 0.05f;
+    }
+  }
+}

@@ -20,7 +20,7 @@ type plateRec struct {
 	inner  stages
 	planes *matting.Planes
 	calls  []plateCall
-	mask   []uint8 // Refine's coarse mask
+	mask   []uint8 // the refinement's coarse mask (PlanRefine's or Refine's)
 }
 
 // plateCall is one recorded SamplePlate: a copy of its input, its result,
@@ -70,6 +70,16 @@ func (r *plateRecRun) SamplePlate(ctx context.Context, in *matting.PlateInput) (
 func (r *plateRecRun) Refine(ctx context.Context, in *matting.RefineInput) (*image.Alpha, *image.NRGBA, error) {
 	r.rec.mask = append([]uint8(nil), in.Mask...)
 	return r.run.Refine(ctx, in)
+}
+
+func (r *plateRecRun) PlanRefine(ctx context.Context, in *matting.RefinePlanInput) (*image.Alpha, *image.NRGBA, error) {
+	r.rec.mask = make([]uint8, len(in.Mask))
+	for i, m := range in.Mask {
+		if m {
+			r.rec.mask[i] = 1
+		}
+	}
+	return r.run.PlanRefine(ctx, in)
 }
 
 // checkPlateCalls compares every recorded SamplePlate with the CPU's,

@@ -20,15 +20,16 @@ type buf struct {
 }
 
 // run is one removal's device state: the uploaded image; after Analyse,
-// the L*a*b* plane that BGDistance and Classify read and the linear plane
-// that SamplePlate reads; and the last round's planes, kept on the device
+// the L*a*b* plane that BGDistance and Classify read, the linear plane
+// that SamplePlate reads and the raw sRGB plane that PlanRefine reads; and the last round's planes, kept on the device
 // so that the next stage of the round need not upload them again: the
 // last BGDistance's outputs and the last Classify's mask.
 type run struct {
 	d             *device
 	W, H, stride  int
-	w, h          int
+	w, h, factor  int
 	img, lab, lin buf
+	raw           buf
 	closed        bool
 	analysisReady bool
 	// dist, plain and shadowed hold the last BGDistance's outputs and
@@ -43,6 +44,9 @@ type run struct {
 	dist, plain, shadowed, mask buf
 	hostDist, hostPlain         []float32
 	hostShadowed, hostMask      []bool
+	// hostRaw is Analyse's raw plane, which the pipeline only reads:
+	// PlanRefine sums the image's means from it when a cell needs them.
+	hostRaw []float32
 	// results are the pooled host slices the run's results were
 	// downloaded into, given back to the device's pool at Close.
 	results hostSlices
@@ -127,7 +131,8 @@ func (s *scratch) done(err error) error {
 	return err
 }
 
-// Analyse runs downsample, median3 (with preprocess) and colour.
+// Analyse runs downsample, median3 (with preprocess) and colour, keeping
+// the raw, linear and L*a*b* planes on the device for later stages.
 func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Planes, error) {
 	if f < 1 {
 		return nil, errors.New("gpu: analysis factor below 1")
@@ -147,10 +152,11 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
-		raw, err := s.alloc(plane)
-		if err != nil {
+		// kept for PlanRefine's statistics
+		if err := ensure(wk, &r.raw, plane); err != nil {
 			return err
 		}
+		raw := r.raw.p
 		if err := wk.launch(kDownsample, int64(n), r.img.p, r.W, r.H, r.stride, f, w, h, raw); err != nil {
 			return err
 		}
@@ -187,7 +193,7 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 	if err != nil {
 		return nil, err
 	}
-	r.w, r.h, r.analysisReady = w, h, true
+	r.w, r.h, r.factor, r.hostRaw, r.analysisReady = w, h, f, pl.Raw, true
 	return pl, nil
 }
 
@@ -253,7 +259,6 @@ func (r *run) Refine(ctx context.Context, in *matting.RefineInput) (*image.Alpha
 	if in.Spill {
 		fg = image.NewNRGBA(alpha.Rect)
 	}
-	n := r.W * r.H
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
@@ -273,27 +278,7 @@ func (r *run) Refine(ctx context.Context, in *matting.RefineInput) (*image.Alpha
 		if err != nil {
 			return err
 		}
-		da, err := s.alloc(uint64(n))
-		if err != nil {
-			return err
-		}
-		var df devicePtr
-		if in.Spill {
-			if df, err = s.alloc(uint64(4 * n)); err != nil {
-				return err
-			}
-		}
-		if err := wk.launch(kRefine, int64(n), r.img.p, r.W, r.H, r.stride, in.W, in.H, in.Factor,
-			mask, band, index, stats, in.Spill, da, df); err != nil {
-			return err
-		}
-		if err := wk.download(alpha.Pix, da); err != nil {
-			return err
-		}
-		if fg != nil {
-			return wk.download(fg.Pix, df)
-		}
-		return nil
+		return r.refineImages(wk, s, in.W, in.H, in.Factor, mask, band, index, stats, alpha, fg)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -307,12 +292,12 @@ func (r *run) Close() {
 		return
 	}
 	r.closed = true
-	r.hostDist, r.hostPlain, r.hostShadowed, r.hostMask = nil, nil, nil, nil
+	r.hostDist, r.hostPlain, r.hostShadowed, r.hostMask, r.hostRaw = nil, nil, nil, nil, nil
 	// Not cancellable: the buffers must go back even when the removal's
 	// context has ended. After the engine's Close the pool is gone anyway.
 	_ = r.d.do(context.Background(), func(wk *worker) error {
 		var err error
-		for _, b := range []buf{r.img, r.lab, r.lin, r.dist, r.plain, r.shadowed, r.mask} {
+		for _, b := range []buf{r.img, r.raw, r.lab, r.lin, r.dist, r.plain, r.shadowed, r.mask} {
 			if b.p != 0 {
 				if rerr := wk.release(b.p, b.n); err == nil {
 					err = rerr
