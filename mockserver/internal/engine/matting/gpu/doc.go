@@ -278,24 +278,28 @@
 // GPU engine's time that no GPU can lower. On the 2-core development
 // machine at GOMAXPROCS=2 it went from 298–325 ms per image (mask
 // clean-up on the CPU) to 127–153 ms (clean-up on the device), then
-// 100–105 ms (the clean plate's samples on the device too), and now
+// 100–105 ms (the clean plate's samples on the device too), then
 // 58–64 ms (four runs; 66–80 ms without the host pool) after the CPU-side
 // stages were made faster with unchanged results (medians by quickselect,
 // parallel residuals and normal equations in the fits, planning the
-// refinement in parallel, the fallback means only when needed). Those
-// changes also sped up the CPU engine: BenchmarkReferenceCPU12MP went
-// from 399–433 ms to 356–373 ms. So with this split the GPU engine cannot
-// be more than about 6× the CPU engine at GOMAXPROCS=2, short of the 10×
-// goal. What remains on the host per image, timed between the device
-// calls: 16–23 ms for the two background fits (robust least squares over
-// 20,000 samples, 6 rounds each, with float64 sums in a fixed order), 4–5 ms
+// refinement in parallel, the fallback means only when needed), and now
+// 42–62 ms (four runs, 47 ms the median pair, against 58–71 ms, 59 ms,
+// interleaved with the build before) with the refinement planned on the
+// device, which also saves 16 MB of allocations per image (124 to
+// 108 MB). The CPU-side changes also sped up the CPU engine:
+// BenchmarkReferenceCPU12MP went from 399–433 ms to 356–373 ms. So with
+// this split the GPU engine cannot be more than about 7–8× the CPU engine
+// at GOMAXPROCS=2, short of the 10× goal. What remains on the host per
+// image, timed between the device calls (before the plan moved):
+// 16–23 ms for the two background fits (robust least squares over 20,000
+// samples, 6 rounds each, with float64 sums in a fixed order), 4–5 ms
 // between classification rounds (the plate's blur and push-pull, its
-// residuals and threshold, the next field's grid), 15 ms planning the
-// refinement (band, dilations, local statistics), and the Go side of
+// residuals and threshold, the next field's grid), and the Go side of
 // the device calls (allocating the matte and the composite, which the
 // caller keeps: 60 MB). A real GPU adds its own time: uploading the 48 MB
 // image and downloading the 54 MB of analysis planes and the 48 MB
-// composite from pageable memory, and the clean-up's many small launches
-// (74 per round, 4 for the clean plate's samples), none of it measured
-// yet. The emulated device time says nothing of a GPU's.
+// composite from pageable memory, the clean-up's many small launches
+// (74 per round, 4 for the clean plate's samples, 8 for the refinement's
+// plan, whose flag PlanRefine waits for with one synchronisation), none of
+// it measured yet. The emulated device time says nothing of a GPU's.
 package gpu
