@@ -287,8 +287,9 @@
 // interleaved with the build before) with the refinement planned on the
 // device, which also saves 16 MB of allocations per image (124 to
 // 108 MB). The CPU-side changes also sped up the CPU engine:
-// BenchmarkReferenceCPU12MP went from 399–433 ms to 356–373 ms. So with
-// this split the GPU engine cannot be more than about 7–8× the CPU engine
+// BenchmarkReferenceCPU12MP went from 399–433 ms to 334–373 ms (the
+// host side measured 49–57 ms beside it in the same four runs). So with
+// this split the GPU engine cannot be more than about 7× the CPU engine
 // at GOMAXPROCS=2, short of the 10× goal. What remains on the host per
 // image, timed between the device calls (before the plan moved):
 // 16–23 ms for the two background fits (robust least squares over 20,000
