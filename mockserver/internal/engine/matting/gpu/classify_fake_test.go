@@ -85,33 +85,18 @@ func TestClassifyLaunchesOnFakeDriver(t *testing.T) {
 func TestClassifyDriverErrors(t *testing.T) {
 	t.Parallel()
 	const w, h = 40, 30
-	for _, op := range []string{"cuMemAlloc", "cuMemcpyHtoDAsync", "cuLaunchKernel", "cuMemcpyDtoHAsync", "cuStreamSynchronize"} {
-		failures := 0
-		for nth := 1; ; nth++ {
+	for _, op := range driverOps {
+		failures := failEachCall(t, "Classify", op, func() (*fakeDriver, *Engine, func() error, func()) {
 			f := newFakeDriver()
 			e, err := newEngine(f, Options{})
 			require.NoError(t, err)
 			r := fakeRun(t, e, w, h)
-			f.mu.Lock()
-			f.failOn[op] = f.calls[op] + nth
-			f.mu.Unlock()
-			_, err = r.Classify(context.Background(), make([]float32, w*h), make([]float32, w*h), 8)
-			f.mu.Lock()
-			delete(f.failOn, op)
-			f.mu.Unlock()
-			r.Close()
-			require.NoError(t, e.Close(), "%s #%d: no buffer left in use", op, nth)
-			_, live, _, _, _ := f.snapshot()
-			assert.Zero(t, live)
-			if err == nil {
-				break
+			work := func() error {
+				_, err := r.Classify(context.Background(), make([]float32, w*h), make([]float32, w*h), 8)
+				return err
 			}
-			failures++
-			var de *DriverError
-			require.ErrorAs(t, err, &de, "%s #%d", op, nth)
-			assert.True(t, strings.HasPrefix(de.Op, op), "%s: %s", op, de.Op)
-			assert.Equal(t, int(failCode), de.Code)
-		}
+			return f, e, work, r.Close
+		})
 		assert.Positive(t, failures, "Classify calls %s", op)
 		t.Logf("%d calls of %s failed in turn", failures, op)
 	}

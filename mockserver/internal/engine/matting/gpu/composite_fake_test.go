@@ -108,33 +108,20 @@ func TestCompositeDriverErrors(t *testing.T) {
 		{Kind: matting.Generative, Prompt: "forest"},
 		{Kind: matting.Color, Shadow: matting.ShadowHard},
 	}
-	ops := []string{"cuMemAlloc", "cuMemcpyHtoDAsync", "cuLaunchKernel", "cuMemcpyDtoHAsync", "cuStreamSynchronize"}
 	img, m := fakeSubject(80, 60)
 	fg := &matting.Matte{Alpha: m.Alpha, Foreground: img}
 	for _, bg := range bgs {
-		for _, op := range ops {
-			failures := 0
-			for nth := 1; ; nth++ {
+		for _, op := range driverOps {
+			failures := failEachCall(t, fmt.Sprintf("%+v", bg), op, func() (*fakeDriver, *Engine, func() error, func()) {
 				f := newFakeDriver()
 				e, err := newEngine(f, Options{})
 				require.NoError(t, err)
-				f.mu.Lock()
-				f.failOn[op] = f.calls[op] + nth
-				f.mu.Unlock()
-				_, err = e.Composite(context.Background(), img, fg, bg)
-				f.mu.Lock()
-				delete(f.failOn, op) // a call of Close's is not the composite's
-				f.mu.Unlock()
-				require.NoError(t, e.Close(), "%+v: %s #%d: no buffer left in use", bg, op, nth)
-				if err == nil {
-					break
+				work := func() error {
+					_, err := e.Composite(context.Background(), img, fg, bg)
+					return err
 				}
-				failures++
-				var de *DriverError
-				require.ErrorAs(t, err, &de, "%+v: %s #%d", bg, op, nth)
-				assert.True(t, strings.HasPrefix(de.Op, op), "%s: %s", op, de.Op)
-				assert.Equal(t, int(failCode), de.Code)
-			}
+				return f, e, work, nil
+			})
 			assert.Positive(t, failures, "%+v calls %s", bg, op)
 			t.Logf("kind %d, shadow %q: %d calls of %s failed in turn", bg.Kind, bg.Shadow, failures, op)
 		}

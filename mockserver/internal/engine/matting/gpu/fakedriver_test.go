@@ -3,9 +3,14 @@
 package gpu
 
 import (
+	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fakeDriver is a driver in Go memory: buffers are byte slices, launches
@@ -244,4 +249,40 @@ func (f *fakeDriver) snapshot() (threads, live, retained, streams, modules int) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.threads), len(f.mem), f.retained, f.streams, f.modules
+}
+
+// driverOps are the entry points the error tests fail one call at a time.
+var driverOps = []string{"cuMemAlloc", "cuMemcpyHtoDAsync", "cuLaunchKernel", "cuMemcpyDtoHAsync", "cuStreamSynchronize"}
+
+// failEachCall fails, in turn, each call of op that a piece of work makes,
+// and returns how many failed. For the n-th call, open gives a fresh fake
+// driver and engine with work ready to run (and cleanup, which may be nil,
+// to run after it); the n-th call of op from then on fails. The work's
+// error must be that call's *DriverError, and the engine's Close must
+// find no buffer in use. It stops at the first n for which work succeeds.
+func failEachCall(t *testing.T, name, op string, open func() (f *fakeDriver, e *Engine, work func() error, cleanup func())) int {
+	t.Helper()
+	for nth := 1; ; nth++ {
+		f, e, work, cleanup := open()
+		f.mu.Lock()
+		f.failOn[op] = f.calls[op] + nth
+		f.mu.Unlock()
+		err := work()
+		f.mu.Lock()
+		delete(f.failOn, op) // a call of the clean-up's is not the work's
+		f.mu.Unlock()
+		if cleanup != nil {
+			cleanup()
+		}
+		require.NoError(t, e.Close(), "%s: %s #%d: no buffer left in use", name, op, nth)
+		_, live, _, _, _ := f.snapshot()
+		assert.Zero(t, live)
+		if err == nil {
+			return nth - 1
+		}
+		var de *DriverError
+		require.ErrorAs(t, err, &de, "%s: %s #%d", name, op, nth)
+		assert.True(t, strings.HasPrefix(de.Op, op), "%s: %s: %s", name, op, de.Op)
+		assert.Equal(t, int(failCode), de.Code)
+	}
 }

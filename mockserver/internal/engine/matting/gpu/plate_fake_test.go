@@ -147,9 +147,8 @@ func TestSamplePlateDriverErrors(t *testing.T) {
 	t.Parallel()
 	const w, h = 40, 30
 	for _, upload := range []bool{false, true} {
-		for _, op := range []string{"cuMemAlloc", "cuMemcpyHtoDAsync", "cuLaunchKernel", "cuMemcpyDtoHAsync", "cuStreamSynchronize"} {
-			failures := 0
-			for nth := 1; ; nth++ {
+		for _, op := range driverOps {
+			failures := failEachCall(t, "SamplePlate", op, func() (*fakeDriver, *Engine, func() error, func()) {
 				f := newFakeDriver()
 				e, err := newEngine(f, Options{MaxIdleBytes: 1})
 				require.NoError(t, err)
@@ -157,33 +156,20 @@ func TestSamplePlateDriverErrors(t *testing.T) {
 				gw, gh := (w+3)/4+1, (h+3)/4+1
 				dist, plain, shadowed, err := r.BGDistance(context.Background(), make([]float32, 3*gw*gh), gw, gh, 4)
 				require.NoError(t, err)
-				f.mu.Lock()
-				f.failOn[op] = f.calls[op] + nth
-				f.mu.Unlock()
-				in := &matting.PlateInput{Dist: dist, Shadowed: shadowed, T: 8, Radius: 3, Cell: 4}
-				in.Mask, err = r.Classify(context.Background(), dist, plain, 8)
-				if err == nil {
+				work := func() error {
+					in := &matting.PlateInput{Dist: dist, Shadowed: shadowed, T: 8, Radius: 3, Cell: 4}
+					var err error
+					if in.Mask, err = r.Classify(context.Background(), dist, plain, 8); err != nil {
+						return err
+					}
 					if upload {
 						in = copied(in)
 					}
 					_, err = r.SamplePlate(context.Background(), in)
+					return err
 				}
-				f.mu.Lock()
-				delete(f.failOn, op)
-				f.mu.Unlock()
-				r.Close()
-				require.NoError(t, e.Close(), "%s #%d: no buffer left in use", op, nth)
-				_, live, _, _, _ := f.snapshot()
-				assert.Zero(t, live)
-				if err == nil {
-					break
-				}
-				failures++
-				var de *DriverError
-				require.ErrorAs(t, err, &de, "%s #%d", op, nth)
-				assert.True(t, strings.HasPrefix(de.Op, op), "%s: %s", op, de.Op)
-				assert.Equal(t, int(failCode), de.Code)
-			}
+				return f, e, work, r.Close
+			})
 			if op == "cuMemcpyHtoDAsync" && !upload {
 				assert.Zero(t, failures, "no upload")
 			} else {

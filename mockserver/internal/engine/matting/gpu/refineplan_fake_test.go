@@ -137,35 +137,20 @@ func TestPlanRefineDriverErrors(t *testing.T) {
 	const w, h = 40, 30
 	for _, means := range []bool{false, true} {
 		for _, upload := range []bool{false, true} {
-			for _, op := range []string{"cuMemAlloc", "cuMemcpyHtoDAsync", "cuLaunchKernel", "cuMemcpyDtoHAsync", "cuStreamSynchronize"} {
-				failures := 0
-				for nth := 1; ; nth++ {
+			for _, op := range driverOps {
+				failures := failEachCall(t, "PlanRefine", op, func() (*fakeDriver, *Engine, func() error, func()) {
 					f, e := newPlanFake(t, means)
 					r := fakeRun(t, e, w, h)
 					in := &matting.RefinePlanInput{Mask: fakeRound(t, r).Mask, BandRadius: 1, StatsRadius: 5, Spill: true}
 					if upload {
 						in.Mask = append([]bool(nil), in.Mask...)
 					}
-					f.mu.Lock()
-					f.failOn[op] = f.calls[op] + nth
-					f.mu.Unlock()
-					_, _, err := r.PlanRefine(context.Background(), in)
-					f.mu.Lock()
-					delete(f.failOn, op)
-					f.mu.Unlock()
-					r.Close()
-					require.NoError(t, e.Close(), "%s #%d: no buffer left in use", op, nth)
-					_, live, _, _, _ := f.snapshot()
-					assert.Zero(t, live)
-					if err == nil {
-						break
+					work := func() error {
+						_, _, err := r.PlanRefine(context.Background(), in)
+						return err
 					}
-					failures++
-					var de *DriverError
-					require.ErrorAs(t, err, &de, "%s #%d", op, nth)
-					assert.True(t, strings.HasPrefix(de.Op, op), "%s: %s", op, de.Op)
-					assert.Equal(t, int(failCode), de.Code)
-				}
+					return f, e, work, r.Close
+				})
 				if op == "cuMemcpyHtoDAsync" && !upload && !means {
 					assert.Zero(t, failures, "no upload")
 				} else {
