@@ -35,25 +35,15 @@ func localStats(a *analysis, need []int32, confFg, confBg []bool, radius int) (o
 	means := func() ([3]float32, [3]float32) {
 		glob.once.Do(func() {
 			glob.used = true
-			var sumF, sumB [3]float64
-			var nF, nB float64
-			for i := 0; i < a.w*a.h; i++ {
+			conf := make([]uint8, a.w*a.h) // confFg and confBg are disjoint
+			for i := range conf {
 				if confFg[i] {
-					for c := 0; c < 3; c++ {
-						sumF[c] += float64(a.raw[3*i+c])
-					}
-					nF++
+					conf[i] = 1
 				} else if confBg[i] {
-					for c := 0; c < 3; c++ {
-						sumB[c] += float64(a.raw[3*i+c])
-					}
-					nB++
+					conf[i] = 2
 				}
 			}
-			for c := 0; c < 3; c++ {
-				glob.fg[c] = float32(sumF[c] / max(nF, 1))
-				glob.bg[c] = float32(sumB[c] / max(nB, 1))
-			}
+			glob.fg, glob.bg = ConfidentMeans(a.raw, conf)
 		})
 		return glob.fg, glob.bg
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -147,18 +146,10 @@ func comparePlan(t *testing.T, name string, dev planPlanes, edges []bool, ref *m
 		require.Equal(t, int32(p), dev.index[p], "%s: entry of cell %d", name, p)
 		cells++
 		const s = matting.StatsStride
-		require.Equal(t, f32sBits(ref.Stats[s*int(k):s*int(k)+s]), f32sBits(dev.stats[s*p:s*p+s]),
+		require.Equal(t, bitsOf(ref.Stats[s*int(k):s*int(k)+s]), bitsOf(dev.stats[s*p:s*p+s]),
 			"%s: statistics of cell %d", name, p)
 	}
 	return cells > 0
-}
-
-func f32sBits(v []float32) []uint32 {
-	out := make([]uint32, len(v))
-	for i, f := range v {
-		out[i] = math.Float32bits(f)
-	}
-	return out
 }
 
 // TestEmulatedPlanSteps runs the plan's kernels on random inputs of every
