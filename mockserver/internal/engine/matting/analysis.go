@@ -2,6 +2,7 @@ package matting
 
 import (
 	"context"
+	"errors"
 	"image"
 	"math"
 
@@ -159,18 +160,31 @@ func median3(src []float32, w, h int) []float32 {
 	return dst
 }
 
-// polyTerms is the number of terms of the quadratic spatial colour model.
-const polyTerms = 6
+// PolyTerms is the number of terms of the quadratic spatial colour model
+// (see [BackgroundCoef]).
+const PolyTerms = 6
 
-func polyBasis(x, y float64) [polyTerms]float64 {
-	return [polyTerms]float64{1, x, y, x * x, x * y, y * y}
+// The robust fit of the background model ([FitInput]): FitRounds rounds,
+// each weighting the samples by Tukey's biweight with the cut
+// max(TukeyCut·median residual, MinCut). TukeyCut is the biweight's usual
+// 4.685 times 1.4826, which turns the median absolute residual into a
+// standard deviation; MinCut keeps a noise-free backdrop from rejecting
+// everything.
+const (
+	FitRounds = 6
+	TukeyCut  = 4.685 * 1.4826
+	MinCut    = 3.0
+)
+
+func polyBasis(x, y float64) [PolyTerms]float64 {
+	return [PolyTerms]float64{1, x, y, x * x, x * y, y * y}
 }
 
 // bgModel is a smooth background: a quadratic surface per linear-light
 // channel over normalised coordinates in [-1,1], which covers flat
 // backdrops, linear gradients and vignettes.
 type bgModel struct {
-	coef [3][polyTerms]float64
+	coef [3][PolyTerms]float64
 	w, h int
 }
 
@@ -185,7 +199,7 @@ func (m *bgModel) at(x, y int) (float32, float32, float32) {
 	var out [3]float64
 	for c := 0; c < 3; c++ {
 		s := 0.0
-		for k := 0; k < polyTerms; k++ {
+		for k := 0; k < PolyTerms; k++ {
 			s += m.coef[c][k] * b[k]
 		}
 		out[c] = math.Max(0, s)
@@ -199,37 +213,71 @@ type sample struct {
 	idx  int // pixel index in the analysis planes
 }
 
+// initialModel is the per-channel median of the samples' linear light,
+// flat: robust to up to half outliers.
+func initialModel(a *analysis, samples []sample) *bgModel {
+	m := &bgModel{w: a.w, h: a.h}
+	vals := make([]float32, len(samples))
+	for c := 0; c < 3; c++ {
+		for i, s := range samples {
+			vals[i] = a.lin[3*s.idx+c]
+		}
+		m.coef[c][0] = float64(medianOf(vals))
+	}
+	return m
+}
+
+// fitOn is fitBackground on the analysis' device when it is a
+// BackgroundFitter, else (or after a device error) on the CPU; the
+// residuals are returned when wantRes is set.
+func fitOn(a *analysis, samples []sample, init *bgModel, wantRes bool) (*bgModel, []float32) {
+	if init == nil {
+		init = initialModel(a, samples)
+	}
+	if f, ok := a.dev.(BackgroundFitter); ok && a.devErr == nil {
+		in := &FitInput{Samples: make([]int32, len(samples)), Init: init.coef, Residuals: wantRes}
+		for i, s := range samples {
+			in.Samples[i] = int32(s.idx)
+		}
+		fit, err := f.FitBackground(a.ctx, in)
+		if err == nil && wantRes && (fit == nil || len(fit.Residuals) != len(samples)) {
+			err = errors.New("matting: the device's background fit lacks its residuals")
+		}
+		if err == nil && fit == nil {
+			err = errors.New("matting: the device returned no background fit")
+		}
+		if err == nil {
+			return &bgModel{coef: fit.Coef, w: a.w, h: a.h}, fit.Residuals
+		}
+		// As in bgDistance: the pipeline fails with the device's error
+		// once the mask stage is done.
+		a.devErr = err
+	}
+	return fitBackground(a, samples, init)
+}
+
 // fitBackground fits the model to samples by iteratively reweighted least
 // squares with Tukey weights on the L*a*b* residual, so that subject pixels
 // among the samples (a product touching the frame, a torso at the bottom
-// edge) stop influencing the fit. It returns the model and the residuals of
-// the final fit.
+// edge) stop influencing the fit, starting from init (from initialModel
+// when nil). It returns the model and the residuals of the final fit.
 func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []float32) {
-	m := &bgModel{w: a.w, h: a.h}
-	if init != nil {
-		m.coef = init.coef
-	} else {
-		// start from the per-channel median: robust to up to half outliers
-		for c := 0; c < 3; c++ {
-			vals := make([]float32, len(samples))
-			for i, s := range samples {
-				vals[i] = a.lin[3*s.idx+c]
-			}
-			m.coef[c][0] = float64(medianOf(vals))
-		}
+	if init == nil {
+		init = initialModel(a, samples)
 	}
+	m := &bgModel{w: a.w, h: a.h, coef: init.coef}
 	res := make([]float32, len(samples))
 	weights := make([]float64, len(samples))
-	basis := make([][polyTerms]float64, len(samples))
+	basis := make([][PolyTerms]float64, len(samples))
 	for i, s := range samples {
 		nx, ny := m.coords(s.x, s.y)
 		basis[i] = polyBasis(nx, ny)
 	}
 	scratch := make([]float32, len(samples)) // medianOf reorders its input
-	for iter := 0; iter < 6; iter++ {
+	for iter := 0; iter < FitRounds; iter++ {
 		residuals(a, m, samples, res)
 		scale := float64(medianOf(append(scratch[:0], res...)))
-		cut := math.Max(4.685*1.4826*scale, 3)
+		cut := math.Max(TukeyCut*scale, MinCut)
 		for i, r := range res {
 			u := float64(r) / cut
 			if u >= 1 {
@@ -238,8 +286,8 @@ func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []fl
 				weights[i] = (1 - u*u) * (1 - u*u)
 			}
 		}
-		var ata [polyTerms][polyTerms]float64
-		var atb [3][polyTerms]float64
+		var ata [PolyTerms][PolyTerms]float64
+		var atb [3][PolyTerms]float64
 		// Each entry of the normal equations is a sum over the samples
 		// in their order; the rows p are split between two goroutines
 		// (about equal work each), which keeps every sum's order and so
@@ -249,7 +297,7 @@ func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []fl
 				normalSums(a, samples, weights, basis, rows, &ata, &atb)
 			}
 		})
-		for p := 0; p < polyTerms; p++ {
+		for p := 0; p < PolyTerms; p++ {
 			for q := 0; q < p; q++ {
 				ata[p][q] = ata[q][p]
 			}
@@ -264,20 +312,38 @@ func fitBackground(a *analysis, samples []sample, init *bgModel) (*bgModel, []fl
 	return m, res
 }
 
+// ReferenceFitBackground is a robust background fit on the CPU, from the
+// analysis size and its linear-light and L*a*b* planes (3 values per
+// pixel): the result a [BackgroundFitter] must reproduce. Every sample
+// must lie in the w×h image.
+func ReferenceFitBackground(w, h int, lin, lab []float32, in *FitInput) *BackgroundFit {
+	a := &analysis{w: w, h: h, lin: lin, lab: lab}
+	samples := make([]sample, len(in.Samples))
+	for i, p := range in.Samples {
+		samples[i] = sample{x: int(p) % w, y: int(p) / w, idx: int(p)}
+	}
+	m, res := fitBackground(a, samples, &bgModel{coef: in.Init, w: w, h: h})
+	fit := &BackgroundFit{Coef: m.coef}
+	if in.Residuals {
+		fit.Residuals = res
+	}
+	return fit
+}
+
 // residuals sets res[i] to the L*a*b* distance between sample i and the
 // model; each is independent of the others, so bands of samples run in
 // parallel.
 // normalRows splits the rows of the normal equations in two halves of
-// about equal work (row p has polyTerms-p+3 products per sample).
+// about equal work (row p has PolyTerms-p+3 products per sample).
 var normalRows = [2][]int{{0, 3, 5}, {1, 2, 4}}
 
 // normalSums sets the given rows of the weighted normal equations of the
 // samples: ata's upper triangle and atb, each a sum in sample order.
-func normalSums(a *analysis, samples []sample, weights []float64, basis [][polyTerms]float64, rows []int, ata *[polyTerms][polyTerms]float64, atb *[3][polyTerms]float64) {
+func normalSums(a *analysis, samples []sample, weights []float64, basis [][PolyTerms]float64, rows []int, ata *[PolyTerms][PolyTerms]float64, atb *[3][PolyTerms]float64) {
 	// Local sums (no cache line shared with the other half while
 	// summing), copied out at the end.
-	var lata [polyTerms][polyTerms]float64
-	var latb [3][polyTerms]float64
+	var lata [PolyTerms][PolyTerms]float64
+	var latb [3][PolyTerms]float64
 	for i, s := range samples {
 		w := weights[i]
 		if w == 0 {
@@ -287,7 +353,7 @@ func normalSums(a *analysis, samples []sample, weights []float64, basis [][polyT
 		lin := a.lin[3*s.idx : 3*s.idx+3]
 		for _, p := range rows {
 			wb := w * b[p]
-			for q := p; q < polyTerms; q++ {
+			for q := p; q < PolyTerms; q++ {
 				lata[p][q] += wb * b[q]
 			}
 			for c := 0; c < 3; c++ {
@@ -317,8 +383,8 @@ func residuals(a *analysis, m *bgModel, samples []sample, res []float32) {
 
 // solve solves the symmetric system with a small ridge, by Gaussian
 // elimination with partial pivoting.
-func solve(m [polyTerms][polyTerms]float64, v [polyTerms]float64) ([polyTerms]float64, bool) {
-	const n = polyTerms
+func solve(m [PolyTerms][PolyTerms]float64, v [PolyTerms]float64) ([PolyTerms]float64, bool) {
+	const n = PolyTerms
 	var aug [n][n + 1]float64
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {

@@ -67,6 +67,9 @@ func lookup(lut *[lutSize + 2]float32, v float32) float32 {
 	if v >= 1 {
 		return lut[lutSize]
 	}
+	if v != v {
+		return v // NaN: no index to read (a model fitted to NaN data)
+	}
 	p := v * lutScale
 	i := int(p)
 	f := p - float32(i)

@@ -159,13 +159,13 @@ func generalMask(a *analysis) []bool { return generalMaskOpts(a, false) }
 // the initial background samples.
 func generalMaskOpts(a *analysis, openBottom bool) []bool {
 	samples := borderSamples(a, 20000, openBottom)
-	model, res := fitBackground(a, samples, nil)
+	model, res := fitOn(a, samples, nil, openBottom)
 	if !openBottom {
 		// Refit robustly on the whole frame, starting from the border
 		// model: the subject is an outlier there too, and the interior shows
 		// the backdrop's shape (a spotlight) that the border cannot. (Not
 		// for the portrait fallback, where the subject may fill the frame.)
-		model, _ = fitBackground(a, gridSamples(a, 20000), model)
+		model, _ = fitOn(a, gridSamples(a, 20000), model, false)
 		res = fieldResiduals(a, model, nil)
 	}
 	t := threshold(res)

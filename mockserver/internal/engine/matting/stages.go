@@ -12,8 +12,9 @@ import (
 // the CPU: the analysis image (box reduction, optional median, colour
 // conversion), the background distance of general mode and the
 // full-resolution refinement with spill reduction. [NewAccelerated] builds a
-// Remover on it; everything else (model fitting, the mask clean-up unless
-// the StageRun is a [Classifier], the choice and sums of the clean plate's
+// Remover on it; everything else (the background model's fits unless the
+// StageRun is a [BackgroundFitter], the mask clean-up unless it is a
+// [Classifier], the choice and sums of the clean plate's
 // samples unless it is a [PlateSampler], the plate's small grid, portrait
 // segmentation, the refinement's plan with the band's local statistics
 // unless it is a [RefinePlanner]) stays on the CPU. The GPU
@@ -27,7 +28,8 @@ type Stages interface {
 
 // StageRun holds the device state of one removal (the uploaded image and
 // the analysis planes). Its methods are called in the order Analyse,
-// BGDistance (zero or more times, each followed by Classify when the run
+// FitBackground (zero or more times, when the run is a
+// [BackgroundFitter]), BGDistance (zero or more times, each followed by Classify when the run
 // is a [Classifier], and all but the last by SamplePlate when it is a
 // [PlateSampler]), then PlanRefine when the run is a [RefinePlanner],
 // else Refine, from one goroutine. The slices its methods
@@ -119,6 +121,44 @@ type RefinePlanInput struct {
 	StatsRadius int
 	// Spill asks for the decontaminated foreground.
 	Spill bool
+}
+
+// BackgroundFitter is implemented by a StageRun whose device also fits
+// general mode's background model: when the run has it, the pipeline calls
+// FitBackground for each of the robust fits (the border's, then the whole
+// frame's) instead of fitting on the CPU.
+type BackgroundFitter interface {
+	// FitBackground returns ReferenceFitBackground(W, H, Lin, Lab, in)
+	// bit for bit, with the analysis planes of Analyse.
+	FitBackground(ctx context.Context, in *FitInput) (*BackgroundFit, error)
+}
+
+// FitInput is one robust fit of the background model: [FitRounds] rounds
+// of iteratively reweighted least squares from Init, each weighting the
+// samples by Tukey's biweight of their L*a*b* residual, cut at
+// max([TukeyCut]·median residual, [MinCut]).
+type FitInput struct {
+	// Samples are the analysis pixels fitted, as indices y·W+x; every sum
+	// over them runs in this order.
+	Samples []int32
+	// Init is the model the first round's residuals are taken against.
+	Init BackgroundCoef
+	// Residuals asks for the final model's residuals.
+	Residuals bool
+}
+
+// BackgroundCoef is a background model: per linear-light channel, the
+// coefficients of 1, x, y, x², xy and y² over the analysis image's
+// coordinates normalised to [-1, 1] (pixel centres).
+type BackgroundCoef [3][PolyTerms]float64
+
+// BackgroundFit is the result of a [FitInput].
+type BackgroundFit struct {
+	// Coef is the fitted model.
+	Coef BackgroundCoef
+	// Residuals are the samples' L*a*b* distances to Coef, in the order
+	// of FitInput.Samples, when asked for.
+	Residuals []float32
 }
 
 // PlateInput is what the choice of one round's clean-plate samples reads,

@@ -45,7 +45,9 @@ func TestEngineOnFakeDriver(t *testing.T) {
 	for _, l := range f.launches {
 		names = append(names, l.name)
 	}
-	// per removal: the analysis, 1 to 3 background distances, each with
+	// per removal: the analysis, the background model's fits (two in
+	// general mode, one in the portrait fallback), 1 to 3 background
+	// distances, each with
 	// the mask clean-up and, but for the third, the clean plate's
 	// samples, in general mode and the portrait fallback (rounds depend on
 	// the data), none with a face box, then the refinement's plan (with
@@ -53,10 +55,11 @@ func TestEngineOnFakeDriver(t *testing.T) {
 	// computes nothing) and the refinement
 	round := "(bgdist " + classifyLaunches() + " (" + plateLaunches + " )?){1,3}"
 	refine := planLaunches + "( refine_means)? refine"
-	assert.Regexp(t, `^downsample colour `+round+refine+` `+
-		`downsample median3 colour `+round+refine+` `+
+	fit := fitLaunches + " "
+	assert.Regexp(t, `^downsample colour `+fit+fit+round+refine+` `+
+		`downsample median3 colour `+fit+fit+round+refine+` `+
 		`downsample colour `+refine+` `+
-		`downsample colour `+round+refine+`$`, strings.Join(names, " "))
+		`downsample colour `+fit+round+refine+`$`, strings.Join(names, " "))
 
 	f.launches = nil
 	m := &matting.Matte{Alpha: image.NewAlpha(img.Rect)}

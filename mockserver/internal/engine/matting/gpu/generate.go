@@ -56,6 +56,13 @@ const (
 	kRefineCells          = "refine_cells"
 	kRefineStats          = "refine_stats"
 	kRefineMeans          = "refine_means"
+	kFitBasis             = "fit_basis"
+	kFitResiduals         = "fit_residuals"
+	kFitHist              = "fit_hist"
+	kFitPick              = "fit_pick"
+	kFitWeights           = "fit_weights"
+	kFitSums              = "fit_sums"
+	kFitSolve             = "fit_solve"
 )
 
 // kernelSig is each kernel's parameter list as declared in kernels.cu, one
@@ -116,4 +123,12 @@ var kernelSig = map[string]string{
 	kRefineCells: "pppipp",   // mask, band, around, n, conf, index
 	kRefineStats: "pppiiipp", // raw, conf, index, w, h, radius, stats, flag
 	kRefineMeans: "pipp",     // index, n, means, stats
+	// the background model's fit (fit.go); state is a struct fitstate
+	kFitBasis:     "piiip",   // idx, n, w, h, basis
+	kFitResiduals: "pppippp", // lab, idx, basis, n, state, cbrtLUT, res
+	kFitHist:      "piip",    // res, n, pass, state
+	kFitPick:      "iip",     // n, pass, state
+	kFitWeights:   "ppippp",  // res, basis, n, state, wts, wb
+	kFitSums:      "pppppip", // basis, wts, wb, lin, idx, n, state
+	kFitSolve:     "p",       // state
 }

@@ -46,6 +46,7 @@ __device__ static inline float sq(float v) { return v * v; }
 __device__ static inline float lookup(const float *lut, float v) {
   if (v <= 0.0f) return lut[0];
   if (v >= 1.0f) return lut[LUT_SIZE];
+  if (v != v) return v;
   float p = v * (float)LUT_SIZE;
   int i = (int)p;
   float f = p - (float)i;
@@ -142,6 +143,18 @@ extern "C" __global__ void median3(const float *src, float *dst, int w, int h) {
   }
 }
 
+// lin_to_lab converts linear light to CIE L*a*b* (matting.linToLab) with
+// the CPU's cube-root table, writing L*, a*, b* to lab[0..2].
+__device__ static inline void lin_to_lab(const float *cbrtLUT, float r, float g, float b, float *lab) {
+  float X = (0.4124f * r + 0.3576f * g + 0.1805f * b) / 0.95047f;
+  float Y = 0.2126f * r + 0.7152f * g + 0.0722f * b;
+  float Z = (0.0193f * r + 0.1192f * g + 0.9505f * b) / 1.08883f;
+  float fx = lookup(cbrtLUT, X), fy = lookup(cbrtLUT, Y), fz = lookup(cbrtLUT, Z);
+  lab[0] = 116.0f * fy - 16.0f;
+  lab[1] = 500.0f * (fx - fy);
+  lab[2] = 200.0f * (fy - fz);
+}
+
 // colour: sRGB to linear light and CIE L*a*b* (matting.toLin,
 // matting.linToLab) with the CPU's tables.
 extern "C" __global__ void colour(const float *srgb, float *lin, float *lab,
@@ -154,13 +167,7 @@ extern "C" __global__ void colour(const float *srgb, float *lin, float *lab,
     lin[3 * p] = r;
     lin[3 * p + 1] = g;
     lin[3 * p + 2] = b;
-    float X = (0.4124f * r + 0.3576f * g + 0.1805f * b) / 0.95047f;
-    float Y = 0.2126f * r + 0.7152f * g + 0.0722f * b;
-    float Z = (0.0193f * r + 0.1192f * g + 0.9505f * b) / 1.08883f;
-    float fx = lookup(cbrtLUT, X), fy = lookup(cbrtLUT, Y), fz = lookup(cbrtLUT, Z);
-    lab[3 * p] = 116.0f * fy - 16.0f;
-    lab[3 * p + 1] = 500.0f * (fx - fy);
-    lab[3 * p + 2] = 200.0f * (fy - fz);
+    lin_to_lab(cbrtLUT, r, g, b, lab + 3 * p);
   }
 }
 
@@ -1288,6 +1295,215 @@ extern "C" __global__ void refine_means(const int *index, int n, const float *me
       st[4] = means[4];
       st[5] = means[5];
       st[7] = 0.05f;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The background model's robust fit (fit.go): matting.fitBackground's
+// rounds of iteratively reweighted least squares, bit for bit. Each round
+// is fit_residuals, four passes of fit_hist and fit_pick (the median
+// residual, selected exactly by radix on the bits of the non-negative
+// floats), fit_weights, fit_sums and fit_solve, all on one struct fitstate.
+
+#define FIT_TERMS 6
+#define FIT_ENTRIES 39 // 21 entries of A^T W A's upper triangle, 18 of A^T W b
+
+// fitstate is the state of one fit, shared by its kernels; the Go side
+// (fitState in fit.go) has the same layout. The host writes coef, cutK,
+// cutMin and k (n/2) and zeroes the rest; it reads coef and flag.
+struct fitstate {
+  double coef[3][FIT_TERMS]; // the model, updated by fit_solve
+  double cutK, cutMin;       // matting.TukeyCut, matting.MinCut
+  int flag;                  // set when a residual is NaN: the host refits
+  int k;                     // the rank still sought by the selection
+  unsigned int prefix;       // the bits of the median selected so far
+  int pad;
+  double cut;                                // the round's Tukey cut
+  double ata[FIT_TERMS][FIT_TERMS];          // upper triangle summed
+  double atb[3][FIT_TERMS];
+  unsigned int hist[256]; // the selection's digit counts
+};
+static_assert(sizeof(struct fitstate) == 1640, "fitstate layout");
+static_assert(__builtin_offsetof(struct fitstate, flag) == 160, "fitstate layout");
+
+// fit_basis writes each sample's quadratic basis (matting.polyBasis of
+// bgModel.coords): 1, x, y, x², xy, y² over pixel centres scaled to
+// [-1, 1].
+extern "C" __global__ void fit_basis(const int *idx, int n, int w, int h, double *basis) {
+  FOR_EACH(i, (i64)n) {
+    int x = idx[i] % w, y = idx[i] / w;
+    double nx = ((double)x + 0.5) / (double)w * 2.0 - 1.0;
+    double ny = ((double)y + 0.5) / (double)h * 2.0 - 1.0;
+    double *b = basis + FIT_TERMS * i;
+    b[0] = 1.0;
+    b[1] = nx;
+    b[2] = ny;
+    b[3] = nx * nx;
+    b[4] = nx * ny;
+    b[5] = ny * ny;
+  }
+}
+
+// fit_residuals sets res to each sample's L*a*b* distance to the model
+// (matting.residuals with bgModel.at), flagging NaN; a NaN model colour
+// (after a flagged round) is not looked up.
+extern "C" __global__ void fit_residuals(const float *lab, const int *idx, const double *basis, int n,
+                                         struct fitstate *st, const float *cbrtLUT, float *res) {
+  FOR_EACH(i, (i64)n) {
+    const double *b = basis + FIT_TERMS * i;
+    float rgb[3];
+    int nan = 0;
+    for (int c = 0; c < 3; c++) {
+      double s = 0.0;
+      for (int k = 0; k < FIT_TERMS; k++) s += st->coef[c][k] * b[k];
+      // math.Max(0, s): NaN stays NaN, -0 becomes +0
+      rgb[c] = (float)(s != s ? s : (s > 0.0 ? s : 0.0));
+      nan |= rgb[c] != rgb[c];
+    }
+    if (nan) {
+      res[i] = rgb[0] + rgb[1] + rgb[2];
+      __atomic_store_n(&st->flag, 1, __ATOMIC_RELAXED);
+      continue;
+    }
+    float m[3];
+    lin_to_lab(cbrtLUT, rgb[0], rgb[1], rgb[2], m);
+    const float *o = lab + 3 * (i64)idx[i];
+    float r = (float)__builtin_sqrt((double)(sq(o[0] - m[0]) + sq(o[1] - m[1]) + sq(o[2] - m[2])));
+    res[i] = r;
+    if (r != r) __atomic_store_n(&st->flag, 1, __ATOMIC_RELAXED);
+  }
+}
+
+// fit_hist counts, for selection pass (0 to 3), the residuals whose
+// higher bytes are the prefix selected so far by their next byte. The
+// residuals are square roots of sums of squares: +0 or positive (NaN
+// flags the fit), so their bits order as their values.
+extern "C" __global__ void fit_hist(const float *res, int n, int pass, struct fitstate *st) {
+  int shift = 24 - 8 * pass;
+  unsigned int prefix = st->prefix;
+  FOR_EACH(i, (i64)n) {
+    unsigned int v = __builtin_bit_cast(unsigned int, res[i]);
+    if (pass > 0 && (v >> (shift + 8)) != (prefix >> (shift + 8))) continue;
+    __atomic_fetch_add(&st->hist[(v >> shift) & 255u], 1u, __ATOMIC_RELAXED);
+  }
+}
+
+// fit_pick (one thread) finds the byte of the sought rank in the pass's
+// counts and clears them; after the last pass the prefix is the median's
+// bits (matting.medianOf: the element at index n/2 once sorted) and it
+// sets the round's cut, max(cutK·median, cutMin) as math.Max, and resets
+// the selection for the next round.
+extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
+  FOR_EACH(t, (i64)1) {
+    int shift = 24 - 8 * pass;
+    unsigned int cum = 0;
+    int digit = 255;
+    for (int d = 0; d < 256; d++) {
+      unsigned int c = st->hist[d];
+      if ((unsigned int)st->k < cum + c) {
+        digit = d;
+        break;
+      }
+      cum += c;
+    }
+    st->k -= (int)cum;
+    st->prefix |= (unsigned int)digit << shift;
+    for (int d = 0; d < 256; d++) st->hist[d] = 0;
+    if (pass == 3) {
+      double scale = (double)__builtin_bit_cast(float, st->prefix);
+      double c = st->cutK * scale;
+      st->cut = c != c ? c : (c > st->cutMin ? c : st->cutMin);
+      st->k = n / 2;
+      st->prefix = 0;
+    }
+  }
+}
+
+// fit_weights sets each sample's Tukey weight w (matting.fitBackground)
+// and the products w·b[p] that fit_sums adds.
+extern "C" __global__ void fit_weights(const float *res, const double *basis, int n, struct fitstate *st,
+                                       double *wts, double *wb) {
+  double cut = st->cut;
+  FOR_EACH(i, (i64)n) {
+    double u = (double)res[i] / cut;
+    double wt = u >= 1.0 ? 0.0 : (1.0 - u * u) * (1.0 - u * u);
+    wts[i] = wt;
+    for (int p = 0; p < FIT_TERMS; p++) wb[FIT_TERMS * i + p] = wt * basis[FIT_TERMS * i + p];
+  }
+}
+
+// fit_sums sets the normal equations (matting.normalSums), one thread per
+// entry: entry e < 21 is ata[p][q], p ≤ q, in row order, the others
+// atb[c][p]. Each adds the samples of non-zero weight in their order,
+// as the CPU's sum of that entry does.
+extern "C" __global__ void fit_sums(const double *basis, const double *wts, const double *wb, const float *lin,
+                                    const int *idx, int n, struct fitstate *st) {
+  FOR_EACH(e, (i64)FIT_ENTRIES) {
+    int p, q = -1, c = -1;
+    if (e < 21) {
+      int r = (int)e;
+      p = 0;
+      while (r >= FIT_TERMS - p) {
+        r -= FIT_TERMS - p;
+        p++;
+      }
+      q = p + r;
+    } else {
+      c = (int)(e - 21) / FIT_TERMS;
+      p = (int)(e - 21) % FIT_TERMS;
+    }
+    double acc = 0.0;
+    for (int i = 0; i < n; i++) {
+      if (wts[i] == 0.0) continue;
+      double f = q >= 0 ? basis[FIT_TERMS * i + q] : (double)lin[3 * (i64)idx[i] + c];
+      acc += wb[FIT_TERMS * i + p] * f;
+    }
+    if (q >= 0)
+      st->ata[p][q] = acc;
+    else
+      st->atb[c][p] = acc;
+  }
+}
+
+// fit_solve (one thread) mirrors the upper triangle and solves for each
+// channel with matting.solve's ridge and Gaussian elimination with
+// partial pivoting, keeping a channel's model when its system is
+// singular.
+extern "C" __global__ void fit_solve(struct fitstate *st) {
+  FOR_EACH(t, (i64)1) {
+    const int n = FIT_TERMS;
+    for (int p = 0; p < n; p++)
+      for (int q = 0; q < p; q++) st->ata[p][q] = st->ata[q][p];
+    for (int c = 0; c < 3; c++) {
+      double aug[FIT_TERMS][FIT_TERMS + 1];
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) aug[i][j] = st->ata[i][j];
+        aug[i][i] += 1e-6 * (1.0 + st->ata[0][0]);
+        aug[i][n] = st->atb[c][i];
+      }
+      int ok = 1;
+      for (int col = 0; col < n && ok; col++) {
+        int piv = col;
+        for (int r = col + 1; r < n; r++)
+          if (__builtin_fabs(aug[r][col]) > __builtin_fabs(aug[piv][col])) piv = r;
+        if (__builtin_fabs(aug[piv][col]) < 1e-12) {
+          ok = 0;
+          break;
+        }
+        for (int j = 0; j <= n; j++) {
+          double tmp = aug[col][j];
+          aug[col][j] = aug[piv][j];
+          aug[piv][j] = tmp;
+        }
+        for (int r = 0; r < n; r++) {
+          if (r == col) continue;
+          double f = aug[r][col] / aug[col][col];
+          for (int j = col; j <= n; j++) aug[r][j] -= f * aug[col][j];
+        }
+      }
+      if (ok)
+        for (int i = 0; i < n; i++) st->coef[c][i] = aug[i][n] / aug[i][i];
     }
   }
 }

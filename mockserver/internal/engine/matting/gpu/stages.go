@@ -44,9 +44,11 @@ type run struct {
 	dist, plain, shadowed, mask buf
 	hostDist, hostPlain         []float32
 	hostShadowed, hostMask      []bool
-	// hostRaw is Analyse's raw plane, which the pipeline only reads:
-	// PlanRefine sums the image's means from it when a cell needs them.
-	hostRaw []float32
+	// hostRaw, hostLin and hostLab are Analyse's planes, which the
+	// pipeline only reads: PlanRefine sums the image's means from the raw
+	// plane when a cell needs them, FitBackground refits from the others
+	// when the device flags a NaN.
+	hostRaw, hostLin, hostLab []float32
 	// results are the pooled host slices the run's results were
 	// downloaded into, given back to the device's pool at Close.
 	results hostSlices
@@ -193,7 +195,8 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 	if err != nil {
 		return nil, err
 	}
-	r.w, r.h, r.factor, r.hostRaw, r.analysisReady = w, h, f, pl.Raw, true
+	r.w, r.h, r.factor, r.analysisReady = w, h, f, true
+	r.hostRaw, r.hostLin, r.hostLab = pl.Raw, pl.Lin, pl.Lab
 	return pl, nil
 }
 
@@ -292,7 +295,8 @@ func (r *run) Close() {
 		return
 	}
 	r.closed = true
-	r.hostDist, r.hostPlain, r.hostShadowed, r.hostMask, r.hostRaw = nil, nil, nil, nil, nil
+	r.hostDist, r.hostPlain, r.hostShadowed, r.hostMask = nil, nil, nil, nil
+	r.hostRaw, r.hostLin, r.hostLab = nil, nil, nil
 	// Not cancellable: the buffers must go back even when the removal's
 	// context has ended. After the engine's Close the pool is gone anyway.
 	_ = r.d.do(context.Background(), func(wk *worker) error {

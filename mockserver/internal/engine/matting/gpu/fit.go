@@ -1,0 +1,157 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"unsafe"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+)
+
+var _ matting.BackgroundFitter = (*run)(nil)
+
+// fitState is struct fitstate of kernels.cu, the state one fit's kernels
+// share on the device; the layouts agree field for field (checked by
+// static_assert there and TestFitStateLayout here).
+type fitState struct {
+	Coef         matting.BackgroundCoef
+	CutK, CutMin float64
+	Flag, K      int32
+	Prefix       uint32
+	_            int32
+	Cut          float64
+	ATA          [matting.PolyTerms][matting.PolyTerms]float64
+	ATB          [3][matting.PolyTerms]float64
+	Hist         [256]uint32
+}
+
+// fitHead is the part of fitState the host reads back: the model and the
+// flag.
+const fitHead = unsafe.Offsetof(fitState{}.Flag) + 4
+
+// fitEntries is the number of sums of the normal equations, one fit_sums
+// thread each: the upper triangle of AᵀWA and AᵀWb per channel.
+const fitEntries = matting.PolyTerms*(matting.PolyTerms+1)/2 + 3*matting.PolyTerms
+
+// FitBackground fits the background model on the device
+// (matting.BackgroundFitter), bit for bit matting.ReferenceFitBackground:
+// the samples' basis (fit_basis), then per round their residuals
+// (fit_residuals), the median residual (four passes of fit_hist and
+// fit_pick), the Tukey weights (fit_weights), the normal equations
+// (fit_sums, each entry summed by one thread in the samples' order, as
+// the CPU's) and their solution (fit_solve), and the final residuals; one
+// synchronisation at the end. The planes are Analyse's, kept on the
+// device. A NaN residual (which image data cannot produce) makes the
+// median and the weights the CPU's own business: the device flags it and
+// the host refits from Analyse's planes.
+func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting.BackgroundFit, error) {
+	if !r.analysisReady || r.closed {
+		return nil, errors.New("gpu: FitBackground before Analyse or after Close")
+	}
+	if in == nil {
+		return nil, errors.New("gpu: no fit input")
+	}
+	n := r.w * r.h
+	for _, p := range in.Samples {
+		if p < 0 || int(p) >= n {
+			return nil, errors.New("gpu: background sample outside the analysis image")
+		}
+	}
+	m := len(in.Samples)
+	if m == 0 {
+		// nothing to sum: the CPU's answer is immediate (a zero model)
+		return matting.ReferenceFitBackground(r.w, r.h, r.hostLin, r.hostLab, in), nil
+	}
+	st := &fitState{Coef: in.Init, CutK: matting.TukeyCut, CutMin: matting.MinCut, K: int32(m / 2)}
+	var res []float32
+	if in.Residuals {
+		res = r.results.float32s(m)
+	}
+	err := r.d.do(ctx, func(wk *worker) (err error) {
+		s := &scratch{w: wk}
+		defer func() { err = s.done(err) }()
+		idx, err := s.upload(bytesOf(in.Samples))
+		if err != nil {
+			return err
+		}
+		state, err := s.upload(unsafe.Slice((*byte)(unsafe.Pointer(st)), unsafe.Sizeof(*st)))
+		if err != nil {
+			return err
+		}
+		b, err := newFitBufs(s, m)
+		if err != nil {
+			return err
+		}
+		if err := b.fit(wk, r.w, r.h, m, idx, state, r.lin.p, r.lab.p); err != nil {
+			return err
+		}
+		if res != nil {
+			if err := wk.download(bytesOf(res), b.res); err != nil {
+				return err
+			}
+		}
+		return wk.download(unsafe.Slice((*byte)(unsafe.Pointer(st)), fitHead), state)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st.Flag != 0 {
+		return matting.ReferenceFitBackground(r.w, r.h, r.hostLin, r.hostLab, in), nil
+	}
+	return &matting.BackgroundFit{Coef: st.Coef, Residuals: res}, nil
+}
+
+// fitBufs are the device arrays of one fit of m samples, from one
+// scratch: the basis and the weighted basis (6 doubles a sample), the
+// weights and the residuals.
+type fitBufs struct {
+	basis, wb, wts, res devicePtr
+}
+
+// newFitBufs allocates the arrays for m samples from s.
+func newFitBufs(s *scratch, m int) (*fitBufs, error) {
+	b := &fitBufs{}
+	for _, a := range []struct {
+		p    *devicePtr
+		size int
+	}{{&b.basis, 8 * matting.PolyTerms * m}, {&b.wb, 8 * matting.PolyTerms * m}, {&b.wts, 8 * m}, {&b.res, 4 * m}} {
+		d, err := s.alloc(uint64(max(a.size, 1)))
+		if err != nil {
+			return nil, err
+		}
+		*a.p = d
+	}
+	return b, nil
+}
+
+// fit queues the fit's kernels for the m samples idx of a w×h analysis
+// image on state: matting.FitRounds rounds and the final residuals.
+func (b *fitBufs) fit(wk *worker, w, h, m int, idx, state, lin, lab devicePtr) error {
+	n := int64(m)
+	if err := wk.launch(kFitBasis, n, idx, m, w, h, b.basis); err != nil {
+		return err
+	}
+	for round := 0; round < matting.FitRounds; round++ {
+		if err := wk.launch(kFitResiduals, n, lab, idx, b.basis, m, state, wk.table(tabCbrt), b.res); err != nil {
+			return err
+		}
+		for pass := 0; pass < 4; pass++ {
+			if err := wk.launch(kFitHist, n, b.res, m, pass, state); err != nil {
+				return err
+			}
+			if err := wk.launch(kFitPick, 1, m, pass, state); err != nil {
+				return err
+			}
+		}
+		if err := wk.launch(kFitWeights, n, b.res, b.basis, m, state, b.wts, b.wb); err != nil {
+			return err
+		}
+		if err := wk.launch(kFitSums, fitEntries, b.basis, b.wts, b.wb, lin, idx, m, state); err != nil {
+			return err
+		}
+		if err := wk.launch(kFitSolve, 1, state); err != nil {
+			return err
+		}
+	}
+	return wk.launch(kFitResiduals, n, lab, idx, b.basis, m, state, wk.table(tabCbrt), b.res)
+}
