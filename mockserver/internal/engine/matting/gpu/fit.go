@@ -41,9 +41,10 @@ const fitEntries = matting.PolyTerms*(matting.PolyTerms+1)/2 + 3*matting.PolyTer
 // (fit_sums, each entry summed by one thread in the samples' order, as
 // the CPU's) and their solution (fit_solve), and the final residuals; one
 // synchronisation at the end. The planes are Analyse's, kept on the
-// device. A NaN residual (which image data cannot produce) makes the
-// median and the weights the CPU's own business: the device flags it and
-// the host refits from Analyse's planes.
+// device. A NaN residual or a sample's linear light that is not finite
+// (which image data cannot produce) would make the device's result
+// depend on how it orders NaN and skips samples: the device flags them
+// and the host refits from Analyse's planes.
 func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting.BackgroundFit, error) {
 	if !r.analysisReady || r.closed {
 		return nil, errors.New("gpu: FitBackground before Analyse or after Close")
@@ -102,10 +103,10 @@ func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting
 }
 
 // fitBufs are the device arrays of one fit of m samples, from one
-// scratch: the basis and the weighted basis (6 doubles a sample), the
-// weights and the residuals.
+// scratch: the basis and the weighted basis (6 doubles a sample) and the
+// residuals.
 type fitBufs struct {
-	basis, wb, wts, res devicePtr
+	basis, wb, res devicePtr
 }
 
 // newFitBufs allocates the arrays for m samples from s.
@@ -114,7 +115,7 @@ func newFitBufs(s *scratch, m int) (*fitBufs, error) {
 	for _, a := range []struct {
 		p    *devicePtr
 		size int
-	}{{&b.basis, 8 * matting.PolyTerms * m}, {&b.wb, 8 * matting.PolyTerms * m}, {&b.wts, 8 * m}, {&b.res, 4 * m}} {
+	}{{&b.basis, 8 * matting.PolyTerms * m}, {&b.wb, 8 * matting.PolyTerms * m}, {&b.res, 4 * m}} {
 		d, err := s.alloc(uint64(max(a.size, 1)))
 		if err != nil {
 			return nil, err
@@ -143,10 +144,10 @@ func (b *fitBufs) fit(wk *worker, w, h, m int, idx, state, lin, lab devicePtr) e
 				return err
 			}
 		}
-		if err := wk.launch(kFitWeights, n, b.res, b.basis, m, state, b.wts, b.wb); err != nil {
+		if err := wk.launch(kFitWeights, n, b.res, b.basis, lin, idx, m, state, b.wb); err != nil {
 			return err
 		}
-		if err := wk.launch(kFitSums, fitEntries, b.basis, b.wts, b.wb, lin, idx, m, state); err != nil {
+		if err := wk.launch(kFitSums, fitEntries, b.basis, b.wb, lin, idx, m, state); err != nil {
 			return err
 		}
 		if err := wk.launch(kFitSolve, 1, state); err != nil {

@@ -128,7 +128,7 @@ var kernelSig = map[string]string{
 	kFitResiduals: "pppippp", // lab, idx, basis, n, state, cbrtLUT, res
 	kFitHist:      "piip",    // res, n, pass, state
 	kFitPick:      "iip",     // n, pass, state
-	kFitWeights:   "ppippp",  // res, basis, n, state, wts, wb
-	kFitSums:      "pppppip", // basis, wts, wb, lin, idx, n, state
+	kFitWeights:   "ppppipp", // res, basis, lin, idx, n, state, wb
+	kFitSums:      "ppppip",  // basis, wb, lin, idx, n, state
 	kFitSolve:     "p",       // state
 }

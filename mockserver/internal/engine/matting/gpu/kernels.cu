@@ -1393,21 +1393,24 @@ extern "C" __global__ void fit_hist(const float *res, int n, int pass, struct fi
 // counts and clears them; after the last pass the prefix is the median's
 // bits (matting.medianOf: the element at index n/2 once sorted) and it
 // sets the round's cut, max(cutK·median, cutMin) as math.Max, and resets
-// the selection for the next round.
+// the selection for the next round. The scan has no early exit, so that
+// its loads are issued in unrolled batches rather than one at a time.
 extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
   FOR_EACH(t, (i64)1) {
     int shift = 24 - 8 * pass;
-    unsigned int cum = 0;
-    int digit = 255;
+    unsigned int k = (unsigned int)st->k, cum = 0, before = 0;
+    int digit = -1;
+#pragma unroll 16
     for (int d = 0; d < 256; d++) {
       unsigned int c = st->hist[d];
-      if ((unsigned int)st->k < cum + c) {
+      if (digit < 0 && k < cum + c) {
         digit = d;
-        break;
+        before = cum;
       }
       cum += c;
     }
-    st->k -= (int)cum;
+    if (digit < 0) digit = 255, before = cum; // unreachable: k < n
+    st->k -= (int)before;
     st->prefix |= (unsigned int)digit << shift;
     for (int d = 0; d < 256; d++) st->hist[d] = 0;
     if (pass == 3) {
@@ -1420,25 +1423,33 @@ extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
   }
 }
 
-// fit_weights sets each sample's Tukey weight w (matting.fitBackground)
-// and the products w·b[p] that fit_sums adds.
-extern "C" __global__ void fit_weights(const float *res, const double *basis, int n, struct fitstate *st,
-                                       double *wts, double *wb) {
+// fit_weights sets the products w·b[p] of each sample's Tukey weight w
+// (matting.fitBackground) and basis that fit_sums adds. It flags a sample whose
+// linear light is not finite, which fit_sums could not add as the CPU
+// skips it (0·∞ is NaN).
+extern "C" __global__ void fit_weights(const float *res, const double *basis, const float *lin, const int *idx,
+                                       int n, struct fitstate *st, double *wb) {
   double cut = st->cut;
   FOR_EACH(i, (i64)n) {
     double u = (double)res[i] / cut;
     double wt = u >= 1.0 ? 0.0 : (1.0 - u * u) * (1.0 - u * u);
-    wts[i] = wt;
     for (int p = 0; p < FIT_TERMS; p++) wb[FIT_TERMS * i + p] = wt * basis[FIT_TERMS * i + p];
+    const float *l = lin + 3 * (i64)idx[i];
+    for (int c = 0; c < 3; c++)
+      if (!(__builtin_fabsf(l[c]) <= __builtin_inff())) __atomic_store_n(&st->flag, 1, __ATOMIC_RELAXED);
   }
 }
 
 // fit_sums sets the normal equations (matting.normalSums), one thread per
 // entry: entry e < 21 is ata[p][q], p ≤ q, in row order, the others
-// atb[c][p]. Each adds the samples of non-zero weight in their order,
-// as the CPU's sum of that entry does.
-extern "C" __global__ void fit_sums(const double *basis, const double *wts, const double *wb, const float *lin,
-                                    const int *idx, int n, struct fitstate *st) {
+// atb[c][p]. Each adds the samples in their order, as the CPU's sum of
+// that entry does. The CPU skips the samples of zero weight; adding
+// them instead changes nothing, which keeps the loop free of branches so
+// that its loads are issued in unrolled batches: their products are ±0
+// (the basis and, unless flagged, the linear light are finite), and a sum
+// from +0 is never -0, so adding ±0 leaves it as it is.
+extern "C" __global__ void fit_sums(const double *basis, const double *wb, const float *lin, const int *idx, int n,
+                                    struct fitstate *st) {
   FOR_EACH(e, (i64)FIT_ENTRIES) {
     int p, q = -1, c = -1;
     if (e < 21) {
@@ -1453,16 +1464,18 @@ extern "C" __global__ void fit_sums(const double *basis, const double *wts, cons
       c = (int)(e - 21) / FIT_TERMS;
       p = (int)(e - 21) % FIT_TERMS;
     }
+    const double *a = wb + p;
     double acc = 0.0;
-    for (int i = 0; i < n; i++) {
-      if (wts[i] == 0.0) continue;
-      double f = q >= 0 ? basis[FIT_TERMS * i + q] : (double)lin[3 * (i64)idx[i] + c];
-      acc += wb[FIT_TERMS * i + p] * f;
-    }
-    if (q >= 0)
+    if (q >= 0) {
+      const double *f = basis + q;
+#pragma unroll 8
+      for (int i = 0; i < n; i++) acc += a[FIT_TERMS * i] * f[FIT_TERMS * i];
       st->ata[p][q] = acc;
-    else
+    } else {
+#pragma unroll 8
+      for (int i = 0; i < n; i++) acc += a[FIT_TERMS * i] * (double)lin[3 * (i64)idx[i] + c];
       st->atb[c][p] = acc;
+    }
   }
 }
 
