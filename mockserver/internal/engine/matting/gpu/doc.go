@@ -43,6 +43,19 @@
 //   - the analysis image: the box reduction of the full-resolution image,
 //     the optional 3×3 median and the conversion to linear light and
 //     L*a*b* (kernels downsample, median3, colour);
+//   - general mode's background model (matting.BackgroundFitter:
+//     FitBackground, for the frame's border and then the whole frame),
+//     bit for bit the CPU's: six rounds of iteratively reweighted least
+//     squares over at most 20 000 samples, each the samples' residuals
+//     against the model (fit_residuals), their median selected exactly
+//     by a four-pass radix select on the bits of the non-negative floats
+//     (fit_hist, counting with integer atomics, and fit_pick), the Tukey
+//     weights (fit_weights), the 39 sums of the normal equations, one
+//     thread per sum adding the samples in their order in double
+//     precision as the CPU does (fit_sums), and the 6×6 solves with the
+//     CPU's ridge and pivoting (fit_solve); 74 launches and one
+//     synchronisation per fit. A NaN residual or non-finite linear light
+//     at a sample (which no image gives) is flagged and the host refits;
 //   - general mode's background distance with the shadow term, including
 //     the bilinear interpolation of the background field (bgdist), run
 //     for each of the up to three classification rounds; its outputs stay
@@ -120,15 +133,14 @@
 //
 // # Stages left on the CPU, and why
 //
-//   - Background model fitting (iteratively reweighted least squares on
-//     at most 20 000 samples, 6×6 solves, with medians and quantiles by
-//     sorting), the clean plate's small grid (the blur and push-pull over
-//     its cells, about 50×40, from the device's cell sums) and the
-//     residuals and threshold of each plate (on a subsampling grid of at
-//     most 40 000 pixels): small, sequential in their reductions, and the
-//     CPU's results are the reference bit for bit; the GPU gets the field
-//     as a grid of L*a*b* values (every 4th analysis pixel), 1/16 of the
-//     plane.
+//   - The background model's starting point (three medians of the
+//     border samples' linear light), the clean plate's small grid (the
+//     blur and push-pull over its cells, about 50×40, from the device's
+//     cell sums), the residuals and threshold of each field (on a
+//     subsampling grid of at most 40 000 pixels, a quantile) and the
+//     field's grid of L*a*b* values (every 4th analysis pixel, 1/16 of
+//     the plane), which the GPU gets: small, sequential in their
+//     reductions, and the CPU's results are the reference bit for bit.
 //   - Portrait mode's GrabCut (colour histograms, Boykov–Kolmogorov
 //     max-flow) at analysis resolution (at most 0.5 MP): a max-flow on the
 //     GPU would need push-relabel and would not give the CPU's cut.
@@ -216,7 +228,17 @@
 // general mode; mattes and foregrounds identical);
 // TestPlanRefineOnFakeDriver and TestPlanRefineDriverErrors check the
 // launches with and without the means, when the mask is uploaded, and the
-// release of every buffer on any driver failure. What the
+// release of every buffer on any driver failure. The background model's
+// fits likewise: TestEmulatedFitSteps (72 fits of random, quantized and
+// outlier-ridden planes from 1×1 to 200×150 with 1 to 20 000 samples in
+// random order, some repeated, from four starting models, one clipped to
+// black so that the residuals tie: the model and the residuals bit for
+// bit against matting.ReferenceFitBackground; the flags) and
+// TestEmulatedFitBackground (FitBackground on the analyses of synthetic
+// product shots, border and grid samples, and the host's refit after a
+// NaN); TestFitBackgroundOnFakeDriver and TestFitBackgroundDriverErrors
+// check the launches, the uploads, the refit and the release of every
+// buffer on any driver failure. What the
 // emulator cannot check is the PTX code generation, the driver's JIT and
 // the GPU: that needs the GPU tests. It skips where clang-19 is missing.
 //
@@ -277,30 +299,24 @@
 // device work: the stages left on the CPU and the Go side, a floor of the
 // GPU engine's time that no GPU can lower. On the 2-core development
 // machine at GOMAXPROCS=2 it went from 298–325 ms per image (mask
-// clean-up on the CPU) to 127–153 ms (clean-up on the device), then
-// 100–105 ms (the clean plate's samples on the device too), then
-// 58–64 ms (four runs; 66–80 ms without the host pool) after the CPU-side
-// stages were made faster with unchanged results (medians by quickselect,
-// parallel residuals and normal equations in the fits, planning the
-// refinement in parallel, the fallback means only when needed), and now
-// 42–62 ms (four runs, 47 ms the median pair, against 58–71 ms, 59 ms,
-// interleaved with the build before) with the refinement planned on the
-// device, which also saves 16 MB of allocations per image (124 to
-// 108 MB). The CPU-side changes also sped up the CPU engine:
-// BenchmarkReferenceCPU12MP went from 399–433 ms to 334–373 ms (the
-// host side measured 49–57 ms beside it in the same four runs). So with
-// this split the GPU engine cannot be more than about 7× the CPU engine
-// at GOMAXPROCS=2, short of the 10× goal. What remains on the host per
-// image, timed between the device calls (before the plan moved):
-// 16–23 ms for the two background fits (robust least squares over 20,000
-// samples, 6 rounds each, with float64 sums in a fixed order), 4–5 ms
-// between classification rounds (the plate's blur and push-pull, its
-// residuals and threshold, the next field's grid), and the Go side of
-// the device calls (allocating the matte and the composite, which the
-// caller keeps: 60 MB). A real GPU adds its own time: uploading the 48 MB
-// image and downloading the 54 MB of analysis planes and the 48 MB
-// composite from pageable memory, the clean-up's many small launches
-// (74 per round, 4 for the clean plate's samples, 8 for the refinement's
-// plan, whose flag PlanRefine waits for with one synchronisation), none of
-// it measured yet. The emulated device time says nothing of a GPU's.
+// clean-up on the CPU) to 127–153 ms (clean-up on the device), 100–105 ms
+// (the clean plate's samples on the device too), 58–64 ms (faster
+// CPU-side stages with unchanged results, and the host pool), 42–62 ms
+// (the refinement planned on the device) and now 24–31 ms, against
+// 44–53 ms for the build before in three interleaved runs, with the
+// background model's fits on the device. BenchmarkReferenceCPU12MP, the
+// CPU engine end to end, takes 334–373 ms there, so with this split the
+// GPU engine's speed-up at GOMAXPROCS=2 is bounded by about 11–15×, above
+// the 10× goal. What remains on the host per image is about 3 ms per
+// classification round of computation (the field's L*a*b* grid, 1.8 ms;
+// the residuals against it and their quantile, 1.3 ms; the plate's blur
+// and push-pull, 0.2 ms), the Go side of the device calls (allocating the
+// matte and the composite, which the caller keeps: 60 MB) and the garbage
+// collector. A real GPU adds its own time: uploading the 48 MB image and
+// downloading the 54 MB of analysis planes, the round's distances (13 MB
+// a round) and the 48 MB composite from pageable memory, and its launches
+// (74 per fit, 74 per round's clean-up, 4 for the clean plate's samples,
+// 8 for the refinement's plan, whose flag PlanRefine waits for with one
+// synchronisation); none of it is measured yet, and the emulated device
+// time says nothing of a GPU's.
 package gpu

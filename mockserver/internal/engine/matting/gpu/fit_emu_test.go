@@ -145,7 +145,8 @@ func requireSameFit(t *testing.T, name string, want *matting.BackgroundFit, coef
 }
 
 // TestEmulatedFitSteps checks fitBufs.fit against ReferenceFitBackground
-// on random cases, and that a NaN in the planes sets the flag.
+// on random cases, and that a NaN L*a*b* value or infinite linear light
+// at a sample sets the flag.
 func TestEmulatedFitSteps(t *testing.T) {
 	t.Parallel()
 	e := emuEngine(t)
@@ -172,6 +173,10 @@ func TestEmulatedFitSteps(t *testing.T) {
 	c.lab[3*int(c.in.Samples[5])+1] = float32(math.NaN())
 	st, _ := devFit(t, e, c)
 	require.NotZero(t, st.Flag, "a NaN residual is flagged")
+	c = genFitCase("outliers", 30, 20, 300, 7, inits["flat"])
+	c.lin[3*int(c.in.Samples[9])+2] = float32(math.Inf(1))
+	st, _ = devFit(t, e, c)
+	require.NotZero(t, st.Flag, "linear light that is not finite is flagged")
 	t.Logf("%d fits bit for bit", cases)
 }
 
