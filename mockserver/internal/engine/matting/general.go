@@ -23,7 +23,7 @@ const shadowMinScale = 0.585
 // plain is the distance without the shadow term; shadowed reports pixels
 // explained only by the shadow term.
 func bgDistance(a *analysis, m bgField) (dist, plain []float32, shadowed []bool) {
-	grid, gw, gh := fieldGrid(a, m)
+	grid, gw, gh := fieldGridOn(a, m)
 	if a.dev != nil && a.devErr == nil {
 		d, pl, sh, err := a.dev.BGDistance(a.ctx, grid, gw, gh, fieldStep)
 		if err == nil {
@@ -74,12 +74,17 @@ const fieldStep = 4
 // (gw×gh nodes, 3 values each; the last row and column clamp to the
 // image's edge).
 func fieldGrid(a *analysis, m bgField) (grid []float32, gw, gh int) {
-	gw, gh = (a.w+fieldStep-1)/fieldStep+1, (a.h+fieldStep-1)/fieldStep+1
+	return fieldGridStep(a, m, fieldStep)
+}
+
+// fieldGridStep is fieldGrid at spacing step.
+func fieldGridStep(a *analysis, m bgField, step int) (grid []float32, gw, gh int) {
+	gw, gh = (a.w+step-1)/step+1, (a.h+step-1)/step+1
 	grid = make([]float32, 3*gw*gh)
 	parallel.Rows(gh, func(y0, y1 int) {
 		for gy := y0; gy < y1; gy++ {
 			for gx := 0; gx < gw; gx++ {
-				r, g, b := m.at(min(gx*fieldStep, a.w-1), min(gy*fieldStep, a.h-1))
+				r, g, b := m.at(min(gx*step, a.w-1), min(gy*step, a.h-1))
 				o := 3 * (gy*gw + gx)
 				grid[o], grid[o+1], grid[o+2] = linToLab(r, g, b)
 			}
@@ -166,9 +171,13 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 		// the backdrop's shape (a spotlight) that the border cannot. (Not
 		// for the portrait fallback, where the subject may fill the frame.)
 		model, _ = fitOn(a, gridSamples(a, 20000), model, false)
-		res = fieldResiduals(a, model, nil)
 	}
-	t := threshold(res)
+	var t float32
+	if openBottom {
+		t = threshold(res)
+	} else {
+		t = thresholdOn(a, model, nil)
+	}
 	var field bgField = model
 	var mask []bool
 	for round := 0; round < 3; round++ {
@@ -189,7 +198,7 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 		}
 		pl := plateFromSums(a.w, a.h, in.Cell, s.Sums)
 		field = pl
-		t = threshold(fieldResiduals(a, pl, s.Use))
+		t = thresholdOn(a, pl, s.Use)
 	}
 	return mask
 }
@@ -214,10 +223,7 @@ func gridSamples(a *analysis, limit int) []sample {
 // use is nil) against the field, on a regular subsampling grid, in raster
 // order. Bands of grid rows are computed in parallel and joined in order.
 func fieldResiduals(a *analysis, f bgField, use []bool) []float32 {
-	step := 1
-	for (a.w/step)*(a.h/step) > 40000 {
-		step++
-	}
+	step := subsamplingStep(a.w, a.h)
 	rows := (a.h - step/2 + step - 1) / step // grid rows y = step/2 + k·step < a.h
 	bands := parallel.Bands(rows, 16)
 	parts := make([][]float32, bands)
@@ -238,6 +244,99 @@ func fieldResiduals(a *analysis, f bgField, use []bool) []float32 {
 		parts[band] = res
 	})
 	return slices.Concat(parts...)
+}
+
+// fieldOf describes a field for a device.
+func fieldOf(f bgField) *Field { return f.describe() }
+
+// bgFieldOf is the field f describes on a w×h analysis image, or an
+// error naming what does not fit it.
+func bgFieldOf(w, h int, f *Field) (bgField, error) {
+	if f == nil {
+		return nil, errors.New("matting: no field")
+	}
+	p := f.Plate
+	if p == nil {
+		return &bgModel{coef: f.Model, w: w, h: h}, nil
+	}
+	if p.Cell < 1 || p.GW != (w+p.Cell-1)/p.Cell || p.GH != (h+p.Cell-1)/p.Cell || len(p.Col) != 3*p.GW*p.GH {
+		return nil, errors.New("matting: the plate's grid does not match the analysis size")
+	}
+	return &plate{w: w, h: h, cell: p.Cell, gw: p.GW, gh: p.GH, col: p.Col}, nil
+}
+
+// fieldGridOn is fieldGrid on the analysis' device when it is a
+// FieldEvaluator, else (or after a device error) on the CPU.
+func fieldGridOn(a *analysis, m bgField) ([]float32, int, int) {
+	if d, ok := a.dev.(FieldEvaluator); ok && a.devErr == nil {
+		grid, gw, gh, err := d.FieldGrid(a.ctx, fieldOf(m), fieldStep)
+		wantW, wantH := (a.w+fieldStep-1)/fieldStep+1, (a.h+fieldStep-1)/fieldStep+1
+		if err == nil && (gw != wantW || gh != wantH || len(grid) != 3*gw*gh) {
+			err = errors.New("matting: the device's field grid does not match the analysis size")
+		}
+		if err == nil {
+			return grid, gw, gh
+		}
+		// As in bgDistance: the pipeline fails with the device's error
+		// once the mask stage is done.
+		a.devErr = err
+	}
+	return fieldGrid(a, m)
+}
+
+// thresholdOn is threshold(fieldResiduals(a, m, use)) on the analysis'
+// device when it is a FieldEvaluator, else (or after a device error) on
+// the CPU.
+func thresholdOn(a *analysis, m bgField, use []bool) float32 {
+	if d, ok := a.dev.(FieldEvaluator); ok && a.devErr == nil {
+		t, err := d.FieldThreshold(a.ctx, fieldOf(m), use)
+		if err == nil {
+			return t
+		}
+		a.devErr = err
+	}
+	return threshold(fieldResiduals(a, m, use))
+}
+
+// ReferenceFieldGrid is a field's L*a*b* grid on the CPU for a w×h
+// analysis image: the field at every step-th pixel (clamped to the last
+// row and column), (w+step-1)/step+1 by (h+step-1)/step+1 nodes of 3
+// values in raster order; BGDistance interpolates it. The field must fit
+// the image ([Field]); step is at least 1.
+func ReferenceFieldGrid(w, h int, f *Field, step int) (grid []float32, gw, gh int) {
+	m, err := bgFieldOf(w, h, f)
+	if err != nil {
+		panic(err) // a reference for tests: its inputs are valid
+	}
+	return fieldGridStep(&analysis{w: w, h: h}, m, step)
+}
+
+// ReferenceFieldThreshold is one classification round's threshold on the
+// CPU: from the L*a*b* residuals against the field of the pixels on a
+// regular subsampling grid of at most about 40 000 (those marked in use
+// when use is not nil), twice the 95th percentile of those below 20,
+// plus 2, clamped to [6, 20].
+func ReferenceFieldThreshold(w, h int, lab []float32, f *Field, use []bool) float32 {
+	m, err := bgFieldOf(w, h, f)
+	if err != nil {
+		panic(err)
+	}
+	return threshold(fieldResiduals(&analysis{w: w, h: h, lab: lab}, m, use))
+}
+
+// FieldSubsampling returns the step of the subsampling grid of
+// ReferenceFieldThreshold on a w×h image: its pixels are (step/2 + i·step,
+// step/2 + j·step) inside the image.
+func FieldSubsampling(w, h int) int { return subsamplingStep(w, h) }
+
+// subsamplingStep is the smallest step whose grid on the w×h image has at
+// most 40 000 pixels (about).
+func subsamplingStep(w, h int) int {
+	step := 1
+	for (w/step)*(h/step) > 40000 {
+		step++
+	}
+	return step
 }
 
 // classifyOn is classify on the analysis' device when it is a

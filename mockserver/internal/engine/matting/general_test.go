@@ -8,11 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// constField is a background field of one colour.
-type constField [3]float32
-
-func (c constField) at(int, int) (float32, float32, float32) { return c[0], c[1], c[2] }
-
 // TestFieldResidualsInRasterOrder checks the banded residuals against a
 // walk over the grid in raster order, with and without a use mask, on
 // sizes from one pixel to more grid rows than bands.
@@ -29,14 +24,14 @@ func TestFieldResidualsInRasterOrder(t *testing.T) {
 		for i := range use {
 			use[i] = rng.IntN(3) > 0
 		}
-		f := constField{0.2, 0.3, 0.4}
+		f := &bgModel{coef: BackgroundCoef{{0.2}, {0.3}, {0.4}}, w: w, h: h} // flat
 		for _, u := range [][]bool{nil, use} {
 			step := 1
 			for (w/step)*(h/step) > 40000 {
 				step++
 			}
 			want := []float32{}
-			L, A, B := linToLab(f[0], f[1], f[2])
+			L, A, B := linToLab(f.at(0, 0))
 			for y := step / 2; y < h; y += step {
 				for x := step / 2; x < w; x += step {
 					p := y*w + x

@@ -9,6 +9,14 @@ import (
 // bgField predicts the background's linear colour at an analysis pixel.
 type bgField interface {
 	at(x, y int) (float32, float32, float32)
+	// describe returns the field's exported description for a device.
+	describe() *Field
+}
+
+func (m *bgModel) describe() *Field { return &Field{Model: m.coef} }
+
+func (p *plate) describe() *Field {
+	return &Field{Plate: &PlateField{Cell: p.cell, GW: p.gw, GH: p.gh, Col: p.col}}
 }
 
 // plate is a non-parametric background estimate ("clean plate"): the

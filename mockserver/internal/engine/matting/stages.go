@@ -13,8 +13,9 @@ import (
 // conversion), the background distance of general mode and the
 // full-resolution refinement with spill reduction. [NewAccelerated] builds a
 // Remover on it; everything else (the background model's fits unless the
-// StageRun is a [BackgroundFitter], the mask clean-up unless it is a
-// [Classifier], the choice and sums of the clean plate's
+// StageRun is a [BackgroundFitter], the fields' grids and the rounds'
+// thresholds unless it is a [FieldEvaluator], the mask clean-up unless it
+// is a [Classifier], the choice and sums of the clean plate's
 // samples unless it is a [PlateSampler], the plate's small grid, portrait
 // segmentation, the refinement's plan with the band's local statistics
 // unless it is a [RefinePlanner]) stays on the CPU. The GPU
@@ -29,7 +30,9 @@ type Stages interface {
 // StageRun holds the device state of one removal (the uploaded image and
 // the analysis planes). Its methods are called in the order Analyse,
 // FitBackground (zero or more times, when the run is a
-// [BackgroundFitter]), BGDistance (zero or more times, each followed by Classify when the run
+// [BackgroundFitter]), BGDistance (zero or more times, each preceded by
+// FieldGrid and, but for the first, FieldThreshold when the run is a
+// [FieldEvaluator], the first also by FieldThreshold in general mode, each followed by Classify when the run
 // is a [Classifier], and all but the last by SamplePlate when it is a
 // [PlateSampler]), then PlanRefine when the run is a [RefinePlanner],
 // else Refine, from one goroutine. The slices its methods
@@ -159,6 +162,41 @@ type BackgroundFit struct {
 	// Residuals are the samples' L*a*b* distances to Coef, in the order
 	// of FitInput.Samples, when asked for.
 	Residuals []float32
+}
+
+// FieldEvaluator is implemented by a StageRun whose device also evaluates
+// general mode's background fields: when the run has it, the pipeline
+// gets each field's L*a*b* grid (which BGDistance then reads) and each
+// classification round's threshold from it instead of computing them on
+// the CPU.
+type FieldEvaluator interface {
+	// FieldGrid returns ReferenceFieldGrid(W, H, f, step) bit for bit.
+	FieldGrid(ctx context.Context, f *Field, step int) (grid []float32, gw, gh int, err error)
+	// FieldThreshold returns ReferenceFieldThreshold(W, H, Lab, f, use)
+	// bit for bit, with the L*a*b* planes of Analyse.
+	FieldThreshold(ctx context.Context, f *Field, use []bool) (float32, error)
+}
+
+// Field is a background field: the linear light it predicts at each
+// analysis pixel, from the fitted model or, when Plate is set, a clean
+// plate.
+type Field struct {
+	// Model is the fitted model, used when Plate is nil.
+	Model BackgroundCoef
+	// Plate is the clean plate, or nil.
+	Plate *PlateField
+}
+
+// PlateField is a clean plate: linear light on a coarse grid of cells,
+// interpolated bilinearly between cell centres (clamped at the outer
+// ones).
+type PlateField struct {
+	// Cell is the cell size in analysis pixels, at least 1.
+	Cell int
+	// GW and GH are the grid's size in cells, ceil(W/Cell)×ceil(H/Cell).
+	GW, GH int
+	// Col holds 3 values (r, g, b) per cell, in raster order.
+	Col []float32
 }
 
 // PlateInput is what the choice of one round's clean-plate samples reads,

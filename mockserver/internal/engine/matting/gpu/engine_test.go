@@ -46,18 +46,19 @@ func TestEngineOnFakeDriver(t *testing.T) {
 		names = append(names, l.name)
 	}
 	// per removal: the analysis, the background model's fits (two in
-	// general mode, one in the portrait fallback), 1 to 3 background
-	// distances, each with
+	// general mode, then the model's threshold; one in the portrait
+	// fallback), 1 to 3 background distances from the field's grid, each with
 	// the mask clean-up and, but for the third, the clean plate's
-	// samples, in general mode and the portrait fallback (rounds depend on
+	// samples and (when enough) the plate's threshold, in general mode and the portrait fallback (rounds depend on
 	// the data), none with a face box, then the refinement's plan (with
 	// the image's means when a pooled flag buffer reads set: the fake
 	// computes nothing) and the refinement
-	round := "(bgdist " + classifyLaunches() + " (" + plateLaunches + " )?){1,3}"
+	round := "(field_grid bgdist " + classifyLaunches() + " (" + plateLaunches + " (" + thresholdLaunches + " )?)?){1,3}"
 	refine := planLaunches + "( refine_means)? refine"
 	fit := fitLaunches + " "
-	assert.Regexp(t, `^downsample colour `+fit+fit+round+refine+` `+
-		`downsample median3 colour `+fit+fit+round+refine+` `+
+	general := fit + fit + thresholdLaunches + " " + round
+	assert.Regexp(t, `^downsample colour `+general+refine+` `+
+		`downsample median3 colour `+general+refine+` `+
 		`downsample colour `+refine+` `+
 		`downsample colour `+fit+round+refine+`$`, strings.Join(names, " "))
 

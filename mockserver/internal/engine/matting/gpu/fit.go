@@ -11,18 +11,20 @@ import (
 var _ matting.BackgroundFitter = (*run)(nil)
 
 // fitState is struct fitstate of kernels.cu, the state one fit's kernels
-// share on the device; the layouts agree field for field (checked by
+// (or one threshold's, field.go) share on the device; the layouts agree field for field (checked by
 // static_assert there and TestFitStateLayout here).
 type fitState struct {
-	Coef         matting.BackgroundCoef
-	CutK, CutMin float64
-	Flag, K      int32
-	Prefix       uint32
-	_            int32
-	Cut          float64
-	ATA          [matting.PolyTerms][matting.PolyTerms]float64
-	ATB          [3][matting.PolyTerms]float64
-	Hist         [256]uint32
+	Coef          matting.BackgroundCoef
+	CutK, CutMin  float64
+	Flag, K       int32
+	Prefix, Value uint32
+	Cut           float64
+	ATA           [matting.PolyTerms][matting.PolyTerms]float64
+	ATB           [3][matting.PolyTerms]float64
+	Hist          [256]uint32
+	// Count and T are the threshold's (field.go).
+	Count int32
+	T     float32
 }
 
 // fitHead is the part of fitState the host reads back: the model and the

@@ -22,11 +22,13 @@ var fitLaunches = func() string {
 }()
 
 // TestFitStateLayout checks fitState against struct fitstate's layout in
-// kernels.cu, whose static_asserts give the same size and flag offset.
+// kernels.cu, whose static_asserts give the same size and the flag's and
+// count's offsets.
 func TestFitStateLayout(t *testing.T) {
 	t.Parallel()
 	var s fitState
-	assert.Equal(t, uintptr(1640), unsafe.Sizeof(s))
+	assert.Equal(t, uintptr(1648), unsafe.Sizeof(s))
+	assert.Equal(t, uintptr(1640), unsafe.Offsetof(s.Count))
 	assert.Equal(t, uintptr(144), unsafe.Offsetof(s.CutK))
 	assert.Equal(t, uintptr(160), unsafe.Offsetof(s.Flag))
 	assert.Equal(t, uintptr(168), unsafe.Offsetof(s.Prefix))

@@ -63,6 +63,10 @@ const (
 	kFitWeights           = "fit_weights"
 	kFitSums              = "fit_sums"
 	kFitSolve             = "fit_solve"
+	kFieldGrid            = "field_grid"
+	kFieldResiduals       = "field_residuals"
+	kThreshRank           = "thresh_rank"
+	kThreshFinal          = "thresh_final"
 )
 
 // kernelSig is each kernel's parameter list as declared in kernels.cu, one
@@ -131,4 +135,9 @@ var kernelSig = map[string]string{
 	kFitWeights:   "ppppipp", // res, basis, lin, idx, n, state, wb
 	kFitSums:      "ppppip",  // basis, wb, lin, idx, n, state
 	kFitSolve:     "p",       // state
+	// the background fields (field.go)
+	kFieldGrid:      "ppiiiiiiiipp",  // coef, col, pgw, pgh, cell, w, h, gw, gh, step, cbrtLUT, grid
+	kFieldResiduals: "ppppiiiiiippp", // lab, use, coef, col, pgw, pgh, cell, w, h, step, cbrtLUT, res, state
+	kThreshRank:     "p",             // state
+	kThreshFinal:    "p",             // state
 }

@@ -1317,15 +1317,18 @@ struct fitstate {
   double cutK, cutMin;       // matting.TukeyCut, matting.MinCut
   int flag;                  // set when a residual is NaN: the host refits
   int k;                     // the rank still sought by the selection
-  unsigned int prefix;       // the bits of the median selected so far
-  int pad;
+  unsigned int prefix;       // the bits of the value selected so far
+  unsigned int value;        // the bits of the last value selected
   double cut;                                // the round's Tukey cut
   double ata[FIT_TERMS][FIT_TERMS];          // upper triangle summed
   double atb[3][FIT_TERMS];
   unsigned int hist[256]; // the selection's digit counts
+  int count;              // field_residuals: the residuals below 20
+  float t;                // thresh_final: the round's threshold
 };
-static_assert(sizeof(struct fitstate) == 1640, "fitstate layout");
+static_assert(sizeof(struct fitstate) == 1648, "fitstate layout");
 static_assert(__builtin_offsetof(struct fitstate, flag) == 160, "fitstate layout");
+static_assert(__builtin_offsetof(struct fitstate, count) == 1640, "fitstate layout");
 
 // fit_basis writes each sample's quadratic basis (matting.polyBasis of
 // bgModel.coords): 1, x, y, x², xy, y² over pixel centres scaled to
@@ -1390,9 +1393,10 @@ extern "C" __global__ void fit_hist(const float *res, int n, int pass, struct fi
 }
 
 // fit_pick (one thread) finds the byte of the sought rank in the pass's
-// counts and clears them; after the last pass the prefix is the median's
-// bits (matting.medianOf: the element at index n/2 once sorted) and it
-// sets the round's cut, max(cutK·median, cutMin) as math.Max, and resets
+// counts and clears them; after the last pass the prefix is the selected
+// value's bits (for the fit, the median: matting.medianOf, the element at
+// index n/2 once sorted), which it keeps in value, and it sets the
+// round's cut, max(cutK·median, cutMin) as math.Max, and resets
 // the selection for the next round. The scan has no early exit, so that
 // its loads are issued in unrolled batches rather than one at a time.
 extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
@@ -1414,6 +1418,7 @@ extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
     st->prefix |= (unsigned int)digit << shift;
     for (int d = 0; d < 256; d++) st->hist[d] = 0;
     if (pass == 3) {
+      st->value = st->prefix;
       double scale = (double)__builtin_bit_cast(float, st->prefix);
       double c = st->cutK * scale;
       st->cut = c != c ? c : (c > st->cutMin ? c : st->cutMin);
@@ -1518,5 +1523,109 @@ extern "C" __global__ void fit_solve(struct fitstate *st) {
       if (ok)
         for (int i = 0; i < n; i++) st->coef[c][i] = aug[i][n] / aug[i][i];
     }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The background fields (field.go): a field's L*a*b* grid for bgdist and a
+// classification round's threshold, bit for bit matting.fieldGrid and
+// matting.threshold(matting.fieldResiduals(...)). A field is the fitted
+// model (coef, 18 doubles, when col is null) or a clean plate (col: 3
+// floats per cell of a pgw×pgh grid of cell×cell pixels).
+
+// field_at sets rgb to the field's linear light at analysis pixel (x, y)
+// of a w×h image: bgModel.at (the quadratic in the pixel centre's
+// coordinates scaled to [-1, 1], then math.Max(0, ·)) or plate.at (the
+// bilinear interpolation between cell centres, clamped, in float32 with
+// float64 coordinates: matting.bilinear3f).
+__device__ static void field_at(const double *coef, const float *col, int pgw, int pgh, int cell, int w, int h,
+                                int x, int y, float *rgb) {
+  if (col == 0) {
+    double nx = ((double)x + 0.5) / (double)w * 2.0 - 1.0;
+    double ny = ((double)y + 0.5) / (double)h * 2.0 - 1.0;
+    double b[FIT_TERMS] = {1.0, nx, ny, nx * nx, nx * ny, ny * ny};
+    for (int c = 0; c < 3; c++) {
+      double s = 0.0;
+      for (int k = 0; k < FIT_TERMS; k++) s += coef[FIT_TERMS * c + k] * b[k];
+      rgb[c] = (float)(s != s ? s : (s > 0.0 ? s : 0.0));
+    }
+    return;
+  }
+  double u = ((double)x + 0.5) / (double)cell - 0.5;
+  double v = ((double)y + 0.5) / (double)cell - 0.5;
+  double uw = (double)(pgw - 1), vh = (double)(pgh - 1);
+  u = u < uw ? u : uw; // math.Max(0, math.Min(u, uw)): u is finite, never -0
+  u = u > 0.0 ? u : 0.0;
+  v = v < vh ? v : vh;
+  v = v > 0.0 ? v : 0.0;
+  int x0 = (int)u, y0 = (int)v;
+  int x1 = imin(x0 + 1, pgw - 1), y1 = imin(y0 + 1, pgh - 1);
+  float fx = (float)(u - (double)x0), fy = (float)(v - (double)y0);
+  for (int c = 0; c < 3; c++) {
+    float a = col[3 * (y0 * pgw + x0) + c] * (1.0f - fx) + col[3 * (y0 * pgw + x1) + c] * fx;
+    float b = col[3 * (y1 * pgw + x0) + c] * (1.0f - fx) + col[3 * (y1 * pgw + x1) + c] * fx;
+    rgb[c] = a * (1.0f - fy) + b * fy;
+  }
+}
+
+// field_grid writes the field's L*a*b* at every step-th pixel (clamped to
+// the last row and column) of a w×h image into the gw×gh grid
+// (matting.fieldGrid).
+extern "C" __global__ void field_grid(const double *coef, const float *col, int pgw, int pgh, int cell, int w, int h,
+                                      int gw, int gh, int step, const float *cbrtLUT, float *grid) {
+  FOR_EACH(i, (i64)gw * gh) {
+    int gx = (int)(i % gw), gy = (int)(i / gw);
+    float rgb[3];
+    field_at(coef, col, pgw, pgh, cell, w, h, imin(gx * step, w - 1), imin(gy * step, h - 1), rgb);
+    lin_to_lab(cbrtLUT, rgb[0], rgb[1], rgb[2], grid + 3 * i);
+  }
+}
+
+// field_residuals sets res to the L*a*b* residual against the field of
+// each pixel (step/2 + i·step, step/2 + j·step) of the subsampling grid,
+// raster order (matting.fieldResiduals), +∞ for a pixel not in use (when
+// use is not null), and counts those below 20 (which
+// matting.threshold keeps; +∞ and NaN are not) in st->count.
+extern "C" __global__ void field_residuals(const float *lab, const u8 *use, const double *coef, const float *col,
+                                           int pgw, int pgh, int cell, int w, int h, int step, const float *cbrtLUT,
+                                           float *res, struct fitstate *st) {
+  int cols = (w - step / 2 + step - 1) / step, rows = (h - step / 2 + step - 1) / step;
+  FOR_EACH(i, (i64)cols * rows) {
+    int x = step / 2 + (int)(i % cols) * step, y = step / 2 + (int)(i / cols) * step;
+    i64 p = (i64)y * w + x;
+    if (use != 0 && !use[p]) {
+      res[i] = __builtin_inff();
+      continue;
+    }
+    float rgb[3], m[3];
+    field_at(coef, col, pgw, pgh, cell, w, h, x, y, rgb);
+    lin_to_lab(cbrtLUT, rgb[0], rgb[1], rgb[2], m);
+    const float *o = lab + 3 * p;
+    float r = (float)__builtin_sqrt((double)(sq(o[0] - m[0]) + sq(o[1] - m[1]) + sq(o[2] - m[2])));
+    res[i] = r;
+    if (r < 20.0f) __atomic_fetch_add(&st->count, 1, __ATOMIC_RELAXED);
+  }
+}
+
+// thresh_rank (one thread) sets the rank the selection seeks: the 95th
+// percentile's index among the residuals below 20, int(0.95·(count-1))
+// as matting.quantile computes it. Those come first in the residuals'
+// order, so it is the same rank among all of them.
+extern "C" __global__ void thresh_rank(struct fitstate *st) {
+  FOR_EACH(t, (i64)1) {
+    st->k = st->count > 0 ? (int)(0.95 * (double)(st->count - 1)) : 0;
+    st->prefix = 0;
+  }
+}
+
+// thresh_final (one thread) sets the round's threshold from the selected
+// percentile (0 when no residual is below 20, as matting.quantile of
+// nothing): 2·p95 + 2 clamped to [6, 20] in float32 (matting.threshold).
+extern "C" __global__ void thresh_final(struct fitstate *st) {
+  FOR_EACH(t, (i64)1) {
+    float p95 = st->count > 0 ? __builtin_bit_cast(float, st->value) : 0.0f;
+    float v = 2.0f * p95 + 2.0f;
+    v = v > 6.0f ? v : 6.0f; // p95 is finite: no NaN to keep
+    st->t = v < 20.0f ? v : 20.0f;
   }
 }

@@ -15,7 +15,8 @@ var _ matting.PlateSampler = (*run)(nil)
 // (plate_sums), bit for bit matting.ReferenceSamplePlate. The mask, the
 // distances and the shadow flags are read from the run's device copies
 // when in holds the slices the last Classify and BGDistance returned,
-// else uploaded; the linear plane is Analyse's, kept on the device.
+// else uploaded; the linear plane is Analyse's, kept on the device. The
+// samples stay on the device for the round's FieldThreshold.
 func (r *run) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting.PlateSamples, error) {
 	if !r.analysisReady || r.closed {
 		return nil, errors.New("gpu: SamplePlate before Analyse or after Close")
@@ -39,6 +40,7 @@ func (r *run) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting
 	keptMask := kept(in.Mask, r.hostMask)
 	keptDist := kept(in.Dist, r.hostDist) && kept(in.Shadowed, r.hostShadowed)
 	half := in.T / 2 // the CPU's float32 t/2
+	r.hostUse = nil  // overwritten below
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
@@ -55,7 +57,11 @@ func (r *run) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting
 				return err
 			}
 		}
-		p, err := newPlateBufs(s, n, gw*gh)
+		// the samples are kept for the round's FieldThreshold
+		if err := ensure(wk, &r.use, uint64(n)); err != nil {
+			return err
+		}
+		p, err := newPlateBufs(s, n, gw*gh, r.use.p)
 		if err != nil {
 			return err
 		}
@@ -74,6 +80,7 @@ func (r *run) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting
 	for c := 3; c < len(out.Sums); c += 4 {
 		out.Count += int(out.Sums[c]) // an exact integer count per cell
 	}
+	r.hostUse = out.Use
 	return out, nil
 }
 
@@ -84,13 +91,21 @@ type plateBufs struct {
 	rows, near, use, sums devicePtr
 }
 
-// newPlateBufs allocates the planes for n pixels and cells cells from s.
-func newPlateBufs(s *scratch, n, cells int) (*plateBufs, error) {
-	p := &plateBufs{}
-	for _, b := range []struct {
+// newPlateBufs allocates the planes for n pixels and cells cells from s;
+// the samples go to use, or to a plane of s when use is 0.
+func newPlateBufs(s *scratch, n, cells int, use devicePtr) (*plateBufs, error) {
+	p := &plateBufs{use: use}
+	bufs := []struct {
 		p    *devicePtr
 		size int
-	}{{&p.rows, n}, {&p.near, n}, {&p.use, n}, {&p.sums, 32 * cells}} {
+	}{{&p.rows, n}, {&p.near, n}, {&p.sums, 32 * cells}}
+	if use == 0 {
+		bufs = append(bufs, struct {
+			p    *devicePtr
+			size int
+		}{&p.use, n})
+	}
+	for _, b := range bufs {
 		d, err := s.alloc(uint64(max(b.size, 1)))
 		if err != nil {
 			return nil, err

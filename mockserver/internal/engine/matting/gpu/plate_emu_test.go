@@ -98,7 +98,7 @@ func devPlate(t *testing.T, e *Engine, c plateCase) platePlanes {
 				return err
 			}
 		}
-		p, err := newPlateBufs(s, n, cells)
+		p, err := newPlateBufs(s, n, cells, 0)
 		if err != nil {
 			return err
 		}

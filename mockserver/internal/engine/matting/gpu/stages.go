@@ -44,6 +44,13 @@ type run struct {
 	dist, plain, shadowed, mask buf
 	hostDist, hostPlain         []float32
 	hostShadowed, hostMask      []bool
+	// grid holds the last FieldGrid's grid (gridW×gridH nodes at
+	// gridStep) and use the last SamplePlate's samples, kept like the
+	// round's planes: hostGrid and hostUse are the slices returned.
+	grid, use              buf
+	hostGrid               []float32
+	hostUse                []bool
+	gridW, gridH, gridStep int
 	// hostRaw, hostLin and hostLab are Analyse's planes, which the
 	// pipeline only reads: PlanRefine sums the image's means from the raw
 	// plane when a cell needs them, FitBackground refits from the others
@@ -212,12 +219,15 @@ func (r *run) BGDistance(ctx context.Context, grid []float32, gw, gh, step int) 
 	dist, plain, shadowed := r.results.float32s(n), r.results.float32s(n), r.results.boolSlice(n)
 	// The device copies are overwritten here: no longer the old slices'.
 	r.hostDist, r.hostPlain, r.hostShadowed = nil, nil, nil
+	keptGrid := kept(grid, r.hostGrid) && gw == r.gridW && gh == r.gridH && step == r.gridStep
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
-		g, err := s.upload(bytesOf(grid))
-		if err != nil {
-			return err
+		g := r.grid.p
+		if !keptGrid {
+			if g, err = s.upload(bytesOf(grid)); err != nil {
+				return err
+			}
 		}
 		// kept for the round's Classify and SamplePlate
 		for _, b := range []struct {
@@ -296,12 +306,12 @@ func (r *run) Close() {
 	}
 	r.closed = true
 	r.hostDist, r.hostPlain, r.hostShadowed, r.hostMask = nil, nil, nil, nil
-	r.hostRaw, r.hostLin, r.hostLab = nil, nil, nil
+	r.hostRaw, r.hostLin, r.hostLab, r.hostGrid, r.hostUse = nil, nil, nil, nil, nil
 	// Not cancellable: the buffers must go back even when the removal's
 	// context has ended. After the engine's Close the pool is gone anyway.
 	_ = r.d.do(context.Background(), func(wk *worker) error {
 		var err error
-		for _, b := range []buf{r.img, r.raw, r.lab, r.lin, r.dist, r.plain, r.shadowed, r.mask} {
+		for _, b := range []buf{r.img, r.raw, r.lab, r.lin, r.dist, r.plain, r.shadowed, r.mask, r.grid, r.use} {
 			if b.p != 0 {
 				if rerr := wk.release(b.p, b.n); err == nil {
 					err = rerr
