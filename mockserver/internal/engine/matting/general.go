@@ -180,10 +180,25 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 	}
 	var field bgField = model
 	var mask []bool
+	keeper := distanceKeeper(a)
 	for round := 0; round < 3; round++ {
-		dist, plain, shadowed := bgDistance(a, field)
+		var dist, plain []float32
+		var shadowed []bool
+		if keeper != nil {
+			// the distances stay on the device; Classify and SamplePlate
+			// read them there
+			grid, gw, gh := fieldGridOn(a, field)
+			if err := a.devErr; err == nil {
+				a.devErr = keeper.BGDistanceKept(a.ctx, grid, gw, gh, fieldStep)
+			}
+		} else {
+			dist, plain, shadowed = bgDistance(a, field)
+		}
+		if a.devErr != nil && keeper != nil {
+			return make([]bool, a.w*a.h) // the removal fails with a.devErr
+		}
 		mask = classifyOn(a, dist, plain, t)
-		if round == 2 {
+		if round == 2 || (a.devErr != nil && keeper != nil) {
 			break
 		}
 		// Re-estimate the background from confident background over the
@@ -193,7 +208,7 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 		in := &PlateInput{Mask: mask, Dist: dist, Shadowed: shadowed, T: t,
 			Radius: plateRadius(a.w, a.h), Cell: plateCell(a.w, a.h)}
 		s := samplePlateOn(a, in)
-		if s.Count < 100 {
+		if s.Count < 100 || (a.devErr != nil && keeper != nil) {
 			break
 		}
 		pl := plateFromSums(a.w, a.h, in.Cell, s.Sums)
@@ -339,17 +354,38 @@ func subsamplingStep(w, h int) int {
 	return step
 }
 
+// distanceKeeper returns the analysis' device as a DistanceKeeper when it
+// keeps the rounds' distances for its own Classify and SamplePlate, else
+// nil.
+func distanceKeeper(a *analysis) DistanceKeeper {
+	k, ok := a.dev.(DistanceKeeper)
+	_, c := a.dev.(Classifier)
+	_, p := a.dev.(PlateSampler)
+	if !ok || !c || !p || a.devErr != nil {
+		return nil
+	}
+	return k
+}
+
 // classifyOn is classify on the analysis' device when it is a
-// Classifier, else (or after a device error) on the CPU.
+// Classifier, else (or after a device error) on the CPU. With nil
+// distances (kept on the device) a device error gives an empty mask: the
+// removal fails with it.
 func classifyOn(a *analysis, dist, plain []float32, t float32) []bool {
 	if c, ok := a.dev.(Classifier); ok && a.devErr == nil {
 		mask, err := c.Classify(a.ctx, dist, plain, t)
+		if err == nil && len(mask) != a.w*a.h {
+			err = errors.New("matting: the device's mask does not match the analysis size")
+		}
 		if err == nil {
 			return mask
 		}
 		// As in bgDistance: the pipeline fails with the device's error
 		// once the mask stage is done.
 		a.devErr = err
+	}
+	if dist == nil {
+		return make([]bool, a.w*a.h)
 	}
 	return classify(a, dist, plain, t)
 }
@@ -368,6 +404,9 @@ func samplePlateOn(a *analysis, in *PlateInput) *PlateSamples {
 		// As in bgDistance: the pipeline fails with the device's error
 		// once the mask stage is done.
 		a.devErr = err
+	}
+	if in.Dist == nil {
+		return &PlateSamples{} // kept on the device, which failed
 	}
 	return samplePlate(a.w, a.h, a.lin, in)
 }

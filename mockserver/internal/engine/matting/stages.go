@@ -30,7 +30,8 @@ type Stages interface {
 // StageRun holds the device state of one removal (the uploaded image and
 // the analysis planes). Its methods are called in the order Analyse,
 // FitBackground (zero or more times, when the run is a
-// [BackgroundFitter]), BGDistance (zero or more times, each preceded by
+// [BackgroundFitter]), BGDistance or BGDistanceKept (zero or more times,
+// each preceded by
 // FieldGrid and, but for the first, FieldThreshold when the run is a
 // [FieldEvaluator], the first also by FieldThreshold in general mode, each followed by Classify when the run
 // is a [Classifier], and all but the last by SamplePlate when it is a
@@ -72,7 +73,22 @@ type Classifier interface {
 	// filled, the background flooded from the frame through smooth
 	// colour changes of the 3×3-smoothed L*a*b* into pixels whose plain
 	// distance is below 2t, and components and holes cleaned once more.
+	// dist and plain are both nil after a [DistanceKeeper]'s
+	// BGDistanceKept: the kept distances.
 	Classify(ctx context.Context, dist, plain []float32, t float32) ([]bool, error)
+}
+
+// DistanceKeeper is implemented by a StageRun, also a [Classifier] and a
+// [PlateSampler], that can leave a classification round's background
+// distance on its device: when the run has it, general mode calls
+// BGDistanceKept instead of BGDistance and hands nil distances and shadow
+// flags to Classify and SamplePlate, so that planes the host never reads
+// are not copied back (13 MB a round at 12 MP). After a device error the
+// removal fails without computing them on the CPU.
+type DistanceKeeper interface {
+	// BGDistanceKept computes BGDistance's outputs and keeps them on the
+	// device for the round's Classify and SamplePlate.
+	BGDistanceKept(ctx context.Context, grid []float32, gw, gh, step int) error
 }
 
 // PlateSampler is implemented by a StageRun whose device also chooses and
@@ -205,7 +221,8 @@ type PlateInput struct {
 	// Mask is the round's coarse mask, W×H.
 	Mask []bool
 	// Dist and Shadowed are the round's background distance and shadow
-	// flags (BGDistance's dist and shadowed).
+	// flags (BGDistance's dist and shadowed), both nil after a
+	// [DistanceKeeper]'s BGDistanceKept: the kept ones.
 	Dist     []float32
 	Shadowed []bool
 	// T is the round's threshold: samples have a distance below T/2.

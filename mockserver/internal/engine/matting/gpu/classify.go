@@ -15,18 +15,24 @@ var _ matting.Classifier = (*run)(nil)
 // clean-up, in the order of matting's classify, on dist and plain and on
 // the 3×3-smoothed L*a*b* plane of Analyse. The result is the CPU's bit
 // for bit (matting.ReferenceClassify). When dist and plain are the
-// slices the last BGDistance returned, its device copies are read instead
-// of uploading them; the mask stays on the device for SamplePlate.
+// slices the last BGDistance returned, or nil after BGDistanceKept, the
+// device copies are read instead of uploading them; the mask stays on the
+// device for SamplePlate.
 func (r *run) Classify(ctx context.Context, dist, plain []float32, t float32) ([]bool, error) {
 	if !r.analysisReady || r.closed {
 		return nil, errors.New("gpu: Classify before Analyse or after Close")
 	}
 	n := r.w * r.h
-	if len(dist) != n || len(plain) != n {
+	keptDist := kept(dist, r.hostDist) && kept(plain, r.hostPlain)
+	if dist == nil && plain == nil {
+		if !r.distKept {
+			return nil, errors.New("gpu: Classify of kept distances without BGDistanceKept")
+		}
+		keptDist = true
+	} else if len(dist) != n || len(plain) != n {
 		return nil, errors.New("gpu: distances of the wrong size")
 	}
 	mask := r.results.boolSlice(n)
-	keptDist := kept(dist, r.hostDist) && kept(plain, r.hostPlain)
 	r.hostMask = nil // overwritten below
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}

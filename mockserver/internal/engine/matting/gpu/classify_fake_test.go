@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 )
 
 // classifyLaunches is the launch sequence of one Classify (see
@@ -100,4 +102,59 @@ func TestClassifyDriverErrors(t *testing.T) {
 		assert.Positive(t, failures, "Classify calls %s", op)
 		t.Logf("%d calls of %s failed in turn", failures, op)
 	}
+}
+
+// copies counts the fake driver's copies each way during fn.
+func copies(f *fakeDriver, fn func()) (up, down int) {
+	f.mu.Lock()
+	u, d := f.calls["cuMemcpyHtoDAsync"], f.calls["cuMemcpyDtoHAsync"]
+	f.mu.Unlock()
+	fn()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls["cuMemcpyHtoDAsync"] - u, f.calls["cuMemcpyDtoHAsync"] - d
+}
+
+// TestBGDistanceKeptOnFakeDriver checks that BGDistanceKept runs bgdist
+// without copying anything back, that Classify and SamplePlate then read
+// the kept distances when handed nil (and copy nothing up for them), and
+// that nil distances without BGDistanceKept, or after a BGDistance, are
+// errors.
+func TestBGDistanceKeptOnFakeDriver(t *testing.T) {
+	t.Parallel()
+	f := newFakeDriver()
+	e, err := newEngine(f, Options{})
+	require.NoError(t, err)
+	const w, h = 300, 7
+	r := fakeRun(t, e, w, h)
+	ctx := context.Background()
+	gw, gh := (w+3)/4+1, (h+3)/4+1
+	grid := make([]float32, 3*gw*gh)
+
+	_, err = r.Classify(ctx, nil, nil, 8)
+	assert.ErrorContains(t, err, "without BGDistanceKept")
+	up, down := copies(f, func() { err = r.BGDistanceKept(ctx, grid, gw, gh, 4) })
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{1, 0}, [2]int{up, down}, "the grid up, nothing back")
+	var mask []bool
+	up, down = copies(f, func() { mask, err = r.Classify(ctx, nil, nil, 8) })
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{0, 1}, [2]int{up, down}, "the mask back only")
+	in := &matting.PlateInput{Mask: mask, T: 8, Radius: 3, Cell: 4}
+	up, _ = copies(f, func() { _, err = r.SamplePlate(ctx, in) })
+	require.NoError(t, err)
+	assert.Zero(t, up, "the mask and the distances are on the device")
+
+	_, _, _, err = r.BGDistance(ctx, grid, gw, gh, 4)
+	require.NoError(t, err)
+	_, err = r.Classify(ctx, nil, nil, 8)
+	assert.ErrorContains(t, err, "without BGDistanceKept", "BGDistance's copies are the host's")
+	_, err = r.SamplePlate(ctx, in)
+	assert.ErrorContains(t, err, "without BGDistanceKept")
+	assert.Error(t, r.BGDistanceKept(ctx, grid[1:], gw, gh, 4), "grid of the wrong size")
+	r.Close()
+	assert.ErrorContains(t, r.BGDistanceKept(ctx, grid, gw, gh, 4), "after Close")
+	require.NoError(t, e.Close())
+	_, live, _, _, _ := f.snapshot()
+	assert.Zero(t, live)
 }

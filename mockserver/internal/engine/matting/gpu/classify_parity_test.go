@@ -30,8 +30,9 @@ type recCall struct {
 
 type recRun struct {
 	*run
-	rec *recStages
-	lab []float32
+	rec         *recStages
+	lab         []float32
+	dist, plain []float32 // the last BGDistanceKept's, for the record
 }
 
 func (s *recStages) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRun, error) {
@@ -50,8 +51,22 @@ func (r *recRun) Analyse(ctx context.Context, f int, preprocess bool) (*matting.
 	return p, err
 }
 
+// BGDistanceKept records the distances (from BGDistance on the same
+// grid) and keeps them on the device, as the pipeline asks.
+func (r *recRun) BGDistanceKept(ctx context.Context, grid []float32, gw, gh, step int) error {
+	d, p, _, err := r.run.BGDistance(ctx, grid, gw, gh, step)
+	if err != nil {
+		return err
+	}
+	r.dist, r.plain = append([]float32(nil), d...), append([]float32(nil), p...)
+	return r.run.BGDistanceKept(ctx, grid, gw, gh, step)
+}
+
 func (r *recRun) Classify(ctx context.Context, dist, plain []float32, t float32) ([]bool, error) {
 	m, err := r.run.Classify(ctx, dist, plain, t)
+	if dist == nil {
+		dist, plain = r.dist, r.plain // kept on the device
+	}
 	if err == nil {
 		r.rec.mu.Lock()
 		r.rec.calls = append(r.rec.calls, recCall{

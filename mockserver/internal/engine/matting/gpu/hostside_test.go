@@ -15,7 +15,8 @@ import (
 // (kernels and copies, which a GPU does instead) counted.
 type timedDriver struct {
 	*emuDriver
-	device atomic.Int64 // nanoseconds
+	device   atomic.Int64 // nanoseconds
+	h2d, d2h atomic.Int64 // bytes copied each way
 }
 
 func (d *timedDriver) since(t time.Time) { d.device.Add(int64(time.Since(t))) }
@@ -27,11 +28,13 @@ func (d *timedDriver) LaunchKernel(fn handle, grid, block [3]uint32, shared uint
 
 func (d *timedDriver) MemcpyHtoDAsync(dst devicePtr, src unsafe.Pointer, size uint64, s handle) result {
 	defer d.since(time.Now())
+	d.h2d.Add(int64(size))
 	return d.emuDriver.MemcpyHtoDAsync(dst, src, size, s)
 }
 
 func (d *timedDriver) MemcpyDtoHAsync(dst unsafe.Pointer, src devicePtr, size uint64, s handle) result {
 	defer d.since(time.Now())
+	d.d2h.Add(int64(size))
 	return d.emuDriver.MemcpyDtoHAsync(dst, src, size, s)
 }
 
@@ -41,7 +44,9 @@ func (d *timedDriver) MemcpyDtoHAsync(dst unsafe.Pointer, src devicePtr, size ui
 // and its Go side. It is a floor of the GPU engine's time per image, known
 // without a GPU; the ratio of BenchmarkCPU12MP's time to it bounds the
 // speed-up the GPU engine can reach at the same GOMAXPROCS. The emulated
-// device time (emulated-device-ms/op) says nothing of a GPU's.
+// device time (emulated-device-ms/op) says nothing of a GPU's. It also
+// reports the bytes copied to and from the device per image (h2d-MB/op,
+// d2h-MB/op), which a GPU moves over PCIe.
 func BenchmarkEmulatedHostSide12MP(b *testing.B) {
 	d := &timedDriver{emuDriver: newEmuDriver(b)}
 	e, err := newEngine(d, Options{})
@@ -54,6 +59,8 @@ func BenchmarkEmulatedHostSide12MP(b *testing.B) {
 	device := d.device.Load()
 	b.ReportMetric(perOp(b.Elapsed().Nanoseconds()-device), "host-ms/op")
 	b.ReportMetric(perOp(device), "emulated-device-ms/op")
+	b.ReportMetric(float64(d.h2d.Load())/float64(b.N)/1e6, "h2d-MB/op")
+	b.ReportMetric(float64(d.d2h.Load())/float64(b.N)/1e6, "d2h-MB/op")
 }
 
 // BenchmarkReferenceCPU12MP is BenchmarkCPU12MP without a GPU: the CPU

@@ -14,15 +14,25 @@ var _ matting.PlateSampler = (*run)(nil)
 // dilate_cols), the samples (plate_use) and their sums per cell
 // (plate_sums), bit for bit matting.ReferenceSamplePlate. The mask, the
 // distances and the shadow flags are read from the run's device copies
-// when in holds the slices the last Classify and BGDistance returned,
-// else uploaded; the linear plane is Analyse's, kept on the device. The
-// samples stay on the device for the round's FieldThreshold.
+// when in holds the slices the last Classify and BGDistance returned (or
+// nil distances and flags after BGDistanceKept), else uploaded; the
+// linear plane is Analyse's, kept on the device. The samples stay on the
+// device for the round's FieldThreshold.
 func (r *run) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting.PlateSamples, error) {
 	if !r.analysisReady || r.closed {
 		return nil, errors.New("gpu: SamplePlate before Analyse or after Close")
 	}
 	n := r.w * r.h
-	if in == nil || len(in.Mask) != n || len(in.Dist) != n || len(in.Shadowed) != n {
+	if in == nil || len(in.Mask) != n {
+		return nil, errors.New("gpu: plate input of the wrong size")
+	}
+	keptDist := kept(in.Dist, r.hostDist) && kept(in.Shadowed, r.hostShadowed)
+	if in.Dist == nil && in.Shadowed == nil {
+		if !r.distKept {
+			return nil, errors.New("gpu: SamplePlate of kept distances without BGDistanceKept")
+		}
+		keptDist = true
+	} else if len(in.Dist) != n || len(in.Shadowed) != n {
 		return nil, errors.New("gpu: plate input of the wrong size")
 	}
 	if in.Cell < 1 {
@@ -38,7 +48,6 @@ func (r *run) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting
 	out := &matting.PlateSamples{Use: r.results.boolSlice(n), Sums: r.results.float64s(4 * gw * gh)}
 	mask, dist, shadowed := r.mask.p, r.dist.p, r.shadowed.p
 	keptMask := kept(in.Mask, r.hostMask)
-	keptDist := kept(in.Dist, r.hostDist) && kept(in.Shadowed, r.hostShadowed)
 	half := in.T / 2 // the CPU's float32 t/2
 	r.hostUse = nil  // overwritten below
 	err := r.d.do(ctx, func(wk *worker) (err error) {

@@ -34,7 +34,20 @@ type plateCall struct {
 
 type plateRecRun struct {
 	*run
-	rec *plateRec
+	rec      *plateRec
+	dist     []float32 // the last BGDistanceKept's, for the record
+	shadowed []bool
+}
+
+// BGDistanceKept records the distances and shadow flags (from BGDistance
+// on the same grid) and keeps them on the device, as the pipeline asks.
+func (r *plateRecRun) BGDistanceKept(ctx context.Context, grid []float32, gw, gh, step int) error {
+	d, _, sh, err := r.run.BGDistance(ctx, grid, gw, gh, step)
+	if err != nil {
+		return err
+	}
+	r.dist, r.shadowed = append([]float32(nil), d...), append([]bool(nil), sh...)
+	return r.run.BGDistanceKept(ctx, grid, gw, gh, step)
 }
 
 func (s *plateRec) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRun, error) {
@@ -56,8 +69,12 @@ func (r *plateRecRun) Analyse(ctx context.Context, f int, preprocess bool) (*mat
 }
 
 func (r *plateRecRun) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting.PlateSamples, error) {
-	keptAll := kept(in.Mask, r.hostMask) && kept(in.Dist, r.hostDist) && kept(in.Shadowed, r.hostShadowed)
+	keptAll := kept(in.Mask, r.hostMask) && (kept(in.Dist, r.hostDist) && kept(in.Shadowed, r.hostShadowed) ||
+		in.Dist == nil && in.Shadowed == nil && r.distKept)
 	c := plateCase{w: r.w, h: r.h, lin: r.rec.planes.Lin, in: copied(in)}
+	if in.Dist == nil {
+		c.in.Dist, c.in.Shadowed = r.dist, r.shadowed // kept on the device
+	}
 	out, err := r.run.SamplePlate(ctx, in)
 	if err == nil {
 		cp := *out

@@ -44,6 +44,10 @@ type run struct {
 	dist, plain, shadowed, mask buf
 	hostDist, hostPlain         []float32
 	hostShadowed, hostMask      []bool
+	// distKept is set while the device copies are the last
+	// BGDistanceKept's, which Classify and SamplePlate read when handed
+	// nil.
+	distKept bool
 	// grid holds the last FieldGrid's grid (gridW×gridH nodes at
 	// gridStep) and use the last SamplePlate's samples, kept like the
 	// round's planes: hostGrid and hostUse are the slices returned.
@@ -207,20 +211,55 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 	return pl, nil
 }
 
-// BGDistance runs bgdist on the analysis L*a*b* plane.
+// BGDistance runs bgdist on the analysis L*a*b* plane. Its outputs stay
+// on the device for the round's Classify and SamplePlate. The grid is
+// read from the device when it is the slice the last FieldGrid returned.
 func (r *run) BGDistance(ctx context.Context, grid []float32, gw, gh, step int) ([]float32, []float32, []bool, error) {
+	n := r.w * r.h
+	var out roundPlanes
+	if r.analysisReady && !r.closed {
+		out = roundPlanes{r.results.float32s(n), r.results.float32s(n), r.results.boolSlice(n)}
+	}
+	if err := r.bgDistance(ctx, grid, gw, gh, step, &out); err != nil {
+		return nil, nil, nil, err
+	}
+	r.hostDist, r.hostPlain, r.hostShadowed = out.dist, out.plain, out.shadowed
+	return out.dist, out.plain, out.shadowed, nil
+}
+
+var _ matting.DistanceKeeper = (*run)(nil)
+
+// BGDistanceKept is BGDistance without copying the outputs back
+// (matting.DistanceKeeper): Classify and SamplePlate read them on the
+// device when handed nil.
+func (r *run) BGDistanceKept(ctx context.Context, grid []float32, gw, gh, step int) error {
+	if err := r.bgDistance(ctx, grid, gw, gh, step, nil); err != nil {
+		return err
+	}
+	r.distKept = true
+	return nil
+}
+
+// roundPlanes are host slices for a round's distances and shadow flags.
+type roundPlanes struct {
+	dist, plain []float32
+	shadowed    []bool
+}
+
+// bgDistance runs bgdist into the run's kept planes and downloads them
+// into out unless out is nil.
+func (r *run) bgDistance(ctx context.Context, grid []float32, gw, gh, step int, out *roundPlanes) error {
 	if !r.analysisReady || r.closed {
-		return nil, nil, nil, errors.New("gpu: BGDistance before Analyse or after Close")
+		return errors.New("gpu: BGDistance before Analyse or after Close")
 	}
 	if len(grid) != 3*gw*gh || step < 1 {
-		return nil, nil, nil, errors.New("gpu: background grid of the wrong size")
+		return errors.New("gpu: background grid of the wrong size")
 	}
 	n := r.w * r.h
-	dist, plain, shadowed := r.results.float32s(n), r.results.float32s(n), r.results.boolSlice(n)
 	// The device copies are overwritten here: no longer the old slices'.
-	r.hostDist, r.hostPlain, r.hostShadowed = nil, nil, nil
+	r.hostDist, r.hostPlain, r.hostShadowed, r.distKept = nil, nil, nil, false
 	keptGrid := kept(grid, r.hostGrid) && gw == r.gridW && gh == r.gridH && step == r.gridStep
-	err := r.d.do(ctx, func(wk *worker) (err error) {
+	return r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
 		defer func() { err = s.done(err) }()
 		g := r.grid.p
@@ -241,20 +280,18 @@ func (r *run) BGDistance(ctx context.Context, grid []float32, gw, gh, step int) 
 		if err := wk.launch(kBGDist, int64(n), r.lab.p, g, r.w, r.h, gw, step, r.dist.p, r.plain.p, r.shadowed.p); err != nil {
 			return err
 		}
-		if err := wk.download(bytesOf(dist), r.dist.p); err != nil {
+		if out == nil {
+			return nil
+		}
+		if err := wk.download(bytesOf(out.dist), r.dist.p); err != nil {
 			return err
 		}
-		if err := wk.download(bytesOf(plain), r.plain.p); err != nil {
+		if err := wk.download(bytesOf(out.plain), r.plain.p); err != nil {
 			return err
 		}
 		// the kernel writes 0 or 1: valid Go bools
-		return wk.download(bytesOf(shadowed), r.shadowed.p)
+		return wk.download(bytesOf(out.shadowed), r.shadowed.p)
 	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	r.hostDist, r.hostPlain, r.hostShadowed = dist, plain, shadowed
-	return dist, plain, shadowed, nil
 }
 
 // Refine runs refine at full resolution.
