@@ -28,6 +28,10 @@ type analysis struct {
 	dev    StageRun
 	ctx    context.Context
 	devErr error
+	// hostless is set when the planes stayed on dev (PlaneKeeper): srgb,
+	// raw, lin and lab are nil, and after a device error no CPU stage
+	// runs.
+	hostless bool
 }
 
 // smoothLab returns the L*a*b* planes averaged over 3×3 neighbourhoods,
@@ -184,7 +188,7 @@ func polyBasis(x, y float64) [PolyTerms]float64 {
 // channel over normalised coordinates in [-1,1], which covers flat
 // backdrops, linear gradients and vignettes.
 type bgModel struct {
-	coef [3][PolyTerms]float64
+	coef BackgroundCoef
 	w, h int
 }
 
@@ -231,11 +235,11 @@ func initialModel(a *analysis, samples []sample) *bgModel {
 // BackgroundFitter, else (or after a device error) on the CPU; the
 // residuals are returned when wantRes is set.
 func fitOn(a *analysis, samples []sample, init *bgModel, wantRes bool) (*bgModel, []float32) {
-	if init == nil {
-		init = initialModel(a, samples)
-	}
 	if f, ok := a.dev.(BackgroundFitter); ok && a.devErr == nil {
-		in := &FitInput{Samples: make([]int32, len(samples)), Init: init.coef, Residuals: wantRes}
+		in := &FitInput{Samples: make([]int32, len(samples)), Residuals: wantRes}
+		if init != nil {
+			in.Init = &init.coef
+		}
 		for i, s := range samples {
 			in.Samples[i] = int32(s.idx)
 		}
@@ -252,6 +256,9 @@ func fitOn(a *analysis, samples []sample, init *bgModel, wantRes bool) (*bgModel
 		// As in bgDistance: the pipeline fails with the device's error
 		// once the mask stage is done.
 		a.devErr = err
+	}
+	if a.hostless {
+		return &bgModel{w: a.w, h: a.h}, make([]float32, len(samples)) // the removal fails
 	}
 	return fitBackground(a, samples, init)
 }
@@ -322,7 +329,11 @@ func ReferenceFitBackground(w, h int, lin, lab []float32, in *FitInput) *Backgro
 	for i, p := range in.Samples {
 		samples[i] = sample{x: int(p) % w, y: int(p) / w, idx: int(p)}
 	}
-	m, res := fitBackground(a, samples, &bgModel{coef: in.Init, w: w, h: h})
+	var init *bgModel
+	if in.Init != nil {
+		init = &bgModel{coef: *in.Init, w: w, h: h}
+	}
+	m, res := fitBackground(a, samples, init)
 	fit := &BackgroundFit{Coef: m.coef}
 	if in.Residuals {
 		fit.Residuals = res

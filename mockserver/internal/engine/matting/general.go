@@ -182,6 +182,9 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 	var mask []bool
 	keeper := distanceKeeper(a)
 	for round := 0; round < 3; round++ {
+		if a.devErr != nil && a.hostless {
+			return make([]bool, a.w*a.h) // the removal fails with a.devErr
+		}
 		var dist, plain []float32
 		var shadowed []bool
 		if keeper != nil {
@@ -309,6 +312,9 @@ func thresholdOn(a *analysis, m bgField, use []bool) float32 {
 			return t
 		}
 		a.devErr = err
+	}
+	if a.hostless {
+		return 0 // the removal fails
 	}
 	return threshold(fieldResiduals(a, m, use))
 }

@@ -135,7 +135,7 @@ func runPipeline(ctx context.Context, limit int, stages Stages, img *image.NRGBA
 			return nil, err
 		}
 		defer run.Close()
-		if a, err = deviceAnalysis(ctx, run, f, o.Preprocess); err != nil {
+		if a, err = deviceAnalysis(ctx, run, f, o.Preprocess, mode == ModeGeneral); err != nil {
 			return nil, err
 		}
 	} else {

@@ -28,7 +28,8 @@ type Stages interface {
 }
 
 // StageRun holds the device state of one removal (the uploaded image and
-// the analysis planes). Its methods are called in the order Analyse,
+// the analysis planes). Its methods are called in the order Analyse (or
+// AnalyseKept when the run is a [PlaneKeeper], in general mode),
 // FitBackground (zero or more times, when the run is a
 // [BackgroundFitter]), BGDistance or BGDistanceKept (zero or more times,
 // each preceded by
@@ -142,6 +143,19 @@ type RefinePlanInput struct {
 	Spill bool
 }
 
+// PlaneKeeper is implemented by a StageRun whose device runs all of
+// general mode's stages (it is also a [BackgroundFitter], a
+// [FieldEvaluator], a [DistanceKeeper], a [Classifier], a [PlateSampler]
+// and a [RefinePlanner]): general mode then calls AnalyseKept instead of
+// Analyse, and the analysis planes, which the host does not read, are not
+// copied back (54 MB at 12 MP). After a device error the removal fails
+// without any CPU stage, which would need them.
+type PlaneKeeper interface {
+	// AnalyseKept is Analyse, keeping the planes on the device only; it
+	// returns the analysis image's size.
+	AnalyseKept(ctx context.Context, factor int, preprocess bool) (w, h int, err error)
+}
+
 // BackgroundFitter is implemented by a StageRun whose device also fits
 // general mode's background model: when the run has it, the pipeline calls
 // FitBackground for each of the robust fits (the border's, then the whole
@@ -160,8 +174,11 @@ type FitInput struct {
 	// Samples are the analysis pixels fitted, as indices y·W+x; every sum
 	// over them runs in this order.
 	Samples []int32
-	// Init is the model the first round's residuals are taken against.
-	Init BackgroundCoef
+	// Init is the model the first round's residuals are taken against;
+	// nil starts from the per-channel medians of the samples' linear
+	// light (the element at index len/2 once sorted), the other
+	// coefficients zero.
+	Init *BackgroundCoef
 	// Residuals asks for the final model's residuals.
 	Residuals bool
 }
@@ -341,12 +358,35 @@ func (e *accelerated) RemoveBackground(ctx context.Context, img *image.NRGBA, o 
 }
 
 // deviceAnalysis builds the analysis from the device's planes.
-func deviceAnalysis(ctx context.Context, run StageRun, f int, preprocess bool) (*analysis, error) {
+func deviceAnalysis(ctx context.Context, run StageRun, f int, preprocess, general bool) (*analysis, error) {
+	if k, ok := hostless(run); ok && general {
+		w, h, err := k.AnalyseKept(ctx, f, preprocess)
+		if err != nil {
+			return nil, err
+		}
+		if w < 1 || h < 1 {
+			return nil, errors.New("matting: the device's analysis has no pixels")
+		}
+		return &analysis{w: w, h: h, factor: f, dev: run, ctx: ctx, hostless: true}, nil
+	}
 	p, err := run.Analyse(ctx, f, preprocess)
 	if err != nil {
 		return nil, err
 	}
 	return &analysis{w: p.W, h: p.H, factor: f, srgb: p.SRGB, raw: p.Raw, lin: p.Lin, lab: p.Lab, dev: run, ctx: ctx}, nil
+}
+
+// hostless returns run as a PlaneKeeper when it runs every stage of
+// general mode, so that the analysis planes can stay on its device.
+func hostless(run StageRun) (PlaneKeeper, bool) {
+	k, ok := run.(PlaneKeeper)
+	_, f := run.(BackgroundFitter)
+	_, fe := run.(FieldEvaluator)
+	_, d := run.(DistanceKeeper)
+	_, c := run.(Classifier)
+	_, p := run.(PlateSampler)
+	_, rp := run.(RefinePlanner)
+	return k, ok && f && fe && d && c && p && rp
 }
 
 // deviceRefine runs the full-resolution refinement on the device: planned

@@ -51,6 +51,35 @@ func (r *recRun) Analyse(ctx context.Context, f int, preprocess bool) (*matting.
 	return p, err
 }
 
+// analyseKeptPlanes runs AnalyseKept on r and fetches the planes it kept
+// on the device, for a recorder of the steps that read them.
+func analyseKeptPlanes(ctx context.Context, r *run, f int, preprocess bool) (*matting.Planes, error) {
+	if _, _, err := r.AnalyseKept(ctx, f, preprocess); err != nil {
+		return nil, err
+	}
+	if err := r.hostPlanes(ctx); err != nil {
+		return nil, err
+	}
+	err := r.d.do(ctx, func(wk *worker) error {
+		_, err := r.hostRawPlane(wk)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &matting.Planes{W: r.w, H: r.h, Raw: r.hostRaw, Lin: r.hostLin, Lab: r.hostLab}, nil
+}
+
+// AnalyseKept records the L*a*b* plane, as Analyse.
+func (r *recRun) AnalyseKept(ctx context.Context, f int, preprocess bool) (int, int, error) {
+	p, err := analyseKeptPlanes(ctx, r.run, f, preprocess)
+	if err != nil {
+		return 0, 0, err
+	}
+	r.lab = append([]float32(nil), p.Lab...)
+	return p.W, p.H, nil
+}
+
 // BGDistanceKept records the distances (from BGDistance on the same
 // grid) and keeps them on the device, as the pipeline asks.
 func (r *recRun) BGDistanceKept(ctx context.Context, grid []float32, gw, gh, step int) error {

@@ -56,11 +56,12 @@ func TestEngineOnFakeDriver(t *testing.T) {
 	round := "(field_grid bgdist " + classifyLaunches() + " (" + plateLaunches + " (" + thresholdLaunches + " )?)?){1,3}"
 	refine := planLaunches + "( refine_means)? refine"
 	fit := fitLaunches + " "
-	general := fit + fit + thresholdLaunches + " " + round
+	first := strings.Repeat(medianLaunches+" ", 3) + fit // from the samples' medians
+	general := first + fit + thresholdLaunches + " " + round
 	assert.Regexp(t, `^downsample colour `+general+refine+` `+
 		`downsample median3 colour `+general+refine+` `+
 		`downsample colour `+refine+` `+
-		`downsample colour `+fit+round+refine+`$`, strings.Join(names, " "))
+		`downsample colour `+first+round+refine+`$`, strings.Join(names, " "))
 
 	f.launches = nil
 	m := &matting.Matte{Alpha: image.NewAlpha(img.Rect)}

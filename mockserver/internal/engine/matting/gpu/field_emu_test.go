@@ -78,7 +78,7 @@ func TestEmulatedFields(t *testing.T) {
 				border = append(border, int32(p))
 			}
 		}
-		fit := matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, &matting.FitInput{Samples: border, Init: fields[0].Model})
+		fit := matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, &matting.FitInput{Samples: border})
 		fields = append(fields, &matting.Field{Model: fit.Coef})
 		for _, cell := range []int{2, 9} {
 			p := &matting.PlateField{Cell: cell, GW: (w + cell - 1) / cell, GH: (h + cell - 1) / cell}

@@ -37,7 +37,9 @@ const fitEntries = matting.PolyTerms*(matting.PolyTerms+1)/2 + 3*matting.PolyTer
 
 // FitBackground fits the background model on the device
 // (matting.BackgroundFitter), bit for bit matting.ReferenceFitBackground:
-// the samples' basis (fit_basis), then per round their residuals
+// without a starting model, the medians of the samples' linear light
+// (fit_gather, fit_hist, fit_pick, fit_init); the samples' basis
+// (fit_basis), then per round their residuals
 // (fit_residuals), the median residual (four passes of fit_hist and
 // fit_pick), the Tukey weights (fit_weights), the normal equations
 // (fit_sums, each entry summed by one thread in the samples' order, as
@@ -46,7 +48,7 @@ const fitEntries = matting.PolyTerms*(matting.PolyTerms+1)/2 + 3*matting.PolyTer
 // device. A NaN residual or a sample's linear light that is not finite
 // (which image data cannot produce) would make the device's result
 // depend on how it orders NaN and skips samples: the device flags them
-// and the host refits from Analyse's planes.
+// and the host refits from the analysis planes.
 func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting.BackgroundFit, error) {
 	if !r.analysisReady || r.closed {
 		return nil, errors.New("gpu: FitBackground before Analyse or after Close")
@@ -63,9 +65,12 @@ func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting
 	m := len(in.Samples)
 	if m == 0 {
 		// nothing to sum: the CPU's answer is immediate (a zero model)
-		return matting.ReferenceFitBackground(r.w, r.h, r.hostLin, r.hostLab, in), nil
+		return r.hostFit(ctx, in)
 	}
-	st := &fitState{Coef: in.Init, CutK: matting.TukeyCut, CutMin: matting.MinCut, K: int32(m / 2)}
+	st := &fitState{CutK: matting.TukeyCut, CutMin: matting.MinCut, K: int32(m / 2)}
+	if in.Init != nil {
+		st.Coef = *in.Init
+	}
 	var res []float32
 	if in.Residuals {
 		res = r.results.float32s(m)
@@ -85,6 +90,11 @@ func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting
 		if err != nil {
 			return err
 		}
+		if in.Init == nil {
+			if err := b.initial(wk, m, idx, state, r.lin.p); err != nil {
+				return err
+			}
+		}
 		if err := b.fit(wk, r.w, r.h, m, idx, state, r.lin.p, r.lab.p); err != nil {
 			return err
 		}
@@ -99,9 +109,43 @@ func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting
 		return nil, err
 	}
 	if st.Flag != 0 {
-		return matting.ReferenceFitBackground(r.w, r.h, r.hostLin, r.hostLab, in), nil
+		return r.hostFit(ctx, in)
 	}
 	return &matting.BackgroundFit{Coef: st.Coef, Residuals: res}, nil
+}
+
+// hostFit is the fit on the host, from the analysis planes (downloaded
+// first after AnalyseKept).
+func (r *run) hostFit(ctx context.Context, in *matting.FitInput) (*matting.BackgroundFit, error) {
+	if err := r.hostPlanes(ctx); err != nil {
+		return nil, err
+	}
+	return matting.ReferenceFitBackground(r.w, r.h, r.hostLin, r.hostLab, in), nil
+}
+
+// initial queues the starting model of the m samples idx: for each
+// channel, the median of their linear light (fit_gather into the
+// residuals' array, free until the first round, then the radix select) as
+// its constant term (fit_init).
+func (b *fitBufs) initial(wk *worker, m int, idx, state, lin devicePtr) error {
+	vals := b.res // free until the first round's residuals
+	for c := 0; c < 3; c++ {
+		if err := wk.launch(kFitGather, int64(m), lin, idx, m, c, vals); err != nil {
+			return err
+		}
+		for pass := 0; pass < 4; pass++ {
+			if err := wk.launch(kFitHist, int64(m), vals, m, pass, state); err != nil {
+				return err
+			}
+			if err := wk.launch(kFitPick, 1, m, pass, state); err != nil {
+				return err
+			}
+		}
+		if err := wk.launch(kFitInit, 1, c, state); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fitBufs are the device arrays of one fit of m samples, from one

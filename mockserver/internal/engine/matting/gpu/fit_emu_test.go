@@ -19,7 +19,7 @@ import (
 // The background model's fit on the kernel emulator against matting's
 // reference, bit for bit: fitBufs.fit on random planes (every order of
 // samples, repeated samples, ties in the median, models clipped to black,
-// a handful of samples) and whole FitBackground calls on the analysis of
+// a handful of samples, from the samples' medians or a given model) and whole FitBackground calls on the analysis of
 // synthetic product shots, with and without a NaN in the planes.
 
 // fitCase is one fit's input with the analysis planes.
@@ -35,7 +35,7 @@ type fitCase struct {
 // residuals tie), "outliers" (a smooth backdrop, its L*a*b* from the
 // linear light, with a fifth of the pixels far off); m samples in random
 // order, some repeated, from init.
-func genFitCase(kind string, w, h, m int, seed uint64, init matting.BackgroundCoef) fitCase {
+func genFitCase(kind string, w, h, m int, seed uint64, init *matting.BackgroundCoef) fitCase {
 	r := rand.New(rand.NewPCG(seed, uint64(w)<<32|uint64(h)))
 	n := w * h
 	c := fitCase{name: fmt.Sprintf("%s %dx%d m %d seed %d", kind, w, h, m, seed), w: w, h: h,
@@ -99,7 +99,10 @@ func labOf(cb []float32, r, g, b float32) (float32, float32, float32) {
 // returns the state and the final residuals.
 func devFit(t *testing.T, e *Engine, c fitCase) (*fitState, []float32) {
 	m := len(c.in.Samples)
-	st := &fitState{Coef: c.in.Init, CutK: matting.TukeyCut, CutMin: matting.MinCut, K: int32(m / 2)}
+	st := &fitState{CutK: matting.TukeyCut, CutMin: matting.MinCut, K: int32(m / 2)}
+	if c.in.Init != nil {
+		st.Coef = *c.in.Init
+	}
 	res := make([]float32, m)
 	err := e.dev.do(context.Background(), func(wk *worker) (err error) {
 		s := &scratch{w: wk}
@@ -117,6 +120,11 @@ func devFit(t *testing.T, e *Engine, c fitCase) (*fitState, []float32) {
 		b, err := newFitBufs(s, m)
 		if err != nil {
 			return err
+		}
+		if c.in.Init == nil {
+			if err := b.initial(wk, m, ptrs[0], state, ptrs[1]); err != nil {
+				return err
+			}
 		}
 		if err := b.fit(wk, c.w, c.h, m, ptrs[0], state, ptrs[1], ptrs[2]); err != nil {
 			return err
@@ -150,11 +158,12 @@ func requireSameFit(t *testing.T, name string, want *matting.BackgroundFit, coef
 func TestEmulatedFitSteps(t *testing.T) {
 	t.Parallel()
 	e := emuEngine(t)
-	inits := map[string]matting.BackgroundCoef{
-		"zero":  {},
-		"flat":  {{0.3}, {0.4}, {0.5}},
-		"black": {{-5, 1, 1}, {-5}, {-5, 0, 0, 2}}, // clipped to 0 everywhere: residuals tie
-		"tilt":  {{0.2, 0.1, -0.05, 0.01, 0.02, -0.03}, {0.5, -0.2}, {0.1, 0, 0.3}},
+	inits := map[string]*matting.BackgroundCoef{
+		"medians": nil, // the samples' medians, as general mode starts
+		"zero":    {},
+		"flat":    {{0.3}, {0.4}, {0.5}},
+		"black":   {{-5, 1, 1}, {-5}, {-5, 0, 0, 2}}, // clipped to 0 everywhere: residuals tie
+		"tilt":    {{0.2, 0.1, -0.05, 0.01, 0.02, -0.03}, {0.5, -0.2}, {0.1, 0, 0.3}},
 	}
 	cases := 0
 	for _, kind := range []string{"random", "quantized", "outliers"} {
@@ -219,11 +228,11 @@ func TestEmulatedFitBackground(t *testing.T) {
 			grid = border
 		}
 		name := fmt.Sprintf("%dx%d f %d", W, H, f)
-		in := &matting.FitInput{Samples: border, Init: matting.BackgroundCoef{{0.5}, {0.5}, {0.5}}, Residuals: true}
+		in := &matting.FitInput{Samples: border, Residuals: true} // from the medians
 		fit, err := run.FitBackground(ctx, in)
 		require.NoError(t, err, name)
 		requireSameFit(t, name+" border", matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, in), fit.Coef, fit.Residuals)
-		in = &matting.FitInput{Samples: grid, Init: fit.Coef, Residuals: i%2 == 0}
+		in = &matting.FitInput{Samples: grid, Init: &fit.Coef, Residuals: i%2 == 0}
 		fit, err = run.FitBackground(ctx, in)
 		require.NoError(t, err, name)
 		want := matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, in)
@@ -243,4 +252,40 @@ func TestEmulatedFitBackground(t *testing.T) {
 		require.Equal(t, fmt.Sprint(want.Residuals), fmt.Sprint(fit.Residuals), name)
 		run.Close()
 	}
+}
+
+// TestEmulatedFitBackgroundKept runs FitBackground after AnalyseKept: with
+// a NaN put in the device's L*a*b* plane, the host's refit downloads the
+// planes (the NaN with them) and equals the reference on them.
+func TestEmulatedFitBackgroundKept(t *testing.T) {
+	t.Parallel()
+	d := newEmuDriver(t)
+	e, err := newEngine(d, Options{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, e.Close()) }()
+	ctx := context.Background()
+	img, _ := synth.Product(3, 160, 120, synth.Gradient)
+	sr, err := stages{e.dev}.Begin(ctx, img)
+	require.NoError(t, err)
+	run := sr.(*run)
+	defer run.Close()
+	w, h, err := run.AnalyseKept(ctx, 1, false)
+	require.NoError(t, err)
+	require.Nil(t, run.hostLab)
+	in := &matting.FitInput{Residuals: true}
+	for p := 0; p < w*h; p += 7 {
+		in.Samples = append(in.Samples, int32(p))
+	}
+	k := 3*int(in.Samples[10]) + 1
+	d.mu.Lock()
+	dev := d.bufs[run.lab.p]
+	*(*float32)(unsafe.Pointer(&dev[4*k])) = float32(math.NaN())
+	d.mu.Unlock()
+	fit, err := run.FitBackground(ctx, in)
+	require.NoError(t, err)
+	require.NotNil(t, run.hostLab, "the refit downloaded the planes")
+	require.True(t, math.IsNaN(float64(run.hostLab[k])))
+	want := matting.ReferenceFitBackground(w, h, run.hostLin, run.hostLab, in)
+	require.Equal(t, fmt.Sprint(want.Coef), fmt.Sprint(fit.Coef))
+	require.Equal(t, fmt.Sprint(want.Residuals), fmt.Sprint(fit.Residuals))
 }

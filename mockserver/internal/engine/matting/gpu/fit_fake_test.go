@@ -15,7 +15,11 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 )
 
-// fitLaunches is the launch sequence of one FitBackground.
+// medianLaunches is the launch sequence of one channel's median of a
+// FitBackground without a starting model.
+var medianLaunches = "fit_gather" + strings.Repeat(" fit_hist fit_pick", 4) + " fit_init"
+
+// fitLaunches is the launch sequence of one FitBackground from a model.
 var fitLaunches = func() string {
 	round := "fit_residuals" + strings.Repeat(" fit_hist fit_pick", 4) + " fit_weights fit_sums fit_solve"
 	return "fit_basis " + strings.Repeat(round+" ", matting.FitRounds) + "fit_residuals"
@@ -71,7 +75,7 @@ func newFitFake(t *testing.T, nan bool) (*fakeDriver, *Engine) {
 // fitInput returns a fit of every third pixel of a w×h image, starting
 // from a model with every coefficient set.
 func fitInput(w, h int, residuals bool) *matting.FitInput {
-	in := &matting.FitInput{Residuals: residuals}
+	in := &matting.FitInput{Residuals: residuals, Init: new(matting.BackgroundCoef)}
 	for p := 0; p < w*h; p += 3 {
 		in.Samples = append(in.Samples, int32(p))
 	}
@@ -107,7 +111,7 @@ func TestFitBackgroundOnFakeDriver(t *testing.T) {
 			assert.Equal(t, matting.ReferenceFitBackground(w, h, r.hostLin, r.hostLab, in), fit, "the host's refit")
 		} else {
 			// the fake runs no kernel: the state comes back as uploaded
-			assert.Equal(t, in.Init, fit.Coef)
+			assert.Equal(t, *in.Init, fit.Coef)
 		}
 		f.mu.Lock()
 		var names []string
@@ -129,6 +133,22 @@ func TestFitBackgroundOnFakeDriver(t *testing.T) {
 		fit, err = r.FitBackground(ctx, noRes)
 		require.NoError(t, err)
 		assert.Nil(t, fit.Residuals, "not asked for")
+
+		// no starting model: the medians first
+		f.mu.Lock()
+		f.launches = nil
+		f.mu.Unlock()
+		medians := fitInput(w, h, false)
+		medians.Init = nil
+		_, err = r.FitBackground(ctx, medians)
+		require.NoError(t, err)
+		f.mu.Lock()
+		names = names[:0]
+		for _, l := range f.launches {
+			names = append(names, l.name)
+		}
+		f.mu.Unlock()
+		assert.Equal(t, strings.Repeat(medianLaunches+" ", 3)+fitLaunches, strings.Join(names, " "))
 
 		// no sample: the CPU's zero model, with no device work
 		f.mu.Lock()

@@ -63,6 +63,8 @@ const (
 	kFitWeights           = "fit_weights"
 	kFitSums              = "fit_sums"
 	kFitSolve             = "fit_solve"
+	kFitGather            = "fit_gather"
+	kFitInit              = "fit_init"
 	kFieldGrid            = "field_grid"
 	kFieldResiduals       = "field_residuals"
 	kThreshRank           = "thresh_rank"
@@ -135,6 +137,8 @@ var kernelSig = map[string]string{
 	kFitWeights:   "ppppipp", // res, basis, lin, idx, n, state, wb
 	kFitSums:      "ppppip",  // basis, wb, lin, idx, n, state
 	kFitSolve:     "p",       // state
+	kFitGather:    "ppiip",   // lin, idx, n, c, vals
+	kFitInit:      "ip",      // c, state
 	// the background fields (field.go)
 	kFieldGrid:      "ppiiiiiiiipp",  // coef, col, pgw, pgh, cell, w, h, gw, gh, step, cbrtLUT, grid
 	kFieldResiduals: "ppppiiiiiippp", // lab, use, coef, col, pgw, pgh, cell, w, h, step, cbrtLUT, res, state

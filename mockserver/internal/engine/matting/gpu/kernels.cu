@@ -1348,6 +1348,21 @@ extern "C" __global__ void fit_basis(const int *idx, int n, int w, int h, double
   }
 }
 
+// fit_gather sets vals to channel c of each sample's linear light, whose
+// median (fit_hist, fit_pick) starts a fit from no model.
+extern "C" __global__ void fit_gather(const float *lin, const int *idx, int n, int c, float *vals) {
+  FOR_EACH(i, (i64)n) vals[i] = lin[3 * (i64)idx[i] + c];
+}
+
+// fit_init (one thread) sets channel c of the model to the value just
+// selected (matting.initialModel: the median of the samples' linear light
+// as the constant term; the host zeroed the rest). Linear light is +0 or
+// positive, so its bits order as its values; a NaN is flagged by
+// fit_weights and the host refits.
+extern "C" __global__ void fit_init(int c, struct fitstate *st) {
+  FOR_EACH(t, (i64)1) st->coef[c][0] = (double)__builtin_bit_cast(float, st->value);
+}
+
 // fit_residuals sets res to each sample's L*a*b* distance to the model
 // (matting.residuals with bgModel.at), flagging NaN; a NaN model colour
 // (after a flagged round) is not looked up.

@@ -68,6 +68,18 @@ func (r *plateRecRun) Analyse(ctx context.Context, f int, preprocess bool) (*mat
 	return p, err
 }
 
+// AnalyseKept records the planes, as Analyse.
+func (r *plateRecRun) AnalyseKept(ctx context.Context, f int, preprocess bool) (int, int, error) {
+	p, err := analyseKeptPlanes(ctx, r.run, f, preprocess)
+	if err != nil {
+		return 0, 0, err
+	}
+	c := *p
+	c.Lin, c.Lab = append([]float32(nil), p.Lin...), append([]float32(nil), p.Lab...)
+	r.rec.planes = &c
+	return p.W, p.H, nil
+}
+
 func (r *plateRecRun) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting.PlateSamples, error) {
 	keptAll := kept(in.Mask, r.hostMask) && (kept(in.Dist, r.hostDist) && kept(in.Shadowed, r.hostShadowed) ||
 		in.Dist == nil && in.Shadowed == nil && r.distKept)

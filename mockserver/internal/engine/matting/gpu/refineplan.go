@@ -54,7 +54,7 @@ func (r *run) PlanRefine(ctx context.Context, in *matting.RefinePlanInput) (*ima
 		if err := p.plan(wk, r.w, r.h, mask, r.raw.p, rBand, rStats); err != nil {
 			return err
 		}
-		if _, err := p.finish(s, n, r.hostRaw); err != nil {
+		if _, err := p.finish(s, n, func() ([]float32, error) { return r.hostRawPlane(wk) }); err != nil {
 			return err
 		}
 		return r.refineImages(wk, s, r.w, r.h, r.factor, mask, p.band, p.index, p.stats, alpha, fg)
@@ -137,11 +137,11 @@ func (p *planBufs) plan(wk *worker, w, h int, mask, raw devicePtr, rBand, rStats
 
 // finish completes the statistics of the cells that need the whole
 // image's means (refine_stats' flag; it waits for the flag, one sync):
-// the host sums them from raw, the analysis' raw plane on the host, and
-// the confident pixels downloaded (matting.ConfidentMeans, the CPU's
-// sequential sum), and refine_means writes them. It reports whether any
-// cell needed them.
-func (p *planBufs) finish(s *scratch, n int, raw []float32) (bool, error) {
+// the host sums them from the analysis' raw plane on the host (hostRaw
+// gives it, downloading it if need be) and the confident pixels
+// downloaded (matting.ConfidentMeans, the CPU's sequential sum), and
+// refine_means writes them. It reports whether any cell needed them.
+func (p *planBufs) finish(s *scratch, n int, hostRaw func() ([]float32, error)) (bool, error) {
 	wk := s.w
 	var flag [1]int32
 	if err := wk.download(bytesOf(flag[:]), p.flag); err != nil {
@@ -158,6 +158,10 @@ func (p *planBufs) finish(s *scratch, n int, raw []float32) (bool, error) {
 		return true, err
 	}
 	if err := wk.sync(); err != nil {
+		return true, err
+	}
+	raw, err := hostRaw()
+	if err != nil {
 		return true, err
 	}
 	fg, bg := matting.ConfidentMeans(raw, conf)

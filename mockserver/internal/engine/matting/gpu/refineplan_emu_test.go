@@ -94,7 +94,7 @@ func devPlanPlanes(t *testing.T, e *Engine, c planCase) planPlanes {
 		if err := p.plan(wk, c.w, c.h, mask, raw, rBand, rStats); err != nil {
 			return err
 		}
-		if out.global, err = p.finish(s, n, c.raw); err != nil {
+		if out.global, err = p.finish(s, n, func() ([]float32, error) { return c.raw, nil }); err != nil {
 			return err
 		}
 		for _, d := range []struct {
@@ -316,6 +316,16 @@ func (r *planRecRun) Analyse(ctx context.Context, f int, preprocess bool) (*matt
 		r.rec.raw, r.rec.w, r.rec.h = append([]float32(nil), p.Raw...), p.W, p.H
 	}
 	return p, err
+}
+
+// AnalyseKept records the raw plane, as Analyse.
+func (r *planRecRun) AnalyseKept(ctx context.Context, f int, preprocess bool) (int, int, error) {
+	p, err := analyseKeptPlanes(ctx, r.run, f, preprocess)
+	if err != nil {
+		return 0, 0, err
+	}
+	r.rec.raw, r.rec.w, r.rec.h = append([]float32(nil), p.Raw...), p.W, p.H
+	return p.W, p.H, nil
 }
 
 func (r *planRecRun) PlanRefine(ctx context.Context, in *matting.RefinePlanInput) (*image.Alpha, *image.NRGBA, error) {

@@ -150,17 +150,48 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 	if f < 1 {
 		return nil, errors.New("gpu: analysis factor below 1")
 	}
+	w, h := (r.W+f-1)/f, (r.H+f-1)/f
+	n := w * h
+	var pl *matting.Planes
+	if !r.analysisReady && !r.closed {
+		res := &r.results
+		pl = &matting.Planes{W: w, H: h, Raw: res.float32s(3 * n), Lin: res.float32s(3 * n), Lab: res.float32s(3 * n)}
+		pl.SRGB = pl.Raw
+		if preprocess {
+			pl.SRGB = res.float32s(3 * n)
+		}
+	}
+	if err := r.analyse(ctx, f, preprocess, pl); err != nil {
+		return nil, err
+	}
+	r.hostRaw, r.hostLin, r.hostLab = pl.Raw, pl.Lin, pl.Lab
+	return pl, nil
+}
+
+var _ matting.PlaneKeeper = (*run)(nil)
+
+// AnalyseKept is Analyse without copying the planes back
+// (matting.PlaneKeeper); the stages that need them on the host (a refit,
+// the refinement's image-wide means) download them then (hostPlanes,
+// hostRawPlane).
+func (r *run) AnalyseKept(ctx context.Context, f int, preprocess bool) (int, int, error) {
+	if f < 1 {
+		return 0, 0, errors.New("gpu: analysis factor below 1")
+	}
+	if err := r.analyse(ctx, f, preprocess, nil); err != nil {
+		return 0, 0, err
+	}
+	return r.w, r.h, nil
+}
+
+// analyse runs the analysis kernels into the run's kept planes and, unless
+// pl is nil, downloads them into pl.
+func (r *run) analyse(ctx context.Context, f int, preprocess bool, pl *matting.Planes) error {
 	if r.analysisReady || r.closed {
-		return nil, errors.New("gpu: Analyse called twice or after Close")
+		return errors.New("gpu: Analyse called twice or after Close")
 	}
 	w, h := (r.W+f-1)/f, (r.H+f-1)/f
 	n := w * h
-	res := &r.results
-	pl := &matting.Planes{W: w, H: h, Raw: res.float32s(3 * n), Lin: res.float32s(3 * n), Lab: res.float32s(3 * n)}
-	pl.SRGB = pl.Raw
-	if preprocess {
-		pl.SRGB = res.float32s(3 * n)
-	}
 	plane := uint64(12 * n)
 	err := r.d.do(ctx, func(wk *worker) (err error) {
 		s := &scratch{w: wk}
@@ -173,8 +204,10 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 		if err := wk.launch(kDownsample, int64(n), r.img.p, r.W, r.H, r.stride, f, w, h, raw); err != nil {
 			return err
 		}
-		if err := wk.download(bytesOf(pl.Raw), raw); err != nil {
-			return err
+		if pl != nil {
+			if err := wk.download(bytesOf(pl.Raw), raw); err != nil {
+				return err
+			}
 		}
 		srgb := raw
 		if preprocess {
@@ -184,8 +217,10 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 			if err := wk.launch(kMedian3, int64(n), raw, srgb, w, h); err != nil {
 				return err
 			}
-			if err := wk.download(bytesOf(pl.SRGB), srgb); err != nil {
-				return err
+			if pl != nil {
+				if err := wk.download(bytesOf(pl.SRGB), srgb); err != nil {
+					return err
+				}
 			}
 		}
 		// both kept: lab for BGDistance and Classify, lin for SamplePlate
@@ -198,17 +233,64 @@ func (r *run) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Pla
 		if err := wk.launch(kColour, int64(n), srgb, r.lin.p, r.lab.p, n, wk.table(tabLin), wk.table(tabCbrt)); err != nil {
 			return err
 		}
+		if pl == nil {
+			return nil
+		}
 		if err := wk.download(bytesOf(pl.Lin), r.lin.p); err != nil {
 			return err
 		}
 		return wk.download(bytesOf(pl.Lab), r.lab.p)
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.w, r.h, r.factor, r.analysisReady = w, h, f, true
-	r.hostRaw, r.hostLin, r.hostLab = pl.Raw, pl.Lin, pl.Lab
-	return pl, nil
+	return nil
+}
+
+// hostPlanes downloads the linear and L*a*b* planes into hostLin and
+// hostLab unless Analyse (or an earlier call) did; after AnalyseKept, a
+// refit on the host calls it first.
+func (r *run) hostPlanes(ctx context.Context) error {
+	if r.hostLin != nil && r.hostLab != nil {
+		return nil
+	}
+	return r.d.do(ctx, func(wk *worker) error {
+		lin, err := r.downloadPlane(wk, r.lin.p)
+		if err != nil {
+			return err
+		}
+		lab, err := r.downloadPlane(wk, r.lab.p)
+		if err != nil {
+			return err
+		}
+		r.hostLin, r.hostLab = lin, lab
+		return nil
+	})
+}
+
+// hostRawPlane returns the raw plane on the host, downloading it inside a
+// job of the worker unless Analyse did: PlanRefine's image-wide means
+// read it.
+func (r *run) hostRawPlane(wk *worker) ([]float32, error) {
+	if r.hostRaw == nil {
+		raw, err := r.downloadPlane(wk, r.raw.p)
+		if err != nil {
+			return nil, err
+		}
+		r.hostRaw = raw
+	}
+	return r.hostRaw, nil
+}
+
+// downloadPlane downloads an analysis plane (3 floats a pixel) into a
+// pooled slice and waits for it.
+func (r *run) downloadPlane(wk *worker, src devicePtr) ([]float32, error) {
+	dst := r.results.float32s(3 * r.w * r.h)
+	if err := wk.download(bytesOf(dst), src); err != nil {
+		return nil, err
+	}
+	return dst, wk.sync()
 }
 
 // BGDistance runs bgdist on the analysis L*a*b* plane. Its outputs stay
