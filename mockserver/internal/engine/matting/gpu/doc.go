@@ -42,10 +42,17 @@
 //
 //   - the analysis image: the box reduction of the full-resolution image,
 //     the optional 3×3 median and the conversion to linear light and
-//     L*a*b* (kernels downsample, median3, colour);
+//     L*a*b* (kernels downsample, median3, colour). In general mode the
+//     planes stay on the device (matting.PlaneKeeper: AnalyseKept), since
+//     every stage that reads them runs there: the host downloads the
+//     linear and L*a*b* planes only for a refit (below) and the raw plane
+//     only for the refinement's image-wide means; portrait mode, whose
+//     graph cut runs on the CPU, downloads them (Analyse);
 //   - general mode's background model (matting.BackgroundFitter:
 //     FitBackground, for the frame's border and then the whole frame),
-//     bit for bit the CPU's: six rounds of iteratively reweighted least
+//     bit for bit the CPU's: the border's starting model, the medians of
+//     the samples' linear light (fit_gather, then the radix select below,
+//     fit_init), and six rounds of iteratively reweighted least
 //     squares over at most 20 000 samples, each the samples' residuals
 //     against the model (fit_residuals), their median selected exactly
 //     by a four-pass radix select on the bits of the non-negative floats
@@ -56,12 +63,22 @@
 //     CPU's ridge and pivoting (fit_solve); 74 launches and one
 //     synchronisation per fit. A NaN residual or non-finite linear light
 //     at a sample (which no image gives) is flagged and the host refits;
+//   - general mode's background fields (matting.FieldEvaluator), bit for
+//     bit the CPU's: each field's L*a*b* grid at every 4th analysis pixel,
+//     from the fitted model or a clean plate (field_grid, FieldGrid; the
+//     grid stays on the device for the background distance), and each
+//     round's threshold, the residuals against the field on a subsampling
+//     grid of at most 40 000 pixels (field_residuals, which also counts
+//     those below 20), the rank of their 95th percentile (thresh_rank),
+//     its exact selection by the fit's radix select and the clamped
+//     threshold (thresh_final), one synchronisation (FieldThreshold);
 //   - general mode's background distance with the shadow term, including
 //     the bilinear interpolation of the background field (bgdist), run
 //     for each of the up to three classification rounds; its outputs stay
-//     on the device for the round's clean-up and clean-plate samples,
-//     which read them there instead of uploading them again (when handed
-//     the very slices it returned);
+//     on the device for the round's clean-up and clean-plate samples and
+//     are not copied back at all in general mode (matting.DistanceKeeper:
+//     BGDistanceKept; BGDistance downloads them, and a later stage reads
+//     the device copies when handed the very slices it returned);
 //   - general mode's mask clean-up (matting.Classifier: classify, once per
 //     classification round), bit for bit the CPU's: the threshold, the
 //     connected components (union-find over pixel indices with lock-free
@@ -133,14 +150,10 @@
 //
 // # Stages left on the CPU, and why
 //
-//   - The background model's starting point (three medians of the
-//     border samples' linear light), the clean plate's small grid (the
-//     blur and push-pull over its cells, about 50×40, from the device's
-//     cell sums), the residuals and threshold of each field (on a
-//     subsampling grid of at most 40 000 pixels, a quantile) and the
-//     field's grid of L*a*b* values (every 4th analysis pixel, 1/16 of
-//     the plane), which the GPU gets: small, sequential in their
-//     reductions, and the CPU's results are the reference bit for bit.
+//   - The clean plate's small grid: the blur and push-pull over its
+//     cells (about 50×40, from the device's cell sums, 0.2 ms), a
+//     recursion over coarser levels; its colours are uploaded for the
+//     plate's field (38 KB).
 //   - Portrait mode's GrabCut (colour histograms, Boykov–Kolmogorov
 //     max-flow) at analysis resolution (at most 0.5 MP): a max-flow on the
 //     GPU would need push-relabel and would not give the CPU's cut.
@@ -229,16 +242,29 @@
 // TestPlanRefineOnFakeDriver and TestPlanRefineDriverErrors check the
 // launches with and without the means, when the mask is uploaded, and the
 // release of every buffer on any driver failure. The background model's
-// fits likewise: TestEmulatedFitSteps (72 fits of random, quantized and
+// fits likewise: TestEmulatedFitSteps (90 fits of random, quantized and
 // outlier-ridden planes from 1×1 to 200×150 with 1 to 20 000 samples in
-// random order, some repeated, from four starting models, one clipped to
-// black so that the residuals tie: the model and the residuals bit for
-// bit against matting.ReferenceFitBackground; the flags) and
-// TestEmulatedFitBackground (FitBackground on the analyses of synthetic
-// product shots, border and grid samples, and the host's refit after a
-// NaN); TestFitBackgroundOnFakeDriver and TestFitBackgroundDriverErrors
-// check the launches, the uploads, the refit and the release of every
-// buffer on any driver failure. What the
+// random order, some repeated, from the samples' medians and four
+// starting models, one clipped to black so that the residuals tie: the
+// model and the residuals bit for bit against
+// matting.ReferenceFitBackground; the flags), TestEmulatedFitBackground
+// (FitBackground on the analyses of synthetic product shots, border and
+// grid samples, and the host's refit after a NaN) and
+// TestEmulatedFitBackgroundKept (the refit after AnalyseKept downloads
+// the planes); TestFitBackgroundOnFakeDriver and
+// TestFitBackgroundDriverErrors check the launches, the uploads, the
+// refit and the release of every buffer on any driver failure. The
+// fields likewise: TestEmulatedFields (480 grids and thresholds of models
+// and plates, fitted to the image, clipped, of random colours and of
+// every cell size, at grid steps from 1 to beyond the image, with all,
+// some, none and the kept samples, bit for bit against
+// matting.ReferenceFieldGrid and ReferenceFieldThreshold);
+// TestFieldsOnFakeDriver and TestFieldsDriverErrors check the launches,
+// the kept grid and samples and the release of every buffer. The kept
+// planes: TestBGDistanceKeptOnFakeDriver (nothing copied back, Classify
+// and SamplePlate read the kept distances) and TestAnalyseKeptOnFakeDriver
+// with TestAnalyseKeptDriverErrors (nothing copied back, the planes
+// downloaded once when a refit or the means need them). What the
 // emulator cannot check is the PTX code generation, the driver's JIT and
 // the GPU: that needs the GPU tests. It skips where clang-19 is missing.
 //
@@ -297,26 +323,29 @@
 // BenchmarkEmulatedHostSide12MP (with the tag and clang-19, no GPU) runs
 // the 12 MP benchmark on the emulator and reports the time spent outside
 // device work: the stages left on the CPU and the Go side, a floor of the
-// GPU engine's time that no GPU can lower. On the 2-core development
-// machine at GOMAXPROCS=2 it went from 298–325 ms per image (mask
-// clean-up on the CPU) to 127–153 ms (clean-up on the device), 100–105 ms
-// (the clean plate's samples on the device too), 58–64 ms (faster
-// CPU-side stages with unchanged results, and the host pool), 42–62 ms
-// (the refinement planned on the device) and now 24–31 ms, against
-// 44–53 ms for the build before in three interleaved runs, with the
-// background model's fits on the device. BenchmarkReferenceCPU12MP, the
-// CPU engine end to end, takes 334–373 ms there, so with this split the
-// GPU engine's speed-up at GOMAXPROCS=2 is bounded by about 11–15×, above
-// the 10× goal. What remains on the host per image is about 3 ms per
-// classification round of computation (the field's L*a*b* grid, 1.8 ms;
-// the residuals against it and their quantile, 1.3 ms; the plate's blur
-// and push-pull, 0.2 ms), the Go side of the device calls (allocating the
-// matte and the composite, which the caller keeps: 60 MB) and the garbage
-// collector. A real GPU adds its own time: uploading the 48 MB image and
-// downloading the 54 MB of analysis planes, the round's distances (13 MB
-// a round) and the 48 MB composite from pageable memory, and its launches
-// (74 per fit, 74 per round's clean-up, 4 for the clean plate's samples,
-// 8 for the refinement's plan, whose flag PlanRefine waits for with one
-// synchronisation); none of it is measured yet, and the emulated device
-// time says nothing of a GPU's.
+// GPU engine's time that no GPU can lower; and the bytes copied each way
+// per image. On the 2-core development machine at GOMAXPROCS=2 the floor
+// went from 298–325 ms per image (mask clean-up on the CPU) to 127–153 ms
+// (clean-up on the device), 100–105 ms (the clean plate's samples),
+// 58–64 ms (faster CPU-side stages with unchanged results, and the host
+// pool), 42–62 ms (the refinement's plan) and now 12.7–19.1 ms, against
+// 46–55 ms for the build before in four interleaved runs, with the
+// background model's fits, the fields' grids and the rounds' thresholds
+// on the device. BenchmarkReferenceCPU12MP, the CPU engine end to end,
+// takes 362–395 ms in the same session, so with this split the GPU
+// engine's speed-up at GOMAXPROCS=2 is bounded by about 19–31×. What
+// remains on the host per image is the Go side of the device calls
+// (allocating the matte and the composite, which the caller keeps: 60 MB),
+// the clean plate's small grid and the garbage collector.
+//
+// A real GPU adds its own time, none of it measured yet (the emulated
+// device time says nothing of a GPU's). Copies: 108 MB up per image (the
+// 48 MB image for the removal, and the image again with the 12 MB matte
+// for the composite, a separate call) and 70 MB back (the 12 MB matte,
+// the 48 MB composite, the rounds' masks, samples and grids), from
+// pageable memory; keeping the analysis planes and the rounds' distances
+// on the device cut the copies back from 154 MB. Launches: 74 per fit
+// from a model and 30 more from the medians, 12 per field threshold, 74
+// per round's clean-up, 4 for the clean plate's samples, 8 for the
+// refinement's plan, each stage with one synchronisation at its end.
 package gpu
