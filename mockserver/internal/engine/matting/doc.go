@@ -24,7 +24,13 @@
 // (ReferenceSamplePlate); a run that is a [RefinePlanner] also plans the
 // refinement (band and local statistics) from the coarse mask, leaving
 // only the image's fallback means to the host (ReferenceRefinePlan,
-// [ConfidentMeans]). [Compositor] and [CompositeWith] let a
+// [ConfidentMeans]); a [BackgroundFitter] also fits the background model
+// (ReferenceFitBackground) and a [FieldEvaluator] evaluates the fields'
+// grids and the rounds' thresholds (ReferenceFieldGrid,
+// ReferenceFieldThreshold); a [DistanceKeeper] keeps each round's
+// distances on its device, and a [PlaneKeeper] running every stage of
+// general mode keeps the analysis planes there too, so that nothing the
+// host does not read is copied back. [Compositor] and [CompositeWith] let a
 // remover composite on its device too; the small, CPU-side parts of
 // compositing are exported for it, computed by the same code as
 // Composite's: the cover resize's filter taps ([CoverSource],
