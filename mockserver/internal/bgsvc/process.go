@@ -147,17 +147,15 @@ func (s *Service) removeBackground(ctx context.Context, pix *image.NRGBA, o opti
 			mo.Faces = append(mo.Faces, f.Box)
 		}
 	}
-	m, err := s.cfg.Remover.RemoveBackground(ctx, pix, mo)
+	// The remover composites itself when it can (the GPU engine, on the
+	// device, reading the image and matte it kept there); otherwise this
+	// is RemoveBackground and the CPU's matting.Composite.
+	m, out, err := matting.RemoveAndComposite(ctx, s.cfg.Remover, pix, mo, matting.Background{Kind: matting.Transparent})
 	if err != nil {
 		return nil, err
 	}
-	if m == nil || m.Alpha == nil || m.Alpha.Rect != pix.Rect {
-		return nil, errors.New("the engine returned no matte of the input's size")
-	}
-	// The remover composites itself when it can (the GPU engine, on the
-	// device); otherwise this is the CPU's matting.Composite.
-	if out, err = matting.CompositeWith(ctx, s.cfg.Remover, pix, m, matting.Background{Kind: matting.Transparent}); err != nil {
-		return nil, err
+	if m == nil || m.Alpha == nil || m.Alpha.Rect != pix.Rect || out == nil || out.Rect != pix.Rect {
+		return nil, errors.New("the engine returned no matte or composite of the input's size")
 	}
 	if w, h := out.Rect.Dx(), out.Rect.Dy(); max(w, h) > s.cfg.MaxOutputLongSide {
 		nw, nh := matting.FitLongSide(w, h, s.cfg.MaxOutputLongSide)

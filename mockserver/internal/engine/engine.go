@@ -350,17 +350,14 @@ func (e *Engine) replaceBackground(ctx context.Context, pix *image.NRGBA, faceBo
 			mode = matting.ModePortrait
 		}
 	}
-	m, err := e.remover.RemoveBackground(ctx, pix, matting.Options{
-		Mode: mode, Preprocess: req.Preprocess, SpillReduction: req.SpillReduction, Faces: faceBoxes,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("engine: background removal: %w", err)
-	}
 	// Composite uses the matte's spill-corrected colours when present; a
-	// remover with a device (the GPU engine) composites there.
-	out, err := matting.CompositeWith(ctx, e.remover, pix, m, *req.Background)
+	// remover with a device (the GPU engine) composites there, reading the
+	// image and the matte it kept from the removal.
+	_, out, err := matting.RemoveAndComposite(ctx, e.remover, pix, matting.Options{
+		Mode: mode, Preprocess: req.Preprocess, SpillReduction: req.SpillReduction, Faces: faceBoxes,
+	}, *req.Background)
 	if err != nil {
-		return nil, fmt.Errorf("engine: compositing: %w", err)
+		return nil, fmt.Errorf("engine: background removal and compositing: %w", err)
 	}
 	long, area := req.MaxOutputLongSide, req.MaxOutputPixels
 	if long <= 0 {

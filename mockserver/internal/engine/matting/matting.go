@@ -90,13 +90,16 @@ func (c *CPU) RemoveBackground(ctx context.Context, img *image.NRGBA, o Options)
 
 // run is RemoveBackground with access to the unrefined mask (for tests).
 func (c *CPU) run(ctx context.Context, img *image.NRGBA, o Options, wantUnrefined bool) (*refined, error) {
-	return runPipeline(ctx, c.analysisPixels, nil, img, o, wantUnrefined)
+	return runPipeline(ctx, c.analysisPixels, nil, img, o, wantUnrefined, nil)
 }
 
 // runPipeline is the pipeline of every Remover of the package: limit
 // bounds the analysis size (0: the default), stages (may be nil) run the
-// per-pixel stages on a device.
-func runPipeline(ctx context.Context, limit int, stages Stages, img *image.NRGBA, o Options, wantUnrefined bool) (*refined, error) {
+// per-pixel stages on a device; then, when not nil, is called with the
+// device's run and the result (its images at the origin, as the run's
+// image) before the run is closed.
+func runPipeline(ctx context.Context, limit int, stages Stages, img *image.NRGBA, o Options, wantUnrefined bool,
+	then func(StageRun, *refined) error) (*refined, error) {
 	if img == nil || img.Rect.Empty() {
 		return nil, ErrEmptyImage
 	}
@@ -175,6 +178,11 @@ func runPipeline(ctx context.Context, limit int, stages Stages, img *image.NRGBA
 		}
 	} else {
 		r = refine(src, a, mask, o.SpillReduction, wantUnrefined)
+	}
+	if then != nil && run != nil {
+		if err := then(run, r); err != nil {
+			return nil, err
+		}
 	}
 	// Report results in the caller's coordinate space.
 	r.alpha.Rect = img.Rect

@@ -323,6 +323,46 @@ func CompositeTables() (gamma, srgb8 []float32) {
 	return append([]float32(nil), gammaLUT[:]...), append([]float32(nil), srgb8ToLinear[:]...)
 }
 
+// RemoveCompositor is implemented by a Remover that removes the
+// background and composites the subject in one call, so that a device
+// keeps the image and the matte between the two instead of receiving them
+// again (the GPU engine). [RemoveAndComposite] uses it.
+type RemoveCompositor interface {
+	// RemoveAndComposite returns RemoveBackground(ctx, img, o)'s matte
+	// and its composite onto bg, as [Composite] makes it.
+	RemoveAndComposite(ctx context.Context, img *image.NRGBA, o Options, bg Background) (*Matte, *image.NRGBA, error)
+}
+
+// RunCompositor is implemented by a StageRun that composites its own
+// image on its device: [NewAccelerated]'s RemoveAndComposite calls it
+// once the refinement is done, before Close.
+type RunCompositor interface {
+	// CompositeRun returns Composite(img, m, bg) for the image img that
+	// Begin uploaded (its rectangle at the origin) and the matte m the
+	// run's refinement returned (or another of the same size), or nil
+	// and no error when the run cannot (the caller composites then).
+	CompositeRun(ctx context.Context, m *Matte, bg Background) (*image.NRGBA, error)
+}
+
+// RemoveAndComposite removes img's background with r and composites the
+// subject onto bg: in one call when r is a [RemoveCompositor], else
+// RemoveBackground and then [CompositeWith]. The matte is
+// RemoveBackground's and the composite [Composite]'s.
+func RemoveAndComposite(ctx context.Context, r Remover, img *image.NRGBA, o Options, bg Background) (*Matte, *image.NRGBA, error) {
+	if rc, ok := r.(RemoveCompositor); ok {
+		return rc.RemoveAndComposite(ctx, img, o, bg)
+	}
+	m, err := r.RemoveBackground(ctx, img, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := CompositeWith(ctx, r, img, m, bg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, out, nil
+}
+
 // Compositor is implemented by removers that composite on their device.
 // Composite has the contract of the package's Composite function.
 type Compositor interface {
@@ -345,16 +385,54 @@ type accelerated struct {
 
 // NewAccelerated returns a Remover that runs the stages of s on its device
 // and the rest of the pipeline on the CPU, with the CPU engine's options
-// and analysis sizes. It is safe for concurrent use when s is.
+// and analysis sizes. It is also a [RemoveCompositor]. It is safe for
+// concurrent use when s is.
 func NewAccelerated(s Stages) Remover { return &accelerated{stages: s} }
+
+var _ RemoveCompositor = (*accelerated)(nil)
 
 // RemoveBackground computes the matte of img (see CPU.RemoveBackground).
 func (e *accelerated) RemoveBackground(ctx context.Context, img *image.NRGBA, o Options) (*Matte, error) {
-	r, err := runPipeline(ctx, defaultAnalysisPixels, e.stages, img, o, false)
+	r, err := runPipeline(ctx, defaultAnalysisPixels, e.stages, img, o, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	return &Matte{Alpha: r.alpha, Foreground: r.fg}, nil
+}
+
+// RemoveAndComposite removes img's background and composites the subject
+// onto bg (RemoveCompositor): on the run's device before it closes when
+// the run is a RunCompositor, else with the stages' Composite when they
+// are a Compositor, else with the package's Composite.
+func (e *accelerated) RemoveAndComposite(ctx context.Context, img *image.NRGBA, o Options, bg Background) (*Matte, *image.NRGBA, error) {
+	var out *image.NRGBA
+	r, err := runPipeline(ctx, defaultAnalysisPixels, e.stages, img, o, false, func(run StageRun, r *refined) error {
+		rc, ok := run.(RunCompositor)
+		if !ok {
+			return nil
+		}
+		var err error
+		out, err = rc.CompositeRun(ctx, &Matte{Alpha: r.alpha, Foreground: r.fg}, bg)
+		if err == nil && out != nil && out.Rect.Size() != r.alpha.Rect.Size() {
+			err = errors.New("matting: the device's composite does not match the image size")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &Matte{Alpha: r.alpha, Foreground: r.fg}
+	switch c, ok := e.stages.(Compositor); {
+	case out != nil:
+		out.Rect = img.Rect
+	case ok:
+		if out, err = c.Composite(ctx, img, m, bg); err != nil {
+			return nil, nil, err
+		}
+	default:
+		out = Composite(img, m, bg)
+	}
+	return m, out, nil
 }
 
 // deviceAnalysis builds the analysis from the device's planes.

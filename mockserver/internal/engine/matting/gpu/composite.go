@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"context"
+	"errors"
 	"image"
 	"image/color"
 	"math"
@@ -21,9 +23,12 @@ const (
 type composition struct {
 	fg, colours *image.NRGBA
 	matte       []uint8 // nil: a fully opaque subject
-	w, h        int
-	kind        matting.BackgroundKind // as gpuComposite says
-	colour      color.NRGBA            // Color, and Image without an image
+	// devFg, devColours and devMatte are device copies of fg, colours
+	// and matte that the run already holds (0: uploaded)
+	devFg, devColours, devMatte devicePtr
+	w, h                        int
+	kind                        matting.BackgroundKind // as gpuComposite says
+	colour                      color.NRGBA            // Color, and Image without an image
 
 	// src and cover: an Image background (src nil: the solid colour)
 	src   *image.NRGBA
@@ -75,18 +80,24 @@ func newComposition(fg *image.NRGBA, m *matting.Matte, bg matting.Background, ki
 func (c *composition) run(s *scratch, out []byte) error {
 	wk := s.w
 	n := c.w * c.h
-	dfg, err := s.upload(c.fg.Pix[:4*n])
-	if err != nil {
-		return err
+	var err error
+	dfg := c.devFg
+	if dfg == 0 {
+		if dfg, err = s.upload(c.fg.Pix[:4*n]); err != nil {
+			return err
+		}
 	}
 	dcol := dfg
-	if c.colours != c.fg {
+	switch {
+	case c.devColours != 0:
+		dcol = c.devColours
+	case c.colours != c.fg:
 		if dcol, err = s.upload(c.colours.Pix[:4*n]); err != nil {
 			return err
 		}
 	}
-	var dm devicePtr
-	if c.matte != nil {
+	dm := c.devMatte
+	if dm == 0 && c.matte != nil {
 		if dm, err = s.upload(c.matte); err != nil {
 			return err
 		}
@@ -260,3 +271,44 @@ func (c *composition) scanFloating(s *scratch, dfg, dm devicePtr) (*matting.Shad
 // scanSegment is the pixels of a row each subject_scan thread scans
 // (SCAN_SEG in kernels.cu).
 const scanSegment = 64
+
+// CompositeRun composites the run's image on the device
+// (matting.RunCompositor) with m, reading the image uploaded by Begin and,
+// when m's alpha (and spill-corrected colours) are the images the last
+// refinement returned, their device copies: nothing is uploaded but the
+// background's and the shadow's small inputs. It declines (nil, no error)
+// when the image's rows are not contiguous or gpuComposite says the
+// device cannot composite.
+func (r *run) CompositeRun(ctx context.Context, m *matting.Matte, bg matting.Background) (*image.NRGBA, error) {
+	if r.closed {
+		return nil, errors.New("gpu: CompositeRun after Close")
+	}
+	if r.stride != 4*r.W {
+		return nil, nil
+	}
+	// the run's image as gpuComposite and newComposition see it; its
+	// pixels are on the device only
+	img := &image.NRGBA{Rect: image.Rect(0, 0, r.W, r.H), Stride: 4 * r.W}
+	kind, ok := gpuComposite(img, m, bg)
+	if !ok {
+		return nil, nil
+	}
+	c := newComposition(img, m, bg, kind)
+	c.devFg = r.img.p
+	if m != nil && kept(m.Alpha.Pix, r.hostAlpha) {
+		c.devMatte = r.alpha.p
+	}
+	if c.colours != img && kept(c.colours.Pix, r.hostFg) {
+		c.devColours = r.fg.p
+	}
+	out := image.NewNRGBA(img.Rect)
+	err := r.d.do(ctx, func(wk *worker) (err error) {
+		s := &scratch{w: wk}
+		defer func() { err = s.done(err) }()
+		return c.run(s, out.Pix)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

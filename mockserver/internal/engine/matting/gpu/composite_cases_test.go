@@ -180,3 +180,51 @@ func checkComposite(t *testing.T, e *Engine) {
 	}
 	t.Logf("%d composites, max |Δ| %d/255 against matting.Composite; %d differ", len(cases), worst, differing)
 }
+
+// checkRemoveAndComposite compares e's RemoveAndComposite with its
+// RemoveBackground and matting.Composite of that matte, byte for byte, for
+// products and a portrait, with and without spill reduction, on every
+// background kind and shadow; an image whose rows are not contiguous, and
+// one not at the origin, included.
+func checkRemoveAndComposite(t *testing.T, e *Engine) {
+	t.Helper()
+	ctx := context.Background()
+	product, _ := synth.Product(4, 320, 240, synth.Gradient)
+	portrait, _, face := synth.Portrait(2, 300, 220)
+	padded := image.NewNRGBA(image.Rect(0, 0, 330, 240)).SubImage(image.Rect(5, 0, 325, 240)).(*image.NRGBA)
+	for y := 0; y < 240; y++ {
+		copy(padded.Pix[y*padded.Stride:y*padded.Stride+4*320], product.Pix[y*product.Stride:(y+1)*product.Stride])
+	}
+	shifted := &image.NRGBA{Pix: product.Pix, Stride: product.Stride, Rect: product.Rect.Add(image.Pt(-4, 9))}
+	green := color.NRGBA{R: 30, G: 200, B: 90, A: 255}
+	bgs := []matting.Background{{}, {Kind: matting.Generative, Prompt: "studio"},
+		{Kind: matting.Image, Image: portrait, Shadow: matting.ShadowFloating}}
+	for _, sh := range shadows {
+		bgs = append(bgs, matting.Background{Kind: matting.Color, Color: green, Shadow: sh})
+	}
+	cases := 0
+	for _, c := range []struct {
+		name string
+		img  *image.NRGBA
+		o    matting.Options
+	}{
+		{"product", product, matting.Options{}},
+		{"product spill", product, matting.Options{SpillReduction: true}},
+		{"portrait spill", portrait, matting.Options{Mode: matting.ModePortrait, Faces: []image.Rectangle{face}, SpillReduction: true}},
+		{"padded rows", padded, matting.Options{SpillReduction: true}},
+		{"shifted", shifted, matting.Options{}},
+	} {
+		want, err := e.RemoveBackground(ctx, c.img, c.o)
+		require.NoError(t, err, c.name)
+		for _, bg := range bgs {
+			m, out, err := e.RemoveAndComposite(ctx, c.img, c.o, bg)
+			require.NoError(t, err, c.name)
+			require.Equal(t, want.Alpha.Pix, m.Alpha.Pix, "%s: the matte", c.name)
+			wantOut := matting.Composite(c.img, m, bg)
+			require.Equal(t, wantOut.Rect, out.Rect, c.name)
+			require.Equal(t, wantOut.Pix, out.Pix, "%s: %s %s", c.name, bg.Kind, bg.Shadow)
+			cases++
+		}
+	}
+	t.Logf("%d removals with their composites identical to RemoveBackground and matting.Composite", cases)
+}

@@ -155,3 +155,8 @@ func TestEmulatedComposite(t *testing.T) {
 	t.Parallel()
 	checkComposite(t, emuEngine(t))
 }
+
+func TestEmulatedRemoveAndComposite(t *testing.T) {
+	t.Parallel()
+	checkRemoveAndComposite(t, emuEngine(t))
+}

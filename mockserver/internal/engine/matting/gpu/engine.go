@@ -29,8 +29,11 @@ type Engine struct {
 }
 
 var (
-	_ matting.Remover    = (*Engine)(nil)
-	_ matting.Compositor = (*Engine)(nil)
+	_ matting.Remover          = (*Engine)(nil)
+	_ matting.Compositor       = (*Engine)(nil)
+	_ matting.RemoveCompositor = (*Engine)(nil)
+	_ matting.Compositor       = stages{}
+	_ matting.RunCompositor    = (*run)(nil)
 )
 
 // New loads the CUDA driver (libcuda.so.1), opens the device and loads
@@ -79,16 +82,31 @@ func (e *Engine) RemoveBackground(ctx context.Context, img *image.NRGBA, o matti
 // contiguous, or a matte that is not fg's size or not contiguous, is
 // composited wholly on the CPU.
 func (e *Engine) Composite(ctx context.Context, fg *image.NRGBA, m *matting.Matte, bg matting.Background) (*image.NRGBA, error) {
+	return stages{e.dev}.Composite(ctx, fg, m, bg)
+}
+
+// RemoveAndComposite removes img's background and composites the subject
+// onto bg (matting.RemoveCompositor) in one run: the composite reads the
+// image uploaded for the removal and the matte (and spill-corrected
+// colours) the refinement left on the device, so that neither is
+// uploaded again.
+func (e *Engine) RemoveAndComposite(ctx context.Context, img *image.NRGBA, o matting.Options, bg matting.Background) (*matting.Matte, *image.NRGBA, error) {
+	return matting.RemoveAndComposite(ctx, e.remover, img, o, bg)
+}
+
+// Composite composites on the device (matting.Compositor), or with
+// matting.Composite when gpuComposite says it cannot.
+func (s stages) Composite(ctx context.Context, fg *image.NRGBA, m *matting.Matte, bg matting.Background) (*image.NRGBA, error) {
 	kind, ok := gpuComposite(fg, m, bg)
 	if !ok {
 		return matting.Composite(fg, m, bg), nil
 	}
 	c := newComposition(fg, m, bg, kind)
 	out := image.NewNRGBA(fg.Rect)
-	err := e.dev.do(ctx, func(wk *worker) (err error) {
-		s := &scratch{w: wk}
-		defer func() { err = s.done(err) }()
-		return c.run(s, out.Pix)
+	err := s.d.do(ctx, func(wk *worker) (err error) {
+		sc := &scratch{w: wk}
+		defer func() { err = sc.done(err) }()
+		return c.run(sc, out.Pix)
 	})
 	if err != nil {
 		return nil, err

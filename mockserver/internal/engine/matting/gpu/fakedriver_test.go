@@ -29,6 +29,7 @@ type fakeDriver struct {
 	allocs   int
 	frees    int
 	launches []fakeLaunch
+	uploaded int // bytes copied to the device
 	retained int
 	streams  int
 	modules  int
@@ -192,6 +193,7 @@ func (f *fakeDriver) MemcpyHtoDAsync(dst devicePtr, src unsafe.Pointer, size uin
 		return 1
 	}
 	copy(b, unsafe.Slice((*byte)(src), size))
+	f.uploaded += int(size)
 	return f.enter("cuMemcpyHtoDAsync")
 }
 

@@ -130,6 +130,8 @@ func checkParity(t *testing.T, e matting.Remover) {
 
 func TestGPUComposite(t *testing.T) { checkComposite(t, openGPU(t)) }
 
+func TestGPURemoveAndComposite(t *testing.T) { checkRemoveAndComposite(t, openGPU(t)) }
+
 func TestGPUConcurrentRemovals(t *testing.T) {
 	e := openGPU(t)
 	img, _ := synth.Product(7, 640, 480, synth.Gradient)
@@ -171,11 +173,8 @@ func benchEndToEnd(b *testing.B, r matting.Remover) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m, err := r.RemoveBackground(ctx, img, matting.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := matting.CompositeWith(ctx, r, img, m, matting.Background{}); err != nil {
+		// as the mock servers call it: one call where the engine can
+		if _, _, err := matting.RemoveAndComposite(ctx, r, img, matting.Options{}, matting.Background{}); err != nil {
 			b.Fatal(err)
 		}
 	}

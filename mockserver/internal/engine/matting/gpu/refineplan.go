@@ -60,6 +60,7 @@ func (r *run) PlanRefine(ctx context.Context, in *matting.RefinePlanInput) (*ima
 		return r.refineImages(wk, s, r.w, r.h, r.factor, mask, p.band, p.index, p.stats, alpha, fg)
 	})
 	if err != nil {
+		r.hostAlpha, r.hostFg = nil, nil
 		return nil, nil, err
 	}
 	return alpha, fg, nil
@@ -173,19 +174,21 @@ func (p *planBufs) finish(s *scratch, n int, hostRaw func() ([]float32, error)) 
 }
 
 // refineImages queues refine over the run's image from the plan's device
-// planes (a w×h analysis at factor f) and downloads alpha and, when not
-// nil, fg.
+// planes (a w×h analysis at factor f) into the run's kept alpha and fg
+// planes and downloads alpha and, when not nil, fg.
 func (r *run) refineImages(wk *worker, s *scratch, w, h, f int, mask, band, index, stats devicePtr, alpha *image.Alpha, fg *image.NRGBA) error {
 	n := r.W * r.H
-	da, err := s.alloc(uint64(n))
-	if err != nil {
+	// kept for CompositeRun
+	r.hostAlpha, r.hostFg = nil, nil
+	if err := ensure(wk, &r.alpha, uint64(n)); err != nil {
 		return err
 	}
-	var df devicePtr
+	da, df := r.alpha.p, devicePtr(0)
 	if fg != nil {
-		if df, err = s.alloc(uint64(4 * n)); err != nil {
+		if err := ensure(wk, &r.fg, uint64(4*n)); err != nil {
 			return err
 		}
+		df = r.fg.p
 	}
 	if err := wk.launch(kRefine, int64(n), r.img.p, r.W, r.H, r.stride, w, h, f,
 		mask, band, index, stats, fg != nil, da, df); err != nil {
@@ -195,7 +198,13 @@ func (r *run) refineImages(wk *worker, s *scratch, w, h, f int, mask, band, inde
 		return err
 	}
 	if fg != nil {
-		return wk.download(fg.Pix, df)
+		if err := wk.download(fg.Pix, df); err != nil {
+			return err
+		}
+	}
+	r.hostAlpha = alpha.Pix
+	if fg != nil {
+		r.hostFg = fg.Pix
 	}
 	return nil
 }

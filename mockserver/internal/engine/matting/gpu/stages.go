@@ -48,6 +48,11 @@ type run struct {
 	// BGDistanceKept's, which Classify and SamplePlate read when handed
 	// nil.
 	distKept bool
+	// alpha and fg hold the last refinement's matte and spill-corrected
+	// colours, kept for CompositeRun: hostAlpha and hostFg are the Pix
+	// of the images returned.
+	alpha, fg         buf
+	hostAlpha, hostFg []uint8
 	// grid holds the last FieldGrid's grid (gridW×gridH nodes at
 	// gridStep) and use the last SamplePlate's samples, kept like the
 	// round's planes: hostGrid and hostUse are the slices returned.
@@ -413,6 +418,7 @@ func (r *run) Refine(ctx context.Context, in *matting.RefineInput) (*image.Alpha
 		return r.refineImages(wk, s, in.W, in.H, in.Factor, mask, band, index, stats, alpha, fg)
 	})
 	if err != nil {
+		r.hostAlpha, r.hostFg = nil, nil
 		return nil, nil, err
 	}
 	return alpha, fg, nil
@@ -426,11 +432,12 @@ func (r *run) Close() {
 	r.closed = true
 	r.hostDist, r.hostPlain, r.hostShadowed, r.hostMask = nil, nil, nil, nil
 	r.hostRaw, r.hostLin, r.hostLab, r.hostGrid, r.hostUse = nil, nil, nil, nil, nil
+	r.hostAlpha, r.hostFg = nil, nil
 	// Not cancellable: the buffers must go back even when the removal's
 	// context has ended. After the engine's Close the pool is gone anyway.
 	_ = r.d.do(context.Background(), func(wk *worker) error {
 		var err error
-		for _, b := range []buf{r.img, r.raw, r.lab, r.lin, r.dist, r.plain, r.shadowed, r.mask, r.grid, r.use} {
+		for _, b := range []buf{r.img, r.raw, r.lab, r.lin, r.dist, r.plain, r.shadowed, r.mask, r.grid, r.use, r.alpha, r.fg} {
 			if b.p != 0 {
 				if rerr := wk.release(b.p, b.n); err == nil {
 					err = rerr
