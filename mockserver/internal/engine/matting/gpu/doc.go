@@ -130,7 +130,11 @@
 //     the interpolated local statistics, and the spill reduction
 //     (refine); the image is uploaded once per removal and stays on the
 //     device between stages;
-//   - compositing (Engine.Composite, matting.Compositor), for every
+//   - compositing (Engine.Composite, matting.Compositor; after a removal
+//     in the same call, Engine.RemoveAndComposite, matting.RemoveCompositor,
+//     which composites from the image the removal uploaded and the matte
+//     and spill-corrected colours its refinement kept on the device, so
+//     that neither is uploaded again), for every
 //     background kind and shadow, identical to matting.Composite: the
 //     blend αF + (1-α)B (composite_transparent, composite_color,
 //     composite_back); an uploaded image's Catmull-Rom cover resize, its
@@ -202,7 +206,12 @@
 // TestEmulatedComposite then check the Go side and the kernels' arithmetic
 // against the CPU engine over the parity set (on amd64 the mattes and
 // foregrounds are identical, |Δ| = 0, and so are the composites of every
-// background kind and shadow, composite_cases_test.go). The mask
+// background kind and shadow, composite_cases_test.go);
+// TestEmulatedRemoveAndComposite checks RemoveAndComposite against
+// RemoveBackground and matting.Composite (40 removals, every background
+// kind and shadow, padded rows and a shifted origin included), and
+// TestRemoveAndCompositeOnFakeDriver that its composite uploads nothing
+// more. The mask
 // clean-up is checked step by step against matting's Reference*
 // functions: TestEmulatedComponents (880 labellings of 11 mask kinds at
 // 10 sizes from 1×1, 1×N and N×1 up, 8- and 4-connected, of set and clear
@@ -291,8 +300,9 @@
 //     the CPU engine over the synthetic composite set (package synth:
 //     8 products, 6 portraits with and without face box, spill reduction
 //     and preprocessing on and off), and the CPU's IoU and MAE bars;
-//   - TestGPUComposite: the composites of every background kind and shadow
-//     (composite_cases_test.go) against matting.Composite;
+//   - TestGPUComposite and TestGPURemoveAndComposite: the composites of
+//     every background kind and shadow (composite_cases_test.go) against
+//     matting.Composite, alone and after the removal in one call;
 //   - TestGPUConcurrentRemovals: removals from many goroutines sharing the
 //     device give the same mattes as one at a time;
 //   - BenchmarkGPU12MP and BenchmarkCPU12MP: a 4000×3000 product shot end
@@ -339,12 +349,13 @@
 // the clean plate's small grid and the garbage collector.
 //
 // A real GPU adds its own time, none of it measured yet (the emulated
-// device time says nothing of a GPU's). Copies: 108 MB up per image (the
-// 48 MB image for the removal, and the image again with the 12 MB matte
-// for the composite, a separate call) and 70 MB back (the 12 MB matte,
-// the 48 MB composite, the rounds' masks, samples and grids), from
-// pageable memory; keeping the analysis planes and the rounds' distances
-// on the device cut the copies back from 154 MB. Launches: 74 per fit
+// device time says nothing of a GPU's). Copies, as the mock servers call
+// the engine (RemoveAndComposite): 48 MB up per image (the image, once)
+// and 70 MB back (the 12 MB matte, the 48 MB composite, the rounds'
+// masks, samples and grids), from pageable memory; a removal and a
+// separate Composite copied 108 MB up and 154 MB back before the analysis
+// planes and the rounds' distances stayed on the device and the
+// composite read the removal's image and matte there. Launches: 74 per fit
 // from a model and 30 more from the medians, 12 per field threshold, 74
 // per round's clean-up, 4 for the clean plate's samples, 8 for the
 // refinement's plan, each stage with one synchronisation at its end.
