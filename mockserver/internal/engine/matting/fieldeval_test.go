@@ -22,12 +22,8 @@ type fieldStages struct {
 	calls                   *[2]int // FieldGrid, FieldThreshold
 }
 
-func (s fieldStages) Begin(ctx context.Context, img *image.NRGBA) (StageRun, error) {
-	r, err := s.cpuStages.Begin(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	return &fieldRun{cpuRun: r.(*cpuRun), s: s}, nil
+func (s fieldStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
+	return &fieldRun{cpuRun: s.newRun(img), s: s}, nil
 }
 
 type fieldRun struct {
@@ -62,21 +58,9 @@ func (r *fieldRun) FieldThreshold(_ context.Context, f *Field, use []bool) (floa
 // the removal.
 func TestAcceleratedFieldEvaluator(t *testing.T) {
 	t.Parallel()
-	for _, c := range goldenCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			img := c.img()
-			var face image.Rectangle
-			if c.name == "portrait_face_spill" {
-				_, _, face = synth.Portrait(2, 640, 480)
-			}
-			o := c.o(face)
-			want, err := NewCPU().RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			var calls [2]int
-			got, err := NewAccelerated(fieldStages{calls: &calls}).RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			assert.Equal(t, goldenHash(want), goldenHash(got))
+	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+		var calls [2]int
+		return fieldStages{calls: &calls}, func(t *testing.T) {
 			switch {
 			case o.Mode != ModePortrait:
 				assert.GreaterOrEqual(t, calls[0], 1, "a grid per round")
@@ -87,8 +71,8 @@ func TestAcceleratedFieldEvaluator(t *testing.T) {
 			default:
 				assert.Zero(t, calls, "no field with a face")
 			}
-		})
-	}
+		}
+	})
 	img, _ := synth.Product(1, 160, 120, synth.Plain)
 	boom := errors.New("device lost")
 	// general mode asks for the model's threshold, then the first grid

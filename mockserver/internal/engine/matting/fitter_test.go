@@ -24,12 +24,8 @@ type fitStages struct {
 	wanted *int // calls asking for the residuals
 }
 
-func (s fitStages) Begin(ctx context.Context, img *image.NRGBA) (StageRun, error) {
-	r, err := s.cpuStages.Begin(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	return &fitRun{cpuRun: r.(*cpuRun), s: s}, nil
+func (s fitStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
+	return &fitRun{cpuRun: s.newRun(img), s: s}, nil
 }
 
 type fitRun struct {
@@ -59,21 +55,9 @@ func (r *fitRun) FitBackground(_ context.Context, in *FitInput) (*BackgroundFit,
 // fit without the residuals asked for, fail the removal.
 func TestAcceleratedBackgroundFitter(t *testing.T) {
 	t.Parallel()
-	for _, c := range goldenCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			img := c.img()
-			var face image.Rectangle
-			if c.name == "portrait_face_spill" {
-				_, _, face = synth.Portrait(2, 640, 480)
-			}
-			o := c.o(face)
-			want, err := NewCPU().RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			calls, wanted := 0, 0
-			got, err := NewAccelerated(fitStages{calls: &calls, wanted: &wanted}).RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			assert.Equal(t, goldenHash(want), goldenHash(got))
+	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+		calls, wanted := 0, 0
+		return fitStages{calls: &calls, wanted: &wanted}, func(t *testing.T) {
 			switch {
 			case o.Mode != ModePortrait:
 				assert.Equal(t, [2]int{2, 0}, [2]int{calls, wanted}, "border and whole frame")
@@ -82,8 +66,8 @@ func TestAcceleratedBackgroundFitter(t *testing.T) {
 			default:
 				assert.Zero(t, calls, "no fit with a face")
 			}
-		})
-	}
+		}
+	})
 	img, _ := synth.Product(1, 160, 120, synth.Plain)
 	boom := errors.New("device lost")
 	for _, s := range []fitStages{{fail: boom}, {noRes: true}} {

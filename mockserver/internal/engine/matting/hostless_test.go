@@ -24,12 +24,8 @@ type fullStages struct {
 
 var errFull = errors.New("device lost")
 
-func (s fullStages) Begin(ctx context.Context, img *image.NRGBA) (StageRun, error) {
-	r, err := s.cpuStages.Begin(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	return &fullRun{keeperRun: &keeperRun{cpuRun: r.(*cpuRun), s: keeperStages{calls: new([3]int)}}, s: s}, nil
+func (s fullStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
+	return &fullRun{keeperRun: &keeperRun{cpuRun: s.newRun(img), s: keeperStages{calls: new([3]int)}}, s: s}, nil
 }
 
 type fullRun struct {
@@ -115,28 +111,16 @@ func (r *fullRun) PlanRefine(_ context.Context, in *RefinePlanInput) (*image.Alp
 // error and no panic.
 func TestAcceleratedPlaneKeeper(t *testing.T) {
 	t.Parallel()
-	for _, c := range goldenCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			img := c.img()
-			var face image.Rectangle
-			if c.name == "portrait_face_spill" {
-				_, _, face = synth.Portrait(2, 640, 480)
-			}
-			o := c.o(face)
-			want, err := NewCPU().RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			calls := 0
-			got, err := NewAccelerated(fullStages{calls: &calls}).RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			assert.Equal(t, goldenHash(want), goldenHash(got))
+	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+		calls := 0
+		return fullStages{calls: &calls}, func(t *testing.T) {
 			if o.Mode == ModePortrait {
 				assert.Zero(t, calls, "portrait mode reads the planes")
 			} else {
 				assert.Equal(t, 1, calls)
 			}
-		})
-	}
+		}
+	})
 	img, _ := synth.Product(1, 160, 120, synth.Gradient)
 	for _, stage := range []string{"analyse", "fit", "grid", "threshold", "distance", "classify", "plate", "plan"} {
 		runs, calls := 0, 0

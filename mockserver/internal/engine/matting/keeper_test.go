@@ -22,12 +22,8 @@ type keeperStages struct {
 	calls                             *[3]int // BGDistanceKept, Classify with nil, SamplePlate with nil
 }
 
-func (s keeperStages) Begin(ctx context.Context, img *image.NRGBA) (StageRun, error) {
-	r, err := s.cpuStages.Begin(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	return &keeperRun{cpuRun: r.(*cpuRun), s: s}, nil
+func (s keeperStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
+	return &keeperRun{cpuRun: s.newRun(img), s: s}, nil
 }
 
 type keeperRun struct {
@@ -80,21 +76,9 @@ func (r *keeperRun) SamplePlate(_ context.Context, in *PlateInput) (*PlateSample
 // had.
 func TestAcceleratedDistanceKeeper(t *testing.T) {
 	t.Parallel()
-	for _, c := range goldenCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			img := c.img()
-			var face image.Rectangle
-			if c.name == "portrait_face_spill" {
-				_, _, face = synth.Portrait(2, 640, 480)
-			}
-			o := c.o(face)
-			want, err := NewCPU().RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			var calls [3]int
-			got, err := NewAccelerated(keeperStages{calls: &calls}).RemoveBackground(context.Background(), img, o)
-			require.NoError(t, err)
-			assert.Equal(t, goldenHash(want), goldenHash(got))
+	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+		var calls [3]int
+		return keeperStages{calls: &calls}, func(t *testing.T) {
 			if o.Mode == ModePortrait && len(o.Faces) > 0 {
 				assert.Zero(t, calls, "no rounds with a face")
 				return
@@ -102,8 +86,8 @@ func TestAcceleratedDistanceKeeper(t *testing.T) {
 			assert.Positive(t, calls[0])
 			assert.Equal(t, calls[0], calls[1], "every Classify reads the kept distances")
 			assert.GreaterOrEqual(t, calls[2], calls[0]-1, "every SamplePlate too")
-		})
-	}
+		}
+	})
 	img, _ := synth.Product(1, 160, 120, synth.Plain)
 	boom := errors.New("device lost")
 	for _, s := range []keeperStages{{failKeep: boom}, {failClassify: boom}, {failPlate: boom}} {

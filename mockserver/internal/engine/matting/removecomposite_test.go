@@ -24,12 +24,8 @@ type compositeStages struct {
 	calls      *[2]int // CompositeRun, the stages' Composite
 }
 
-func (s compositeStages) Begin(ctx context.Context, img *image.NRGBA) (StageRun, error) {
-	r, err := s.cpuStages.Begin(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	return &compositeRun{cpuRun: r.(*cpuRun), s: s}, nil
+func (s compositeStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
+	return &compositeRun{cpuRun: s.newRun(img), s: s}, nil
 }
 
 type compositeRun struct {

@@ -21,7 +21,37 @@ type cpuStages struct {
 }
 
 func (s cpuStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
-	return &cpuRun{img: img, s: s}, nil
+	return s.newRun(img), nil
+}
+
+// newRun is Begin's run, for the doubles that wrap it.
+func (s cpuStages) newRun(img *image.NRGBA) *cpuRun { return &cpuRun{img: img, s: s} }
+
+// acceleratedGolden runs every golden case, in parallel, through
+// NewAccelerated on the stages that setup returns for the case's options
+// and checks the CPU engine's bytes; then it calls the check that setup
+// returned (for the stages' calls).
+func acceleratedGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T))) {
+	t.Helper()
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			img := c.img()
+			var face image.Rectangle
+			if c.name == "portrait_face_spill" {
+				_, _, face = synth.Portrait(2, 640, 480)
+			}
+			o := c.o(face)
+			want, err := NewCPU().RemoveBackground(context.Background(), img, o)
+			require.NoError(t, err)
+			s, check := setup(o)
+			got, err := NewAccelerated(s).RemoveBackground(context.Background(), img, o)
+			require.NoError(t, err)
+			assert.Equal(t, want.Alpha.Rect, got.Alpha.Rect)
+			assert.Equal(t, goldenHash(want), goldenHash(got))
+			check(t)
+		})
+	}
 }
 
 type cpuRun struct {
@@ -76,24 +106,10 @@ func (r *cpuRun) Close() {
 
 func TestAcceleratedMatchesCPU(t *testing.T) {
 	t.Parallel()
-	for _, c := range goldenCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			img := c.img()
-			var face image.Rectangle
-			if c.name == "portrait_face_spill" {
-				_, _, face = synth.Portrait(2, 640, 480)
-			}
-			want, err := NewCPU().RemoveBackground(context.Background(), img, c.o(face))
-			require.NoError(t, err)
-			runs := 0
-			got, err := NewAccelerated(cpuStages{runs: &runs}).RemoveBackground(context.Background(), img, c.o(face))
-			require.NoError(t, err)
-			assert.Equal(t, 1, runs, "the run is closed once")
-			assert.Equal(t, want.Alpha.Rect, got.Alpha.Rect)
-			assert.Equal(t, goldenHash(want), goldenHash(got))
-		})
-	}
+	acceleratedGolden(t, func(Options) (Stages, func(*testing.T)) {
+		runs := 0
+		return cpuStages{runs: &runs}, func(t *testing.T) { assert.Equal(t, 1, runs, "the run is closed once") }
+	})
 }
 
 func TestAcceleratedDeviceError(t *testing.T) {
@@ -146,12 +162,8 @@ type planStages struct {
 	calls    *[2]int
 }
 
-func (s planStages) Begin(ctx context.Context, img *image.NRGBA) (StageRun, error) {
-	r, err := s.cpuStages.Begin(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	return &planRun{cpuRun: r.(*cpuRun), s: s}, nil
+func (s planStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {
+	return &planRun{cpuRun: s.newRun(img), s: s}, nil
 }
 
 type planRun struct {
@@ -183,26 +195,14 @@ func (r *planRun) Refine(ctx context.Context, in *RefineInput) (*image.Alpha, *i
 // result without its images, fail the removal.
 func TestAcceleratedRefinePlanner(t *testing.T) {
 	t.Parallel()
-	for _, c := range goldenCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			img := c.img()
-			var face image.Rectangle
-			if c.name == "portrait_face_spill" {
-				_, _, face = synth.Portrait(2, 640, 480)
-			}
-			want, err := NewCPU().RemoveBackground(context.Background(), img, c.o(face))
-			require.NoError(t, err)
-			var calls [2]int
-			runs := 0
-			got, err := NewAccelerated(planStages{cpuStages: cpuStages{runs: &runs}, calls: &calls}).
-				RemoveBackground(context.Background(), img, c.o(face))
-			require.NoError(t, err)
+	acceleratedGolden(t, func(Options) (Stages, func(*testing.T)) {
+		var calls [2]int
+		runs := 0
+		return planStages{cpuStages: cpuStages{runs: &runs}, calls: &calls}, func(t *testing.T) {
 			assert.Equal(t, 1, runs)
 			assert.Equal(t, [2]int{1, 0}, calls, "PlanRefine once, no Refine")
-			assert.Equal(t, goldenHash(want), goldenHash(got))
-		})
-	}
+		}
+	})
 	img, _ := synth.Product(1, 160, 120, synth.Plain)
 	boom := errors.New("device lost")
 	for _, s := range []planStages{{fail: boom}, {noImages: true}} {

@@ -46,29 +46,19 @@ func TestClassifyLaunchesOnFakeDriver(t *testing.T) {
 	require.NoError(t, err)
 	const w, h = 300, 7 // 2100 pixels: 3 chunks of the numbering
 	r := fakeRun(t, e, w, h)
-	f.mu.Lock()
-	f.launches = nil
-	f.mu.Unlock()
-	mask, err := r.Classify(context.Background(), make([]float32, w*h), make([]float32, w*h), 8)
+	var mask []bool
+	names, grids := launched(t, f, func() {
+		mask, err = r.Classify(context.Background(), make([]float32, w*h), make([]float32, w*h), 8)
+	})
 	require.NoError(t, err)
 	assert.Len(t, mask, w*h)
-	f.mu.Lock()
-	var names []string
-	grids := map[string]uint32{}
-	for _, l := range f.launches {
-		names = append(names, l.name)
-		grids[l.name] = l.grid[0]
-		assert.Equal(t, len(kernelSig[l.name]), l.params, l.name)
-	}
-	f.mu.Unlock()
-	assert.Equal(t, classifyLaunches(), strings.Join(names, " "))
-	grid := func(n int) uint32 { g, _ := launchConfig(int64(n)); return g }
-	assert.Equal(t, grid(w*h), grids[kCCUnion])
-	assert.Equal(t, grid(3), grids[kCCNumber], "one thread per chunk")
-	assert.Equal(t, grid(1), grids[kCCScan])
-	assert.Equal(t, grid(h), grids[kSlitRows], "one thread per row")
-	assert.Equal(t, grid(w), grids[kSlitCols], "one thread per column")
-	assert.Equal(t, grid(w), grids[kSlitWide])
+	assert.Equal(t, classifyLaunches(), names)
+	assert.Equal(t, gridOf(w*h), grids[kCCUnion])
+	assert.Equal(t, gridOf(3), grids[kCCNumber], "one thread per chunk")
+	assert.Equal(t, gridOf(1), grids[kCCScan])
+	assert.Equal(t, gridOf(h), grids[kSlitRows], "one thread per row")
+	assert.Equal(t, gridOf(w), grids[kSlitCols], "one thread per column")
+	assert.Equal(t, gridOf(w), grids[kSlitWide])
 
 	_, err = r.Classify(context.Background(), make([]float32, 5), make([]float32, w*h), 8)
 	assert.ErrorContains(t, err, "wrong size")

@@ -82,6 +82,13 @@ func newEmuDriver(t testing.TB) *emuDriver {
 	return &emuDriver{fakeDriver: newFakeDriver(), lib: emuLibrary(t), bufs: map[devicePtr][]byte{}}
 }
 
+// setFloat sets element k of the float32 buffer p in device memory.
+func (e *emuDriver) setFloat(p devicePtr, k int, v float32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	*(*float32)(unsafe.Pointer(&e.bufs[p][4*k])) = v
+}
+
 func (e *emuDriver) MemAlloc(ptr *devicePtr, size uint64) result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -143,10 +150,18 @@ func (e *emuDriver) LaunchKernel(fn handle, _, _ [3]uint32, _ uint32, _ handle, 
 
 // emuEngine is the engine on the emulator.
 func emuEngine(t *testing.T) *Engine {
-	e, err := newEngine(newEmuDriver(t), Options{})
+	_, e := emuEngineDriver(t)
+	return e
+}
+
+// emuEngineDriver is emuEngine with its driver, whose device memory a
+// test may change.
+func emuEngineDriver(t *testing.T) (*emuDriver, *Engine) {
+	d := newEmuDriver(t)
+	e, err := newEngine(d, Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
-	return e
+	return d, e
 }
 
 func TestEmulatedParity(t *testing.T) { checkParity(t, emuEngine(t)) }

@@ -288,3 +288,66 @@ func failEachCall(t *testing.T, name, op string, open func() (f *fakeDriver, e *
 		assert.Equal(t, int(failCode), de.Code)
 	}
 }
+
+// launched runs fn and returns the kernels it launched, space-separated,
+// and each kernel's last grid size; every launch's parameter count is
+// checked against the kernel's signature.
+func launched(t *testing.T, f *fakeDriver, fn func()) (names string, grids map[string]uint32) {
+	t.Helper()
+	f.mu.Lock()
+	f.launches = nil
+	f.mu.Unlock()
+	fn()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var list []string
+	grids = map[string]uint32{}
+	for _, l := range f.launches {
+		list = append(list, l.name)
+		grids[l.name] = l.grid[0]
+		assert.Equal(t, len(kernelSig[l.name]), l.params, l.name)
+	}
+	return strings.Join(list, " "), grids
+}
+
+// gridOf is the grid size launchConfig gives n elements.
+func gridOf(n int) uint32 {
+	g, _ := launchConfig(int64(n))
+	return g
+}
+
+// flagDriver is the fake driver that, after each launch of kernel, sets
+// the byte at offset in the buffer passed as the launch's parameter param,
+// as the kernel would set a flag, so that the stage takes its flagged
+// path.
+type flagDriver struct {
+	*fakeDriver
+	kernel string
+	param  int
+	offset uintptr
+}
+
+func (d flagDriver) LaunchKernel(fn handle, grid, block [3]uint32, shared uint32, stream handle, params []unsafe.Pointer) result {
+	r := d.fakeDriver.LaunchKernel(fn, grid, block, shared, stream, params)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r == 0 && d.funcs[fn] == d.kernel {
+		d.mem[devicePtr(*(*uint64)(params[d.param]))][d.offset] = 1
+	}
+	return r
+}
+
+// newFlagFake returns a fake driver (with flag, a flagDriver of kernel's
+// parameter param at offset) and an engine on it that keeps no idle
+// buffer, so that every buffer is fresh (zeroed, the flag clear) and
+// every allocation reaches the driver.
+func newFlagFake(t *testing.T, flag bool, kernel string, param int, offset uintptr) (*fakeDriver, *Engine) {
+	f := newFakeDriver()
+	var drv driver = f
+	if flag {
+		drv = flagDriver{f, kernel, param, offset}
+	}
+	e, err := newEngine(drv, Options{MaxIdleBytes: 1})
+	require.NoError(t, err)
+	return f, e
+}

@@ -38,10 +38,7 @@ func (r *run) FieldGrid(ctx context.Context, f *matting.Field, step int) ([]floa
 		if err := ensureAtLeast(wk, &r.grid, uint64(4*len(grid))); err != nil {
 			return err
 		}
-		var pgw, pgh, cell int
-		if p := f.Plate; p != nil {
-			pgw, pgh, cell = p.GW, p.GH, p.Cell
-		}
+		pgw, pgh, cell := plateDims(f)
 		if err := wk.launch(kFieldGrid, int64(gw*gh), coef, col, pgw, pgh, cell, r.w, r.h, gw, gh, step, wk.table(tabCbrt), r.grid.p); err != nil {
 			return err
 		}
@@ -92,7 +89,7 @@ func (r *run) FieldThreshold(ctx context.Context, f *matting.Field, use []bool) 
 				return err
 			}
 		}
-		state, err := s.upload(unsafe.Slice((*byte)(unsafe.Pointer(st)), unsafe.Sizeof(*st)))
+		state, err := s.upload(st.bytes())
 		if err != nil {
 			return err
 		}
@@ -100,10 +97,7 @@ func (r *run) FieldThreshold(ctx context.Context, f *matting.Field, use []bool) 
 		if err != nil {
 			return err
 		}
-		var pgw, pgh, cell int
-		if p := f.Plate; p != nil {
-			pgw, pgh, cell = p.GW, p.GH, p.Cell
-		}
+		pgw, pgh, cell := plateDims(f)
 		if err := wk.launch(kFieldResiduals, int64(m), r.lab.p, usePtr, coef, col, pgw, pgh, cell, r.w, r.h, step, wk.table(tabCbrt), res, state); err != nil {
 			return err
 		}
@@ -121,7 +115,7 @@ func (r *run) FieldThreshold(ctx context.Context, f *matting.Field, use []bool) 
 		if err := wk.launch(kThreshFinal, 1, state); err != nil {
 			return err
 		}
-		return wk.download(unsafe.Slice((*byte)(unsafe.Pointer(st)), unsafe.Sizeof(*st)), state)
+		return wk.download(st.bytes(), state)
 	})
 	if err != nil {
 		return 0, err
@@ -140,6 +134,14 @@ func (r *run) checkField(f *matting.Field) error {
 		return errors.New("gpu: the plate's grid does not match the analysis size")
 	}
 	return nil
+}
+
+// plateDims returns the plate's grid and cell size, zeros for a model.
+func plateDims(f *matting.Field) (pgw, pgh, cell int) {
+	if p := f.Plate; p != nil {
+		return p.GW, p.GH, p.Cell
+	}
+	return 0, 0, 0
 }
 
 // uploadField uploads the field's description to s: the model's 18

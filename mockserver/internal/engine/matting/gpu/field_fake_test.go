@@ -40,18 +40,8 @@ func TestFieldsOnFakeDriver(t *testing.T) {
 	r := fakeRun(t, e, w, h)
 	ctx := context.Background()
 	launches := func(fn func()) string {
-		f.mu.Lock()
-		f.launches = nil
-		f.mu.Unlock()
-		fn()
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		var names []string
-		for _, l := range f.launches {
-			names = append(names, l.name)
-			assert.Equal(t, len(kernelSig[l.name]), l.params, l.name)
-		}
-		return strings.Join(names, " ")
+		names, _ := launched(t, f, fn)
+		return names
 	}
 	for _, field := range testFields(w, h) {
 		var grid []float32

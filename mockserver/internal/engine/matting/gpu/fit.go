@@ -27,6 +27,11 @@ type fitState struct {
 	T     float32
 }
 
+// bytes is the state's memory, to copy to and from the device.
+func (st *fitState) bytes() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(st)), unsafe.Sizeof(*st))
+}
+
 // fitHead is the part of fitState the host reads back: the model and the
 // flag.
 const fitHead = unsafe.Offsetof(fitState{}.Flag) + 4
@@ -82,7 +87,7 @@ func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting
 		if err != nil {
 			return err
 		}
-		state, err := s.upload(unsafe.Slice((*byte)(unsafe.Pointer(st)), unsafe.Sizeof(*st)))
+		state, err := s.upload(st.bytes())
 		if err != nil {
 			return err
 		}
@@ -90,12 +95,7 @@ func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting
 		if err != nil {
 			return err
 		}
-		if in.Init == nil {
-			if err := b.initial(wk, m, idx, state, r.lin.p); err != nil {
-				return err
-			}
-		}
-		if err := b.fit(wk, r.w, r.h, m, idx, state, r.lin.p, r.lab.p); err != nil {
+		if err := b.run(wk, r.w, r.h, m, idx, state, r.lin.p, r.lab.p, in.Init == nil); err != nil {
 			return err
 		}
 		if res != nil {
@@ -103,7 +103,7 @@ func (r *run) FitBackground(ctx context.Context, in *matting.FitInput) (*matting
 				return err
 			}
 		}
-		return wk.download(unsafe.Slice((*byte)(unsafe.Pointer(st)), fitHead), state)
+		return wk.download(st.bytes()[:fitHead], state)
 	})
 	if err != nil {
 		return nil, err
@@ -121,6 +121,17 @@ func (r *run) hostFit(ctx context.Context, in *matting.FitInput) (*matting.Backg
 		return nil, err
 	}
 	return matting.ReferenceFitBackground(r.w, r.h, r.hostLin, r.hostLab, in), nil
+}
+
+// run queues a whole fit of the m samples idx on state: the starting
+// medians when fromMedians is set, then the rounds.
+func (b *fitBufs) run(wk *worker, w, h, m int, idx, state, lin, lab devicePtr, fromMedians bool) error {
+	if fromMedians {
+		if err := b.initial(wk, m, idx, state, lin); err != nil {
+			return err
+		}
+	}
+	return b.fit(wk, w, h, m, idx, state, lin, lab)
 }
 
 // initial queues the starting model of the m samples idx: for each

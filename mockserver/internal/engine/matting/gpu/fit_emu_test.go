@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -113,7 +112,7 @@ func devFit(t *testing.T, e *Engine, c fitCase) (*fitState, []float32) {
 				return err
 			}
 		}
-		state, err := s.upload(unsafe.Slice((*byte)(unsafe.Pointer(st)), unsafe.Sizeof(*st)))
+		state, err := s.upload(st.bytes())
 		if err != nil {
 			return err
 		}
@@ -121,18 +120,13 @@ func devFit(t *testing.T, e *Engine, c fitCase) (*fitState, []float32) {
 		if err != nil {
 			return err
 		}
-		if c.in.Init == nil {
-			if err := b.initial(wk, m, ptrs[0], state, ptrs[1]); err != nil {
-				return err
-			}
-		}
-		if err := b.fit(wk, c.w, c.h, m, ptrs[0], state, ptrs[1], ptrs[2]); err != nil {
+		if err := b.run(wk, c.w, c.h, m, ptrs[0], state, ptrs[1], ptrs[2], c.in.Init == nil); err != nil {
 			return err
 		}
 		if err := wk.download(bytesOf(res), b.res); err != nil {
 			return err
 		}
-		return wk.download(unsafe.Slice((*byte)(unsafe.Pointer(st)), unsafe.Sizeof(*st)), state)
+		return wk.download(st.bytes(), state)
 	})
 	require.NoError(t, err)
 	return st, res
@@ -196,10 +190,7 @@ func TestEmulatedFitSteps(t *testing.T) {
 // both copies of the L*a*b* plane the host's refit is the reference's.
 func TestEmulatedFitBackground(t *testing.T) {
 	t.Parallel()
-	d := newEmuDriver(t)
-	e, err := newEngine(d, Options{})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, e.Close()) }()
+	d, e := emuEngineDriver(t)
 	ctx := context.Background()
 	for i, sz := range [][3]int{{1, 1, 1}, {5, 3, 1}, {120, 90, 2}, {400, 300, 1}, {640, 480, 3}} {
 		W, H, f := sz[0], sz[1], sz[2]
@@ -241,10 +232,7 @@ func TestEmulatedFitBackground(t *testing.T) {
 		// a NaN in the L*a*b* plane, on the host and the device alike
 		k := 3*int(grid[len(grid)/2]) + 2
 		pl.Lab[k] = float32(math.NaN())
-		d.mu.Lock()
-		dev := d.bufs[run.lab.p]
-		*(*float32)(unsafe.Pointer(&dev[4*k])) = pl.Lab[k]
-		d.mu.Unlock()
+		d.setFloat(run.lab.p, k, pl.Lab[k])
 		fit, err = run.FitBackground(ctx, in)
 		require.NoError(t, err, name)
 		want = matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, in)
@@ -259,10 +247,7 @@ func TestEmulatedFitBackground(t *testing.T) {
 // planes (the NaN with them) and equals the reference on them.
 func TestEmulatedFitBackgroundKept(t *testing.T) {
 	t.Parallel()
-	d := newEmuDriver(t)
-	e, err := newEngine(d, Options{})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, e.Close()) }()
+	d, e := emuEngineDriver(t)
 	ctx := context.Background()
 	img, _ := synth.Product(3, 160, 120, synth.Gradient)
 	sr, err := stages{e.dev}.Begin(ctx, img)
@@ -277,10 +262,7 @@ func TestEmulatedFitBackgroundKept(t *testing.T) {
 		in.Samples = append(in.Samples, int32(p))
 	}
 	k := 3*int(in.Samples[10]) + 1
-	d.mu.Lock()
-	dev := d.bufs[run.lab.p]
-	*(*float32)(unsafe.Pointer(&dev[4*k])) = float32(math.NaN())
-	d.mu.Unlock()
+	d.setFloat(run.lab.p, k, float32(math.NaN()))
 	fit, err := run.FitBackground(ctx, in)
 	require.NoError(t, err)
 	require.NotNil(t, run.hostLab, "the refit downloaded the planes")

@@ -44,32 +44,12 @@ func TestFitStateLayout(t *testing.T) {
 	assert.Equal(t, 39, fitEntries)
 }
 
-// nanDriver is the fake driver whose fit_residuals flags a NaN residual
-// (it sets the state's flag), so that FitBackground refits on the host.
-type nanDriver struct{ *fakeDriver }
-
-func (d nanDriver) LaunchKernel(fn handle, grid, block [3]uint32, shared uint32, stream handle, params []unsafe.Pointer) result {
-	r := d.fakeDriver.LaunchKernel(fn, grid, block, shared, stream, params)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if r == 0 && d.funcs[fn] == kFitResiduals {
-		state := devicePtr(*(*uint64)(params[4]))
-		d.mem[state][unsafe.Offsetof(fitState{}.Flag)] = 1
-	}
-	return r
-}
-
 // newFitFake returns a fake driver (with nan, one whose fit_residuals
-// flags a NaN) and an engine on it that keeps no idle buffer.
+// flags a NaN residual: it sets the flag of the state, its fifth
+// parameter, so that FitBackground refits on the host) and an engine on
+// it that keeps no idle buffer.
 func newFitFake(t *testing.T, nan bool) (*fakeDriver, *Engine) {
-	f := newFakeDriver()
-	var drv driver = f
-	if nan {
-		drv = nanDriver{f}
-	}
-	e, err := newEngine(drv, Options{MaxIdleBytes: 1})
-	require.NoError(t, err)
-	return f, e
+	return newFlagFake(t, nan, kFitResiduals, 4, unsafe.Offsetof(fitState{}.Flag))
 }
 
 // fitInput returns a fit of every third pixel of a w×h image, starting
@@ -99,12 +79,11 @@ func TestFitBackgroundOnFakeDriver(t *testing.T) {
 		r := fakeRun(t, e, w, h)
 		ctx := context.Background()
 		in := fitInput(w, h, true)
-		f.mu.Lock()
-		f.launches = nil
-		f.mu.Unlock()
 		var fit *matting.BackgroundFit
 		var err error
-		assert.Equal(t, 2, uploads(f, func() { fit, err = r.FitBackground(ctx, in) }), "samples and state")
+		names, grids := launched(t, f, func() {
+			assert.Equal(t, 2, uploads(f, func() { fit, err = r.FitBackground(ctx, in) }), "samples and state")
+		})
 		require.NoError(t, err)
 		require.Len(t, fit.Residuals, len(in.Samples))
 		if nan {
@@ -113,21 +92,11 @@ func TestFitBackgroundOnFakeDriver(t *testing.T) {
 			// the fake runs no kernel: the state comes back as uploaded
 			assert.Equal(t, *in.Init, fit.Coef)
 		}
-		f.mu.Lock()
-		var names []string
-		grids := map[string]uint32{}
-		for _, l := range f.launches {
-			names = append(names, l.name)
-			grids[l.name] = l.grid[0]
-			assert.Equal(t, len(kernelSig[l.name]), l.params, l.name)
-		}
-		f.mu.Unlock()
-		assert.Equal(t, fitLaunches, strings.Join(names, " "))
-		grid := func(n int) uint32 { g, _ := launchConfig(int64(n)); return g }
-		assert.Equal(t, grid(len(in.Samples)), grids[kFitResiduals], "one thread per sample")
-		assert.Equal(t, grid(1), grids[kFitPick])
-		assert.Equal(t, grid(1), grids[kFitSolve])
-		assert.Equal(t, grid(fitEntries), grids[kFitSums], "one thread per entry")
+		assert.Equal(t, fitLaunches, names)
+		assert.Equal(t, gridOf(len(in.Samples)), grids[kFitResiduals], "one thread per sample")
+		assert.Equal(t, gridOf(1), grids[kFitPick])
+		assert.Equal(t, gridOf(1), grids[kFitSolve])
+		assert.Equal(t, gridOf(fitEntries), grids[kFitSums], "one thread per entry")
 
 		noRes := fitInput(w, h, false)
 		fit, err = r.FitBackground(ctx, noRes)
@@ -135,30 +104,18 @@ func TestFitBackgroundOnFakeDriver(t *testing.T) {
 		assert.Nil(t, fit.Residuals, "not asked for")
 
 		// no starting model: the medians first
-		f.mu.Lock()
-		f.launches = nil
-		f.mu.Unlock()
 		medians := fitInput(w, h, false)
 		medians.Init = nil
-		_, err = r.FitBackground(ctx, medians)
+		names, _ = launched(t, f, func() { _, err = r.FitBackground(ctx, medians) })
 		require.NoError(t, err)
-		f.mu.Lock()
-		names = names[:0]
-		for _, l := range f.launches {
-			names = append(names, l.name)
-		}
-		f.mu.Unlock()
-		assert.Equal(t, strings.Repeat(medianLaunches+" ", 3)+fitLaunches, strings.Join(names, " "))
+		assert.Equal(t, strings.Repeat(medianLaunches+" ", 3)+fitLaunches, names)
 
 		// no sample: the CPU's zero model, with no device work
-		f.mu.Lock()
-		f.launches = nil
-		f.mu.Unlock()
 		empty := &matting.FitInput{Init: in.Init, Residuals: true}
-		fit, err = r.FitBackground(ctx, empty)
+		names, _ = launched(t, f, func() { fit, err = r.FitBackground(ctx, empty) })
 		require.NoError(t, err)
 		assert.Equal(t, matting.ReferenceFitBackground(w, h, r.hostLin, r.hostLab, empty), fit)
-		assert.Empty(t, f.launches)
+		assert.Empty(t, names)
 
 		for _, bad := range []*matting.FitInput{nil, {Samples: []int32{0, w * h}}, {Samples: []int32{-1}}} {
 			_, err = r.FitBackground(ctx, bad)

@@ -4,7 +4,6 @@ package gpu
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,13 +39,8 @@ func copied(in *matting.PlateInput) *matting.PlateInput {
 
 // uploads counts the fake driver's host-to-device copies during fn.
 func uploads(f *fakeDriver, fn func()) int {
-	f.mu.Lock()
-	before := f.calls["cuMemcpyHtoDAsync"]
-	f.mu.Unlock()
-	fn()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls["cuMemcpyHtoDAsync"] - before
+	up, _ := copies(f, fn)
+	return up
 }
 
 // TestSamplePlateOnFakeDriver checks SamplePlate's launch sequence and
@@ -64,29 +58,18 @@ func TestSamplePlateOnFakeDriver(t *testing.T) {
 	ctx := context.Background()
 	in := fakeRound(t, r)
 
-	f.mu.Lock()
-	f.launches = nil
-	f.mu.Unlock()
 	var s *matting.PlateSamples
-	assert.Zero(t, uploads(f, func() { s, err = r.SamplePlate(ctx, in) }), "the round's planes are on the device")
+	names, grids := launched(t, f, func() {
+		assert.Zero(t, uploads(f, func() { s, err = r.SamplePlate(ctx, in) }), "the round's planes are on the device")
+	})
 	require.NoError(t, err)
 	assert.Len(t, s.Use, w*h)
 	assert.Len(t, s.Sums, 4*75*2)
 	assert.Zero(t, s.Count)
-	f.mu.Lock()
-	var names []string
-	grids := map[string]uint32{}
-	for _, l := range f.launches {
-		names = append(names, l.name)
-		grids[l.name] = l.grid[0]
-		assert.Equal(t, len(kernelSig[l.name]), l.params, l.name)
-	}
-	f.mu.Unlock()
-	assert.Equal(t, plateLaunches, strings.Join(names, " "))
-	grid := func(n int) uint32 { g, _ := launchConfig(int64(n)); return g }
-	assert.Equal(t, grid(w*h), grids[kDilateRows])
-	assert.Equal(t, grid(w*h), grids[kPlateUse])
-	assert.Equal(t, grid(75*2), grids[kPlateSums], "one thread per cell")
+	assert.Equal(t, plateLaunches, names)
+	assert.Equal(t, gridOf(w*h), grids[kDilateRows])
+	assert.Equal(t, gridOf(w*h), grids[kPlateUse])
+	assert.Equal(t, gridOf(75*2), grids[kPlateSums], "one thread per cell")
 
 	assert.Equal(t, 3, uploads(f, func() { _, err = r.SamplePlate(ctx, copied(in)) }), "copies are uploaded")
 	require.NoError(t, err)

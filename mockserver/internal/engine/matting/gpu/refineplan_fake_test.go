@@ -5,9 +5,7 @@ package gpu
 import (
 	"context"
 	"image"
-	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,35 +17,11 @@ import (
 // means, refine_means comes before refine.
 const planLaunches = "refine_edges dilate_rows dilate_cols dilate_rows dilate_cols refine_cells fill_i32 refine_stats"
 
-// meansDriver is the fake driver whose refine_stats reports a cell that
-// needs the image's means (it sets the kernel's flag), so that PlanRefine
-// takes that path.
-type meansDriver struct{ *fakeDriver }
-
-func (d meansDriver) LaunchKernel(fn handle, grid, block [3]uint32, shared uint32, stream handle, params []unsafe.Pointer) result {
-	r := d.fakeDriver.LaunchKernel(fn, grid, block, shared, stream, params)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if r == 0 && d.funcs[fn] == kRefineStats {
-		flag := devicePtr(*(*uint64)(params[len(params)-1]))
-		d.mem[flag][0] = 1
-	}
-	return r
-}
-
 // newPlanFake returns a fake driver (with means, one whose refine_stats
-// flags the image's means) and an engine on it that keeps no idle buffer,
-// so that every buffer is fresh (zeroed, the flag clear) and every
-// allocation reaches the driver.
+// reports a cell that needs the image's means: it sets the kernel's flag,
+// its last parameter) and an engine on it that keeps no idle buffer.
 func newPlanFake(t *testing.T, means bool) (*fakeDriver, *Engine) {
-	f := newFakeDriver()
-	var drv driver = f
-	if means {
-		drv = meansDriver{f}
-	}
-	e, err := newEngine(drv, Options{MaxIdleBytes: 1})
-	require.NoError(t, err)
-	return f, e
+	return newFlagFake(t, means, kRefineStats, len(kernelSig[kRefineStats])-1, 0)
 }
 
 // TestPlanRefineOnFakeDriver checks PlanRefine's launch sequence and grids,
@@ -77,25 +51,17 @@ func TestPlanRefineOnFakeDriver(t *testing.T) {
 		var alpha *image.Alpha
 		var fg *image.NRGBA
 		var err error
-		assert.Equal(t, meansUploads, uploads(f, func() { alpha, fg, err = r.PlanRefine(ctx, in) }), "the mask is on the device")
+		names, grids := launched(t, f, func() {
+			assert.Equal(t, meansUploads, uploads(f, func() { alpha, fg, err = r.PlanRefine(ctx, in) }), "the mask is on the device")
+		})
 		require.NoError(t, err)
 		require.NotNil(t, alpha)
 		require.NotNil(t, fg)
 		assert.Equal(t, image.Rect(0, 0, w, h), alpha.Rect)
 		assert.Equal(t, alpha.Rect, fg.Rect)
-		f.mu.Lock()
-		var names []string
-		grids := map[string]uint32{}
-		for _, l := range f.launches {
-			names = append(names, l.name)
-			grids[l.name] = l.grid[0]
-			assert.Equal(t, len(kernelSig[l.name]), l.params, l.name)
-		}
-		f.mu.Unlock()
-		assert.Equal(t, want, strings.Join(names, " "), "means %v", means)
-		grid := func(n int) uint32 { g, _ := launchConfig(int64(n)); return g }
-		assert.Equal(t, grid(w*h), grids[kRefineStats], "one thread per cell")
-		assert.Equal(t, grid(1), grids[kFillI32])
+		assert.Equal(t, want, names, "means %v", means)
+		assert.Equal(t, gridOf(w*h), grids[kRefineStats], "one thread per cell")
+		assert.Equal(t, gridOf(1), grids[kFillI32])
 
 		c := &matting.RefinePlanInput{Mask: append([]bool(nil), mask...), BandRadius: 1, StatsRadius: 5}
 		assert.Equal(t, 1+meansUploads, uploads(f, func() { alpha, fg, err = r.PlanRefine(ctx, c) }), "a copy is uploaded")
