@@ -181,27 +181,27 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 	var field bgField = model
 	var mask []bool
 	keeper := distanceKeeper(a)
-	for round := 0; round < 3; round++ {
-		if a.devErr != nil && a.hostless {
-			return make([]bool, a.w*a.h) // the removal fails with a.devErr
-		}
+	// After a device error the removal fails with it once the mask stage
+	// is done: the rounds stop (a device that keeps the planes or the
+	// distances left nothing on the host to go on with).
+	for round := 0; round < 3 && a.devErr == nil; round++ {
 		var dist, plain []float32
 		var shadowed []bool
 		if keeper != nil {
 			// the distances stay on the device; Classify and SamplePlate
 			// read them there
 			grid, gw, gh := fieldGridOn(a, field)
-			if err := a.devErr; err == nil {
+			if a.devErr == nil {
 				a.devErr = keeper.BGDistanceKept(a.ctx, grid, gw, gh, fieldStep)
 			}
 		} else {
 			dist, plain, shadowed = bgDistance(a, field)
 		}
-		if a.devErr != nil && keeper != nil {
-			return make([]bool, a.w*a.h) // the removal fails with a.devErr
+		if a.devErr != nil {
+			break
 		}
 		mask = classifyOn(a, dist, plain, t)
-		if round == 2 || (a.devErr != nil && keeper != nil) {
+		if round == 2 || a.devErr != nil {
 			break
 		}
 		// Re-estimate the background from confident background over the
@@ -211,12 +211,15 @@ func generalMaskOpts(a *analysis, openBottom bool) []bool {
 		in := &PlateInput{Mask: mask, Dist: dist, Shadowed: shadowed, T: t,
 			Radius: plateRadius(a.w, a.h), Cell: plateCell(a.w, a.h)}
 		s := samplePlateOn(a, in)
-		if s.Count < 100 || (a.devErr != nil && keeper != nil) {
+		if s.Count < 100 || a.devErr != nil {
 			break
 		}
 		pl := plateFromSums(a.w, a.h, in.Cell, s.Sums)
 		field = pl
 		t = thresholdOn(a, pl, s.Use)
+	}
+	if mask == nil {
+		mask = make([]bool, a.w*a.h) // a device error came first
 	}
 	return mask
 }
