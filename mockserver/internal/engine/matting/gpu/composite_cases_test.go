@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -227,4 +228,37 @@ func checkRemoveAndComposite(t *testing.T, e *Engine) {
 		}
 	}
 	t.Logf("%d removals with their composites identical to RemoveBackground and matting.Composite", cases)
+}
+
+// checkConcurrentRemoveAndComposite runs RemoveAndComposite on e from
+// several goroutines at once, on two images with spill reduction and a
+// coloured background with a soft shadow: each composite equals the one
+// computed alone, so that no run reads another's kept matte or image.
+func checkConcurrentRemoveAndComposite(t *testing.T, e *Engine, goroutines int) {
+	t.Helper()
+	ctx := context.Background()
+	a, _ := synth.Product(7, 320, 240, synth.Gradient)
+	b, _ := synth.Product(8, 300, 260, synth.Plain)
+	o := matting.Options{SpillReduction: true}
+	bg := matting.Background{Kind: matting.Color, Color: color.NRGBA{R: 240, G: 200, B: 20, A: 255}, Shadow: matting.ShadowSoft}
+	imgs := []*image.NRGBA{a, b}
+	want := make([][]uint8, len(imgs))
+	for i, img := range imgs {
+		_, out, err := e.RemoveAndComposite(ctx, img, o, bg)
+		require.NoError(t, err)
+		want[i] = out.Pix
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			i := g % len(imgs)
+			_, out, err := e.RemoveAndComposite(ctx, imgs[i], o, bg)
+			if assert.NoError(t, err) {
+				assert.Equal(t, want[i], out.Pix, "goroutine %d", g)
+			}
+		}()
+	}
+	wg.Wait()
 }

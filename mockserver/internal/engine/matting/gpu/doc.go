@@ -209,7 +209,8 @@
 // background kind and shadow, composite_cases_test.go);
 // TestEmulatedRemoveAndComposite checks RemoveAndComposite against
 // RemoveBackground and matting.Composite (40 removals, every background
-// kind and shadow, padded rows and a shifted origin included), and
+// kind and shadow, padded rows and a shifted origin included; two images
+// from four goroutines at once give the composites made alone), and
 // TestRemoveAndCompositeOnFakeDriver that its composite uploads nothing
 // more. The mask
 // clean-up is checked step by step against matting's Reference*
@@ -302,7 +303,8 @@
 //     and preprocessing on and off), and the CPU's IoU and MAE bars;
 //   - TestGPUComposite and TestGPURemoveAndComposite: the composites of
 //     every background kind and shadow (composite_cases_test.go) against
-//     matting.Composite, alone and after the removal in one call;
+//     matting.Composite, alone and after the removal in one call (also
+//     from eight goroutines at once);
 //   - TestGPUConcurrentRemovals: removals from many goroutines sharing the
 //     device give the same mattes as one at a time;
 //   - BenchmarkGPU12MP and BenchmarkCPU12MP: a 4000×3000 product shot end

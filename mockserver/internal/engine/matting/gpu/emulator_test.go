@@ -173,5 +173,7 @@ func TestEmulatedComposite(t *testing.T) {
 
 func TestEmulatedRemoveAndComposite(t *testing.T) {
 	t.Parallel()
-	checkRemoveAndComposite(t, emuEngine(t))
+	e := emuEngine(t)
+	checkRemoveAndComposite(t, e)
+	checkConcurrentRemoveAndComposite(t, e, 4)
 }

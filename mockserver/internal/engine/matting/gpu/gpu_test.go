@@ -130,7 +130,11 @@ func checkParity(t *testing.T, e matting.Remover) {
 
 func TestGPUComposite(t *testing.T) { checkComposite(t, openGPU(t)) }
 
-func TestGPURemoveAndComposite(t *testing.T) { checkRemoveAndComposite(t, openGPU(t)) }
+func TestGPURemoveAndComposite(t *testing.T) {
+	e := openGPU(t)
+	checkRemoveAndComposite(t, e)
+	checkConcurrentRemoveAndComposite(t, e, 8)
+}
 
 func TestGPUConcurrentRemovals(t *testing.T) {
 	e := openGPU(t)
