@@ -341,7 +341,7 @@
 // (clean-up on the device), 100–105 ms (the clean plate's samples),
 // 58–64 ms (faster CPU-side stages with unchanged results, and the host
 // pool), 42–62 ms (the refinement's plan) and now 12.7–19.1 ms, against
-// 46–55 ms for the build before in four interleaved runs, with the
+// 46–57 ms for the build before in eight interleaved runs, with the
 // background model's fits, the fields' grids and the rounds' thresholds
 // on the device. BenchmarkReferenceCPU12MP, the CPU engine end to end,
 // takes 362–395 ms in the same session, so with this split the GPU
