@@ -185,8 +185,8 @@ func checkComposite(t *testing.T, e *Engine) {
 // checkRemoveAndComposite compares e's RemoveAndComposite with its
 // RemoveBackground and matting.Composite of that matte, byte for byte, for
 // products and a portrait, with and without spill reduction, on every
-// background kind and shadow; an image whose rows are not contiguous, and
-// one not at the origin, included.
+// background kind and shadow; an image whose rows are not contiguous, one
+// not at the origin and tiny ones included.
 func checkRemoveAndComposite(t *testing.T, e *Engine) {
 	t.Helper()
 	ctx := context.Background()
@@ -214,6 +214,8 @@ func checkRemoveAndComposite(t *testing.T, e *Engine) {
 		{"portrait spill", portrait, matting.Options{Mode: matting.ModePortrait, Faces: []image.Rectangle{face}, SpillReduction: true}},
 		{"padded rows", padded, matting.Options{SpillReduction: true}},
 		{"shifted", shifted, matting.Options{}},
+		{"1x1", randomImage(1, 1), matting.Options{SpillReduction: true, Preprocess: true}},
+		{"3x40 portrait", randomImage(3, 40), matting.Options{Mode: matting.ModePortrait}},
 	} {
 		want, err := e.RemoveBackground(ctx, c.img, c.o)
 		require.NoError(t, err, c.name)

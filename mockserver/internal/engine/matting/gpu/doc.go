@@ -208,8 +208,9 @@
 // foregrounds are identical, |Δ| = 0, and so are the composites of every
 // background kind and shadow, composite_cases_test.go);
 // TestEmulatedRemoveAndComposite checks RemoveAndComposite against
-// RemoveBackground and matting.Composite (40 removals, every background
-// kind and shadow, padded rows and a shifted origin included; two images
+// RemoveBackground and matting.Composite (56 removals, every background
+// kind and shadow, padded rows, a shifted origin and 1×1 and 3×40 images
+// included; two images
 // from four goroutines at once give the composites made alone), and
 // TestRemoveAndCompositeOnFakeDriver that its composite uploads nothing
 // more. The mask
