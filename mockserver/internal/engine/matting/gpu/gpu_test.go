@@ -82,6 +82,19 @@ func parityCases() []parityCase {
 }
 
 // alphaDiff returns the largest and the mean absolute difference.
+// assertSameMatte asserts that got's alpha and spill-corrected foreground
+// equal want's (|Δ| 0).
+func assertSameMatte(t *testing.T, name string, want, got *matting.Matte) {
+	t.Helper()
+	maxD, _ := alphaDiff(want.Alpha.Pix, got.Alpha.Pix)
+	assert.Zero(t, maxD, "%s: alpha max |Δ|", name)
+	if want.Foreground != nil {
+		require.NotNil(t, got.Foreground, name)
+		fMax, _ := alphaDiff(want.Foreground.Pix, got.Foreground.Pix)
+		assert.Zero(t, fMax, "%s: foreground max |Δ|", name)
+	}
+}
+
 func alphaDiff(a, b []uint8) (maxD int, mean float64) {
 	var sum int
 	for i := range a {

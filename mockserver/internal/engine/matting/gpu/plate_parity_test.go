@@ -33,7 +33,7 @@ type plateCall struct {
 }
 
 type plateRecRun struct {
-	*run
+	*tappedRun
 	rec      *plateRec
 	dist     []float32 // the last BGDistanceKept's, for the record
 	shadowed []bool
@@ -55,29 +55,11 @@ func (s *plateRec) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRu
 	if err != nil {
 		return nil, err
 	}
-	return &plateRecRun{run: r.(*run), rec: s}, nil
-}
-
-func (r *plateRecRun) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Planes, error) {
-	p, err := r.run.Analyse(ctx, f, preprocess)
-	if err == nil {
+	return &plateRecRun{rec: s, tappedRun: &tappedRun{run: r.(*run), onPlanes: func(p *matting.Planes) {
 		c := *p
 		c.Lin, c.Lab = append([]float32(nil), p.Lin...), append([]float32(nil), p.Lab...)
-		r.rec.planes = &c
-	}
-	return p, err
-}
-
-// AnalyseKept records the planes, as Analyse.
-func (r *plateRecRun) AnalyseKept(ctx context.Context, f int, preprocess bool) (int, int, error) {
-	p, err := analyseKeptPlanes(ctx, r.run, f, preprocess)
-	if err != nil {
-		return 0, 0, err
-	}
-	c := *p
-	c.Lin, c.Lab = append([]float32(nil), p.Lin...), append([]float32(nil), p.Lab...)
-	r.rec.planes = &c
-	return p.W, p.H, nil
+		s.planes = &c
+	}}}, nil
 }
 
 func (r *plateRecRun) SamplePlate(ctx context.Context, in *matting.PlateInput) (*matting.PlateSamples, error) {
@@ -157,13 +139,7 @@ func TestEmulatedPlateParity(t *testing.T) {
 		require.NoError(t, err)
 		got, err := matting.NewAccelerated(rec).RemoveBackground(ctx, c.img, c.o)
 		require.NoError(t, err)
-		maxD, _ := alphaDiff(want.Alpha.Pix, got.Alpha.Pix)
-		assert.Zero(t, maxD, "%s: alpha max |Δ|", c.name)
-		if want.Foreground != nil {
-			require.NotNil(t, got.Foreground)
-			fMax, _ := alphaDiff(want.Foreground.Pix, got.Foreground.Pix)
-			assert.Zero(t, fMax, "%s: foreground max |Δ|", c.name)
-		}
+		assertSameMatte(t, c.name, want, got)
 		if c.o.Mode == "" || c.o.Mode == matting.ModeGeneral {
 			checkGeneralMask(t, c.name, rec)
 			general++

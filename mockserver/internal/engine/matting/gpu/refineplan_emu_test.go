@@ -298,7 +298,7 @@ type planCall struct {
 }
 
 type planRecRun struct {
-	*run
+	*tappedRun
 	rec *planRec
 }
 
@@ -307,25 +307,9 @@ func (s *planRec) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRun
 	if err != nil {
 		return nil, err
 	}
-	return &planRecRun{run: r.(*run), rec: s}, nil
-}
-
-func (r *planRecRun) Analyse(ctx context.Context, f int, preprocess bool) (*matting.Planes, error) {
-	p, err := r.run.Analyse(ctx, f, preprocess)
-	if err == nil {
-		r.rec.raw, r.rec.w, r.rec.h = append([]float32(nil), p.Raw...), p.W, p.H
-	}
-	return p, err
-}
-
-// AnalyseKept records the raw plane, as Analyse.
-func (r *planRecRun) AnalyseKept(ctx context.Context, f int, preprocess bool) (int, int, error) {
-	p, err := analyseKeptPlanes(ctx, r.run, f, preprocess)
-	if err != nil {
-		return 0, 0, err
-	}
-	r.rec.raw, r.rec.w, r.rec.h = append([]float32(nil), p.Raw...), p.W, p.H
-	return p.W, p.H, nil
+	return &planRecRun{rec: s, tappedRun: &tappedRun{run: r.(*run), onPlanes: func(p *matting.Planes) {
+		s.raw, s.w, s.h = append([]float32(nil), p.Raw...), p.W, p.H
+	}}}, nil
 }
 
 func (r *planRecRun) PlanRefine(ctx context.Context, in *matting.RefinePlanInput) (*image.Alpha, *image.NRGBA, error) {
@@ -356,13 +340,7 @@ func TestEmulatedRefinePlanParity(t *testing.T) {
 		require.NoError(t, err)
 		got, err := matting.NewAccelerated(rec).RemoveBackground(ctx, c.img, c.o)
 		require.NoError(t, err)
-		maxD, _ := alphaDiff(want.Alpha.Pix, got.Alpha.Pix)
-		assert.Zero(t, maxD, "%s: alpha max |Δ|", c.name)
-		if want.Foreground != nil {
-			require.NotNil(t, got.Foreground)
-			fMax, _ := alphaDiff(want.Foreground.Pix, got.Foreground.Pix)
-			assert.Zero(t, fMax, "%s: foreground max |Δ|", c.name)
-		}
+		assertSameMatte(t, c.name, want, got)
 		require.Len(t, rec.calls, 1, c.name)
 		call := rec.calls[0]
 		if c.o.Mode == "" || c.o.Mode == matting.ModeGeneral {
