@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/google/go-querystring/query"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -305,6 +305,9 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 }
 
 // CreateFromFile creates a preset from the .pcp or .preset file at path.
+// A path that is not a regular file fails before any request with an error
+// naming "path" that matches ErrInvalidParameter; a missing one matches
+// fs.ErrNotExist.
 func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (_ *Preset, err error) {
 	defer exportTo(&err)
 	req := CreatePresetRequest{Name: name, Description: description, FileName: path}
@@ -312,14 +315,12 @@ func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, 
 	if err := req.validate(1); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	// Open before any request: a path that is not a regular file must not
+	// leave a preset created and then deleted behind it.
+	f, size, err := fileio.OpenParam("path", path)
 	if err != nil {
-		return nil, s.client.errorf("pfc: create preset: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("pfc: create preset: %w", err)
-	}
-	return s.Create(ctx, req, f, st.Size())
+	return s.Create(ctx, req, f, size)
 }

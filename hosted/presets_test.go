@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,6 +139,16 @@ func TestPresetCreateRefusesBadInputBeforeAnyRequest(t *testing.T) {
 	_, err = c.Presets.CreateFromFile(context.Background(), "n", "", "/does/not/exist/preset.xmp")
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"fileName"}, ve.Fields())
+
+	// A directory with a preset's extension is refused before the preset
+	// is created, and a missing file keeps its cause.
+	dir := filepath.Join(t.TempDir(), "warm.pcp")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	_, err = c.Presets.CreateFromFile(context.Background(), "n", "", dir)
+	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorContains(t, err, "path")
+	_, err = c.Presets.CreateFromFile(context.Background(), "n", "", filepath.Join(dir, "missing.pcp"))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 	assert.Zero(t, mt.GetTotalCallCount())
 }
 

@@ -68,6 +68,14 @@ func OpenParam(param, path string) (*os.File, int64, error) {
 	if path == "" {
 		return nil, 0, &FileError{Param: param, Err: errEmptyPath}
 	}
+	// Check before opening: opening a named pipe for reading blocks until a
+	// writer appears, and no context can end that wait. The check after
+	// opening catches a file swapped in between.
+	if st, err := os.Stat(path); err != nil {
+		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	} else if !st.Mode().IsRegular() {
+		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
