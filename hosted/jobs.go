@@ -87,10 +87,11 @@ func truncate(s string, n int) string {
 // GetJob fetches the job record (GET /status/{jobID}?noRedirect=true).
 //
 // The request always asks for no redirect, so checking a finished job does
-// not download its file. A 302 that arrives anyway is read as completion:
-// the returned record has status COMPLETED and correctedFile set to the
-// redirect's Location, and nothing else. The redirect is never followed
-// with the API key.
+// not download its file. A 302 (or 303) that arrives anyway is read as
+// completion: the returned record has status COMPLETED and correctedFile set
+// to the redirect's Location, and nothing else. The redirect is never
+// followed with the API key. Any other 3xx is returned as an *APIError
+// with its status.
 func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	defer exportTo(&err)
 	if jobID == "" {
@@ -107,13 +108,19 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+	switch {
+	case resp.StatusCode == http.StatusFound || resp.StatusCode == http.StatusSeeOther:
 		loc, err := resp.Location()
 		if err != nil {
 			return nil, c.errorf("pfc: GET /status/%s answered %d without a usable Location", truncate(jobID, 200), resp.StatusCode)
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return &Job{ID: jobID, Status: StatusCompleted, CorrectedFile: loc.String()}, nil
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		// Any other redirect (a moved API, a gateway's canonical path) says
+		// nothing about the job: reading it as completion would stop
+		// polling early and hand out an API URL as the corrected file.
+		return nil, c.http.StatusError(http.MethodGet, resp)
 	}
 	var j Job
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRecordBytes)).Decode(&j); err != nil {

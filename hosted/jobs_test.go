@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -86,6 +87,30 @@ func TestGetJob302IsCompletionAndNotFollowed(t *testing.T) {
 	job, err := c.GetJob(context.Background(), "j1")
 	require.NoError(t, err)
 	assert.Equal(t, &Job{ID: "j1", Status: StatusCompleted, CorrectedFile: "https://files.other.test/out/j1.jpg"}, job)
+}
+
+// Only 302 (and 303) mark completion: another redirect, such as a gateway
+// moving the API, is an *APIError with its status, never a finished job.
+func TestGetJobOtherRedirectIsAnError(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{301, 307, 308} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			mt.RegisterResponder("GET", "https://api.example.test/v2/status/j1?noRedirect=true", func(r *http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(status, "")
+				resp.Header.Set("Location", "https://api.example.test/v3/status/j1")
+				return resp, nil
+			})
+			job, err := c.GetJob(context.Background(), "j1")
+			assert.Nil(t, job)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, status, apiErr.StatusCode)
+			assert.NotContains(t, err.Error(), testKey)
+			assert.Equal(t, 1, mt.GetTotalCallCount())
+		})
+	}
 }
 
 func TestGetJobNotFound(t *testing.T) {

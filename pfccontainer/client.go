@@ -163,7 +163,7 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request,
 		if method == "" {
 			method = http.MethodGet
 		}
-		return exportErr(apierr.FromResponse(resp, method, c.http.Redact(resp.Request.URL.Redacted()), 1, c.http.Redact))
+		return exportErr(c.http.StatusError(method, resp))
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
 	if err != nil {

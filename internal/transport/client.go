@@ -221,6 +221,18 @@ func (c *Client) URL(path string) string {
 	return u.String()
 }
 
+// StatusError returns resp, a status its caller does not handle (such as a
+// redirect it chose not to follow), as an *apierr.APIError for one attempt
+// of method. It reads a bounded part of the body and closes it. The URL is resp.Request's, redacted; an answer without a request (a
+// custom RoundTripper may return one) gets none.
+func (c *Client) StatusError(method string, resp *http.Response) *apierr.APIError {
+	var u string
+	if resp.Request != nil && resp.Request.URL != nil {
+		u = c.Redact(resp.Request.URL.Redacted())
+	}
+	return apierr.FromResponse(resp, method, u, 1, c.Redact)
+}
+
 // SameOrigin reports whether rawURL has the scheme, host and port of
 // BaseURL, i.e. whether the credential may be sent to it.
 func (c *Client) SameOrigin(rawURL string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -225,4 +226,28 @@ func TestConcurrentCalls(t *testing.T) {
 		assert.NoError(t, <-errs)
 	}
 	assert.True(t, strings.HasPrefix(c.userAgent, "pfc-go/"))
+}
+
+// StatusError turns an unhandled status into an *apierr.APIError whose URL
+// and body are redacted, and copes with an answer that has no request.
+func TestStatusError(t *testing.T) {
+	t.Parallel()
+	c := newClient(t, Options{BaseURL: "https://api.test/v2/", AuthHeader: "X-API-KEY", AuthValue: "k-secret-123"})
+	req, err := http.NewRequest(http.MethodGet, "https://api.test/v2/status/j1?noRedirect=true", nil)
+	require.NoError(t, err)
+	resp := &http.Response{
+		StatusCode: http.StatusPermanentRedirect, Request: req,
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body:   io.NopCloser(strings.NewReader(`{"message":"moved; your key k-secret-123"}`)),
+	}
+	e := c.StatusError(http.MethodGet, resp)
+	assert.Equal(t, http.StatusPermanentRedirect, e.StatusCode)
+	assert.Equal(t, "https://api.test/v2/status/j1?noRedirect=true", e.URL)
+	assert.Equal(t, "moved; your key REDACTED", e.Message)
+	assert.NotContains(t, e.Error(), "k-secret-123")
+
+	resp = &http.Response{StatusCode: http.StatusMovedPermanently, Body: http.NoBody}
+	e = c.StatusError(http.MethodGet, resp)
+	assert.Equal(t, http.StatusMovedPermanently, e.StatusCode)
+	assert.Empty(t, e.URL)
 }
