@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -463,5 +464,36 @@ func TestRequestSecretsAreRedacted(t *testing.T) {
 			assert.NotContains(t, s, secret)
 		}
 	}
-	assert.Nil(t, URLSecrets("http://[::1"), "an unparsable URL has nothing to extract")
+	assert.Equal(t, []string{"http://[::1"}, URLSecrets("http://[::1"), "an unparsable URL is a secret as a whole")
+	assert.Nil(t, URLSecrets(""))
+}
+
+// A webhook URL's token is often in its path: it is redacted from the
+// request's URL, error bodies and logs however it is echoed.
+func TestWebhookPathTokenIsRedacted(t *testing.T) {
+	t.Parallel()
+	const token = "Zq8XsecretPathToken77"
+	hook := "https://hooks.example.com/services/T0/B0/" + token
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		// Echo the token alone, then the path, as a service's message might.
+		u, _ := url.Parse(r.URL.Query().Get("webhookUrl"))
+		fmt.Fprintf(w, `{"message": %q}`, "unreachable "+path.Base(u.Path)+" at "+u.Path)
+	}))
+	defer srv.Close()
+	var logs bytes.Buffer
+	c, err := New(Options{BaseURL: srv.URL + "/v2", AuthHeader: "X-API-KEY", AuthValue: "k-123456789",
+		MaxRetries: -1, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	require.NoError(t, err)
+	q := url.Values{"fileKey": {"f"}, "webhookUrl": {hook}}
+	_, err = c.Do(context.Background(), &Request{Path: "pfc", Query: q, Secrets: URLSecrets(hook)})
+	var apiErr *apierr.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Contains(t, apiErr.URL, "webhookUrl=REDACTED")
+	assert.Contains(t, apiErr.Message, "unreachable REDACTED at REDACTED")
+	for _, s := range []string{err.Error(), apiErr.URL, apiErr.Message, string(apiErr.Body), logs.String()} {
+		assert.NotContains(t, s, "secretPath")
+		assert.NotContains(t, s, "/services/T0")
+	}
 }

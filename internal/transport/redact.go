@@ -116,20 +116,43 @@ func redactQueryValues(u *url.URL) string {
 }
 
 // URLSecrets returns what in rawURL should be treated as secret when the URL
-// itself travels in a request (a webhook URL sent as a query value): its
-// password and its query values of 8 characters or more, decoded and as
-// written. It returns nil for a URL that does not parse.
+// itself travels in a request (a webhook URL sent as a query value). Many
+// webhook URLs carry their token in the path (/services/T0/B0/<token>,
+// /webhooks/<id>/<token>), so it returns the whole URL, its path and its
+// path segments of 16 characters or more, as well as its password and its
+// query values of 8 characters or more, decoded and as written. The whole
+// URL is returned even when it does not parse.
 func URLSecrets(rawURL string) []string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
+	if rawURL == "" {
 		return nil
 	}
-	out := queryValues(u)
+	out := []string{rawURL}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return out
+	}
+	out = append(out, queryValues(u)...)
 	if p, ok := u.User.Password(); ok && p != "" {
 		out = append(out, p)
 	}
+	if len(u.Path) >= minSignedValueLen {
+		out = append(out, u.Path)
+		if u.RawPath != "" {
+			out = append(out, u.RawPath)
+		}
+		for _, seg := range strings.Split(u.Path, "/") {
+			if len(seg) >= minPathSecretLen {
+				out = append(out, seg)
+			}
+		}
+	}
 	return out
 }
+
+// minPathSecretLen is the shortest path segment of a webhook URL removed
+// from errors and logs on its own: tokens are long, while shorter segments
+// ("services", "hooks", "catch") are words a message may well contain.
+const minPathSecretLen = 16
 
 // queryValues returns the query values of u long enough to be secrets, both
 // decoded and as sent.
