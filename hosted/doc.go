@@ -97,7 +97,9 @@
 // Every error message starts with "pfc: " and is redacted: text the
 // service sent (a statusText, a job id, a malformed value) passes the same
 // redactor as URLs, so a server that echoes the API key cannot put it into
-// an error string.
+// an error string. A webhook URL (WithWebhook) is redacted whole, with its
+// path, its long path segments and its query values, since webhook tokens
+// live in either.
 //
 // # Behaviour the API documentation leaves open
 //
