@@ -54,7 +54,8 @@ func WithLogger(l *slog.Logger) Option { return clientopt.WithLogger(l) }
 // WithRetries sets how often a failed request is retried (connection
 // errors, 408, 429 and 5xx other than 501) and the bounds of the jittered
 // exponential backoff between attempts. maxRetries < 0 disables retries.
-// SubmitImage is never resent once it may have reached the container, and
+// SubmitImage is never resent once it may have reached the container (a
+// 429 proves it was refused, so that one is), and
 // a 500 of DownloadImage (processing failed) is final.
 func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
 	return clientopt.WithRetries(maxRetries, minWait, maxWait)

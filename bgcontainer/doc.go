@@ -37,7 +37,8 @@
 // an exact Content-Length: the file is never held in memory, and a retry
 // resends it from the start. The request is never resent once it may have
 // reached the container (each one starts a job): only failures proving it
-// never left (refused dial, DNS) are retried; an answer cut off mid-body
+// never left (refused dial, DNS) or refused unread (429) are retried; an
+// answer cut off mid-body
 // is not either, and its error (matching ErrTruncatedResponse) says the
 // answer was lost. The JSON answers of the other endpoints (Authorize,
 // Status, CheckImage, RemoveImage) are retried when cut off mid-body,

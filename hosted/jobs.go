@@ -31,7 +31,10 @@ type JobRef struct {
 //
 // GET /pfc is not idempotent: if a 5xx answer is retried, the service may
 // have started the job twice. With cache enabled (the default) the second
-// job reuses the first one's result.
+// job reuses the first one's result. With WithCache(false) a second job
+// would be billed and send its own webhook, so the request is then resent
+// only when it provably never arrived (a refused connection, a 429), like
+// the background-removal container's SubmitImage.
 func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobRef, err error) {
 	defer exportTo(&err)
 	if opts == nil {
@@ -45,7 +48,8 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 		StatusEndpoint string `json:"statusEndpoint"`
 	}
 	// A webhook URL often carries a token; keep it out of errors and logs.
-	req := &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q}
+	req := &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q,
+		NoReplay: opts.Cache != nil && !*opts.Cache}
 	if opts.WebhookURL != "" {
 		req.Secrets = transport.URLSecrets(opts.WebhookURL)
 	}

@@ -35,6 +35,39 @@ func TestStartJobQuery(t *testing.T) {
 	assert.Contains(t, gotQuery, "fileKey=fk%201")
 }
 
+// A 5xx of GET /pfc is retried while the cache would make a second job
+// reuse the first one's result; with cache=false it would be a second
+// billed job, so only a 429 (refused unread) is retried.
+func TestStartJobRetriesFollowTheCache(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	tests := []struct {
+		name   string
+		cache  *bool
+		status int
+		sent   int
+	}{
+		{"default cache, 500", nil, 500, 3},
+		{"cache=true, 503", &yes, 503, 3},
+		{"cache=false, 500", &no, 500, 1},
+		{"cache=false, 429", &no, 429, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			expectAPI(t, mt, "GET", `=~/v2/pfc`, tt.status, map[string]any{"message": "busy"})
+			opts := NewCorrection().WithFileKey("k")
+			opts.Cache = tt.cache
+			_, err := c.StartJob(context.Background(), opts)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tt.status, apiErr.StatusCode)
+			assert.Equal(t, tt.sent, mt.GetTotalCallCount(), "requests sent")
+		})
+	}
+}
+
 func TestStartJobValidatesLocally(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)

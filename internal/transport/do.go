@@ -48,8 +48,9 @@ type Request struct {
 	// NoReplay marks a request that must not be sent twice once it may have
 	// reached the server (a multipart POST /SubmitImage, which creates a
 	// process): only failures proving that it never left (no connection
-	// obtained, dial refused or failed, DNS failure) are retried; no
-	// response status and no error after connecting is.
+	// obtained, dial refused or failed, DNS failure) or that it was refused
+	// unread (429 Too Many Requests) are retried; no other status and no
+	// error after connecting is.
 	NoReplay bool
 	// PermanentStatus, when set, reports statuses the service documents as
 	// final for this endpoint: they are never retried, even when the
@@ -399,7 +400,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 		if !retryableError(err) || (cl.noReplay && !neverSent(err)) {
 			return false, nil
 		}
-	} else if !retryableStatus(resp.StatusCode) || cl.noReplay ||
+	} else if !retryableStatus(resp.StatusCode) || (cl.noReplay && resp.StatusCode != http.StatusTooManyRequests) ||
 		(cl.permanent != nil && cl.permanent(resp.StatusCode)) || cl.permanentAnswer(resp) {
 		return false, nil
 	}

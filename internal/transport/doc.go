@@ -75,8 +75,9 @@
 // have reached the server (the background-removal container's multipart
 // POST /SubmitImage creates a process per request): it is retried only
 // after a failure that proves it never left (no connection was obtained,
-// the dial was refused or failed, the host did not resolve). No response
-// status is retried for it, not even 429 or 5xx, and no error after the
+// the dial was refused or failed, the host did not resolve) or that it was
+// refused unread (429 Too Many Requests). No other status is retried for
+// it, not even 408 or 5xx, and no error after the
 // connection was made (reset, EOF, response header timeout), nor a 2xx
 // answer cut off while its body was read: the call fails with an error
 // matching apierr.ErrTruncatedResponse that says the request may have been

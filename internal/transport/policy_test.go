@@ -14,11 +14,30 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
-// TestNoReplayByStatus: a NoReplay request that got any answer reached the
-// server, so no status is retried, the retryable ones included.
+// TestNoReplayByStatus: a NoReplay request that got an answer reached the
+// server, so no status is retried, the retryable ones included, except 429:
+// a rate limiter refused the request without acting on it.
 func TestNoReplayByStatus(t *testing.T) {
 	t.Parallel()
-	for _, status := range []int{408, 429, 500, 502, 503, 504, 400, 404, 422} {
+	t.Run("429", func(t *testing.T) {
+		t.Parallel()
+		cnt := &counter{}
+		srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if cnt.inc() == 1 {
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.WriteHeader(http.StatusCreated)
+		})
+		c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 3})
+		resp, err := c.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage",
+			Body: BytesBody([]byte("x"), "text/plain"), NoReplay: true})
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusCreated, resp.StatusCode)
+		assert.Equal(t, int64(2), cnt.get(), "requests sent")
+	})
+	for _, status := range []int{408, 500, 502, 503, 504, 400, 404, 422} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			t.Parallel()
 			cnt := &counter{}
