@@ -71,7 +71,9 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // WithResponseHeaderTimeout bounds how long each attempt waits for the
 // response headers (default 5 minutes; a negative d means no bound), so a
 // silent container cannot hang a call made without a context deadline. It
-// does not limit reading a response body. The final error of an attempt
+// counts from the end of the upload (during one it only ends an upload that
+// makes no progress for that long) and does not limit reading a response
+// body. The final error of an attempt
 // that runs out matches ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)

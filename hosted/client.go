@@ -72,7 +72,9 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // WithResponseHeaderTimeout bounds how long each attempt waits for the
 // response headers (default 5 minutes; a negative d means no bound), so a
 // silent server cannot hang a call made without a context deadline. It
-// does not limit reading a response body, so downloads of any size work.
+// counts from the end of the upload, and during an upload it only ends one
+// that makes no progress for that long, so uploads of any size work; nor
+// does it limit reading a response body, so downloads of any size work.
 // An attempt that runs out is retried like a connection error; the final
 // error matches ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {

@@ -68,8 +68,10 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // response headers (default 5 minutes; a negative d means no bound). The
 // container answers GET /pfc/{imageKey} only once the image is corrected,
 // so the bound must cover the slowest correction (large images on few CPU
-// cores): raise it rather than lower it. It does not limit reading a
-// response body, so downloads of any size work. An attempt that runs out
+// cores): raise it rather than lower it. It counts from the end of the
+// upload (during one it only ends an upload that makes no progress for that
+// long) and does not limit reading a response body, so uploads and
+// downloads of any size work. An attempt that runs out
 // is retried like a connection error; the final error matches
 // ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {

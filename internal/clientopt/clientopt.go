@@ -68,7 +68,8 @@ func WithMaxRetryAfter(d time.Duration) Option { return func(c *Config) { c.MaxR
 func WithUserAgent(product string) Option { return func(c *Config) { c.UserAgent = product } }
 
 // WithResponseHeaderTimeout bounds each attempt's wait for response headers
-// (0: the default, negative: none).
+// after its request is sent, and any stall of its upload (0: the default,
+// negative: none).
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return func(c *Config) { c.ResponseHeaderTimeout = d }
 }

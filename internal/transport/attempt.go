@@ -32,6 +32,19 @@ type attempt struct {
 	mu        sync.Mutex
 	saw102    bool
 	header102 http.Header
+
+	// The header watch's registration, renewed while the request body is
+	// being sent (see watchBody); wmu guards watch and headersIn.
+	wmu       sync.Mutex
+	watch     *watchEntry
+	headersIn bool // RoundTrip returned: nothing renews watch any more
+	// hasBody: the request has a body, read through a progressBody. start
+	// and renewedAt (nanoseconds since start, monotonic) throttle the
+	// renewals; bodySent is set once the whole request was written.
+	hasBody   bool
+	start     time.Time
+	renewedAt atomic.Int64
+	bodySent  atomic.Bool
 }
 
 func (a *attempt) processing() (http.Header, bool) {
@@ -79,8 +92,9 @@ var errFinal102 = errors.New("final 102 Processing")
 //
 //   - the Client's header watch (one timer for all its attempts, see
 //     headerWatch) bounds the wait for the response headers
-//     (ResponseHeaderTimeout); it stops once they arrive, so the body may
-//     take as long as it needs;
+//     (ResponseHeaderTimeout) from the end of the request (see watchBody:
+//     while the body is sent, it only ends a stalled upload); it stops
+//     once they arrive, so the response body may take as long as it needs;
 //   - an informational 102 Processing ends the attempt at once when the
 //     request set FinalProcessing, and also when the connection fails after
 //     one (a server that answers a final 102 and closes); either way the
@@ -105,16 +119,28 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		a.trace.GetConn = func(string) { a.getConn.Store(true) }
 		a.trace.GotConn = func(httptrace.GotConnInfo) { a.gotConn.Store(true) }
 	}
-	ctx = httptrace.WithClientTrace(ctx, &a.trace)
-	var watch *watchEntry
-	if w := cl.c.watch; w != nil {
-		watch = w.add(a.expire)
+	w := cl.c.watch
+	upload := w != nil && isUpload(r)
+	if upload {
+		a.trace.WroteRequest = a.wroteRequest
 	}
-	resp, err := rt.RoundTrip(r.WithContext(ctx))
+	ctx = httptrace.WithClientTrace(ctx, &a.trace)
+	r = r.WithContext(ctx) // the attempt's own shallow copy
+	if upload {
+		a.watchBody(r)
+	}
+	if w != nil {
+		a.watch = w.add(a.expire)
+	}
+	resp, err := rt.RoundTrip(r)
+	a.wmu.Lock()
+	a.headersIn = true
+	watch := a.watch
+	a.wmu.Unlock()
 	if watch != nil && !watch.stop() && err == nil {
 		// The timer fired as the headers arrived: the body is cut off.
 		drainAndClose(resp.Body)
-		resp, err = nil, &headerTimeoutError{d: cl.c.headerTimeout}
+		resp, err = nil, a.timeoutError()
 	}
 	if h, ok := a.processing(); ok && (cl.finalProcessing || err != nil) {
 		if resp != nil {
@@ -133,7 +159,7 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	if err != nil {
 		cancel()
 		if a.timedOut.Load() {
-			err = &headerTimeoutError{d: cl.c.headerTimeout}
+			err = a.timeoutError()
 		}
 		if a.getConn.Load() && !a.gotConn.Load() {
 			err = &notSentError{err: err}
@@ -148,11 +174,105 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	return resp, nil
 }
 
+// watchBody makes the header watch start its bound once the request is
+// sent, not when the attempt starts: an upload longer than
+// ResponseHeaderTimeout would otherwise be cut on every attempt. While the
+// transport reads the body (as it writes it) the registration is renewed at
+// most every sixteenth of the bound, so an upload that makes no progress
+// for the whole bound still ends; once the request is written
+// (wroteRequest) it is renewed one last time, and the wait for the headers
+// gets the full bound. r is the attempt's own shallow copy.
+func (a *attempt) watchBody(r *http.Request) {
+	a.start, a.hasBody = time.Now(), true
+	r.Body = &progressBody{ReadCloser: r.Body, a: a}
+	if getBody := r.GetBody; getBody != nil {
+		// The transport rewinds through GetBody when a reused connection
+		// failed before the request was written.
+		r.GetBody = func() (io.ReadCloser, error) {
+			b, err := getBody()
+			if err != nil || b == nil || b == http.NoBody {
+				return b, err
+			}
+			return &progressBody{ReadCloser: b, a: a}, nil
+		}
+	}
+}
+
+// smallBody is the largest request body sent without watchBody: the
+// socket buffers take it whole, so writing it cannot stall, and the
+// transport keeps its faster copy for it (progressBody hides io.WriterTo).
+const smallBody = 64 << 10
+
+// isUpload reports whether r's body is watched while it is sent: one of
+// unknown length or over smallBody. (A body of Content-Length 0 is probed
+// by the transport; it is left alone.)
+func isUpload(r *http.Request) bool {
+	return r.Body != nil && r.Body != http.NoBody && (r.ContentLength < 0 || r.ContentLength > smallBody)
+}
+
+// wroteRequest is the attempt's httptrace WroteRequest hook; a failed
+// write (the connection closed under a stalled upload) changes nothing.
+func (a *attempt) wroteRequest(info httptrace.WroteRequestInfo) {
+	if info.Err != nil {
+		return
+	}
+	a.bodySent.Store(true)
+	a.renew()
+}
+
+// progress is called after each read of the request body that returned
+// bytes; it renews the header watch when the last renewal is old enough.
+func (a *attempt) progress() {
+	now := int64(time.Since(a.start))
+	if now-a.renewedAt.Load() < int64(a.cl.c.headerTimeout/16) {
+		return
+	}
+	a.renewedAt.Store(now)
+	a.renew()
+}
+
+// renew restarts the attempt's header bound from now, unless the headers
+// are in or the bound has already expired (the attempt is being ended).
+func (a *attempt) renew() {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	if a.headersIn || a.watch == nil || !a.watch.stop() {
+		return
+	}
+	a.watch = a.cl.c.watch.add(a.expire)
+}
+
+// timeoutError is the error of an attempt whose header bound expired.
+func (a *attempt) timeoutError() error {
+	return &headerTimeoutError{d: a.cl.c.headerTimeout, stalled: a.hasBody && !a.bodySent.Load()}
+}
+
+// progressBody is a request body that reports its reads to the attempt.
+type progressBody struct {
+	io.ReadCloser
+	a *attempt
+}
+
+func (b *progressBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.a.progress()
+	}
+	return n, err
+}
+
 // headerTimeoutError is an attempt whose response headers did not arrive in
-// time. It is retried like any connection failure (unless NoReplay).
-type headerTimeoutError struct{ d time.Duration }
+// time, or whose request body made no progress for as long. It is retried
+// like any connection failure (unless NoReplay).
+type headerTimeoutError struct {
+	d       time.Duration
+	stalled bool // the body was still being sent
+}
 
 func (e *headerTimeoutError) Error() string {
+	if e.stalled {
+		return fmt.Sprintf("request body made no progress for %s (ResponseHeaderTimeout)", e.d)
+	}
 	return fmt.Sprintf("no response headers within %s (ResponseHeaderTimeout)", e.d)
 }
 func (e *headerTimeoutError) Unwrap() error { return apierr.ErrResponseHeaderTimeout }

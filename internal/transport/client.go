@@ -65,8 +65,10 @@ type Options struct {
 	// ResponseHeaderTimeout bounds how long each attempt (and each redirect
 	// hop) waits for the response headers once the request is sent: 0 means
 	// DefaultResponseHeaderTimeout (5 minutes), a negative value means no
-	// bound. It does not limit reading the body, so streamed downloads of
-	// any length work. The caller's http.Client and Transport are not
+	// bound. While the request body is sent it only ends an upload that
+	// makes no progress for that long, so uploads of any length work; it
+	// does not limit reading the response body, so streamed downloads of
+	// any length work either. The caller's http.Client and Transport are not
 	// modified: the bound is a per-attempt timer.
 	ResponseHeaderTimeout time.Duration
 	// Logger receives a Debug record per attempt and per response and a

@@ -115,10 +115,12 @@
 // Options.ResponseHeaderTimeout (default DefaultResponseHeaderTimeout, 5
 // minutes: the correction container answers its synchronous GET
 // /pfc/{imageKey} only once the image is corrected) for the response
-// headers once the request is on its way, so a silent server cannot hang a
-// call made without a context deadline. The timer stops when the headers
-// arrive: reading the body, a streamed download of any size, is not
-// limited. It is a timer of this package, not a setting of the caller's
+// headers once the request is written, so a silent server cannot hang a
+// call made without a context deadline. While the request body is sent
+// the timer restarts as the transport reads it, so it ends only an upload
+// that makes no progress for that long (the error says so): uploads of any
+// size work. The timer stops when the headers arrive: reading the body, a
+// streamed download of any size, is not limited. It is a timer of this package, not a setting of the caller's
 // http.Client or Transport, which are never modified. An attempt that
 // runs out fails with an error matching apierr.ErrResponseHeaderTimeout
 // (and net.Error with Timeout() true), retried like a connection failure
