@@ -338,35 +338,3 @@ func TestStatusRecorderSkipsInformational(t *testing.T) {
 	sr.WriteHeader(http.StatusOK)
 	assert.Equal(t, http.StatusCreated, sr.Status)
 }
-
-// TestBodyProgressTimeout: a body that stops arriving is cut off (the
-// handler's read fails with a timeout) although the server has no
-// ReadTimeout; a steady body is read whole.
-func TestBodyProgressTimeout(t *testing.T) {
-	t.Parallel()
-	results := make(chan error, 2)
-	srv := httptest.NewServer(BodyProgressTimeout(50*time.Millisecond, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, err := io.Copy(io.Discard, r.Body)
-		results <- err
-	})))
-	defer srv.Close()
-
-	resp, err := http.Post(srv.URL, "application/octet-stream", strings.NewReader(strings.Repeat("x", 1<<20)))
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.NoError(t, <-results)
-
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = io.WriteString(conn, "PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
-	require.NoError(t, err)
-	err = <-results
-	var ne net.Error
-	require.ErrorAs(t, err, &ne)
-	assert.True(t, ne.Timeout(), "%v", err)
-
-	// Disabled, it is the handler itself.
-	h := http.NotFoundHandler()
-	assert.NotNil(t, BodyProgressTimeout(0, h))
-}
