@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
@@ -56,7 +57,8 @@ type Config struct {
 	RootCAs *x509.CertPool
 	// Schedule lists the retry times measured from the first attempt, in
 	// increasing order; nil means DefaultSchedule. Its length is the
-	// number of retries.
+	// number of retries. An attempt that outlasts the gap to the next
+	// (AttemptTimeout longer than a gap) delays the later ones as much.
 	Schedule []time.Duration
 	// AttemptTimeout bounds each attempt; 0 means DefaultAttemptTimeout.
 	AttemptTimeout time.Duration
@@ -137,7 +139,7 @@ func New(cfg Config) (*Sender, error) {
 // Send starts delivering d: the first attempt now (on a tracked
 // goroutine), then retries by the schedule until one is answered 2xx.
 func (s *Sender) Send(d Delivery) {
-	st := &state{Delivery: d}
+	st := &d
 	now := s.cfg.Tracker.Clock().Now()
 	s.cfg.Tracker.Go(func() { s.attempt(st, 0, now) })
 }
@@ -156,29 +158,42 @@ func (s *Sender) CloseIdleConnections() {
 	}
 }
 
-type state struct {
-	Delivery
-	first time.Time
-}
-
 // attempt sends attempt n+1. now is the clock reading when the attempt
 // became due, taken by the caller: with a fake clock the attempt's
 // goroutine may run after the clock has moved on.
-func (s *Sender) attempt(st *state, n int, now time.Time) {
+//
+// The next attempt's gap is counted on the clock's own timer, started
+// when this attempt became due, never as a difference of Now readings:
+// a scaled clock's Now is the wall clock, so a due time computed from it
+// would be scaled twice. An attempt that outlasts its gap is followed at
+// once, and the later gaps count from then.
+func (s *Sender) attempt(d *Delivery, n int, now time.Time) {
 	clk := s.cfg.Tracker.Clock()
-	if n == 0 {
-		st.first = now
-	}
-	a := Attempt{EventID: st.EventID, Number: n + 1, At: now}
-	if u, err := url.Parse(st.URL); err != nil || u.Scheme != "https" || u.Host == "" {
+	a := Attempt{EventID: d.EventID, Number: n + 1, At: now}
+	if u, err := url.Parse(d.URL); err != nil || u.Scheme != "https" || u.Host == "" {
 		a.Err, a.Final = ErrNotHTTPS, true
 		s.report(a)
 		return
 	}
 
+	var next *retryGate
+	if n < len(s.cfg.Schedule) {
+		gap := s.cfg.Schedule[n]
+		if n > 0 {
+			gap -= s.cfg.Schedule[n-1]
+		}
+		next = &retryGate{}
+		next.timer = s.cfg.Tracker.AfterFunc(gap, func() {
+			if next.arrive() {
+				at := clk.Now()
+				s.cfg.Tracker.Go(func() { s.attempt(d, n+1, at) })
+			}
+		})
+	}
+
 	ctx, cancel := context.WithCancel(s.ctx)
 	timeout := clk.AfterFunc(s.cfg.AttemptTimeout, cancel)
-	a.StatusCode, a.Err = s.post(ctx, st, now)
+	a.StatusCode, a.Err = s.post(ctx, d, now)
 	timeout.Stop()
 	timedOut := ctx.Err() != nil && s.ctx.Err() == nil
 	cancel()
@@ -186,32 +201,43 @@ func (s *Sender) attempt(st *state, n int, now time.Time) {
 		a.Err = fmt.Errorf("webhooksend: attempt timed out after %v: %w", s.cfg.AttemptTimeout, a.Err)
 	}
 	a.Delivered = a.Err == nil && a.StatusCode >= 200 && a.StatusCode < 300
-	a.Final = a.Delivered || n >= len(s.cfg.Schedule) || s.ctx.Err() != nil
+	a.Final = a.Delivered || next == nil || s.ctx.Err() != nil
 	s.report(a)
 	if a.Final {
+		if next != nil {
+			next.timer.Stop()
+		}
 		return
 	}
-	due := st.first.Add(s.cfg.Schedule[n])
-	if wait := due.Sub(clk.Now()); wait > 0 {
-		// The attempt runs on its own goroutine, not inside the timer
-		// callback: with a fake clock the callback runs inside Advance,
-		// and an attempt that blocks must not block the clock.
-		s.cfg.Tracker.AfterFunc(wait, func() {
-			at := clk.Now()
-			s.cfg.Tracker.Go(func() { s.attempt(st, n+1, at) })
-		})
-		return
+	if next.arrive() { // overdue: this attempt outlasted the gap
+		at := clk.Now()
+		s.cfg.Tracker.Go(func() { s.attempt(d, n+1, at) })
 	}
-	at := clk.Now() // overdue: the previous attempt outlasted the gap
-	s.cfg.Tracker.Go(func() { s.attempt(st, n+1, at) })
 }
 
-func (s *Sender) post(ctx context.Context, st *state, now time.Time) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, st.URL, bytes.NewReader(st.Body))
+// retryGate starts the next attempt once both the gap has passed (its
+// timer fired) and the current attempt has failed, whichever is later.
+type retryGate struct {
+	timer   *activity.Timer
+	mu      sync.Mutex
+	arrived int
+}
+
+// arrive records one of the two events and reports whether it was the
+// second.
+func (g *retryGate) arrive() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.arrived++
+	return g.arrived == 2
+}
+
+func (s *Sender) post(ctx context.Context, d *Delivery, now time.Time) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
 		return 0, fmt.Errorf("webhooksend: %w", err)
 	}
-	for k, v := range s.cfg.Sign(st.Secret, st.EventID, now, st.Body) {
+	for k, v := range s.cfg.Sign(d.Secret, d.EventID, now, d.Body) {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -222,7 +248,7 @@ func (s *Sender) post(ctx context.Context, st *state, now time.Time) (int, error
 		// secret token; the error goes to the logs.
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			err = fmt.Errorf("webhooksend: POST %s: %w", redactURL(st.URL), ue.Err)
+			err = fmt.Errorf("webhooksend: POST %s: %w", redactURL(d.URL), ue.Err)
 		}
 		return 0, err
 	}

@@ -78,8 +78,15 @@ type fixture struct {
 
 func newFixture(t *testing.T, handler http.Handler, rc *receiver) *fixture {
 	t.Helper()
-	f := &fixture{clk: clock.NewFake(t0), rc: rc}
-	f.tracker = activity.New(f.clk)
+	fake := clock.NewFake(t0)
+	return newFixtureOn(t, fake, fake, handler, rc)
+}
+
+// newFixtureOn runs the sender on clk, whose timers are fake's.
+func newFixtureOn(t *testing.T, clk clock.Clock, fake *clock.Fake, handler http.Handler, rc *receiver) *fixture {
+	t.Helper()
+	f := &fixture{clk: fake, rc: rc}
+	f.tracker = activity.New(clk)
 	f.srv = httptest.NewTLSServer(handler)
 	s, err := webhooksend.New(webhooksend.Config{
 		Tracker: f.tracker,
@@ -177,6 +184,39 @@ func TestFullRetryScheduleThenGiveUp(t *testing.T) {
 		assert.Equal(t, i == 8, at.Final)
 	}
 	assert.Equal(t, 0, f.clk.Pending())
+}
+
+// scaledNow models clock.Scaled at a small factor: its timers run (on
+// the fake clock here) while its Now, the wall clock, hardly moves.
+type scaledNow struct{ *clock.Fake }
+
+func (scaledNow) Now() time.Time { return t0 }
+
+// TestRetryGapsOnAScaledClock: the retries keep the schedule's gaps on a
+// clock whose Now does not move with its timers (-time-scale). Due times
+// computed from Now made every wait the whole offset from the first
+// attempt: 1, 3, 6, 11... minutes apart instead of 1, 2, 3, 5...
+func TestRetryGapsOnAScaledClock(t *testing.T) {
+	t.Parallel()
+	rc := &receiver{status: func(int) int { return http.StatusInternalServerError }}
+	fake := clock.NewFake(t0)
+	f := newFixtureOn(t, scaledNow{fake}, fake, rc, rc)
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL, Secret: []byte("key"), EventID: "evt_x", Body: []byte(`{}`)})
+	f.idle(t)
+
+	offsets := []time.Duration{0}
+	for rc.count() < 9 {
+		next, ok := fake.NextDeadline()
+		require.True(t, ok, "a retry is pending after %d attempts", rc.count())
+		before := rc.count()
+		fake.AdvanceTo(next)
+		f.idle(t)
+		if rc.count() > before {
+			offsets = append(offsets, fake.Now().Sub(t0))
+		}
+	}
+	assert.Equal(t, append([]time.Duration{0}, webhooksend.DefaultSchedule...), offsets)
+	assert.Equal(t, 0, fake.Pending(), "no retry after the last")
 }
 
 func TestRetryStopsOnSuccess(t *testing.T) {
