@@ -23,6 +23,19 @@ type Timer interface {
 	Stop() bool
 }
 
+// Since returns how much time has passed on c since t, an earlier
+// reading of c.Now: the duration to compare with those given to
+// AfterFunc (a retention period, a TTL). On most clocks it is
+// c.Now().Sub(t); a clock whose Now is not the time its timers keep
+// (Scaled) says so with a method Since(time.Time) time.Duration, which is
+// used instead.
+func Since(c Clock, t time.Time) time.Duration {
+	if s, ok := c.(interface{ Since(time.Time) time.Duration }); ok {
+		return s.Since(t)
+	}
+	return c.Now().Sub(t)
+}
+
 // Real returns the wall clock.
 func Real() Clock { return realClock{} }
 
@@ -68,6 +81,19 @@ func (s *Scaled) Scale(d time.Duration) time.Duration {
 	v := float64(d) * s.factor
 	if v >= math.MaxInt64 {
 		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(v)
+}
+
+// Since returns the wall time passed since t (a Now reading) divided by
+// Factor, saturating: the time that has passed on the clock's timers.
+func (s *Scaled) Since(t time.Time) time.Duration {
+	v := float64(time.Since(t)) / s.factor
+	switch {
+	case v >= math.MaxInt64:
+		return time.Duration(math.MaxInt64)
+	case v <= math.MinInt64:
+		return time.Duration(math.MinInt64)
 	}
 	return time.Duration(v)
 }

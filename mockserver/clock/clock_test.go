@@ -173,4 +173,20 @@ func TestScaled(t *testing.T) {
 	tm := s.AfterFunc(time.Hour*1000000, func() {})
 	assert.True(t, tm.Stop())
 	assert.False(t, s.Now().IsZero())
+
+	// A second of wall time is a thousand seconds on the clock's timers.
+	assert.GreaterOrEqual(t, clock.Since(s, time.Now().Add(-time.Second)), 1000*time.Second)
+	assert.Equal(t, time.Duration(1<<63-1), clock.Since(s, time.Time{}))
+	tiny, err := clock.NewScaled(1e-300)
+	require.NoError(t, err)
+	assert.Equal(t, time.Duration(-1<<63), clock.Since(tiny, time.Now().Add(time.Hour)))
+}
+
+func TestSinceOnClocksWithoutTheirOwn(t *testing.T) {
+	t.Parallel()
+	f := clock.NewFake(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
+	start := f.Now()
+	f.Advance(90 * time.Second)
+	assert.Equal(t, 90*time.Second, clock.Since(f, start))
+	assert.GreaterOrEqual(t, clock.Since(clock.Real(), time.Now().Add(-time.Second)), time.Second)
 }

@@ -10,7 +10,8 @@
 //     is multiplied by a factor. The binary's -time-scale flag uses it: with
 //     0.001 a 48-minute webhook retry schedule runs in 2.88 s. Now is not
 //     scaled, so timestamps (job records, webhook-timestamp) stay close to
-//     the receiver's clock and pass its tolerance check.
+//     the receiver's clock and pass its tolerance check. Measure an age
+//     to compare with a scaled duration with Since, not Now().Sub.
 //   - Fake: a manual clock for tests. Time moves only when Advance is
 //     called; Advance runs every timer that falls due, in deadline order
 //     (ties in creation order), on the caller's goroutine, with Now reading

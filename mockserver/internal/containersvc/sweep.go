@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
 )
 
 // touch records the age of dir/name on the clock: always when reset (a new
@@ -31,7 +33,8 @@ func (s *Service) sweepTick() {
 // (PFC_IMG_CACHE_TTL) and returns their dir-relative names ("input/x").
 // It runs every SweepInterval on the clock; tests may call it directly.
 //
-// Ages are measured on the service's clock: from the upload, the
+// Ages are measured on the service's clock (clock.Since: on a scaled
+// clock the TTL is scaled like every other duration): from the upload, the
 // correction that wrote an output, or, for a file the service did not
 // write (direct file mode, files left from an earlier run), from the first
 // time the service saw it (a correction or a sweep). Hidden files (the
@@ -60,7 +63,8 @@ func (s *Service) Sweep() []string {
 			}
 			s.mu.Unlock()
 			live[k] = true
-			if now.Sub(first) < s.cfg.ImageTTL {
+			age := clock.Since(s.clock, first)
+			if age < s.cfg.ImageTTL {
 				continue
 			}
 			if err := s.remove(filepath.Join(s.mounts.Root, dir, e.Name())); err != nil && !os.IsNotExist(err) {
@@ -69,7 +73,7 @@ func (s *Service) Sweep() []string {
 			}
 			delete(live, k)
 			deleted = append(deleted, k)
-			s.logID(slog.LevelDebug, MsgCleanedUp, "file", k, "age", now.Sub(first).Round(time.Second).String())
+			s.logID(slog.LevelDebug, MsgCleanedUp, "file", k, "age", age.Round(time.Second).String())
 		}
 	}
 	// Forget the files that are gone.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
 )
 
 func TestSweepDeletesFilesPastTTLOnTheClock(t *testing.T) {
@@ -38,6 +40,21 @@ func TestSweepDeletesFilesPastTTLOnTheClock(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(m.Input, "direct.jpg"))
 	assert.NotNil(t, f.logs.find(t, MsgCleanedUp))
 	assert.Equal(t, 1, f.clock.Pending(), "the sweep keeps rescheduling itself")
+}
+
+// TestSweepScalesTheTTL: with -time-scale the TTL is a scaled duration
+// like the sweep interval, so ages are measured with clock.Since; they were
+// wall time, and a file lived a thousand times too long at 0.001.
+func TestSweepScalesTheTTL(t *testing.T) {
+	t.Parallel()
+	scaled, err := clock.NewScaled(1e-4) // a minute of TTL is 6 ms of wall time
+	require.NoError(t, err)
+	f := newFixture(t, func(c *Config) { c.ImageTTL, c.Clock = time.Minute, scaled })
+	f.placeInput(t, "direct.jpg", []byte("x"))
+	f.svc.Sweep()                     // first seen now, unless a scheduled sweep saw it first
+	time.Sleep(10 * time.Millisecond) // at least 100 s on the clock
+	f.svc.Sweep()
+	assert.NoFileExists(t, filepath.Join(f.svc.Mounts().Input, "direct.jpg"))
 }
 
 func TestSweepLogsFilesItCannotDelete(t *testing.T) {
