@@ -42,7 +42,8 @@ type job struct {
 	startedAt  time.Time
 	finishedAt time.Time
 
-	delay *activity.Timer // the ProcessingDelay, once the engine returned
+	delay   *activity.Timer // the ProcessingDelay, once the engine returned
+	pending string          // the result PNG (a temporary file) waiting out the delay
 }
 
 // Upload is a received file part waiting for Submit, which takes it over.
@@ -315,11 +316,20 @@ func (s *Service) Remove(id string) (*RemoveResponse, *httpx.Error) {
 	if j.qjob != nil {
 		j.qjob.Cancel() // a queued job never runs; a running engine is cancelled
 	}
-	j.delay.Stop()
+	var pending string
+	if j.delay.Stop() { // its callback will not run to store or discard it
+		pending = j.pending
+	}
+	j.pending = ""
 	blobs := []string{j.input, j.result}
 	s.mu.Unlock()
 
 	n := 0
+	if pending != "" {
+		if err := os.Remove(pending); err == nil {
+			n++
+		}
+	}
 	for _, b := range blobs {
 		if b == "" {
 			continue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -134,6 +135,39 @@ func TestJobLifecycle(t *testing.T) {
 	_, e = s.Remove(r.ProcessID)
 	requireErr(t, e, 404, httpx.CodeNotFound, ParamProcessID)
 	assert.Zero(t, fileCount(t, s.cfg.DataDir))
+}
+
+// TestRemoveDuringTheDelayDeletesTheResult: a job whose engine has
+// returned but whose ProcessingDelay runs already has its result on disk;
+// removing it deletes that file too (it stayed in the store's temporary
+// directory, and files_deleted said 1).
+func TestRemoveDuringTheDelayDeletesTheResult(t *testing.T) {
+	t.Parallel()
+	s, fc := newService(t, func(c *Config) { c.ProcessingDelay = time.Minute })
+	r := submit(t, s, subjectPNG(t, 64, 48), SubmitRequest{FileName: "a.png"})
+	waitIdle(t, s)
+	require.Equal(t, 1, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")), "the result waits out the delay")
+
+	rm, e := s.Remove(r.ProcessID)
+	require.Nil(t, e)
+	assert.Equal(t, 2, rm.FilesDeleted, "input and pending result")
+	assert.Equal(t, StatusProcessing, rm.PreviousStatus)
+	fc.Advance(time.Minute)
+	waitIdle(t, s)
+	assert.Zero(t, fileCount(t, s.cfg.DataDir))
+	assert.Zero(t, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")))
+}
+
+// TestCloseDiscardsResultsInTheDelay: Close stops the delays, so the
+// results they would have stored are discarded, not left behind.
+func TestCloseDiscardsResultsInTheDelay(t *testing.T) {
+	t.Parallel()
+	s, _ := newService(t, func(c *Config) { c.ProcessingDelay = time.Minute })
+	submit(t, s, subjectPNG(t, 64, 48), SubmitRequest{FileName: "a.png"})
+	waitIdle(t, s)
+	require.Equal(t, 1, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")))
+	s.Close()
+	assert.Zero(t, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")))
 }
 
 // TestQueueAndRemoval: with the one worker held by a running engine,

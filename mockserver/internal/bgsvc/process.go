@@ -38,9 +38,12 @@ func (s *Service) run(ctx context.Context, j *job) {
 		finish()
 		return
 	}
+	// Remove and Close stop the timer and discard j.pending themselves.
+	j.pending = tmp
 	j.delay = s.tracker.AfterFunc(s.cfg.ProcessingDelay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		j.pending = ""
 		if s.jobs[j.id] != j {
 			discard(tmp)
 			return
@@ -48,6 +51,7 @@ func (s *Service) run(ctx context.Context, j *job) {
 		finish()
 	})
 	if j.delay == nil { // closing
+		j.pending = ""
 		discard(tmp)
 	}
 }

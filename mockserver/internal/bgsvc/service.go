@@ -64,12 +64,20 @@ func New(cfg Config) (*Service, error) {
 
 // Close cancels running engines, drops queued jobs, stops every timer and
 // waits for all of it. Files stay in the data directory (its owner removes
-// it). Close is idempotent.
+// it), except the results still waiting out their ProcessingDelay, which
+// were never stored. Close is idempotent.
 func (s *Service) Close() {
 	s.closeOnce.Do(func() {
 		s.cancel()
 		s.queue.Close() // cancels the running jobs, drops the queued ones, waits
 		s.tracker.Close()
+		// The stopped delays will not store their results: discard them.
+		s.mu.Lock()
+		for _, j := range s.jobs {
+			discard(j.pending)
+			j.pending = ""
+		}
+		s.mu.Unlock()
 	})
 }
 
