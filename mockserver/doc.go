@@ -58,17 +58,19 @@
 // # Memory
 //
 // Correcting an image costs about 9 bytes a pixel (a 14000×14000 PNG
-// costs ~1.7 GB). Jobs are admitted against a pixel budget
-// (HostedOptions.PixelBudget, the binary's -pixel-budget; default
+// costs ~1.7 GB). Jobs are admitted against a pixel budget of each
+// backend (HostedOptions.PixelBudget, and the same field of the container
+// mocks' options; the binary's -pixel-budget sets all three; default
 // DefaultPixelBudget, 200 megapixels, which fits 2 GB): a job whose image
 // would take the images being processed past it waits PENDING in the
 // queue, in order, and an image larger than the whole budget is processed
 // alone. A job counts the pixels of its image, plus those of the resized
 // image when it resizes (a small image upscaled to 14000×14000 costs what
 // a large one does), plus those of its background image. Workers (default
-// GOMAXPROCS) bounds the jobs processed at once. (The engine's live heap is about 6 bytes a pixel; the rest of the 9 is
-// the collector's headroom. A test checks that two queued 9 MP images under
-// a 9.5 MP budget peak at about 52 MB of heap, within 9.5 MP × 9 B.)
+// GOMAXPROCS; 4 in the correction container) bounds the jobs processed at
+// once. (The engine's live heap is about 6 bytes a pixel; the rest of the
+// 9 is the collector's headroom. A test checks that two queued 9 MP images
+// under a 9.5 MP budget peak at about 52 MB of heap, within 9.5 MP × 9 B.)
 //
 // # Routes
 //

@@ -73,6 +73,11 @@ type PFCContainerOptions struct {
 	MaxUploadBytes int64
 	// Workers bounds the corrections run at once; 0 means 4.
 	Workers int
+	// PixelBudget bounds the summed pixels of the images corrected at
+	// once (memory: about 9 bytes a pixel); 0 means DefaultPixelBudget.
+	// A correction that would exceed it waits, first come first served;
+	// an image larger than the whole budget is corrected alone.
+	PixelBudget int64
 	// Faults injects failures into the answers (see ParseFaults and the
 	// package documentation's "Fault injection"); nil injects none. Each
 	// injected fault is one line of the JSON log (LogWriter) at warning,
@@ -121,11 +126,16 @@ func NewPFCContainer(opts PFCContainerOptions) (*PFCContainer, error) {
 			return fail(err)
 		}
 	}
+	budget := opts.PixelBudget
+	if budget == 0 {
+		budget = DefaultPixelBudget
+	}
 	svc, err := containersvc.New(containersvc.Config{
 		Root: root, SiteURL: opts.SiteURL, LogLevel: opts.LogLevel, ImageTTL: opts.ImageTTL,
 		AVX: opts.AVX, UseFastFAE: opts.UseFastFAE, SkipMode: opts.SkipMode, SkipEXIFSoftware: opts.SkipEXIFSoftware,
 		PreserveInputFileName: opts.PreserveInputFileName, EnableComposite: opts.EnableComposite, UseAIServer: opts.UseAIServer,
 		LogWriter: opts.LogWriter, Clock: opts.Clock, MaxUploadBytes: opts.MaxUploadBytes, Workers: opts.Workers,
+		PixelBudget: budget,
 	})
 	if err != nil {
 		return fail(err)

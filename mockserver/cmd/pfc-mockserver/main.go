@@ -213,7 +213,7 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 			_, statErr := os.Lstat(o.Root)
 			removeRoot = errors.Is(statErr, fs.ErrNotExist)
 		}
-		o.Clock, o.LogWriter, o.Faults = e.clock, e.stderr, e.faults
+		o.Clock, o.LogWriter, o.Faults, o.PixelBudget = e.clock, e.stderr, e.faults, e.pixelBudget
 		c, err := mockserver.NewPFCContainer(o)
 		if err != nil {
 			if removeRoot {

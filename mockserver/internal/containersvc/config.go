@@ -103,6 +103,11 @@ type Config struct {
 	// Workers bounds the corrections run at once (the engine holds whole
 	// images in memory); 0 means 4.
 	Workers int
+	// PixelBudget bounds the summed pixels of the images corrected at
+	// once (about 9 bytes of memory a pixel); 0 means none, only Workers.
+	// A correction that does not fit waits its turn, first come first
+	// served; an image larger than the whole budget is corrected alone.
+	PixelBudget int64
 
 	// logLevel is the resolved level; badLogLevel the value that fell back.
 	logLevel    slog.Level
@@ -262,6 +267,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Workers < 0 {
 		problems = append(problems, fmt.Sprintf("Workers: must not be negative, got %d", c.Workers))
+	}
+	if c.PixelBudget < 0 {
+		problems = append(problems, fmt.Sprintf("PixelBudget: must not be negative, got %d", c.PixelBudget))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(problems, "; "))

@@ -18,6 +18,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
 )
 
 // BeautifyMaxAspect: above this aspect ratio the correction is not applied
@@ -86,15 +87,42 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 		return nil, herr
 	}
 
-	select {
-	case s.sem <- struct{}{}:
-		defer func() { <-s.sem }()
-	case <-ctx.Done():
-		return nil, httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the request ended while waiting for the engine")
-	case <-s.ctx.Done():
-		return nil, httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the server is shutting down")
+	// The correction waits its turn in the queue (Workers, PixelBudget),
+	// costed by the image's header; what is no JPEG or PNG costs nothing
+	// and fails in the engine.
+	w, h := imageio.HeaderSize(inPath)
+	var (
+		res    *Correction
+		runErr *httpx.Error
+	)
+	qj, err := s.queue.Submit(int64(w)*int64(h), func(context.Context) {
+		// run watches ctx and s.ctx itself; the queue's own context ends
+		// only with them (Cancel below, Close after s.cancel).
+		res, runErr = s.run(ctx, key, inPath, req, ereq)
+	})
+	if err != nil {
+		return nil, errShuttingDown()
 	}
-	return s.run(ctx, key, inPath, req, ereq)
+	select {
+	case <-qj.Done():
+	case <-ctx.Done():
+	case <-s.ctx.Done():
+	}
+	qj.Cancel() // out of the queue if still there; a run sees ctx or s.ctx ended
+	<-qj.Done()
+	switch {
+	case qj.State() == jobqueue.Cancelled && s.ctx.Err() != nil:
+		return nil, errShuttingDown()
+	case qj.State() == jobqueue.Cancelled:
+		return nil, httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the request ended while waiting for the engine")
+	case res == nil && runErr == nil: // run panicked (the queue logged the panic)
+		return nil, httpx.Internal(s.log, errors.New("the correction ended without a result"))
+	}
+	return res, runErr
+}
+
+func errShuttingDown() *httpx.Error {
+	return httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the server is shutting down")
 }
 
 // engineRequest resolves the preset and colour space of req.

@@ -13,6 +13,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
 )
 
 // Routes of the container.
@@ -34,7 +35,7 @@ type Service struct {
 	log    *slog.Logger
 	clock  clock.Clock
 	engine *engine.Engine
-	sem    chan struct{}
+	queue  *jobqueue.Queue // admits corrections by Workers and PixelBudget
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 
@@ -67,10 +68,15 @@ func New(cfg Config) (*Service, error) {
 			return nil, err
 		}
 	}
+	log := newLogger(cfg.LogWriter, cfg.logLevel, cfg.Clock.Now)
+	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, PixelBudget: cfg.PixelBudget, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		cfg: cfg, mounts: mounts, log: newLogger(cfg.LogWriter, cfg.logLevel, cfg.Clock.Now), clock: cfg.Clock, engine: eng,
-		sem: make(chan struct{}, cfg.Workers), ctx: ctx, cancel: cancel,
+		cfg: cfg, mounts: mounts, log: log, clock: cfg.Clock, engine: eng,
+		queue: queue, ctx: ctx, cancel: cancel,
 		remove: os.Remove, rename: os.Rename, seen: map[string]time.Time{}, act: activity.New(cfg.Clock),
 	}
 	if cfg.badLogLevel != "" {
@@ -87,6 +93,7 @@ func New(cfg Config) (*Service, error) {
 // Idempotent.
 func (s *Service) Close() {
 	s.cancel()
+	s.queue.Close()
 	s.act.Close()
 }
 

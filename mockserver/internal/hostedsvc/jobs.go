@@ -11,6 +11,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
@@ -253,13 +254,13 @@ func (s *Service) removeInputs(j *job) {
 func (s *Service) jobCost(j *job) int64 {
 	var cost int64
 	if p, err := s.store.Path(j.input); err == nil {
-		if w, h := imageSize(p); w > 0 {
+		if w, h := imageio.HeaderSize(p); w > 0 {
 			cost += resizeCost(w, h, j.spec)
 		}
 	}
 	if j.bgInput != "" {
 		if p, err := s.store.Path(j.bgInput); err == nil {
-			w, h := imageSize(p)
+			w, h := imageio.HeaderSize(p)
 			cost += int64(w) * int64(h)
 		}
 	}

@@ -197,33 +197,6 @@ func rejectText(err error) string {
 	return err.Error()
 }
 
-// imageSize returns the size of the JPEG or PNG at path, from its header;
-// 0, 0 when it is not one or the header does not parse.
-func imageSize(path string) (int, int) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0
-	}
-	defer f.Close()
-	head := make([]byte, 16)
-	n, _ := f.ReadAt(head, 0)
-	format, ok := imageio.Sniff(head[:n])
-	if !ok {
-		return 0, 0
-	}
-	var cfg image.Config
-	r := bufio.NewReader(f)
-	if format == imageio.FormatJPEG {
-		cfg, err = jpeg.DecodeConfig(r)
-	} else {
-		cfg, err = png.DecodeConfig(r)
-	}
-	if err != nil {
-		return 0, 0
-	}
-	return cfg.Width, cfg.Height
-}
-
 func isImageFile(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {

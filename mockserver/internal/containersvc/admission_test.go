@@ -1,0 +1,106 @@
+package containersvc
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+)
+
+// holdBudget occupies the whole pixel budget with a job of the service's
+// own queue until the returned release is called.
+func holdBudget(t *testing.T, f *fixture, pixels int64) (release func()) {
+	t.Helper()
+	hold := make(chan struct{})
+	started := make(chan struct{})
+	_, err := f.svc.queue.Submit(pixels, func(context.Context) {
+		close(started)
+		<-hold
+	})
+	require.NoError(t, err)
+	<-started
+	var once bool
+	return func() {
+		if !once {
+			once = true
+			close(hold)
+		}
+	}
+}
+
+// queuedSoon waits until n corrections wait in the queue.
+func queuedSoon(t *testing.T, f *fixture, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return f.svc.queue.Stats().Queued == n },
+		10*time.Second, time.Millisecond, "a correction waits for the budget")
+}
+
+// TestCorrectionsWaitForThePixelBudget: a correction whose image does not
+// fit in what the running ones leave of PixelBudget waits its turn, then
+// runs (-pixel-budget reached the correction container too).
+func TestCorrectionsWaitForThePixelBudget(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.PixelBudget, c.Workers = 64*48, 4 })
+	up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(jpegBytes(t, 64, 48)))
+	require.Nil(t, herr)
+	release := holdBudget(t, f, 1) // one pixel in use: 64×48 more does not fit
+	defer release()
+
+	done := make(chan *httpx.Error, 1)
+	go func() {
+		_, herr := f.svc.Correct(context.Background(), up.ImageKey, nil)
+		done <- herr
+	}()
+	queuedSoon(t, f, 1)
+	release()
+	assert.Nil(t, <-done)
+	assert.Zero(t, f.svc.queue.Stats().Queued)
+}
+
+// TestCorrectionWaitingForTheBudgetEnds: a waiting correction ends with a
+// 503 when its request does, or when the service closes, and leaves the
+// queue.
+func TestCorrectionWaitingForTheBudgetEnds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		end    func(f *fixture, cancel context.CancelFunc)
+		detail string
+	}{
+		{"request ends", func(_ *fixture, cancel context.CancelFunc) { cancel() }, "the request ended while waiting for the engine"},
+		// Close waits for the held job, like any running one: it returns
+		// once release is called below.
+		{"service closes", func(f *fixture, _ context.CancelFunc) { go f.svc.Close() }, "the server is shutting down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, func(c *Config) { c.PixelBudget = 100 })
+			up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(jpegBytes(t, 64, 48)))
+			require.Nil(t, herr)
+			release := holdBudget(t, f, 100)
+			defer release()
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan *httpx.Error, 1)
+			go func() {
+				_, herr := f.svc.Correct(ctx, up.ImageKey, nil)
+				done <- herr
+			}()
+			queuedSoon(t, f, 1)
+			tc.end(f, cancel)
+			herr = <-done
+			release()
+			require.NotNil(t, herr)
+			assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
+			assert.Equal(t, tc.detail, herr.Message)
+			assert.Zero(t, f.svc.queue.Stats().Queued)
+		})
+	}
+}
