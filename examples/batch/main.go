@@ -91,7 +91,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.StringVar(&cfg.in, "in", "", "folder of photos (default: ./batch-in with generated samples)")
 	fs.StringVar(&cfg.out, "out", "", "folder for the results and the manifest .pfc-bulk.jsonl (default: ./batch-out/<api>)")
 	fs.StringVar(&cfg.url, "url", "", "base URL of a real service (default: the in-process mock)")
-	fs.StringVar(&cfg.apiKey, "api-key", os.Getenv("PFC_API_KEY"), "hosted API key (default $PFC_API_KEY); with -api bg, the licence key")
+	// Keys default to "" and are read from the environment after Parse:
+	// a flag's default is printed by -h.
+	fs.StringVar(&cfg.apiKey, "api-key", "", "hosted API key (default $PFC_API_KEY); with -api bg, the licence key")
 	fs.BoolVar(&cfg.direct, "direct", false, "container: direct file mode (needs -input and -output with -url)")
 	fs.StringVar(&cfg.input, "input", "", "container direct mode: host directory mounted as /input")
 	fs.StringVar(&cfg.output, "output", "", "container direct mode: host directory mounted as /output")
@@ -100,6 +102,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.IntVar(&cfg.samples, "samples", 12, "how many sample photos to generate when -in is not given")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
+	}
+	if !flagSet(fs, "api-key") {
+		cfg.apiKey = os.Getenv("PFC_API_KEY")
 	}
 	batch, ok := apis[cfg.api]
 	if !ok {
@@ -158,6 +163,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// flagSet reports whether the command line set the flag name (to any
+// value, "" included).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // apis maps -api to its bulk run.

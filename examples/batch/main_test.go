@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"path/filepath"
 	"testing"
 
@@ -28,6 +29,28 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUsageHidesTheKey: -h prints the flags without the key from the
+// environment (a flag's default would be printed).
+func TestUsageHidesTheKey(t *testing.T) {
+	const secret = "hosted-key-secret-5b1e"
+	t.Setenv("PFC_API_KEY", secret)
+	var stdout, stderr bytes.Buffer
+	code, err := run(context.Background(), []string{"-h"}, &stdout, &stderr)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr.String(), "-api-key")
+	assert.NotContains(t, stderr.String()+stdout.String(), secret)
+
+	// The key still comes from the environment: with -url the run gets
+	// past the key check (an error) to the bulk run of an empty folder,
+	// cancelled in case it would send anything.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = run(ctx, []string{"-url", "http://127.0.0.1:1/v2", "-in", t.TempDir(), "-out", t.TempDir()}, &stdout, &stderr)
+	require.NoError(t, err)
+	assert.NotContains(t, stderr.String()+stdout.String(), secret)
 }
 
 func TestRunBadFlags(t *testing.T) {

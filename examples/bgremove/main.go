@@ -47,7 +47,7 @@ func main() {
 	log.SetFlags(0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		log.Fatalf("bgremove: %v", err)
 	}
 }
@@ -59,11 +59,15 @@ type config struct {
 	timeout                  time.Duration
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer) error {
-	cfg := config{key: os.Getenv("PFC_BG_LICENSE_KEY")}
+// run is the command; the usage and flag errors go to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg config
 	fs := flag.NewFlagSet("bgremove", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.url, "url", "", "base URL of a running background-removal container (default: the in-process mock)")
-	fs.StringVar(&cfg.key, "license-key", cfg.key, "licence key of the container (default: $PFC_BG_LICENSE_KEY; the mock's own with no -url)")
+	// The key's default stays empty, read from the environment after
+	// Parse: a flag's default is printed by -h.
+	fs.StringVar(&cfg.key, "license-key", "", "licence key of the container (default: $PFC_BG_LICENSE_KEY; the mock's own with no -url)")
 	fs.StringVar(&cfg.src, "src", "", "an image, or a folder of JPEG/PNG images (default: generated samples)")
 	fs.StringVar(&cfg.dst, "dst", "", "folder for the cut-outs (default: a temporary folder)")
 	fs.StringVar(&cfg.mode, "mode", "general", "segmentation mode: general or portrait")
@@ -71,6 +75,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "bound on the wait for each image")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if !flagSet(fs, "license-key") {
+		cfg.key = os.Getenv("PFC_BG_LICENSE_KEY")
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -150,6 +157,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %d images failed", failed, len(images))
 	}
 	return nil
+}
+
+// flagSet reports whether the command line set the flag name (to any
+// value, "" included).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // listImages returns src if it is a file, else the JPEG and PNG files in
