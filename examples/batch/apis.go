@@ -104,9 +104,9 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 }
 
 // runBG removes the backgrounds of cfg.in with the background-removal
-// container (the mock unless -url); -api-key is its licence key.
+// container (the mock unless -url) with the licence key cfg.licenseKey.
 func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary, error) {
-	url, key := cfg.url, cfg.apiKey
+	url, key := cfg.url, cfg.licenseKey
 	if url == "" {
 		mock, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{})
 		if err != nil {
@@ -120,7 +120,7 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 		defer stop()
 		url, key = base, mockserver.DefaultBGLicenseKey
 	} else if key == "" {
-		return summary{}, errors.New("-api bg with -url needs the licence key in -api-key (or $PFC_API_KEY)")
+		return summary{}, errors.New("-api bg with -url needs the licence key in -license-key (or $PFC_BG_LICENSE_KEY)")
 	}
 	c, err := bgcontainer.NewClient(key, bgcontainer.WithBaseURL(url))
 	if err != nil {

@@ -11,12 +11,16 @@
 // Choose the API with -api: hosted (the default), container (the
 // correction container; add -direct for direct file mode) or bg (the
 // background-removal container: PNGs with the background removed). Each
-// runs against its in-process mock unless -url names a real service:
+// runs against its in-process mock unless -url names a real service. The
+// hosted API key comes from -api-key or $PFC_API_KEY, the licence key of
+// the background-removal container from -license-key or
+// $PFC_BG_LICENSE_KEY (the environment keeps them out of the process
+// list):
 //
-//	go run ./examples/batch -in ./photos -out ./corrected -url https://api.example.com/v2 -api-key "$PFC_API_KEY"
+//	PFC_API_KEY=... go run ./examples/batch -in ./photos -out ./corrected -url https://api.example.com/v2
 //	go run ./examples/batch -api container -url http://localhost:80 -in ./photos -out ./corrected
 //	go run ./examples/batch -api container -direct -url http://localhost:80 -input /srv/pfc/input -output /srv/pfc/output
-//	go run ./examples/batch -api bg -url http://gpu-box:8000 -api-key "$LICENSE_KEY" -in ./photos -out ./cutouts
+//	PFC_BG_LICENSE_KEY=... go run ./examples/batch -api bg -url http://gpu-box:8000 -in ./photos -out ./cutouts
 //
 // The exit status is 0 when every photo is done, 1 when some failed (each
 // is listed with its error), 130 when interrupted.
@@ -60,6 +64,7 @@ func main() {
 // config is the command line.
 type config struct {
 	api, in, out, url, apiKey string
+	licenseKey                string // -api bg
 	direct                    bool
 	input, output             string // container direct mode: mounted /input and /output
 	concurrency, samples      int
@@ -93,7 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.StringVar(&cfg.url, "url", "", "base URL of a real service (default: the in-process mock)")
 	// Keys default to "" and are read from the environment after Parse:
 	// a flag's default is printed by -h.
-	fs.StringVar(&cfg.apiKey, "api-key", "", "hosted API key (default $PFC_API_KEY); with -api bg, the licence key")
+	fs.StringVar(&cfg.apiKey, "api-key", "", "hosted API key (default $PFC_API_KEY)")
+	fs.StringVar(&cfg.licenseKey, "license-key", "", "-api bg: licence key of the background-removal container (default $PFC_BG_LICENSE_KEY)")
 	fs.BoolVar(&cfg.direct, "direct", false, "container: direct file mode (needs -input and -output with -url)")
 	fs.StringVar(&cfg.input, "input", "", "container direct mode: host directory mounted as /input")
 	fs.StringVar(&cfg.output, "output", "", "container direct mode: host directory mounted as /output")
@@ -103,12 +109,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
-	if !flagSet(fs, "api-key") {
-		cfg.apiKey = os.Getenv("PFC_API_KEY")
-	}
 	batch, ok := apis[cfg.api]
 	if !ok {
 		return 2, fmt.Errorf("unknown -api %q (hosted, container or bg)", cfg.api)
+	}
+	// Each key goes only to its own service.
+	switch {
+	case cfg.api == "bg" && flagSet(fs, "api-key"):
+		return 2, errors.New("-api-key is the hosted API key; give the licence key of -api bg in -license-key (or $PFC_BG_LICENSE_KEY)")
+	case cfg.api != "bg" && flagSet(fs, "license-key"):
+		return 2, errors.New("-license-key is the licence key of -api bg")
+	}
+	if !flagSet(fs, "api-key") {
+		cfg.apiKey = os.Getenv("PFC_API_KEY")
+	}
+	if !flagSet(fs, "license-key") {
+		cfg.licenseKey = os.Getenv("PFC_BG_LICENSE_KEY")
 	}
 	if cfg.out == "" {
 		cfg.out = filepath.Join("batch-out", cfg.api)

@@ -34,14 +34,17 @@ func TestRun(t *testing.T) {
 // TestUsageHidesTheKey: -h prints the flags without the key from the
 // environment (a flag's default would be printed).
 func TestUsageHidesTheKey(t *testing.T) {
-	const secret = "hosted-key-secret-5b1e"
+	const secret, bgSecret = "hosted-key-secret-5b1e", "bg-licence-secret-77d0"
 	t.Setenv("PFC_API_KEY", secret)
+	t.Setenv("PFC_BG_LICENSE_KEY", bgSecret)
 	var stdout, stderr bytes.Buffer
 	code, err := run(context.Background(), []string{"-h"}, &stdout, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr.String(), "-api-key")
+	assert.Contains(t, stderr.String(), "-license-key")
 	assert.NotContains(t, stderr.String()+stdout.String(), secret)
+	assert.NotContains(t, stderr.String()+stdout.String(), bgSecret)
 
 	// The key still comes from the environment: with -url the run gets
 	// past the key check (an error) to the bulk run of an empty folder,
@@ -51,6 +54,7 @@ func TestUsageHidesTheKey(t *testing.T) {
 	_, err = run(ctx, []string{"-url", "http://127.0.0.1:1/v2", "-in", t.TempDir(), "-out", t.TempDir()}, &stdout, &stderr)
 	require.NoError(t, err)
 	assert.NotContains(t, stderr.String()+stdout.String(), secret)
+	assert.NotContains(t, stderr.String()+stdout.String(), bgSecret)
 }
 
 func TestRunBadFlags(t *testing.T) {
@@ -61,5 +65,17 @@ func TestRunBadFlags(t *testing.T) {
 	assert.Equal(t, 2, code)
 	code, err = run(context.Background(), []string{"-api", "hosted", "-url", "http://127.0.0.1:1/v2", "-api-key", "", "-in", t.TempDir()}, &stdout, &stderr)
 	assert.ErrorContains(t, err, "-api-key")
+	assert.Equal(t, 2, code)
+
+	// -api bg takes its licence key from -license-key, never -api-key,
+	// which is the hosted API's.
+	code, err = run(context.Background(), []string{"-api", "bg", "-url", "http://127.0.0.1:1", "-license-key", "", "-in", t.TempDir()}, &stdout, &stderr)
+	assert.ErrorContains(t, err, "-license-key (or $PFC_BG_LICENSE_KEY)")
+	assert.Equal(t, 2, code)
+	code, err = run(context.Background(), []string{"-api", "bg", "-api-key", "k", "-in", t.TempDir()}, &stdout, &stderr)
+	assert.ErrorContains(t, err, "-license-key")
+	assert.Equal(t, 2, code)
+	code, err = run(context.Background(), []string{"-api", "hosted", "-license-key", "k", "-in", t.TempDir()}, &stdout, &stderr)
+	assert.ErrorContains(t, err, "-api bg")
 	assert.Equal(t, 2, code)
 }
