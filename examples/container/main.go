@@ -150,13 +150,14 @@ func correctOverHTTP(ctx context.Context, c *pfccontainer.Client, photos []strin
 }
 
 // correctDirect copies each photo into the mounted input directory,
-// corrects it by name and copies the result out of the output directory.
+// corrects it by name and copies the result out of the output directory,
+// as <name>.jpg (o asks for JPEG, whatever the input's format).
 func correctDirect(ctx context.Context, d *pfccontainer.Direct, photos []string, dst string, o *pfccontainer.CorrectionOptions, stdout io.Writer) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
 	for _, p := range photos {
-		out := filepath.Join(dst, filepath.Base(p))
+		out := filepath.Join(dst, strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))+".jpg")
 		corr, _, err := d.CorrectFile(ctx, p, out, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", filepath.Base(p), err)
