@@ -67,17 +67,17 @@
 //
 // # Duplicates and replays
 //
-// The service retries a delivery answered with a non-2xx status (8 attempts
-// over 48 minutes), with the same webhook-id. WithIdempotency keys an
-// IdempotencyStore on that id: a delivery already handled with a 2xx
-// answer is acknowledged with 200 without calling the handler; a delivery
-// arriving while another with the same id is in the handler is answered
-// 409 so the service retries later; when the handler answers non-2xx or
-// panics the claim is released, so the retry is processed. The tolerance
-// bounds replays to a few minutes; the store removes them altogether.
-// MemoryStore keeps completed ids for 24 hours (bounded to 100,000 ids by
-// default); implement IdempotencyStore over a shared database when several
-// processes receive deliveries.
+// The service retries a delivery answered with a non-2xx status 8 times (9
+// attempts in all, the last 48 minutes after the first), with the same
+// webhook-id. WithIdempotency keys an IdempotencyStore on that id: a
+// delivery already handled with a 2xx answer is acknowledged with 200
+// without calling the handler; a delivery arriving while another with the
+// same id is in the handler is answered 409 so the service retries later;
+// when the handler answers non-2xx or panics the claim is released, so the
+// retry is processed. The tolerance bounds replays to a few minutes; the
+// store removes them altogether. MemoryStore keeps completed ids for 24
+// hours (bounded to 100,000 ids by default); implement IdempotencyStore
+// over a shared database when several processes receive deliveries.
 //
 // # Signing
 //

@@ -47,7 +47,8 @@ func (c Claim) String() string {
 // should give in-progress claims a lease that outlives the slowest handler,
 // so that a receiver that crashed mid-delivery does not block the id for
 // ever, and should remember completed ids for longer than the service's
-// retry window (8 attempts over 48 minutes).
+// retry window (8 retries, 9 attempts in all, the last 48 minutes after
+// the first).
 type IdempotencyStore interface {
 	// Begin claims id, or reports that it is in progress or done.
 	Begin(ctx context.Context, id string) (Claim, error)
