@@ -14,14 +14,15 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 )
 
-// Limits of the GET /pfc size parameters, as documented by the service.
+// Limits of the GET /pfc size and outputQuality parameters, as documented
+// by the service (MaxScale excepted).
 const (
-	MinSize          = pfcparams.MinSize // smallest width, height, long or short: 32
-	MaxSize          = pfcparams.MaxSize // largest width, height, long or short: 10000
-	MinOutputQuality = pfcparams.MinOutputQuality
-	MaxOutputQuality = pfcparams.MaxOutputQuality
-	// MaxScale is the largest scale percentage the SDK sends: the service
-	// documents none; the mock applies the same bound.
+	MinSize          = pfcparams.MinSize          // smallest width, height, long or short: 32
+	MaxSize          = pfcparams.MaxSize          // largest width, height, long or short: 10000
+	MinOutputQuality = pfcparams.MinOutputQuality // lowest outputQuality (JPEG quality): 40
+	MaxOutputQuality = pfcparams.MaxOutputQuality // highest outputQuality (JPEG quality): 100
+	// MaxScale is the largest scale percentage the SDK sends, 1000 (ten
+	// times): the service documents none; the mock applies the same bound.
 	MaxScale = pfcparams.MaxScale
 )
 

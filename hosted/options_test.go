@@ -14,6 +14,14 @@ import (
 	"github.com/pfcsdk/pfc-go/hosted"
 )
 
+// TestLimitsAsDocumented pins the limits to the values their doc
+// comments give.
+func TestLimitsAsDocumented(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []int{32, 10000, 40, 100, 1000},
+		[]int{hosted.MinSize, hosted.MaxSize, hosted.MinOutputQuality, hosted.MaxOutputQuality, hosted.MaxScale})
+}
+
 // wireNames is the GET /pfc parameter table of the API, in its order.
 var wireNames = []string{
 	"fileKey", "fileType", "preset", "cache", "outputType", "resize",
