@@ -1,10 +1,11 @@
 // Command quickstart corrects a photo through the hosted API v2 client.
 //
-// With no arguments it starts the mock hosted API in-process (no keys, no
-// network), corrects a bundled sample photo twice (AI preset selection; the
-// background replaced by a colour, resized) and writes the results to
+// With PFC_API_KEY unset it starts the mock hosted API in-process (no keys,
+// no network), corrects a bundled sample photo twice (AI preset selection;
+// the background replaced by a colour, resized) and writes the results to
 // ./quickstart-out/. With a path argument it corrects that file instead.
-// With PFC_API_KEY and PFC_BASE_URL set it talks to that service.
+// With PFC_API_KEY and PFC_BASE_URL set it talks to that service (PFC_API_KEY
+// alone is an error: the real service's address is not guessed).
 //
 //	go run ./examples/quickstart [photo.jpg]
 package main

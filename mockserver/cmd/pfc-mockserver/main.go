@@ -9,14 +9,16 @@
 //	-container-addr  listen address of the correction container mock (default 127.0.0.1:8081)
 //	-bg-addr         listen address of the background-removal container mock (default 127.0.0.1:8000)
 //	-api-key         API key of the hosted mock (default test-api-key)
-//	-license-key     license key of the container mocks (default test-license-key)
+//	-license-key     licence key of the background-removal container mock (default
+//	                 test-license-key); the correction container's licence is the
+//	                 file in its sdk_license mount, not a key
 //	-data-dir        directory for uploaded and corrected files (default: a temporary
 //	                 directory); each backend creates a private subdirectory, removed on exit
 //	-time-scale      factor applied to every simulated duration (default 1; 0.001
 //	                 runs the 48-minute webhook retry schedule in under 3 seconds);
 //	                 timestamps (job records, webhook-timestamp) stay wall-clock
 //	-webhook-ca      PEM file of CAs trusted for webhook delivery, besides the system roots
-//	-pixel-budget    pixels of the images processed at once per backend (default
+//	-pixel-budget    pixels of the images processed at once by each backend (default
 //	                 200000000, about 2 GB of memory); larger images run alone
 //	-body-timeout    how long a request body may stall without a byte before the
 //	                 connection is cut off (default 1m)
@@ -27,8 +29,8 @@
 //	-bg-processing-delay  how long each background-removal job stays processing
 //	                 after its engine returned (default 0; scaled by -time-scale)
 //	-bg-engine       background-removal engine of the hosted mock (its background
-//	                 option) and the background-removal container, each opening
-//	                 its own: cpu, cuda or auto (default auto in
+//	                 option) and the background-removal container, one engine
+//	                 shared by both: cpu, cuda or auto (default auto in
 //	                 a build with -tags cuda, cpu otherwise); cuda fails at startup
 //	                 where it cannot run (a build without the tag, no CUDA driver
 //	                 or device), auto falls back to cpu and logs why; the log's
@@ -255,15 +257,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ctors[i] = b.setup(fs)
 	}
 	apiKey := fs.String("api-key", mockserver.DefaultAPIKey, "API key of the hosted mock")
-	licenseKey := fs.String("license-key", "test-license-key", "license key of the container mocks")
+	licenseKey := fs.String("license-key", "test-license-key", "licence key of the background-removal container mock")
 	dataDir := fs.String("data-dir", "", "directory for uploaded and corrected files (default: a temporary directory)")
 	timeScale := fs.Float64("time-scale", 1, "factor applied to every simulated duration (0.001 = a thousand times faster)")
 	webhookCA := fs.String("webhook-ca", "", "PEM file of CAs trusted for webhook delivery, besides the system roots")
-	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once per backend (memory bound); larger images run alone")
+	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once by each backend (memory bound); larger images run alone")
 	faultSpec := fs.String("faults", "", `fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7" (default: none)`)
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
 	bgEngine := fs.String("bg-engine", defaultBGEngine(),
-		"background-removal engine of the hosted mock and the background-removal container: cpu, cuda (the GPU; needs a build with -tags cuda, a CUDA driver and device) or auto (the GPU where it can run, else cpu)")
+		"background-removal engine shared by the hosted mock and the background-removal container: cpu, cuda (the GPU; needs a build with -tags cuda, a CUDA driver and device) or auto (the GPU where it can run, else cpu)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
