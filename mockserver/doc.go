@@ -425,7 +425,7 @@
 // and options for the client, which holds the valid licence key
 // (BGContainerTestServer.LicenseKey, DefaultBGLicenseKey unless
 // BGContainerOptions.LicenseKey is set) and polls every 10 to 100 ms. The
-// standalone binary serves it on -bg-addr with the shared -license-key,
+// standalone binary serves it on -bg-addr with -license-key,
 // -bg-processing-delay and -bg-engine.
 //
 // Engines: BGContainerOptions.Engine (the binary's -bg-engine) picks
