@@ -90,11 +90,15 @@ func Start() *Sampler {
 	return s
 }
 
-// Stop ends the sampling and returns the peak growth over the baseline,
-// in bytes.
+// Stop ends the sampling, takes a last sample (so what is still live at
+// the end counts even when the work ran between two ticks) and returns
+// the peak growth over the baseline, in bytes.
 func (s *Sampler) Stop() int64 {
 	close(s.stop)
 	s.wg.Wait()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.peak = max(s.peak, ms.HeapAlloc)
 	return int64(s.peak) - int64(s.base)
 }
 
