@@ -47,6 +47,8 @@ func TestPeakGrowthSeesAnAllocation(t *testing.T) {
 		keep = make([]byte, 16<<20)
 		keep[len(keep)-1] = 1
 	})
-	assert.GreaterOrEqual(t, growth, int64(16<<20))
+	// Less a little slack: a collection during fn may free garbage that
+	// was live at the baseline (other packages' parallel tests allocate).
+	assert.GreaterOrEqual(t, growth, int64(16<<20-64<<10))
 	assert.Equal(t, byte(1), keep[len(keep)-1])
 }
