@@ -67,8 +67,12 @@
 //   - /pfc (StartJob, Correct, CorrectFile) may start a second job.
 //     With cache=true, the default, the service reuses the first job's
 //     output, so the duplicate costs no processing (a webhook, if asked
-//     for, may arrive for both); with cache=false it is a second full
-//     job. Set WithRetries(-1, 0, 0) where a duplicate is unacceptable.
+//     for, may arrive for both); set WithRetries(-1, 0, 0) where even
+//     that is unacceptable. With cache=false (WithCache(false)) a
+//     duplicate would be a second full, billed job, so such a call is
+//     resent only when its first attempt provably never reached the
+//     service (the connection failed before the request was written, or
+//     a 429 refused it unread).
 //   - Presets.Delete answers nil when a retried attempt gets 404: an
 //     earlier attempt removed the preset (or it was already gone); either
 //     way it no longer exists. A 404 on the first attempt is ErrNotFound.

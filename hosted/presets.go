@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -156,7 +157,7 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 		if limit <= 0 {
 			limit = 20
 		}
-		var prevFirst string
+		var prevFirst *Preset
 		for offset := 0; ; {
 			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
 			if err != nil {
@@ -164,13 +165,16 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 				return
 			}
 			// A service that ignored offset would repeat its first page
-			// forever; stop with an error instead.
-			if offset > 0 && len(page.Presets) > 0 && page.Presets[0].ID == prevFirst {
+			// forever; stop with an error instead. The whole record is
+			// compared: the list's items are not documented, and an
+			// item without presetId has an empty ID on every page.
+			if offset > 0 && len(page.Presets) > 0 && reflect.DeepEqual(&page.Presets[0], prevFirst) {
 				yield(nil, fmt.Errorf("pfc: list presets: the page at offset %d repeats the previous page (offset ignored?)", offset))
 				return
 			}
 			if len(page.Presets) > 0 {
-				prevFirst = page.Presets[0].ID
+				first := page.Presets[0]
+				prevFirst = &first
 			}
 			for i := range page.Presets {
 				if !yield(&page.Presets[i], nil) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -233,4 +234,26 @@ func TestPresetDeleteNotFoundAfterRetry(t *testing.T) {
 			assert.Equal(t, 1, ae.Attempts)
 		})
 	}
+}
+
+// TestPresetsAllPagesItemsWithoutPresetID: items that carry their id
+// under another name (the list body is not documented) all have an empty
+// ID; the repeated-page guard compares whole records, so every page is
+// read.
+func TestPresetsAllPagesItemsWithoutPresetID(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	all := []map[string]any{{"_id": "a"}, {"_id": "b"}, {"_id": "c"}, {"_id": "d"}, {"_id": "e"}}
+	mt.RegisterResponder("GET", `=~/v2/presets`, func(r *http.Request) (*http.Response, error) {
+		off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		lim, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		page := all[min(off, len(all)):min(off+lim, len(all))]
+		return httpmock.NewJsonResponse(200, map[string]any{"presets": page})
+	})
+	var ids []string
+	for p, err := range c.Presets.All(context.Background(), 2) {
+		require.NoError(t, err)
+		ids = append(ids, string(p.Extra["_id"]))
+	}
+	assert.Equal(t, []string{`"a"`, `"b"`, `"c"`, `"d"`, `"e"`}, ids)
 }
