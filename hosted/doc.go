@@ -71,7 +71,7 @@
 //     that is unacceptable. With cache=false (WithCache(false)) a
 //     duplicate would be a second full, billed job, so such a call is
 //     resent only when its first attempt provably never reached the
-//     service (the connection failed before the request was written, or
+//     service (no connection could be made, or
 //     a 429 refused it unread).
 //   - Presets.Delete answers nil when a retried attempt gets 404: an
 //     earlier attempt removed the preset (or it was already gone); either
