@@ -71,8 +71,7 @@
 //     that is unacceptable. With cache=false (WithCache(false)) a
 //     duplicate would be a second full, billed job, so such a call is
 //     resent only when its first attempt provably never reached the
-//     service (no connection could be made, or
-//     a 429 refused it unread).
+//     service (no connection could be made, or a 429 refused it unread).
 //   - Presets.Delete answers nil when a retried attempt gets 404: an
 //     earlier attempt removed the preset (or it was already gone); either
 //     way it no longer exists. A 404 on the first attempt is ErrNotFound.
