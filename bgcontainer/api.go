@@ -126,19 +126,24 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 
 // RemoveImage deletes a job and its files (DELETE /RemoveImage/{process_id}),
 // also of a job still queued or processing. Later calls for the id match
-// ErrJobNotFound. When the answer is lost and the retried request finds the
-// job gone, the removal is reported as done with DeleteResult.AnswerLost.
+// ErrJobNotFound. When an attempt may have removed the job but its answer
+// was lost (the connection failed after the request was sent, or the
+// answer was 500, 502 or 504), and the retried request finds the job
+// gone, the removal is reported as done with DeleteResult.AnswerLost. A
+// 404 after attempts that were refused (429, 503) is ErrJobNotFound.
 func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteResult, err error) {
 	defer exportTo(&err)
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
+	var landed bool
 	body, err := c.getJSON(ctx, EndpointRemoveImage, processID, &transport.Request{
 		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
+		RetriedAfterLanding: &landed,
 	})
 	var ae *APIError
-	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && ae.Attempts > 1 {
-		// A retry that met its own first attempt's removal, whose answer
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && landed {
+		// A retry that met its own earlier attempt's removal, whose answer
 		// was lost: the job is gone either way.
 		return &DeleteResult{Status: "deleted", ProcessID: processID, AnswerLost: true}, nil
 	}

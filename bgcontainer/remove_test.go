@@ -69,3 +69,29 @@ func TestRemoveImageAnswerLost(t *testing.T) {
 	assert.Equal(t, &DeleteResult{Status: "deleted", ProcessID: jobID, AnswerLost: true}, d)
 	assert.Equal(t, 2, f.calls(http.MethodDelete, "/RemoveImage/"+jobID))
 }
+
+// TestRemoveImageRefusedThenNotFound: an attempt the container refused
+// (503, 429) removed nothing, so a retry's 404 means the job never
+// existed or was already gone: ErrJobNotFound, not a removal whose answer
+// was lost.
+func TestRemoveImageRefusedThenNotFound(t *testing.T) {
+	t.Parallel()
+	for _, first := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests} {
+		t.Run(http.StatusText(first), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, secretKey)
+			attempt := 0
+			f.on(t, http.MethodDelete, "/RemoveImage/"+jobID, func(r *http.Request) (*http.Response, error) {
+				attempt++
+				if attempt == 1 {
+					return httpmock.NewJsonResponse(first, errorBody(first, "busy", "try later", ""))
+				}
+				return httpmock.NewJsonResponse(404, errorBody(404, "not_found", "no such job", ""))
+			})
+			d, err := f.c.RemoveImage(context.Background(), jobID)
+			require.ErrorIs(t, err, ErrJobNotFound)
+			assert.Nil(t, d)
+			assert.Equal(t, 2, f.calls(http.MethodDelete, "/RemoveImage/"+jobID))
+		})
+	}
+}

@@ -72,9 +72,11 @@
 //     duplicate would be a second full, billed job, so such a call is
 //     resent only when its first attempt provably never reached the
 //     service (no connection could be made, or a 429 refused it unread).
-//   - Presets.Delete answers nil when a retried attempt gets 404: an
-//     earlier attempt removed the preset (or it was already gone); either
-//     way it no longer exists. A 404 on the first attempt is ErrNotFound.
+//   - Presets.Delete answers nil when a retried attempt gets 404 after
+//     an attempt that may have removed the preset (its answer lost to a
+//     reset or a 500, 502 or 504): it no longer exists either way. A 404
+//     on the first attempt, or after attempts the service refused (429,
+//     503), is ErrNotFound.
 //   - Presets.Create cannot tell its own preset from another's: a retried
 //     POST /presets/ whose first answer was lost gets 409 Conflict (an
 //     *APIError with StatusCode 409 and Attempts > 1), and the preset the

@@ -205,18 +205,22 @@ func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, e
 	return &p, nil
 }
 
-// Delete removes a preset (DELETE /presets/{presetId}). A 404 on the
-// first attempt is an *APIError matching ErrNotFound; a 404 on a retry
-// (the first attempt's answer was lost, and it had removed the preset) is
-// success: the preset is gone either way.
+// Delete removes a preset (DELETE /presets/{presetId}). A 404 is an
+// *APIError matching ErrNotFound, except on a retry after an attempt that
+// may have removed the preset but whose answer was lost (the connection
+// failed after the request was sent, or the answer was 500, 502 or 504):
+// that is success, the preset is gone either way. A 404 after attempts
+// the service refused (429, 503) stays ErrNotFound.
 func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error) {
 	defer exportTo(&err)
 	if presetID == "" {
 		return &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
 	}
-	resp, err := s.client.http.Do(ctx, &transport.Request{Method: http.MethodDelete, Path: transport.PathJoin("presets", presetID)})
+	var landed bool
+	resp, err := s.client.http.Do(ctx, &transport.Request{Method: http.MethodDelete, Path: transport.PathJoin("presets", presetID),
+		RetriedAfterLanding: &landed})
 	var ae *apierr.APIError
-	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && ae.Attempts > 1 {
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && landed {
 		return nil
 	}
 	if err != nil {

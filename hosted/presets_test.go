@@ -199,9 +199,10 @@ func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
 
-// TestPresetDeleteNotFoundAfterRetry: a 404 on a retry means an earlier
-// attempt removed the preset (its answer was lost): success. A 404 on the
-// first attempt is ErrNotFound.
+// TestPresetDeleteNotFoundAfterRetry: a 404 on a retry after an attempt
+// that may have removed the preset (its answer lost in a 500, 502 or 504)
+// is success. A 404 on the first attempt, or after attempts the service
+// refused (503, 429), is ErrNotFound.
 func TestPresetDeleteNotFoundAfterRetry(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -209,9 +210,10 @@ func TestPresetDeleteNotFoundAfterRetry(t *testing.T) {
 		statuses []int
 		notFound bool
 	}{
-		{"404 on the retry", []int{503, 404}, false},
-		{"404 on the third attempt", []int{502, 500, 404}, false},
+		{"404 after a 502", []int{502, 404}, false},
+		{"404 on the third attempt", []int{503, 500, 404}, false},
 		{"404 at once", []int{404}, true},
+		{"404 after refusals", []int{503, 429, 404}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -231,7 +233,7 @@ func TestPresetDeleteNotFoundAfterRetry(t *testing.T) {
 			require.ErrorIs(t, err, ErrNotFound)
 			var ae *APIError
 			require.ErrorAs(t, err, &ae)
-			assert.Equal(t, 1, ae.Attempts)
+			assert.Equal(t, len(tc.statuses), ae.Attempts)
 		})
 	}
 }

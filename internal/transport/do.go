@@ -82,6 +82,17 @@ type Request struct {
 	// documentation). Set it for small JSON answers a client decodes
 	// itself; DoJSON sets it. Never for downloads, which stream.
 	BufferBody bool
+	// RetriedAfterLanding, when set, is set to whether a retry of this call
+	// followed an attempt that may have reached the server and been
+	// processed: one that failed after its connection was made, without
+	// an answer (reset, timeout, a body cut off), or that was answered
+	// 500, 502 or 504 (the server, or the one behind a gateway, may have
+	// done the work before failing). An attempt that never left (dial
+	// failure) or was refused (408, 429, 503) does not count. A caller
+	// reading a retry's 404 as its own first attempt's doing (a DELETE
+	// whose answer was lost) checks it: a 404 after a refused attempt
+	// is a plain 404.
+	RetriedAfterLanding *bool
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -123,6 +134,9 @@ type call struct {
 	nextWait   time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
+	// retriedAfterLanding is set when a retry followed an attempt that may
+	// have been processed (see Request.RetriedAfterLanding).
+	retriedAfterLanding bool
 	// rc runs the attempts of this call, with the hooks above (see send).
 	rc retryablehttp.Client
 }
@@ -290,6 +304,9 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), r.Secrets...), true
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
+	if r.RetriedAfterLanding != nil {
+		*r.RetriedAfterLanding = cl.retriedAfterLanding
+	}
 	return resp, cl, err
 }
 
@@ -423,6 +440,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 		return false, nil
 	}
 	cl.nextWait = wait
+	cl.retriedAfterLanding = cl.retriedAfterLanding || mayHaveLanded(resp, err)
 	if l := c.logger; l != nil {
 		l.LogAttrs(ctx, slog.LevelWarn, "pfc: retrying request",
 			append(cl.outcomeAttrs(resp, err),
@@ -430,6 +448,19 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 				slog.Int("retries_left", c.maxRetries-cl.attempts))...)
 	}
 	return true, nil
+}
+
+// mayHaveLanded reports whether an attempt that ended with resp or err
+// may have been processed by the server (see Request.RetriedAfterLanding).
+func mayHaveLanded(resp *http.Response, err error) bool {
+	if err != nil {
+		return !neverSent(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return false
+	}
+	return true
 }
 
 func (cl *call) outcomeAttrs(resp *http.Response, err error) []slog.Attr {

@@ -138,3 +138,53 @@ func TestPermanentStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestRetriedAfterLanding: the call reports whether a retry followed an
+// attempt that may have been processed, so that a DELETE's 404 on a retry
+// is read as its own first attempt's doing only then.
+func TestRetriedAfterLanding(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		first func(w http.ResponseWriter)
+		want  bool
+	}{
+		"503 refused":     {func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, false},
+		"429 refused":     {func(w http.ResponseWriter) { w.WriteHeader(http.StatusTooManyRequests) }, false},
+		"408 refused":     {func(w http.ResponseWriter) { w.WriteHeader(http.StatusRequestTimeout) }, false},
+		"500 may be done": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) }, true},
+		"502 may be done": {func(w http.ResponseWriter) { w.WriteHeader(http.StatusBadGateway) }, true},
+		"answer lost": {func(w http.ResponseWriter) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+		}, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cnt := &counter{}
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if cnt.inc() == 1 {
+					tc.first(w)
+					return
+				}
+				w.WriteHeader(http.StatusNotFound)
+			})
+			c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 3})
+			landed := !tc.want // proves the call sets it either way
+			_, err := c.Do(context.Background(), &Request{Method: http.MethodDelete, Path: "RemoveImage/x", RetriedAfterLanding: &landed})
+			var ae *apierr.APIError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, http.StatusNotFound, ae.StatusCode)
+			assert.Equal(t, 2, ae.Attempts)
+			assert.Equal(t, tc.want, landed)
+		})
+	}
+	t.Run("never sent", func(t *testing.T) {
+		t.Parallel()
+		dial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+		assert.False(t, mayHaveLanded(nil, dial))
+		assert.True(t, mayHaveLanded(nil, errors.New("connection reset by peer")))
+	})
+}
