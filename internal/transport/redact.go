@@ -97,9 +97,10 @@ func replace(r *strings.Replacer, s string) string {
 	return r.Replace(s)
 }
 
-// redactQueryValues returns u as text with every query value replaced by
-// REDACTED (pre-signed URLs carry their signature, credential and token in
-// the query), the password hidden and the fragment dropped.
+// redactQueryValues returns u as text with every query value, and every
+// bare query token without "=", replaced by REDACTED (pre-signed URLs
+// carry their signature, credential and token in the query), the password
+// hidden and the fragment dropped.
 func redactQueryValues(u *url.URL) string {
 	cp := *u
 	cp.Fragment, cp.RawFragment = "", ""
@@ -108,6 +109,8 @@ func redactQueryValues(u *url.URL) string {
 		for i, p := range parts {
 			if k, _, ok := strings.Cut(p, "="); ok {
 				parts[i] = k + "=" + Redacted
+			} else if p != "" {
+				parts[i] = Redacted // a bare token ("?<signature>")
 			}
 		}
 		cp.RawQuery = strings.Join(parts, "&")
@@ -154,13 +157,16 @@ func URLSecrets(rawURL string) []string {
 // ("services", "hooks", "catch") are words a message may well contain.
 const minPathSecretLen = 16
 
-// queryValues returns the query values of u long enough to be secrets, both
-// decoded and as sent.
+// queryValues returns the query values of u (and its bare tokens without
+// "=") long enough to be secrets, both decoded and as sent.
 func queryValues(u *url.URL) []string {
 	var out []string
 	for _, p := range strings.Split(u.RawQuery, "&") {
 		_, v, ok := strings.Cut(p, "=")
-		if !ok || len(v) < minSignedValueLen {
+		if !ok {
+			v = p // a bare token ("?<signature>") is a value too
+		}
+		if len(v) < minSignedValueLen {
 			continue
 		}
 		out = append(out, v)

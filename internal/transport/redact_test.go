@@ -56,3 +56,25 @@ func TestErrorBodyEchoingASecretAsJSON(t *testing.T) {
 		assert.Contains(t, s, Redacted)
 	}
 }
+
+// TestBareQueryTokenIsRedacted: a pre-signed URL whose signature is a bare
+// query token ("?<token>", no "=") keeps it out of errors like a value.
+func TestBareQueryTokenIsRedacted(t *testing.T) {
+	t.Parallel()
+	const token = "Zm9vYmFyYmF6cXV4LXNpZw"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte("signature " + r.URL.RawQuery + " expired"))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Options{BaseURL: srv.URL, MaxRetries: -1})
+	require.NoError(t, err)
+	_, err = c.DoExternal(context.Background(), http.MethodGet, srv.URL+"/out.jpg?"+token, nil, Body{})
+	var ae *apierr.APIError
+	require.ErrorAs(t, err, &ae)
+	for _, s := range []string{err.Error(), ae.URL, string(ae.Body)} {
+		assert.NotContains(t, s, token)
+	}
+	assert.Contains(t, ae.URL, "out.jpg?"+Redacted)
+	assert.Contains(t, URLSecrets("https://h/p?"+token), token)
+}
