@@ -50,7 +50,7 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *
 	// Read inside the attempt: an answer cut off mid-body is retried like
 	// a connection error (never for the NoReplay SubmitImage, whose error
 	// then says the answer was lost).
-	r.BufferBody = true
+	r.BufferBody, r.BufferLimit = true, maxJSONBody
 	resp, err := c.send(ctx, ep, processID, r)
 	if err != nil {
 		return nil, err

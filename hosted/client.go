@@ -73,10 +73,12 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // response headers (default 5 minutes; a negative d means no bound), so a
 // silent server cannot hang a call made without a context deadline. It
 // counts from the end of the upload, and during an upload it only ends one
-// that makes no progress for that long, so uploads of any size work; nor
-// does it limit reading a response body, so downloads of any size work.
-// An attempt that runs out is retried like a connection error; the final
-// error matches ErrResponseHeaderTimeout.
+// that makes no progress for that long, so uploads of any size work. The
+// JSON answers and error bodies the client reads itself end their attempt
+// when no byte arrives for that long; a download, read at the caller's
+// pace, is not limited, so downloads of any size work. An attempt that
+// runs out is retried like a connection error; the final error matches
+// ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }

@@ -107,6 +107,7 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 		RawQuery:          "noRedirect=true",
 		NoFollowRedirects: true,
 		BufferBody:        true, // a record cut off mid-body is retried
+		BufferLimit:       maxRecordBytes,
 	})
 	if err != nil {
 		return nil, err

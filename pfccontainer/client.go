@@ -70,10 +70,11 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // so the bound must cover the slowest correction (large images on few CPU
 // cores): raise it rather than lower it. It counts from the end of the
 // upload (during one it only ends an upload that makes no progress for that
-// long) and does not limit reading a response body, so uploads and
-// downloads of any size work. An attempt that runs out
-// is retried like a connection error; the final error matches
-// ErrResponseHeaderTimeout.
+// long), and the JSON answers and error bodies the client reads itself end
+// their attempt when no byte arrives for that long; a download, read at the
+// caller's pace, is not limited, so uploads and downloads of any size work.
+// An attempt that runs out is retried like a connection error; the final
+// error matches ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }
@@ -154,6 +155,7 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request,
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
 	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)
+	r.BufferLimit = maxJSONBody
 	resp, err := c.http.Do(ctx, r)
 	if err != nil {
 		return apiError(ep, err)

@@ -26,6 +26,11 @@ type attempt struct {
 	trace  httptrace.ClientTrace
 	cancel context.CancelFunc
 	body   io.ReadCloser
+	// expireFn is a.expire, made once (a method value allocates each
+	// time it is taken), when the Client has a header watch.
+	expireFn func()
+	// read is the watched read of a body the transport reads itself.
+	read watchedReader
 
 	getConn, gotConn, timedOut atomic.Bool
 
@@ -94,7 +99,9 @@ var errFinal102 = errors.New("final 102 Processing")
 //     headerWatch) bounds the wait for the response headers
 //     (ResponseHeaderTimeout) from the end of the request (see watchBody:
 //     while the body is sent, it only ends a stalled upload); it stops
-//     once they arrive, so the response body may take as long as it needs;
+//     once they arrive; a body the transport reads itself (bufferJSON,
+//     bufferAnswer) is watched again, by the same bound renewed as its
+//     bytes arrive, while a body left to the caller is not limited;
 //   - an informational 102 Processing ends the attempt at once when the
 //     request set FinalProcessing, and also when the connection fails after
 //     one (a server that answers a final 102 and closes); either way the
@@ -130,7 +137,8 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		a.watchBody(r)
 	}
 	if w != nil {
-		a.watch = w.add(a.expire)
+		a.expireFn = a.expire
+		a.watch = w.add(a.expireFn)
 	}
 	resp, err := rt.RoundTrip(r)
 	a.wmu.Lock()
@@ -168,8 +176,11 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	}
 	a.body = resp.Body
 	resp.Body = a
-	if cl.bufferJSON && resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusNoContent {
-		return bufferJSON(resp)
+	switch {
+	case cl.bufferJSON && resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusNoContent:
+		return a.bufferJSON(resp)
+	case resp.StatusCode >= 300:
+		a.bufferAnswer(resp)
 	}
 	return resp, nil
 }
@@ -239,12 +250,16 @@ func (a *attempt) renew() {
 	if a.headersIn || a.watch == nil || !a.watch.stop() {
 		return
 	}
-	a.watch = a.cl.c.watch.add(a.expire)
+	a.watch = a.cl.c.watch.add(a.expireFn)
 }
 
 // timeoutError is the error of an attempt whose header bound expired.
 func (a *attempt) timeoutError() error {
-	return &headerTimeoutError{d: a.cl.c.headerTimeout, stalled: a.hasBody && !a.bodySent.Load()}
+	phase := phaseHeaders
+	if a.hasBody && !a.bodySent.Load() {
+		phase = phaseRequestBody
+	}
+	return &headerTimeoutError{d: a.cl.c.headerTimeout, phase: phase}
 }
 
 // progressBody is a request body that reports its reads to the attempt.
@@ -262,16 +277,29 @@ func (b *progressBody) Read(p []byte) (int, error) {
 }
 
 // headerTimeoutError is an attempt whose response headers did not arrive in
-// time, or whose request body made no progress for as long. It is retried
+// time, or whose request body, or the response body the transport reads
+// itself (see readWatched), made no progress for as long. It is retried
 // like any connection failure (unless NoReplay).
 type headerTimeoutError struct {
-	d       time.Duration
-	stalled bool // the body was still being sent
+	d     time.Duration
+	phase timeoutPhase
 }
 
+// timeoutPhase is what an attempt was waiting for when its bound ran out.
+type timeoutPhase int
+
+const (
+	phaseHeaders      timeoutPhase = iota // the response headers
+	phaseRequestBody                      // the request body was being sent
+	phaseResponseBody                     // bytes of a response body read by the transport
+)
+
 func (e *headerTimeoutError) Error() string {
-	if e.stalled {
+	switch e.phase {
+	case phaseRequestBody:
 		return fmt.Sprintf("request body made no progress for %s (ResponseHeaderTimeout)", e.d)
+	case phaseResponseBody:
+		return fmt.Sprintf("response body made no progress for %s (ResponseHeaderTimeout)", e.d)
 	}
 	return fmt.Sprintf("no response headers within %s (ResponseHeaderTimeout)", e.d)
 }

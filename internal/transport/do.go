@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,6 +83,10 @@ type Request struct {
 	// documentation). Set it for small JSON answers a client decodes
 	// itself; DoJSON sets it. Never for downloads, which stream.
 	BufferBody bool
+	// BufferLimit bounds what BufferBody holds in memory; 0 means 32 MiB.
+	// A longer answer is read to BufferLimit+1 bytes only, enough for the
+	// caller's own check (more than BufferLimit: too long) to see it.
+	BufferLimit int64
 	// RetriedAfterLanding, when set, is set to whether a retry of this call
 	// followed an attempt that may have reached the server and been
 	// processed: one that failed after its connection was made, without
@@ -128,10 +133,11 @@ type call struct {
 	finalProcessing bool
 	// bufferJSON is Request.BufferBody: read a 2xx answer whole within its
 	// attempt, so that a truncated body is retried like a connection error.
-	bufferJSON bool
-	once       *singleUse
-	attempts   int
-	nextWait   time.Duration
+	bufferJSON  bool
+	bufferLimit int64 // Request.BufferLimit, defaulted
+	once        *singleUse
+	attempts    int
+	nextWait    time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
 	// retriedAfterLanding is set when a retry followed an attempt that may
@@ -212,7 +218,7 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxJSONResponse)).Decode(out); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, cl.bufferLimit)).Decode(out); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = fmt.Errorf("empty body: %w", err)
 		}
@@ -299,6 +305,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
 		bufferJSON:      r.BufferBody,
+		bufferLimit:     cmp.Or(r.BufferLimit, maxJSONResponse),
 	}
 	if len(r.Secrets) > 0 {
 		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), r.Secrets...), true

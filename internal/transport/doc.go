@@ -119,8 +119,15 @@
 // call made without a context deadline. While the request body is sent
 // the timer restarts as the transport reads it, so it ends only an upload
 // that makes no progress for that long (the error says so): uploads of any
-// size work. The timer stops when the headers arrive: reading the body, a
-// streamed download of any size, is not limited. It is a timer of this package, not a setting of the caller's
+// size work. Once the headers arrive, the bound applies again, restarted
+// as bytes arrive, to the bodies the transport reads itself: a 2xx answer
+// it buffers (Request.BufferBody, DoJSON; at most Request.BufferLimit) and
+// the body of every 3xx, 4xx and 5xx answer (read at once, at most 64 KiB
+// kept, for the retry drain and the *apierr.APIError's copy). A body that
+// stops arriving ends the attempt: a buffered 2xx answer fails like one
+// cut off, an error answer keeps its status and what of its body arrived.
+// A body left to the caller, a streamed download of any size, is not
+// limited. It is a timer of this package, not a setting of the caller's
 // http.Client or Transport, which are never modified. An attempt that
 // runs out fails with an error matching apierr.ErrResponseHeaderTimeout
 // (and net.Error with Timeout() true), retried like a connection failure

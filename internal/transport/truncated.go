@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
@@ -32,22 +33,107 @@ func (e *truncatedError) Error() string {
 // Unwrap returns apierr.ErrTruncatedResponse and the read error.
 func (e *truncatedError) Unwrap() []error { return []error{apierr.ErrTruncatedResponse, e.err} }
 
-// bufferJSON reads a 2xx JSON answer whole (at most maxJSONResponse bytes:
-// what DoJSON would decode) inside the attempt, so that a body cut off
-// mid-read is an attempt failure the retry policy sees, not a decoding
-// error after the call. The body is closed; on success resp carries the
-// bytes read. A complete body that is not valid JSON is not this
-// function's concern: DoJSON's decoder reports it, and it is not retried.
-func bufferJSON(resp *http.Response) (*http.Response, error) {
+// bufferJSON reads a 2xx JSON answer whole (at most the call's
+// bufferLimit+1 bytes: enough for the caller to see it is too long) inside
+// the attempt, so that a body cut off mid-read is an attempt failure the
+// retry policy sees, not a decoding error after the call. The read is
+// watched like the wait for the headers (see readWatched): a body that
+// stops arriving ends the attempt instead of hanging the call. The body is
+// closed; on success resp carries the bytes read. A complete body that is
+// not valid JSON is not this function's concern: DoJSON's decoder reports
+// it, and it is not retried.
+func (a *attempt) bufferJSON(resp *http.Response) (*http.Response, error) {
 	defer resp.Body.Close()
 	var buf bytes.Buffer
-	if resp.ContentLength > 0 && resp.ContentLength <= maxJSONResponse {
-		buf.Grow(int(resp.ContentLength))
-	}
-	n, err := buf.ReadFrom(io.LimitReader(resp.Body, maxJSONResponse))
+	// Grown from the declared length only up to a point: a server may
+	// declare what it never sends.
+	buf.Grow(int(min(max(resp.ContentLength, 0), a.cl.bufferLimit+1, maxPresize)))
+	n, err := a.readWatched(&buf, a.cl.bufferLimit+1)
 	if err != nil {
 		return nil, &truncatedError{read: n, declared: resp.ContentLength, err: err}
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
 	return resp, nil
+}
+
+// maxPresize bounds the buffer reserved from a Content-Length before the
+// bytes arrive; beyond it the buffer grows as they do.
+const maxPresize = 64 << 10
+
+// maxAnswerBody bounds what bufferAnswer keeps of an error or redirect
+// body: more than apierr.FromResponse and the retry drain ever read.
+const maxAnswerBody = 64 << 10
+
+// bufferAnswer reads the body of a 3xx, 4xx or 5xx answer (at most
+// maxAnswerBody bytes) inside the attempt, watched like the wait for the
+// headers: the transport reads such bodies itself (the retry drain, the
+// *apierr.APIError's copy, the redirect), and a server that sent the
+// headers and then stalled would otherwise hang the call. The status
+// stands whatever happens to the body: what arrived before a failure or
+// a stall is kept.
+func (a *attempt) bufferAnswer(resp *http.Response) {
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(resp.ContentLength, 0), maxAnswerBody, maxPresize)))
+	_, _ = a.readWatched(&buf, maxAnswerBody)
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+}
+
+// readWatched reads at most limit bytes of the attempt's response body
+// into buf, ending the attempt when no byte arrives for the header bound
+// (ResponseHeaderTimeout): the registration is renewed as bytes arrive,
+// at most every sixteenth of the bound. A read ended that way returns a
+// *headerTimeoutError for the response body.
+func (a *attempt) readWatched(buf *bytes.Buffer, limit int64) (int64, error) {
+	w := a.cl.c.watch
+	if w == nil {
+		return buf.ReadFrom(io.LimitReader(a.body, limit))
+	}
+	// Part of the attempt, so reading costs no allocation but the
+	// registration's.
+	a.read = watchedReader{r: a.body, left: limit, w: w, expire: a.expireFn, last: time.Now()}
+	wr := &a.read
+	wr.entry = w.add(wr.expire)
+	n, err := buf.ReadFrom(wr)
+	if !wr.expired && !wr.entry.stop() {
+		wr.expired = true
+	}
+	if wr.expired && err != nil {
+		err = &headerTimeoutError{d: a.cl.c.headerTimeout, phase: phaseResponseBody}
+	}
+	return n, err
+}
+
+// watchedReader reads at most left bytes of r and renews a header-watch
+// registration as they arrive.
+type watchedReader struct {
+	r       io.Reader
+	left    int64
+	w       *headerWatch
+	expire  func()
+	entry   *watchEntry
+	last    time.Time
+	expired bool
+}
+
+func (r *watchedReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.r.Read(p)
+	r.left -= int64(n)
+	if n > 0 && !r.expired {
+		if now := time.Now(); now.Sub(r.last) >= r.w.d/16 {
+			r.last = now
+			if r.entry.stop() {
+				r.entry = r.w.add(r.expire)
+			} else {
+				r.expired = true
+			}
+		}
+	}
+	return n, err
 }
