@@ -222,8 +222,22 @@ func (rc *receiver) fail(w http.ResponseWriter, r *http.Request, status int, err
 	http.Error(w, http.StatusText(status), status)
 }
 
+// bodyBufferStart bounds the buffer readBody reserves before any byte has
+// arrived. The request is not authenticated until the whole body has been
+// read and verified, so a declared Content-Length is only a claim: it may
+// decide the final size of the buffer, never how much is reserved ahead of
+// the bytes actually received.
+const bodyBufferStart = 4 << 10
+
 // readBody reads the whole body, failing with *http.MaxBytesError beyond
 // limit. A declared Content-Length over the limit fails before reading.
+//
+// The buffer starts at min(Content-Length, bodyBufferStart) bytes and at
+// most doubles each time it fills, so what it holds is never more than
+// twice the bytes received plus bodyBufferStart: a sender that claims a
+// large body and then stalls reserves almost nothing. An honest
+// Content-Length still caps the last growth, so that reading io.EOF needs
+// no extra room.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
@@ -231,15 +245,16 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if r.Body == nil {
 		return nil, nil
 	}
+	declared := r.ContentLength // -1: unknown
 	size := 512
-	if r.ContentLength > 0 {
-		size = int(r.ContentLength) + 1 // +1 so that reading io.EOF needs no growth
+	if declared > 0 {
+		size = int(min(declared, bodyBufferStart)) + 1 // +1 so that reading io.EOF needs no growth
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
 	b := make([]byte, 0, size)
 	for {
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			b = growBody(b, declared)
 		}
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -250,6 +265,19 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 			return b, err
 		}
 	}
+}
+
+// growBody returns b, which is full, copied into a buffer of twice its
+// capacity, or of declared+1 bytes when the declared length is still ahead
+// of what was read and needs less.
+func growBody(b []byte, declared int64) []byte {
+	next := 2 * cap(b)
+	if declared >= int64(len(b)) && declared < int64(next)-1 {
+		next = int(declared) + 1
+	}
+	nb := make([]byte, len(b), next)
+	copy(nb, b)
+	return nb
 }
 
 // statusRecorder remembers the status the wrapped handler answered with.
