@@ -42,7 +42,9 @@
 //     WithTolerance, WithClock). The window is checked after the
 //     signature, so ErrTimestampTooOld and ErrTimestampTooNew mean an
 //     authentic delivery with a clock problem or a replay, never a forgery.
-//   - Errors never contain a secret, a signature or a header value.
+//   - Errors never contain a secret, a signature or a header value, and a
+//     printed or logged Verifier (fmt, slog) shows only its number of
+//     secrets and its tolerance.
 //
 // Verification of a valid delivery allocates nothing: HMAC states are
 // pooled per Verifier and the signed content is streamed into the hash.

@@ -101,7 +101,7 @@ func JobFromContext(ctx context.Context) (*hosted.Job, bool) {
 // does not cover the method. Middleware panics if v was not made by
 // NewVerifier.
 func Middleware(v *Verifier, opts ...MiddlewareOption) func(http.Handler) http.Handler {
-	if v == nil || len(v.secrets) == 0 {
+	if v.numSecrets() == 0 {
 		panic("webhook: Middleware: Verifier not made by NewVerifier")
 	}
 	cfg := middlewareConfig{maxBodyBytes: DefaultMaxBodyBytes}

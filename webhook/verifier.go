@@ -8,8 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"io"
+	"log/slog"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,8 +30,17 @@ var strictBase64 = base64.StdEncoding.Strict()
 
 // Verifier checks webhook deliveries against one or more secrets. It is
 // safe for concurrent use; create one and share it.
+//
+// Printing a Verifier (fmt with any verb, String, or slog through
+// LogValue) shows the number of secrets and the tolerance, never the
+// secrets themselves.
 type Verifier struct {
-	secrets   [][]byte
+	// secrets returns the secrets. It is a function rather than a field
+	// holding them because fmt prints a func as an address: a Verifier
+	// that fmt reaches by value through reflection (a copy, a struct field)
+	// has its fields printed one by one without its methods being called,
+	// and with a bad verb even a pointer field is followed; a func never is.
+	secrets   func() [][]byte
 	tolerance time.Duration
 	now       func() time.Time
 	// states pools one HMAC per secret plus scratch space, so a
@@ -105,8 +117,9 @@ func NewVerifier(secrets [][]byte, opts ...Option) (*Verifier, error) {
 	if cfg.now == nil {
 		return nil, fmt.Errorf("%w: nil clock", ErrInvalidOption)
 	}
+	keys := make([][]byte, len(secrets))
 	v := &Verifier{
-		secrets:   make([][]byte, len(secrets)),
+		secrets:   func() [][]byte { return keys },
 		tolerance: cfg.tolerance,
 		now:       cfg.now,
 	}
@@ -120,14 +133,14 @@ func NewVerifier(secrets [][]byte, opts ...Option) (*Verifier, error) {
 				"this service signs with the API key used on /pfc: pass the raw API key, e.g. webhook.NewVerifierKey(apiKey)",
 				ErrInvalidSecret, i+1, len(secrets), standardWebhooksPrefix)
 		}
-		v.secrets[i] = bytes.Clone(s)
+		keys[i] = bytes.Clone(s)
 	}
 	v.states.New = func() any {
 		st := &macState{
-			macs: make([]hash.Hash, len(v.secrets)),
-			sums: make([][sha256.Size]byte, len(v.secrets)),
+			macs: make([]hash.Hash, len(keys)),
+			sums: make([][sha256.Size]byte, len(keys)),
 		}
-		for i, s := range v.secrets {
+		for i, s := range keys {
 			st.macs[i] = hmac.New(sha256.New, s)
 		}
 		return st
@@ -148,7 +161,7 @@ func NewVerifier(secrets [][]byte, opts ...Option) (*Verifier, error) {
 //
 // Verify allocates nothing when the delivery is valid.
 func (v *Verifier) Verify(h http.Header, body []byte) error {
-	if v == nil || len(v.secrets) == 0 {
+	if v.numSecrets() == 0 {
 		return errUnusableVerifier
 	}
 	d, err := parseHeaders(h)
@@ -187,6 +200,46 @@ func VerifyJob(secret []byte, h http.Header, body []byte) (*hosted.Job, error) {
 		return nil, err
 	}
 	return v.VerifyJob(h, body)
+}
+
+// numSecrets returns the number of secrets; 0 for a nil or zero Verifier,
+// which cannot verify anything.
+func (v *Verifier) numSecrets() int {
+	if v == nil || v.secrets == nil {
+		return 0
+	}
+	return len(v.secrets())
+}
+
+// Format prints the verifier as "webhook.Verifier(<n> secrets, tolerance
+// <d>)" whatever the verb (%v, %+v, %#v, %s, %x ...): it holds the secrets,
+// and printing it by mistake, through fmt or a slog handler, must not
+// reveal them. A nil *Verifier prints as "<nil>".
+func (v *Verifier) Format(f fmt.State, _ rune) {
+	_, _ = io.WriteString(f, v.String())
+}
+
+// String returns the same text as Format.
+func (v *Verifier) String() string {
+	if v == nil {
+		return "<nil>"
+	}
+	n := v.numSecrets()
+	noun := "secrets"
+	if n == 1 {
+		noun = "secret"
+	}
+	return "webhook.Verifier(" + strconv.Itoa(n) + " " + noun + ", tolerance " + v.tolerance.String() + ")"
+}
+
+// LogValue makes slog print the verifier as a group of its number of
+// secrets and its tolerance, without the secrets; a nil *Verifier logs as
+// "<nil>".
+func (v *Verifier) LogValue() slog.Value {
+	if v == nil {
+		return slog.StringValue("<nil>")
+	}
+	return slog.GroupValue(slog.Int("secrets", v.numSecrets()), slog.Duration("tolerance", v.tolerance))
 }
 
 // errUnusableVerifier is returned by the methods of a nil or zero Verifier
