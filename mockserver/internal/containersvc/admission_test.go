@@ -104,3 +104,46 @@ func TestCorrectionWaitingForTheBudgetEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestOversizeHeaderDoesNotWaitForTheBudget: an image whose header claims
+// a size the engine rejects (a 20000×20000 PNG of a few dozen bytes) costs
+// nothing in the queue: it was costed at 400 MP, more than the whole
+// budget, so it waited until nothing ran and held back every correction
+// behind it, only for the engine to refuse it from the header. Now it is
+// refused with the same answer while another correction runs, and a small
+// correction submitted with it does not wait either.
+func TestOversizeHeaderDoesNotWaitForTheBudget(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.PixelBudget, c.Workers = 200_000_000, 4 })
+	f.placeInput(t, "bogus.png", hugeHeaderPNG(t, 20000, 20000))
+	f.placeInput(t, "small.jpg", jpegBytes(t, 64, 48))
+	release := holdBudget(t, f, 1_000_000) // an ordinary correction in progress
+	defer release()
+
+	type answer struct {
+		key  string
+		herr *httpx.Error
+	}
+	done := make(chan answer, 2)
+	for _, key := range []string{"bogus.png", "small.jpg"} {
+		go func() {
+			_, herr := f.svc.Correct(context.Background(), key, nil)
+			done <- answer{key, herr}
+		}()
+	}
+	got := map[string]*httpx.Error{}
+	for range 2 {
+		select {
+		case a := <-done:
+			got[a.key] = a.herr
+		case <-time.After(10 * time.Second):
+			t.Fatalf("corrections wait behind the running one (answered: %v, queue: %+v)", got, f.svc.queue.Stats())
+		}
+	}
+	assert.Nil(t, got["small.jpg"])
+	herr := got["bogus.png"]
+	require.NotNil(t, herr)
+	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
+	assert.Equal(t, MsgProcessingPFCError, herr.Code)
+	assert.Contains(t, herr.Message, "20000x20000")
+}

@@ -88,14 +88,21 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 	}
 
 	// The correction waits its turn in the queue (Workers, PixelBudget),
-	// costed by the image's header; what is no JPEG or PNG costs nothing
-	// and fails in the engine.
+	// costed by the image's header. What is no JPEG or PNG, or has a size
+	// the engine's limits reject, costs nothing: the engine refuses it from
+	// the header before it decodes a pixel (without a licence it is a byte
+	// copy), so a 33-byte file claiming 20000×20000 neither waits to run
+	// alone nor holds back the corrections behind it.
 	w, h := imageio.HeaderSize(inPath)
+	cost := int64(w) * int64(h)
+	if ereq.Limits.Check(w, h) != nil {
+		cost = 0
+	}
 	var (
 		res    *Correction
 		runErr *httpx.Error
 	)
-	qj, err := s.queue.Submit(int64(w)*int64(h), func(context.Context) {
+	qj, err := s.queue.Submit(cost, func(context.Context) {
 		// run watches ctx and s.ctx itself; the queue's own context ends
 		// only with them (Cancel below, Close after s.cancel).
 		res, runErr = s.run(ctx, key, inPath, req, ereq)
