@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
@@ -49,7 +48,7 @@ type Service struct {
 	act *activity.Tracker
 
 	mu   sync.Mutex
-	seen map[string]time.Time // dir-relative path ("input/x") -> first seen on the clock
+	seen map[string]seenFile // dir-relative path ("input/x") -> when its age began, and which file it was
 }
 
 // New prepares the mount directories under cfg.Root, logs the settings in
@@ -77,7 +76,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, mounts: mounts, log: log, clock: cfg.Clock, engine: eng,
 		queue: queue, ctx: ctx, cancel: cancel,
-		remove: os.Remove, rename: os.Rename, seen: map[string]time.Time{}, act: activity.New(cfg.Clock),
+		remove: os.Remove, rename: os.Rename, seen: map[string]seenFile{}, act: activity.New(cfg.Clock),
 	}
 	if cfg.badLogLevel != "" {
 		s.logID(slog.LevelWarn, MsgUnknownLogLevel, "value", cfg.badLogLevel, "using", "info")

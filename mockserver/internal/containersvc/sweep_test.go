@@ -42,6 +42,52 @@ func TestSweepDeletesFilesPastTTLOnTheClock(t *testing.T) {
 	assert.Equal(t, 1, f.clock.Pending(), "the sweep keeps rescheduling itself")
 }
 
+// replaceInput deletes input/name and places data under that name again,
+// as a user replacing a file in direct file mode does.
+func (f *fixture) replaceInput(t *testing.T, name string, data []byte) {
+	t.Helper()
+	require.NoError(t, os.Remove(filepath.Join(f.svc.Mounts().Input, name)))
+	f.placeInput(t, name, data)
+}
+
+// TestSweepAgesAReplacedFileAnew: a direct-mode file deleted and placed
+// again under the same name between two sweeps is a new file, whose age
+// starts when the next sweep sees it; it inherited the old file's age and
+// was deleted early.
+func TestSweepAgesAReplacedFileAnew(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.ImageTTL = 30 * time.Minute })
+	in := filepath.Join(f.svc.Mounts().Input, "direct.jpg")
+	f.placeInput(t, "direct.jpg", jpegBytes(t, 64, 48))
+	f.clock.Advance(10 * time.Minute) // sweep 1: first seen at 10 min
+	f.clock.Advance(10 * time.Minute) // sweep 2
+	f.replaceInput(t, "direct.jpg", jpegBytes(t, 80, 48))
+	f.clock.Advance(10 * time.Minute) // sweep 3: the new file, first seen at 30 min
+	f.clock.Advance(10 * time.Minute) // sweep 4 at 40 min: the old file would be 30 min old
+	assert.FileExists(t, in)
+	f.clock.Advance(20 * time.Minute) // sweep 6 at 60 min: the new file is 30 min old
+	assert.NoFileExists(t, in)
+}
+
+// TestSweepAgesAReplacedCorrectedFileAnew: a correction of a file placed
+// again under a name corrected before starts the new file's age.
+func TestSweepAgesAReplacedCorrectedFileAnew(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *Config) { c.ImageTTL = 60 * time.Minute })
+	in := filepath.Join(f.svc.Mounts().Input, "a.jpg")
+	f.placeInput(t, "a.jpg", jpegBytes(t, 64, 48))
+	_, herr := f.svc.Correct(t.Context(), "a.jpg", nil) // first seen at 0
+	require.Nil(t, herr)
+	f.clock.Advance(55 * time.Minute)
+	f.replaceInput(t, "a.jpg", jpegBytes(t, 80, 48))
+	_, herr = f.svc.Correct(t.Context(), "a.jpg", nil) // the new file, first seen at 55 min
+	require.Nil(t, herr)
+	f.clock.Advance(5 * time.Minute) // sweep at 60 min: the old file would be 60 min old
+	assert.FileExists(t, in)
+	f.clock.Advance(60 * time.Minute) // sweep at 120 min: the new file is 65 min old
+	assert.NoFileExists(t, in)
+}
+
 // TestSweepScalesTheTTL: with -time-scale the TTL is a scaled duration
 // like the sweep interval, so ages are measured with clock.Since; they were
 // wall time, and a file lived a thousand times too long at 0.001.
