@@ -45,8 +45,9 @@ type Config struct {
 	ModelVersion string
 	// Clock is the time source; nil means clock.Real().
 	Clock clock.Clock
-	// ProcessingDelay keeps each job processing at least this long on the
-	// clock, holding its worker (0: it ends when the engine returns).
+	// ProcessingDelay keeps each job processing this long on the clock
+	// after its engine returned (0: it ends when the engine returns); the
+	// worker is free again during the delay, taking the next job.
 	ProcessingDelay time.Duration
 	// DataDir is the directory for input and result files. Required; the
 	// Service removes nothing in it on Close (the caller owns it).

@@ -92,7 +92,9 @@
 // included.
 //
 // Files deleted. A job owns its input file until removed, and its result
-// once completed: files_deleted is 2 for a completed job and 1 otherwise.
+// once computed: files_deleted is 2 for a completed job and for one removed
+// while it waits out its ProcessingDelay with a result (still "processing"),
+// and 1 otherwise.
 //
 // Results. The result is a PNG of the subject on transparency at the
 // input's upright size (EXIF orientation applied), scaled down when its long
