@@ -198,3 +198,35 @@ func TestHTTPSubmitCheckRemove(t *testing.T) {
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, map[string]any{"status": "deleted", "process_id": id, "files_deleted": float64(2), "previous_status": "completed"}, m)
 }
+
+// TestHTTPTriedKeysAreRedactedToTheEndOfThePath: the request log shows the
+// decoded path, so a key tried may hold a space, a quote, a tab or an
+// escaped "?"; everything after /Authorize/, in any case, is redacted to
+// the end of the path. The redaction stopped at the first such character
+// and missed /authorize/ (a 404, logged too).
+func TestHTTPTriedKeysAreRedactedToTheEndOfThePath(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	s, _ := newService(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	h := s.Handler()
+	for _, path := range []string{
+		"/Authorize/wrong%20secret-part",
+		"/authorize/wrong-key",
+		"/AUTHORIZE/x%22quoted-part",
+		"/Authorize/x%09tabbed-part",
+		"/Authorize/x%3Fquery-part%23hash-part",
+		"/authorize/" + testKey,
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil)) // logs before it returns
+	}
+	out := logs.String()
+	for _, secret := range []string{"secret-part", "wrong-key", "quoted-part", "tabbed-part", "query-part", "hash-part", testKey} {
+		assert.NotContains(t, out, secret)
+	}
+	for _, logged := range []string{"/Authorize/REDACTED", "/authorize/REDACTED", "/AUTHORIZE/REDACTED"} {
+		assert.Contains(t, out, "path="+logged+" status=")
+	}
+}

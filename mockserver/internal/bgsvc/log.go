@@ -8,33 +8,44 @@ import (
 )
 
 // redactHandler removes the licence key, raw or URL-escaped, from every
-// record's message and string attributes, and any key tried: the segment
-// after "/Authorize/" (request logs show the path; a wrong key is often a
-// typo of the right one).
+// record's message and string attributes, and any key tried: whatever
+// follows "/Authorize/", in any case, to the end of the string (request
+// logs show the decoded path, where a key may hold spaces or quotes; a
+// wrong key is often a typo of the right one, and /authorize/ a typo of
+// the route).
 type redactHandler struct {
 	next slog.Handler
 	rep  *strings.Replacer
 }
 
+// authorizeMarker, in ASCII lower case, starts the part of a string that
+// replace redacts to its end.
+const authorizeMarker = "/authorize/"
+
 // replace redacts s.
 func (h *redactHandler) replace(s string) string {
 	s = h.rep.Replace(s)
-	const marker = RouteAuthorize + "/"
-	for from := 0; ; {
-		i := strings.Index(s[from:], marker)
-		if i < 0 {
-			return s
-		}
-		start := from + i + len(marker)
-		end := len(s)
-		if k := strings.IndexAny(s[start:], " \t\"'?#"); k >= 0 {
-			end = start + k
-		}
-		if end > start {
-			s = s[:start] + "REDACTED" + s[end:]
-		}
-		from = start
+	i := strings.Index(asciiLower(s), authorizeMarker)
+	if i < 0 {
+		return s
 	}
+	if start := i + len(authorizeMarker); start < len(s) {
+		s = s[:start] + "REDACTED"
+	}
+	return s
+}
+
+// asciiLower lowers the ASCII letters of s, leaving every other byte (and
+// so every index) as it is: strings.ToLower and strings.Map would rewrite
+// invalid UTF-8, and some runes, to another length.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // redactingLogger wraps l so that key never reaches its output.
