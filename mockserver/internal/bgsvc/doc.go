@@ -9,12 +9,13 @@
 //
 // Handler routes on the escaped path, so a licence key holding an escaped
 // "/" stays one segment of /Authorize/{license_key}. Paths are
-// case-sensitive; an unknown path is 404 not_found, a wrong method 405
-// with Allow. Every answer carries X-Request-Id; requests are logged at
-// debug level through a logger that redacts the valid licence key (raw
-// or escaped) and whatever follows /Authorize/ (in any case: /authorize/
-// too) to the end of the path, so no key, right or wrong, reaches the
-// logs. A download of a queued or processing job is
+// case-sensitive; an unknown path is 404 not_found (its message names the
+// method and the routes, never the path, so /authorize/{key} does not echo
+// the key), a wrong method 405 with Allow. Every answer carries
+// X-Request-Id; requests are logged at debug level through a logger that
+// redacts the valid licence key (raw or escaped) and whatever follows
+// /Authorize/ (in any case: /authorize/ too) to the end of the path, so no
+// key, right or wrong, reaches the logs. A download of a queued or processing job is
 // answered with httpx.WriteFinalStatus (a raw "HTTP/1.1 102 Processing"
 // with Connection: close, no body); where the connection cannot be
 // hijacked (HTTP/2, a recorder) it is a 503 unavailable with Retry-After: 1

@@ -23,8 +23,8 @@ const (
 // Handler returns the HTTP interface of the container: every answer gets
 // an X-Request-Id, every request is logged (debug level, the licence key
 // redacted), and errors use the shared JSON error body. Unknown paths are
-// 404, wrong methods 405 with Allow, unknown or repeated query parameters
-// 400.
+// 404 (the answer does not repeat the path, which may hold a key), wrong
+// methods 405 with Allow, unknown or repeated query parameters 400.
 func (s *Service) Handler() http.Handler { return httpx.RequestID(s.log, http.HandlerFunc(s.route)) }
 
 // route dispatches on the escaped path, so that a path segment holding an
@@ -54,7 +54,11 @@ func (s *Service) route(w http.ResponseWriter, r *http.Request) {
 			s.serveJob(w, route, arg)
 		}
 	default:
-		httpx.WriteError(w, httpx.Errorf(http.StatusNotFound, httpx.CodeNotFound, "no route for %s", clip(r.URL.Path)))
+		// The path is not repeated: /authorize/{key} (a wrong case) is
+		// unknown too, and the answer must not echo a licence key.
+		httpx.WriteError(w, httpx.Errorf(http.StatusNotFound, httpx.CodeNotFound,
+			"no route for %s on this path (the routes, case-sensitive: %s/{license_key}, %s, %s, %s/{process_id}, %s/{process_id}, %s/{process_id})",
+			clip(r.Method), RouteAuthorize, RouteStatus, RouteSubmitImage, RouteCheckImage, RouteDownloadImage, RouteRemoveImage))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -228,5 +229,24 @@ func TestHTTPTriedKeysAreRedactedToTheEndOfThePath(t *testing.T) {
 	}
 	for _, logged := range []string{"/Authorize/REDACTED", "/authorize/REDACTED", "/AUTHORIZE/REDACTED"} {
 		assert.Contains(t, out, "path="+logged+" status=")
+	}
+}
+
+// TestHTTPNotFoundDoesNotEchoThePath: /authorize/{key} (the wrong case) is
+// no route; its 404 quoted the path, and so the licence key.
+func TestHTTPNotFoundDoesNotEchoThePath(t *testing.T) {
+	t.Parallel()
+	s, _ := newService(t, nil)
+	h := s.Handler()
+	for _, path := range []string{"/authorize/" + testKey, "/AUTHORIZE/" + url.PathEscape(awkwardKey), "/Nope/" + testKey} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		assert.Equal(t, http.StatusNotFound, rec.Code, path)
+		body := rec.Body.String()
+		assert.Contains(t, body, `"code":"`+httpx.CodeNotFound+`"`)
+		assert.Contains(t, body, "no route for GET")
+		for _, secret := range []string{testKey, "lic/with", url.PathEscape(awkwardKey), "lic%2F"} {
+			assert.NotContains(t, body, secret, path)
+		}
 	}
 }
