@@ -72,11 +72,11 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // response headers (default 5 minutes; a negative d means no bound), so a
 // silent container cannot hang a call made without a context deadline. It
 // counts from the end of the upload (during one it only ends an upload that
-// makes no progress for that long). The JSON answers and error bodies the
-// client reads itself end their attempt when no byte arrives for that
-// long; a download's PNG stream, read at the caller's pace, is not
-// limited. The final error of an attempt that runs out matches
-// ErrResponseHeaderTimeout.
+// makes no progress for that long). Afterwards it bounds each wait for
+// the bytes of the answer: a JSON answer, error body or PNG stream that
+// stops arriving for that long ends the call, while the time spent writing
+// what arrived does not count, so downloads of any size work. The final
+// error of an attempt that runs out matches ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }

@@ -73,12 +73,13 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // response headers (default 5 minutes; a negative d means no bound), so a
 // silent server cannot hang a call made without a context deadline. It
 // counts from the end of the upload, and during an upload it only ends one
-// that makes no progress for that long, so uploads of any size work. The
-// JSON answers and error bodies the client reads itself end their attempt
-// when no byte arrives for that long; a download, read at the caller's
-// pace, is not limited, so downloads of any size work. An attempt that
-// runs out is retried like a connection error; the final error matches
-// ErrResponseHeaderTimeout.
+// that makes no progress for that long, so uploads of any size work.
+// Afterwards it bounds each wait for the bytes of the answer: a JSON
+// answer, error body or download that stops arriving for that long ends
+// the call, while the time spent writing what arrived does not count, so
+// downloads of any size work. An attempt that runs out is retried like a
+// connection error (a download stalled mid-body is not: its call fails);
+// the final error matches ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }

@@ -32,10 +32,9 @@
 // honoured up to a cap (WithMaxRetryAfter). Each attempt waits at most 5
 // minutes for the response headers (WithResponseHeaderTimeout), so a
 // silent server cannot hang a call made without a context deadline (the
-// bound also ends a JSON answer or error body that stops arriving for as
+// bound also ends an answer or download whose bytes stop arriving for as
 // long); an upload (timed from its end; during it only a stall for that
-// long counts) and a download, read at the caller's pace, are not limited
-// by it. Uploads stream
+// long counts) and a download of any size or pace work. Uploads stream
 // from an io.ReaderAt with an exact Content-Length and are never buffered.
 // A JSON answer cut off mid-body (the connection closed before its
 // Content-Length) is retried like a connection error; a download cut off

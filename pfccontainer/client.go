@@ -70,9 +70,10 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // so the bound must cover the slowest correction (large images on few CPU
 // cores): raise it rather than lower it. It counts from the end of the
 // upload (during one it only ends an upload that makes no progress for that
-// long), and the JSON answers and error bodies the client reads itself end
-// their attempt when no byte arrives for that long; a download, read at the
-// caller's pace, is not limited, so uploads and downloads of any size work.
+// long), and afterwards it bounds each wait for the bytes of the answer (a
+// JSON answer, error body or download that stops arriving for that long
+// ends the call; time spent writing what arrived does not count), so
+// uploads and downloads of any size work.
 // An attempt that runs out is retried like a connection error; the final
 // error matches ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {

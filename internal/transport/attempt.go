@@ -31,6 +31,8 @@ type attempt struct {
 	expireFn func()
 	// read is the watched read of a body the transport reads itself.
 	read watchedReader
+	// bodyExpired: the bound ran out during a caller's read of the body.
+	bodyExpired bool
 
 	getConn, gotConn, timedOut atomic.Bool
 
@@ -80,8 +82,31 @@ func (a *attempt) expire() {
 }
 
 // Read and Close make the attempt its response's body: closing it ends the
-// attempt's context.
-func (a *attempt) Read(p []byte) (int, error) { return a.body.Read(p) }
+// attempt's context. Each read is bounded by the header watch while it
+// waits for bytes: a body left to the caller (a download) that stops
+// arriving for the whole bound ends the attempt with a
+// *headerTimeoutError, while the time the caller spends between reads
+// (writing what it read) does not count.
+func (a *attempt) Read(p []byte) (int, error) {
+	w := a.cl.c.watch
+	if w == nil {
+		return a.body.Read(p)
+	}
+	if a.bodyExpired {
+		return 0, &headerTimeoutError{d: w.d, phase: phaseResponseBody}
+	}
+	e := w.add(a.expireFn)
+	n, err := a.body.Read(p)
+	if !e.stop() {
+		// The bound ran out during this read: the attempt's context is
+		// cancelled, so the body is unusable from here on.
+		a.bodyExpired = true
+		if err != nil || n == 0 {
+			return n, &headerTimeoutError{d: w.d, phase: phaseResponseBody}
+		}
+	}
+	return n, err
+}
 
 func (a *attempt) Close() error {
 	err := a.body.Close()
@@ -101,7 +126,7 @@ var errFinal102 = errors.New("final 102 Processing")
 //     while the body is sent, it only ends a stalled upload); it stops
 //     once they arrive; a body the transport reads itself (bufferJSON,
 //     bufferAnswer) is watched again, by the same bound renewed as its
-//     bytes arrive, while a body left to the caller is not limited;
+//     bytes arrive, and a body left to the caller read by read (Read);
 //   - an informational 102 Processing ends the attempt at once when the
 //     request set FinalProcessing, and also when the connection fails after
 //     one (a server that answers a final 102 and closes); either way the

@@ -113,3 +113,46 @@ func TestBufferLimit(t *testing.T) {
 	assert.Len(t, got, 1<<10+1)
 	assert.Equal(t, big[:1<<10+1], got)
 }
+
+// TestStalledDownloadEndsTheRead: a body left to the caller that stops
+// arriving ends the caller's read after the bound without a byte; what
+// arrived before is read.
+func TestStalledDownloadEndsTheRead(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, stallAfter(&counter{}, http.StatusOK, "0123456789"))
+	c := newClient(t, Options{BaseURL: srv.URL, ResponseHeaderTimeout: 100 * time.Millisecond})
+	resp, err := c.Do(guard(t), &Request{Path: "file"})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	assert.Equal(t, "0123456789", string(got))
+	require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
+	assert.ErrorContains(t, err, "response body made no progress for 100ms")
+	_, err = resp.Body.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout, "and stays ended")
+}
+
+// TestSlowReaderOfADownloadIsNotCutOff: only the time a read waits for
+// bytes counts; a caller that takes longer than the bound between reads
+// (a slow writer) gets the whole body.
+func TestSlowReaderOfADownloadIsNotCutOff(t *testing.T) {
+	t.Parallel()
+	const body = "first-second-third"
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, body) })
+	c := newClient(t, Options{BaseURL: srv.URL, ResponseHeaderTimeout: 50 * time.Millisecond})
+	resp, err := c.Do(guard(t), &Request{Path: "file"})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var got []byte
+	buf := make([]byte, 6)
+	for {
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		time.Sleep(150 * time.Millisecond) // three bounds between reads
+	}
+	assert.Equal(t, body, string(got))
+}
