@@ -107,9 +107,9 @@ func readRecords(r io.Reader) (map[string]Record, int64, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var good int64
 	for {
-		line, err := readLine(br)
+		line, n, err := readLine(br)
 		if len(line) > 0 && line[len(line)-1] == '\n' {
-			good += int64(len(line))
+			good += n
 			var rec Record
 			if json.Unmarshal(bytes.TrimSpace(line), &rec) == nil && rec.ID != "" &&
 				(rec.Status == StatusDone || rec.Status == StatusFailed) {
@@ -126,12 +126,13 @@ func readRecords(r io.Reader) (map[string]Record, int64, error) {
 }
 
 // readLine returns the next line with its newline (without one at the end
-// of the input). A line longer than maxLine is returned cut, which makes
-// it unparsable, so it is ignored; its length still counts.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
+// of the input) and the number of bytes it took from br. A line longer
+// than maxLine is returned cut, which makes it unparsable, so it is
+// ignored; n still counts it whole, so that the offset after it is right.
+func readLine(br *bufio.Reader) (line []byte, n int64, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
 		if len(line) < maxLine {
 			line = append(line, chunk...)
 		} else if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
@@ -140,7 +141,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return line, err
+		return line, n, err
 	}
 }
 

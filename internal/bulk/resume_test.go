@@ -3,9 +3,11 @@ package bulk
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -178,4 +180,28 @@ func TestRunManifestUnwritable(t *testing.T) {
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "open", me.Op)
 	assert.Zero(t, w.count(items[0].ID))
+}
+
+// TestManifestKeepsRecordsAfterAnOversizeLine: a foreign line longer than
+// maxLine is skipped whole; the records after it are kept and the file is
+// not cut (its length used to count only the kept part of the line, and
+// the manifest was truncated in the middle).
+func TestManifestKeepsRecordsAfterAnOversizeLine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), ManifestName)
+	rec := func(id string) string {
+		b, err := json.Marshal(Record{ID: id, Status: StatusDone})
+		require.NoError(t, err)
+		return string(b) + "\n"
+	}
+	content := rec("a") + strings.Repeat("x", 2*maxLine) + "\n" + rec("b") + rec("c")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	f, prior, err := openManifest(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.Len(t, prior, 3)
+	assert.Contains(t, prior, "c")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, len(content), len(got), "nothing cut")
 }
