@@ -130,8 +130,12 @@ type BulkReport struct {
 //
 // A file that fails does not stop the run: it is listed in
 // BulkReport.Failures with its error. The error result is non-nil only
-// when the run itself stopped: ctx's error when ctx ended (the report says
-// how far it got), or a problem with the options, inDir or the manifest.
+// when the run itself stopped: ctx's error when ctx ended, or one matching
+// context.DeadlineExceeded when the rate limit leaves no start before
+// ctx's deadline (the report says how far it got), or a problem with the
+// options, inDir or the manifest. Two files whose outputs would be one
+// file (photo.jpg and photo.png, both to photo.png) are not both written:
+// the later fails with kind invalid_parameter.
 // Requests are retried by the client as usual (WithRetries; SubmitImage
 // is never resent once it may have arrived); the bulk layer never repeats
 // a file within a run.

@@ -125,8 +125,12 @@ func TestMockCorrectAll(t *testing.T) {
 	}
 	rep, err := c.CorrectAll(t.Context(), slices.Values(items), pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0), nil)
 	require.NoError(t, err)
-	// Two items share a base name: the later output replaces the earlier.
-	assert.Equal(t, 4, rep.Done)
+	// Two items share a base name, hence an output: the later one fails
+	// rather than replace the earlier's result.
+	assert.Equal(t, 3, rep.Done)
+	require.Equal(t, 1, rep.Failed)
+	assert.Equal(t, "invalid_parameter", rep.Failures[0].Kind)
+	assert.ErrorContains(t, rep.Failures[0].Err, "is also the output of item")
 	_, err = c.CorrectAll(t.Context(), slices.Values(items), &pfccontainer.CorrectionOptions{Width: 1}, nil)
 	var ve *pfccontainer.ValidationError
 	require.ErrorAs(t, err, &ve)

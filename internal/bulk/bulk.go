@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"iter"
 	"os"
@@ -146,7 +147,9 @@ func DefaultKind(err error) string {
 
 // Run does work for every item of items, at most o.Concurrency at once,
 // and returns the Report. It returns a non-nil error only when the run
-// stopped early: ctx's error when ctx ended, a *ManifestError when the
+// stopped early: ctx's error when ctx ended, one matching
+// context.DeadlineExceeded when o.Limiter refused to wait past ctx's
+// deadline (rate.Limiter does, at once), a *ManifestError when the
 // manifest could not be read or written, an *apierr.ValidationError for
 // unusable options. Failed items are not errors of Run: they are in
 // Report.Failures (and OnResult), each with its error value.
@@ -225,6 +228,8 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		}()
 	}
 	seen := map[string]struct{}{}
+	outputs := map[string]string{} // cleaned absolute Dst → the ID writing it
+	var stopErr error              // the limiter's refusal, with ctx alive
 	for it := range items {
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
@@ -235,17 +240,23 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if it.ID == "" {
 			it.ID = it.Src
 		}
-		if err := checkItem(it, seen); err != nil {
+		dst := absClean(it.Dst)
+		if err := checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue
 		}
 		seen[it.ID] = struct{}{}
+		outputs[dst] = it.ID
 		if rec, ok := r.prior[it.ID]; ok && rec.Status == StatusDone && fileExists(it.Dst) {
 			r.finish(Result[R]{Item: it, Skipped: true, Record: &rec, Bytes: rec.Bytes}, false)
 			continue
 		}
 		if r.o.Limiter != nil {
 			if err := r.o.Limiter.Wait(ctx); err != nil {
+				// rate.Limiter fails at once, with ctx still alive, when
+				// the next start would fall after ctx's deadline: the run
+				// stops as if the deadline had come.
+				stopErr = limiterStop(ctx, err)
 				r.interrupt()
 				break
 			}
@@ -265,7 +276,8 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Elapsed = r.now().Sub(r.start)
-	if ctx.Err() != nil && r.o.Total > r.rep.Total {
+	stopped := ctx.Err() != nil || stopErr != nil
+	if stopped && r.o.Total > r.rep.Total {
 		// Items never pulled from a known-size input are interrupted too.
 		r.rep.Interrupted += r.o.Total - r.rep.Total
 		r.rep.Total = r.o.Total
@@ -276,6 +288,8 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		return &rep, r.fatal
 	case ctx.Err() != nil && rep.Interrupted > 0:
 		return &rep, context.Cause(ctx)
+	case stopErr != nil:
+		return &rep, errors.Join(stopErr, err)
 	case err != nil:
 		return &rep, err
 	}
@@ -289,8 +303,30 @@ func (r *runner[R]) interrupt() {
 	r.mu.Unlock()
 }
 
-// checkItem reports an item that cannot be run.
-func checkItem(it Item, seen map[string]struct{}) error {
+// limiterStop is the run's error when the Limiter refused to wait while
+// ctx was alive: with a deadline, the next start was past it.
+func limiterStop(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil // the context's own error is reported
+	}
+	if _, ok := ctx.Deadline(); ok {
+		return fmt.Errorf("pfc: bulk: the rate limit allows no further start before the context deadline (%v): %w",
+			err, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("pfc: bulk: rate limiter: %w", err)
+}
+
+// absClean returns path made absolute and cleaned, to compare outputs.
+func absClean(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
+// checkItem reports an item that cannot be run; sameOutput is the ID of an
+// earlier item with the same output path, if any.
+func checkItem(it Item, seen map[string]struct{}, sameOutput string) error {
 	var fe apierr.FieldErrors
 	if it.Src == "" {
 		fe.Add("SrcPath", "is required (item %q)", it.ID)
@@ -300,6 +336,11 @@ func checkItem(it Item, seen map[string]struct{}) error {
 	}
 	if _, dup := seen[it.ID]; dup {
 		fe.Add("ID", "%q appears twice in the input", it.ID)
+	}
+	if sameOutput != "" && it.Dst != "" {
+		// Both would be written to one file: one result would be lost,
+		// and a resumed run would skip both.
+		fe.Add("DstPath", "%q is also the output of item %q (item %q)", it.Dst, sameOutput, it.ID)
 	}
 	return fe.Err()
 }

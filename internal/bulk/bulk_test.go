@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -124,6 +125,45 @@ func TestRunRateLimitCancel(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 0, rep.Done)
 	assert.Equal(t, 3, rep.Interrupted)
+}
+
+// TestRunRateLimitPastTheDeadline: a rate limit whose next start falls
+// after ctx's deadline (rate.Limiter refuses at once, ctx still alive)
+// stops the run like the deadline would: the rest is interrupted and the
+// error matches context.DeadlineExceeded (it was a partial run with a nil
+// error, and the items never pulled were not counted).
+func TestRunRateLimitPastTheDeadline(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 5)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	w := &copyWork{}
+	// One start at once, the next in two hours.
+	rep, err := Run(ctx, slices.Values(items), w.do, Options[string]{Limiter: NewLimiter(1.0/7200, 1), Total: 5})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorContains(t, err, "rate limit")
+	assert.NoError(t, ctx.Err())
+	assert.Equal(t, 1, rep.Done)
+	assert.Equal(t, 4, rep.Interrupted)
+	assert.Equal(t, 5, rep.Total)
+}
+
+// TestRunOutputClash: two items writing one output file would lose one
+// result (and a resumed run would skip both): the second fails.
+func TestRunOutputClash(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 2)
+	items[1].Dst = filepath.Join(filepath.Dir(items[0].Dst), ".", filepath.Base(items[0].Dst))
+	w := &copyWork{}
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Done)
+	require.Equal(t, 1, rep.Failed)
+	f := rep.Failures[0]
+	assert.Equal(t, items[1].ID, f.Item.ID)
+	assert.Equal(t, "invalid_parameter", f.Kind)
+	assert.ErrorContains(t, f.Err, "is also the output of item \""+items[0].ID+"\"")
+	assert.Zero(t, w.count(items[1].ID))
 }
 
 func TestNewLimiter(t *testing.T) {

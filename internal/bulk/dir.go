@@ -2,6 +2,7 @@ package bulk
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,7 +35,9 @@ type DirOptions struct {
 // forward slashes, Src the file, Dst the same relative path (or
 // o.Rename's) under outDir. Hidden files and directories (a name starting
 // with ".") are left out, and so is outDir when it lies inside inDir.
-// Symbolic links are not followed. outDir must not be inDir itself.
+// Symbolic links inside inDir are not followed; inDir itself may be one
+// (to a directory). inDir must be a directory, and outDir not inDir
+// itself.
 func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 	var fe apierr.FieldErrors
 	if inDir == "" {
@@ -54,23 +57,38 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 		fe.Add("outDir", "must differ from inDir")
 		return nil, fe.Err()
 	}
+	// The folder itself may be a symbolic link (WalkDir would list the
+	// link, not the folder), and must be a folder: a file given as inDir
+	// would be listed as one item whose output is outDir itself.
+	st, err := os.Stat(inDir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		fe.Add("inDir", "%q is not a directory", inDir)
+		return nil, fe.Err()
+	}
+	root := inDir
+	if lst, err := os.Lstat(inDir); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		root = inDir + string(filepath.Separator) // walked through the link
+	}
 	exts := o.Exts
 	if exts == nil {
 		exts = ImageExts
 	}
 	var items []Item
-	err := filepath.WalkDir(inDir, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if path != inDir && strings.HasPrefix(d.Name(), ".") {
+		if path != root && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if d.IsDir() {
-			if abs, _ := filepath.Abs(path); path != inDir && abs == absOut {
+			if abs, _ := filepath.Abs(path); path != root && abs == absOut {
 				return filepath.SkipDir
 			}
 			return nil
@@ -80,7 +98,7 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 		}) {
 			return nil
 		}
-		rel, err := filepath.Rel(inDir, path)
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return err
 		}

@@ -55,3 +55,34 @@ func TestDirErrors(t *testing.T) {
 	_, err = Dir(filepath.Join(t.TempDir(), "missing"), "out", DirOptions{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// TestDirRoot: a symbolic link to a folder is listed as the folder; a
+// file given as the folder is a field error naming inDir, not one item
+// whose output is outDir itself.
+func TestDirRoot(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	real := filepath.Join(base, "photos")
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "sub"), 0o755))
+	for _, p := range []string{"a.jpg", "sub/b.png"} {
+		require.NoError(t, os.WriteFile(filepath.Join(real, p), []byte("x"), 0o644))
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	out := filepath.Join(base, "out")
+	items, err := Dir(link, out, DirOptions{})
+	require.NoError(t, err)
+	require.Len(t, items, 2)
+	assert.Equal(t, "a.jpg", items[0].ID)
+	assert.Equal(t, filepath.Join(out, "sub", "b.png"), items[1].Dst)
+
+	_, err = Dir(filepath.Join(real, "a.jpg"), out, DirOptions{})
+	var ve *apierr.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "inDir", ve.Errors[0].Field)
+
+	_, err = Dir(filepath.Join(base, "missing"), out, DirOptions{})
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
