@@ -85,10 +85,13 @@ type BulkResult struct {
 	// Item is the file, its ID filled in.
 	Item BulkItem
 	// Job is the job record: the COMPLETED one for a corrected file, the
-	// FAILED or REJECTED one with a *JobError, nil when the file failed
-	// before a job ended or was skipped.
+	// FAILED or REJECTED one with a *JobError, the last one seen with a
+	// *WaitTimeoutError, nil when the file failed before a job ended or
+	// was skipped.
 	Job *Job
-	// JobID is the job's id, also for a skipped file (from the manifest).
+	// JobID is the job's id, also for a skipped file (from the manifest)
+	// and for a wait that timed out (the job may still complete: Wait or
+	// GetJob can pick it up).
 	JobID string
 	// Err is nil for a corrected or skipped file, else the error
 	// CorrectFile returned: a *JobError, *APIError, *ValidationError,
@@ -288,9 +291,17 @@ func bulkResult(r bulk.Result[*Job]) BulkResult {
 		Item: BulkItem{ID: r.Item.ID, SrcPath: r.Item.Src, DstPath: r.Item.Dst},
 		Job:  r.Value, Err: exportErr(r.Err), Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
 	}
-	var je *JobError
-	if out.Job == nil && errors.As(r.Err, &je) {
+	var (
+		je *JobError
+		te *WaitTimeoutError
+	)
+	switch {
+	case out.Job != nil:
+	case errors.As(r.Err, &je):
 		out.Job = je.Job
+	case errors.As(r.Err, &te):
+		// The job may still complete: its id lets the caller fetch it.
+		out.Job, out.JobID = te.LastJob, te.JobID
 	}
 	switch {
 	case out.Job != nil:

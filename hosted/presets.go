@@ -182,7 +182,17 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 				}
 			}
 			offset += len(page.Presets)
-			if len(page.Presets) < limit || (page.Total >= 0 && offset >= page.Total) {
+			// With a total, it decides (a service may cap its pages below
+			// the limit asked for: a short page is not the last one);
+			// without one, a short page is the last.
+			switch {
+			case len(page.Presets) == 0:
+				return
+			case page.Total >= 0:
+				if offset >= page.Total {
+					return
+				}
+			case len(page.Presets) < limit:
 				return
 			}
 		}

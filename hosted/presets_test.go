@@ -259,3 +259,26 @@ func TestPresetsAllPagesItemsWithoutPresetID(t *testing.T) {
 	}
 	assert.Equal(t, []string{`"a"`, `"b"`, `"c"`, `"d"`, `"e"`}, ids)
 }
+
+// TestPresetsAllFollowsTheTotal: a service that caps its pages below the
+// limit asked for reports a total; the listing goes on until it is
+// reached, not to the first short page.
+func TestPresetsAllFollowsTheTotal(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var all []map[string]any
+	for i := range 25 {
+		all = append(all, map[string]any{"presetId": strconv.Itoa(i)})
+	}
+	mt.RegisterResponder("GET", `=~/v2/presets`, func(r *http.Request) (*http.Response, error) {
+		off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		page := all[min(off, len(all)):min(off+10, len(all))] // at most 10, whatever the limit
+		return httpmock.NewJsonResponse(200, map[string]any{"presets": page, "total": len(all)})
+	})
+	n := 0
+	for _, err := range c.Presets.All(context.Background(), 0) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 25, n)
+}

@@ -77,10 +77,14 @@ func (o Options) Validate() apierr.FieldErrors {
 }
 
 // WithDefaults fills a zero MinDelay or MaxDelay and raises MaxDelay to
-// MinDelay when it is lower.
+// MinDelay when it is lower. A MaxDelay given alone caps the default
+// MinDelay too: it is a cap on every delay.
 func (o Options) WithDefaults(minDelay, maxDelay time.Duration) Options {
 	if o.MinDelay == 0 {
 		o.MinDelay = minDelay
+		if o.MaxDelay > 0 {
+			o.MinDelay = min(o.MinDelay, o.MaxDelay)
+		}
 	}
 	if o.MaxDelay == 0 {
 		o.MaxDelay = maxDelay

@@ -170,4 +170,7 @@ func TestWithDefaults(t *testing.T) {
 	assert.Equal(t, Options{MinDelay: time.Second, MaxDelay: time.Minute}, o)
 	o = Options{MinDelay: time.Hour}.WithDefaults(time.Second, time.Minute)
 	assert.Equal(t, time.Hour, o.MaxDelay)
+	// A MaxDelay alone below the default MinDelay caps every delay.
+	o = Options{MaxDelay: 100 * time.Millisecond}.WithDefaults(time.Second, time.Minute)
+	assert.Equal(t, Options{MinDelay: 100 * time.Millisecond, MaxDelay: 100 * time.Millisecond}, o)
 }

@@ -1,0 +1,25 @@
+package hosted
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/pfcsdk/pfc-go/internal/bulk"
+)
+
+// TestBulkResultOfAWaitTimeout: a file whose wait ran out keeps its job's
+// id (and last record) in its result: the job may still complete.
+func TestBulkResultOfAWaitTimeout(t *testing.T) {
+	t.Parallel()
+	last := &Job{ID: "j1", Status: StatusProcessing}
+	for name, te := range map[string]*WaitTimeoutError{
+		"with a record":    {JobID: "j1", LastJob: last},
+		"without a record": {JobID: "j1"},
+	} {
+		r := bulkResult(bulk.Result[*Job]{Item: bulk.Item{ID: "a.jpg"}, Err: errors.Join(te), Kind: "wait_timeout"})
+		assert.Equal(t, "j1", r.JobID, name)
+		assert.Equal(t, te.LastJob, r.Job, name)
+	}
+}
