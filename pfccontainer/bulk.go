@@ -213,7 +213,7 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 		if err != nil {
 			return nil, err
 		}
-		if err := copyFileAtomic(ctx, out, it.Dst); err != nil {
+		if err := d.copyOutput(ctx, out, it.Dst); err != nil {
 			return nil, err
 		}
 		return corr, nil

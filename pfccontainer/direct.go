@@ -98,8 +98,13 @@ func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err err
 // the correction with the path of the result in OutputDir. Unless o sets
 // PreserveInputFileName, it is sent as true, so the result keeps the
 // input's name. The result's name comes from the container's answer and
-// must be a plain file name: nothing the container answers can make the
-// client read outside OutputDir.
+// must be a plain file name, and the result must be a regular file in
+// OutputDir, not a symbolic link (nor a directory, a pipe or a device): a
+// link there could point anywhere on this host, so it is refused with a
+// *ResponseError (ErrInvalidResponse), as CorrectFile's copy refuses one
+// swapped in later: nothing the container answers can make the client
+// read outside OutputDir. Callers opening the returned path themselves
+// may want the same care (the container can still change OutputDir).
 func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
 	defer exportTo(&err)
 	var fe fieldErrors
@@ -119,6 +124,14 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 		return nil, "", err
 	}
 	out, err := outputFile(d.OutputDir, corr)
+	if err == nil {
+		// A result that is not there yet is reported by whoever reads it
+		// (CorrectFile says where it looked); only one that is something
+		// other than a regular file is refused here.
+		if _, lerr := fileio.LstatRegular("output", out); errors.Is(lerr, fileio.ErrNotRegular) {
+			err = notRegularOutput(corr.FileName(), lerr)
+		}
+	}
 	if err != nil {
 		var re *ResponseError
 		if errors.As(err, &re) {
@@ -159,17 +172,26 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 	if dstPath == "" {
 		return corr, out, nil
 	}
-	if err := copyFileAtomic(ctx, out, dstPath); err != nil {
+	if err := d.copyOutput(ctx, out, dstPath); err != nil {
 		return nil, "", err
 	}
 	return corr, dstPath, nil
 }
 
-// copyFileAtomic copies the regular file src to dst with WriteFileAtomic.
-func copyFileAtomic(ctx context.Context, src, dst string) error {
-	f, _, err := fileio.OpenParam("output", src)
+// copyOutput copies the corrected file src, in OutputDir under a name the
+// container chose, to dst with WriteFileAtomic. src is opened without
+// following a symbolic link (fileio.OpenNoFollow): anything but a regular
+// file there is the container's doing and is refused with a
+// *ResponseError, dst untouched.
+func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
+	f, _, err := fileio.OpenNoFollow("output", src)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		switch {
+		case errors.Is(err, fileio.ErrNotRegular):
+			re := notRegularOutput(filepath.Base(src), err)
+			re.Reason = d.Client.http.Redact(re.Reason)
+			return re
+		case errors.Is(err, os.ErrNotExist):
 			return fmt.Errorf("pfc: the corrected file is not in the output directory (is OutputDir the directory mounted as /output?): %w", err)
 		}
 		return err
@@ -179,6 +201,19 @@ func copyFileAtomic(ctx context.Context, src, dst string) error {
 		_, err := io.Copy(w, &ctxReader{ctx: ctx, r: f})
 		return err
 	})
+}
+
+// notRegularOutput is the error for a corrected file named name that is
+// not a regular file in OutputDir; err is fileio's, which says what it is.
+// The caller redacts Reason.
+func notRegularOutput(name string, err error) *ResponseError {
+	what := fileio.ErrNotRegular.Error()
+	var fe *fileio.FileError
+	if errors.As(err, &fe) {
+		what = fe.Err.Error()
+	}
+	return &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+		Reason: fmt.Sprintf("names %.200q, which in OutputDir %s: refused, so that nothing outside OutputDir is read", name, what)}
 }
 
 // ctxReader ends a copy when ctx is done.

@@ -90,7 +90,13 @@
 // its sweep leaves them alone), Direct.Correct calls GET /pfc/{file name}
 // with preserveInputFileName=true unless the options say otherwise, and
 // returns the path of the result in the output directory. Files are left
-// for the container's TTL sweep to delete.
+// for the container's TTL sweep to delete. The result, named by the
+// container, must be a regular file in the output directory: a symbolic
+// link there (which could point anywhere on this host), a directory or a
+// pipe is refused with a *ResponseError, and CorrectFile opens the result
+// without following links, so nothing the container answers makes the
+// client read outside the output directory. The caller's own source and
+// destination paths may be links.
 //
 // # Errors
 //

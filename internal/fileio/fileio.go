@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,7 +21,19 @@ var (
 	// ErrNotImage is in the chain of SniffImage's error for content that is
 	// neither JPEG nor PNG.
 	ErrNotImage = errors.New("is not a JPEG or PNG image")
+	// ErrSymlink is in the chain of OpenNoFollow's and LstatRegular's error
+	// for a symbolic link; it matches ErrNotRegular too.
+	ErrSymlink error = notRegular("is a symbolic link, not a regular file")
+	// errReplaced: the file OpenNoFollow opened is not the one it checked.
+	errReplaced error = notRegular("was replaced while it was opened")
 )
+
+// notRegular is a more precise ErrNotRegular.
+type notRegular string
+
+func (e notRegular) Error() string { return string(e) }
+
+func (notRegular) Unwrap() error { return ErrNotRegular }
 
 // FileError is a file the SDK could not use, naming the parameter that gave
 // it. For an empty path, a file that is not regular or content that is not
@@ -64,6 +77,9 @@ var errEmptyPath = errors.New("is required")
 func Open(path string) (*os.File, int64, error) { return OpenParam("path", path) }
 
 // OpenParam is Open with the name of the caller's parameter, used in errors.
+// It follows symbolic links: path is the caller's own choice, and a link
+// to an image is a fine thing to pass. A name a server chose goes through
+// OpenNoFollow instead.
 func OpenParam(param, path string) (*os.File, int64, error) {
 	if path == "" {
 		return nil, 0, &FileError{Param: param, Err: errEmptyPath}
@@ -88,6 +104,76 @@ func OpenParam(param, path string) (*os.File, int64, error) {
 	if !st.Mode().IsRegular() {
 		f.Close()
 		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
+	}
+	return f, st.Size(), nil
+}
+
+// LstatRegular checks, without following a symbolic link, that path's
+// last element is a regular file, and returns its information. Directories
+// above it are followed as usual. A symbolic link is a *FileError naming
+// param that matches ErrSymlink and ErrNotRegular; a directory, device or
+// pipe one that matches ErrNotRegular; an operating-system failure keeps
+// its cause (errors.Is(err, fs.ErrNotExist) ...).
+func LstatRegular(param, path string) (fs.FileInfo, error) {
+	if path == "" {
+		return nil, &FileError{Param: param, Err: errEmptyPath}
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	case st.Mode()&fs.ModeSymlink != 0:
+		return nil, &FileError{Param: param, Path: path, Err: ErrSymlink}
+	case !st.Mode().IsRegular():
+		return nil, &FileError{Param: param, Path: path, Err: ErrNotRegular}
+	}
+	return st, nil
+}
+
+// OpenNoFollow is OpenParam for a file whose name the caller does not
+// trust (a server chose it): path's last element must be a regular file
+// itself, never a symbolic link, so that what is read is the file in
+// path's directory and nothing a link points to elsewhere. It checks path
+// with LstatRegular, opens it (with O_NOFOLLOW and O_NONBLOCK where the
+// platform has them, so that a link or a pipe swapped in after the check
+// is not followed or waited on) and makes sure the file opened is the
+// regular file checked (os.SameFile), which closes that race where the
+// platform lacks O_NOFOLLOW. Errors are those of LstatRegular; a file
+// replaced between the check and the open matches ErrNotRegular.
+func OpenNoFollow(param, path string) (*os.File, int64, error) {
+	return openNoFollow(param, path, noFollowFlags, nil)
+}
+
+// openNoFollow is OpenNoFollow with the open's extra flags and, for tests,
+// a function called between the check and the open.
+func openNoFollow(param, path string, flags int, between func()) (*os.File, int64, error) {
+	checked, err := LstatRegular(param, path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if between != nil {
+		between()
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|flags, 0)
+	if err != nil {
+		// O_NOFOLLOW's refusal of a link swapped in is ELOOP on Linux,
+		// EMLINK on FreeBSD, EFTYPE on NetBSD: name it plainly.
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, 0, &FileError{Param: param, Path: path, Err: ErrSymlink}
+		}
+		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	case !st.Mode().IsRegular():
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
+	case !os.SameFile(checked, st):
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: errReplaced}
 	}
 	return f, st.Size(), nil
 }
