@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
@@ -221,7 +222,10 @@ func SniffImage(r io.ReaderAt, size int64) (string, error) {
 // WriteFileAtomic calls write with a temporary file in path's directory
 // and, when write succeeds, fsyncs it, gives it its mode (the permission
 // bits of the file it replaces, or 0644) and renames it to path. On any
-// failure the temporary file is removed and path is untouched.
+// failure the temporary file is removed and path is untouched. The
+// temporary file is named ".<name>.<digits>.partial", name being path's
+// base name cut short where needed to keep the whole within 255 bytes, so
+// every name up to 255 bytes can be written.
 func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if path == "" {
 		return &FileError{Param: "path", Err: errEmptyPath}
@@ -230,7 +234,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 		return &FileError{Param: "write", Path: path, Err: errors.New("is nil")}
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.partial")
+	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		return &FileError{Param: "path", Path: path, Err: unwrapPathError(err)}
 	}
@@ -266,6 +270,34 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}
 	syncDir(dir)
 	return nil
+}
+
+// maxNameLen is the longest file name, in bytes, that the common file
+// systems take (NAME_MAX; Windows counts UTF-16 units, never more).
+const maxNameLen = 255
+
+// maxRandomLen is the longest random part os.CreateTemp puts at the "*"
+// of its pattern: a uint32 in decimal.
+const maxRandomLen = 10
+
+// tempPattern is os.CreateTemp's pattern for the temporary file of a file
+// named base: ".<base>.<digits>.partial", the name the bulk runner's
+// cleanup looks for. base is cut, on a UTF-8 boundary, to what keeps the
+// whole name within maxNameLen, so that any name a file system takes can
+// be written atomically.
+func tempPattern(base string) string {
+	const room = maxNameLen - len("."+"."+".partial") - maxRandomLen
+	if len(base) > room {
+		cut := room
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		if cut == 0 { // not UTF-8: cut anywhere
+			cut = room
+		}
+		base = base[:cut]
+	}
+	return "." + base + ".*.partial"
 }
 
 // syncDir makes the rename durable where the platform allows it; failures
