@@ -412,7 +412,8 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 
 // cleanDir removes, once per output directory of the run, what a crash
 // left of earlier attempts there: the temporary files
-// fileio.WriteFileAtomic names ".<name>.<digits>.partial". Every worker
+// fileio.WriteFileAtomic names ".<name>.<digits>.partial" (<name> cut
+// short for a long one). Every worker
 // calls it before its work, so no temporary file of this run exists yet
 // in that directory while it runs. Failures are ignored (it is litter).
 func (r *runner[R]) cleanDir(dir string) {

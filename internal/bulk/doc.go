@@ -53,8 +53,8 @@
 // that do not parse are ignored (an item whose record is lost is simply
 // done again), and a last line without its newline, torn by a crash, is
 // cut off before the first append. The temporary files a crash left
-// beside the outputs (".<name>.<digits>.partial", from
-// fileio.WriteFileAtomic) are removed, once per output directory, before
+// beside the outputs (".<name>.<digits>.partial", <name> cut short for a
+// long one, from fileio.WriteFileAtomic) are removed, once per output directory, before
 // the first item there starts.
 //
 // # Cancellation
