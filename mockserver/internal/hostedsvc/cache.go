@@ -28,7 +28,7 @@ type cacheEntry struct {
 // includeDetectionData and webhookUrl, which do not.
 func cacheKey(j *job, fileSHA, bgSHA [sha256.Size]byte) string {
 	req := buildRequest(j, "", "")
-	presetSHA := sha256.Sum256(j.presetData)
+	presetSHA := j.presetSHA // zero for the built-in groups
 	k := struct {
 		Account, File, FileType, Preset, PresetSHA, OutputType string
 		Quality                                                int

@@ -39,12 +39,16 @@ type job struct {
 	inputSize int64
 	bgInput   string // blob name of the background image link, if any
 	preset    string // effective preset name
-	// presetData is the custom preset file; presetErr says why the preset
-	// is unusable (REJECTED), "" when it is fine.
-	presetData []byte
-	presetErr  string
-	base       string
-	cacheKey   string
+	// presetInput is the blob name of the job's own link to its custom
+	// preset file, read only while a worker processes the job (so no job
+	// holds the file in memory while it waits or after it ended);
+	// presetSHA is that file's SHA-256, for the cache key. presetErr says
+	// why the preset is unusable (REJECTED), "" when it is fine.
+	presetInput string
+	presetSHA   [sha256.Size]byte
+	presetErr   string
+	base        string
+	cacheKey    string
 
 	status     string
 	statusText string
@@ -116,8 +120,8 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	}
 
 	var (
-		customPresetBlob string
-		fileSHA, bgSHA   [sha256.Size]byte
+		customPreset   *preset
+		fileSHA, bgSHA [sha256.Size]byte
 	)
 	s.mu.Lock()
 	u, aerr := s.usableUpload(account, sp.fileKey, "fileKey")
@@ -140,11 +144,12 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		case !p.uploaded:
 			j.presetErr = fmt.Sprintf("preset %q has no file uploaded yet", j.preset)
 		default:
-			customPresetBlob = p.blob
+			customPreset = p
 		}
 	}
-	// The job gets its own links to its inputs: a re-upload or the
-	// upload's expiry does not change what it processes.
+	// The job gets its own links to its inputs and preset file: a
+	// re-upload, the upload's expiry or the preset's deletion does not
+	// change what it processes.
 	j.input = "in-" + j.id
 	err := s.linkBlob(u.blob, j.input)
 	if err == nil && bg != nil {
@@ -152,18 +157,16 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		err = s.linkBlob(bg.blob, j.bgInput)
 		bgSHA = bg.sha
 	}
+	if err == nil && customPreset != nil {
+		j.presetInput = "ps-" + j.id
+		err = s.linkBlob(customPreset.blob, j.presetInput)
+		j.presetSHA = customPreset.sha
+	}
 	j.upType, j.inputSize, fileSHA = u.fileType, u.size, u.sha
 	s.mu.Unlock()
 	if err != nil {
 		s.removeInputs(j)
 		return nil, s.internalErr(err)
-	}
-	if customPresetBlob != "" {
-		if data, err := s.readBlob(customPresetBlob, MaxPresetBytes); err != nil {
-			j.presetErr = fmt.Sprintf("preset %q is no longer available", j.preset)
-		} else {
-			j.presetData = data
-		}
 	}
 	if j.presetErr == "" {
 		j.cacheKey = cacheKey(j, fileSHA, bgSHA)
@@ -239,7 +242,7 @@ func (s *Service) readBlob(name string, limit int64) ([]byte, error) {
 }
 
 func (s *Service) removeInputs(j *job) {
-	for _, b := range []string{j.input, j.bgInput} {
+	for _, b := range []string{j.input, j.bgInput, j.presetInput} {
 		if b != "" {
 			_ = s.store.Remove(b)
 		}

@@ -3,6 +3,7 @@ package hostedsvc
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -38,6 +39,7 @@ type preset struct {
 	uploaded                       bool
 	blob                           string
 	size                           int64
+	sha                            [sha256.Size]byte // of the file
 }
 
 // PresetRecord is a preset as the presets endpoints show it: the
@@ -187,7 +189,7 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 	if _, err := s.store.Commit(tmp.Path, name); err != nil {
 		return s.internalErr(err)
 	}
-	p.uploaded, p.blob, p.size, p.updatedAt = true, name, tmp.Size, s.now()
+	p.uploaded, p.blob, p.size, p.sha, p.updatedAt = true, name, tmp.Size, tmp.SHA256, s.now()
 	s.log.Info("preset file stored", "preset", id, "bytes", tmp.Size)
 	return nil
 }

@@ -120,6 +120,14 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		srcFormat = "png"
 	}
 	req := buildRequest(j, srcFormat, bgPath)
+	if j.presetInput != "" {
+		// Read only now, so that a job holds no preset file in memory
+		// while it waits in the queue or after it ended.
+		if req.PresetData, err = s.readBlob(j.presetInput, MaxPresetBytes); err != nil {
+			s.log.Error("reading the job's preset file failed", "job", j.id, "error", err)
+			return fail(JobCodeProcessingFailed, "reading the preset file failed")
+		}
+	}
 	tmp, err := s.store.CreateTemp()
 	if err != nil {
 		return fail(JobCodeProcessingFailed, "creating the result file: %v", err)
@@ -213,7 +221,6 @@ func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
 	sp := j.spec
 	req := JobRequest{
 		Preset:               j.preset,
-		PresetData:           j.presetData,
 		SourceFormat:         srcFormat,
 		Quality:              sp.quality,
 		RemoveGlares:         sp.removeGlares,
