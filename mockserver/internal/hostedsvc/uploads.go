@@ -37,8 +37,10 @@ type upload struct {
 	sha        [sha256.Size]byte
 	expiry     *activity.Timer
 	// receiving counts the PUTs whose body is being received; while one
-	// is, the expiry waits (expireDeferred) until it ends: a PUT that
-	// arrived while the URL was valid completes, as on object stores.
+	// is, the expiry waits (expireDeferred) until the last one ends: a
+	// PUT that arrived while the URL was valid completes, as on object
+	// stores. One that stores the file cancels the deferred expiry (the
+	// file's retention starts).
 	receiving      int
 	expireDeferred bool
 }
@@ -200,6 +202,10 @@ func (s *Service) storeUploadLocked(u *upload, tmp *blobstore.Temp) *httpx.Error
 		return s.internalErr(err)
 	}
 	u.uploaded, u.blob, u.size, u.sha = true, name, tmp.Size, tmp.SHA256
+	// The stored file has its own retention: an expiry deferred by the
+	// PUTs in flight is void, so one of them failing later does not
+	// remove it.
+	u.expireDeferred = false
 	u.expiry.Stop()
 	u.expiry = s.tracker.AfterFunc(UploadRetention, func() { s.expireUpload(u) })
 	s.log.Info("upload stored", "fileKey", u.key, "fileType", u.fileType, "bytes", tmp.Size)
