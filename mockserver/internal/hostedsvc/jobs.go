@@ -329,7 +329,7 @@ func (s *Service) finishLocked(j *job, out *outcome) {
 		}
 		if err != nil {
 			out.discard()
-			out = failed(JobCodeProcessingFailed, "storing the result: %v", err)
+			out = failed(JobCodeProcessingFailed, "%s", s.diskFailure(j, textStoringFailed, err))
 			j.result = ""
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -77,6 +78,8 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		// A variant the decoder cannot read (arithmetic coding...): the
 		// engine rejects those too.
 		return rejected(JobCodeFormat, "unsupported %s variant: %v", imgFormat, err)
+	case err != nil && isDiskError(err):
+		return failed(JobCodeProcessingFailed, "%s", s.diskFailure(j, "input file unavailable", err))
 	case err != nil:
 		return failed(JobCodeProcessingFailed, "corrupt %s file: %v", imgFormat, err)
 	}
@@ -124,20 +127,21 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		// Read only now, so that a job holds no preset file in memory
 		// while it waits in the queue or after it ended.
 		if req.PresetData, err = s.readBlob(j.presetInput, MaxPresetBytes); err != nil {
-			s.log.Error("reading the job's preset file failed", "job", j.id, "error", err)
-			return fail(JobCodeProcessingFailed, "reading the preset file failed")
+			return fail(JobCodeProcessingFailed, "%s", s.diskFailure(j, "reading the preset file failed", err))
 		}
 	}
 	tmp, err := s.store.CreateTemp()
 	if err != nil {
-		return fail(JobCodeProcessingFailed, "creating the result file: %v", err)
+		return fail(JobCodeProcessingFailed, "%s", s.diskFailure(j, textStoringFailed, err))
 	}
-	bw := bufio.NewWriterSize(tmp, 1<<16)
+	out := &writeErrs{w: tmp}
+	bw := bufio.NewWriterSize(out, 1<<16)
 	res, err := s.callProcessor(ctx, bufio.NewReaderSize(io.NewSectionReader(f, 0, j.inputSize), 1<<16), req, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if cerr := tmp.Close(); err == nil {
+	cerr := tmp.Close()
+	if err == nil {
 		err = cerr
 	}
 	if err == nil && res == nil {
@@ -148,17 +152,59 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 		switch {
 		case ctx.Err() != nil:
 			return fail(JobCodeShutdown, "the server shut down while the job ran")
+		case out.err != nil || cerr != nil:
+			return fail(JobCodeProcessingFailed, "%s", s.diskFailure(j, textStoringFailed, err))
 		case isReject(err):
 			code := JobCodeRejected
 			if re, ok := asReject(err); ok && re.Code != 0 {
 				code = re.Code
 			}
 			return reject(code, "%s", rejectText(err))
+		case isDiskError(err):
+			return fail(JobCodeProcessingFailed, "%s", s.diskFailure(j, textServerFileFailed, err))
 		default:
 			return fail(JobCodeProcessingFailed, "processing failed: %v", err)
 		}
 	}
 	return imageOutcome(req, res, dims, tmp.Name())
+}
+
+// statusTexts of the failures of the mock's own files.
+const (
+	textStoringFailed    = "storing the result failed"
+	textServerFileFailed = "processing failed: a file of the server could not be read"
+)
+
+// diskFailure logs err, a failure of the mock's own files, and returns
+// text, the job's statusText for it: the error names paths of the
+// server's disk, which the record (/status, webhooks) must not show.
+func (s *Service) diskFailure(j *job, text string, err error) string {
+	s.log.Error("job failed on the server's disk", "job", j.id, "statusText", text, "error", err)
+	return text
+}
+
+// isDiskError reports whether err is a file system error, which names a
+// path.
+func isDiskError(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se)
+}
+
+// writeErrs remembers the error of its writer, telling a failure to
+// store the result from the processor's own.
+type writeErrs struct {
+	w   io.Writer
+	err error
+}
+
+func (e *writeErrs) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // InputLimits returns the size limits of a job's input image. Seed 000's
