@@ -275,8 +275,10 @@
 // Shutdown: Hosted.Close interrupts the bodies of pre-signed PUTs still
 // being received (they are answered 503 unavailable and store nothing)
 // and waits for them, so nothing writes into the data directory once it
-// is removed; PUTs and /pfc calls arriving later are 503 too. A 500
-// internal_error never carries server paths (they go to the log).
+// is removed; every request arriving once Close has begun (the API, the
+// pre-signed PUTs, the result files) is answered 503 unavailable too. A
+// 500 internal_error, and the statusText of a job that failed on the
+// mock's own disk, never carry server paths (they go to the log).
 //
 // Time: the processing delay, retention, URL expiry and webhook schedule
 // all run on HostedOptions.Clock.

@@ -178,9 +178,9 @@ func (h *Hosted) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.S
 
 // Close stops the workers, cancels running jobs and webhook deliveries,
 // interrupts uploads still being received (answered 503) and waits for
-// them, stops every timer, and removes the data directory. Close the
-// http.Server first where possible, so no other request is in flight. It
-// is idempotent.
+// them, stops every timer, and removes the data directory; from then on
+// every request is answered 503 unavailable. Close the http.Server first
+// where possible, so no other request is in flight. It is idempotent.
 func (h *Hosted) Close() error { return errors.Join(h.dir.close(h.svc.Close), h.engine.release()) }
 
 // BGEngine returns the background-removal engine of the reference engine:

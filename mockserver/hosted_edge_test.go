@@ -114,6 +114,39 @@ func TestUploadAfterCloseIsUnavailable(t *testing.T) {
 	assert.Empty(t, dirFiles(t, h.DataDir()))
 }
 
+// TestAPIAfterCloseIsUnavailable: once closed, the API answers 503 on
+// every route, as documented. /pfc used to answer 500 (its upload's file
+// was gone with the data directory), /upload and POST /presets/ 200 with
+// URLs nothing could use.
+func TestAPIAfterCloseIsUnavailable(t *testing.T) {
+	t.Parallel()
+	h, err := mockserver.NewHosted(mockserver.HostedOptions{Processor: &testProcessor{}, Clock: clock.NewFake(t0)})
+	require.NoError(t, err)
+	serve := func(method, target, body string) (*http.Response, []byte) {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("X-API-KEY", mockserver.DefaultAPIKey)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Result(), rec.Body.Bytes()
+	}
+	resp, b := serve(http.MethodGet, "http://mock.test/v2/upload", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	tk := decode[hosted.UploadTicket](t, b)
+	resp, b = serve(http.MethodPut, tk.UploadURL, string(jpegBytes(t, 64, 64)))
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	require.NoError(t, h.Close())
+
+	for _, r := range [][3]string{
+		{http.MethodGet, "/v2/pfc?fileKey=" + tk.FileKey, ""},
+		{http.MethodGet, "/v2/upload", ""},
+		{http.MethodPost, "/v2/presets/", `{"name":"x"}`},
+	} {
+		resp, b := serve(r[0], "http://mock.test"+r[1], r[2])
+		e := requireError(t, resp, b, http.StatusServiceUnavailable, "unavailable", "")
+		assert.NotContains(t, e.Message, h.DataDir())
+	}
+}
+
 // TestWebhookCAsConnectionsClosedByClose: the webhook client the mock
 // builds from WebhookCAs keeps connections alive; Close must not leave
 // their goroutines behind while the receiver lives on.

@@ -15,10 +15,15 @@ const APIKeyHeader = "X-API-KEY"
 // Handler returns the HTTP interface: the API under /v2 (X-API-KEY
 // required), the pre-signed storage routes (PUT, no key), and the public
 // result files (GET/HEAD, no key). Handlers only translate HTTP to Service
-// calls and back.
+// calls and back. Once Close has begun every request is answered 503
+// unavailable: the files behind the state are going away.
 func (s *Service) Handler() http.Handler { return httpx.RequestID(s.log, http.HandlerFunc(s.route)) }
 
 func (s *Service) route(w http.ResponseWriter, r *http.Request) {
+	if s.closing() {
+		httpx.WriteError(w, httpx.Unavailable())
+		return
+	}
 	path := r.URL.Path
 	switch {
 	case path == "/v2" || strings.HasPrefix(path, "/v2/"):

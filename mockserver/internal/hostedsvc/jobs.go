@@ -166,6 +166,9 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	s.mu.Unlock()
 	if err != nil {
 		s.removeInputs(j)
+		if s.closing() { // the data directory is going away
+			return nil, httpx.Unavailable()
+		}
 		return nil, s.internalErr(err)
 	}
 	if j.presetErr == "" {

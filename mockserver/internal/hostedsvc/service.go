@@ -93,6 +93,10 @@ func (s *Service) Close() {
 	})
 }
 
+// closing reports whether Close has begun; the handler then answers every
+// request 503 unavailable.
+func (s *Service) closing() bool { return s.ctx.Err() != nil }
+
 // WaitIdle blocks until no work is running: every queued job has been
 // processed (it may still wait for the ProcessingDelay on the clock),
 // every webhook attempt has finished or is waiting for its retry time, and

@@ -139,7 +139,7 @@ func (s *Service) beginSignedReceive(path string, q url.Values) (end func(), _ *
 	if err := s.verifySigned(http.MethodPut, path, q); err != nil {
 		return nil, err
 	}
-	if s.ctx.Err() != nil || !s.tracker.Begin() {
+	if s.closing() || !s.tracker.Begin() {
 		return nil, httpx.Unavailable()
 	}
 	return s.tracker.End, nil
