@@ -264,7 +264,7 @@
 // seconds, re-signed per attempt), webhook-signature (webhook.Sign keyed
 // with the API key used on /pfc), Content-Type application/json and
 // User-Agent service-Webhook/1.0. Redirects are not followed. A non-2xx
-// answer, a transport error or an attempt longer than 30 s on the clock
+// answer, a transport error or an attempt longer than 30 s
 // (HostedOptions.WebhookTimeout) is retried 8 times, at 1, 3, 6, 11, 18,
 // 27, 37 and 48 minutes after the first attempt (gaps of 1, 2, 3, 5, 7, 9,
 // 10 and 11 minutes), then abandoned; the job and /status are unaffected.
@@ -281,7 +281,11 @@
 // mock's own disk, never carry server paths (they go to the log).
 //
 // Time: the processing delay, retention, URL expiry and webhook schedule
-// all run on HostedOptions.Clock.
+// all run on HostedOptions.Clock. So does the webhook attempt timeout,
+// except that a clock.Scaled (-time-scale) does not scale it: it bounds a
+// real network exchange, which no time scale speeds up (at 0.001 it would
+// be 30 ms, and a receiver doing any work would be sent every event again
+// and again).
 //
 // Not modelled: rate limits (none), API versions other than /v2.
 //

@@ -51,7 +51,9 @@ type HostedOptions struct {
 	// WebhookCAs are the CAs trusted for webhook targets when
 	// WebhookClient is nil; nil means the system roots.
 	WebhookCAs *x509.CertPool
-	// WebhookTimeout bounds each delivery attempt on Clock (default 30 s).
+	// WebhookTimeout bounds each delivery attempt (default 30 s), on
+	// Clock, but unscaled: on a clock.Scaled it is WebhookTimeout of wall
+	// time, since it bounds a real network exchange.
 	WebhookTimeout time.Duration
 	// DataDir is where a private working directory is created (and removed
 	// by Close); empty means the system temporary directory.

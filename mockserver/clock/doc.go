@@ -11,7 +11,9 @@
 //     0.001 a 48-minute webhook retry schedule runs in 2.88 s. Now is not
 //     scaled, so timestamps (job records, webhook-timestamp) stay close to
 //     the receiver's clock and pass its tolerance check. Measure an age
-//     to compare with a scaled duration with Since, not Now().Sub.
+//     to compare with a scaled duration with Since, not Now().Sub. The
+//     webhook attempt timeout, which bounds a real network exchange, is
+//     not scaled: on a Scaled clock it runs on the wall clock.
 //   - Fake: a manual clock for tests. Time moves only when Advance is
 //     called; Advance runs every timer that falls due, in deadline order
 //     (ties in creation order), on the caller's goroutine, with Now reading

@@ -16,7 +16,9 @@
 //	                 directory); each backend creates a private subdirectory, removed on exit
 //	-time-scale      factor applied to every simulated duration (default 1; 0.001
 //	                 runs the 48-minute webhook retry schedule in under 3 seconds);
-//	                 timestamps (job records, webhook-timestamp) stay wall-clock
+//	                 timestamps (job records, webhook-timestamp) stay wall-clock, and
+//	                 the 30 s webhook attempt timeout, which bounds a real network
+//	                 exchange, is not scaled
 //	-webhook-ca      PEM file of CAs trusted for webhook delivery, besides the system roots
 //	-pixel-budget    pixels of the images processed at once by each backend (default
 //	                 200000000, about 2 GB of memory); larger images run alone

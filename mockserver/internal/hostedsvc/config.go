@@ -89,7 +89,8 @@ type Config struct {
 	WebhookSigner webhooksend.Signer
 	// WebhookSchedule overrides webhooksend.DefaultSchedule.
 	WebhookSchedule []time.Duration
-	// WebhookTimeout overrides webhooksend.DefaultAttemptTimeout.
+	// WebhookTimeout overrides webhooksend.DefaultAttemptTimeout (which
+	// a clock.Scaled does not scale; see webhooksend.Config).
 	WebhookTimeout time.Duration
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 )
 
@@ -34,8 +35,8 @@ var DefaultSchedule = []time.Duration{
 	48 * time.Minute,
 }
 
-// DefaultAttemptTimeout bounds one attempt, on the server's clock; an
-// attempt that runs out counts as a failure and is retried.
+// DefaultAttemptTimeout bounds one attempt (see Config.AttemptTimeout);
+// an attempt that runs out counts as a failure and is retried.
 const DefaultAttemptTimeout = 30 * time.Second
 
 // Signer returns the webhook-id, webhook-timestamp and webhook-signature
@@ -61,6 +62,12 @@ type Config struct {
 	// (AttemptTimeout longer than a gap) delays the later ones as much.
 	Schedule []time.Duration
 	// AttemptTimeout bounds each attempt; 0 means DefaultAttemptTimeout.
+	// It runs on the tracker's clock (on a clock.Fake it falls due when
+	// the fake time passes it), but unscaled: it bounds a real network
+	// exchange, which no time scale speeds up, so on a *clock.Scaled
+	// (-time-scale) it is AttemptTimeout of wall time. (At 0.001 a scaled
+	// timeout was 30 ms: any receiver doing some work was cut off and sent
+	// the event again at every retry.)
 	AttemptTimeout time.Duration
 	// Logger receives one record per attempt; nil discards.
 	Logger *slog.Logger
@@ -192,7 +199,7 @@ func (s *Sender) attempt(d *Delivery, n int, now time.Time) {
 	}
 
 	ctx, cancel := context.WithCancel(s.ctx)
-	timeout := clk.AfterFunc(s.cfg.AttemptTimeout, cancel)
+	timeout := s.attemptTimer(cancel)
 	a.StatusCode, a.Err = s.post(ctx, d, now)
 	timeout.Stop()
 	timedOut := ctx.Err() != nil && s.ctx.Err() == nil
@@ -213,6 +220,17 @@ func (s *Sender) attempt(d *Delivery, n int, now time.Time) {
 		at := clk.Now()
 		s.cfg.Tracker.Go(func() { s.attempt(d, n+1, at) })
 	}
+}
+
+// attemptTimer calls cancel once the attempt has run AttemptTimeout: on
+// the clock, except that a scaled clock's scale does not apply (see
+// Config.AttemptTimeout).
+func (s *Sender) attemptTimer(cancel func()) clock.Timer {
+	clk := s.cfg.Tracker.Clock()
+	if _, scaled := clk.(*clock.Scaled); scaled {
+		return time.AfterFunc(s.cfg.AttemptTimeout, cancel)
+	}
+	return clk.AfterFunc(s.cfg.AttemptTimeout, cancel)
 }
 
 // retryGate starts the next attempt once both the gap has passed (its
