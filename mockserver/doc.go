@@ -285,7 +285,11 @@
 // except that a clock.Scaled (-time-scale) does not scale it: it bounds a
 // real network exchange, which no time scale speeds up (at 0.001 it would
 // be 30 ms, and a receiver doing any work would be sent every event again
-// and again).
+// and again). A pre-signed URL's expires is a reading of the clock's Now
+// in unix seconds (the URL stays valid through that second); on a
+// clock.Scaled, whose Now is the wall clock, it is the wall time at which
+// the scaled TTL ends, which is when the unused upload ticket is
+// forgotten.
 //
 // Not modelled: rate limits (none), API versions other than /v2.
 //

@@ -41,8 +41,10 @@ type HostedOptions struct {
 	// Retention is how long job records and corrected files stay after a
 	// job ends: 24 h (the default) to 7 days.
 	Retention time.Duration
-	// UploadURLTTL is how long pre-signed upload URLs are valid (default
-	// 1 h).
+	// UploadURLTTL is how long pre-signed upload URLs are valid on Clock
+	// (default 1 h). With a clock.Scaled, whose Now is the wall clock, the
+	// URL's expiry is the wall time at which the scaled TTL ends (at
+	// -time-scale 0.001 a 1-hour URL expires after 3.6 s).
 	UploadURLTTL time.Duration
 	// WebhookClient sends webhooks; use an httptest.NewTLSServer's
 	// Client() to reach a test receiver. nil builds a client trusting

@@ -52,7 +52,11 @@ func (s *Signer) mac(method, path string, expires int64) []byte {
 }
 
 // Query returns the query string ("expires=...&signature=...") that
-// authorises method on path until expires.
+// authorises method on path until expires, in whole seconds: the URL is
+// valid through the second expires falls in. expires and the now given to
+// Verify are readings of one clock, so a caller whose timers are scaled
+// (clock.Scaled, whose Now is the wall clock) scales the validity to wall
+// time before adding it to Now.
 func (s *Signer) Query(method, path string, expires time.Time) string {
 	exp := expires.Unix()
 	v := url.Values{}

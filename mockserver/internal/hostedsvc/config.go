@@ -60,7 +60,8 @@ type Config struct {
 	// Retention is how long job records and results stay available after
 	// a job ends; 0 means DefaultRetention. Must be 24 h to 7 days.
 	Retention time.Duration
-	// UploadURLTTL is the validity of pre-signed URLs; 0 means
+	// UploadURLTTL is the validity of pre-signed URLs, on Clock (a
+	// clock.Scaled scales it: see Service.urlExpiry); 0 means
 	// DefaultUploadURLTTL.
 	UploadURLTTL time.Duration
 	// DataDir is the directory for uploaded and result files. Required;

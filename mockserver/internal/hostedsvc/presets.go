@@ -142,7 +142,7 @@ func (s *Service) CreatePreset(account string, body io.Reader, base string) (*Pr
 	rec := p.view()
 	s.mu.Unlock()
 	path := PresetRoute + p.id
-	rec.UploadURL = base + path + "?" + s.signer.Query(http.MethodPut, path, now.Add(s.cfg.UploadURLTTL))
+	rec.UploadURL = base + path + "?" + s.signer.Query(http.MethodPut, path, s.urlExpiry())
 	s.log.Info("preset created", "preset", p.id, "name", name)
 	return &rec, nil
 }

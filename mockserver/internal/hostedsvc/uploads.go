@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/blobstore"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
@@ -27,15 +28,14 @@ const (
 )
 
 type upload struct {
-	key        string
-	account    string
-	fileType   string
-	urlExpires time.Time
-	uploaded   bool
-	blob       string // blob name once uploaded
-	size       int64
-	sha        [sha256.Size]byte
-	expiry     *activity.Timer
+	key      string
+	account  string
+	fileType string
+	uploaded bool
+	blob     string // blob name once uploaded
+	size     int64
+	sha      [sha256.Size]byte
+	expiry   *activity.Timer
 	// receiving counts the PUTs whose body is being received; while one
 	// is, the expiry waits (expireDeferred) until the last one ends: a
 	// PUT that arrived while the URL was valid completes, as on object
@@ -62,11 +62,13 @@ func (s *Service) RequestUpload(account string, q url.Values, base string) (*Upl
 		return nil, err
 	}
 	key := httpx.NewID(16)
-	exp := s.now().Add(s.cfg.UploadURLTTL)
-	u := &upload{key: key, account: account, fileType: fileType, urlExpires: exp}
+	exp := s.urlExpiry()
+	u := &upload{key: key, account: account, fileType: fileType}
 	s.mu.Lock()
 	s.uploads[key] = u
-	// An unused ticket is forgotten when its URL expires.
+	// An unused ticket is forgotten when its URL expires: after the TTL
+	// on the clock, plus the second through which the URL's expires
+	// (unix seconds) stays valid.
 	u.expiry = s.tracker.AfterFunc(s.cfg.UploadURLTTL+time.Second, func() { s.expireUpload(u) })
 	s.mu.Unlock()
 	path := UploadRoute + key
@@ -105,6 +107,22 @@ func (s *Service) expireUploadLocked(u *upload) {
 	if u.blob != "" {
 		_ = s.store.Remove(u.blob)
 	}
+}
+
+// urlExpiry is the expiry of a pre-signed URL issued now: UploadURLTTL
+// on the clock, as a reading of its Now (which Verify compares with). A
+// clock.Scaled's timers scale durations but its Now is the wall clock, so
+// the TTL is scaled to wall time: the URL expires with the ticket that
+// the clock forgets after the TTL (at -time-scale 0.001 a 1-hour URL
+// expires after 3.6 s, with 1000 after 1000 hours). The expiry has whole
+// second precision on Now: a URL stays valid through the second it
+// expires in.
+func (s *Service) urlExpiry() time.Time {
+	ttl := s.cfg.UploadURLTTL
+	if sc, ok := s.cfg.Clock.(*clock.Scaled); ok {
+		ttl = sc.Scale(ttl)
+	}
+	return s.now().Add(ttl)
 }
 
 // verifySigned checks a pre-signed URL; the error is the 403 answer.
@@ -166,8 +184,9 @@ func (s *Service) ReceiveUpload(key string, q url.Values, body io.Reader, conten
 	s.mu.Unlock()
 	if u == nil {
 		// Validly signed, so issued here: the ticket has been forgotten
-		// because it expired (on the clock, which -time-scale speeds up,
-		// while the signature compares wall-clock seconds).
+		// because it expired. (Under a time scale that speeds the clock
+		// up, the second of slack after the TTL is shorter on the
+		// ticket's timer than the signature's whole expiry second.)
 		return httpx.Errorf(http.StatusForbidden, httpx.CodeURLExpired, "the pre-signed URL has expired")
 	}
 	limit := int64(MaxImageBytes)
