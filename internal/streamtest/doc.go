@@ -3,5 +3,6 @@
 // nothing (Pattern, and JPEG for clients that sniff the content), and a
 // sampler of the heap's peak growth while an upload runs (Start,
 // PeakGrowth), which is how the tests prove a body is streamed, not
-// buffered. It is imported by test files only.
+// buffered; and SyncBuffer, a log destination safe for concurrent writes.
+// It is imported by test files only.
 package streamtest

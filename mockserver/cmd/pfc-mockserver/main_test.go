@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -26,6 +25,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -144,24 +145,8 @@ func TestBinary(t *testing.T) {
 	assert.Empty(t, entries, "the default working directory is removed on exit")
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of run's
-// logger and the test's reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// syncBuffer is a log destination safe for concurrent writes.
+type syncBuffer = streamtest.SyncBuffer
 
 func TestRunInProcess(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

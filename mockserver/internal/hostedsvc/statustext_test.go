@@ -1,36 +1,21 @@
 package hostedsvc
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
 
 // syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer = streamtest.SyncBuffer
 
 // TestDiskFailuresKeepServerPathsOutOfRecords: a job that fails on the
 // mock's own disk says so in a fixed statusText; the error, which names
