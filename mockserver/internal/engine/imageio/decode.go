@@ -61,14 +61,15 @@ func Decode(r io.Reader, lim Limits) (*Image, error) {
 
 func decodeBytes(data []byte, format Format, lim Limits) (*Image, error) {
 	img := &Image{Format: format, Size: int64(len(data)), Orientation: 1}
+	// The header and the limits come first: the metadata walk inflates
+	// compressed chunks and the scan count walks the whole file, work a
+	// rejected image should not cost.
 	var cfg image.Config
 	var err error
 	switch format {
 	case FormatJPEG:
-		img.Meta = readJPEGMeta(data)
 		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
 	default:
-		img.Meta = readPNGMeta(data)
 		cfg, err = png.DecodeConfig(bytes.NewReader(data))
 	}
 	if err != nil {
@@ -81,6 +82,15 @@ func decodeBytes(data []byte, format Format, lim Limits) (*Image, error) {
 		return nil, err
 	}
 	img.OriginalWidth, img.OriginalHeight = cfg.Width, cfg.Height
+	switch format {
+	case FormatJPEG:
+		if n := jpegScans(data, MaxJPEGScans); n > MaxJPEGScans {
+			return nil, reject(ReasonFormat, "JPEG with more than %d scans is not supported", MaxJPEGScans)
+		}
+		img.Meta = readJPEGMeta(data)
+	default:
+		img.Meta = readPNGMeta(data)
+	}
 
 	var m image.Image
 	switch format {

@@ -18,6 +18,12 @@ const xmpKeyword = "XML:com.adobe.xmp"
 func readPNGMeta(data []byte) Metadata {
 	var m Metadata
 	var budget metaBudget
+	// Only the first iCCP and XMP chunk is inflated, whether or not it
+	// succeeds, and inflation as a whole stops at maxMetaTotal bytes out:
+	// a file repeating a chunk that inflates to just over the item limit
+	// would otherwise be inflated again and again.
+	var iccTried, xmpTried bool
+	inflateLeft := maxMetaTotal
 	p := len(pngMagic)
 	for p+12 <= len(data) {
 		n := int64(binary.BigEndian.Uint32(data[p:]))
@@ -42,14 +48,15 @@ func readPNGMeta(data []byte) Metadata {
 		}
 		switch typ {
 		case "iCCP":
-			if m.ICC != nil {
+			if iccTried {
 				continue
 			}
 			i := bytes.IndexByte(body, 0)
 			if i < 1 || i > 79 || i+2 > len(body) || body[i+1] != 0 {
 				continue
 			}
-			if prof, ok := inflateBounded(body[i+2:]); ok && budget.take(len(prof)) {
+			iccTried = true
+			if prof, ok := inflateBounded(body[i+2:], &inflateLeft); ok && budget.take(len(prof)) {
 				m.ICC = prof
 			}
 		case "eXIf":
@@ -59,8 +66,9 @@ func readPNGMeta(data []byte) Metadata {
 			}
 		default:
 			if typ == "iTXt" && bytes.HasPrefix(body, []byte(xmpKeyword+"\x00")) {
-				if m.XMP == nil {
-					if x, ok := iTXtText(body); ok && budget.take(len(x)) {
+				if !xmpTried {
+					xmpTried = true
+					if x, ok := iTXtText(body, &inflateLeft); ok && budget.take(len(x)) {
 						m.XMP = x
 					}
 				}
@@ -74,8 +82,9 @@ func readPNGMeta(data []byte) Metadata {
 	return m
 }
 
-// iTXtText returns the text of an iTXt chunk body, inflated if compressed.
-func iTXtText(body []byte) ([]byte, bool) {
+// iTXtText returns the text of an iTXt chunk body, inflated if compressed
+// (within *inflateLeft, see inflateBounded).
+func iTXtText(body []byte, inflateLeft *int) ([]byte, bool) {
 	i := bytes.IndexByte(body, 0)
 	if i < 0 || i+3 > len(body) {
 		return nil, false
@@ -93,20 +102,24 @@ func iTXtText(body []byte) ([]byte, bool) {
 	case flag == 0:
 		return bytes.Clone(rest), true
 	case flag == 1 && method == 0:
-		return inflateBounded(rest)
+		return inflateBounded(rest, inflateLeft)
 	}
 	return nil, false
 }
 
-// inflateBounded decompresses a zlib stream of at most maxMetaItem bytes.
-func inflateBounded(z []byte) ([]byte, bool) {
+// inflateBounded decompresses a zlib stream of at most maxMetaItem bytes
+// and at most *left, which it lowers by what it inflated (also when it
+// fails).
+func inflateBounded(z []byte, left *int) ([]byte, bool) {
+	limit := min(maxMetaItem, *left)
 	zr, err := zlib.NewReader(bytes.NewReader(z))
 	if err != nil {
 		return nil, false
 	}
 	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, maxMetaItem+1))
-	if err != nil || len(out) > maxMetaItem {
+	out, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
+	*left -= min(len(out), *left)
+	if err != nil || len(out) > limit {
 		return nil, false
 	}
 	return out, true
