@@ -50,7 +50,7 @@ func findTIFF(b []byte) []byte {
 		for i := 8; i+8 <= len(b); {
 			size := int(binary.BigEndian.Uint32(b[i:]))
 			typ := string(b[i+4 : i+8])
-			if size < 0 || i+8+size > len(b) {
+			if size < 0 || size > len(b)-i-8 {
 				return nil
 			}
 			if typ == "eXIf" {
@@ -92,6 +92,9 @@ func tiffSoftware(t []byte) string {
 			continue
 		}
 		n := int(order.Uint32(t[e+4:]))
+		if n < 0 { // a count over 2^31 on a 32-bit int
+			return ""
+		}
 		var val []byte
 		if n <= 4 {
 			val = t[e+8 : e+8+n]

@@ -103,6 +103,8 @@ func TestEXIFSoftware(t *testing.T) {
 	assert.Equal(t, "Adobe Photoshop 25.0", exifSoftware(bytes.NewReader(data)))
 	assert.Empty(t, exifSoftware(bytes.NewReader(jpegBytes(t, 40, 40))))
 	assert.Empty(t, exifSoftware(bytes.NewReader([]byte("junk"))))
+	// A Software entry whose count is 2^32-1 (negative as a 32-bit int).
+	assert.Empty(t, tiffSoftware([]byte("II*\x00\x08\x00\x00\x00\x01\x00\x31\x01\x02\x00\xff\xff\xff\xff\x00\x00\x00\x00")))
 	assert.Equal(t, "Photoshop", skippedBySoftware("Adobe Photoshop 25.0", []string{"gimp", "Photoshop"}))
 	assert.Empty(t, skippedBySoftware("", []string{"x"}))
 }
