@@ -53,9 +53,11 @@ func progressiveJPEG(w, h, acScans int) []byte {
 	out = append(out, seg(0xdb, append([]byte{0}, bytes.Repeat([]byte{1}, 64)...)...)...)
 	out = append(out, seg(0xc2, 8, byte(h>>8), byte(h), byte(w>>8), byte(w), 1, 1, 0x11, 0)...)
 	counts := make([]byte, 16)
-	counts[0] = 1                                                                     // one code of one bit
-	out = append(out, seg(0xc4, append(append([]byte{0x00}, counts...), 0x00)...)...) // DC: category 0
-	out = append(out, seg(0xc4, append(append([]byte{0x10}, counts...), 0xe0)...)...) // AC: EOB run 2^14+
+	// One code of one bit in each table: DC category 0, and the AC
+	// end-of-band run of 2^14 and more.
+	counts[0] = 1
+	out = append(out, seg(0xc4, append(append([]byte{0x00}, counts...), 0x00)...)...)
+	out = append(out, seg(0xc4, append(append([]byte{0x10}, counts...), 0xe0)...)...)
 	blocks := ((w + 7) / 8) * ((h + 7) / 8)
 	out = append(out, seg(markerSOS, 1, 1, 0x00, 0, 0, 0)...)
 	var dc bitWriter
