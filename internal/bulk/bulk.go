@@ -228,7 +228,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		}()
 	}
 	seen := map[string]struct{}{}
-	outputs := map[string]string{} // cleaned absolute Dst → the ID writing it
+	outputs := map[string]string{} // resolved Dst (resolvePath) → the ID writing it
 	var stopErr error              // the limiter's refusal, with ctx alive
 	for it := range items {
 		if ctx.Err() != nil {
@@ -240,7 +240,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if it.ID == "" {
 			it.ID = it.Src
 		}
-		dst := absClean(it.Dst)
+		dst := resolvePath(it.Dst)
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue
@@ -310,18 +310,10 @@ func limiterStop(ctx context.Context, err error) error {
 		return nil // the context's own error is reported
 	}
 	if _, ok := ctx.Deadline(); ok {
-		return fmt.Errorf("pfc: bulk: the rate limit allows no further start before the context deadline (%v): %w",
-			err, context.DeadlineExceeded)
+		return fmt.Errorf("pfc: bulk: the rate limit allows no further start before the context deadline: %w (%w)",
+			context.DeadlineExceeded, err)
 	}
 	return fmt.Errorf("pfc: bulk: rate limiter: %w", err)
-}
-
-// absClean returns path made absolute and cleaned, to compare outputs.
-func absClean(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return filepath.Clean(path)
 }
 
 // checkItem reports an item that cannot be run; sameOutput is the ID of an

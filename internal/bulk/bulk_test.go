@@ -164,6 +164,20 @@ func TestRunOutputClash(t *testing.T) {
 	assert.Equal(t, "invalid_parameter", f.Kind)
 	assert.ErrorContains(t, f.Err, "is also the output of item \""+items[0].ID+"\"")
 	assert.Zero(t, w.count(items[1].ID))
+
+	// The same output folder under another name (a symbolic link).
+	outDir := filepath.Dir(items[0].Dst)
+	link := filepath.Join(t.TempDir(), "outlink")
+	if err := os.Symlink(outDir, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	items = makeInputs(t, t.TempDir(), 2)
+	items[0].Dst = filepath.Join(outDir, "same.jpg")
+	items[1].Dst = filepath.Join(link, "same.jpg")
+	rep, err = Run(context.Background(), slices.Values(items), w.do, Options[string]{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Done)
+	assert.Equal(t, 1, rep.Failed)
 }
 
 func TestNewLimiter(t *testing.T) {

@@ -37,7 +37,7 @@ type DirOptions struct {
 // with ".") are left out, and so is outDir when it lies inside inDir.
 // Symbolic links inside inDir are not followed; inDir itself may be one
 // (to a directory). inDir must be a directory, and outDir not inDir
-// itself.
+// itself, under any name (symbolic links are resolved to compare them).
 func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 	var fe apierr.FieldErrors
 	if inDir == "" {
@@ -49,17 +49,8 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	absIn, _ := filepath.Abs(inDir)
-	absOut, _ := filepath.Abs(outDir)
-	if absIn == absOut {
-		// The outputs would replace the inputs, and be read as inputs by
-		// the next run.
-		fe.Add("outDir", "must differ from inDir")
-		return nil, fe.Err()
-	}
-	// The folder itself may be a symbolic link (WalkDir would list the
-	// link, not the folder), and must be a folder: a file given as inDir
-	// would be listed as one item whose output is outDir itself.
+	// inDir must be a folder: a file given as inDir would be listed as
+	// one item whose output is outDir itself.
 	st, err := os.Stat(inDir)
 	if err != nil {
 		return nil, err
@@ -68,9 +59,21 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 		fe.Add("inDir", "%q is not a directory", inDir)
 		return nil, fe.Err()
 	}
-	root := inDir
-	if lst, err := os.Lstat(inDir); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
-		root = inDir + string(filepath.Separator) // walked through the link
+	// Both folders are compared, and inDir walked, with their symbolic
+	// links resolved: through a link, the same folder has two names, and
+	// outputs written "elsewhere" would replace the inputs, or be read as
+	// inputs by the next run.
+	root, err := filepath.EvalSymlinks(inDir)
+	if err != nil {
+		return nil, err
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, err
+	}
+	absOut := resolvePath(outDir)
+	if root == absOut {
+		fe.Add("outDir", "must differ from inDir")
+		return nil, fe.Err()
 	}
 	exts := o.Exts
 	if exts == nil {
@@ -88,7 +91,7 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if abs, _ := filepath.Abs(path); path != root && abs == absOut {
+			if path != root && path == absOut {
 				return filepath.SkipDir
 			}
 			return nil
@@ -106,13 +109,35 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 		if o.Rename != nil {
 			out = o.Rename(rel)
 		}
-		items = append(items, Item{ID: filepath.ToSlash(rel), Src: path, Dst: filepath.Join(outDir, out)})
+		items = append(items, Item{ID: filepath.ToSlash(rel), Src: filepath.Join(inDir, rel), Dst: filepath.Join(outDir, out)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return items, nil
+}
+
+// resolvePath returns path made absolute, with the symbolic links of its
+// longest existing part resolved (the rest, not there yet, cannot hold
+// any): two names of one file give the same result.
+func resolvePath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	rest := ""
+	for dir := abs; ; {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 // NewLimiter returns a Limiter letting perSecond items start per second on

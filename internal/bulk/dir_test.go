@@ -83,6 +83,18 @@ func TestDirRoot(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "inDir", ve.Errors[0].Field)
 
+	// Through the link, the folder has two names: outputs into the real
+	// one would replace the inputs, and an output folder inside it would
+	// be read back as input.
+	_, err = Dir(link, real, DirOptions{})
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "outDir", ve.Errors[0].Field)
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "out"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "out", "old.jpg"), []byte("x"), 0o644))
+	items, err = Dir(link, filepath.Join(real, "out"), DirOptions{})
+	require.NoError(t, err)
+	assert.Len(t, items, 2, "out/old.jpg is not an input")
+
 	_, err = Dir(filepath.Join(base, "missing"), out, DirOptions{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
