@@ -169,11 +169,12 @@ func (s *Sender) CloseIdleConnections() {
 // became due, taken by the caller: with a fake clock the attempt's
 // goroutine may run after the clock has moved on.
 //
-// The next attempt's gap is counted on the clock's own timer, started
-// when this attempt became due, never as a difference of Now readings:
-// a scaled clock's Now is the wall clock, so a due time computed from it
-// would be scaled twice. An attempt that outlasts its gap is followed at
-// once, and the later gaps count from then.
+// The next attempt's gap runs on the clock's own timer, from when this
+// attempt became due: what of it has passed since is measured with
+// clock.Since, never as a difference of Now readings (a scaled clock's
+// Now is the wall clock, so a due time computed from it would be scaled
+// twice). An attempt that outlasts its gap is followed at once, and the
+// later gaps count from then.
 func (s *Sender) attempt(d *Delivery, n int, now time.Time) {
 	clk := s.cfg.Tracker.Clock()
 	a := Attempt{EventID: d.EventID, Number: n + 1, At: now}
@@ -189,6 +190,9 @@ func (s *Sender) attempt(d *Delivery, n int, now time.Time) {
 		if n > 0 {
 			gap -= s.cfg.Schedule[n-1]
 		}
+		// Counted from when this attempt became due: its goroutine may
+		// start later (a fake clock advanced past it in one step).
+		gap = max(0, gap-clock.Since(clk, now))
 		next = &retryGate{}
 		next.timer = s.cfg.Tracker.AfterFunc(gap, func() {
 			if next.arrive() {

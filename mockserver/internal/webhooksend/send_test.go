@@ -379,3 +379,24 @@ func TestConfigValidation(t *testing.T) {
 	s.Close()
 	tr.Close()
 }
+
+// TestRetryGapsOnACoarselyAdvancedClock: a fake clock advanced past a
+// retry in one step runs that retry's goroutine at the end of the step;
+// the next gap still counts from when the retry became due, so the
+// schedule holds.
+func TestRetryGapsOnACoarselyAdvancedClock(t *testing.T) {
+	t.Parallel()
+	rc := &receiver{status: func(int) int { return http.StatusInternalServerError }}
+	f := newFixture(t, rc, rc)
+	f.sender.Send(webhooksend.Delivery{URL: f.srv.URL, Secret: []byte("key"), EventID: "evt_x", Body: []byte(`{}`)})
+	f.idle(t)
+	f.clk.Advance(webhooksend.DefaultSchedule[0] + 50*time.Second) // past retry 1, before retry 2
+	f.idle(t)
+	f.clk.AdvanceTo(t0.Add(webhooksend.DefaultSchedule[1])) // retry 2 is due
+	f.idle(t)
+	var at []time.Duration
+	for _, a := range f.got() {
+		at = append(at, a.At.Sub(t0))
+	}
+	assert.Equal(t, []time.Duration{0, webhooksend.DefaultSchedule[0], webhooksend.DefaultSchedule[1]}, at)
+}
