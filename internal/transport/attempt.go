@@ -31,8 +31,16 @@ type attempt struct {
 	expireFn func()
 	// read is the watched read of a body the transport reads itself.
 	read watchedReader
-	// bodyExpired: the bound ran out during a caller's read of the body.
-	bodyExpired bool
+
+	// The caller's reads of the body (see Read), guarded by rmu: the
+	// registration bounding them and when it was made, whether a read is
+	// waiting, and whether the bound ran out during one.
+	rmu          sync.Mutex
+	rEntry       *watchEntry
+	rRenewed     time.Time
+	rInRead      bool
+	bodyExpired  bool
+	expireReadFn func() // a.expireRead, made once
 
 	getConn, gotConn, timedOut atomic.Bool
 
@@ -82,33 +90,76 @@ func (a *attempt) expire() {
 }
 
 // Read and Close make the attempt its response's body: closing it ends the
-// attempt's context. Each read is bounded by the header watch while it
-// waits for bytes: a body left to the caller (a download) that stops
-// arriving for the whole bound ends the attempt with a
-// *headerTimeoutError, while the time the caller spends between reads
-// (writing what it read) does not count.
+// attempt's context. Reads are bounded by the header watch while they
+// wait for bytes: a body left to the caller (a download) that stops
+// arriving for about the bound (at least fifteen sixteenths of it) ends
+// the attempt with a *headerTimeoutError, while the time the caller spends
+// between reads (writing what it read) does not count.
+//
+// One registration serves the reads of many: it is replaced at most every
+// sixteenth of the bound, so a read costs no allocation and the Client's
+// watch is not locked per read. It may run out between reads; expireRead
+// then lets it lapse, and the next read registers anew.
 func (a *attempt) Read(p []byte) (int, error) {
 	w := a.cl.c.watch
 	if w == nil {
 		return a.body.Read(p)
 	}
+	a.rmu.Lock()
 	if a.bodyExpired {
+		a.rmu.Unlock()
 		return 0, &headerTimeoutError{d: w.d, phase: phaseResponseBody}
 	}
-	e := w.add(a.expireFn)
-	n, err := a.body.Read(p)
-	if !e.stop() {
-		// The bound ran out during this read: the attempt's context is
-		// cancelled, so the body is unusable from here on.
-		a.bodyExpired = true
-		if err != nil || n == 0 {
-			return n, &headerTimeoutError{d: w.d, phase: phaseResponseBody}
+	if now := time.Now(); a.rEntry == nil || now.Sub(a.rRenewed) >= w.d/16 {
+		if a.rEntry != nil {
+			a.rEntry.stop()
 		}
+		if a.expireReadFn == nil {
+			a.expireReadFn = a.expireRead
+		}
+		a.rEntry, a.rRenewed = w.add(a.expireReadFn), now
+	}
+	a.rInRead = true
+	a.rmu.Unlock()
+
+	n, err := a.body.Read(p)
+
+	a.rmu.Lock()
+	a.rInRead = false
+	expired := a.bodyExpired
+	a.rmu.Unlock()
+	if expired && !errors.Is(err, io.EOF) && (err != nil || n == 0) {
+		// The bound ran out while this read waited: the attempt's context
+		// is cancelled, so the body is unusable from here on.
+		return n, &headerTimeoutError{d: w.d, phase: phaseResponseBody}
 	}
 	return n, err
 }
 
+// expireRead runs when the registration of the caller's reads runs out. It
+// ends the attempt only while a read waits, and only for the current
+// registration: that of an older one, racing its replacement, is ignored.
+func (a *attempt) expireRead() {
+	a.rmu.Lock()
+	defer a.rmu.Unlock()
+	if time.Since(a.rRenewed) < a.cl.c.watch.d {
+		return // replaced since: the new registration runs
+	}
+	a.rEntry = nil
+	if !a.rInRead {
+		return // between reads: the caller's own time
+	}
+	a.bodyExpired = true
+	a.cancel()
+}
+
 func (a *attempt) Close() error {
+	a.rmu.Lock()
+	if a.rEntry != nil {
+		a.rEntry.stop()
+		a.rEntry = nil
+	}
+	a.rmu.Unlock()
 	err := a.body.Close()
 	a.cancel()
 	return err

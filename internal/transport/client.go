@@ -66,10 +66,11 @@ type Options struct {
 	// hop) waits for the response headers once the request is sent: 0 means
 	// DefaultResponseHeaderTimeout (5 minutes), a negative value means no
 	// bound. While the request body is sent it only ends an upload that
-	// makes no progress for that long, so uploads of any length work; it
-	// does not limit reading the response body, so streamed downloads of
-	// any length work either. The caller's http.Client and Transport are not
-	// modified: the bound is a per-attempt timer.
+	// makes no progress for that long, so uploads of any length work; after
+	// the headers it bounds each wait for the body's bytes in the same way
+	// (the time a caller spends between reads does not count), so streamed
+	// downloads of any length work too. The caller's http.Client and
+	// Transport are not modified: the bound is this package's timer.
 	ResponseHeaderTimeout time.Duration
 	// Logger receives a Debug record per attempt and per response and a
 	// Warn record per retry, with the method and the redacted URL only

@@ -127,9 +127,10 @@
 // stops arriving ends the attempt: a buffered 2xx answer fails like one
 // cut off, an error answer keeps its status and what of its body arrived.
 // A body left to the caller (a download) is bounded read by read: a Read
-// that waits the whole bound without a byte fails (and so does every later
-// one), while the time the caller spends between reads does not count, so
-// downloads of any size and pace work. It is a timer of this package, not a setting of the caller's
+// that waits about the bound (at least fifteen sixteenths of it) without a
+// byte fails, and so does every later one, while the time the caller
+// spends between reads does not count, so downloads of any size and pace
+// work. It is a timer of this package, not a setting of the caller's
 // http.Client or Transport, which are never modified. An attempt that
 // runs out fails with an error matching apierr.ErrResponseHeaderTimeout
 // (and net.Error with Timeout() true), retried like a connection failure
