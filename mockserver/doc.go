@@ -64,9 +64,11 @@
 // DefaultPixelBudget, 200 megapixels, which fits 2 GB): a job whose image
 // would take the images being processed past it waits PENDING in the
 // queue, in order, and an image larger than the whole budget is processed
-// alone. A job counts the pixels of its image, plus those of the resized
-// image when it resizes (a small image upscaled to 14000×14000 costs what
-// a large one does), plus those of its background image. Workers (default
+// alone. A job counts the pixels of its image (twice over for a 16-bit PNG
+// or a progressive JPEG, whose decoding holds about twice the memory),
+// plus those of the resized image when it resizes (a small image upscaled
+// to 14000×14000 costs what a large one does), plus those of its
+// background image. Workers (default
 // GOMAXPROCS; 4 in the correction container) bounds the jobs processed at
 // once. (The engine's live heap is about 6 bytes a pixel; the rest of the
 // 9 is the collector's headroom. A test checks that two queued 9 MP images

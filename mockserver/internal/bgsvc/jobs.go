@@ -2,10 +2,7 @@ package bgsvc
 
 import (
 	"errors"
-	"image"
 	"image/color"
-	"image/jpeg"
-	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -164,35 +161,23 @@ func (s *Service) checkImage(path string) (int64, *httpx.Error) {
 		return 0, s.internalErr(err)
 	}
 	defer f.Close()
-	head := make([]byte, 16)
-	n, _ := io.ReadFull(f, head)
-	format, ok := imageio.Sniff(head[:n])
-	if !ok {
-		return 0, invalid("not a JPEG or PNG image")
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, s.internalErr(err)
-	}
-	var cfg image.Config
-	if format == imageio.FormatJPEG {
-		cfg, err = jpeg.DecodeConfig(f)
-	} else {
-		cfg, err = png.DecodeConfig(f)
-	}
+	hdr, ok, err := imageio.ReadHeader(f)
 	switch {
+	case !ok:
+		return 0, invalid("not a JPEG or PNG image")
 	case err != nil:
-		return 0, invalid("unreadable %s header", format)
-	case cfg.ColorModel == color.CMYKModel:
+		return 0, invalid("unreadable %s header", hdr.Format)
+	case hdr.ColorModel == color.CMYKModel:
 		return 0, invalid("CMYK JPEG is not supported")
 	}
-	if err := s.cfg.Limits.Check(cfg.Width, cfg.Height); err != nil {
+	if err := s.cfg.Limits.Check(hdr.Width, hdr.Height); err != nil {
 		var re *imageio.RejectError
 		if errors.As(err, &re) {
 			return 0, invalid("%s", re.Detail)
 		}
 		return 0, invalid("size out of limits")
 	}
-	return int64(cfg.Width) * int64(cfg.Height), nil
+	return hdr.Cost(), nil
 }
 
 // lookup validates id and returns its job. Called with s.mu held.

@@ -93,9 +93,9 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 	// the header before it decodes a pixel (without a licence it is a byte
 	// copy), so a 33-byte file claiming 20000×20000 neither waits to run
 	// alone nor holds back the corrections behind it.
-	w, h := imageio.HeaderSize(inPath)
-	cost := int64(w) * int64(h)
-	if ereq.Limits.Check(w, h) != nil {
+	hdr, _ := imageio.FileHeader(inPath)
+	cost := hdr.Cost()
+	if ereq.Limits.Check(hdr.Width, hdr.Height) != nil {
 		cost = 0
 	}
 	var (

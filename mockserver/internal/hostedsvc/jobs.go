@@ -260,24 +260,25 @@ func (s *Service) removeInputs(j *job) {
 func (s *Service) jobCost(j *job) int64 {
 	var cost int64
 	if p, err := s.store.Path(j.input); err == nil {
-		if w, h := imageio.HeaderSize(p); w > 0 {
-			cost += resizeCost(w, h, j.spec)
+		if hdr, ok := imageio.FileHeader(p); ok {
+			cost += resizeCost(hdr, j.spec)
 		}
 	}
 	if j.bgInput != "" {
 		if p, err := s.store.Path(j.bgInput); err == nil {
-			w, h := imageio.HeaderSize(p)
-			cost += int64(w) * int64(h)
+			hdr, _ := imageio.FileHeader(p)
+			cost += hdr.Cost()
 		}
 	}
 	return cost
 }
 
-// resizeCost is the pixels a w×h image costs under sp's resize: its own,
-// plus those of the resized image when the size changes.
-func resizeCost(w, h int, sp *jobSpec) int64 {
-	cost := int64(w) * int64(h)
-	plan, err := resize.PlanSize(w, h, resizeRequest(sp))
+// resizeCost is what an image costs under sp's resize: its own cost
+// (imageio.Header.Cost), plus the pixels of the resized image when the
+// size changes.
+func resizeCost(hdr imageio.Header, sp *jobSpec) int64 {
+	cost := hdr.Cost()
+	plan, err := resize.PlanSize(hdr.Width, hdr.Height, resizeRequest(sp))
 	if err == nil && plan.Resize {
 		cost += int64(plan.Width) * int64(plan.Height)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -208,6 +209,6 @@ func TestResizeCost(t *testing.T) {
 		require.NoError(t, err)
 		sp, aerr := parsePFC(q)
 		require.Nil(t, aerr, name)
-		assert.Equal(t, c.cost, resizeCost(c.w, c.h, sp), name)
+		assert.Equal(t, c.cost, resizeCost(imageio.Header{Width: c.w, Height: c.h}, sp), name)
 	}
 }

@@ -2,6 +2,8 @@ package imageio
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -11,24 +13,52 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestHeaderSize(t *testing.T) {
+// TestFileHeader: the size from the header, and the cost doubled for the
+// variants whose decoding holds twice the memory (a 16-bit PNG, a
+// progressive JPEG); nothing for what is no readable JPEG or PNG.
+func TestFileHeader(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	var pngData bytes.Buffer
-	require.NoError(t, png.Encode(&pngData, naturalImage(30, 20, 1)))
+	encodePNG := func(m image.Image) []byte {
+		var b bytes.Buffer
+		require.NoError(t, png.Encode(&b, m))
+		return b.Bytes()
+	}
+	deep := image.NewNRGBA64(image.Rect(0, 0, 30, 20))
+	deep.SetNRGBA64(1, 1, color.NRGBA64{R: 0x1234, A: 0xffff}) // kept at 16 bits
+	pngData := encodePNG(naturalImage(30, 20, 1))
 	files := map[string][]byte{
 		"a.jpg":     stdJPEG(t, naturalImage(64, 48, 1), 90),
-		"a.png":     pngData.Bytes(),
+		"prog.jpg":  progressiveJPEG(64, 48, 3),
+		"a.png":     pngData,
+		"deep.png":  encodePNG(deep),
 		"text.txt":  []byte("not an image at all"),
-		"short.png": pngData.Bytes()[:12], // the signature, no header chunk
+		"short.png": pngData[:12], // the signature, no header chunk
 	}
 	for name, data := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
 	}
-	for name, want := range map[string][2]int{
-		"a.jpg": {64, 48}, "a.png": {30, 20}, "text.txt": {0, 0}, "short.png": {0, 0}, "missing": {0, 0},
+	for name, want := range map[string]struct {
+		ok   bool
+		w, h int
+		wide bool
+	}{
+		"a.jpg": {true, 64, 48, false}, "prog.jpg": {true, 64, 48, true},
+		"a.png": {true, 30, 20, false}, "deep.png": {true, 30, 20, true},
+		"text.txt": {}, "short.png": {}, "missing": {},
 	} {
-		w, h := HeaderSize(filepath.Join(dir, name))
-		assert.Equal(t, want, [2]int{w, h}, name)
+		h, ok := FileHeader(filepath.Join(dir, name))
+		require.Equal(t, want.ok, ok, name)
+		if !ok {
+			continue
+		}
+		assert.Equal(t, [2]int{want.w, want.h}, [2]int{h.Width, h.Height}, name)
+		assert.Equal(t, want.wide, h.Wide, name)
+		cost := int64(want.w * want.h)
+		if want.wide {
+			cost *= 2
+		}
+		assert.Equal(t, cost, h.Cost(), name)
 	}
+	assert.Zero(t, Header{}.Cost())
 }
