@@ -92,6 +92,20 @@ func TestDecodeBoundsJPEGScans(t *testing.T) {
 
 	assert.Equal(t, 1, jpegScans(stdJPEG(t, naturalImage(40, 30, 1), 90), MaxJPEGScans))
 	assert.Equal(t, 6, jpegScans(progressiveJPEG(64, 48, 1000), 5), "stops past the limit")
+
+	// Go's decoder skips stray bytes and "FF 00" between segments; the
+	// count must too, or one junk byte lets any number of scans through.
+	for _, junk := range [][]byte{{0x00}, {0xff, 0x00}, {0x12, 0x34, 0xff, 0xff}} {
+		data := insertBefore(progressiveJPEG(64, 48, MaxJPEGScans), []byte{0xff, markerSOS}, junk)
+		_, err = Decode(bytes.NewReader(data), HostedLimits)
+		requireReject(t, err, ReasonFormat)
+	}
+}
+
+// insertBefore returns data with junk inserted before the first marker.
+func insertBefore(data, marker, junk []byte) []byte {
+	i := bytes.Index(data, marker)
+	return append(append(append([]byte{}, data[:i]...), junk...), data[i:]...)
 }
 
 // bombPNG returns a w×h PNG with n copies of chunk typ whose body is

@@ -10,36 +10,31 @@ import "encoding/binary"
 const MaxJPEGScans = 100
 
 // jpegScans counts the scans (SOS segments) of the JPEG in data, stopping
-// once it passes limit. It walks the marker segments and skips the
-// entropy-coded data after each SOS (bytes up to the next marker that is
-// not a stuffed 0xFF00, a restart marker or fill). Damage ends the count:
-// the decoder reports it.
+// once it passes limit. It walks the marker segments as Go's decoder does
+// (bytes before a marker and "FF 00" outside a scan are skipped as
+// extraneous, fill bytes too) and skips the entropy-coded data after each
+// SOS (bytes up to the next marker that is not a stuffed 0xFF00, a restart
+// marker or fill). Damage ends the count: the decoder reports it.
 func jpegScans(data []byte, limit int) int {
 	n := 0
 	p := 2 // after SOI
-	for p+2 <= len(data) && n <= limit {
-		if data[p] != 0xff {
+	for n <= limit {
+		marker, next, ok := nextMarker(data, p)
+		if !ok || marker == markerEOI {
 			return n
 		}
-		marker := data[p+1]
-		switch {
-		case marker == 0xff: // fill byte
-			p++
-			continue
-		case marker == markerEOI:
-			return n
-		case marker == markerSOI || marker == 0x01 || (marker >= markerRST0 && marker <= markerRST0+7):
-			p += 2
-			continue
+		p = next
+		if marker >= markerRST0 && marker <= markerRST0+7 {
+			continue // no length
 		}
-		if p+4 > len(data) {
+		if p+2 > len(data) {
 			return n
 		}
-		size := int(binary.BigEndian.Uint16(data[p+2:]))
+		size := int(binary.BigEndian.Uint16(data[p:]))
 		if size < 2 {
 			return n
 		}
-		p += 2 + size
+		p += size
 		if marker != markerSOS {
 			continue
 		}
@@ -54,4 +49,30 @@ func jpegScans(data []byte, limit int) int {
 		}
 	}
 	return n
+}
+
+// nextMarker finds the next marker at or after p the way Go's JPEG
+// decoder does: bytes before an 0xFF are skipped, "FF 00" is skipped as
+// extraneous, and fill bytes (0xFF repeated) are passed over. It returns
+// the marker and the offset just after it.
+func nextMarker(data []byte, p int) (marker byte, next int, ok bool) {
+	for {
+		for p < len(data) && data[p] != 0xff {
+			p++
+		}
+		if p+1 >= len(data) {
+			return 0, 0, false
+		}
+		marker, p = data[p+1], p+2
+		if marker == 0x00 {
+			continue
+		}
+		for marker == 0xff {
+			if p >= len(data) {
+				return 0, 0, false
+			}
+			marker, p = data[p], p+1
+		}
+		return marker, p, true
+	}
 }

@@ -74,28 +74,22 @@ func ReadHeader(r io.ReadSeeker) (h Header, ok bool, err error) {
 const markerSOF2 = 0xc2
 
 // jpegFrameMarker returns the marker of the JPEG's frame header (SOF0
-// baseline, SOF1 extended, SOF2 progressive...), skipping the segments
-// before it; 0 when the walk fails (the decoder has already read the
-// header, so that does not happen for a file it accepted).
+// baseline, SOF1 extended, SOF2 progressive...), walking the segments
+// before it as Go's decoder does (see nextMarker); 0 when the walk fails
+// (the decoder has already read the header, so that does not happen for a
+// file it accepted).
 func jpegFrameMarker(br *bufio.Reader) byte {
 	if _, err := br.Discard(2); err != nil { // SOI
 		return 0
 	}
 	for {
-		b, err := br.ReadByte()
-		if err != nil || b != 0xff {
-			return 0
-		}
-		marker, err := br.ReadByte()
-		for err == nil && marker == 0xff { // fill bytes
-			marker, err = br.ReadByte()
-		}
+		marker, ok := nextMarkerIn(br)
 		switch {
-		case err != nil:
+		case !ok || marker == markerEOI:
 			return 0
 		case marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc:
 			return marker // not DHT, JPG or DAC: a frame header
-		case marker == 0x01 || (marker >= markerRST0 && marker <= markerRST0+7):
+		case marker >= markerRST0 && marker <= markerRST0+7:
 			continue // no length
 		}
 		var size [2]byte
@@ -108,6 +102,29 @@ func jpegFrameMarker(br *bufio.Reader) byte {
 		}
 		if _, err := br.Discard(n - 2); err != nil {
 			return 0
+		}
+	}
+}
+
+// nextMarkerIn is nextMarker on a reader.
+func nextMarkerIn(br *bufio.Reader) (byte, bool) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, false
+		}
+		if b != 0xff {
+			continue
+		}
+		marker, err := br.ReadByte()
+		for err == nil && marker == 0xff {
+			marker, err = br.ReadByte()
+		}
+		switch {
+		case err != nil:
+			return 0, false
+		case marker != 0x00:
+			return marker, true
 		}
 	}
 }

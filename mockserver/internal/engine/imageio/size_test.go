@@ -28,8 +28,10 @@ func TestFileHeader(t *testing.T) {
 	deep.SetNRGBA64(1, 1, color.NRGBA64{R: 0x1234, A: 0xffff}) // kept at 16 bits
 	pngData := encodePNG(naturalImage(30, 20, 1))
 	files := map[string][]byte{
-		"a.jpg":     stdJPEG(t, naturalImage(64, 48, 1), 90),
-		"prog.jpg":  progressiveJPEG(64, 48, 3),
+		"a.jpg":    stdJPEG(t, naturalImage(64, 48, 1), 90),
+		"prog.jpg": progressiveJPEG(64, 48, 3),
+		// A stray byte before the frame header, which Go's decoder skips.
+		"junk.jpg":  insertBefore(progressiveJPEG(64, 48, 3), []byte{0xff, markerSOF2}, []byte{0x00}),
 		"a.png":     pngData,
 		"deep.png":  encodePNG(deep),
 		"text.txt":  []byte("not an image at all"),
@@ -43,7 +45,7 @@ func TestFileHeader(t *testing.T) {
 		w, h int
 		wide bool
 	}{
-		"a.jpg": {true, 64, 48, false}, "prog.jpg": {true, 64, 48, true},
+		"a.jpg": {true, 64, 48, false}, "prog.jpg": {true, 64, 48, true}, "junk.jpg": {true, 64, 48, true},
 		"a.png": {true, 30, 20, false}, "deep.png": {true, 30, 20, true},
 		"text.txt": {}, "short.png": {}, "missing": {},
 	} {
