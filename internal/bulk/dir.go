@@ -63,13 +63,9 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 	// links resolved: through a link, the same folder has two names, and
 	// outputs written "elsewhere" would replace the inputs, or be read as
 	// inputs by the next run.
-	root, err := filepath.EvalSymlinks(inDir)
-	if err != nil {
-		return nil, err
-	}
-	if root, err = filepath.Abs(root); err != nil {
-		return nil, err
-	}
+	// Both go through resolvePath (made absolute first, so that a working
+	// directory reached through a link is resolved on both sides alike).
+	root := resolvePath(inDir)
 	absOut := resolvePath(outDir)
 	if root == absOut {
 		fe.Add("outDir", "must differ from inDir")
@@ -109,7 +105,7 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 		if o.Rename != nil {
 			out = o.Rename(rel)
 		}
-		items = append(items, Item{ID: filepath.ToSlash(rel), Src: filepath.Join(inDir, rel), Dst: filepath.Join(outDir, out)})
+		items = append(items, Item{ID: filepath.ToSlash(rel), Src: path, Dst: filepath.Join(outDir, out)})
 		return nil
 	})
 	if err != nil {

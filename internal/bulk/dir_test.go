@@ -98,3 +98,32 @@ func TestDirRoot(t *testing.T) {
 	_, err = Dir(filepath.Join(base, "missing"), out, DirOptions{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// TestDirThroughALinkedWorkingDirectory: relative folders under a working
+// directory reached through a symbolic link ($PWD keeps the link) are
+// compared resolved on both sides: the output folder inside the input is
+// still skipped, and the input under its real name is refused as output.
+// Not parallel: it changes the working directory.
+func TestDirThroughALinkedWorkingDirectory(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "in", "out"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "in", "a.jpg"), []byte("x"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "in", "out", "old.jpg"), []byte("x"), 0o644))
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	t.Chdir(link)
+	t.Setenv("PWD", link)
+
+	items, err := Dir("in", filepath.Join("in", "out"), DirOptions{})
+	require.NoError(t, err)
+	require.Len(t, items, 1, "in/out/old.jpg is not an input")
+	assert.Equal(t, "a.jpg", items[0].ID)
+
+	_, err = Dir("in", filepath.Join(real, "in"), DirOptions{})
+	var ve *apierr.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "outDir", ve.Errors[0].Field)
+}
