@@ -39,6 +39,7 @@ type attempt struct {
 	rEntry       *watchEntry
 	rRenewed     time.Time
 	rInRead      bool
+	rClosed      bool // Close ran: no registration any more
 	bodyExpired  bool
 	expireReadFn func() // a.expireRead, made once
 
@@ -110,6 +111,11 @@ func (a *attempt) Read(p []byte) (int, error) {
 		a.rmu.Unlock()
 		return 0, &headerTimeoutError{d: w.d, phase: phaseResponseBody}
 	}
+	if a.rClosed {
+		// A read after Close fails at once; it must not register again.
+		a.rmu.Unlock()
+		return a.body.Read(p)
+	}
 	if now := time.Now(); a.rEntry == nil || now.Sub(a.rRenewed) >= w.d/16 {
 		if a.rEntry != nil {
 			a.rEntry.stop()
@@ -155,6 +161,7 @@ func (a *attempt) expireRead() {
 
 func (a *attempt) Close() error {
 	a.rmu.Lock()
+	a.rClosed = true
 	if a.rEntry != nil {
 		a.rEntry.stop()
 		a.rEntry = nil

@@ -156,3 +156,34 @@ func TestSlowReaderOfADownloadIsNotCutOff(t *testing.T) {
 	}
 	assert.Equal(t, body, string(got))
 }
+
+// liveWatches counts the registrations of c's header watch still running.
+func liveWatches(c *Client) int {
+	c.watch.mu.Lock()
+	defer c.watch.mu.Unlock()
+	n := 0
+	for _, e := range c.watch.queue {
+		if e.state.Load() == watching {
+			n++
+		}
+	}
+	return n
+}
+
+// TestReadAfterCloseRegistersNothing: a body closed by its caller holds no
+// registration of the watch, also when it is read again (which would keep
+// the attempt alive for the whole bound).
+func TestReadAfterCloseRegistersNothing(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "body") })
+	c := newClient(t, Options{BaseURL: srv.URL})
+	resp, err := c.Do(context.Background(), &Request{Path: "file"})
+	require.NoError(t, err)
+	_, err = io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Zero(t, liveWatches(c))
+	_, err = resp.Body.Read(make([]byte, 1))
+	assert.Error(t, err)
+	assert.Zero(t, liveWatches(c), "a read after Close registered again")
+}
