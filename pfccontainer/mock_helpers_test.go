@@ -9,12 +9,12 @@ import (
 	"image/jpeg"
 	"image/png"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -41,23 +41,12 @@ func start(t *testing.T, opts *mockserver.PFCContainerOptions) (*mockserver.PFCC
 }
 
 // logSink collects the container's JSON log lines.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+type logSink struct{ streamtest.SyncBuffer }
 
 // lines returns the decoded lines whose msg is id ("" for all).
 func (l *logSink) lines(t *testing.T, id string) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	text := l.buf.String()
-	l.mu.Unlock()
+	text := l.String()
 	var out []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(nil, 1<<20)
