@@ -28,9 +28,6 @@ const (
 	DefaultCropARH  = 4
 )
 
-// maxCropAspect bounds ARW/ARH and ARH/ARW; the seed rejects images at 21:1.
-const maxCropAspect = 20
-
 // Head model relative to the (square) face box: the head, crown to chin, is
 // headHeightFactor box sizes tall and its top lies headTopFactor box sizes
 // above the box. On the astronaut test photo (box 101 px) the top of her
@@ -76,7 +73,8 @@ func (e *CropParamError) Unwrap() error { return ErrInvalidCropParam }
 // Build them with ParseCropParams or DefaultCropParams: AutoCrop rejects a
 // zero Size, ARW or ARH rather than guessing.
 type CropParams struct {
-	// Size is head height (crown to chin) / crop height, in (0, 1].
+	// Size is head height (crown to chin) / crop height, > 0 (above 1 the
+	// crop is tighter than the head).
 	Size float64
 	// X is the head centre's horizontal position / crop width, in [0, 1].
 	X float64
@@ -165,8 +163,8 @@ func (p CropParams) Validate() error {
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
-	case !finite(p.Size) || p.Size <= 0 || p.Size > 1:
-		return bad(ParamSize, p.Size, "must be in (0, 1]")
+	case !finite(p.Size) || p.Size <= 0:
+		return bad(ParamSize, p.Size, "must be > 0")
 	case !finite(p.X) || p.X < 0 || p.X > 1:
 		return bad(ParamX, p.X, "must be in [0, 1]")
 	case !finite(p.Y) || p.Y < 0 || p.Y > 1:
@@ -175,10 +173,8 @@ func (p CropParams) Validate() error {
 		return bad(ParamARW, p.ARW, "must be > 0")
 	case !finite(p.ARH) || p.ARH <= 0:
 		return bad(ParamARH, p.ARH, "must be > 0")
-	case p.ARW/p.ARH > maxCropAspect || p.ARH/p.ARW > maxCropAspect:
-		return bad(ParamARW, p.ARW, fmt.Sprintf("aspect ratio %g:%g is beyond %d:1", p.ARW, p.ARH, maxCropAspect))
-	case !finite(p.TopHeadGap) || p.TopHeadGap >= 1:
-		return bad(ParamTopHeadGap, p.TopHeadGap, "must be < 1 (≤ 0 disables)")
+	case !finite(p.TopHeadGap):
+		return bad(ParamTopHeadGap, p.TopHeadGap, "must be a finite number (≤ 0 disables)")
 	}
 	return nil
 }

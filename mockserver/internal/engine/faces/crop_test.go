@@ -36,7 +36,6 @@ func TestParseCropParamsErrors(t *testing.T) {
 	}{
 		{[6]string{"abc", "", "", "", "", ""}, ParamSize},
 		{[6]string{"0", "", "", "", "", ""}, ParamSize},
-		{[6]string{"1.5", "", "", "", "", ""}, ParamSize},
 		{[6]string{"NaN", "", "", "", "", ""}, ParamSize},
 		{[6]string{"", "Inf", "", "", "", ""}, ParamX},
 		{[6]string{"", "1.1", "", "", "", ""}, ParamX},
@@ -46,8 +45,6 @@ func TestParseCropParamsErrors(t *testing.T) {
 		{[6]string{"", "", "", "50%", "", ""}, ParamARW},
 		{[6]string{"", "", "", "", "-4", ""}, ParamARH},
 		{[6]string{"", "", "", "", "1_000", ""}, ParamARH},
-		{[6]string{"", "", "", "30", "1", ""}, ParamARW},
-		{[6]string{"", "", "", "", "", "1"}, ParamTopHeadGap},
 		{[6]string{"", "", "", "", "", "zero"}, ParamTopHeadGap},
 		{[6]string{"", "", "", "", "", "1,2,3"}, ParamTopHeadGap},
 	}
@@ -239,4 +236,17 @@ func TestAutoCropOnPhoto(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, faces[0].Box.In(r), "crop %v holds the face %v", r, faces[0].Box)
 	assert.Equal(t, r.Dx()*4, r.Dy()*3)
+}
+
+// TestAutoCropTakesAnyPositiveSize: the seed gives the editor's values no
+// range, so a head size over 1, a 1:30 ratio and a head gap of 1.5 are
+// taken, and the crop stays inside the image.
+func TestAutoCropTakesAnyPositiveSize(t *testing.T) {
+	t.Parallel()
+	p, err := ParseCropParams("1.25", "", "", "1", "30", "1.5")
+	require.NoError(t, err)
+	r, err := AutoCrop(portraitW, portraitH, []Face{portraitFace}, p)
+	require.NoError(t, err)
+	assert.True(t, r.In(image.Rect(0, 0, portraitW, portraitH)), "%v", r)
+	assert.False(t, r.Empty())
 }

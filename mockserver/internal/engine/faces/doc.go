@@ -85,18 +85,21 @@
 //
 // The seed passes autocropSize, autocropX, autocropY, cropARW, cropARH and
 // autocropTopHeadGap as strings "copied from the desktop editor" without
-// giving their meaning. This mock defines them as fractions of the crop:
+// giving their meaning or a range. This mock defines them as fractions of
+// the crop and refuses only what has no meaning (not a number, a size or
+// side of zero or less, a position outside the crop); the crop is always
+// clamped to the image:
 //
-//   - autocropSize (Size, default 0.5, range (0, 1]): head height (crown to
-//     chin) divided by crop height. Smaller values give a wider, looser crop.
+//   - autocropSize (Size, default 0.5, any value > 0): head height (crown to
+//     chin) divided by crop height. Smaller values give a wider, looser
+//     crop; above 1 the crop is tighter than the head.
 //   - autocropX (X, default 0.5, range [0, 1]): horizontal position of the
 //     head centre (the eye midpoint) as a fraction of the crop width from its
 //     left edge.
 //   - autocropY (Y, default 0.4, range [0, 1]): vertical position of the eye
 //     line as a fraction of the crop height from its top edge.
-//   - cropARW:cropARH (default 3:4, each > 0, ratio within 20:1 either way):
-//     crop width to height.
-//   - autocropTopHeadGap (TopHeadGap, default off, must be < 1): when > 0 the
+//   - cropARW:cropARH (default 3:4, each > 0): crop width to height.
+//   - autocropTopHeadGap (TopHeadGap, default off): when > 0 the
 //     top of the head is placed this fraction of the crop height below the
 //     crop's top edge, and Y is ignored; zero or negative disables it, as the
 //     seed says.
