@@ -21,8 +21,9 @@ const (
 	MaxSize          = pfcparams.MaxSize          // largest width, height, long or short: 10000
 	MinOutputQuality = pfcparams.MinOutputQuality // lowest outputQuality (JPEG quality): 40
 	MaxOutputQuality = pfcparams.MaxOutputQuality // highest outputQuality (JPEG quality): 100
-	// MaxScale is the largest scale percentage the SDK sends, 1000 (ten
-	// times): the service documents none; the mock applies the same bound.
+	// MaxScale is the largest scale percentage the SDK sends, 62500: the
+	// service documents none, and from the smallest input (32 px) it already
+	// reaches the largest output (20,000 px); the mock applies the same bound.
 	MaxScale = pfcparams.MaxScale
 )
 

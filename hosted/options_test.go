@@ -18,7 +18,7 @@ import (
 // comments give.
 func TestLimitsAsDocumented(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []int{32, 10000, 40, 100, 1000},
+	assert.Equal(t, []int{32, 10000, 40, 100, 62500},
 		[]int{hosted.MinSize, hosted.MaxSize, hosted.MinOutputQuality, hosted.MaxOutputQuality, hosted.MaxScale})
 }
 

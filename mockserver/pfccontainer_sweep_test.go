@@ -109,7 +109,7 @@ func TestPFCContainerBadInputSweep(t *testing.T) {
 		{name: "long fraction", method: "GET", target: q("long=100.5"), status: bad, code: invalid},
 		{name: "short overflow", method: "GET", target: q("short=99999999999999999999"), status: bad, code: invalid},
 		{name: "scale zero", method: "GET", target: q("scale=0"), status: bad, code: invalid},
-		{name: "scale too large", method: "GET", target: q("scale=1001"), status: bad, code: invalid},
+		{name: "scale too large", method: "GET", target: q("scale=62501"), status: bad, code: invalid},
 		{name: "quality too low", method: "GET", target: q("outputQuality=39"), status: bad, code: invalid},
 		{name: "quality too high", method: "GET", target: q("outputQuality=101"), status: bad, code: invalid},
 		{name: "quality not a number", method: "GET", target: q("outputQuality=high"), status: bad, code: invalid},

@@ -32,7 +32,7 @@ func TestValidateReportsEveryField(t *testing.T) {
 	t.Parallel()
 	o := &CorrectionOptions{
 		Preset: "a\nb", OutputType: "gif", OutputQuality: 39, OutputColorSpace: "../x.icc",
-		Width: 31, Height: 10001, Long: -1, Short: 5, Scale: 1001,
+		Width: 31, Height: 10001, Long: -1, Short: 5, Scale: MaxScale + 1,
 		Skip: "photos", SkipEXIFSoftware: []string{"a,b"},
 	}
 	err := o.Validate()

@@ -48,10 +48,11 @@ const (
 	DefaultQuality   = 90
 	// MaxScale is the largest scale percentage. Neither API documents a
 	// bound ("integer percent"); the SDK's clients and mocks of both share
-	// this one, so that what a client accepts a mock accepts. Ten times
-	// enlarges any accepted input past the AI upscaling's output limits
-	// (20,000 px), which clamp it anyway.
-	MaxScale = 1000
+	// this one, so that what a client accepts a mock accepts. At 62,500 %
+	// the smallest accepted input (32 px) reaches the largest output of
+	// the AI upscaling (20,000 px), which clamps every larger value to the
+	// same result; the bound only keeps the arithmetic small.
+	MaxScale = 62500
 )
 
 var (

@@ -32,7 +32,7 @@ func TestClientAndMockAgree(t *testing.T) {
 		{OutputQuality: 101},
 		{Width: 31},
 		{Short: 10001},
-		{Scale: 1001},
+		{Scale: pfccontainer.MaxScale + 1},
 		{OutputType: "gif"},
 		{Skip: "photos"},
 		{OutputColorSpace: "../x.icc"},
