@@ -39,8 +39,8 @@
 //	                 "background-removal engine" line says which one runs
 //	-container-root  directory holding the correction container's mount points
 //	                 (sdk_license, presets, addons, input, output, scene), kept on
-//	                 exit; default <data-dir>/container, removed on exit when this
-//	                 run created it (without -data-dir: a private temporary tree)
+//	                 exit; default: a private tree under -data-dir (or the system's
+//	                 temporary directory), removed on exit
 //
 // The correction container mock reads the container's environment
 // variables (PFC_SITE_URL, PFC_LOG_LEVEL, PFC_IMG_CACHE_TTL, PFC_AVX,
@@ -88,7 +88,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -196,39 +195,44 @@ func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 // setupContainer registers -container-root and returns the correction
 // container mock's constructor: its PFC_* settings come from the
 // environment, as the real container's do, and its mount points are
-// directories under the root (default <data-dir>/container, or a private
-// temporary tree removed on exit without -data-dir). A root the command
-// creates gets a valid mock licence in sdk_license; an existing one is
-// used as it is (no licence there: corrected images equal the originals).
+// directories under the root (default: a private tree, removed on exit,
+// under -data-dir or the system's temporary directory). A root the command
+// creates gets a valid mock licence in sdk_license; an existing one given
+// with -container-root is used as it is, and kept (no licence there:
+// corrected images equal the originals).
 // Its JSON log lines go to stderr, filtered by PFC_LOG_LEVEL.
 func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
-	root := flags.String("container-root", "", "directory holding the correction container's mount points (sdk_license, presets, addons, input, output, scene); default <data-dir>/container")
+	root := flags.String("container-root", "", "directory holding the correction container's mount points (sdk_license, presets, addons, input, output, scene), kept on exit; default: a private tree under -data-dir, removed on exit")
 	return func(e env) (*served, error) {
 		o, err := mockserver.PFCContainerOptionsFromEnv(os.Getenv)
 		if err != nil {
 			return nil, err
 		}
 		o.Root = *root
-		// <data-dir>/container is the command's own, like the other
-		// backends' data: removed on exit if this run created it.
-		removeRoot := false
+		// Under -data-dir the tree is the run's own, like the other
+		// backends' data: a private subdirectory, removed on exit. (A fixed
+		// <data-dir>/container was shared by two runs on one data
+		// directory, and the first to exit removed it under the other.)
+		private := ""
 		if o.Root == "" && e.dataDir != "" {
-			o.Root = filepath.Join(e.dataDir, "container")
-			_, statErr := os.Lstat(o.Root)
-			removeRoot = errors.Is(statErr, fs.ErrNotExist)
+			if private, err = os.MkdirTemp(e.dataDir, "container-*"); err != nil {
+				return nil, err
+			}
+			// Not there yet, so the mock creates it with a licence.
+			o.Root = filepath.Join(private, "container")
 		}
 		o.Clock, o.LogWriter, o.Faults, o.PixelBudget = e.clock, e.stderr, e.faults, e.pixelBudget
 		c, err := mockserver.NewPFCContainer(o)
 		if err != nil {
-			if removeRoot {
-				_ = os.RemoveAll(o.Root)
+			if private != "" {
+				_ = os.RemoveAll(private)
 			}
 			return nil, err
 		}
 		e.log.Info("correction container mock", "root", c.Root(), "site_url", c.SiteURL())
 		closeFn := c.Close
-		if removeRoot {
-			closeFn = func() error { return errors.Join(c.Close(), os.RemoveAll(o.Root)) }
+		if private != "" {
+			closeFn = func() error { return errors.Join(c.Close(), os.RemoveAll(private)) }
 		}
 		return &served{handler: c, close: closeFn}, nil
 	}
