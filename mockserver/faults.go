@@ -25,7 +25,9 @@ type FaultSpec struct {
 	// this spec serves, faulted or not, with what the fault layer decided
 	// and the status the handler answered. It is called concurrently from
 	// the requests' goroutines, after the answer was written (closing the
-	// http.Server waits for it). Set it before the spec is given to a
+	// http.Server waits for it), or, for a fault that closes the
+	// connection (reset, reset-after, truncate, 102), just before the
+	// close, so that a client which saw the fault finds it observed. Set it before the spec is given to a
 	// backend: each backend reads it once, when it is created. On an empty
 	// spec (ParseFaults("")) it observes every request and nothing is
 	// injected.

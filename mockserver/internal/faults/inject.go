@@ -140,9 +140,18 @@ func (inj *Injector) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		// /Authorize/{license_key}).
 		inj.log.Info("fault injected", "backend", inj.backend.Name, "route", route, "seq", n, "kind", string(kind), "method", r.Method)
 	}
-	if inj.observe != nil {
-		defer func() { inj.observe(ev) }()
+	// The event is observed once: before a hijacked connection is closed
+	// (a closed http.Server does not wait for a hijacked handler, so a test
+	// that closes its server as soon as the client saw the fault must find
+	// the event already observed), else when the handler returns.
+	emitted := false
+	emit := func() {
+		if !emitted && inj.observe != nil {
+			emitted = true
+			inj.observe(ev)
+		}
 	}
+	defer emit()
 	switch kind {
 	case "":
 		rec := &httpx.StatusRecorder{ResponseWriter: w}
@@ -157,14 +166,15 @@ func (inj *Injector) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		w.Header().Set(httpx.RequestIDHeader, "req_"+httpx.NewID(8))
 		httpx.WriteError(w, httpx.Errorf(code, errCode, "injected fault: %s (route %s, request %d)", kind, route, n))
 	case Reset:
-		reset(w)
+		reset(w, emit)
 	case ResetBody:
 		_, _ = io.Copy(io.Discard, r.Body)
-		reset(w)
+		reset(w, emit)
 	case Final102:
 		w.Header().Set(httpx.RequestIDHeader, "req_"+httpx.NewID(8))
+		emit() // WriteFinalStatus closes the connection
 		if err := httpx.WriteFinalStatus(w, http.StatusProcessing, ""); err != nil {
-			reset(w)
+			reset(w, nil)
 		}
 	case Latency:
 		if !sleep(r.Context(), inj.cfg.Latency) {
@@ -178,12 +188,12 @@ func (inj *Injector) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		next.ServeHTTP(dw, r)
 		ev.Status = dw.status
 		if !dw.hijacked {
-			reset(w)
+			reset(w, emit)
 		}
 	case Truncate:
 		tw := &truncWriter{controlled: controlled{under: w}, head: r.Method == http.MethodHead}
 		next.ServeHTTP(tw, r)
-		ev.Status = tw.finish()
+		tw.finish(func(status int) { ev.Status = status; emit() })
 	}
 }
 
@@ -199,11 +209,14 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// reset hijacks the connection and closes it with an RST (SO_LINGER 0).
-// Where the connection cannot be hijacked (HTTP/2) it aborts the handler,
-// which resets the stream.
-func reset(w http.ResponseWriter) {
+// reset hijacks the connection and closes it with an RST (SO_LINGER 0),
+// calling before (if set) just before. Where the connection cannot be
+// hijacked (HTTP/2) it aborts the handler, which resets the stream.
+func reset(w http.ResponseWriter, before func()) {
 	conn, _, err := http.NewResponseController(w).Hijack()
+	if before != nil {
+		before()
+	}
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
@@ -214,11 +227,14 @@ func reset(w http.ResponseWriter) {
 }
 
 // closeConn hijacks the connection and closes it normally, after what was
-// written was flushed.
-func closeConn(w http.ResponseWriter) {
+// written was flushed, calling before (if set) just before.
+func closeConn(w http.ResponseWriter, before func()) {
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	conn, _, err := rc.Hijack()
+	if before != nil {
+		before()
+	}
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
@@ -347,28 +363,30 @@ func (t *truncWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// finish sends what the truncation leaves and closes the connection; it
-// returns the handler's status.
-func (t *truncWriter) finish() int {
+// finish sends what the truncation leaves and closes the connection,
+// calling done with the handler's status just before (0 when the handler
+// hijacked the connection itself).
+func (t *truncWriter) finish(done func(status int)) {
 	if t.hijacked {
-		return 0
+		done(0)
+		return
 	}
 	status := t.status
 	if status == 0 {
 		status = http.StatusOK
 	}
+	before := func() { done(status) }
 	switch {
 	case t.passthrough:
-		closeConn(t.under)
+		closeConn(t.under, before)
 	case len(t.buf) == 0:
-		reset(t.under)
+		reset(t.under, before)
 	default:
 		h := t.under.Header()
 		h.Del("Transfer-Encoding")
 		h.Set("Content-Length", strconv.Itoa(len(t.buf)))
 		t.under.WriteHeader(status)
 		_, _ = t.under.Write(t.buf[:len(t.buf)/2])
-		closeConn(t.under)
+		closeConn(t.under, before)
 	}
-	return status
 }

@@ -296,3 +296,26 @@ func TestResetIsAnRST(t *testing.T) {
 		assert.Contains(t, err.Error(), "reset")
 	}
 }
+
+// TestHijackingFaultsAreObservedFirst: a fault that closes the connection
+// is observed before the close, so a client that saw the fault finds the
+// event already reported (a closed http.Server does not wait for a
+// hijacked handler, and the event could come after the test's end).
+func TestHijackingFaultsAreObservedFirst(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"reset", "reset-after", "truncate", "102"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			var observed atomic.Int32
+			inj := New(mustParse(t, "rate=1,routes=download,kinds="+kind), testBackends[1], nil, func(Event) {
+				time.Sleep(20 * time.Millisecond) // a slow observer
+				observed.Add(1)
+			})
+			srv := httptest.NewServer(inj.Wrap(http.HandlerFunc(jsonHandler)))
+			defer srv.Close()
+			wr := &wire{srv: srv}
+			wr.raw(t, "GET /download HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+			assert.Equal(t, int32(1), observed.Load())
+		})
+	}
+}
