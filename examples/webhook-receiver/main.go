@@ -6,7 +6,16 @@
 //
 // Without -cert and -key it serves an in-memory self-signed certificate,
 // which is only good for local testing: the service needs a certificate it
-// trusts.
+// trusts. -cert-out writes that certificate (PEM) to a file, for the mock
+// to trust: with the receiver running as
+//
+//	PFC_API_KEY=test-api-key go run ./examples/webhook-receiver -addr 127.0.0.1:8443 -cert-out /tmp/receiver.pem
+//
+// start the mock with
+//
+//	go run ./mockserver/cmd/pfc-mockserver -webhook-ca /tmp/receiver.pem -time-scale 0.001
+//
+// and give /pfc the webhookUrl https://localhost:8443/.
 package main
 
 import (
@@ -17,6 +26,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,19 +46,23 @@ func main() {
 	addr := flag.String("addr", ":8443", "listen address")
 	certFile := flag.String("cert", "", "TLS certificate file (PEM)")
 	keyFile := flag.String("key", "", "TLS private key file (PEM)")
+	certOut := flag.String("cert-out", "", "without -cert/-key: write the self-signed certificate (PEM) to this file, for the sender to trust")
 	flag.Parse()
-	if err := run(*addr, *certFile, *keyFile); err != nil {
+	if err := run(*addr, *certFile, *keyFile, *certOut); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(addr, certFile, keyFile string) error {
+func run(addr, certFile, keyFile, certOut string) error {
 	apiKey := os.Getenv("PFC_API_KEY")
 	if apiKey == "" {
 		return errors.New("PFC_API_KEY is not set: it is the secret that signs deliveries")
 	}
 	if (certFile == "") != (keyFile == "") {
 		return errors.New("give both -cert and -key, or neither")
+	}
+	if certOut != "" && certFile != "" {
+		return errors.New("-cert-out writes the self-signed certificate: it goes without -cert and -key")
 	}
 	verifier, err := webhook.NewVerifierKey(apiKey)
 	if err != nil {
@@ -73,6 +87,13 @@ func run(addr, certFile, keyFile string) error {
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		log.Print("no -cert/-key: serving a self-signed certificate for localhost, for local testing only")
+		if certOut != "" {
+			pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})
+			if err := os.WriteFile(certOut, pemCert, 0o644); err != nil {
+				return err
+			}
+			log.Printf("wrote the certificate to %s (pfc-mockserver -webhook-ca %s trusts it)", certOut, certOut)
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
