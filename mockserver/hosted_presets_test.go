@@ -116,7 +116,12 @@ func TestPresets(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Empty(t, decode[mockserver.HostedPresetList](t, b).Presets)
 	assert.Contains(t, string(b), `"presets":[]`)
-	for _, q := range []string{"limit=0", "limit=101", "limit=x", "offset=-1"} {
+	resp, b = f.api(t, http.MethodGet, "/presets?limit=1000") // no maximum; the page is capped
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	page = decode[mockserver.HostedPresetList](t, b)
+	assert.Len(t, page.Presets, 25)
+	assert.Equal(t, 25, page.Total)
+	for _, q := range []string{"limit=0", "limit=x", "offset=-1"} {
 		resp, b := f.api(t, http.MethodGet, "/presets?"+q)
 		requireError(t, resp, b, 400, "invalid_parameter", strings.Split(q, "=")[0])
 	}
