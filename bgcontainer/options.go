@@ -23,7 +23,7 @@ type SubmitOptions struct {
 	Postprocessing *bool
 	// PreprocessingConfig is marshalled with encoding/json and sent as the
 	// form field preprocessing_config; it must marshal to a JSON object (a
-	// struct or a map). nil sends none. The mock understands "denoise" and
+	// struct or a map). nil, or a nil map or pointer, sends none. The mock understands "denoise" and
 	// "detect_faces" (booleans); see the package documentation.
 	PreprocessingConfig any
 	// PreprocessingConfigJSON is preprocessing_config as JSON text, sent
@@ -83,20 +83,24 @@ func (o *SubmitOptions) encode() (url.Values, []formField, error) {
 // configJSON returns the preprocessing_config text ("" for none).
 func (o *SubmitOptions) configJSON() (string, error) {
 	var data []byte
+	if o.PreprocessingConfig != nil {
+		var err error
+		if data, err = json.Marshal(o.PreprocessingConfig); err != nil {
+			return "", fmt.Errorf("cannot be marshalled to JSON: %v", err)
+		}
+		if string(data) == "null" {
+			data = nil // a typed nil (map, pointer) is no config, like nil
+		}
+	}
 	switch {
-	case o.PreprocessingConfig != nil && o.PreprocessingConfigJSON != "":
+	case data != nil && o.PreprocessingConfigJSON != "":
 		return "", fmt.Errorf("set PreprocessingConfig or PreprocessingConfigJSON, not both")
 	case o.PreprocessingConfigJSON != "":
 		data = []byte(o.PreprocessingConfigJSON)
 		if !json.Valid(data) {
 			return "", fmt.Errorf("is not valid JSON")
 		}
-	case o.PreprocessingConfig != nil:
-		var err error
-		if data, err = json.Marshal(o.PreprocessingConfig); err != nil {
-			return "", fmt.Errorf("cannot be marshalled to JSON: %v", err)
-		}
-	default:
+	case data == nil:
 		return "", nil
 	}
 	data = bytes.TrimSpace(data)
