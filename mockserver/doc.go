@@ -333,7 +333,8 @@
 // request had its full side effect; only the answer is lost): reset-after
 // (the answer is dropped and the connection reset) and truncate (the
 // answer is sent with its full Content-Length but half its body, then the
-// connection is closed; an answer without a body is reset instead).
+// connection is closed; an answer without a body is reset instead, as is
+// the final 102 a bg download answers on its hijacked connection).
 // latency delays the request (real time, not the mock's clock) and then
 // serves it. Injected error answers carry an X-Request-Id like the
 // others; the backend's log (when it has a Logger) gets an Info record

@@ -52,8 +52,8 @@ type FaultEvent struct {
 	// as received (pre-signed signatures included: keep it out of logs).
 	Method string
 	URL    *url.URL
-	// Status is what the handler answered; 0 when it did not run (a fault
-	// before the handler) or answered on a hijacked connection.
+	// Status is what the handler answered (also a final 102 on a hijacked
+	// connection); 0 when it did not run (a fault before the handler).
 	Status int
 }
 

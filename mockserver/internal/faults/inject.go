@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"hash/fnv"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -183,17 +185,27 @@ func (inj *Injector) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		rec := &httpx.StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		ev.Status = rec.Status
-	case ResetAfter:
-		dw := &discardWriter{controlled: controlled{under: w}, header: http.Header{}}
-		next.ServeHTTP(dw, r)
-		ev.Status = dw.status
-		if !dw.hijacked {
-			reset(w, emit)
+	case ResetAfter, Truncate:
+		// A handler that hijacks the connection to answer a raw status
+		// (the bg download's final 102) gets a connection that drops the
+		// answer and resets: such an answer has no body to truncate.
+		dropped := func(c net.Conn) net.Conn {
+			return &droppedConn{Conn: c, before: func(status int) { ev.Status = status; emit() }}
 		}
-	case Truncate:
-		tw := &truncWriter{controlled: controlled{under: w}, head: r.Method == http.MethodHead}
+		if kind == ResetAfter {
+			dw := &discardWriter{controlled: controlled{under: w, wrapConn: dropped}, header: http.Header{}}
+			next.ServeHTTP(dw, r)
+			if !dw.hijacked {
+				ev.Status = dw.status
+				reset(w, emit)
+			}
+			return
+		}
+		tw := &truncWriter{controlled: controlled{under: w, wrapConn: dropped}, head: r.Method == http.MethodHead}
 		next.ServeHTTP(tw, r)
-		tw.finish(func(status int) { ev.Status = status; emit() })
+		if !tw.hijacked {
+			tw.finish(func(status int) { ev.Status = status; emit() })
+		}
 	}
 }
 
@@ -262,6 +274,8 @@ func tcpConn(c net.Conn) (*net.TCPConn, bool) {
 type controlled struct {
 	under    http.ResponseWriter
 	hijacked bool
+	// wrapConn, if set, wraps the connection a handler hijacks.
+	wrapConn func(net.Conn) net.Conn
 }
 
 func (c *controlled) SetReadDeadline(t time.Time) error {
@@ -280,10 +294,54 @@ func (c *controlled) FlushError() error { return nil }
 
 func (c *controlled) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, brw, err := http.NewResponseController(c.under).Hijack()
-	if err == nil {
-		c.hijacked = true
+	if err != nil {
+		return conn, brw, err
 	}
-	return conn, brw, err
+	c.hijacked = true
+	if c.wrapConn != nil {
+		conn = c.wrapConn(conn)
+		brw = bufio.NewReadWriter(brw.Reader, bufio.NewWriter(conn))
+	}
+	return conn, brw, nil
+}
+
+// droppedConn is a hijacked connection whose answer is lost: what the
+// handler writes is discarded (its status line read for the event), and
+// closing it resets it, calling before with that status first.
+type droppedConn struct {
+	net.Conn
+	status int
+	before func(status int)
+	once   sync.Once
+}
+
+func (c *droppedConn) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = statusLine(b)
+	}
+	return len(b), nil
+}
+
+func (c *droppedConn) Close() error {
+	c.once.Do(func() { c.before(c.status) })
+	if tc, ok := tcpConn(c.Conn); ok {
+		_ = tc.SetLinger(0)
+	}
+	return c.Conn.Close()
+}
+
+// statusLine returns the status code of an HTTP/1.x status line at the
+// start of b, or 0.
+func statusLine(b []byte) int {
+	rest, ok := bytes.CutPrefix(b, []byte("HTTP/1."))
+	if !ok || len(rest) < 5 || rest[1] != ' ' {
+		return 0
+	}
+	code, err := strconv.Atoi(string(rest[2:5]))
+	if err != nil {
+		return 0
+	}
+	return code
 }
 
 // discardWriter runs a handler whose answer is lost: it records the
@@ -364,13 +422,9 @@ func (t *truncWriter) Write(b []byte) (int, error) {
 }
 
 // finish sends what the truncation leaves and closes the connection,
-// calling done with the handler's status just before (0 when the handler
-// hijacked the connection itself).
+// calling done with the handler's status just before. It is not called
+// when the handler hijacked the connection (see droppedConn).
 func (t *truncWriter) finish(done func(status int)) {
-	if t.hijacked {
-		done(0)
-		return
-	}
 	status := t.status
 	if status == 0 {
 		status = http.StatusOK
