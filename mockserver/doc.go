@@ -320,8 +320,10 @@
 //	retry-after=S   the Retry-After of kind 429, seconds 0 to 3600 (default 1)
 //
 // Unknown or repeated names, kinds, routes and sections are errors
-// (matching ErrInvalidFaultSpec, naming the section and parameter), as is
-// kind 102 in a section of a backend that has no route answering it.
+// (matching ErrInvalidFaultSpec, naming the section and parameter), as are
+// kind 102 and a route that a backend's own section lists but the backend
+// lacks. What a backend's section inherits from the default section is
+// filtered instead: a kind or route it lacks is left out for it.
 //
 // Kinds. Before the handler runs (no side effect): 500 and 503 (the JSON
 // error body, codes internal_error and unavailable), 429 (code

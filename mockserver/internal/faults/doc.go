@@ -41,7 +41,8 @@
 //     connection is closed (httpx.WriteFinalStatus). Only on routes that
 //     can answer it (Route.Final102, the background-removal download); a
 //     section naming a backend without such a route may not list it, and
-//     elsewhere it is never drawn.
+//     elsewhere (inherited from the default section too) it is never
+//     drawn.
 //
 // Faults after the handler ran (the request had its full side effect, as
 // when a real service's answer is lost on the way back):

@@ -197,7 +197,7 @@ func Parse(text string, backends []Backend) (*Spec, error) {
 		if s.def != nil {
 			eff = merge(s.def, own)
 		}
-		if err := checkBackend(eff, b); err != nil {
+		if err := checkBackend(own, eff, b); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrInvalidSpec, b.Name, err)
 		}
 	}
@@ -224,12 +224,18 @@ func checkDefault(def *section, backends []Backend) error {
 	return nil
 }
 
-// checkBackend checks a backend's effective configuration.
-func checkBackend(eff *section, b Backend) error {
+// checkBackend checks a backend's section: own as written, eff with what
+// it inherits from the default section. Routes and kinds are checked as
+// the section writes them; inherited ones that the backend lacks are left
+// out for it (see New), as they are for a backend without a section.
+func checkBackend(own, eff *section, b Backend) error {
 	if !eff.set["rate"] {
 		return errors.New("rate is required")
 	}
-	for _, r := range eff.cfg.Routes {
+	if !own.set["routes"] {
+		return checkKinds(own, b)
+	}
+	for _, r := range own.cfg.Routes {
 		if _, ok := b.route(r); !ok {
 			names := make([]string, len(b.Routes))
 			for i, r := range b.Routes {
@@ -238,7 +244,13 @@ func checkBackend(eff *section, b Backend) error {
 			return fmt.Errorf("routes: unknown route %q (routes: %s)", r, strings.Join(names, ", "))
 		}
 	}
-	if eff.set["kinds"] && slices.Contains(eff.cfg.Kinds, Final102) && !b.has102() {
+	return checkKinds(own, b)
+}
+
+// checkKinds refuses a 102 that a backend's own section asks for where no
+// route of it answers one.
+func checkKinds(own *section, b Backend) error {
+	if own.set["kinds"] && slices.Contains(own.cfg.Kinds, Final102) && !b.has102() {
 		return fmt.Errorf("kinds: %s: no route of %s answers a final 102", Final102, b.Name)
 	}
 	return nil

@@ -113,7 +113,6 @@ func TestParseInvalid(t *testing.T) {
 		{"rate=0.2,routes=pfc|pfc", `routes: route "pfc" given twice`},
 		{"rate=0.2,routes=nowhere", `the default section: routes: no backend has a route "nowhere"`},
 		{"hosted:rate=0.2,routes=download", `hosted: routes: unknown route "download" (routes: pfc, status, other)`},
-		{"rate=0.2,routes=download;hosted:seed=2", `hosted: routes: unknown route "download"`},
 		{"hosted:rate=0.2,kinds=102", "hosted: kinds: 102: no route of hosted answers a final 102"},
 		{"kinds=102;hosted:rate=0.2", "the default section: rate is required"},
 		{"hosted:seed=4", "hosted: rate is required"},
@@ -145,4 +144,26 @@ func TestNilSpec(t *testing.T) {
 	assert.Empty(t, s.String())
 	assert.Nil(t, New(s, testBackends[0], nil, nil), "no faults and no observer: no injector")
 	assert.NotNil(t, New(s, testBackends[0], nil, func(Event) {}), "an observer alone still sees every request")
+}
+
+// TestParseInheritedRoutesAndKinds: a backend's section may inherit
+// routes and kinds that only another backend has; they are left out for
+// it, as for a backend without a section (which is how hosted gets its own
+// seed while the default section targets bg's download).
+func TestParseInheritedRoutesAndKinds(t *testing.T) {
+	t.Parallel()
+	for _, spec := range []string{
+		"rate=0.2,routes=download;hosted:seed=2",
+		"rate=0.5,kinds=102|503;hosted:seed=3",
+	} {
+		s, err := Parse(spec, testBackends)
+		require.NoError(t, err, spec)
+		cfg, ok := s.For("hosted")
+		require.True(t, ok, spec)
+		assert.NotEqual(t, DefaultSeed, cfg.Seed, spec)
+	}
+	inj := New(mustParse(t, "rate=1,kinds=102;hosted:seed=3"), testBackends[0], nil, nil)
+	for i := range 20 {
+		assert.Empty(t, inj.Decide("pfc", uint64(i)), "request %d: hosted has no 102 route", i)
+	}
 }
