@@ -120,34 +120,14 @@ func testJPEG(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-// startContainerRun runs the command in-process with only the correction
-// container mock and returns its base URL.
-func startContainerRun(t *testing.T, args ...string) (string, context.CancelFunc, <-chan int) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, append(args, "-hosted-addr", "", "-bg-addr", "", "-container-addr", "127.0.0.1:0"), pw, io.Discard)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	require.NoError(t, err)
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "container: ")
-	require.True(t, ok, line)
-	return base, cancel, done
-}
-
 // TestContainerRunsShareADataDir: two runs on one -data-dir each have a
 // private container tree; the first to exit removes its own only (a
 // fixed <data-dir>/container was removed under the other).
 func TestContainerRunsShareADataDir(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
-	_, cancelA, doneA := startContainerRun(t, "-data-dir", dataDir)
-	baseB, cancelB, doneB := startContainerRun(t, "-data-dir", dataDir)
+	_, cancelA, doneA := startBackend(t, "container", "-data-dir", dataDir, "-hosted-addr", "", "-bg-addr", "", "-container-addr", "127.0.0.1:0")
+	baseB, cancelB, doneB := startBackend(t, "container", "-data-dir", dataDir, "-hosted-addr", "", "-bg-addr", "", "-container-addr", "127.0.0.1:0")
 	cancelA()
 	require.Equal(t, 0, <-doneA)
 

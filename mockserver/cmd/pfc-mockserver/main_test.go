@@ -208,23 +208,32 @@ func TestRunFlagErrors(t *testing.T) {
 	assert.Contains(t, stderr.String(), "-hosted-addr")
 }
 
-// startRun runs the command in-process and returns the base URL it
-// printed, a cancel that stops it, and the channel of its exit status.
+// startRun runs the command in-process with only the hosted mock and
+// returns the base URL it printed, a cancel that stops it, and the channel
+// of its exit status.
 func startRun(t *testing.T, args ...string) (string, context.CancelFunc, <-chan int) {
+	t.Helper()
+	return startBackend(t, "hosted", append(args, "-container-addr", "", "-bg-addr", "")...)
+}
+
+// startBackend runs the command in-process with args, which leave only
+// the backend name listening, and returns what startRun does.
+func startBackend(t *testing.T, name string, args ...string) (string, context.CancelFunc, <-chan int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append(args, "-container-addr", "", "-bg-addr", ""), pw, io.Discard)
+		done <- run(ctx, args, pw, io.Discard)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	require.NoError(t, err)
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	require.True(t, strings.HasPrefix(line, "hosted: "), line)
-	return strings.TrimSpace(strings.TrimPrefix(line, "hosted: ")), cancel, done
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), name+": ")
+	require.True(t, ok, line)
+	return base, cancel, done
 }
 
 func getUploadTicket(t *testing.T, base, query string) (fileKey, uploadURL string) {
