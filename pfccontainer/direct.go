@@ -17,24 +17,15 @@ import (
 )
 
 // Direct is direct file mode: the container's /input and /output are
-// mounted from directories this program can reach (InputDir and OutputDir,
-// as seen here), so images are exchanged as files instead of over HTTP. A
-// file placed in InputDir is corrected by calling GET /pfc/{file name};
-// the corrected file appears in OutputDir, under the same name when
-// preserveInputFileName is in effect (Direct sends it as true unless the
-// options say otherwise; the container's PFC_PRESERVE_INPUT_FILENAME=true
-// does the same for every call).
-//
-// Files are copied in atomically: the bytes go to a hidden temporary file
-// in InputDir (a leading dot, which the container's key check refuses and
-// its sweep leaves alone) that is renamed to the final name only when
-// complete and synced, so the container never reads half a file.
-//
-// Several callers may share one container: PutFile, CorrectFile and the
-// bulk runs place each file under a name of its own (see PutFile), so
-// files of the same name never meet there. CorrectFile and the bulk runs
-// remove what they placed once done with it, and nothing else; other
-// files are left for the container's TTL sweep.
+// mounted from directories this program can reach (InputDir and
+// OutputDir). A file placed in InputDir is corrected by GET /pfc/{file
+// name}; the result appears in OutputDir, under the same name with
+// preserveInputFileName (sent as true by default). Copies are atomic (a
+// hidden temporary file, renamed once complete). PutFile, CorrectFile and
+// the bulk runs give each file a name of its own (see PutFile), so
+// callers sharing a container never meet, and CorrectFile and the bulk
+// runs remove what they placed, nothing else; the container's TTL sweep
+// deletes the rest.
 type Direct struct {
 	// Client calls GET /pfc/{file name}.
 	Client *Client
