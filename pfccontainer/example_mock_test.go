@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -75,7 +76,7 @@ func ExampleClient_CorrectFile() {
 	defer c.CloseIdleConnections()
 	dst := filepath.Join(dir, "corrected.png")
 	_, err = c.CorrectFile(context.Background(), exampleJPEG(dir, 400, 300), dst,
-		pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeLong(200))
+		pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeLong(200))
 	if err != nil {
 		log.Fatal(err)
 	}
