@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/bulk"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BulkItem is one file of a bulk run: SrcPath is corrected into DstPath.
@@ -224,10 +225,10 @@ func (it BulkItem) item() bulk.Item { return bulk.Item{ID: it.ID, Src: it.SrcPat
 func outputName(opts *CorrectionOptions) func(string) string {
 	ext := ""
 	if opts != nil {
-		switch strings.ToLower(string(opts.OutputType)) {
-		case string(OutputJPG):
+		switch opts.outputFormat() {
+		case pfc.OutputJPEG:
 			ext = ".jpg"
-		case string(OutputPNG):
+		case pfc.OutputPNG:
 			ext = ".png"
 		case "":
 			if opts.RemoveBackground {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // instantProcessor makes mock jobs complete at once: the output is the
@@ -241,7 +242,7 @@ func TestCorrectAllMock(t *testing.T) {
 	for _, rel := range rels {
 		items = append(items, hosted.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".out.png")})
 	}
-	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(hosted.OutputPNG, 0), &hosted.BulkOptions{
+	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), &hosted.BulkOptions{
 		Manifest: filepath.Join(out, "run.jsonl"), RateLimit: 1000, RateBurst: 5,
 	})
 	require.NoError(t, err)
@@ -275,7 +276,7 @@ func TestCorrectDirOutputNames(t *testing.T) {
 	_, c, _ := startInstantMock(t)
 	in, out := t.TempDir(), t.TempDir()
 	writeImages(t, in, 2)
-	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection().WithOutput(hosted.OutputPNG, 0), nil)
+	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, rep.Done, "%v", errors.Join(func() []error {
 		var e []error

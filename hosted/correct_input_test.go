@@ -57,7 +57,7 @@ func TestCorrectFileChecksOptionsFirst(t *testing.T) {
 		want []string
 	}{
 		{"bad option, missing source", &CorrectionOptions{Scale: -5}, nil, []string{"scale"}},
-		{"strict refuses an ignored parameter", NewCorrection().RemoveBackgroundTransparent().WithShadow(ShadowSoft).Strictly(), nil, []string{"bgShadow"}},
+		{"strict refuses an ignored parameter", NewCorrection().RemoveBackgroundTransparent().WithShadow(ShadowSoft).WithStrict(), nil, []string{"bgShadow"}},
 		{"negative download limit", nil, []CallOption{WithDownloadLimit(-1)}, []string{"WithDownloadLimit"}},
 		{"bad per-call polling", nil, []CallOption{WithWait(WaitOptions{MinDelay: 2, MaxDelay: 1})}, []string{"MaxDelay"}},
 	}

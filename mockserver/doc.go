@@ -119,8 +119,8 @@
 // Strict parameters: every endpoint rejects parameters it does not define
 // (400 unknown_parameter) and repeated parameters. Booleans are exactly
 // "true" or "false"; integers are decimal. On /pfc the names, enums,
-// ranges and priority rules are those of the parameter table the client
-// uses too (internal/pfcparams, checked against the API documentation):
+// ranges and priority rules are those of the API documentation's
+// parameter table (the mock keeps its own copy; tests hold the clients to it):
 // width, height, long and short 32..10000 (0 is out of range when given),
 // scale 1..1000 (a percentage; the API documents no bound, the clients
 // share this one), outputQuality 40..100, the

@@ -17,6 +17,7 @@ import (
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestClientEndToEnd(t *testing.T) {
@@ -26,7 +27,7 @@ func TestClientEndToEnd(t *testing.T) {
 	src := dir + "/in.jpg"
 	require.NoError(t, os.WriteFile(src, jpegBytes(t, 90, 60), 0o600))
 	job, err := f.Client.CorrectFile(ctx, src, dir+"/out.png",
-		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(180).WithOutput(hosted.OutputPNG, 0).WithDetectionData())
+		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(180).WithOutput(pfc.OutputPNG, 0).WithDetectionData())
 	require.NoError(t, err)
 	assert.Equal(t, hosted.StatusCompleted, job.Status)
 	out, err := os.ReadFile(dir + "/out.png")

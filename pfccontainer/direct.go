@@ -171,7 +171,7 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 		oo = *o
 	}
 	if oo.PreserveInputFileName == nil {
-		oo.PreservingInputFileName(true)
+		oo.WithPreserveInputFileName(true)
 	}
 	corr, err := d.Client.Correct(ctx, name, &oo)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -38,7 +39,7 @@ func ExampleClient_CorrectDir() {
 		}
 	}
 	ctx := context.Background()
-	opts := pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0)
+	opts := pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0)
 	bulk := &pfccontainer.BulkOptions{Concurrency: 4}
 
 	rep, err := c.CorrectDir(ctx, in, filepath.Join(root, "http"), opts, bulk)

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -76,7 +77,7 @@ func ExampleClient_CorrectFile() {
 	defer c.CloseIdleConnections()
 	dst := filepath.Join(dir, "corrected.png")
 	_, err = c.CorrectFile(context.Background(), exampleJPEG(dir, 400, 300), dst,
-		pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeLong(200))
+		pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeLong(200))
 	if err != nil {
 		log.Fatal(err)
 	}

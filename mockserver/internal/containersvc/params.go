@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // CorrectParams are the query parameters of GET /pfc/{imageKey}, in the
@@ -30,7 +30,7 @@ const (
 	DefaultOutputQuality = 90
 	MinSize              = 32
 	MaxSize              = 10000
-	MaxScale             = pfcparams.MaxScale
+	MaxScale             = pfcdoc.MaxScale
 )
 
 // Request is a parsed, validated GET /pfc/{imageKey} query with every

@@ -9,11 +9,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
 
@@ -130,7 +130,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		return nil, aerr
 	}
 	var bg *upload
-	if sp.bgMode == pfcparams.ModeImage {
+	if sp.bgMode == pfcdoc.ModeImage {
 		if bg, aerr = s.usableUpload(account, sp.bg.FileKey, "bgFileKey"); aerr != nil {
 			s.mu.Unlock()
 			return nil, aerr
@@ -202,7 +202,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 }
 
 // ignoredNames lists the parameters a job ignores, for the log.
-func ignoredNames(ig []pfcparams.Ignored) []string {
+func ignoredNames(ig []pfcdoc.Ignored) []string {
 	names := make([]string, len(ig))
 	for i, x := range ig {
 		names[i] = x.Name
