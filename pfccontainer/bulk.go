@@ -197,7 +197,7 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 		if len(name) > MaxImageKeyLength || ValidateImageKey(name) != nil {
 			name = hex.EncodeToString(sum[:8]) + strings.ToLower(filepath.Ext(it.Src))
 		}
-		f, size, err := fileio.OpenParam("srcPath", it.Src)
+		f, size, err := fileio.OpenParamContext(ctx, "srcPath", it.Src)
 		if err != nil {
 			return nil, err
 		}
