@@ -252,8 +252,9 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		}()
 	}
 	seen := map[string]struct{}{}
-	outputs := map[string]string{} // resolved Dst (resolvePath) → the ID writing it
-	var stopErr error              // the limiter's refusal, with ctx alive
+	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
+	keys := newOutputKeys()
+	var stopErr error // the limiter's refusal, with ctx alive
 	for it := range items {
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
@@ -264,7 +265,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if it.ID == "" {
 			it.ID = it.Src
 		}
-		dst := resolvePath(it.Dst)
+		dst := keys.key(it.Dst)
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue

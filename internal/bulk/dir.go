@@ -128,6 +128,43 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 	return items, nil
 }
 
+// outputKeys gives the outputs of a run keys under which two names of one
+// file are equal: the path made absolute (against the working directory
+// when the first relative one came), its directory's symbolic links
+// resolved (resolvePath). Each directory is resolved once per run, not
+// once per item: an item whose directory was seen costs no system call.
+type outputKeys struct {
+	cwd  string
+	dirs map[string]string // absolute directory → resolvePath of it
+}
+
+func newOutputKeys() *outputKeys { return &outputKeys{dirs: map[string]string{}} }
+
+// key returns dst's key.
+func (k *outputKeys) key(dst string) string {
+	var abs string
+	if filepath.IsAbs(dst) {
+		abs = filepath.Clean(dst)
+	} else {
+		if k.cwd == "" {
+			if wd, err := os.Getwd(); err == nil {
+				k.cwd = wd
+			}
+		}
+		abs = filepath.Join(k.cwd, dst)
+	}
+	dir := filepath.Dir(abs)
+	real, ok := k.dirs[dir]
+	if !ok {
+		real = resolvePath(dir)
+		k.dirs[dir] = real
+	}
+	if real == dir {
+		return abs
+	}
+	return filepath.Join(real, filepath.Base(abs))
+}
+
 // resolvePath returns path made absolute, with the symbolic links of its
 // longest existing part resolved (the rest, not there yet, cannot hold
 // any): two names of one file give the same result.

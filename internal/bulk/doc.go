@@ -81,6 +81,9 @@
 // the listing fails with a file error, and nothing is read or written
 // for it.
 //
+// Checking outputs for clashes (two items, one output file) resolves the
+// symbolic links of each output directory once per run, not per item.
+//
 // # Cancellation
 //
 // When ctx ends, no new item starts, the items in flight are cancelled
