@@ -192,7 +192,7 @@ func (c *Client) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item) (*Correction, error) {
 	names := newRunNames()
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		f, size, err := fileio.OpenParam("srcPath", it.Src)
+		f, size, err := fileio.OpenParamContext(ctx, "srcPath", it.Src)
 		if err != nil {
 			return nil, err
 		}

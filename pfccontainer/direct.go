@@ -278,7 +278,7 @@ func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 		return err
 	}
 	defer f.Close()
-	return fileio.WriteFileAtomic(dst, func(w io.Writer) error {
+	return fileio.WriteFileAtomicContext(ctx, dst, func(w io.Writer) error {
 		_, err := io.Copy(w, &ctxReader{ctx: ctx, r: f})
 		return err
 	})

@@ -16,7 +16,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 	if err := checkFileArgs(srcPath, dstPath, o); err != nil {
 		return nil, err
 	}
-	f, size, err := fileio.OpenParam("srcPath", srcPath)
+	f, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}
