@@ -49,7 +49,9 @@ func (o WaitOptions) pollOptions() poll.Options {
 // Wait polls the job until it is terminal and returns the COMPLETED record.
 // A FAILED or REJECTED job is returned as a *JobError (which still carries
 // the record); a MaxWait that runs out as a *WaitTimeoutError, also when it
-// runs out during a status request (MaxWait bounds a poll in flight).
+// runs out during a status request (MaxWait bounds a poll in flight). A
+// record for another job ends the wait with GetJob's
+// *InconsistentResponseError: it is never returned as jobID's.
 // Cancelling ctx stops the wait at once with ctx's error. A nil opts uses
 // the client's polling defaults (see WithPolling).
 //

@@ -251,7 +251,14 @@
 // "createdAt", "updatedAt"}. GET /v2/presets answers {"presets": [...],
 // "total": N, "limit": L, "offset": O} in creation order, limit 1..100
 // (default 20), offset >= 0 (default 0); it lists the account's custom
-// presets, uploaded or awaiting their file, not the built-in groups. GET
+// presets, uploaded or awaiting their file, not the built-in groups. An
+// account holds at most HostedOptions.MaxPresets presets (default
+// DefaultMaxPresets, 10,000; the API documentation states no limit nor
+// its error): one more is 409 conflict, without a parameter, "the account
+// holds N presets, the most it may hold; delete one before creating
+// another". Presets are indexed per account: creating one costs O(1),
+// a page O(limit), and one account's presets never slow another's
+// requests. GET
 // /v2/presets/{presetId} answers the record, DELETE answers
 // {"presetId": ..., "deleted": true}; both 404 for an unknown id. /pfc
 // uses a preset by exact name once its file is uploaded; the built-in

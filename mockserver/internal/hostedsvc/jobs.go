@@ -119,10 +119,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		j.preset = "Universal"
 	}
 
-	var (
-		customPreset   *preset
-		fileSHA, bgSHA [sha256.Size]byte
-	)
+	var fileSHA, bgSHA [sha256.Size]byte
 	s.mu.Lock()
 	u, aerr := s.usableUpload(account, sp.fileKey, "fileKey")
 	if aerr != nil {
@@ -136,17 +133,6 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 			return nil, aerr
 		}
 	}
-	if !isBuiltinPreset(j.preset) {
-		p := s.presetByName(account, j.preset)
-		switch {
-		case p == nil:
-			j.presetErr = fmt.Sprintf("unknown preset %q: not a built-in group and no uploaded preset has that name", j.preset)
-		case !p.uploaded:
-			j.presetErr = fmt.Sprintf("preset %q has no file uploaded yet", j.preset)
-		default:
-			customPreset = p
-		}
-	}
 	// The job gets its own links to its inputs and preset file: a
 	// re-upload, the upload's expiry or the preset's deletion does not
 	// change what it processes.
@@ -157,10 +143,11 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		err = s.linkBlob(bg.blob, j.bgInput)
 		bgSHA = bg.sha
 	}
-	if err == nil && customPreset != nil {
-		j.presetInput = "ps-" + j.id
-		err = s.linkBlob(customPreset.blob, j.presetInput)
-		j.presetSHA = customPreset.sha
+	if err == nil && !isBuiltinPreset(j.preset) {
+		j.presetSHA, j.presetErr, err = s.linkPreset(account, j.preset, "ps-"+j.id)
+		if j.presetErr == "" {
+			j.presetInput = "ps-" + j.id
+		}
 	}
 	j.upType, j.inputSize, fileSHA = u.fileType, u.size, u.sha
 	s.mu.Unlock()
