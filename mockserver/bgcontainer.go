@@ -60,11 +60,11 @@ type BGContainerOptions struct {
 	Engine BGEngine
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images processed at
-	// once (the engine's memory grows with them); 0 means
-	// DefaultPixelBudget. Jobs that
-	// would exceed it stay queued, in order; an image larger than the
-	// whole budget is processed alone.
+	// PixelBudget bounds the memory of the images processed at once, in
+	// pixels of an ordinary 8-bit image (see "Memory" in the package
+	// documentation); 0 means DefaultPixelBudget. Jobs that would exceed
+	// it stay queued, in order; an image larger than the whole budget is
+	// refused as an invalid file.
 	PixelBudget int64
 	// MaxFileBytes bounds an uploaded file (413 beyond); 0 means 50 MB.
 	MaxFileBytes int64

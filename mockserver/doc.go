@@ -57,22 +57,42 @@
 //
 // # Memory
 //
-// Correcting an image costs about 9 bytes a pixel (a 14000×14000 PNG
-// costs ~1.7 GB). Jobs are admitted against a pixel budget of each
-// backend (HostedOptions.PixelBudget, and the same field of the container
-// mocks' options; the binary's -pixel-budget sets all three; default
-// DefaultPixelBudget, 200 megapixels, which fits 2 GB): a job whose image
-// would take the images being processed past it waits PENDING in the
-// queue, in order, and an image larger than the whole budget is processed
-// alone. A job counts the pixels of its image (twice over for a 16-bit PNG
-// or a progressive JPEG, whose decoding holds about twice the memory),
-// plus those of the resized image when it resizes (a small image upscaled
-// to 14000×14000 costs what a large one does), plus those of its
-// background image. Workers (default
-// GOMAXPROCS; 4 in the correction container) bounds the jobs processed at
-// once. (The engine's live heap is about 6 bytes a pixel; the rest of the
-// 9 is the collector's headroom. A test checks that two queued 9 MP images
-// under a 9.5 MP budget peak at about 52 MB of heap, within 9.5 MP × 9 B.)
+// Correcting an ordinary 8-bit image costs about 9 bytes a pixel (a
+// 14000×14000 JPEG costs ~1.7 GB). Jobs are admitted against a pixel
+// budget of each backend (HostedOptions.PixelBudget, and the same field of
+// the container mocks' options; the binary's -pixel-budget sets all three;
+// default DefaultPixelBudget, 200 megapixels, which fits 2 GB): a job
+// whose image would take the images being processed past it waits PENDING
+// in the queue, in order. Workers (default GOMAXPROCS; 4 in the correction
+// container) bounds the jobs processed at once. (The engine's live heap is
+// about 6 bytes a pixel; the rest of the 9 is the collector's headroom. A
+// test checks that two queued 9 MP images under a 9.5 MP budget peak at
+// about 52 MB of heap, within 9.5 MP × 9 B.)
+//
+// The container mocks count in the budget's pixels what decoding and
+// processing an image hold, read from its header: a budget pixel is 6
+// live bytes, what an ordinary 8-bit image holds a pixel while corrected.
+// Decoding holds the file's copy and the decoder's image in its colour
+// model and bit depth (1 byte a pixel for 1-bit to 8-bit grey and
+// palettes, 4 for 8-bit colour, 8 for 16-bit colour, 4 bytes a sample
+// more for a progressive JPEG's coefficients, a pass more for an
+// interlaced PNG), then the image as NRGBA (4 bytes a pixel, twice during
+// an EXIF rotation); correcting holds about 1.5 bytes a pixel beside it
+// and 16 MiB, plus a resized output; removing a background about 7 bytes
+// a pixel (11 with postprocessing) and 64 MiB, plus the result scaled to
+// its size limit. So a 16-bit RGBA PNG costs about twice its pixels, and
+// a background removal about twice as many as a correction. An image
+// that would cost more than the whole budget is refused as one over the
+// size limits: 503 processingPFCErrorMessage in the correction container
+// (unless it is copied unlicensed), 404 invalid_file in the
+// background-removal container (a 200 MP budget takes an ordinary JPEG
+// up to about 180 MP in a correction, 90 MP in a background removal; raise
+// -pixel-budget, and the memory with it, for larger images). The hosted
+// mock counts the pixels of its image (twice over for a 16-bit PNG or a
+// progressive JPEG), plus those of the resized image when it resizes (a
+// small image upscaled to 14000×14000 costs what a large one does), plus
+// those of its background image, and processes an image larger than the
+// whole budget alone.
 //
 // # Routes
 //

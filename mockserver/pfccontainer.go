@@ -73,10 +73,11 @@ type PFCContainerOptions struct {
 	MaxUploadBytes int64
 	// Workers bounds the corrections run at once; 0 means 4.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images corrected at
-	// once (memory: about 9 bytes a pixel); 0 means DefaultPixelBudget.
-	// A correction that would exceed it waits, first come first served;
-	// an image larger than the whole budget is corrected alone.
+	// PixelBudget bounds the memory of the images corrected at once, in
+	// pixels of an ordinary 8-bit image (see "Memory" in the package
+	// documentation); 0 means DefaultPixelBudget. A correction that would
+	// exceed it waits, first come first served; an image larger than the
+	// whole budget is refused as the engine refuses one over its limits.
 	PixelBudget int64
 	// Faults injects failures into the answers (see ParseFaults and the
 	// package documentation's "Fault injection"); nil injects none. Each

@@ -20,8 +20,10 @@
 //	                 the 30 s webhook attempt timeout, which bounds a real network
 //	                 exchange, is not scaled
 //	-webhook-ca      PEM file of CAs trusted for webhook delivery, besides the system roots
-//	-pixel-budget    pixels of the images processed at once by each backend (default
-//	                 200000000, about 2 GB of memory); larger images run alone
+//	-pixel-budget    pixels of the images processed at once by each backend, counted
+//	                 in ordinary 8-bit pixels by the memory decoding and processing
+//	                 hold (default 200000000, about 2 GB); the container mocks refuse
+//	                 larger images, the hosted mock runs them alone
 //	-body-timeout    how long a request body may stall without a byte before the
 //	                 connection is cut off (default 1m)
 //	-faults          fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7"
@@ -267,7 +269,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "", "directory for uploaded and corrected files (default: a temporary directory)")
 	timeScale := fs.Float64("time-scale", 1, "factor applied to every simulated duration (0.001 = a thousand times faster)")
 	webhookCA := fs.String("webhook-ca", "", "PEM file of CAs trusted for webhook delivery, besides the system roots")
-	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once by each backend (memory bound); larger images run alone")
+	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once by each backend, in ordinary 8-bit pixels of memory (memory bound); the container mocks refuse larger images, the hosted mock runs them alone")
 	faultSpec := fs.String("faults", "", `fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7" (default: none)`)
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
 	bgEngine := fs.String("bg-engine", defaultBGEngine(),

@@ -65,7 +65,8 @@
 //
 // Files. The file part is bounded by Config.MaxFileBytes (413
 // payload_too_large). A file that is not a JPEG or PNG the engine can read
-// (by its header), or that breaks Config.Limits, is 404 with code
+// (by its header), or that breaks Config.Limits or would hold more memory
+// than the whole Config.PixelBudget, is 404 with code
 // "invalid_file" (the seed's "File invalid"); a readable header over a
 // damaged body makes the job fail later. No file part is 422
 // "unprocessable", parameter file.
@@ -81,7 +82,8 @@
 //
 // Jobs. A submitted job is queued in the shared job queue (package
 // jobqueue): at most Config.Workers engines run at once, within
-// Config.PixelBudget (each job costs its image's pixels), in submission
+// Config.PixelBudget (each job costs the memory its decoding and
+// background removal hold, see checkImage), in submission
 // order. States: queued → processing (a worker took it) → completed |
 // failed. Config.ProcessingDelay keeps a job processing that long on the
 // clock after its engine returned, simulating processing time without

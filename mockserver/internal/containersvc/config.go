@@ -103,10 +103,11 @@ type Config struct {
 	// Workers bounds the corrections run at once (the engine holds whole
 	// images in memory); 0 means 4.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images corrected at
-	// once (about 9 bytes of memory a pixel); 0 means none, only Workers.
-	// A correction that does not fit waits its turn, first come first
-	// served; an image larger than the whole budget is corrected alone.
+	// PixelBudget bounds the memory of the images corrected at once, in
+	// pixels of imageio.BudgetPixelBytes (imageio.Header.BudgetCost); 0
+	// means none, only Workers. A correction that does not fit waits its
+	// turn, first come first served; an image larger than the whole
+	// budget is refused (503 processingPFCErrorMessage) when licensed.
 	PixelBudget int64
 
 	// logLevel is the resolved level; badLogLevel the value that fell back.

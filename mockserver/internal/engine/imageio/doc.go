@@ -41,6 +41,19 @@
 // decision, not a rejection; the mock adds a 200-megapixel memory guard. A
 // zero Limits field disables that check.
 //
+// # Memory
+//
+// ReadHeader tells, without decoding, what Decode will hold: the file's
+// copy, the decoder's image in its colour model and bit depth (a 1-bit
+// grey PNG decodes to 1 byte a pixel, a 16-bit one to 2 or 8), a
+// progressive JPEG's coefficients, an interlaced PNG's passes, the NRGBA
+// (an opaque RGBA from the decoder serves as it), an EXIF rotation's copy.
+// Header.PeakBytes adds what a pipeline holds beside the image (Work,
+// measured per backend: CorrectionWork here, background removal's in the
+// service), and Header.BudgetCost counts it in pixels of BudgetPixelBytes
+// against a pixel budget. TestPeakBytesBoundsDecode checks the decoding
+// part against the heap measured with runtime.MemStats.
+//
 // # Metadata
 //
 // Metadata keeps, as raw bytes: EXIF (the TIFF payload), XMP (and JPEG
