@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/hostedjob"
 )
 
 // DefaultMaxBodyBytes is the middleware's default cap on the request body.
@@ -64,8 +64,9 @@ type Event struct {
 	ID string
 	// Timestamp is the webhook-timestamp header, the time of sending.
 	Timestamp time.Time
-	// Job is the decoded job record.
-	Job *hosted.Job
+	// Job is the decoded job record, a *hosted.Job (the same type: see
+	// its fields there); this package does not import the hosted client.
+	Job *hostedjob.Job
 }
 
 // EventFromContext returns the verified delivery (webhook-id, timestamp and
@@ -75,9 +76,9 @@ func EventFromContext(ctx context.Context) (*Event, bool) {
 	return ev, ok && ev != nil
 }
 
-// JobFromContext returns the verified job record that Middleware stored in
-// the request context (EventFromContext(ctx).Job).
-func JobFromContext(ctx context.Context) (*hosted.Job, bool) {
+// JobFromContext returns the verified job record, a *hosted.Job, that
+// Middleware stored in the request context (EventFromContext(ctx).Job).
+func JobFromContext(ctx context.Context) (*hostedjob.Job, bool) {
 	ev, ok := EventFromContext(ctx)
 	if !ok || ev.Job == nil {
 		return nil, false
