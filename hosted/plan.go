@@ -121,15 +121,6 @@ func (o *CorrectionOptions) background() pfcparams.Background {
 		FileKey: o.BgFileKey, Color: o.BgColor, Shadow: string(o.BgShadow)}
 }
 
-// backgroundMode is the effective background mode by the service's
-// priority rules.
-func (o *CorrectionOptions) backgroundMode() BackgroundMode {
-	return BackgroundMode(o.background().Mode())
-}
-
-// bgParams returns the wire names of the supplied bg* parameters.
-func (o *CorrectionOptions) bgParams() []string { return o.background().Supplied() }
-
 // autocropParams returns the wire names of the supplied parameters that
 // only matter with autocrop=true.
 func (o *CorrectionOptions) autocropParams() []string {
@@ -158,8 +149,6 @@ func (o *CorrectionOptions) autocropNumbers() []namedString {
 		{"autocropTopHeadGap", o.AutocropTopHeadGap},
 	}
 }
-
-func shadowAllowed(m BackgroundMode) bool { return pfcparams.ShadowAllowed(string(m)) }
 
 // aiPresetSelection reports whether preset leaves the choice to the AI.
 func aiPresetSelection(preset string) bool {
