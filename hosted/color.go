@@ -48,7 +48,7 @@ func ParseColor(s string) (color.NRGBA, error) {
 	}
 	if c, ok := colornames.Map[name]; ok {
 		// colornames values are opaque, so RGBA and NRGBA coincide.
-		return color.NRGBA{R: c.R, G: c.G, B: c.B, A: c.A}, nil
+		return color.NRGBA(c), nil
 	}
 	return color.NRGBA{}, fmt.Errorf("%w %q: want #rrggbb or a CSS color name", ErrInvalidColor, s)
 }

@@ -34,8 +34,9 @@ func parseColor(s string) (color.NRGBA, bool) {
 	case "rebeccapurple":
 		return color.NRGBA{R: 0x66, G: 0x33, B: 0x99, A: 0xff}, true
 	default:
+		// colornames values are opaque, so RGBA and NRGBA coincide.
 		c, ok := colornames.Map[name]
-		return color.NRGBA{R: c.R, G: c.G, B: c.B, A: c.A}, ok
+		return color.NRGBA(c), ok
 	}
 }
 
