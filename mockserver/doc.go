@@ -52,7 +52,7 @@
 // composites the subject on the device (see "Background-removal
 // container" below for the engines). The engine
 // scales a background-removal result down to at most 5000 px on the long
-// side and 14 megapixels (the seed's "about 14 megapixels"; a 4800×4800
+// side and 14 megapixels (the documented "about 14 megapixels"; a 4800×4800
 // input gives 3741×3741).
 //
 // # Memory
@@ -93,8 +93,8 @@
 // # Errors
 //
 // Every error answer, on every route of every mock backend, has one JSON
-// shape (ErrorBody); the container seeds leave the error body open, so the
-// three mocks share the hosted mock's:
+// shape (ErrorBody); the container APIs' documentation leaves the error body
+// open, so the three mocks share the hosted mock's:
 //
 //	{"status": 400, "code": "invalid_parameter", "message": "width: must be between 32 and 10000, got 5", "parameter": "width"}
 //
@@ -144,18 +144,18 @@
 // forbidden, an expired one 403 url_expired, and neither stores anything;
 // no API key is needed or checked. As on object stores, the expiry is
 // checked when the request arrives: an upload that started while the URL
-// was valid completes however long its body takes. Bodies are streamed to a temporary file
-// and renamed into place only when complete, so multi-GB videos never sit
-// in memory; a body that breaks off is 400 invalid_body and stores
-// nothing. Limits: videos at most 5 GB (5,000,000,000 bytes); images below
-// 50 MB (at most 49,999,999 bytes: the API documents no file limit for
+// was valid completes however long its body takes. Bodies are streamed to a
+// temporary file and renamed into place only when complete, so multi-GB
+// videos never sit in memory; a body that breaks off is 400 invalid_body and
+// stores nothing. Limits: videos at most 5 GB (5,000,000,000 bytes); images
+// below 50 MB (at most 49,999,999 bytes: the API documents no file limit for
 // images, so the mock takes the largest it states for an image operation,
 // AI upscaling's, which also bounds the engine's memory); preset files at
 // most 1 MiB. A larger Content-Length is 413 before reading, a longer
 // chunked body is 413 as soon as it passes the limit. Any Content-Type is
 // accepted; a stored file is answered 200 with an empty body. A second PUT
 // to the same URL replaces the file for jobs started afterwards. Uploaded
-// files (also backgrounds) stay usable for 7 days, the seed's background
+// files (also backgrounds) stay usable for 7 days, the documented background
 // cache.
 //
 // /pfc: an unknown fileKey or bgFileKey (or one whose upload has not
@@ -385,7 +385,7 @@
 //
 // # Correction container (PFCContainer)
 //
-// The mock of the locally deployed correction container (seed 001):
+// The mock of the locally deployed correction container:
 //
 //	srv := mockserver.StartPFCContainer(t, nil) // httptest + cleanup + a ready pfccontainer client
 //	corr, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", nil)
@@ -424,13 +424,13 @@
 // shared error body with the message id as code (an unknown output type
 // is 400 unknownOutputTypeMessage); malformed, unknown or repeated query
 // parameters (any on GET /version) are 400 invalid_parameter or
-// unknown_parameter, logged as invalidParameterMessage. See package pfccontainer for the client side
-// and the retry decision of each row.
+// unknown_parameter, logged as invalidParameterMessage. See package
+// pfccontainer for the client side and the retry decision of each row.
 //
 // # Background-removal container (BGContainer)
 //
-// BGContainer mocks the locally deployed background-removal container
-// (seed 002); the reference engine's CPU background removal does the work,
+// BGContainer mocks the locally deployed background-removal container;
+// the reference engine's CPU background removal does the work,
 // or its GPU engine (below). In tests:
 //
 //	srv := mockserver.StartBGContainer(t, nil) // httptest + cleanup + a ready bgcontainer client
@@ -459,7 +459,7 @@
 // to the CPU with one log line saying why. Which engine runs is logged once
 // ("background-removal engine", engine cpu or cuda, with the GPU's name)
 // and returned by BGContainer.Engine; /Status's model_version stays the
-// seed's release label whatever the engine. HostedOptions.BGEngine makes
+// documented release label whatever the engine. HostedOptions.BGEngine makes
 // the same choice for the hosted mock's background option (returned by
 // Hosted.BGEngine); the binary's -bg-engine sets both. All the mocks of a
 // process that run the GPU engine share one (its device context, worker

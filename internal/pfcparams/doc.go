@@ -13,5 +13,5 @@
 // (Background.Resolve).
 //
 // A test checks Hosted against the parameter table of the hosted API's
-// documentation (seed 000).
+// documentation.
 package pfcparams

@@ -195,10 +195,10 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 }
 
 // ListPresets answers GET /presets: the account's presets in creation
-// order, paged by limit (any positive value, default 20; the seed gives it
-// no maximum) and offset (default 0). A page holds at most MaxPresetLimit
-// presets, whatever the limit asked for, as a real service caps its pages;
-// the list's total tells a client that more remain.
+// order, paged by limit (any positive value, default 20; the API
+// documentation gives it no maximum) and offset (default 0). A page holds at
+// most MaxPresetLimit presets, whatever the limit asked for, as a real
+// service caps its pages; the list's total tells a client that more remain.
 func (s *Service) ListPresets(account string, q url.Values) (*PresetList, *httpx.Error) {
 	if err := httpx.OnlyParams(q, "limit", "offset"); err != nil {
 		return nil, err
