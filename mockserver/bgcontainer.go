@@ -42,7 +42,7 @@ type BGContainerOptions struct {
 	// end of the month a year after the clock's time at creation.
 	LicenseExpiry time.Time
 	// ModelVersion is what /Status reports; empty means "372.0", the
-	// seed's release label.
+	// documented release label.
 	ModelVersion string
 	// Clock drives the processing delay, processing_time and the
 	// licence's expiry; nil means clock.Real(). Use clock.NewFake in
@@ -81,12 +81,12 @@ type BGContainerOptions struct {
 	// remover replaces the CPU engine, for the package's tests.
 	remover matting.Remover
 	// fault, when it returns true for a request, answers it 500
-	// internal_error before the container sees it (the seed's 500 rows),
+	// internal_error before the container sees it (the documented 500 rows),
 	// for the package's tests.
 	fault func(*http.Request) bool
 }
 
-// BGContainer is the background-removal container mock (seed 002): an
+// BGContainer is the background-removal container mock: an
 // http.Handler serving /Authorize/{license_key}, /Status, /SubmitImage,
 // /CheckImage/{id}, /DownloadImage/{id} and /RemoveImage/{id}, with the
 // reference engine's CPU background removal doing the work. Create it

@@ -18,10 +18,10 @@ const (
 	// DefaultOrganization is the licensed organisation's name.
 	DefaultOrganization = "PFC Mock Organization"
 	// DefaultModelVersion is the model_version /Status reports: the
-	// container release label of the seed.
+	// container release label of the API documentation.
 	DefaultModelVersion = "372.0"
-	// DefaultMaxFileBytes bounds an uploaded file (the seed shows no limit;
-	// the mock takes the hosted API's image upload limit).
+	// DefaultMaxFileBytes bounds an uploaded file (the API documentation
+	// shows no limit; the mock takes the hosted API's image upload limit).
 	DefaultMaxFileBytes = 50_000_000
 	// MaxPreprocessingConfigBytes bounds the preprocessing_config field.
 	MaxPreprocessingConfigBytes = 64 << 10

@@ -274,7 +274,7 @@ type Download struct {
 	ModTime time.Time
 }
 
-// Download returns a job's result. A failed job is 500 (the seed's
+// Download returns a job's result. A failed job is 500 (the documented
 // "Processing failed"), an unknown or removed one 404.
 func (s *Service) Download(id string) (*Download, *httpx.Error) {
 	if e := s.CheckActivated(); e != nil {

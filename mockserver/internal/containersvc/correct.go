@@ -23,8 +23,8 @@ import (
 )
 
 // BeautifyMaxAspect: above this aspect ratio the correction is not applied
-// (seed: "Beautify corrections are not applied to images with aspect ratio
-// above 21:1"); the image is still written, resized and converted.
+// (documented: "Beautify corrections are not applied to images with aspect
+// ratio above 21:1"); the image is still written, resized and converted.
 const BeautifyMaxAspect = 21
 
 // Correction is the answer of GET /pfc/{imageKey}.

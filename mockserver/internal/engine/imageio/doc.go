@@ -5,8 +5,8 @@
 //
 // # Decoding
 //
-// Decode accepts JPEG and PNG only (seed 000: "JPEG and PNG, RGB or RGBA").
-// Choices where the seeds are silent (mock):
+// Decode accepts JPEG and PNG only (the hosted API documentation: "JPEG and
+// PNG, RGB or RGBA"). Choices where the API documentation is silent (mock):
 //
 //   - Greyscale (JPEG, PNG, with or without alpha) and palette PNGs are
 //     accepted and converted to RGB(A); 16-bit PNGs are accepted and reduced
@@ -33,13 +33,13 @@
 //
 // # Limits
 //
-// HostedLimits is seed 000's rule for correction: both sides larger than 32
-// px, long side at most 100,000 px, aspect ratio below 21:1, below 200
-// megapixels (with the last two in force the 100,000 px rule can never be
-// the deciding one). ContainerLimits is seed 001's: a short side under 32 px
-// is rejected; "beautify is not applied above 21:1" is the orchestrator's
-// decision, not a rejection; the mock adds a 200-megapixel memory guard. A
-// zero Limits field disables that check.
+// HostedLimits is the hosted API's documented rule for correction: both sides
+// larger than 32 px, long side at most 100,000 px, aspect ratio below 21:1,
+// below 200 megapixels (with the last two in force the 100,000 px rule can
+// never be the deciding one). ContainerLimits is the correction container's:
+// a short side under 32 px is rejected; "beautify is not applied above 21:1"
+// is the orchestrator's decision, not a rejection; the mock adds a
+// 200-megapixel memory guard. A zero Limits field disables that check.
 //
 // # Memory
 //
