@@ -208,7 +208,7 @@ func (s *Service) run(ctx context.Context, key, inPath string, req *Request, ere
 			"detail", "no valid licence in /sdk_license: the image is returned unchanged", "reason", licErr.Error())
 	}
 
-	tmp, err := os.CreateTemp(s.mounts.Output, ".out-*")
+	tmp, err := s.createTemp(s.mounts.Output, ".out-*")
 	if err != nil {
 		return nil, s.errRow(slog.LevelError, MsgTemporaryOutputFile, http.StatusServiceUnavailable,
 			"the output file could not be created (is output/ writable, is the disk full?)", "imageKey", key, "error", err.Error())

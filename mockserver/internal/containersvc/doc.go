@@ -82,7 +82,9 @@
 //     written uncorrected (correctionSkippedMessage, info).
 //   - A failed write of the output ("couldn't write image", e.g. disk full)
 //     is 503 temporaryOutputFileMessage; a failed close or rename 503
-//     temporaryCloseOutputFileMessage.
+//     temporaryCloseOutputFileMessage. On upload, a temporary input file
+//     that cannot be written (the message also says "couldn't write
+//     image"), closed or renamed is 503 temporaryFileWritingMessage.
 //   - Upload size: at most MaxUploadBytes (50 MB by default), else 413
 //     bodyTooLargeMessage; an empty body is 400 emptyBodyMessage.
 //   - Image keys: 32 hex digits plus .jpg or .png; the sanity check allows
