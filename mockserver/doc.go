@@ -111,6 +111,16 @@
 //
 // # Behaviour the API documentation leaves open, as this mock implements it
 //
+// Colour models, the same in all three mocks: the API documentation lists
+// JPEG and PNG images in RGB or RGBA. Greyscale JPEGs and PNGs (with or
+// without alpha), palette PNGs and 16-bit PNGs are accepted as a real
+// service's decoder would take them, and converted on decode: grey to RGB,
+// a palette to RGB or RGBA, 16 bits to 8; outputs are 8-bit RGB(A). CMYK
+// JPEGs are rejected (hosted: REJECTED, code 1001; correction container:
+// 503 processingPFCErrorMessage; background removal: 404 invalid_file). ICC profiles travel with the metadata and are
+// not applied, except by the correction container's outputColorSpace (see
+// below).
+//
 // Authentication: every /v2 route requires X-API-KEY, checked before
 // routing, so an unknown /v2 path without a key is 401. A missing or wrong
 // key is 401 (code unauthorized). Each key is its own account: uploads,
@@ -411,6 +421,12 @@
 // runs the sweeps that fall due), SkipMode, SkipEXIFSoftware,
 // PreserveInputFileName, EnableComposite; AVX, UseFastFAE and UseAIServer
 // are reported by /version only.
+//
+// outputColorSpace: original (the default) keeps pixels and ICC profile;
+// srgb converts from the source's RGB matrix/TRC profile (untagged means
+// sRGB) to sRGB and embeds an sRGB profile; the name of an ICC file in
+// PresetsDir converts to it and embeds it. LUT-based profiles, at either
+// end, leave the colours as they are (logged as correctionSkippedMessage).
 //
 // Direct file mode: a file placed in InputDir (atomically: a hidden
 // temporary name, then a rename) is corrected by GET /pfc/{file name};
