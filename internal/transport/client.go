@@ -89,7 +89,7 @@ type Client struct {
 	userAgent  string
 	authHeader string
 	authValue  string
-	secrets    []string
+	secrets    []string // every spelling of each secret (secretSpellings)
 	redactor   *strings.Replacer
 	maxRetries int
 	minWait    time.Duration
@@ -196,7 +196,7 @@ func New(o Options) (*Client, error) {
 	c.baseString = base.String()
 	c.authOrigin = originOf(base)
 
-	c.secrets = append([]string{o.AuthValue}, o.Secrets...)
+	c.secrets = secretSpellings(append([]string{o.AuthValue}, o.Secrets...)...)
 	c.redactor = newReplacer(c.secrets...)
 
 	var hc http.Client

@@ -115,9 +115,10 @@ type call struct {
 	// logging never builds it.
 	u      *url.URL
 	logURL string
-	// secrets start as the Client's (plus, for DoExternal, the URL's query
-	// values, plus Request.Secrets) and grow with the query values of
-	// redirect hops that leave the API origin. redactor replaces them; it
+	// secrets (every spelling of each, see secretSpellings) start as the
+	// Client's (plus, for DoExternal, the URL's query values, plus
+	// Request.Secrets) and grow with the query values of redirect hops
+	// that leave the API origin. redactor replaces them; it
 	// is built from secrets only when a string is first redacted
 	// (redactorStale), since redaction is needed on the error and log paths
 	// alone.
@@ -256,7 +257,7 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	}
 	if values := queryValues(u); len(values) > 0 {
 		// Clip: the Client's slice is shared by concurrent calls.
-		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), values...), true
+		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), secretSpellings(values...)...), true
 	}
 	resp, err := c.send(ctx, cl, u, header, body)
 	return resp, err
@@ -308,7 +309,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		bufferLimit:     cmp.Or(r.BufferLimit, maxJSONResponse),
 	}
 	if len(r.Secrets) > 0 {
-		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), r.Secrets...), true
+		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), secretSpellings(r.Secrets...)...), true
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
 	if r.RetriedAfterLanding != nil {

@@ -91,7 +91,7 @@ func (cl *call) learnHopSecrets(u *url.URL) {
 	cl.url()
 	// Clip: the slice may share its array with the Client's secrets, which
 	// concurrent calls read. The redactor is rebuilt on its next use.
-	cl.secrets, cl.redactorStale = append(slices.Clip(cl.secrets), values...), true
+	cl.secrets, cl.redactorStale = append(slices.Clip(cl.secrets), secretSpellings(values...)...), true
 }
 
 // delHeader removes every spelling of name from h. Header.Del only removes
