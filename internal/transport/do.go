@@ -223,6 +223,9 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 		if errors.Is(err, io.EOF) {
 			err = fmt.Errorf("empty body: %w", err)
 		}
+		// Quote a short, redacted excerpt of the decoder's error: it
+		// copies a whole offending number, of any length.
+		err = apierr.DecodeError(err, cl.redact)
 		return cl.errorf(err, "decoding JSON response: %v", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -144,4 +145,27 @@ func TestSecretSpellingsAreComputedOncePerSecret(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, secretSpellings("api-key-0123456789"), c.secrets)
 	assert.Contains(t, c.secrets, hex.EncodeToString([]byte("api-key-0123456789")))
+}
+
+// TestDecodeErrorIsShort: a 7 MiB number where the answer has a small
+// one made a 7 MiB error string; the error quotes a short excerpt.
+func TestDecodeErrorIsShort(t *testing.T) {
+	t.Parallel()
+	huge := "4" + strings.Repeat("2", 7<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"code":` + huge + `}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Options{BaseURL: srv.URL, MaxRetries: -1})
+	require.NoError(t, err)
+	var out struct {
+		Code int `json:"code"`
+	}
+	err = c.DoJSON(context.Background(), &Request{Path: "job"}, &out)
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 1<<10, "%.300s", err.Error())
+	assert.Contains(t, err.Error(), "decoding JSON response: json: cannot unmarshal number 4222")
+	var te *json.UnmarshalTypeError
+	require.ErrorAs(t, err, &te)
+	assert.Less(t, len(te.Value), 64)
 }
