@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/iotest"
 
@@ -142,40 +141,42 @@ func (readCloser) Close() error                 { return nil }
 func TestNoKeyPrefixSurvivesACut(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, mt := mockClient(t)
-	var endpoint atomic.Pointer[string]
-	mt.RegisterRegexpResponder("GET", regexp.MustCompile(`/v2/pfc`), func(*http.Request) (*http.Response, error) {
-		return httpmock.NewJsonResponse(200, map[string]string{"statusEndpoint": *endpoint.Load()})
-	})
-	mt.RegisterRegexpResponder("GET", regexp.MustCompile(`/v2/status/`), httpmock.NewStringResponder(200, "{not json"))
-	mt.RegisterResponder("GET", "https://files.test/f", func(*http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: readCloser{iotest.ErrReader(errors.New("reset"))}}, nil
-	})
-	calls := map[string]func(text string) error{
-		"unusable status endpoint": func(text string) error {
-			text = ":" + text // fails to parse
-			endpoint.Store(&text)
+	calls := map[string]func(c *Client, mt *httpmock.MockTransport, text string) error{
+		"unusable status endpoint": func(c *Client, mt *httpmock.MockTransport, text string) error {
+			// A leading ":" fails to parse.
+			mt.RegisterRegexpResponder("GET", regexp.MustCompile(`/v2/pfc`), httpmock.NewJsonResponderOrPanic(200, map[string]string{"statusEndpoint": ":" + text}))
 			_, err := c.StartJob(ctx, NewCorrection().WithFileKey("k"))
 			return err
 		},
-		"job id in a decode error": func(text string) error { _, err := c.GetJob(ctx, text); return err },
-		"status of a job without a file": func(text string) error {
+		"job id in a decode error": func(c *Client, mt *httpmock.MockTransport, text string) error {
+			mt.RegisterRegexpResponder("GET", regexp.MustCompile(`/v2/status/`), httpmock.NewStringResponder(200, "{not json"))
+			_, err := c.GetJob(ctx, text)
+			return err
+		},
+		"status of a job without a file": func(c *Client, _ *httpmock.MockTransport, text string) error {
 			_, err := c.Download(ctx, &Job{ID: "j", Status: JobStatus(text)}, io.Discard)
 			return err
 		},
-		"job id in a download error": func(text string) error {
+		"job id in a download error": func(c *Client, mt *httpmock.MockTransport, text string) error {
+			mt.RegisterResponder("GET", "https://files.test/f", func(*http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{}, Body: readCloser{iotest.ErrReader(errors.New("reset"))}}, nil
+			})
 			_, err := c.Download(ctx, &Job{ID: text, Status: StatusCompleted, CorrectedFile: "https://files.test/f"}, io.Discard)
 			return err
 		},
 	}
 	for name, call := range calls {
-		for _, max := range apierr.ExcerptLengths() {
-			for k := 1; k < len(testKey); k++ {
-				err := call(strings.Repeat("x", max-k) + testKey + "-tail")
-				require.Error(t, err, name)
-				require.NotContains(t, err.Error(), testKey[:5], "%s: cut at %d, %d bytes before it", name, max, k)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			for _, max := range apierr.ExcerptLengths() {
+				for k := 1; k < len(testKey); k++ {
+					err := call(c, mt, strings.Repeat("x", max-k)+testKey+"-tail")
+					require.Error(t, err)
+					require.NotContains(t, err.Error(), testKey[:5], "cut at %d, %d bytes before it", max, k)
+				}
 			}
-		}
+		})
 	}
 }
 
