@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/poll"
 )
 
 // straddleKey is a licence key whose first four bytes occur nowhere else
@@ -83,7 +84,11 @@ func (ef *echoFixture) call(field, text string) error {
 	case "error":
 		_, err = ef.c.WaitImage(ctx, jobID, nil)
 	case "queued":
-		_, err = ef.c.WaitImage(ctx, jobID, &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 3 * time.Millisecond})
+		// MaxWait runs out on a fake clock once the first state is in.
+		clk := poll.NewFakeClock(time.Unix(0, 0))
+		ef.c.wait.Clock, ef.c.wait.MaxWait = clk, time.Minute
+		ef.c.wait.OnProgress = func(any) { clk.Advance(time.Minute) }
+		_, err = ef.c.WaitImage(ctx, jobID, nil)
 	case "status", "message":
 		_, err = ef.c.RemoveBackground(ctx, bytes.NewReader([]byte("img")), 3, nil, io.Discard)
 	}
@@ -122,6 +127,7 @@ func TestWaitTimeoutRedactsTheStatus(t *testing.T) {
 	err := ef.call("queued", straddleKey)
 	var te *WaitTimeoutError
 	require.ErrorAs(t, err, &te)
+	require.NotNil(t, te.Last)
 	assert.NotContains(t, err.Error(), straddleKey)
 	assert.Contains(t, err.Error(), "still REDACTED after")
 	assert.Equal(t, JobStatus(straddleKey), te.Last.Status, "the record itself is the container's")
