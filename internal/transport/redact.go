@@ -45,10 +45,9 @@ func newReplacer(forms ...string) *strings.Replacer {
 }
 
 // secretSpellings returns every spelling of each secret (see secretForms
-// and encodedForms), each once. They are computed once per secret, when a
-// Client is built or a call learns a secret of its own, and kept beside
-// the replacer: a call that adds secrets builds its replacer from the
-// Client's spellings and those of its own secrets only.
+// and encodedForms), each once. The Client's are computed once, in New,
+// and kept beside its replacer; a call with secrets of its own spells out
+// only those, when its replacer is first needed (see call.redact).
 func secretSpellings(secrets ...string) []string {
 	seen := map[string]bool{}
 	var out []string
