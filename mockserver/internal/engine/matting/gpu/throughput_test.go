@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,8 +23,21 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 )
 
-// throughputJobs is how many SubmitImage jobs each engine serves.
+// throughputJobs is how many SubmitImage jobs each engine serves, unless
+// PFC_THROUGHPUT_JOBS says otherwise (.ci/gpu-device all runs fewer).
 const throughputJobs = 100
+
+// jobsToRun is throughputJobs or PFC_THROUGHPUT_JOBS.
+func jobsToRun(t *testing.T) int {
+	v := os.Getenv("PFC_THROUGHPUT_JOBS")
+	if v == "" {
+		return throughputJobs
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, "PFC_THROUGHPUT_JOBS")
+	require.Positive(t, n, "PFC_THROUGHPUT_JOBS")
+	return n
+}
 
 // TestStandaloneThroughput runs the pfc-mockserver binary at
 // PFC_MOCKSERVER_BIN (built with -tags cuda) twice, with -bg-engine=cuda
@@ -37,6 +51,7 @@ func TestStandaloneThroughput(t *testing.T) {
 		t.Skip("skipping: set PFC_MOCKSERVER_BIN to a pfc-mockserver built with -tags cuda")
 	}
 	openGPU(t) // skips without a GPU
+	total := jobsToRun(t)
 	var jpg bytes.Buffer
 	require.NoError(t, jpeg.Encode(&jpg, bigProduct(), &jpeg.Options{Quality: 90}))
 	data := jpg.Bytes()
@@ -59,14 +74,14 @@ func TestStandaloneThroughput(t *testing.T) {
 				}
 			}()
 		}
-		for i := 0; i < throughputJobs; i++ {
+		for i := 0; i < total; i++ {
 			jobs <- i
 		}
 		close(jobs)
 		wg.Wait()
 		el := time.Since(start)
-		rate[engine] = throughputJobs / el.Seconds()
-		t.Logf("-bg-engine=%s: %d jobs of 12 MP in %v: %.2f jobs/s", engine, throughputJobs, el.Round(time.Millisecond), rate[engine])
+		rate[engine] = float64(total) / el.Seconds()
+		t.Logf("-bg-engine=%s: %d jobs of 12 MP in %v: %.2f jobs/s", engine, total, el.Round(time.Millisecond), rate[engine])
 	}
 	t.Logf("cuda/cpu throughput: %.2f×", rate["cuda"]/rate["cpu"])
 }
