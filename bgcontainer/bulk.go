@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/bulk"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BulkItem is one file of a bulk run: the background of SrcPath is removed
@@ -83,9 +84,9 @@ type BulkResult struct {
 	// the manifest); empty when no job was submitted.
 	ProcessID string
 	// Err is nil for a processed or skipped file, else the error of
-	// RemoveBackgroundFile: a *JobError, *WaitTimeoutError,
-	// *LicenseError, *Error, *APIError, *ValidationError,
-	// *DownloadTooLargeError or a file error, usable with errors.As and
+	// RemoveBackgroundFile: a *JobError, *pfc.WaitTimeoutError,
+	// *LicenseError, *Error, *pfc.APIError, *pfc.ValidationError,
+	// *pfc.DownloadTooLargeError or a file error, usable with errors.As and
 	// errors.Is.
 	Err error
 	// Kind classifies Err, as the manifest records it: "processing_failed",
@@ -140,7 +141,6 @@ type BulkReport struct {
 // is never resent once it may have arrived); the bulk layer never repeats
 // a file within a run.
 func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *RemoveOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	bo := derefBulk(b)
 	s := bo.settings()
 	items, total, err := bulk.DirItems(inDir, outDir, &s, func(rel string) string {
@@ -156,7 +156,6 @@ func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *Remo
 // several at once; see RemoveDir. items is read as the run goes; with
 // b.Manifest set the run is resumable (items are matched by ID).
 func (c *Client) RemoveAll(ctx context.Context, items iter.Seq[BulkItem], opts *RemoveOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	bo := derefBulk(b)
 	return c.removeBulk(ctx, bulk.Items(items, BulkItem.item), 0, opts, bo, bo.settings())
 }
@@ -233,14 +232,14 @@ func summarizeResult(r *Result) json.RawMessage {
 // bulkKind classifies the errors of RemoveBackgroundFile for the manifest.
 func bulkKind(err error) string {
 	var (
-		ae *APIError
-		ve *ValidationError
-		de *DownloadTooLargeError
+		ae *pfc.APIError
+		ve *pfc.ValidationError
+		de *pfc.DownloadTooLargeError
 	)
 	switch {
 	case errors.Is(err, ErrProcessingFailed):
 		return "processing_failed"
-	case errors.Is(err, ErrWaitTimeout):
+	case errors.Is(err, pfc.ErrWaitTimeout):
 		return "wait_timeout"
 	case errors.Is(err, ErrNotActivated):
 		return "not_activated"
@@ -258,7 +257,7 @@ func bulkKind(err error) string {
 func bulkResult(r bulk.Result[*Result]) BulkResult {
 	out := BulkResult{
 		Item:   BulkItem{ID: r.Item.ID, SrcPath: r.Item.Src, DstPath: r.Item.Dst},
-		Result: r.Value, Err: exportErr(r.Err), Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
+		Result: r.Value, Err: r.Err, Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
 	}
 	switch {
 	case r.Value != nil && r.Value.Job != nil:

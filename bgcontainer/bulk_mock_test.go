@@ -19,6 +19,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // bulkJPEG returns a distinct small JPEG.
@@ -139,6 +140,6 @@ func TestBulkRemoveAll(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Done)
 	_, err = ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &bgcontainer.BulkOptions{RateLimit: -1})
-	var ve *bgcontainer.ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestCheckImage(t *testing.T) {
@@ -34,7 +36,7 @@ func TestCheckImageErrors(t *testing.T) {
 	}{
 		{400, ErrInvalidProcessID, 1},
 		{404, ErrJobNotFound, 1},
-		{500, ErrServer, 3},
+		{500, pfc.ErrServer, 3},
 		{403, ErrNotActivated, 1},
 	}
 	for _, tt := range tests {
@@ -62,7 +64,7 @@ func TestProcessIDValidatedBeforeAnyRequest(t *testing.T) {
 	for _, id := range []string{"", "42", jobID + "0", "../Status", secretKey} {
 		_, err := f.c.CheckImage(ctx, id)
 		require.ErrorIs(t, err, ErrInvalidProcessID, id)
-		require.ErrorIs(t, err, ErrInvalidParameter, id)
+		require.ErrorIs(t, err, pfc.ErrInvalidParameter, id)
 		_, err2 := f.c.RemoveImage(ctx, id)
 		require.ErrorIs(t, err2, ErrInvalidProcessID)
 		_, err3 := f.c.DownloadImage(ctx, id, &nopWriter{})
@@ -124,12 +126,12 @@ func TestWaitImageMaxWait(t *testing.T) {
 	f := newFixture(t, secretKey)
 	states(f, t, map[string]any{"status": "processing"})
 	_, err := f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 5 * time.Millisecond})
-	require.ErrorIs(t, err, ErrWaitTimeout)
-	var te *WaitTimeoutError
+	require.ErrorIs(t, err, pfc.ErrWaitTimeout)
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
-	assert.Equal(t, jobID, te.ProcessID)
+	assert.Equal(t, jobID, te.JobID)
 	if te.Last != nil {
-		assert.Equal(t, StatusProcessing, te.Last.Status)
+		assert.Equal(t, StatusProcessing, te.Last.(*CheckResult).Status)
 	}
 }
 
@@ -150,6 +152,6 @@ func TestWaitImageStopsOnAnError(t *testing.T) {
 	_, err := f.c.WaitImage(context.Background(), jobID, nil)
 	require.ErrorIs(t, err, ErrJobNotFound)
 	_, err = f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond})
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Equal(t, 1, f.mt.GetTotalCallCount())
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // redacted replaces the licence key wherever a Client is printed.
@@ -76,7 +77,7 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // the bytes of the answer: a JSON answer, error body or PNG stream that
 // stops arriving for that long ends the call, while the time spent writing
 // what arrived does not count, so downloads of any size work. The final
-// error of an attempt that runs out matches ErrResponseHeaderTimeout.
+// error of an attempt that runs out matches pfc.ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }
@@ -88,7 +89,7 @@ func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOpti
 // WithMaxDownloadSize bounds the bytes one download (DownloadImage,
 // DownloadImageFile, RemoveBackground, RemoveBackgroundFile) writes; 0, the
 // default, means no bound. A larger result fails with a
-// *DownloadTooLargeError (matching ErrDownloadTooLarge); the file
+// *pfc.DownloadTooLargeError (matching pfc.ErrDownloadTooLarge); the file
 // variants then leave no file behind.
 func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
 
@@ -96,15 +97,14 @@ func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(
 // holding licenseKey, which Authorize applies and RemoveBackground applies
 // when the container is not activated yet. licenseKey may be empty for a
 // container that is activated by someone else; Authorize then fails with a
-// *ValidationError. The key, raw, URL-escaped or JSON-escaped, is redacted from every
+// *pfc.ValidationError. The key, raw, URL-escaped or JSON-escaped, is redacted from every
 // error and log record. Invalid settings are reported together as a
-// *ValidationError naming them.
+// *pfc.ValidationError naming them.
 func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
-	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if licenseKey != "" {
 		if err := validateLicenseKey(licenseKey); err != nil {
-			var ve *ValidationError
+			var ve *pfc.ValidationError
 			if errors.As(err, &ve) {
 				for _, e := range ve.Errors {
 					fe.Add("licenseKey", "%s", e.Message)

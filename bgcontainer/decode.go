@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // maxJSONBody bounds a JSON answer; the container's are a few hundred
@@ -19,7 +20,7 @@ const maxJSONBody = 1 << 20
 
 // object is a decoded JSON object whose members are read by name with
 // typed accessors. Unknown members are ignored; a member of the wrong type
-// gives a *ResponseError naming it. A JSON null reads as absent.
+// gives a *pfc.ResponseError naming it. A JSON null reads as absent.
 type object struct {
 	ep      Endpoint
 	members map[string]json.RawMessage
@@ -59,7 +60,7 @@ func parseObject(ep Endpoint, data []byte, redact func(string) string) (*object,
 }
 
 func (o *object) fail(field, format string, args ...any) error {
-	return &ResponseError{Endpoint: o.ep, Field: field, Reason: o.redact(fmt.Sprintf(format, args...))}
+	return &pfc.ResponseError{Endpoint: string(o.ep), Field: field, Reason: o.redact(fmt.Sprintf(format, args...))}
 }
 
 // raw returns a member, or nil when it is absent or null.

@@ -39,7 +39,7 @@
 // reached the container (each one starts a job): only failures proving it
 // never left (refused dial, DNS) or refused unread (429) are retried; an
 // answer cut off mid-body
-// is not either, and its error (matching ErrTruncatedResponse) says the
+// is not either, and its error (matching pfc.ErrTruncatedResponse) says the
 // answer was lost. The JSON answers of the other endpoints (Authorize,
 // Status, CheckImage, RemoveImage) are retried when cut off mid-body,
 // like a connection error. The file part's content type
@@ -50,11 +50,11 @@
 // temporary file renamed into place once complete. The container answers a
 // final HTTP 102 Processing while the job is queued or processing, which
 // net/http would wait behind forever: the transport ends the request at
-// once with an error matching ErrStillProcessing, never retried. A 500
+// once with an error matching pfc.ErrStillProcessing, never retried. A 500
 // (processing failed) is final too. The first bytes must be a PNG
-// signature, else *ResponseError and nothing is written. A PNG cut off
+// signature, else *pfc.ResponseError and nothing is written. A PNG cut off
 // before its Content-Length is not retried (bytes reached the writer): it
-// fails with an error matching ErrTruncatedResponse, and
+// fails with an error matching pfc.ErrTruncatedResponse, and
 // DownloadImageFile leaves no file. WithMaxDownloadSize bounds a download.
 //
 // # Records
@@ -65,7 +65,7 @@
 // preprocessing_enabled, which arrives as the string "true" or "false".
 // CheckResult's processing_time (seconds) becomes a time.Duration. Unknown
 // JSON members are ignored; a member of the wrong type gives a
-// *ResponseError naming it (errors.Is ErrInvalidResponse).
+// *pfc.ResponseError naming it (errors.Is pfc.ErrInvalidResponse).
 //
 // # Errors
 //
@@ -73,12 +73,12 @@
 // clients. Arguments are checked before anything is sent: process ids
 // must be canonical UUIDs (ValidateProcessID), the mode portrait or
 // general, a preprocessing configuration one JSON object. Problems come
-// back together as a *ValidationError naming each parameter (errors.Is
-// ErrInvalidParameter, and ErrInvalidProcessID for process_id).
+// back together as a *pfc.ValidationError naming each parameter (errors.Is
+// pfc.ErrInvalidParameter, and ErrInvalidProcessID for process_id).
 //
 // An error answer is an *Error (Endpoint, StatusCode, ProcessID, the
-// body's Code, Message and Parameter) around the *APIError of the
-// response (the fields every pfc-go client's APIError has: Method, URL,
+// body's Code, Message and Parameter) around the *pfc.APIError of the
+// response (the fields every pfc-go client's pfc.APIError has: Method, URL,
 // Body, Attempts ...); errors.As finds both. It matches, with errors.Is,
 // the sentinel of the seed's error table for its endpoint and status:
 //
@@ -88,14 +88,14 @@
 //	Check/Download/Remove 400                            ErrInvalidProcessID
 //	Check/Download/Remove 404                            ErrJobNotFound
 //	DownloadImage       500                              ErrProcessingFailed
-//	DownloadImage       102                              ErrStillProcessing
+//	DownloadImage       102                              pfc.ErrStillProcessing
 //
-// and the class sentinel of its status (ErrBadRequest, ErrNotFound,
-// ErrServer ...), shared with the other pfc-go clients. The 500 rows of
-// the other endpoints have no sentinel of their own (ErrServer); they are
+// and the class sentinel of its status (pfc.ErrBadRequest, pfc.ErrNotFound,
+// pfc.ErrServer ...), shared with the other pfc-go clients. The 500 rows of
+// the other endpoints have no sentinel of their own (pfc.ErrServer); they are
 // retried like any 5xx, except for SubmitImage. WaitImage reports a failed
 // job as a *JobError (ErrProcessingFailed) and a MaxWait that ran out as a
-// *WaitTimeoutError (ErrWaitTimeout); RemoveBackground a licence key the
+// *pfc.WaitTimeoutError (pfc.ErrWaitTimeout); RemoveBackground a licence key the
 // container refuses as a *LicenseError (ErrNotActivated).
 //
 // The licence key never appears in errors, logs or a printed Client: it is

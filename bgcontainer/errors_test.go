@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestAPIErrorClassification covers every row of the seed's error table
@@ -24,31 +25,31 @@ func TestAPIErrorClassification(t *testing.T) {
 		kind   error // nil: class only
 		class  error
 	}{
-		{EndpointAuthorize, 400, "missing_parameter", nil, ErrBadRequest},
-		{EndpointAuthorize, 500, "", nil, ErrServer},
-		{EndpointStatus, 500, "", nil, ErrServer},
-		{EndpointSubmitImage, 404, "invalid_file", ErrInvalidFile, ErrNotFound},
-		{EndpointSubmitImage, 422, "", ErrMissingFile, ErrBadRequest},
-		{EndpointSubmitImage, 500, "", nil, ErrServer},
-		{EndpointSubmitImage, 400, "invalid_parameter", nil, ErrBadRequest},
-		{EndpointSubmitImage, 403, "not_activated", ErrNotActivated, ErrUnauthorized},
-		{EndpointCheckImage, 400, "", ErrInvalidProcessID, ErrBadRequest},
-		{EndpointCheckImage, 404, "", ErrJobNotFound, ErrNotFound},
-		{EndpointCheckImage, 500, "", nil, ErrServer},
-		{EndpointCheckImage, 401, "", ErrNotActivated, ErrUnauthorized},
-		{EndpointDownloadImage, 102, "", ErrStillProcessing, nil},
-		{EndpointDownloadImage, 400, "", ErrInvalidProcessID, ErrBadRequest},
-		{EndpointDownloadImage, 404, "", ErrJobNotFound, ErrNotFound},
-		{EndpointDownloadImage, 500, "internal_error", ErrProcessingFailed, ErrServer},
-		{EndpointDownloadImage, 403, "", ErrNotActivated, ErrUnauthorized},
-		{EndpointRemoveImage, 400, "", ErrInvalidProcessID, ErrBadRequest},
-		{EndpointRemoveImage, 404, "", ErrJobNotFound, ErrNotFound},
-		{EndpointRemoveImage, 500, "", nil, ErrServer},
-		{EndpointStatus, 400, "NOT_ACTIVATED", ErrNotActivated, ErrBadRequest},
-		{EndpointStatus, 403, "", nil, ErrUnauthorized}, // not an image endpoint
+		{EndpointAuthorize, 400, "missing_parameter", nil, pfc.ErrBadRequest},
+		{EndpointAuthorize, 500, "", nil, pfc.ErrServer},
+		{EndpointStatus, 500, "", nil, pfc.ErrServer},
+		{EndpointSubmitImage, 404, "invalid_file", ErrInvalidFile, pfc.ErrNotFound},
+		{EndpointSubmitImage, 422, "", ErrMissingFile, pfc.ErrBadRequest},
+		{EndpointSubmitImage, 500, "", nil, pfc.ErrServer},
+		{EndpointSubmitImage, 400, "invalid_parameter", nil, pfc.ErrBadRequest},
+		{EndpointSubmitImage, 403, "not_activated", ErrNotActivated, pfc.ErrUnauthorized},
+		{EndpointCheckImage, 400, "", ErrInvalidProcessID, pfc.ErrBadRequest},
+		{EndpointCheckImage, 404, "", ErrJobNotFound, pfc.ErrNotFound},
+		{EndpointCheckImage, 500, "", nil, pfc.ErrServer},
+		{EndpointCheckImage, 401, "", ErrNotActivated, pfc.ErrUnauthorized},
+		{EndpointDownloadImage, 102, "", pfc.ErrStillProcessing, nil},
+		{EndpointDownloadImage, 400, "", ErrInvalidProcessID, pfc.ErrBadRequest},
+		{EndpointDownloadImage, 404, "", ErrJobNotFound, pfc.ErrNotFound},
+		{EndpointDownloadImage, 500, "internal_error", ErrProcessingFailed, pfc.ErrServer},
+		{EndpointDownloadImage, 403, "", ErrNotActivated, pfc.ErrUnauthorized},
+		{EndpointRemoveImage, 400, "", ErrInvalidProcessID, pfc.ErrBadRequest},
+		{EndpointRemoveImage, 404, "", ErrJobNotFound, pfc.ErrNotFound},
+		{EndpointRemoveImage, 500, "", nil, pfc.ErrServer},
+		{EndpointStatus, 400, "NOT_ACTIVATED", ErrNotActivated, pfc.ErrBadRequest},
+		{EndpointStatus, 403, "", nil, pfc.ErrUnauthorized}, // not an image endpoint
 	}
 	all := []error{ErrNotActivated, ErrInvalidProcessID, ErrJobNotFound, ErrInvalidFile, ErrMissingFile,
-		ErrProcessingFailed, ErrStillProcessing}
+		ErrProcessingFailed, pfc.ErrStillProcessing}
 	for _, tt := range tests {
 		t.Run(string(tt.ep)+"/"+http.StatusText(tt.status), func(t *testing.T) {
 			t.Parallel()
@@ -65,10 +66,10 @@ func TestAPIErrorClassification(t *testing.T) {
 
 func TestErrorWrapsTheAPIError(t *testing.T) {
 	t.Parallel()
-	cause := &APIError{StatusCode: 404, Method: "GET", URL: "http://c/CheckImage/x"}
+	cause := &pfc.APIError{StatusCode: 404, Method: "GET", URL: "http://c/CheckImage/x"}
 	err := error(newError(EndpointCheckImage, 404, "not_found", "process_id x not found", "process_id",
 		"123e4567-e89b-12d3-a456-426614174000", "req-1", cause))
-	var ae *APIError
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Same(t, cause, ae)
 	var be *Error
@@ -77,7 +78,7 @@ func TestErrorWrapsTheAPIError(t *testing.T) {
 	assert.Equal(t, "pfc: CheckImage 123e4567-e89b-12d3-a456-426614174000: 404 Not Found: "+
 		"process_id x not found (parameter process_id, code not_found, request id req-1)", err.Error())
 	assert.ErrorIs(t, err, ErrJobNotFound)
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, pfc.ErrNotFound)
 }
 
 func TestWrapErr(t *testing.T) {
@@ -93,10 +94,10 @@ func TestWrapErr(t *testing.T) {
 	assert.Equal(t, "activate first", be.Message)
 	assert.Equal(t, "r", be.RequestID)
 	assert.ErrorIs(t, err, ErrNotActivated)
-	assert.ErrorIs(t, err, ErrUnauthorized)
-	var ae *APIError
+	assert.ErrorIs(t, err, pfc.ErrUnauthorized)
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, APIError(*cause), *ae, "the public copy of the transport's error")
+	assert.Equal(t, pfc.APIError(*cause), *ae, "the public copy of the transport's error")
 }
 
 func TestAPIErrorMessageIsOneLine(t *testing.T) {
@@ -119,8 +120,8 @@ func TestValidateProcessID(t *testing.T) {
 		err := ValidateProcessID(bad)
 		require.Error(t, err, bad)
 		assert.ErrorIs(t, err, ErrInvalidProcessID)
-		assert.ErrorIs(t, err, ErrInvalidParameter)
-		var ve *ValidationError
+		assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, err, &ve)
 		require.Len(t, ve.Errors, 1)
 		assert.Equal(t, "process_id", ve.Errors[0].Field)
@@ -134,7 +135,7 @@ func TestValidateLicenseKeyNeverQuotesIt(t *testing.T) {
 	for _, bad := range []string{"", "   ", "secret\nkey", "secret\x7fkey"} {
 		err := validateLicenseKey(bad)
 		require.Error(t, err)
-		assert.ErrorIs(t, err, ErrInvalidParameter)
+		assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 		assert.NotErrorIs(t, err, ErrInvalidProcessID)
 		assert.Contains(t, err.Error(), "license_key: ")
 		assert.NotContains(t, err.Error(), "secret")
@@ -143,7 +144,7 @@ func TestValidateLicenseKeyNeverQuotesIt(t *testing.T) {
 
 func TestResponseError(t *testing.T) {
 	t.Parallel()
-	err := error(&ResponseError{Endpoint: EndpointStatus, Field: "licensed org", Reason: "expected a string, got a number"})
-	assert.ErrorIs(t, err, ErrInvalidResponse)
+	err := error(&pfc.ResponseError{Endpoint: string(EndpointStatus), Field: "licensed org", Reason: "expected a string, got a number"})
+	assert.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	assert.Equal(t, `pfc: Status: invalid response: field "licensed org": expected a string, got a number`, err.Error())
 }

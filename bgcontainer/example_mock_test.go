@@ -14,6 +14,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // sample is a 64×48 PNG: a dark red box on a light grey backdrop.
@@ -105,7 +106,7 @@ func ExampleClient_DownloadImage_stillProcessing() {
 		panic(err)
 	}
 	_, err = c.DownloadImage(ctx, job.ProcessID, &bytes.Buffer{})
-	fmt.Println(errors.Is(err, bgcontainer.ErrStillProcessing))
+	fmt.Println(errors.Is(err, pfc.ErrStillProcessing))
 	d, err := c.RemoveImage(ctx, job.ProcessID)
 	if err != nil {
 		panic(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // DefaultCleanupTimeout bounds the RemoveImage that ends every
@@ -82,11 +83,10 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 // The Result is non-nil whenever a job was submitted, also with an error:
 // it says what was done and whether the job was removed (Result.RemoveErr).
 // A failed job gives a *JobError (ErrProcessingFailed), a wait running out
-// a *WaitTimeoutError, a licence that does not activate a *LicenseError
+// a *pfc.WaitTimeoutError, a licence that does not activate a *LicenseError
 // (ErrNotActivated). A job submitted just as ctx is cancelled, whose answer
 // never arrived, cannot be removed: its id is unknown.
 func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *RemoveOptions, w io.Writer) (_ *Result, err error) {
-	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -95,7 +95,7 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 		o = *opts
 	}
 	if w == nil {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "w", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "w", Message: "is required"}}}
 	}
 	return c.run(ctx, image, size, &o, func(ctx context.Context, id string) (int64, error) {
 		return c.DownloadImage(ctx, id, w)
@@ -108,12 +108,11 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 // touched at all when the job fails. The file part is named after
 // srcPath's base name unless opts.Submit.FileName is set.
 func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *RemoveOptions) (_ *Result, err error) {
-	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errNilContext()
 	}
 	if dstPath == "" {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
 	in, size, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
@@ -154,14 +153,13 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Remo
 	if !o.KeepJob {
 		defer func() {
 			res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, o.CleanupTimeout)
-			res.RemoveErr = exportErr(res.RemoveErr)
 		}()
 	}
 	res.Check, err = c.WaitImage(ctx, job.ProcessID, o.Wait)
 	if err != nil {
-		var te *WaitTimeoutError
+		var te *pfc.WaitTimeoutError
 		if errors.As(err, &te) {
-			res.Check = te.Last
+			res.Check, _ = te.Last.(*CheckResult)
 		}
 		return res, err
 	}
@@ -181,7 +179,7 @@ func (o *RemoveOptions) validate() error {
 		}
 	}
 	if _, _, err := o.Submit.encode(); err != nil {
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		if errors.As(err, &ve) {
 			fe = append(fe, ve.Errors...)
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // flowFixture mocks a container for RemoveBackground: SubmitImage answers
@@ -91,7 +93,7 @@ func TestRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 		{"job failed", failed, nil, false, ErrProcessingFailed},
 		{"download failed", completed, httpmock.NewJsonResponderOrPanic(500, errorBody(500, "internal_error", "processing failed", "")), false, ErrProcessingFailed},
 		{"cancelled while waiting", queued, nil, true, context.Canceled},
-		{"download not a PNG", completed, httpmock.NewStringResponder(200, "nope"), false, ErrInvalidResponse},
+		{"download not a PNG", completed, httpmock.NewStringResponder(200, "nope"), false, pfc.ErrInvalidResponse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,10 +182,10 @@ func TestRemoveBackgroundValidatesBeforeSending(t *testing.T) {
 	ctx := context.Background()
 	img := bytes.NewReader([]byte("x"))
 	_, err := f.c.RemoveBackground(ctx, img, 1, nil, nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = f.c.RemoveBackground(ctx, img, 1, &RemoveOptions{CleanupTimeout: -1,
 		Wait: &WaitOptions{MaxWait: -1}, Submit: SubmitOptions{Mode: "x"}}, &bytes.Buffer{})
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	var fields []string
 	for _, e := range ve.Errors {
@@ -191,8 +193,8 @@ func TestRemoveBackgroundValidatesBeforeSending(t *testing.T) {
 	}
 	assert.Equal(t, []string{"CleanupTimeout", "MaxWait", "mode"}, fields)
 	_, err = f.c.RemoveBackgroundFile(ctx, "", "", nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = f.c.RemoveBackgroundFile(ctx, t.TempDir(), filepath.Join(t.TempDir(), "o.png"), nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Zero(t, f.mt.GetTotalCallCount())
 }

@@ -82,7 +82,7 @@ func decodeJob(r io.Reader, redact func(string) string) (*Job, error) {
 	case j.ProcessID == "":
 		return nil, o.fail("process_id", "missing")
 	case !isUUID(j.ProcessID):
-		// Every later call would refuse it as a *ValidationError, as if the
+		// Every later call would refuse it as a *pfc.ValidationError, as if the
 		// caller had passed a bad id; a hostile one ("..") would also
 		// address another path once joined to /CheckImage/.
 		return nil, o.fail("process_id", "not a UUID: %q", oneLine(j.ProcessID, 64))

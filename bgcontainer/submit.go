@@ -18,14 +18,13 @@ const fileField = "file"
 // from image with an exact Content-Length; the file is never held in
 // memory. The part's content type is sniffed from the bytes; its file name
 // is opts.FileName, else "image" with the extension of the sniffed type.
-// Options are checked before anything is sent (*ValidationError).
+// Options are checked before anything is sent (*pfc.ValidationError).
 //
 // The request is not replayed once it may have reached the container
 // (each one starts a job): only failures proving that it never left are
 // retried. A file the container cannot read matches ErrInvalidFile; a
 // container that is not activated matches ErrNotActivated.
 func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions) (_ *Job, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if image == nil {
 		fe.add("image", "is required")
@@ -71,10 +70,9 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 
 // SubmitImageFile is SubmitImage of the regular file at path, sent under
 // its base name unless opts.FileName is set. A path that is not a regular
-// file fails with an error naming "path" that matches ErrInvalidParameter;
+// file fails with an error naming "path" that matches pfc.ErrInvalidParameter;
 // a missing one matches fs.ErrNotExist.
 func (c *Client) SubmitImageFile(ctx context.Context, path string, opts *SubmitOptions) (_ *Job, err error) {
-	defer exportTo(&err)
 	f, size, err := fileio.Open(path)
 	if err != nil {
 		return nil, err

@@ -3,11 +3,11 @@ package bgcontainer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // WaitOptions controls how WaitImage polls CheckImage. The zero value
@@ -19,7 +19,7 @@ type WaitOptions struct {
 	MaxDelay time.Duration
 	// MaxWait bounds the whole wait, a poll in flight included; 0 waits
 	// until the context ends. When it runs out WaitImage returns a
-	// *WaitTimeoutError with the last state seen.
+	// *pfc.WaitTimeoutError with the last state seen.
 	MaxWait time.Duration
 	// OnProgress, if set, receives every state fetched, terminal or not.
 	// It runs on the waiting goroutine; keep it quick.
@@ -45,33 +45,6 @@ func (o WaitOptions) pollOptions() poll.Options {
 	}
 	return p
 }
-
-// ErrWaitTimeout is matched by a *WaitTimeoutError.
-var ErrWaitTimeout = errors.New("pfc: gave up waiting for the job")
-
-// WaitTimeoutError reports that a job was not completed or failed when
-// WaitOptions.MaxWait ran out. A cancelled or expired context is reported
-// as the context's own error instead. It matches ErrWaitTimeout.
-type WaitTimeoutError struct {
-	// ProcessID is the job waited for.
-	ProcessID string
-	// Last is the last state seen; nil if no poll succeeded.
-	Last *CheckResult
-	// Waited is how long the wait lasted.
-	Waited time.Duration
-}
-
-// Error says which job was still in which state after how long.
-func (e *WaitTimeoutError) Error() string {
-	state := "unknown"
-	if e.Last != nil {
-		state = string(e.Last.Status)
-	}
-	return fmt.Sprintf("pfc: job %s still %s after %s", e.ProcessID, oneLine(state, 32), e.Waited.Round(time.Millisecond))
-}
-
-// Unwrap returns ErrWaitTimeout.
-func (e *WaitTimeoutError) Unwrap() error { return ErrWaitTimeout }
 
 // JobError reports a job that ended failed. It matches ErrProcessingFailed.
 type JobError struct {
@@ -103,7 +76,7 @@ func (c *Client) jobError(r *CheckResult) *JobError {
 // WaitImage polls CheckImage until the job is completed or failed and
 // returns the completed state. A failed job is returned with a *JobError
 // (matching ErrProcessingFailed); a MaxWait that runs out gives a
-// *WaitTimeoutError, also when it runs out during a poll. Cancelling ctx
+// *pfc.WaitTimeoutError, also when it runs out during a poll. Cancelling ctx
 // stops the wait at once with ctx's error. A nil opts uses the client's
 // defaults (see WithPolling).
 //
@@ -111,7 +84,6 @@ func (c *Client) jobError(r *CheckResult) *JobError {
 // shared backoff of every pfc-go client), and the last one is trimmed so
 // the wait never overruns MaxWait or ctx's deadline.
 func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOptions) (_ *CheckResult, err error) {
-	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -136,11 +108,21 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOpti
 	var te *poll.TimeoutError
 	switch {
 	case errors.As(err, &te):
-		return nil, &WaitTimeoutError{ProcessID: processID, Last: r, Waited: te.Waited}
+		return nil, c.waitTimeout(processID, r, te.Waited)
 	case err != nil:
 		return nil, err
 	case strings.EqualFold(string(r.Status), string(StatusFailed)):
 		return r, c.jobError(r)
 	}
 	return r, nil
+}
+
+// waitTimeout is the *pfc.WaitTimeoutError of a wait for processID that
+// ran out after waited; last is the last state seen (nil: none).
+func (c *Client) waitTimeout(processID string, last *CheckResult, waited time.Duration) error {
+	e := &pfc.WaitTimeoutError{JobID: c.redact(processID), Waited: waited}
+	if last != nil {
+		e.Last, e.Status = last, c.redact(string(last.Status))
+	}
+	return e
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/bulk"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BulkItem is one file of a bulk run: SrcPath is corrected into DstPath.
@@ -86,7 +87,7 @@ type BulkResult struct {
 	Item BulkItem
 	// Job is the job record: the COMPLETED one for a corrected file, the
 	// FAILED or REJECTED one with a *JobError, the last one seen with a
-	// *WaitTimeoutError, nil when the file failed before a job ended or
+	// *pfc.WaitTimeoutError, nil when the file failed before a job ended or
 	// was skipped.
 	Job *Job
 	// JobID is the job's id, also for a skipped file (from the manifest)
@@ -94,8 +95,8 @@ type BulkResult struct {
 	// GetJob can pick it up).
 	JobID string
 	// Err is nil for a corrected or skipped file, else the error
-	// CorrectFile returned: a *JobError, *APIError, *ValidationError,
-	// *WaitTimeoutError, *DownloadTooLargeError or a file error, usable
+	// CorrectFile returned: a *JobError, *pfc.APIError, *pfc.ValidationError,
+	// *pfc.WaitTimeoutError, *pfc.DownloadTooLargeError or a file error, usable
 	// with errors.As and errors.Is.
 	Err error
 	// Kind classifies Err, as the manifest records it: "job_rejected",
@@ -148,7 +149,6 @@ type BulkReport struct {
 // are not both written: the later fails with kind invalid_parameter. Each request is retried by the client as usual
 // (WithRetries); the bulk layer never repeats a file within a run.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	bo := derefBulk(b)
 	s := bo.settings()
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(opts))
@@ -163,7 +163,6 @@ func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *Cor
 // retries. items is read as the run goes, so it may be long or generated;
 // with bulk.Manifest set the run is resumable (items are matched by ID).
 func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], opts *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	bo := derefBulk(b)
 	return c.correctBulk(ctx, bulk.Items(items, BulkItem.item), 0, opts, bo, bo.settings())
 }
@@ -262,10 +261,10 @@ func summarizeJob(j *Job) json.RawMessage {
 func bulkKind(err error) string {
 	var (
 		je *JobError
-		ae *APIError
-		ve *ValidationError
-		te *WaitTimeoutError
-		de *DownloadTooLargeError
+		ae *pfc.APIError
+		ve *pfc.ValidationError
+		te *pfc.WaitTimeoutError
+		de *pfc.DownloadTooLargeError
 	)
 	switch {
 	case errors.As(err, &je):
@@ -289,11 +288,11 @@ func bulkKind(err error) string {
 func bulkResult(r bulk.Result[*Job]) BulkResult {
 	out := BulkResult{
 		Item: BulkItem{ID: r.Item.ID, SrcPath: r.Item.Src, DstPath: r.Item.Dst},
-		Job:  r.Value, Err: exportErr(r.Err), Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
+		Job:  r.Value, Err: r.Err, Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
 	}
 	var (
 		je *JobError
-		te *WaitTimeoutError
+		te *pfc.WaitTimeoutError
 	)
 	switch {
 	case out.Job != nil:
@@ -301,7 +300,8 @@ func bulkResult(r bulk.Result[*Job]) BulkResult {
 		out.Job = je.Job
 	case errors.As(r.Err, &te):
 		// The job may still complete: its id lets the caller fetch it.
-		out.Job, out.JobID = te.LastJob, te.JobID
+		out.Job, _ = te.Last.(*Job)
+		out.JobID = te.JobID
 	}
 	switch {
 	case out.Job != nil:

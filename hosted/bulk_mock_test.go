@@ -25,6 +25,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // instantProcessor makes mock jobs complete at once: the output is the
@@ -254,14 +255,14 @@ func TestCorrectAllMock(t *testing.T) {
 	rep, err = c.CorrectAll(context.Background(), slices.Values([]hosted.BulkItem{{SrcPath: items[0].SrcPath}}), nil, nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Failures, 1)
-	var ive *hosted.ValidationError
+	var ive *pfc.ValidationError
 	require.ErrorAs(t, rep.Failures[0].Err, &ive)
 	assert.Equal(t, []string{"DstPath"}, ive.Fields())
 	assert.Equal(t, "invalid_parameter", rep.Failures[0].Kind)
 
 	before := ct.count("upload")
 	_, err = c.CorrectAll(context.Background(), slices.Values(items), &hosted.CorrectionOptions{Width: 5}, nil)
-	var ve *hosted.ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, before, ct.count("upload"))
 	_, err = c.CorrectDir(context.Background(), "", "", nil, nil)

@@ -42,7 +42,7 @@ type Option = clientopt.Option
 // WithBaseURL sets the API's base URL, which ends with the version segment
 // /v2, for example "https://api.example.com/v2" (a trailing slash is
 // fine). It is required: the API documentation names no fixed host.
-// NewClient refuses a base URL without /v2 with a *ValidationError naming
+// NewClient refuses a base URL without /v2 with a *pfc.ValidationError naming
 // BaseURL, rather than guessing where the version goes.
 func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
 
@@ -79,7 +79,7 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // the call, while the time spent writing what arrived does not count, so
 // downloads of any size work. An attempt that runs out is retried like a
 // connection error (a download stalled mid-body is not: its call fails);
-// the final error matches ErrResponseHeaderTimeout.
+// the final error matches pfc.ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }
@@ -90,7 +90,7 @@ func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOpti
 
 // WithMaxDownloadSize bounds the bytes one download (Download, Correct,
 // CorrectFile) writes; 0, the default, means no bound. A larger corrected
-// file fails with a *DownloadTooLargeError (matching ErrDownloadTooLarge);
+// file fails with a *pfc.DownloadTooLargeError (matching pfc.ErrDownloadTooLarge);
 // CorrectFile then leaves no file behind. Downloads ask for the identity
 // encoding, so the bound applies to the bytes on the wire.
 func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
@@ -103,9 +103,8 @@ func (c *Client) errorf(format string, args ...any) error {
 }
 
 // NewClient returns a client that authenticates with apiKey. WithBaseURL is
-// required. Invalid settings are reported as a *ValidationError.
+// required. Invalid settings are reported as a *pfc.ValidationError.
 func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
-	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if apiKey == "" {
 		fe.Add("apiKey", "is required")

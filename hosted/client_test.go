@@ -9,6 +9,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 const (
@@ -53,10 +55,10 @@ func expectExternal(t *testing.T, mt *httpmock.MockTransport, method, rawURL str
 func TestNewClientValidation(t *testing.T) {
 	t.Parallel()
 	_, err := NewClient("")
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"apiKey", "BaseURL"}, ve.Fields())
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 
 	_, err = NewClient(testKey, WithBaseURL("https://x.test/v2"), WithPolling(WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond}))
 	require.ErrorAs(t, err, &ve)
@@ -93,7 +95,7 @@ func TestNewClientBaseURLEndsWithVersion(t *testing.T) {
 			assert.NoError(t, err, tc.base)
 			continue
 		}
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		if assert.ErrorAs(t, err, &ve, tc.base) {
 			assert.Equal(t, []string{"BaseURL"}, ve.Fields())
 			assert.Contains(t, err.Error(), "must end with the API version /v2")

@@ -7,6 +7,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // CallOption configures one Correct or CorrectFile call, on top of the
@@ -52,7 +53,7 @@ func (c *Client) callSettings(opts []CallOption) (poll.Options, int64, error) {
 	limit := c.maxDownload
 	if cfg.maxDownload != nil {
 		if *cfg.maxDownload < 0 {
-			return poll.Options{}, 0, &ValidationError{Errors: []FieldError{{Field: "WithDownloadLimit", Message: "must not be negative"}}}
+			return poll.Options{}, 0, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "WithDownloadLimit", Message: "must not be negative"}}}
 		}
 		limit = *cfg.maxDownload
 	}
@@ -77,7 +78,6 @@ func (c *Client) callSettings(opts []CallOption) (poll.Options, int64, error) {
 // anything is uploaded. On a FAILED or REJECTED job it returns the record
 // with a *JobError.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, call ...CallOption) (_ *Job, err error) {
-	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if src == nil {
 		fe.Add("src", "is required")
@@ -129,12 +129,11 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 // renamed into place only when complete, so dstPath is never left
 // half-written. A new file gets mode 0644; an overwritten one keeps its
 // mode. A srcPath that is not a regular file fails with an error naming
-// "srcPath" that matches ErrInvalidParameter; a missing one matches
+// "srcPath" that matches pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions, call ...CallOption) (job *Job, err error) {
-	defer exportTo(&err)
 	if dstPath == "" {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
 	o := opts.Clone()
 	if err := o.ValidateForUpload(); err != nil {

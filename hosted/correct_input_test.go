@@ -10,13 +10,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestCorrectValidatesBeforeUpload(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	_, err := c.Correct(context.Background(), strings.NewReader("x"), 1, &CorrectionOptions{Scale: -5}, io.Discard)
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"scale"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
@@ -25,7 +27,7 @@ func TestCorrectValidatesBeforeUpload(t *testing.T) {
 func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	_, err := c.Correct(context.Background(), nil, -1, nil, io.Discard)
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"src", "size"}, ve.Fields())
@@ -37,7 +39,7 @@ func TestCorrectFileRejectsNonRegularSource(t *testing.T) {
 	c, mt := mockClient(t)
 	dir := t.TempDir()
 	_, err := c.CorrectFile(context.Background(), dir, filepath.Join(dir, "out.jpg"), nil)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.ErrorContains(t, err, "srcPath")
 	_, err = c.UploadFile(context.Background(), filepath.Join(dir, "missing.jpg"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
@@ -64,7 +66,7 @@ func TestCorrectFileChecksOptionsFirst(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := c.CorrectFile(context.Background(), filepath.Join(dir, "missing.jpg"), filepath.Join(dir, "out.jpg"), tc.opts, tc.call...)
-			var ve *ValidationError
+			var ve *pfc.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tc.want, ve.Fields())
 			assert.NotErrorIs(t, err, os.ErrNotExist, "options are checked before the file")

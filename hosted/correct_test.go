@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // setup starts an httptest server whose mux serves the API under /v2 and
@@ -118,7 +120,7 @@ func TestCorrectFileAtomic(t *testing.T) {
 		fakeService(t, mux, srv.URL, StatusFailed)
 		out := filepath.Join(dir, "bad.jpg")
 		_, err := c.CorrectFile(context.Background(), in, out, nil)
-		assert.ErrorIs(t, err, ErrJobFailed)
+		assert.ErrorIs(t, err, pfc.ErrJobFailed)
 		_, statErr := os.Stat(out)
 		assert.ErrorIs(t, statErr, os.ErrNotExist)
 		entries, _ := os.ReadDir(dir)
@@ -177,7 +179,7 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		// polling is used, and its progress callback sees the record.
 		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "w.jpg"), nil,
 			WithWait(WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour, MaxWait: 1, OnProgress: func(*Job) { seen++ }}))
-		assert.ErrorIs(t, err, ErrWaitTimeout)
+		assert.ErrorIs(t, err, pfc.ErrWaitTimeout)
 		assert.LessOrEqual(t, seen, 1)
 		_, statErr := os.Stat(filepath.Join(dir, "w.jpg"))
 		assert.ErrorIs(t, statErr, os.ErrNotExist)
@@ -187,7 +189,7 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		c, mux, srv := setup(t)
 		fakeService(t, mux, srv.URL, StatusCompleted)
 		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "d.jpg"), nil, WithDownloadLimit(2))
-		var te *DownloadTooLargeError
+		var te *pfc.DownloadTooLargeError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, int64(2), te.Limit)
 	})

@@ -18,7 +18,7 @@
 // their upload and check the rest first (ValidateForUpload); they take
 // per-call options too: WithProgress, WithWait, WithDownloadLimit. Validate checks every documented range and dependency
 // locally and reports all offending parameters at once in a
-// *ValidationError; Plan reports which resize parameter and background mode
+// *pfc.ValidationError; Plan reports which resize parameter and background mode
 // the service will apply and which parameters it will ignore (the API
 // resolves width > height > long > short > scale, and generative > image >
 // solid colour > transparent). Set Strict to turn ignored parameters into
@@ -39,7 +39,7 @@
 // A JSON answer cut off mid-body (the connection closed before its
 // Content-Length) is retried like a connection error; a download cut off
 // is not (bytes already reached the writer): it fails with an error
-// matching ErrTruncatedResponse, and CorrectFile leaves no file.
+// matching pfc.ErrTruncatedResponse, and CorrectFile leaves no file.
 //
 // Wait polls with jittered exponential delays (WithPolling, WaitOptions);
 // its MaxWait also bounds a status request already in flight.
@@ -77,10 +77,10 @@
 //     an attempt that may have removed the preset (its answer lost to a
 //     reset or a 500, 502 or 504): it no longer exists either way. A 404
 //     on the first attempt, or after attempts the service refused (429,
-//     503), is ErrNotFound.
+//     503), is pfc.ErrNotFound.
 //   - Presets.Create cannot tell its own preset from another's: a retried
 //     POST /presets/ whose first answer was lost gets 409 Conflict (an
-//     *APIError with StatusCode 409 and Attempts > 1), and the preset the
+//     *pfc.APIError with StatusCode 409 and Attempts > 1), and the preset the
 //     first attempt created stays in the account without a file. To
 //     clean up, list the presets (Presets.All), find the one with that
 //     name (a preset whose file never arrived may say so in Extra, e.g.
@@ -90,14 +90,14 @@
 //
 // # Errors
 //
-// Errors from the service are *APIError (status, method, redacted URL,
+// Errors from the service are *pfc.APIError (status, method, redacted URL,
 // message, code, the parameter the service blamed, request id, a bounded
-// copy of the body); use errors.Is with ErrNotFound, ErrUnauthorized,
-// ErrRateLimited and the other sentinels to classify them, and errors.As to
-// read the fields. Bad input is a *ValidationError listing every offending
-// parameter (FieldError), reported before any request. A job that ends
+// copy of the body); use errors.Is with pfc.ErrNotFound, pfc.ErrUnauthorized,
+// pfc.ErrRateLimited and the other sentinels to classify them, and errors.As to
+// read the fields. Bad input is a *pfc.ValidationError listing every offending
+// parameter (pfc.FieldError), reported before any request. A job that ends
 // FAILED or REJECTED is a *JobError, a wait that runs out of time a
-// *WaitTimeoutError, a download over the limit a *DownloadTooLargeError.
+// *pfc.WaitTimeoutError, a download over the limit a *pfc.DownloadTooLargeError.
 // The sentinels are shared with pfccontainer and bgcontainer, so one
 // errors.Is check works with all three clients.
 //

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // gzipped returns n zero bytes, gzip-compressed (a few KiB for a MiB).
@@ -95,11 +97,11 @@ func TestDownloadSizeCap(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			assert.ErrorIs(t, err, ErrDownloadTooLarge)
-			var te *DownloadTooLargeError
+			assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
+			var te *pfc.DownloadTooLargeError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, int64(100), te.Limit)
-			assert.Equal(t, "j7", te.JobID)
+			assert.Equal(t, "j7", te.Name)
 			assert.Equal(t, tc.wantWritten, te.Written)
 		})
 	}
@@ -123,7 +125,7 @@ func TestCorrectFileOverTheCapLeavesNothing(t *testing.T) {
 
 	out := filepath.Join(dir, "out.jpg")
 	_, err = c.CorrectFile(context.Background(), in, out, nil)
-	assert.ErrorIs(t, err, ErrDownloadTooLarge)
+	assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), testKey)
 	entries, err := os.ReadDir(dir)
@@ -136,7 +138,7 @@ func TestCorrectFileOverTheCapLeavesNothing(t *testing.T) {
 func TestWithMaxDownloadSizeRejectsNegative(t *testing.T) {
 	t.Parallel()
 	_, err := NewClient(testKey, WithBaseURL("https://x.test/v2"), WithMaxDownloadSize(-1))
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDownloadSize"}, ve.Fields())
 }

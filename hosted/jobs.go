@@ -27,7 +27,7 @@ type JobRef struct {
 }
 
 // StartJob validates opts and starts a correction job (GET /pfc). Invalid
-// options are reported as a *ValidationError before any request is sent.
+// options are reported as a *pfc.ValidationError before any request is sent.
 //
 // GET /pfc is not idempotent: if a 5xx answer is retried, the service may
 // have started the job twice. With cache enabled (the default) the second
@@ -36,7 +36,6 @@ type JobRef struct {
 // only when it provably never arrived (a refused connection, a 429), like
 // the background-removal container's SubmitImage.
 func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobRef, err error) {
-	defer exportTo(&err)
 	if opts == nil {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
@@ -94,10 +93,9 @@ func truncate(s string, n int) string {
 // not download its file. A 302 (or 303) that arrives anyway is read as
 // completion: the returned record has status COMPLETED and correctedFile set
 // to the redirect's Location, and nothing else. The redirect is never
-// followed with the API key. Any other 3xx is returned as an *APIError
+// followed with the API key. Any other 3xx is returned as an *pfc.APIError
 // with its status.
 func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
-	defer exportTo(&err)
 	if jobID == "" {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}
 	}

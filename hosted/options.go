@@ -341,7 +341,7 @@ func (o *CorrectionOptions) Strictly() *CorrectionOptions {
 var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$`)
 
 // Validate checks o against the service's documented rules without any
-// I/O. It returns nil or a *ValidationError (matching ErrInvalidParameter)
+// I/O. It returns nil or a *pfc.ValidationError (matching pfc.ErrInvalidParameter)
 // that names every offending parameter by its wire name:
 //   - fileKey is required;
 //   - fileType, outputType, resize, skip and bgShadow hold documented values;
@@ -363,7 +363,6 @@ var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$
 //
 // A nil o is reported as a missing fileKey.
 func (o *CorrectionOptions) Validate() (err error) {
-	defer exportTo(&err)
 	if o == nil {
 		return &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
@@ -375,7 +374,6 @@ func (o *CorrectionOptions) Validate() (err error) {
 // CorrectFile do (they set fileKey from the upload, replacing any value
 // o holds). A nil o is valid: the service defaults.
 func (o *CorrectionOptions) ValidateForUpload() (err error) {
-	defer exportTo(&err)
 	if o == nil {
 		return nil
 	}
@@ -443,7 +441,6 @@ func (o *CorrectionOptions) validate(needKey bool) error {
 // Values validates o and returns its query parameters. Unset fields are
 // absent.
 func (o *CorrectionOptions) Values() (_ url.Values, err error) {
-	defer exportTo(&err)
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -459,7 +456,6 @@ func (o *CorrectionOptions) Values() (_ url.Values, err error) {
 // documents, e.g. preset=School%20and%20Sports), so the same options always
 // give the same bytes.
 func (o *CorrectionOptions) Query() (_ string, err error) {
-	defer exportTo(&err)
 	v, err := o.Values()
 	if err != nil {
 		return "", err

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestLimitsAsDocumented pins the limits to the values their doc
@@ -38,9 +39,9 @@ func fieldsOf(t *testing.T, err error) []string {
 	if err == nil {
 		return nil
 	}
-	var ve *hosted.ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
-	require.ErrorIs(t, err, hosted.ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	fields := make([]string, 0, len(ve.Errors))
 	for _, fe := range ve.Errors {
 		fields = append(fields, fe.Field)
@@ -220,9 +221,9 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	}
 	err := o.Validate()
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
-	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
-	var ve *hosted.ValidationError
+	assert.True(t, errors.Is(err, pfc.ErrInvalidParameter))
+	assert.True(t, errors.Is(err, pfc.ErrInvalidParameter))
+	var ve *pfc.ValidationError
 	require.True(t, errors.As(err, &ve))
 	assert.Equal(t,
 		[]string{"fileKey", "fileType", "width", "long", "outputQuality", "bgColor", "webhookUrl"},
@@ -238,7 +239,7 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	assert.Equal(t, err.Error(), qerr.Error(), "Query reports the same validation error")
 	v, verr := o.Values()
 	assert.Nil(t, v)
-	assert.ErrorIs(t, verr, hosted.ErrInvalidParameter)
+	assert.ErrorIs(t, verr, pfc.ErrInvalidParameter)
 }
 
 func TestValidateNil(t *testing.T) {
@@ -248,7 +249,7 @@ func TestValidateNil(t *testing.T) {
 	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, err))
 	q, err := o.Query()
 	assert.Empty(t, q)
-	assert.ErrorIs(t, err, hosted.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestStrictMode(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestPlanResizePriority(t *testing.T) {
@@ -190,7 +191,7 @@ func TestValidateAndPlanAgree(t *testing.T) {
 		assert.NoError(t, o.Validate(), "non-strict accepts what is only ignored: %+v", o)
 		strict := *o
 		strict.Strict = true
-		var ve *hosted.ValidationError
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, strict.Validate(), &ve)
 		assert.Equal(t, ignored, ve.Fields(), "%+v", o)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // PresetsService manages custom presets. Get it from Client.Presets.
@@ -89,7 +90,6 @@ type PresetPage struct {
 // or an object holding the array under "presets", "items" or "data", with
 // an optional "total".
 func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ *PresetPage, err error) {
-	defer exportTo(&err)
 	var o ListPresetsOptions
 	if opts != nil {
 		o = *opts
@@ -161,7 +161,7 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 		for offset := 0; ; {
 			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
 			if err != nil {
-				yield(nil, exportErr(err))
+				yield(nil, err)
 				return
 			}
 			// A service that ignored offset would repeat its first page
@@ -201,9 +201,8 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 
 // Get fetches one preset (GET /presets/{presetId}).
 func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, err error) {
-	defer exportTo(&err)
 	if presetID == "" {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "presetId", Message: "is required"}}}
 	}
 	var p Preset
 	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: transport.PathJoin("presets", presetID)}, &p); err != nil {
@@ -216,15 +215,14 @@ func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, e
 }
 
 // Delete removes a preset (DELETE /presets/{presetId}). A 404 is an
-// *APIError matching ErrNotFound, except on a retry after an attempt that
+// *pfc.APIError matching pfc.ErrNotFound, except on a retry after an attempt that
 // may have removed the preset but whose answer was lost (the connection
 // failed after the request was sent, or the answer was 500, 502 or 504):
 // that is success, the preset is gone either way. A 404 after attempts
-// the service refused (429, 503) stays ErrNotFound.
+// the service refused (429, 503) stays pfc.ErrNotFound.
 func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error) {
-	defer exportTo(&err)
 	if presetID == "" {
-		return &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
+		return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "presetId", Message: "is required"}}}
 	}
 	var landed bool
 	resp, err := s.client.http.Do(ctx, &transport.Request{Method: http.MethodDelete, Path: transport.PathJoin("presets", presetID),
@@ -281,16 +279,15 @@ func (r *CreatePresetRequest) validate(size int64) error {
 // Create is not safely retryable (the API has no idempotency key): when
 // the answer to POST /presets/ is lost and the transport retries, the
 // retry meets the preset its first attempt created and gets 409 Conflict
-// (an *APIError with StatusCode 409 and Attempts > 1), leaving that preset
+// (an *pfc.APIError with StatusCode 409 and Attempts > 1), leaving that preset
 // without a file. Remove it with All and Delete (see the package
 // documentation, "Retries that meet their own first attempt").
 func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (_ *Preset, err error) {
-	defer exportTo(&err)
 	if err := req.validate(size); err != nil {
 		return nil, err
 	}
 	if file == nil {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "file", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "file", Message: "is required"}}}
 	}
 	body, err := transport.JSONBody(req)
 	if err != nil {
@@ -324,10 +321,9 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 
 // CreateFromFile creates a preset from the .pcp or .preset file at path.
 // A path that is not a regular file fails before any request with an error
-// naming "path" that matches ErrInvalidParameter; a missing one matches
+// naming "path" that matches pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (_ *Preset, err error) {
-	defer exportTo(&err)
 	req := CreatePresetRequest{Name: name, Description: description, FileName: path}
 	// Check the extension before touching the file system or the network.
 	if err := req.validate(1); err != nil {

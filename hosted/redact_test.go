@@ -11,6 +11,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Every error string the client builds from a server's answer passes the
@@ -34,7 +36,7 @@ func TestErrorStringsAreRedacted(t *testing.T) {
 				expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, failed("j1"))
 			},
 			call: func(c *Client) error { _, err := c.Wait(ctx, "j1", nil); return err },
-			is:   ErrJobFailed,
+			is:   pfc.ErrJobFailed,
 		},
 		{
 			name: "malformed timestamp quoted in a decode error",
@@ -101,7 +103,7 @@ func TestWaitTimeoutErrorIsRedacted(t *testing.T) {
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/`, 200, jobJSON("x", JobStatus("QUEUED "+testKey), nil))
 	_, err := c.Wait(context.Background(), "id-"+testKey, &WaitOptions{MinDelay: 1, MaxDelay: 1, MaxWait: 1})
-	var te *WaitTimeoutError
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.NotContains(t, err.Error(), testKey)
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // cuttingService is a hosted API whose answers can be cut off mid-body, as
@@ -122,7 +124,7 @@ func TestCorrectFileSurvivesTruncatedJSON(t *testing.T) {
 }
 
 // TestDownloadCutOff: a download is never retried: a body cut off before
-// its Content-Length fails with ErrTruncatedResponse (io.ErrUnexpectedEOF
+// its Content-Length fails with pfc.ErrTruncatedResponse (io.ErrUnexpectedEOF
 // in the chain) after the bytes that arrived, and CorrectFile leaves no
 // file behind.
 func TestDownloadCutOff(t *testing.T) {
@@ -131,7 +133,7 @@ func TestDownloadCutOff(t *testing.T) {
 	var buf bytes.Buffer
 	n, err := c.Download(context.Background(), &Job{ID: "j1", Status: StatusCompleted, CorrectedFile: base + "/files/j1"}, &buf)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Contains(t, err.Error(), "500 of 1000 bytes")
 	assert.Equal(t, int64(500), n)
@@ -141,7 +143,7 @@ func TestDownloadCutOff(t *testing.T) {
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
 	_, err = c.CorrectFile(context.Background(), in, out, nil)
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.NotContains(t, err.Error(), testKey)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // WaitOptions controls how Wait polls a job. The zero value polls with the
@@ -21,7 +22,7 @@ type WaitOptions struct {
 	// and a 1 s job within 100 ms, at about 16 status calls).
 	MaxDelay time.Duration
 	// MaxWait bounds the whole wait; 0 waits until the context ends. When
-	// it runs out Wait returns a *WaitTimeoutError with the last record.
+	// it runs out Wait returns a *pfc.WaitTimeoutError with the last record.
 	MaxWait time.Duration
 	// OnProgress, if set, receives every record fetched, terminal or not.
 	// It runs on the waiting goroutine; keep it quick.
@@ -48,7 +49,7 @@ func (o WaitOptions) pollOptions() poll.Options {
 
 // Wait polls the job until it is terminal and returns the COMPLETED record.
 // A FAILED or REJECTED job is returned as a *JobError (which still carries
-// the record); a MaxWait that runs out as a *WaitTimeoutError, also when it
+// the record); a MaxWait that runs out as a *pfc.WaitTimeoutError, also when it
 // runs out during a status request (MaxWait bounds a poll in flight).
 // Cancelling ctx stops the wait at once with ctx's error. A nil opts uses
 // the client's polling defaults (see WithPolling).
@@ -56,7 +57,6 @@ func (o WaitOptions) pollOptions() poll.Options {
 // Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
 // last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
 func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *Job, err error) {
-	defer exportTo(&err)
 	if ctx == nil {
 		return nil, errors.New("pfc: Wait: nil context")
 	}
@@ -84,11 +84,21 @@ func (c *Client) wait(ctx context.Context, jobID string, o poll.Options) (*Job, 
 	var te *poll.TimeoutError
 	switch {
 	case errors.As(err, &te):
-		return nil, &WaitTimeoutError{JobID: jobID, LastJob: job, Waited: te.Waited, redact: c.http.Redact}
+		return nil, c.waitTimeout(jobID, job, te.Waited)
 	case err != nil:
 		return nil, err
 	case job.Status != StatusCompleted:
 		return job, &JobError{Job: job, redact: c.http.Redact}
 	}
 	return job, nil
+}
+
+// waitTimeout is the *pfc.WaitTimeoutError of a wait for jobID that ran
+// out after waited; last is the last record seen (nil: none).
+func (c *Client) waitTimeout(jobID string, last *Job, waited time.Duration) error {
+	e := &pfc.WaitTimeoutError{JobID: c.http.Redact(jobID), Waited: waited}
+	if last != nil {
+		e.Last, e.Status = last, c.http.Redact(string(last.Status))
+	}
+	return e
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestWaitProgressAndCompletion(t *testing.T) {
@@ -41,7 +43,7 @@ func TestWaitTerminalFailures(t *testing.T) {
 	for _, tc := range []struct {
 		status JobStatus
 		want   error
-	}{{StatusFailed, ErrJobFailed}, {StatusRejected, ErrJobRejected}} {
+	}{{StatusFailed, pfc.ErrJobFailed}, {StatusRejected, ErrJobRejected}} {
 		t.Run(string(tc.status), func(t *testing.T) {
 			c, mt := mockClient(t)
 			expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, map[string]any{
@@ -64,11 +66,11 @@ func TestWaitTimeoutCarriesLastRecord(t *testing.T) {
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusProcessing, nil))
 	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
-	var te *WaitTimeoutError
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
-	assert.ErrorIs(t, err, ErrWaitTimeout)
-	require.NotNil(t, te.LastJob)
-	assert.Equal(t, StatusProcessing, te.LastJob.Status)
+	assert.ErrorIs(t, err, pfc.ErrWaitTimeout)
+	require.IsType(t, &Job{}, te.Last)
+	assert.Equal(t, StatusProcessing, te.Last.(*Job).Status)
 	assert.GreaterOrEqual(t, mt.GetTotalCallCount(), 1)
 }
 
@@ -96,7 +98,7 @@ func TestWaitRejectsBadOptions(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: -1, MaxWait: -1})
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"MinDelay", "MaxWait"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
@@ -118,6 +120,6 @@ func TestWaitReportsContextDeadline(t *testing.T) {
 	// MaxWait is far away: the context's deadline is what ends the wait.
 	_, err := c.Wait(ctx, "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxWait: time.Hour})
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	var te *WaitTimeoutError
+	var te *pfc.WaitTimeoutError
 	assert.False(t, errors.As(err, &te), "a context deadline is not a MaxWait timeout")
 }

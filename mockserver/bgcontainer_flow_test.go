@@ -14,6 +14,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestBGRemoveBackgroundActivatesAndCleansUp: the one-call flow on an
@@ -62,7 +63,7 @@ func TestBGRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 		{"job failed", failWidth, 0, nil, bgcontainer.ErrProcessingFailed},
 		{"max wait", 40, time.Hour, func(context.CancelFunc) *bgcontainer.WaitOptions {
 			return &bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond}
-		}, bgcontainer.ErrWaitTimeout},
+		}, pfc.ErrWaitTimeout},
 		{"cancelled", 40, time.Hour, func(cancel context.CancelFunc) *bgcontainer.WaitOptions {
 			return &bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond,
 				OnProgress: func(*bgcontainer.CheckResult) { cancel() }}

@@ -21,6 +21,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // failWidth is the width of the images the test remover fails on.
@@ -164,7 +165,7 @@ func TestBGLicensing(t *testing.T) {
 	in := subject(t, 30, 20, boxColors[0])
 	_, err = c.SubmitImage(ctx, bytes.NewReader(in), int64(len(in)), nil)
 	require.ErrorIs(t, err, bgcontainer.ErrNotActivated)
-	var ae *bgcontainer.APIError
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, http.StatusForbidden, ae.StatusCode)
 	assert.Equal(t, "not_activated", ae.Code)
@@ -229,7 +230,7 @@ func TestBGErrorTable(t *testing.T) {
 	noKey, err := bgcontainer.NewClient("", bgcontainer.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	_, err = noKey.Authorize(ctx)
-	require.ErrorIs(t, err, bgcontainer.ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 
 	// /Status 200.
 	_, err = c.Status(ctx)
@@ -242,7 +243,7 @@ func TestBGErrorTable(t *testing.T) {
 	for _, bad := range [][]byte{[]byte("not an image at all"), append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 40)...)} {
 		_, err = c.SubmitImage(ctx, bytes.NewReader(bad), int64(len(bad)), nil)
 		require.ErrorIs(t, err, bgcontainer.ErrInvalidFile)
-		require.ErrorIs(t, err, bgcontainer.ErrNotFound)
+		require.ErrorIs(t, err, pfc.ErrNotFound)
 	}
 	status, code = raw(t, srv, "POST", "/SubmitImage", strings.NewReader("--b--\r\n"), "multipart/form-data; boundary=b")
 	assert.Equal(t, 422, status)
@@ -288,7 +289,7 @@ func TestBGErrorTable(t *testing.T) {
 	assert.False(t, res.HasProcessingTime)
 	_, err = c.DownloadImage(ctx, failed.ProcessID, io.Discard)
 	require.ErrorIs(t, err, bgcontainer.ErrProcessingFailed)
-	require.ErrorIs(t, err, bgcontainer.ErrServer)
+	require.ErrorIs(t, err, pfc.ErrServer)
 	d, err := c.RemoveImage(ctx, failed.ProcessID)
 	require.NoError(t, err)
 	assert.Equal(t, bgcontainer.StatusFailed, d.PreviousStatus)
@@ -297,7 +298,7 @@ func TestBGErrorTable(t *testing.T) {
 	// Bad options the mock refuses (the client checks mode and the config
 	// itself; a config that is JSON but not an object passes neither).
 	_, err = c.SubmitImage(ctx, bytes.NewReader(good), int64(len(good)), &bgcontainer.SubmitOptions{PreprocessingConfigJSON: "[]"})
-	require.ErrorIs(t, err, bgcontainer.ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Zero(t, srv.BGContainer.JobCount())
 }
 
@@ -329,7 +330,7 @@ func TestBGEveryState(t *testing.T) {
 	stillProcessing := func(id string) {
 		var out bytes.Buffer
 		_, err := c.DownloadImage(ctx, id, &out)
-		require.ErrorIs(t, err, bgcontainer.ErrStillProcessing)
+		require.ErrorIs(t, err, pfc.ErrStillProcessing)
 		assert.Zero(t, out.Len())
 	}
 
@@ -424,12 +425,12 @@ func TestBGInternalErrors(t *testing.T) {
 	}
 	for _, tt := range calls {
 		err := tt.call()
-		require.ErrorIs(t, err, bgcontainer.ErrServer, tt.ep)
+		require.ErrorIs(t, err, pfc.ErrServer, tt.ep)
 		var e *bgcontainer.Error
 		require.ErrorAs(t, err, &e, tt.ep)
 		assert.Equal(t, tt.ep, e.Endpoint)
 		assert.Equal(t, 500, e.StatusCode)
-		var ae *bgcontainer.APIError
+		var ae *pfc.APIError
 		require.ErrorAs(t, err, &ae, tt.ep)
 		assert.Equal(t, tt.attempts, ae.Attempts, tt.ep)
 		for _, s := range []error{bgcontainer.ErrNotActivated, bgcontainer.ErrInvalidFile, bgcontainer.ErrJobNotFound,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -140,7 +141,7 @@ func TestBGContainerChaos(t *testing.T) {
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		return retryCalls(&callFailures, func() ([]byte, error) {
 			out, res, err := remove(srv.Client, i)
-			if errors.Is(err, bgcontainer.ErrStillProcessing) {
+			if errors.Is(err, pfc.ErrStillProcessing) {
 				stillProcessing.Add(1)
 			}
 			if err != nil && res != nil && res.Removed != nil && res.RemoveErr == nil {

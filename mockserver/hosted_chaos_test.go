@@ -25,6 +25,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Chaos runs: many jobs through the hosted client against a mock that
@@ -310,7 +311,7 @@ func TestHostedChaosTruncated(t *testing.T) {
 			lastErr = err
 			callRetries.Add(1)
 			// Only a cut download reaches the caller.
-			if !errors.Is(err, hosted.ErrTruncatedResponse) || !strings.Contains(err.Error(), "download") {
+			if !errors.Is(err, pfc.ErrTruncatedResponse) || !strings.Contains(err.Error(), "download") {
 				return nil, fmt.Errorf("unexpected error kind: %w", err)
 			}
 		}
@@ -364,7 +365,7 @@ func TestHostedChaosPresets(t *testing.T) {
 	for i := range 20 {
 		name := fmt.Sprintf("chaos preset %02d", i)
 		p, err := srv.Client.Presets.Create(ctx, hosted.CreatePresetRequest{Name: name, FileName: "p.pcp"}, bytes.NewReader(file), int64(len(file)))
-		var apiErr *hosted.APIError
+		var apiErr *pfc.APIError
 		switch {
 		case err == nil:
 			created = append(created, p)
@@ -398,7 +399,7 @@ func TestHostedChaosPresets(t *testing.T) {
 	tally.mu.Unlock()
 	for _, p := range created {
 		err := srv.Client.Presets.Delete(ctx, p.ID)
-		if errors.Is(err, hosted.ErrNotFound) {
+		if errors.Is(err, pfc.ErrNotFound) {
 			deleteNotFound++
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestClientEndToEnd(t *testing.T) {
@@ -37,13 +38,13 @@ func TestClientEndToEnd(t *testing.T) {
 
 	// Errors map onto the client's sentinels.
 	_, err = f.Client.StartJob(ctx, hosted.NewCorrection().WithFileKey("unknown-key"))
-	require.ErrorIs(t, err, hosted.ErrNotFound)
+	require.ErrorIs(t, err, pfc.ErrNotFound)
 	_, err = f.Client.GetJob(ctx, "0123456789abcdef01234567")
-	require.ErrorIs(t, err, hosted.ErrNotFound)
+	require.ErrorIs(t, err, pfc.ErrNotFound)
 	bad, err := hosted.NewClient("nope", hosted.WithBaseURL(f.URL), hosted.WithHTTPClient(f.Server.Client()))
 	require.NoError(t, err)
 	_, err = bad.RequestUpload(ctx, hosted.FileTypeImage)
-	require.ErrorIs(t, err, hosted.ErrUnauthorized)
+	require.ErrorIs(t, err, pfc.ErrUnauthorized)
 
 	// A REJECTED job surfaces as a *JobError.
 	_, err = f.Client.Correct(ctx, bytes.NewReader([]byte("nope")), 4, nil, io.Discard)
@@ -65,7 +66,7 @@ func TestClientEndToEnd(t *testing.T) {
 	assert.Equal(t, []byte("preset-data"), f.proc.last().PresetData)
 	require.NoError(t, f.Client.Presets.Delete(ctx, p.ID))
 	_, err = f.Client.Presets.Get(ctx, p.ID)
-	require.ErrorIs(t, err, hosted.ErrNotFound)
+	require.ErrorIs(t, err, pfc.ErrNotFound)
 	_ = job
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BulkItem is one file of a bulk run: SrcPath is corrected into DstPath.
@@ -84,8 +85,8 @@ type BulkResult struct {
 	// was skipped.
 	Correction *Correction
 	// Err is nil for a corrected or skipped file, else the error of the
-	// file's correction: an *Error, *APIError, *ValidationError,
-	// *DownloadTooLargeError or a file error, usable with errors.As and
+	// file's correction: an *Error, *pfc.APIError, *pfc.ValidationError,
+	// *pfc.DownloadTooLargeError or a file error, usable with errors.As and
 	// errors.Is.
 	Err error
 	// Kind classifies Err, as the manifest records it: the container's
@@ -140,7 +141,6 @@ type BulkReport struct {
 // Requests are retried by the client as usual (WithRetries); the bulk
 // layer never repeats a file within a run.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o))
 }
 
@@ -148,7 +148,6 @@ func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *Correc
 // CorrectDir. items is read as the run goes; with b.Manifest set the run
 // is resumable (items are matched by ID).
 func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], o *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	return bulkAll(ctx, items, o, b, c.bulkWork(o))
 }
 
@@ -158,7 +157,6 @@ func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], o *Co
 // the item (a short hash of its ID, then its base name), so images of
 // the same name in different folders never collide.
 func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
@@ -168,7 +166,6 @@ func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *Correc
 // CorrectAll is Client.CorrectAll in direct file mode (see
 // Direct.CorrectDir).
 func (d *Direct) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], o *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
-	defer exportTo(&err)
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
@@ -314,9 +311,9 @@ func summarizeCorrection(c *Correction) json.RawMessage {
 func bulkKind(err error) string {
 	var (
 		ce *Error
-		ae *APIError
-		ve *ValidationError
-		de *DownloadTooLargeError
+		ae *pfc.APIError
+		ve *pfc.ValidationError
+		de *pfc.DownloadTooLargeError
 	)
 	switch {
 	case errors.As(err, &ce) && ce.MessageID != "":
@@ -335,6 +332,6 @@ func bulkKind(err error) string {
 func bulkResult(r bulk.Result[*Correction]) BulkResult {
 	return BulkResult{
 		Item:       BulkItem{ID: r.Item.ID, SrcPath: r.Item.Src, DstPath: r.Item.Dst},
-		Correction: r.Value, Err: exportErr(r.Err), Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
+		Correction: r.Value, Err: r.Err, Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -132,7 +133,7 @@ func TestMockCorrectAll(t *testing.T) {
 	assert.Equal(t, "invalid_parameter", rep.Failures[0].Kind)
 	assert.ErrorContains(t, rep.Failures[0].Err, "is also the output of item")
 	_, err = c.CorrectAll(t.Context(), slices.Values(items), &pfccontainer.CorrectionOptions{Width: 1}, nil)
-	var ve *pfccontainer.ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	_, err = c.Direct("", "").CorrectAll(t.Context(), slices.Values(items), nil, nil)
 	require.ErrorAs(t, err, &ve)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -167,5 +168,5 @@ func TestMockRebaseFromUnreachableSiteURL(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	_, err = rc.Download(t.Context(), &pfccontainer.Correction{CorrectedURL: ts.URL + "/output/nothing.jpg"}, &out)
-	assert.ErrorIs(t, err, pfccontainer.ErrNotFound)
+	assert.ErrorIs(t, err, pfc.ErrNotFound)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Client talks to one correction container. It is safe for concurrent use.
@@ -75,15 +76,15 @@ func WithUserAgent(product string) Option { return clientopt.WithUserAgent(produ
 // ends the call; time spent writing what arrived does not count), so
 // uploads and downloads of any size work.
 // An attempt that runs out is retried like a connection error; the final
-// error matches ErrResponseHeaderTimeout.
+// error matches pfc.ErrResponseHeaderTimeout.
 func WithResponseHeaderTimeout(d time.Duration) Option {
 	return clientopt.WithResponseHeaderTimeout(d)
 }
 
 // WithMaxDownloadSize bounds the bytes one download (Download,
 // DownloadFile, CorrectFile) writes; 0, the default, means no bound. A
-// larger corrected file fails with a *DownloadTooLargeError (matching
-// ErrDownloadTooLarge); DownloadFile and CorrectFile then leave no file
+// larger corrected file fails with a *pfc.DownloadTooLargeError (matching
+// pfc.ErrDownloadTooLarge); DownloadFile and CorrectFile then leave no file
 // behind. Downloads ask for the identity encoding, so the bound applies to
 // the bytes on the wire.
 func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
@@ -95,11 +96,11 @@ func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(
 // custom WithHTTPClient transport can add (to requests for the proxy's
 // host only: the same transport fetches corrected_url, which may name
 // another host). Invalid settings are reported
-// all at once as a *ValidationError naming the options' fields.
+// all at once as a *pfc.ValidationError naming the options' fields.
 func NewClient(opts ...Option) (*Client, error) {
 	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, nil)
 	if err != nil {
-		return nil, exportErr(err)
+		return nil, err
 	}
 	return &Client{http: tc, base: cfg.BaseURL, maxDownload: cfg.MaxDownloadSize}, nil
 }
@@ -129,20 +130,18 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
 // apiError turns an error of the transport for a call of ep into the
 // container's typed error: an API error whose body names one of the
-// container's message ids becomes an *Error of that row, with the public
-// *APIError as its cause; anything else gets the package's public error
-// types (exportErr).
+// container's message ids becomes an *Error of that row, with the
+// *pfc.APIError as its cause; anything else is returned as it is.
 func apiError(ep Endpoint, err error) error {
-	var ae *apierr.APIError
+	var ae *pfc.APIError
 	if !errors.As(err, &ae) {
-		return exportErr(err)
+		return err
 	}
-	pub := exportErr(err)
-	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, pub); e != nil {
+	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, err); e != nil {
 		e.Endpoint, e.RequestID = ep, ae.RequestID
 		return e
 	}
-	return pub
+	return err
 }
 
 // maxJSONBody bounds a JSON answer read; the container's are a few
@@ -151,7 +150,7 @@ const maxJSONBody = 1 << 20
 
 // getJSON sends r (asking for JSON, with the container's retry policy)
 // and decodes its 2xx answer into out. A body that is not one JSON value
-// of out's shape, or larger than maxJSONBody, is a *ResponseError.
+// of out's shape, or larger than maxJSONBody, is a *pfc.ResponseError.
 func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request, out any) error {
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
@@ -168,17 +167,17 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request,
 		if method == "" {
 			method = http.MethodGet
 		}
-		return exportErr(c.http.StatusError(method, resp))
+		return c.http.StatusError(method, resp)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
 	if err != nil {
 		return c.errorf("pfc: %s: reading the response: %w", ep, err)
 	}
 	if len(b) > maxJSONBody {
-		return &ResponseError{Endpoint: ep, Reason: fmt.Sprintf("body larger than %d bytes", maxJSONBody)}
+		return &pfc.ResponseError{Endpoint: string(ep), Reason: fmt.Sprintf("body larger than %d bytes", maxJSONBody)}
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		re := &ResponseError{Endpoint: ep, Reason: "not a JSON object of the documented shape"}
+		re := &pfc.ResponseError{Endpoint: string(ep), Reason: "not a JSON object of the documented shape"}
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
 		switch {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Correct corrects the image imageKey (GET /pfc/{imageKey}) with o (nil:
@@ -14,7 +15,7 @@ import (
 // in direct file mode, the name of a file in the mounted /input.
 //
 // The key and o are checked first (ValidateImageKey, o.Validate): every
-// problem is reported at once in a *ValidationError naming the fields by
+// problem is reported at once in a *pfc.ValidationError naming the fields by
 // their wire names, and nothing is sent. The call is synchronous: the
 // container answers once the file is written, which for a large image can
 // take a while (see WithResponseHeaderTimeout). Error answers are *Error
@@ -23,13 +24,12 @@ import (
 // With RebaseCorrectedURLs, CorrectedURL is moved onto the client's base
 // URL and ReportedURL keeps the container's answer.
 func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOptions) (_ *Correction, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if err := ValidateImageKey(imageKey); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if err := o.Validate(); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if err := fe.err(); err != nil {
 		return nil, err
@@ -46,13 +46,13 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 		return nil, err
 	}
 	if res.CorrectedURL == "" {
-		return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url", Reason: "is missing"}
+		return nil, &pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url", Reason: "is missing"}
 	}
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
 		u, err := rebaseURL(res.CorrectedURL, c.base)
 		if err != nil {
-			return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+			return nil, &pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url",
 				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%.200q): an absolute URL under /output/ without dot segments is expected", res.CorrectedURL))}
 		}
 		res.CorrectedURL = u

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Direct is direct file mode: the container's /input and /output are
@@ -57,14 +58,13 @@ func (d *Direct) check(fe *fieldErrors) {
 // returns name, the imageKey to correct. name must pass ValidateImageKey.
 // An existing file of that name is replaced.
 func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if ctx == nil {
 		fe.add("ctx", "is nil")
 	}
 	if err := ValidateImageKey(name); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if src == nil {
 		fe.add("src", "is required")
@@ -85,7 +85,6 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string,
 // PutFile copies the regular file at srcPath into InputDir under its base
 // name (see Put) and returns that name.
 func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err error) {
-	defer exportTo(&err)
 	f, _, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
 		return "", err
@@ -101,12 +100,11 @@ func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err err
 // must be a plain file name, and the result must be a regular file in
 // OutputDir, not a symbolic link (nor a directory, a pipe or a device): a
 // link there could point anywhere on this host, so it is refused with a
-// *ResponseError (ErrInvalidResponse), as CorrectFile's copy refuses one
+// *pfc.ResponseError (pfc.ErrInvalidResponse), as CorrectFile's copy refuses one
 // swapped in later: nothing the container answers can make the client
 // read outside OutputDir. Callers opening the returned path themselves
 // may want the same care (the container can still change OutputDir).
 func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if err := fe.err(); err != nil {
@@ -133,7 +131,7 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 		}
 	}
 	if err != nil {
-		var re *ResponseError
+		var re *pfc.ResponseError
 		if errors.As(err, &re) {
 			re.Reason = d.Client.http.Redact(re.Reason)
 		}
@@ -146,17 +144,16 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 // correction and the path of the result. With a non-empty dstPath the
 // result is also copied there, atomically.
 func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if srcPath == "" {
 		fe.add("srcPath", "is required")
 	}
 	if err := ValidateImageKey(filepath.Base(srcPath)); srcPath != "" && err != nil {
-		fe.add("srcPath", "its base name cannot be an image key: %s", err.(*ValidationError).Errors[0].Message)
+		fe.add("srcPath", "its base name cannot be an image key: %s", err.(*pfc.ValidationError).Errors[0].Message)
 	}
 	if err := o.Validate(); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if err := fe.err(); err != nil {
 		return nil, "", err
@@ -182,7 +179,7 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 // container chose, to dst with WriteFileAtomic. src is opened without
 // following a symbolic link (fileio.OpenNoFollow): anything but a regular
 // file there is the container's doing and is refused with a
-// *ResponseError, dst untouched.
+// *pfc.ResponseError, dst untouched.
 func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 	f, _, err := fileio.OpenNoFollow("output", src)
 	if err != nil {
@@ -206,13 +203,13 @@ func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 // notRegularOutput is the error for a corrected file named name that is
 // not a regular file in OutputDir; err is fileio's, which says what it is.
 // The caller redacts Reason.
-func notRegularOutput(name string, err error) *ResponseError {
+func notRegularOutput(name string, err error) *pfc.ResponseError {
 	what := fileio.ErrNotRegular.Error()
 	var fe *fileio.FileError
 	if errors.As(err, &fe) {
 		what = fe.Err.Error()
 	}
-	return &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+	return &pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url",
 		Reason: fmt.Sprintf("names %.200q, which in OutputDir %s: refused, so that nothing outside OutputDir is read", name, what)}
 }
 

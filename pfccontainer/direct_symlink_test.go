@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: httpmock (mockClient), standing
@@ -38,20 +40,20 @@ func answering(t *testing.T, name string) (d *Direct, in, out string) {
 // assertRefusedOutput checks the error for a result that is no regular file.
 func assertRefusedOutput(t *testing.T, err error, name, what string) {
 	t.Helper()
-	require.ErrorIs(t, err, ErrInvalidResponse)
-	var re *ResponseError
+	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
+	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, EndpointCorrect, re.Endpoint)
+	assert.Equal(t, string(EndpointCorrect), re.Endpoint)
 	assert.Equal(t, "corrected_url", re.Field)
 	assert.Contains(t, re.Reason, name)
 	assert.Contains(t, re.Reason, what)
-	assert.NotErrorIs(t, err, ErrInvalidParameter, "the container's doing, not the caller's")
+	assert.NotErrorIs(t, err, pfc.ErrInvalidParameter, "the container's doing, not the caller's")
 }
 
 // TestDirectRefusesSymlinkedOutput: when the file the container names in
 // OutputDir is a symbolic link (to a secret elsewhere on this host, or to
 // a directory), Correct, CorrectFile and a bulk run refuse it with a
-// *ResponseError; the destination is neither created nor changed, and
+// *pfc.ResponseError; the destination is neither created nor changed, and
 // nothing of the link's target is read.
 func TestDirectRefusesSymlinkedOutput(t *testing.T) {
 	t.Parallel()

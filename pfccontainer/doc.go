@@ -41,7 +41,7 @@
 // retry can help. A JSON answer (PUT /pfc, GET /pfc/{imageKey}, GET
 // /version) cut off mid-body is retried the same way; a download cut off
 // before its Content-Length is not (bytes reached the writer): it fails
-// with an error matching ErrTruncatedResponse, and DownloadFile and
+// with an error matching pfc.ErrTruncatedResponse, and DownloadFile and
 // CorrectFile leave no file.
 //
 // Retried uploads: PUT /pfc is not idempotent (each accepted upload gets a
@@ -58,7 +58,7 @@
 // (preset, outputType, outputQuality, outputColorSpace, width, height,
 // long, short, scale, autocrop, skip, skip-exif-software,
 // preserveInputFileName, enableComposite). Validate reports every invalid
-// field in one *ValidationError (errors.Is ErrInvalidParameter). Plan says
+// field in one *pfc.ValidationError (errors.Is pfc.ErrInvalidParameter). Plan says
 // which resize parameter applies, by the container's priority width >
 // height > long > short > scale, and which parameters it will ignore (skip
 // under AI preset selection, outputQuality for PNG output); Strict turns
@@ -93,7 +93,7 @@
 // for the container's TTL sweep to delete. The result, named by the
 // container, must be a regular file in the output directory: a symbolic
 // link there (which could point anywhere on this host), a directory or a
-// pipe is refused with a *ResponseError, and CorrectFile opens the result
+// pipe is refused with a *pfc.ResponseError, and CorrectFile opens the result
 // without following links, so nothing the container answers makes the
 // client read outside the output directory. The caller's own source and
 // destination paths may be links.
@@ -104,21 +104,21 @@
 // answer (its body's code is the id, or its message quotes it) becomes an
 // *Error carrying the call (Endpoint), the id, the message, the request id
 // and whether a retry can help (IsRetryable), and matching a sentinel per
-// row; the *APIError of the answer stays in the chain (errors.As), with
-// ErrBadRequest or ErrServer. *Error has bgcontainer.Error's fields where
+// row; the *pfc.APIError of the answer stays in the chain (errors.As), with
+// pfc.ErrBadRequest or pfc.ErrServer. *Error has bgcontainer.Error's fields where
 // they mean the same (Endpoint, StatusCode, Message, Parameter, RequestID,
 // Err); its MessageID is what bgcontainer.Error calls Code, typed because
 // this container's codes are a closed, documented list. A 2xx answer
 // whose body is not the documented JSON, and a download that is not a
-// JPEG or PNG file in the identity encoding, is a *ResponseError
-// (ErrInvalidResponse), as in bgcontainer; nothing is written then.
+// JPEG or PNG file in the identity encoding, is a *pfc.ResponseError
+// (pfc.ErrInvalidResponse), as in bgcontainer; nothing is written then.
 // The retry column is what the client itself does: "no" rows are
 // returned at once, "yes" rows after the client's retries ran out. Other
 // error answers (a proxy's 502, a 413, an authenticating proxy's 401 or
-// 403, which match ErrUnauthorized) are *APIError values. APIError,
-// ValidationError and FieldError are this package's own types with the
+// 403, which match pfc.ErrUnauthorized) are *pfc.APIError values. pfc.APIError,
+// pfc.ValidationError and pfc.FieldError are this package's own types with the
 // fields of hosted's; *Error, MessageID and the per-row sentinels are the
-// container's extras (ResponseError and Endpoint are bgcontainer's too). Every error string starts with "pfc:" and has passed
+// container's extras (pfc.ResponseError and Endpoint are bgcontainer's too). Every error string starts with "pfc:" and has passed
 // the client's redactor:
 //
 //	id                               status  sentinel                   retry
@@ -149,13 +149,13 @@
 // or message), while any other 503, such as a proxy's while the container
 // restarts, is retried and usually heals. Validation the client can do
 // before sending (content type, key sanity, parameter ranges) is done
-// locally and reported as *ValidationError instead.
+// locally and reported as *pfc.ValidationError instead.
 //
 // Where the container's documentation says "not shown", the package
 // follows the mock's documented choices:
 //   - error body: the shared JSON {"status", "code", "message",
 //     "parameter"} whose code is the message id; a message quoting the id
-//     is recognised too, and any other body is kept in APIError;
+//     is recognised too, and any other body is kept in pfc.APIError;
 //   - unknown output type: 400 unknownOutputTypeMessage;
 //   - size parameters: the hosted API's range 32..10000; scale 1..1000;
 //   - request authentication: none (see Authentication);
@@ -163,7 +163,7 @@
 //   - autocrop's further parameters: not sent (Autocrop alone; the mock
 //     crops with its engine's defaults);
 //   - maximum upload size and rate limits: none enforced by the client
-//     (the mock refuses uploads above 50 MB with 413, an *APIError);
+//     (the mock refuses uploads above 50 MB with 413, an *pfc.APIError);
 //   - /version: typed SDK version and features, whatever the document's
 //     key names ("version", "sdkVersion", "build"), the rest in Raw;
 //   - versioning of the HTTP interface: none assumed; the paths are used

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Signatures of the files the container writes (outputType JPEG or PNG).
@@ -24,13 +25,12 @@ var (
 // to dst and returns the number of bytes written. It asks for the identity
 // encoding, so the bytes written are the file's own; an answer in another
 // encoding, or one that does not start like a JPEG or PNG file, is a
-// *ResponseError (ErrInvalidResponse) and nothing is written. No credential or
+// *pfc.ResponseError (pfc.ErrInvalidResponse) and nothing is written. No credential or
 // header of the caller is sent: the URL may name another host (a gateway
 // set as PFC_SITE_URL). A URL that is not absolute http(s) is refused
 // before any request; see RebaseCorrectedURLs for a PFC_SITE_URL this
 // client cannot reach.
 func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) (_ int64, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if corr == nil || corr.CorrectedURL == "" {
 		fe.add("corrected_url", "is required (a Correction returned by Correct)")
@@ -51,7 +51,7 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 	// encoding the client did not ask for (a gzip stream written as the
 	// file), not a proxy's or captive portal's HTML page.
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return 0, &ResponseError{Endpoint: EndpointDownload,
+		return 0, &pfc.ResponseError{Endpoint: string(EndpointDownload),
 			Reason: c.http.Redact(fmt.Sprintf("Content-Encoding %.64q, although the identity encoding was asked for", ce))}
 	}
 	br := bufio.NewReader(resp.Body)
@@ -60,12 +60,12 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 		return 0, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
 	}
 	if !bytes.HasPrefix(head, jpegMagic) && !bytes.HasPrefix(head, pngMagic) {
-		return 0, &ResponseError{Endpoint: EndpointDownload, Reason: "the body is not a JPEG or PNG image"}
+		return 0, &pfc.ResponseError{Endpoint: string(EndpointDownload), Reason: "the body is not a JPEG or PNG image"}
 	}
 	n, err := fileio.CopyLimited(dst, br, resp.ContentLength, c.maxDownload)
 	switch {
-	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{FileName: c.http.Redact(oneLine(corr.FileName(), 128)), Limit: c.maxDownload, Written: n}
+	case errors.Is(err, pfc.ErrDownloadTooLarge):
+		return n, &pfc.DownloadTooLargeError{Name: c.http.Redact(oneLine(corr.FileName(), 128)), Limit: c.maxDownload, Written: n}
 	case err != nil:
 		return n, c.errorf("pfc: download of %s after %d bytes: %w", oneLine(corr.FileName(), 128), n, err)
 	case resp.ContentLength >= 0 && n < resp.ContentLength:
@@ -80,7 +80,6 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 // left untouched on failure. A new file gets mode 0644; an overwritten one
 // keeps its mode.
 func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (_ int64, err error) {
-	defer exportTo(&err)
 	var n int64
 	err = fileio.WriteFileAtomic(path, func(w io.Writer) error {
 		var err error

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // MessageID is a log message id of the container. The container ties each
@@ -35,7 +35,7 @@ const (
 
 // Sentinel errors for errors.Is, one per row family of the container's
 // error table. An *Error matches its row's sentinel and, through its
-// cause, the status class (ErrBadRequest, ErrServer, ...).
+// cause, the status class (pfc.ErrBadRequest, pfc.ErrServer, ...).
 var (
 	ErrUnsupportedContentType = errors.New("pfc: content type not accepted (JPEG or PNG only)")
 	ErrBodyNotRead            = errors.New("pfc: the container could not read the upload")
@@ -47,11 +47,6 @@ var (
 	ErrUnknownOutputType      = errors.New("pfc: unknown output type")
 	ErrOutputFile             = errors.New("pfc: the container could not write the output file")
 	ErrProcessing             = errors.New("pfc: the engine failed on the image")
-	// ErrInvalidResponse: a 2xx answer whose body is not what the
-	// container documents (*ResponseError): not JSON, a member of the
-	// wrong type or missing, a download that is not a JPEG or PNG file.
-	// The same sentinel name as bgcontainer's.
-	ErrInvalidResponse = errors.New("pfc: invalid response")
 )
 
 // Endpoint names the container call an error comes from, as in
@@ -65,98 +60,6 @@ const (
 	EndpointVersion  Endpoint = "GET /version"
 	EndpointDownload Endpoint = "GET corrected_url"
 )
-
-// Status classes, shared with the other clients of this module.
-var (
-	ErrBadRequest       = apierr.ErrBadRequest       // 400, 422
-	ErrUnauthorized     = apierr.ErrUnauthorized     // 401, 403 (an authenticating proxy's)
-	ErrNotFound         = apierr.ErrNotFound         // 404, 410
-	ErrTooLarge         = apierr.ErrTooLarge         // 413
-	ErrRateLimited      = apierr.ErrRateLimited      // 429 (a proxy's)
-	ErrServer           = apierr.ErrServer           // 5xx
-	ErrInvalidParameter = apierr.ErrInvalidParameter // client-side validation (*ValidationError)
-	// ErrResponseHeaderTimeout: no response headers within the response
-	// header timeout (see WithResponseHeaderTimeout).
-	ErrResponseHeaderTimeout = apierr.ErrResponseHeaderTimeout
-	// ErrDownloadTooLarge: a download exceeded WithMaxDownloadSize.
-	ErrDownloadTooLarge = apierr.ErrDownloadTooLarge
-	// ErrTruncatedResponse: an answer cut off before its end (the
-	// connection closed before the Content-Length, or was reset): a JSON
-	// answer still cut off after the retries, or a download, which is
-	// never retried (the file variants then leave no file).
-	ErrTruncatedResponse = apierr.ErrTruncatedResponse
-)
-
-// APIError is returned for every error status of the container (or of a
-// proxy in front of it) that its error table does not explain, and for a
-// failed download; an answer the table explains is an *Error whose Err is
-// the *APIError. Every string in it is redacted. Use errors.As to inspect
-// it and errors.Is with the status classes above (it unwraps to the
-// sentinel of its status class). It has the fields of hosted.APIError.
-type APIError struct {
-	// StatusCode is the HTTP status of the last response.
-	StatusCode int
-	// Method is the HTTP method of the request.
-	Method string
-	// URL is the request URL, redacted.
-	URL string
-	// Code is the error body's "code" when it had one: for the container
-	// mock, the log message id of the condition.
-	Code string
-	// Message is the error body's message when it had one.
-	Message string
-	// Parameter names the query parameter the container blamed, when the
-	// error body carried one (a JSON "parameter" member): the one to fix.
-	Parameter string
-	// RequestID is the request id response header (X-Request-Id and
-	// similar), when present; quote it when reporting a problem.
-	RequestID string
-	// Body is a bounded (at most 4 KiB), redacted copy of the response body.
-	Body []byte
-	// Attempts is how many times the request was sent, retries included.
-	Attempts int
-}
-
-// Error returns a one-line description:
-// "pfc: GET http://host/pfc/key?...: 503 Service Unavailable: <message> (code X, request id Y, 3 attempts)".
-func (e *APIError) Error() string { return (*apierr.APIError)(e).Error() }
-
-// Unwrap returns the sentinel of the status class (ErrBadRequest,
-// ErrNotFound, ErrTooLarge, ErrServer, ...), or nil for a status outside
-// those classes.
-func (e *APIError) Unwrap() error { return (*apierr.APIError)(e).Unwrap() }
-
-// exportErr gives err this package's public error types: every exported
-// function and method returns its error through it (see internal/apierr).
-func exportErr(err error) error {
-	return apierr.Export[APIError, FieldError, ValidationError](err)
-}
-
-// exportTo is exportErr on a named error result, for a deferred call.
-func exportTo(err *error) { *err = exportErr(*err) }
-
-// DownloadTooLargeError reports a download refused because the corrected
-// file exceeds the bound set with WithMaxDownloadSize. It matches
-// ErrDownloadTooLarge with errors.Is.
-type DownloadTooLargeError struct {
-	// FileName is the corrected file's name in /output (redacted).
-	FileName string
-	// Limit is the bound in bytes.
-	Limit int64
-	// Written is how many bytes reached the writer before the download was
-	// stopped: 0 when the Content-Length already said too much. Download's
-	// dst holds that partial content; DownloadFile and CorrectFile leave
-	// nothing behind.
-	Written int64
-}
-
-// Error says which file was over which limit.
-func (e *DownloadTooLargeError) Error() string {
-	return fmt.Sprintf("pfc: download of %s: larger than the limit of %d bytes (WithMaxDownloadSize)", e.FileName, e.Limit)
-}
-
-// Unwrap returns ErrDownloadTooLarge.
-func (e *DownloadTooLargeError) Unwrap() error { return ErrDownloadTooLarge }
 
 // row is one line of the container's error table.
 type row struct {
@@ -188,8 +91,8 @@ func (id MessageID) Retryable() bool { return rows[id].retryable }
 
 // Error is an error answer of the container that its error table
 // explains. It matches (errors.Is) the row's sentinel (ErrUnknownPreset,
-// ErrProcessing, ...) and, through Err, the status class (ErrBadRequest,
-// ErrServer). Every string in it has passed the client's redactor.
+// ErrProcessing, ...) and, through Err, the status class (pfc.ErrBadRequest,
+// pfc.ErrServer). Every string in it has passed the client's redactor.
 type Error struct {
 	// Endpoint is the call that failed.
 	Endpoint Endpoint
@@ -235,7 +138,7 @@ func (e *Error) Error() string {
 
 // oneLine collapses whitespace (newlines included, so a server's message
 // cannot forge log lines) and cuts s to at most max bytes on a rune
-// boundary, marking a cut with "…", as APIError.Error does.
+// boundary, marking a cut with "…", as pfc.APIError.Error does.
 func oneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= max {
@@ -247,30 +150,6 @@ func oneLine(s string, max int) string {
 	}
 	return s[:cut] + "…"
 }
-
-// ResponseError is a 2xx answer whose body is not what the container
-// documents. It matches ErrInvalidResponse; its fields are those of
-// bgcontainer.ResponseError.
-type ResponseError struct {
-	// Endpoint is the call whose answer was invalid.
-	Endpoint Endpoint
-	// Field is the JSON member at fault; empty when the whole body is.
-	Field string
-	// Reason says what is wrong (redacted).
-	Reason string
-}
-
-// Error returns "pfc: <Endpoint>: invalid response[: field <f>]: <reason>".
-func (e *ResponseError) Error() string {
-	s := "pfc: " + string(e.Endpoint) + ": invalid response"
-	if e.Field != "" {
-		s += ": field " + strconv.Quote(e.Field)
-	}
-	return s + ": " + e.Reason
-}
-
-// Unwrap returns ErrInvalidResponse.
-func (e *ResponseError) Unwrap() error { return ErrInvalidResponse }
 
 // Unwrap returns the row's sentinel and the cause.
 func (e *Error) Unwrap() []error {
@@ -346,42 +225,11 @@ func IsRetryable(err error) bool {
 	return errors.As(err, &e) && e.Retryable
 }
 
-// FieldError is one invalid parameter of a ValidationError.
-type FieldError struct {
-	// Field is the parameter's wire name (e.g. "outputQuality",
-	// "skip-exif-software", "imageKey"), or the name of the Go argument or
-	// option (srcPath, BaseURL ...).
-	Field string
-	// Message says what is wrong with it.
-	Message string
-}
-
-// Error returns "<field>: <message>".
-func (e FieldError) Error() string { return e.Field + ": " + e.Message }
-
-// ValidationError lists every invalid parameter of a call, found before
-// any request was sent. It matches ErrInvalidParameter with errors.Is.
-type ValidationError struct {
-	// Errors holds one entry per problem; the options' problems in the
-	// order of the container's parameter table.
-	Errors []FieldError
-}
-
-// Error returns "pfc: invalid parameters: a: ...; b: ...".
-func (e *ValidationError) Error() string { return apierr.ValidationMessage(e.Errors) }
-
-// Unwrap returns ErrInvalidParameter.
-func (e *ValidationError) Unwrap() error { return ErrInvalidParameter }
-
-// Fields returns the names of the invalid parameters, each once, in the
-// order they were first reported.
-func (e *ValidationError) Fields() []string { return apierr.FieldNames(e.Errors) }
-
-// fieldErrors collects problems; err returns nil or a *ValidationError.
-type fieldErrors []FieldError
+// fieldErrors collects problems; err returns nil or a *pfc.ValidationError.
+type fieldErrors []pfc.FieldError
 
 func (f *fieldErrors) add(field, format string, args ...any) {
-	*f = append(*f, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	*f = append(*f, pfc.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
 func (f fieldErrors) has(field string) bool {
@@ -397,5 +245,5 @@ func (f fieldErrors) err() error {
 	if len(f) == 0 {
 		return nil
 	}
-	return &ValidationError{Errors: append([]FieldError(nil), f...)}
+	return &pfc.ValidationError{Errors: append([]pfc.FieldError(nil), f...)}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -40,10 +41,10 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	// An ICC profile not in /presets: 400 invalid_parameter, an *APIError
 	// naming the parameter.
 	_, err = c.Correct(ctx, key, pfccontainer.NewCorrection().WithColorSpace("missing.icc"))
-	var ae *pfccontainer.APIError
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "outputColorSpace", ae.Parameter)
-	assert.ErrorIs(t, err, pfccontainer.ErrBadRequest)
+	assert.ErrorIs(t, err, pfc.ErrBadRequest)
 
 	// 503 processingPFCErrorMessage (a short side under 32 px): final, one
 	// attempt although the client retries 503s.
@@ -89,13 +90,13 @@ func TestMockRowsTheClientRefusesLocally(t *testing.T) {
 	ctx := t.Context()
 
 	_, err := c.Correct(ctx, "", nil)
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Correct(ctx, "../sdk_license/x.lic", nil)
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Correct(ctx, "k.jpg", &pfccontainer.CorrectionOptions{OutputType: "gif"})
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Upload(ctx, strings.NewReader("GIF89a..."), 9, "")
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Empty(t, logs.lines(t, "noIdMessage"), "nothing was sent")
 
 	hc := ts.Server.Client()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestClassifyEveryRow(t *testing.T) {
@@ -23,18 +24,18 @@ func TestClassifyEveryRow(t *testing.T) {
 		class    error
 		retry    bool
 	}{
-		{MsgNoContentType, 400, ErrUnsupportedContentType, ErrBadRequest, false},
-		{MsgBodyRequest, 503, ErrBodyNotRead, ErrServer, true},
-		{MsgTemporaryFileCreate, 503, ErrTemporaryFile, ErrServer, true},
-		{MsgTemporaryFileWrite, 503, ErrTemporaryFile, ErrServer, true},
-		{MsgNoID, 400, ErrMissingImageKey, ErrBadRequest, false},
-		{MsgInvalidID, 400, ErrInvalidImageKey, ErrBadRequest, false},
-		{MsgUnknownImageID, 400, ErrUnknownImageKey, ErrBadRequest, false},
-		{MsgUnknownPreset, 400, ErrUnknownPreset, ErrBadRequest, false},
-		{MsgTemporaryOutputFile, 503, ErrOutputFile, ErrServer, true},
-		{MsgTemporaryCloseOutput, 503, ErrOutputFile, ErrServer, true},
-		{MsgProcessingPFCError, 503, ErrProcessing, ErrServer, false},
-		{MsgUnknownOutputType, 400, ErrUnknownOutputType, ErrBadRequest, false},
+		{MsgNoContentType, 400, ErrUnsupportedContentType, pfc.ErrBadRequest, false},
+		{MsgBodyRequest, 503, ErrBodyNotRead, pfc.ErrServer, true},
+		{MsgTemporaryFileCreate, 503, ErrTemporaryFile, pfc.ErrServer, true},
+		{MsgTemporaryFileWrite, 503, ErrTemporaryFile, pfc.ErrServer, true},
+		{MsgNoID, 400, ErrMissingImageKey, pfc.ErrBadRequest, false},
+		{MsgInvalidID, 400, ErrInvalidImageKey, pfc.ErrBadRequest, false},
+		{MsgUnknownImageID, 400, ErrUnknownImageKey, pfc.ErrBadRequest, false},
+		{MsgUnknownPreset, 400, ErrUnknownPreset, pfc.ErrBadRequest, false},
+		{MsgTemporaryOutputFile, 503, ErrOutputFile, pfc.ErrServer, true},
+		{MsgTemporaryCloseOutput, 503, ErrOutputFile, pfc.ErrServer, true},
+		{MsgProcessingPFCError, 503, ErrProcessing, pfc.ErrServer, false},
+		{MsgUnknownOutputType, 400, ErrUnknownOutputType, pfc.ErrBadRequest, false},
 	} {
 		t.Run(string(tc.id), func(t *testing.T) {
 			t.Parallel()
@@ -103,8 +104,8 @@ func TestDownloadErrorsNameTheFileOnOneLine(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "\n")
 	_, err = c2.Download(t.Context(), &Correction{CorrectedURL: u}, io.Discard)
-	var tl *DownloadTooLargeError
+	var tl *pfc.DownloadTooLargeError
 	require.ErrorAs(t, err, &tl)
-	assert.Equal(t, "a forged .png", tl.FileName)
+	assert.Equal(t, "a forged .png", tl.Name)
 	assert.NotContains(t, err.Error(), "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // CorrectFile corrects the image file srcPath into dstPath in one call:
@@ -12,7 +13,6 @@ import (
 // is sent when o is invalid or srcPath is not a JPEG or PNG file, and
 // dstPath is untouched on any failure.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (_ *Correction, err error) {
-	defer exportTo(&err)
 	if err := checkFileArgs(srcPath, dstPath, o); err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func checkFileArgs(srcPath, dstPath string, o *CorrectionOptions) error {
 		fe.add("dstPath", "is required")
 	}
 	if err := o.Validate(); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	return fe.err()
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: a real httptest server playing a
@@ -32,7 +34,7 @@ func hostile(t *testing.T, h http.HandlerFunc) (*Client, string) {
 }
 
 // TestInvalidAnswersAreResponseErrors: a 2xx whose body is not the
-// documented JSON is a *ResponseError naming the call (and the member at
+// documented JSON is a *pfc.ResponseError naming the call (and the member at
 // fault), never an untyped decoding error.
 func TestInvalidAnswersAreResponseErrors(t *testing.T) {
 	t.Parallel()
@@ -73,10 +75,10 @@ func TestInvalidAnswersAreResponseErrors(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			})
 			err := tt.call(c)
-			require.ErrorIs(t, err, ErrInvalidResponse)
-			var re *ResponseError
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
+			var re *pfc.ResponseError
 			require.ErrorAs(t, err, &re)
-			assert.Equal(t, tt.ep, re.Endpoint)
+			assert.Equal(t, string(tt.ep), re.Endpoint)
 			assert.Equal(t, tt.field, re.Field)
 			assert.True(t, strings.HasPrefix(err.Error(), "pfc: "), err.Error())
 			assert.Less(t, len(err.Error()), 300, "the body is not quoted whole")
@@ -130,12 +132,12 @@ func TestDownloadWritesOnlyTheImage(t *testing.T) {
 			corr := &Correction{CorrectedURL: base + "/output/a.png"}
 			var buf bytes.Buffer
 			n, err := c.Download(t.Context(), corr, &buf)
-			require.ErrorIs(t, err, ErrInvalidResponse)
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 			assert.Zero(t, n)
 			assert.Zero(t, buf.Len())
 			dir := t.TempDir()
 			_, err = c.DownloadFile(t.Context(), corr, filepath.Join(dir, "a.png"))
-			require.ErrorIs(t, err, ErrInvalidResponse)
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 			entries, _ := os.ReadDir(dir)
 			assert.Empty(t, entries, "nothing half-written")
 		})
@@ -170,8 +172,8 @@ func TestErrorNamesEndpointAndRequestID(t *testing.T) {
 	assert.Equal(t, `pfc: GET /pfc/{imageKey}: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted (request id req-42)`, err.Error())
 
 	_, err = c.Version(t.Context())
-	assert.ErrorIs(t, err, ErrUnauthorized)
+	assert.ErrorIs(t, err, pfc.ErrUnauthorized)
 	img := testPNG(t)
 	_, err = c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
-	assert.ErrorIs(t, err, ErrRateLimited)
+	assert.ErrorIs(t, err, pfc.ErrRateLimited)
 }

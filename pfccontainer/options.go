@@ -216,7 +216,7 @@ func (o *CorrectionOptions) Strictly() *CorrectionOptions {
 }
 
 // Validate checks o against the container's documented rules without any
-// I/O. It returns nil or a *ValidationError (matching ErrInvalidParameter)
+// I/O. It returns nil or a *pfc.ValidationError (matching pfc.ErrInvalidParameter)
 // naming every offending parameter by its wire name:
 //   - outputType is JPEG, jpg or PNG (any case);
 //   - outputQuality is 40..100, width/height/long/short MinSize..MaxSize,
@@ -319,7 +319,7 @@ func ParameterNames() []string {
 // the container answers with invalidIdMessage or noIdMessage): a plain
 // file name of at most MaxImageKeyLength bytes, valid UTF-8, without path
 // separators, "..", control characters or a leading dot. It returns nil or
-// a *ValidationError naming "imageKey".
+// a *pfc.ValidationError naming "imageKey".
 func ValidateImageKey(key string) error {
 	var fe fieldErrors
 	switch {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // ResizeParam names the size parameter that decides the output size.
@@ -100,5 +101,5 @@ func tableIndex(name string) int {
 
 // sortByTable orders problems by the container's parameter table.
 func sortByTable(fe fieldErrors) {
-	slices.SortStableFunc(fe, func(a, b FieldError) int { return tableIndex(a.Field) - tableIndex(b.Field) })
+	slices.SortStableFunc(fe, func(a, b pfc.FieldError) int { return tableIndex(a.Field) - tableIndex(b.Field) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Content types the container accepts on PUT /pfc.
@@ -22,7 +23,7 @@ const (
 //
 // contentType is ContentTypeJPEG or ContentTypePNG; empty means sniffed
 // from the content. Anything else (a GIF, a TIFF, a text file) is refused
-// with a *ValidationError naming "contentType" before any request, as is a
+// with a *pfc.ValidationError naming "contentType" before any request, as is a
 // nil src or a size below 1. src is read through io.SectionReader with an
 // exact Content-Length, so nothing is buffered and a retried attempt
 // re-reads it from the start.
@@ -33,7 +34,6 @@ const (
 // first is never returned and is deleted by the container's TTL sweep
 // (PFC_IMG_CACHE_TTL), so the only cost is disk space for that long.
 func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if src == nil {
 		fe.add("src", "is required")
@@ -55,12 +55,12 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 		return "", err
 	}
 	if err := ValidateImageKey(res.ImageKey); err != nil {
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		reason := "is missing or fails the image key check"
 		if errors.As(err, &ve) && len(ve.Errors) > 0 {
 			reason = c.http.Redact(ve.Errors[0].Message)
 		}
-		return "", &ResponseError{Endpoint: EndpointUpload, Field: "imageKey", Reason: reason}
+		return "", &pfc.ResponseError{Endpoint: string(EndpointUpload), Field: "imageKey", Reason: reason}
 	}
 	return res.ImageKey, nil
 }
@@ -68,10 +68,9 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 // UploadFile uploads the regular file at path (see Upload); its content
 // type is sniffed from the content, whatever its name says. A path that is
 // not a regular file, or not a JPEG or PNG image, fails before any request
-// with an error matching ErrInvalidParameter; a missing one matches
+// with an error matching pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err error) {
-	defer exportTo(&err)
 	f, size, err := fileio.OpenParam("path", path)
 	if err != nil {
 		return "", err
@@ -82,7 +81,7 @@ func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err err
 
 // uploadContentType returns the media type to send: contentType when it is
 // one the container accepts (parameters dropped), the sniffed type when
-// contentType is empty, else a *ValidationError naming "contentType".
+// contentType is empty, else a *pfc.ValidationError naming "contentType".
 func uploadContentType(src io.ReaderAt, size int64, contentType string) (string, error) {
 	if contentType == "" {
 		ct, err := fileio.SniffImage(src, size)

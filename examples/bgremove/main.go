@@ -41,6 +41,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func main() {
@@ -139,7 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		out := filepath.Join(cfg.dst, strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".png")
 		res, err := c.RemoveBackgroundFile(ctx, in, out, opts)
 		switch {
-		case errors.Is(err, bgcontainer.ErrInvalidParameter):
+		case errors.Is(err, pfc.ErrInvalidParameter):
 			return err // a bad flag: every image would fail the same way
 		case errors.Is(err, context.Canceled):
 			return err
