@@ -2,8 +2,6 @@ package pfccontainer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,8 +152,9 @@ func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[BulkItem], o *Co
 // CorrectDir is Client.CorrectDir in direct file mode: each file is
 // copied into InputDir, corrected, and its result copied from OutputDir
 // to its place under outDir. Files reach InputDir under a name unique to
-// the item (a short hash of its ID, then its base name), so images of
-// the same name in different folders never collide.
+// the run and the item (see Direct.PutFile), so images of the same name
+// in different folders, or in runs sharing the container, never collide;
+// each is removed once done with, as by Direct.CorrectFile.
 func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *BulkOptions) (_ *BulkReport, err error) {
 	if err := d.checked(); err != nil {
 		return nil, err
@@ -188,12 +187,8 @@ func (c *Client) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 
 // bulkWork is the direct-file flow for one file.
 func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item) (*Correction, error) {
+	names := newRunNames()
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		sum := sha256.Sum256([]byte(it.ID))
-		name := hex.EncodeToString(sum[:4]) + "-" + filepath.Base(it.Src)
-		if len(name) > MaxImageKeyLength || ValidateImageKey(name) != nil {
-			name = hex.EncodeToString(sum[:8]) + strings.ToLower(filepath.Ext(it.Src))
-		}
 		f, size, err := fileio.OpenParam("srcPath", it.Src)
 		if err != nil {
 			return nil, err
@@ -203,17 +198,8 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 		if _, err := fileio.SniffImage(f, size); err != nil {
 			return nil, err
 		}
-		if _, err := d.Put(ctx, name, f); err != nil {
-			return nil, err
-		}
-		corr, out, err := d.Correct(ctx, name, o)
-		if err != nil {
-			return nil, err
-		}
-		if err := d.copyOutput(ctx, out, it.Dst); err != nil {
-			return nil, err
-		}
-		return corr, nil
+		corr, _, err := d.correctVia(ctx, names.next(filepath.Base(it.Src)), f, it.Dst, o)
+		return corr, err
 	}
 }
 

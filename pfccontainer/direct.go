@@ -2,30 +2,31 @@ package pfccontainer
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Direct is direct file mode: the container's /input and /output are
-// mounted from directories this program can reach (InputDir and OutputDir,
-// as seen here), so images are exchanged as files instead of over HTTP. A
-// file placed in InputDir is corrected by calling GET /pfc/{file name};
-// the corrected file appears in OutputDir, under the same name when
-// preserveInputFileName is in effect (Direct sends it as true unless the
-// options say otherwise; the container's PFC_PRESERVE_INPUT_FILENAME=true
-// does the same for every call).
-//
-// Files are copied in atomically: the bytes go to a hidden temporary file
-// in InputDir (a leading dot, which the container's key check refuses and
-// its sweep leaves alone) that is renamed to the final name only when
-// complete and synced, so the container never reads half a file. Files
-// are not removed afterwards: the container's TTL sweep deletes them.
+// mounted from directories this program can reach (InputDir and
+// OutputDir). A file placed in InputDir is corrected by GET /pfc/{file
+// name}; the result appears in OutputDir, under the same name with
+// preserveInputFileName (sent as true by default). Copies are atomic (a
+// hidden temporary file, renamed once complete). PutFile, CorrectFile and
+// the bulk runs give each file a name of its own (see PutFile), so
+// callers sharing a container never meet, and CorrectFile and the bulk
+// runs remove what they placed, nothing else; the container's TTL sweep
+// deletes the rest.
 type Direct struct {
 	// Client calls GET /pfc/{file name}.
 	Client *Client
@@ -56,7 +57,9 @@ func (d *Direct) check(fe *fieldErrors) {
 
 // Put copies src into InputDir as name, atomically (see Direct), and
 // returns name, the imageKey to correct. name must pass ValidateImageKey.
-// An existing file of that name is replaced.
+// An existing file of that name is replaced, so callers sharing the
+// container must not use one name at once; PutFile picks a name of its
+// own for every call.
 func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string, err error) {
 	var fe fieldErrors
 	d.check(&fe)
@@ -82,15 +85,66 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string,
 	return name, nil
 }
 
-// PutFile copies the regular file at srcPath into InputDir under its base
-// name (see Put) and returns that name.
+// PutFile copies the regular file at srcPath into InputDir (see Put)
+// under a name unique to the call and returns that name:
+// "pfc-<token>-<n>-<base name>", token random for the call (or bulk run),
+// n counting its files, the base name cut where needed (its extension
+// kept) to stay within MaxImageKeyLength, or left out where it cannot be
+// part of an image key. So concurrent callers, in this process or
+// another, never replace each other's file, even for one base name.
 func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err error) {
 	f, _, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	return d.Put(ctx, filepath.Base(srcPath), f)
+	return d.Put(ctx, newRunNames().next(filepath.Base(srcPath)), f)
+}
+
+// runNames makes the names that one call or bulk run places in InputDir
+// (see PutFile); with preserveInputFileName the container's outputs take
+// them too. Safe for concurrent use.
+type runNames struct {
+	prefix string // "pfc-<token>-"
+	n      atomic.Uint64
+}
+
+// newRunNames returns the names of a new run: 64 random bits.
+func newRunNames() *runNames {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (Go 1.24 and later)
+	return &runNames{prefix: "pfc-" + hex.EncodeToString(b[:]) + "-"}
+}
+
+// maxKeptExt is the longest extension next keeps when it cuts a name.
+const maxKeptExt = 16
+
+// next returns the name of the run's next file, whose own name is base.
+func (r *runNames) next(base string) string {
+	own := r.prefix + strconv.FormatUint(r.n.Add(1), 10)
+	name := own + "-" + base
+	if len(name) > MaxImageKeyLength {
+		ext := filepath.Ext(base)
+		if len(ext) > maxKeptExt {
+			ext = ""
+		}
+		stem := base[:len(base)-len(ext)]
+		cut := MaxImageKeyLength - len(own) - len("-") - len(ext)
+		for cut > 0 && !utf8.RuneStart(stem[cut]) {
+			cut--
+		}
+		name = own + "-" + stem[:cut] + ext
+	}
+	if ValidateImageKey(name) == nil {
+		return name
+	}
+	// The base name cannot be part of a key (a colon, a backslash, "..",
+	// a control character, invalid UTF-8): its extension alone, if that
+	// can.
+	if ext := filepath.Ext(base); len(ext) <= maxKeptExt && ValidateImageKey(own+ext) == nil {
+		return own + ext
+	}
+	return own
 }
 
 // Correct corrects the file name in InputDir (GET /pfc/{name}) and returns
@@ -140,17 +194,19 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 	return corr, out, nil
 }
 
-// CorrectFile copies srcPath into InputDir, corrects it and returns the
-// correction and the path of the result. With a non-empty dstPath the
-// result is also copied there, atomically.
+// CorrectFile copies srcPath into InputDir under a name of its own (see
+// PutFile), corrects it and returns the correction and the path of the
+// result. With an empty dstPath that is the result in OutputDir, named
+// after the copy in InputDir unless o sets PreserveInputFileName false.
+// With a non-empty dstPath the result is copied there, atomically, and
+// the path returned is dstPath. The copy in InputDir is removed once
+// corrected, and a result copied to dstPath is removed from OutputDir when
+// it bears the copy's name (provably this call's file).
 func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
 	var fe fieldErrors
 	d.check(&fe)
 	if srcPath == "" {
 		fe.add("srcPath", "is required")
-	}
-	if err := ValidateImageKey(filepath.Base(srcPath)); srcPath != "" && err != nil {
-		fe.add("srcPath", "its base name cannot be an image key: %s", err.(*pfc.ValidationError).Errors[0].Message)
 	}
 	if err := o.Validate(); err != nil {
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
@@ -158,21 +214,46 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 	if err := fe.err(); err != nil {
 		return nil, "", err
 	}
-	name, err := d.PutFile(ctx, srcPath)
+	f, _, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
 		return nil, "", err
 	}
+	defer f.Close()
+	return d.correctVia(ctx, newRunNames().next(filepath.Base(srcPath)), f, dstPath, o)
+}
+
+// correctVia puts src into InputDir as name, a name of this item's own
+// (runNames), corrects it and, with a non-empty dst, copies the result
+// there. What it placed is removed when done with (see CorrectFile):
+// only name, in InputDir and, when the result was copied, in OutputDir,
+// so that no other caller's file is touched.
+func (d *Direct) correctVia(ctx context.Context, name string, src io.Reader, dst string, o *CorrectionOptions) (*Correction, string, error) {
+	if _, err := d.Put(ctx, name, src); err != nil {
+		return nil, "", err
+	}
+	defer d.remove(d.InputDir, name)
 	corr, out, err := d.Correct(ctx, name, o)
 	if err != nil {
 		return nil, "", err
 	}
-	if dstPath == "" {
+	if dst == "" {
 		return corr, out, nil
 	}
-	if err := d.copyOutput(ctx, out, dstPath); err != nil {
+	if filepath.Base(out) == name {
+		defer d.remove(d.OutputDir, name)
+	}
+	if err := d.copyOutput(ctx, out, dst); err != nil {
 		return nil, "", err
 	}
-	return corr, dstPath, nil
+	return corr, dst, nil
+}
+
+// remove deletes dir/name, a file this client placed or had the container
+// write under a name of its own (a symbolic link there is removed, not
+// followed). Failures are ignored: the container's TTL sweep deletes
+// what is left.
+func (d *Direct) remove(dir, name string) {
+	_ = os.Remove(filepath.Join(dir, name))
 }
 
 // copyOutput copies the corrected file src, in OutputDir under a name the

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 
@@ -130,22 +131,30 @@ func TestDirectRefusesDirectoryOutput(t *testing.T) {
 }
 
 // TestDirectFollowsTheCallersLinks: the caller's own source may be a
-// symbolic link, and a regular result in OutputDir is copied as before.
+// symbolic link (its target is what reaches /input), and a regular result
+// in OutputDir is copied as before.
 func TestDirectFollowsTheCallersLinks(t *testing.T) {
 	t.Parallel()
-	d, in, out := answering(t, "shot.jpg")
+	c, mt := mockClient(t)
+	in, out := t.TempDir(), t.TempDir()
+	var copied []byte
+	mt.RegisterResponder(http.MethodGet, `=~^`+testBase+`/pfc/`, func(r *http.Request) (*http.Response, error) {
+		copied, _ = os.ReadFile(filepath.Join(in, path.Base(r.URL.Path)))
+		if err := os.WriteFile(filepath.Join(out, "shot.jpg"), []byte("corrected"), 0o644); err != nil {
+			return nil, err
+		}
+		return jsonResp(200, `{"corrected_url":"http://localhost/output/shot.jpg","scene":1}`), nil
+	})
 	target := filepath.Join(t.TempDir(), "target.jpg")
 	require.NoError(t, os.WriteFile(target, []byte("\xff\xd8\xffjpeg"), 0o644))
 	src := filepath.Join(t.TempDir(), "shot.jpg")
 	symlinkOrSkip(t, target, src)
-	require.NoError(t, os.WriteFile(filepath.Join(out, "shot.jpg"), []byte("corrected"), 0o644))
 
 	dst := filepath.Join(t.TempDir(), "result.jpg")
-	_, path, err := d.CorrectFile(t.Context(), src, dst, nil)
+	_, res, err := c.Direct(in, out).CorrectFile(t.Context(), src, dst, nil)
 	require.NoError(t, err)
-	assert.Equal(t, dst, path)
+	assert.Equal(t, dst, res)
 	got, _ := os.ReadFile(dst)
 	assert.Equal(t, "corrected", string(got))
-	got, _ = os.ReadFile(filepath.Join(in, "shot.jpg"))
-	assert.Equal(t, "\xff\xd8\xffjpeg", string(got), "the link's target was copied in")
+	assert.Equal(t, "\xff\xd8\xffjpeg", string(copied), "the link's target was copied in")
 }

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -51,31 +54,45 @@ type failingReader struct{ err error }
 
 func (f *failingReader) Read([]byte) (int, error) { return 0, f.err }
 
+// containerKey matches the name CorrectFile gives the source "shot 1.jpg"
+// in /input (escaped in the request's path).
+const containerKey = `pfc-[0-9a-f]{16}-1-shot%201\.jpg`
+
+// TestDirectCorrectFile: the source reaches /input under a name of the
+// call's own ending in its name, is corrected by that name, and is
+// removed once corrected; a result left in /output is kept, one copied to
+// dst is removed.
 func TestDirectCorrectFile(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	in, out := t.TempDir(), t.TempDir()
 	src := filepath.Join(t.TempDir(), "shot 1.jpg")
 	require.NoError(t, os.WriteFile(src, []byte("jpeg"), 0o644))
-	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/shot%201.jpg", func(r *http.Request) (*http.Response, error) {
+	mt.RegisterRegexpResponder(http.MethodGet, regexp.MustCompile(`^`+regexp.QuoteMeta(testBase)+`/pfc/`+containerKey+`$`), func(r *http.Request) (*http.Response, error) {
 		assert.Equal(t, "preserveInputFileName=true", r.URL.RawQuery, "sent unless the options say otherwise")
-		data, err := os.ReadFile(filepath.Join(in, "shot 1.jpg"))
+		key := path.Base(r.URL.Path)
+		data, err := os.ReadFile(filepath.Join(in, key))
 		require.NoError(t, err, "the file is in /input before the call")
-		require.NoError(t, os.WriteFile(filepath.Join(out, "shot 1.jpg"), append([]byte("corrected "), data...), 0o644))
-		return jsonResp(200, `{"corrected_url":"http://localhost/output/shot%201.jpg","scene":1}`), nil
+		require.NoError(t, os.WriteFile(filepath.Join(out, key), append([]byte("corrected "), data...), 0o644))
+		return jsonResp(200, `{"corrected_url":"http://localhost/output/`+url.PathEscape(key)+`","scene":1}`), nil
 	})
 	d := c.Direct(in, out)
-	corr, path, err := d.CorrectFile(t.Context(), src, "", nil)
+	corr, res, err := d.CorrectFile(t.Context(), src, "", nil)
 	require.NoError(t, err)
 	assert.Equal(t, Scene(1), corr.Scene)
-	assert.Equal(t, filepath.Join(out, "shot 1.jpg"), path)
+	assert.Equal(t, filepath.Join(out, corr.FileName()), res)
+	assert.True(t, strings.HasSuffix(res, "-shot 1.jpg"), res)
+	assertOnlyFiles(t, in)
+	assertOnlyFiles(t, out, corr.FileName())
 
 	dst := filepath.Join(t.TempDir(), "copy.jpg")
-	_, path, err = d.CorrectFile(t.Context(), src, dst, nil)
+	_, res, err = d.CorrectFile(t.Context(), src, dst, nil)
 	require.NoError(t, err)
-	assert.Equal(t, dst, path)
+	assert.Equal(t, dst, res)
 	got, _ := os.ReadFile(dst)
 	assert.Equal(t, "corrected jpeg", string(got))
+	assertOnlyFiles(t, in)
+	assertOnlyFiles(t, out, corr.FileName())
 
 	// An answer naming a file outside /output is refused.
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/shot%201.jpg",
@@ -85,11 +102,52 @@ func TestDirectCorrectFile(t *testing.T) {
 	_, _, err = d.Correct(t.Context(), "shot 1.jpg", nil)
 	assert.ErrorContains(t, err, "plain file")
 
-	// Validation first: a bad option and a source whose name is no key.
-	_, _, err = d.CorrectFile(t.Context(), filepath.Join(t.TempDir(), ".hidden.jpg"), "", &CorrectionOptions{OutputType: "gif"})
+	// Validation first: a bad option and no source.
+	_, _, err = d.CorrectFile(t.Context(), "", "", &CorrectionOptions{OutputType: "gif"})
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"srcPath", "outputType"}, ve.Fields())
+}
+
+// TestRunNames: the names a run places in /input are unique, valid image
+// keys within MaxImageKeyLength that end in the source's name, cut on a
+// character boundary (extension kept) where it is too long, and without
+// it where it cannot be part of a key.
+func TestRunNames(t *testing.T) {
+	t.Parallel()
+	a, b := newRunNames(), newRunNames()
+	assert.NotEqual(t, a.prefix, b.prefix, "a token per run")
+	assert.Regexp(t, `^pfc-[0-9a-f]{16}-$`, a.prefix)
+	seen := map[string]bool{}
+	for range 100 {
+		for _, r := range []*runNames{a, b} {
+			n := r.next("photo.jpg")
+			assert.False(t, seen[n], n)
+			seen[n] = true
+		}
+	}
+	assert.Equal(t, a.prefix+"101-photo.jpg", a.next("photo.jpg"))
+
+	long := strings.Repeat("é", 200) + ".jpeg" // 405 bytes
+	for _, c := range []struct{ base, want string }{
+		{".hidden.png", `\d+-\.hidden\.png$`},
+		{"a:b.jpg", `\d+\.jpg$`},  // a colon, "..", control characters and
+		{"a..b.PNG", `\d+\.PNG$`}, // invalid UTF-8 cannot be in a key
+		{"ctl\x01.png", `\d+\.png$`},
+		{"bad\xff.png", `\d+\.png$`},
+		{"a:b.verylongextension", `\d+$`},
+		{longName, `\d+-a+\.png$`},
+		{long, `\d+-(é)+\.jpeg$`},
+		{"x" + long, `\d+-x(é)+\.jpeg$`},
+	} {
+		n := a.next(c.base)
+		require.NoError(t, ValidateImageKey(n), c.base)
+		assert.Regexp(t, "^"+regexp.QuoteMeta(a.prefix)+c.want, n, c.base)
+		assert.LessOrEqual(t, len(n), MaxImageKeyLength, c.base)
+		if len(c.base) > 200 {
+			assert.GreaterOrEqual(t, len(n), MaxImageKeyLength-1, "cut no more than needed: %s", c.base)
+		}
+	}
 }
 
 // TestNilContextIsAValidationError: a nil context is refused as a

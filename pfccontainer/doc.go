@@ -89,7 +89,11 @@
 // reads half a file; the container refuses keys starting with a dot and
 // its sweep leaves them alone), Direct.Correct calls GET /pfc/{file name}
 // with preserveInputFileName=true unless the options say otherwise, and
-// returns the path of the result in the output directory. Files are left
+// returns the path of the result in the output directory. PutFile,
+// CorrectFile and the bulk runs name each file they place
+// "pfc-<token>-<n>-<its name>" (token random per call or run, n per
+// file), so callers sharing a container never meet on a name, and remove
+// what they placed once done with it, nothing else; other files are left
 // for the container's TTL sweep to delete. The result, named by the
 // container, must be a regular file in the output directory: a symbolic
 // link there (which could point anywhere on this host), a directory or a

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
@@ -142,9 +143,11 @@ func ExampleDirect_CorrectFile() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(corr.FileName(), filepath.Dir(out) == mock.OutputDir())
+	// The result is in the output directory, named after the copy placed
+	// in the input directory: "pfc-<token>-1-photo.jpg", unique to the call.
+	fmt.Println(filepath.Dir(out) == mock.OutputDir(), strings.HasSuffix(corr.FileName(), "-photo.jpg"))
 	printImage(out)
 	// Output:
-	// photo.jpg true
+	// true true
 	// jpeg 160x120
 }
