@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestAuthorizeDoesNotFollowRedirects: the licence key is a path segment
@@ -27,7 +29,7 @@ func TestAuthorizeDoesNotFollowRedirects(t *testing.T) {
 		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	defer srv.Close()
-	c, err := NewClient(secretKey, WithBaseURL(srv.URL), WithRetries(-1, 0, 0))
+	c, err := NewClient(secretKey, pfc.WithBaseURL(srv.URL), pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	_, err = c.Authorize(context.Background())

@@ -126,7 +126,7 @@ func TestNilContext(t *testing.T) {
 	var nilCtx context.Context
 	_, err1 := f.c.Status(nilCtx)
 	_, err2 := f.c.WaitImage(nilCtx, jobID, nil)
-	_, err3 := f.c.RemoveBackground(nilCtx, nil, 0, nil, nil)
+	_, err3 := f.c.RemoveBackground(nilCtx, nil, 0, nil, nil, nil)
 	_, err4 := f.c.DownloadImage(nilCtx, jobID, io.Discard)
 	for _, err := range []error{err1, err2, err3, err4} {
 		var ve *pfc.ValidationError
@@ -139,7 +139,7 @@ func TestNilContext(t *testing.T) {
 
 func TestNewClientValidation(t *testing.T) {
 	t.Parallel()
-	_, err := NewClient("bad\nkey"+secretKey, WithPolling(WaitOptions{MinDelay: -1}))
+	_, err := NewClient("bad\nkey"+secretKey, WithPolling(pfc.WaitOptions{MinDelay: -1}))
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	var fields []string

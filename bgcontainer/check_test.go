@@ -102,8 +102,8 @@ func TestWaitImageReportsProgressUntilCompleted(t *testing.T) {
 		map[string]any{"status": "processing", "original_name": "a.png", "mode": "general"},
 		map[string]any{"status": "completed", "original_name": "a.png", "mode": "general", "processing_time": 0.25})
 	var seen []JobStatus
-	r, err := f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Microsecond, MaxDelay: time.Millisecond,
-		OnProgress: func(r *CheckResult) { seen = append(seen, r.Status) }})
+	r, err := f.c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Microsecond, MaxDelay: time.Millisecond,
+		OnProgress: func(_, status string) { seen = append(seen, JobStatus(status)) }})
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, r.Status)
 	assert.Equal(t, []JobStatus{StatusQueued, StatusProcessing, StatusProcessing, StatusCompleted}, seen)
@@ -125,7 +125,7 @@ func TestWaitImageMaxWait(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, secretKey)
 	states(f, t, map[string]any{"status": "processing"})
-	_, err := f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 5 * time.Millisecond})
+	_, err := f.c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 5 * time.Millisecond})
 	require.ErrorIs(t, err, pfc.ErrWaitTimeout)
 	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
@@ -140,8 +140,8 @@ func TestWaitImageCancelled(t *testing.T) {
 	f := newFixture(t, secretKey)
 	states(f, t, map[string]any{"status": "queued"})
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := f.c.WaitImage(ctx, jobID, &WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour,
-		OnProgress: func(*CheckResult) { cancel() }})
+	_, err := f.c.WaitImage(ctx, jobID, &pfc.WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour,
+		OnProgress: func(string, string) { cancel() }})
 	require.ErrorIs(t, err, context.Canceled)
 }
 
@@ -151,7 +151,7 @@ func TestWaitImageStopsOnAnError(t *testing.T) {
 	f.json(t, http.MethodGet, "/CheckImage/"+jobID, 404, errorBody(404, "not_found", "gone", "process_id"))
 	_, err := f.c.WaitImage(context.Background(), jobID, nil)
 	require.ErrorIs(t, err, ErrJobNotFound)
-	_, err = f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond})
+	_, err = f.c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond})
 	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Equal(t, 1, f.mt.GetTotalCallCount())
 }

@@ -6,7 +6,7 @@
 // redaction of the other pfc-go clients; package mockserver serves a mock
 // of the container (StartBGContainer) for tests and examples.
 //
-//	c, err := bgcontainer.NewClient(licenseKey, bgcontainer.WithBaseURL("http://gpu-box:8000"))
+//	c, err := bgcontainer.NewClient(licenseKey, pfc.WithBaseURL("http://gpu-box:8000"))
 //	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
 //
 // # One call
@@ -15,8 +15,8 @@
 // paths, the output written atomically) submit the image, applying the
 // client's licence key first when the container answers that it is not
 // activated, poll CheckImage with the shared backoff (context-aware,
-// bounded by WaitOptions.MaxWait, reporting each state to
-// WaitOptions.OnProgress), download the PNG and then always remove the job,
+// bounded by pfc.WaitOptions.MaxWait, reporting each state to
+// pfc.WaitOptions.OnProgress), download the PNG and then always remove the job,
 // also after a failure or a cancellation: the removal runs on a context of
 // its own (context.WithoutCancel of the caller's, bounded by
 // RemoveOptions.CleanupTimeout, 10 s by default), and its outcome is in

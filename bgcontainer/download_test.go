@@ -122,7 +122,7 @@ func TestDownloadImageMaxSize(t *testing.T) {
 	t.Parallel()
 	img := pngBytes(t, 40, 40)
 	mt := httpmock.NewMockTransport()
-	c, err := NewClient(secretKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(int64(len(img)-1)))
+	c, err := NewClient(secretKey, pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}), pfc.WithMaxDownloadSize(int64(len(img)-1)))
 	require.NoError(t, err)
 	mt.RegisterResponder(http.MethodGet, testBase+"/DownloadImage/"+jobID, func(r *http.Request) (*http.Response, error) {
 		assert.Equal(t, "identity", r.Header.Get("Accept-Encoding"))

@@ -73,8 +73,8 @@ func startRaw(t *testing.T, hold bool, answer func(n int, path string) string) *
 
 func (s *rawServer) client(t *testing.T) *Client {
 	t.Helper()
-	c, err := NewClient(secretKey, WithBaseURL("http://"+s.ln.Addr().String()),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	c, err := NewClient(secretKey, pfc.WithBaseURL("http://"+s.ln.Addr().String()),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
@@ -166,7 +166,7 @@ func TestWaitImageSurvivesTruncatedCheck(t *testing.T) {
 		return whole("application/json", done)
 	})
 	c := s.client(t)
-	r, err := c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	r, err := c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, r.Status)
 	s.mu.Lock()

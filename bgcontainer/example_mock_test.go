@@ -47,7 +47,7 @@ func ExampleClient_RemoveBackground() {
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
 
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, bgcontainer.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +55,7 @@ func ExampleClient_RemoveBackground() {
 	in := sample()
 	var out bytes.Buffer
 	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)),
-		&bgcontainer.RemoveOptions{Submit: bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral}}, &out)
+		&bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral}, &out, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -94,7 +94,7 @@ func ExampleClient_DownloadImage_stillProcessing() {
 	defer bg.Close()
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, bgcontainer.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}

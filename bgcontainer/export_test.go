@@ -40,10 +40,10 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"DownloadImageFile": func() error { _, err := f.c.DownloadImageFile(ctx, jobID, dst); return err },
 		"RemoveImage":       func() error { _, err := f.c.RemoveImage(ctx, jobID); return err },
 		"RemoveBackground": func() error {
-			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard)
+			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
 			return err
 		},
-		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, dst, nil); return err },
+		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, dst, nil, nil); return err },
 	}
 	for name, call := range apiCalls {
 		err := call()
@@ -64,14 +64,14 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"NewClient":         func() error { _, err := NewClient(secretKey); return err },
 		"ValidateProcessID": func() error { return ValidateProcessID("x") },
 		"WaitImage": func() error {
-			_, err := f.c.WaitImage(ctx, jobID, &WaitOptions{MinDelay: 2, MaxDelay: 1})
+			_, err := f.c.WaitImage(ctx, jobID, &pfc.WaitOptions{MinDelay: 2, MaxDelay: 1})
 			return err
 		},
 		"SubmitImage":          func() error { _, err := f.c.SubmitImage(ctx, nil, 0, nil); return err },
 		"DownloadImageFile":    func() error { _, err := f.c.DownloadImageFile(ctx, jobID, ""); return err },
-		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, "", nil); return err },
+		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, "", nil, nil); return err },
 		"RemoveBackground": func() error {
-			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), 3, &RemoveOptions{Wait: &WaitOptions{MaxWait: -1}}, io.Discard)
+			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), 3, nil, io.Discard, &pfc.FlowOptions{Wait: &pfc.WaitOptions{MaxWait: -1}})
 			return err
 		},
 	}

@@ -6,44 +6,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// WaitOptions controls how WaitImage polls CheckImage. The zero value
-// polls with the defaults and waits until the context ends.
-type WaitOptions struct {
-	// MinDelay is the first delay between polls (default 250 ms).
-	MinDelay time.Duration
-	// MaxDelay caps the delay between polls (default 5 s).
-	MaxDelay time.Duration
-	// MaxWait bounds the whole wait, a poll in flight included; 0 waits
-	// until the context ends. When it runs out WaitImage returns a
-	// *pfc.WaitTimeoutError with the last state seen.
-	MaxWait time.Duration
-	// OnProgress, if set, receives every state fetched, terminal or not.
-	// It runs on the waiting goroutine; keep it quick.
-	OnProgress func(*CheckResult)
-}
-
-// Defaults of WaitOptions: the container is local and processes an image
+// Defaults of pfc.WaitOptions: the container is local and processes an image
 // in seconds.
 const (
 	DefaultMinPollDelay = 250 * time.Millisecond
 	DefaultMaxPollDelay = 5 * time.Second
 )
 
-// pollOptions converts o to the shared wait loop's options.
-func (o WaitOptions) pollOptions() poll.Options {
-	p := poll.Options{MinDelay: o.MinDelay, MaxDelay: o.MaxDelay, MaxWait: o.MaxWait}
-	if fn := o.OnProgress; fn != nil {
-		p.OnProgress = func(v any) {
-			if r, ok := v.(*CheckResult); ok {
-				fn(r)
-			}
+// pollOf converts o to the shared wait loop's options.
+func pollOf(o pfc.WaitOptions) poll.Options {
+	return clientopt.Poll(config.Wait(o), func(v any) (string, string) {
+		if r, ok := v.(*CheckResult); ok {
+			return r.ProcessID, string(r.Status)
 		}
-	}
-	return p
+		return "", ""
+	})
 }
 
 // JobError reports a job that ended failed. It matches ErrProcessingFailed.
@@ -83,7 +66,7 @@ func (c *Client) jobError(r *CheckResult) *JobError {
 // Delays grow exponentially from MinDelay to MaxDelay with jitter (the
 // shared backoff of every pfc-go client), and the last one is trimmed so
 // the wait never overruns MaxWait or ctx's deadline.
-func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOptions) (_ *CheckResult, err error) {
+func (c *Client) WaitImage(ctx context.Context, processID string, opts *pfc.WaitOptions) (_ *CheckResult, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -92,7 +75,7 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOpti
 	}
 	o := c.wait
 	if opts != nil {
-		o = opts.pollOptions()
+		o = pollOf(*opts)
 	}
 	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()

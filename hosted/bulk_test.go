@@ -22,9 +22,9 @@ func TestBulkResultOfAWaitTimeout(t *testing.T) {
 		r := bulkResult(bulk.Result[*Job]{Item: bulk.Item{ID: "a.jpg"}, Err: errors.Join(te), Kind: "wait_timeout"})
 		assert.Equal(t, "j1", r.JobID, name)
 		if te.Last == nil {
-			assert.Nil(t, r.Job, name)
+			assert.Nil(t, r.Result, name)
 		} else {
-			assert.Same(t, last, r.Job, name)
+			assert.Same(t, last, r.Result.(*Job), name)
 		}
 	}
 }

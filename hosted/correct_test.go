@@ -35,9 +35,9 @@ func setup(t *testing.T) (*Client, *http.ServeMux, *httptest.Server) {
 	srv := httptest.NewServer(root)
 	t.Cleanup(srv.Close)
 	c, err := NewClient(testKey,
-		WithBaseURL(srv.URL+basePath),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
+		pfc.WithBaseURL(srv.URL+basePath),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
 	)
 	require.NoError(t, err)
 	return c, apiMux, srv
@@ -82,7 +82,7 @@ func TestCorrectEndToEnd(t *testing.T) {
 	polls := fakeService(t, mux, srv.URL, StatusCompleted)
 	var out bytes.Buffer
 	src := []byte("raw image bytes")
-	job, err := c.Correct(context.Background(), bytes.NewReader(src), int64(len(src)), NewCorrection().WithPreset(PresetPro), &out)
+	job, err := c.Correct(context.Background(), bytes.NewReader(src), int64(len(src)), NewCorrection().WithPreset(PresetPro), &out, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, job.Status)
 	assert.Equal(t, "RAW IMAGE BYTES", out.String())
@@ -99,7 +99,7 @@ func TestCorrectFileAtomic(t *testing.T) {
 		c, mux, srv := setup(t)
 		fakeService(t, mux, srv.URL, StatusCompleted)
 		out := filepath.Join(dir, "ok.jpg")
-		_, err := c.CorrectFile(context.Background(), in, out, nil)
+		_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 		require.NoError(t, err)
 		got, err := os.ReadFile(out)
 		require.NoError(t, err)
@@ -109,7 +109,7 @@ func TestCorrectFileAtomic(t *testing.T) {
 		assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
 
 		require.NoError(t, os.Chmod(out, 0o600))
-		_, err = c.CorrectFile(context.Background(), in, out, nil)
+		_, err = c.CorrectFile(context.Background(), in, out, nil, nil)
 		require.NoError(t, err)
 		st, err = os.Stat(out)
 		require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestCorrectFileAtomic(t *testing.T) {
 		c, mux, srv := setup(t)
 		fakeService(t, mux, srv.URL, StatusFailed)
 		out := filepath.Join(dir, "bad.jpg")
-		_, err := c.CorrectFile(context.Background(), in, out, nil)
+		_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 		assert.ErrorIs(t, err, pfc.ErrJobFailed)
 		_, statErr := os.Stat(out)
 		assert.ErrorIs(t, statErr, os.ErrNotExist)
@@ -164,7 +164,7 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		opts := NewCorrection().WithPreset(PresetPro)
 		var seen []JobStatus
 		job, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "p.jpg"), opts,
-			WithProgress(func(j *Job) { seen = append(seen, j.Status) }))
+			&pfc.FlowOptions{Wait: &pfc.WaitOptions{OnProgress: func(_, status string) { seen = append(seen, JobStatus(status)) }}})
 		require.NoError(t, err)
 		assert.Equal(t, StatusCompleted, job.Status)
 		assert.Equal(t, []JobStatus{StatusProcessing, StatusProcessing, StatusCompleted}, seen)
@@ -178,7 +178,7 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		// MaxWait of 1ns runs out at the first delay: the call's own
 		// polling is used, and its progress callback sees the record.
 		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "w.jpg"), nil,
-			WithWait(WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour, MaxWait: 1, OnProgress: func(*Job) { seen++ }}))
+			&pfc.FlowOptions{Wait: &pfc.WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour, MaxWait: 1, OnProgress: func(string, string) { seen++ }}})
 		assert.ErrorIs(t, err, pfc.ErrWaitTimeout)
 		assert.LessOrEqual(t, seen, 1)
 		_, statErr := os.Stat(filepath.Join(dir, "w.jpg"))
@@ -188,7 +188,7 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		t.Parallel()
 		c, mux, srv := setup(t)
 		fakeService(t, mux, srv.URL, StatusCompleted)
-		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "d.jpg"), nil, WithDownloadLimit(2))
+		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "d.jpg"), nil, &pfc.FlowOptions{MaxDownloadSize: 2})
 		var te *pfc.DownloadTooLargeError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, int64(2), te.Limit)

@@ -5,7 +5,7 @@
 // receive a webhook, see package webhook), and download the corrected file.
 // Client.Correct and Client.CorrectFile do all four steps in one call:
 //
-//	c, err := hosted.NewClient(apiKey, hosted.WithBaseURL("https://api.example.com/v2"))
+//	c, err := hosted.NewClient(apiKey, pfc.WithBaseURL("https://api.example.com/v2"))
 //	...
 //	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg",
 //		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(1200))
@@ -41,7 +41,7 @@
 // is not (bytes already reached the writer): it fails with an error
 // matching pfc.ErrTruncatedResponse, and CorrectFile leaves no file.
 //
-// Wait polls with jittered exponential delays (WithPolling, WaitOptions);
+// Wait polls with jittered exponential delays (WithPolling, pfc.WaitOptions);
 // its MaxWait also bounds a status request already in flight.
 //
 // The client options (WithBaseURL, WithHTTPClient, WithLogger,
@@ -68,7 +68,7 @@
 //   - /pfc (StartJob, Correct, CorrectFile) may start a second job.
 //     With cache=true, the default, the service reuses the first job's
 //     output, so the duplicate costs no processing (a webhook, if asked
-//     for, may arrive for both); set WithRetries(-1, 0, 0) where even
+//     for, may arrive for both); set pfc.WithRetries(-1, 0, 0) where even
 //     that is unacceptable. With cache=false (WithCache(false)) a
 //     duplicate would be a second full, billed job, so such a call is
 //     resent only when its first attempt provably never reached the
@@ -85,7 +85,7 @@
 //     clean up, list the presets (Presets.All), find the one with that
 //     name (a preset whose file never arrived may say so in Extra, e.g.
 //     "status": "awaiting_upload"), Presets.Delete it and Create again.
-//     Set WithRetries(-1, 0, 0) on a client used for creating presets
+//     Set pfc.WithRetries(-1, 0, 0) on a client used for creating presets
 //     when a 409 must mean "the name was taken before this call".
 //
 // # Errors

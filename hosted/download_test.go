@@ -55,8 +55,8 @@ func fileServer(t *testing.T) (*Client, string) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithMaxDownloadSize(100),
-		WithRetries(-1, 0, 0))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithMaxDownloadSize(100),
+		pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 	return c, srv.URL
 }
@@ -119,12 +119,12 @@ func TestCorrectFileOverTheCapLeavesNothing(t *testing.T) {
 	srv := httptest.NewServer(root)
 	t.Cleanup(srv.Close)
 	fakeService(t, apiMux, srv.URL, StatusCompleted)
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithMaxDownloadSize(100),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithMaxDownloadSize(100),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
 	require.NoError(t, err)
 
 	out := filepath.Join(dir, "out.jpg")
-	_, err = c.CorrectFile(context.Background(), in, out, nil)
+	_, err = c.CorrectFile(context.Background(), in, out, nil, nil)
 	assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), testKey)
@@ -137,7 +137,7 @@ func TestCorrectFileOverTheCapLeavesNothing(t *testing.T) {
 
 func TestWithMaxDownloadSizeRejectsNegative(t *testing.T) {
 	t.Parallel()
-	_, err := NewClient(testKey, WithBaseURL("https://x.test/v2"), WithMaxDownloadSize(-1))
+	_, err := NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"), pfc.WithMaxDownloadSize(-1))
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDownloadSize"}, ve.Fields())

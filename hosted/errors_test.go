@@ -40,7 +40,7 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"GetJob":   func() error { _, err := c.GetJob(ctx, "j1"); return err },
 		"Wait":     func() error { _, err := c.Wait(ctx, "j1", nil); return err },
 		"Download": func() error { _, err := c.Download(ctx, job, &strings.Builder{}); return err },
-		"Correct":  func() error { _, err := c.Correct(ctx, src, 3, nil, &strings.Builder{}); return err },
+		"Correct":  func() error { _, err := c.Correct(ctx, src, 3, nil, &strings.Builder{}, nil); return err },
 		"Presets.List": func() error {
 			_, err := c.Presets.List(ctx, nil)
 			return err
@@ -68,10 +68,10 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"Query":     func() error { _, err := (&CorrectionOptions{}).Query(); return err },
 		"Values":    func() error { _, err := (&CorrectionOptions{}).Values(); return err },
 		"Wait": func() error {
-			_, err := c.Wait(ctx, "j", &WaitOptions{MinDelay: 2, MaxDelay: 1})
+			_, err := c.Wait(ctx, "j", &pfc.WaitOptions{MinDelay: 2, MaxDelay: 1})
 			return err
 		},
-		"CorrectFile": func() error { _, err := c.CorrectFile(ctx, "in.jpg", "", nil); return err },
+		"CorrectFile": func() error { _, err := c.CorrectFile(ctx, "in.jpg", "", nil, nil); return err },
 		"Presets.CreateFromFile": func() error {
 			_, err := c.Presets.CreateFromFile(ctx, "", "", "x.txt")
 			return err

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestStartQueryMatchesQuery: the query StartJob sends, remembered or not,
@@ -15,7 +17,7 @@ import (
 // equal *bool values behind other pointers, one field changed, errors).
 func TestStartQueryMatchesQuery(t *testing.T) {
 	t.Parallel()
-	c, err := NewClient(testKey, WithBaseURL("https://x.test/v2"))
+	c, err := NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"))
 	require.NoError(t, err)
 	f, tr := false, true
 	f2 := false

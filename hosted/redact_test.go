@@ -102,7 +102,7 @@ func TestWaitTimeoutErrorIsRedacted(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/`, 200, jobJSON("x", JobStatus("QUEUED "+testKey), nil))
-	_, err := c.Wait(context.Background(), "id-"+testKey, &WaitOptions{MinDelay: 1, MaxDelay: 1, MaxWait: 1})
+	_, err := c.Wait(context.Background(), "id-"+testKey, &pfc.WaitOptions{MinDelay: 1, MaxDelay: 1, MaxWait: 1})
 	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.NotContains(t, err.Error(), testKey)

@@ -48,8 +48,8 @@ func TestSilentServerDoesNotHang(t *testing.T) {
 		}
 	})
 
-	c, err := NewClient(testKey, WithBaseURL("http://"+ln.Addr().String()+"/v2"),
-		WithResponseHeaderTimeout(20*time.Millisecond), WithRetries(1, time.Millisecond, time.Millisecond))
+	c, err := NewClient(testKey, pfc.WithBaseURL("http://"+ln.Addr().String()+"/v2"),
+		pfc.WithResponseHeaderTimeout(20*time.Millisecond), pfc.WithRetries(1, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	_, err = c.GetJob(context.Background(), "j1")
 	require.ErrorIs(t, err, pfc.ErrResponseHeaderTimeout)

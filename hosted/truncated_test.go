@@ -85,8 +85,8 @@ func startCuttingService(t *testing.T, cuts map[string]int) (*Client, *cuttingSe
 	mux.HandleFunc("GET /files/j1", func(w http.ResponseWriter, r *http.Request) {
 		s.write(w, "file", bytes.Repeat([]byte("x"), 1000))
 	})
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithRetries(2, time.Millisecond, time.Millisecond),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithRetries(2, time.Millisecond, time.Millisecond),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
 	require.NoError(t, err)
 	return c, s, srv.URL
 }
@@ -114,7 +114,7 @@ func TestCorrectFileSurvivesTruncatedJSON(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
-	_, err := c.CorrectFile(context.Background(), in, out, nil)
+	_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.NoError(t, err)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ func TestDownloadCutOff(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
-	_, err = c.CorrectFile(context.Background(), in, out, nil)
+	_, err = c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.NotContains(t, err.Error(), testKey)
 	entries, err := os.ReadDir(dir)

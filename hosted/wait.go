@@ -5,46 +5,25 @@ import (
 	"errors"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-// WaitOptions controls how Wait polls a job. The zero value polls with the
-// defaults and waits until the context ends.
-type WaitOptions struct {
-	// MinDelay is the first delay between polls (default 500 ms).
-	MinDelay time.Duration
-	// MaxDelay caps the delay between polls (default 15 s). A completed
-	// job is noticed at most about MaxDelay late: when jobs of a known
-	// length matter to the second, set MaxDelay to about a tenth of that
-	// length and MinDelay to about a hundredth (BenchmarkWaitDetection
-	// measures both settings: with them, a 60 s job is noticed within 6 s
-	// and a 1 s job within 100 ms, at about 16 status calls).
-	MaxDelay time.Duration
-	// MaxWait bounds the whole wait; 0 waits until the context ends. When
-	// it runs out Wait returns a *pfc.WaitTimeoutError with the last record.
-	MaxWait time.Duration
-	// OnProgress, if set, receives every record fetched, terminal or not.
-	// It runs on the waiting goroutine; keep it quick.
-	OnProgress func(*Job)
-}
 
 const (
 	defaultMinPollDelay = 500 * time.Millisecond
 	defaultMaxPollDelay = 15 * time.Second
 )
 
-// pollOptions converts o to the shared wait loop's options.
-func (o WaitOptions) pollOptions() poll.Options {
-	p := poll.Options{MinDelay: o.MinDelay, MaxDelay: o.MaxDelay, MaxWait: o.MaxWait}
-	if fn := o.OnProgress; fn != nil {
-		p.OnProgress = func(v any) {
-			if j, ok := v.(*Job); ok {
-				fn(j)
-			}
+// pollOf converts o to the shared wait loop's options.
+func pollOf(o pfc.WaitOptions) poll.Options {
+	return clientopt.Poll(config.Wait(o), func(v any) (string, string) {
+		if j, ok := v.(*Job); ok {
+			return j.ID, string(j.Status)
 		}
-	}
-	return p
+		return "", ""
+	})
 }
 
 // Wait polls the job until it is terminal and returns the COMPLETED record.
@@ -56,13 +35,13 @@ func (o WaitOptions) pollOptions() poll.Options {
 //
 // Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
 // last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
-func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *Job, err error) {
+func (c *Client) Wait(ctx context.Context, jobID string, opts *pfc.WaitOptions) (_ *Job, err error) {
 	if ctx == nil {
 		return nil, errors.New("pfc: Wait: nil context")
 	}
 	o := c.pollDefaults
 	if opts != nil {
-		o = opts.pollOptions()
+		o = pollOf(*opts)
 	}
 	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()

@@ -36,13 +36,13 @@ func TestWaitMaxWaitBoundsAStalledPoll(t *testing.T) {
 		close(release)
 		srv.Close()
 	})
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithHTTPClient(srv.Client()),
-		WithRetries(-1, 0, 0))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()),
+		pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err = c.Wait(ctx, "j1", &WaitOptions{MaxWait: time.Second})
+	_, err = c.Wait(ctx, "j1", &pfc.WaitOptions{MaxWait: time.Second})
 	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.ErrorIs(t, err, pfc.ErrWaitTimeout)

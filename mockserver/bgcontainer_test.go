@@ -149,7 +149,7 @@ func TestBGLicensing(t *testing.T) {
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	srv := StartBGContainer(t, &BGContainerOptions{LicenseKey: "lic-7a6b5c4d", Organization: "Acme Photo",
 		Logger: slog.New(slog.NewTextHandler(&logs, debug))},
-		bgcontainer.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
+		pfc.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
 	defer func() {
 		assert.Contains(t, logs.String(), "/Authorize/REDACTED")
 		assert.NotContains(t, logs.String(), "lic-7a6b5c4d")
@@ -177,8 +177,8 @@ func TestBGLicensing(t *testing.T) {
 	_, err = c.RemoveImage(ctx, id)
 	require.ErrorIs(t, err, bgcontainer.ErrNotActivated)
 
-	wrong, err := bgcontainer.NewClient("lic-wrong", bgcontainer.WithBaseURL(srv.URL), bgcontainer.WithHTTPClient(srv.Server.Client()),
-		bgcontainer.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
+	wrong, err := bgcontainer.NewClient("lic-wrong", pfc.WithBaseURL(srv.URL), pfc.WithHTTPClient(srv.Server.Client()),
+		pfc.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
 	require.NoError(t, err)
 	st, err = wrong.Authorize(ctx)
 	require.NoError(t, err)
@@ -227,7 +227,7 @@ func TestBGErrorTable(t *testing.T) {
 	status, code := raw(t, srv, "GET", "/Authorize/", nil, "")
 	assert.Equal(t, 400, status)
 	assert.Equal(t, "missing_parameter", code)
-	noKey, err := bgcontainer.NewClient("", bgcontainer.WithBaseURL(srv.URL))
+	noKey, err := bgcontainer.NewClient("", pfc.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	_, err = noKey.Authorize(ctx)
 	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
@@ -395,7 +395,7 @@ func TestBGInternalErrors(t *testing.T) {
 		defer mu.Unlock()
 		name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		return fail[name]
-	}}, bgcontainer.WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	}}, pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	ctx := context.Background()
 	c := srv.Client
 	in := subject(t, 20, 16, boxColors[0])

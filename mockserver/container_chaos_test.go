@@ -83,9 +83,9 @@ func TestPFCContainerChaos(t *testing.T) {
 	spec.Observe = tally.observe
 	var retries retryCounter
 	srv := mockserver.StartPFCContainer(t, &mockserver.PFCContainerOptions{Faults: spec},
-		pfccontainer.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		pfccontainer.WithMaxRetryAfter(time.Millisecond),
-		pfccontainer.WithLogger(slog.New(&retries)))
+		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
+		pfc.WithMaxRetryAfter(time.Millisecond),
+		pfc.WithLogger(slog.New(&retries)))
 	var callFailures atomic.Int64
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		return retryCalls(&callFailures, func() ([]byte, error) { return correct(srv.Client, i) })
@@ -115,7 +115,7 @@ func TestBGContainerChaos(t *testing.T) {
 	}
 	remove := func(c *bgcontainer.Client, i int) ([]byte, *bgcontainer.Result, error) {
 		var buf bytes.Buffer
-		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), nil, &buf)
+		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), nil, &buf, nil)
 		return buf.Bytes(), res, err
 	}
 	ref := mockserver.StartBGContainer(t, nil)
@@ -134,9 +134,9 @@ func TestBGContainerChaos(t *testing.T) {
 	spec.Observe = tally.observe
 	var retries retryCounter
 	srv := mockserver.StartBGContainer(t, &mockserver.BGContainerOptions{Faults: spec},
-		bgcontainer.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		bgcontainer.WithMaxRetryAfter(time.Millisecond),
-		bgcontainer.WithLogger(slog.New(&retries)))
+		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
+		pfc.WithMaxRetryAfter(time.Millisecond),
+		pfc.WithLogger(slog.New(&retries)))
 	var callFailures, stillProcessing, removedAfterFailure atomic.Int64
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		return retryCalls(&callFailures, func() ([]byte, error) {

@@ -209,9 +209,9 @@ func runChaosJobs(t *testing.T, n int, do func(i int) ([]byte, error)) [][]byte 
 // attempts all fail with probability 0.2^11 (2e-8 per request).
 func chaosClientOptions(retries *retryCounter) []hosted.Option {
 	return []hosted.Option{
-		hosted.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		hosted.WithMaxRetryAfter(time.Millisecond), // the mock's Retry-After is 1 s
-		hosted.WithLogger(slog.New(retries)),
+		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
+		pfc.WithMaxRetryAfter(time.Millisecond), // the mock's Retry-After is 1 s
+		pfc.WithLogger(slog.New(retries)),
 	}
 }
 
@@ -221,7 +221,7 @@ func referenceOutputs(t *testing.T, inputs [][]byte) [][]byte {
 	ref := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: chaosProcessor})
 	return runChaosJobs(t, len(inputs), func(i int) ([]byte, error) {
 		var buf bytes.Buffer
-		_, err := ref.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
+		_, err := ref.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf, nil)
 		return buf.Bytes(), err
 	})
 }
@@ -243,7 +243,7 @@ func TestHostedChaos(t *testing.T) {
 	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: chaosProcessor, Faults: spec}, chaosClientOptions(&retries)...)
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		var buf bytes.Buffer
-		job, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
+		job, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf, nil)
 		if err == nil && job.Status != hosted.StatusCompleted {
 			err = fmt.Errorf("job %s is %s", job.ID, job.Status)
 		}
@@ -304,7 +304,7 @@ func TestHostedChaosTruncated(t *testing.T) {
 		var lastErr error
 		for range 10 {
 			var buf bytes.Buffer
-			_, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
+			_, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf, nil)
 			if err == nil {
 				return buf.Bytes(), nil
 			}

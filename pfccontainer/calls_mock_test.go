@@ -61,7 +61,7 @@ func TestMockEndpoints(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.png")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 80, 60, 3), 0o644))
-	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeWidth(40))
+	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeWidth(40), nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, corr.CorrectedURL)
 	got, err := os.ReadFile(dst)

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -29,67 +28,14 @@ type Client struct {
 	maxDownload int64
 }
 
-// Option configures a Client. The same options, with the same names,
-// configure the hosted and bgcontainer clients.
-type Option = clientopt.Option
+// Option configures a Client: the transport options of package pfc
+// (pfc.WithBaseURL, pfc.WithRetries ...). An option of another client
+// package (hosted.WithPolling: the container's correction is synchronous)
+// does not compile here.
+type Option func(*config.Config)
 
-// WithBaseURL sets the container's base URL, e.g. "http://localhost:80"
-// or "http://pfc:80" from another container of the same network. It is
-// required: a container can be published on any host and port.
-func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
-
-// WithHTTPClient makes the client send requests through hc (its Transport,
-// Timeout and Jar). The SDK installs its own redirect policy on a copy, so
-// hc itself is not modified. An hc.Timeout bounds each attempt, including
-// the synchronous correction: leave it 0 and use WithResponseHeaderTimeout
-// or a context deadline instead.
-func WithHTTPClient(hc *http.Client) Option { return clientopt.WithHTTPClient(hc) }
-
-// WithLogger logs each attempt, retry and response at Debug/Warn level,
-// with the method and the URL only. Without it nothing is logged.
-func WithLogger(l *slog.Logger) Option { return clientopt.WithLogger(l) }
-
-// WithRetries sets how often a failed request is retried (connection
-// errors, 408, 429 and 5xx other than 501, except the container's
-// processingPFCErrorMessage, see the package documentation) and the bounds
-// of the jittered exponential backoff between attempts. maxRetries < 0
-// disables retries.
-func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
-	return clientopt.WithRetries(maxRetries, minWait, maxWait)
-}
-
-// WithMaxRetryAfter caps how long a server's (or a proxy's) Retry-After
-// header can make the client wait before the next attempt (default 30 s).
-func WithMaxRetryAfter(d time.Duration) Option { return clientopt.WithMaxRetryAfter(d) }
-
-// WithUserAgent appends product to the User-Agent "pfc-go/<version>".
-func WithUserAgent(product string) Option { return clientopt.WithUserAgent(product) }
-
-// WithResponseHeaderTimeout bounds how long each attempt waits for the
-// response headers (default 5 minutes; a negative d means no bound). The
-// container answers GET /pfc/{imageKey} only once the image is corrected,
-// so the bound must cover the slowest correction (large images on few CPU
-// cores): raise it rather than lower it. It counts from the end of the
-// upload (during one it only ends an upload that makes no progress for that
-// long), and afterwards it bounds each wait for the bytes of the answer (a
-// JSON answer, error body or download that stops arriving for that long
-// ends the call; time spent writing what arrived does not count), so
-// uploads and downloads of any size work.
-// An attempt that runs out is retried like a connection error; the final
-// error matches pfc.ErrResponseHeaderTimeout.
-func WithResponseHeaderTimeout(d time.Duration) Option {
-	return clientopt.WithResponseHeaderTimeout(d)
-}
-
-// WithMaxDownloadSize bounds the bytes one download (Download,
-// DownloadFile, CorrectFile) writes; 0, the default, means no bound. A
-// larger corrected file fails with a *pfc.DownloadTooLargeError (matching
-// pfc.ErrDownloadTooLarge); DownloadFile and CorrectFile then leave no file
-// behind. Downloads ask for the identity encoding, so the bound applies to
-// the bytes on the wire.
-func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
-
-// NewClient returns a client of the container at WithBaseURL (required).
+// NewClient returns a client of the container at pfc.WithBaseURL
+// (required).
 // The container documents no request authentication (it is licensed by
 // files mounted in /sdk_license), so no credential is sent; put it behind
 // a network boundary or an authenticating reverse proxy, whose header a
@@ -98,7 +44,11 @@ func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(
 // another host). Invalid settings are reported
 // all at once as a *pfc.ValidationError naming the options' fields.
 func NewClient(opts ...Option) (*Client, error) {
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, nil)
+	var fe apierr.FieldErrors
+	if config.Apply(opts).PollingSet { // only through an explicit conversion
+		fe.Add("WithPolling", "does not apply to pfccontainer: the correction is synchronous")
+	}
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, fe)
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,8 @@ const testBase = "http://pfc.test:8081"
 func mockClient(t *testing.T) (*Client, *httpmock.MockTransport) {
 	t.Helper()
 	mt := httpmock.NewMockTransport()
-	c, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	c, err := NewClient(pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	return c, mt
 }
@@ -69,11 +69,11 @@ func TestNewClientNeedsBaseURL(t *testing.T) {
 	assert.Equal(t, []string{"BaseURL"}, ve.Fields())
 	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 
-	_, err = NewClient(WithBaseURL("ftp://x"))
+	_, err = NewClient(pfc.WithBaseURL("ftp://x"))
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"BaseURL"}, ve.Fields())
 
-	c, err := NewClient(WithBaseURL(testBase + "/"))
+	c, err := NewClient(pfc.WithBaseURL(testBase + "/"))
 	require.NoError(t, err)
 	assert.Equal(t, testBase+"/", c.BaseURL())
 }
@@ -313,7 +313,7 @@ func TestCorrectFileOverTheWire(t *testing.T) {
 		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
 	mt.RegisterResponder(http.MethodGet, testBase+"/output/o.png", httpmock.NewBytesResponder(200, img))
 	dst := filepath.Join(t.TempDir(), "out.png")
-	corr, err := c.CorrectFile(context.Background(), src, dst, NewCorrection().WithOutput(OutputPNG, 0))
+	corr, err := c.CorrectFile(context.Background(), src, dst, NewCorrection().WithOutput(OutputPNG, 0), nil)
 	require.NoError(t, err)
 	assert.Equal(t, Scene(2), corr.Scene)
 	got, err := os.ReadFile(dst)
@@ -321,7 +321,7 @@ func TestCorrectFileOverTheWire(t *testing.T) {
 	assert.Equal(t, img, got)
 
 	calls := mt.GetTotalCallCount()
-	_, err = c.CorrectFile(context.Background(), "", "", &CorrectionOptions{Scale: -1})
+	_, err = c.CorrectFile(context.Background(), "", "", &CorrectionOptions{Scale: -1}, nil)
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"srcPath", "dstPath", "scale"}, ve.Fields())
@@ -335,7 +335,7 @@ func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 func TestDownloadSizeLimit(t *testing.T) {
 	t.Parallel()
 	mt := httpmock.NewMockTransport()
-	c, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(4))
+	c, err := NewClient(pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}), pfc.WithMaxDownloadSize(4))
 	require.NoError(t, err)
 	mt.RegisterResponder(http.MethodGet, "http://cdn.test/output/big.png", httpmock.NewBytesResponder(200, []byte("\x89PNG\r\n\x1a\n0123456789")))
 	corr := &Correction{CorrectedURL: "http://cdn.test/output/big.png"}
@@ -352,7 +352,7 @@ func TestDownloadSizeLimit(t *testing.T) {
 	assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
 	assert.NoFileExists(t, dst)
 
-	_, err = NewClient(WithBaseURL(testBase), WithMaxDownloadSize(-1))
+	_, err = NewClient(pfc.WithBaseURL(testBase), pfc.WithMaxDownloadSize(-1))
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDownloadSize"}, ve.Fields())
@@ -377,6 +377,6 @@ func TestPublicErrorTypes(t *testing.T) {
 	_, err = NewClient()
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, []pfc.FieldError{{Field: "BaseURL", Message: "is required (use WithBaseURL)"}}, ve.Errors)
-	assert.Equal(t, "pfc: invalid parameters: BaseURL: is required (use WithBaseURL)", err.Error())
+	assert.Equal(t, []pfc.FieldError{{Field: "BaseURL", Message: "is required (use pfc.WithBaseURL)"}}, ve.Errors)
+	assert.Equal(t, "pfc: invalid parameters: BaseURL: is required (use pfc.WithBaseURL)", err.Error())
 }

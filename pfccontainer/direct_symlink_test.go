@@ -86,8 +86,8 @@ func TestDirectRefusesSymlinkedOutput(t *testing.T) {
 			assert.Equal(t, "earlier result", string(got))
 
 			bulkDst := filepath.Join(t.TempDir(), "bulk.jpg")
-			rep, err := d.CorrectAll(t.Context(), iter.Seq[BulkItem](func(yield func(BulkItem) bool) {
-				yield(BulkItem{SrcPath: src, DstPath: bulkDst})
+			rep, err := d.CorrectAll(t.Context(), iter.Seq[pfc.BulkItem](func(yield func(pfc.BulkItem) bool) {
+				yield(pfc.BulkItem{SrcPath: src, DstPath: bulkDst})
 			}), nil, nil)
 			require.NoError(t, err)
 			require.Len(t, rep.Failures, 1)

@@ -7,7 +7,7 @@
 // chainable setters, local validation that names every bad field at once,
 // a Plan of what the container will do, typed records and typed errors.
 //
-//	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL("http://localhost:80"))
+//	c, err := pfccontainer.NewClient(pfc.WithBaseURL("http://localhost:80"))
 //	corr, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", pfccontainer.NewCorrection().ResizeLong(2000))
 //
 // Step by step: Upload or UploadFile return an imageKey, Correct returns a

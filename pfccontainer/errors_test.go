@@ -94,7 +94,7 @@ func TestErrorIsOneBoundedLine(t *testing.T) {
 func TestDownloadErrorsNameTheFileOnOneLine(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	c2, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(8))
+	c2, err := NewClient(pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}), pfc.WithMaxDownloadSize(8))
 	require.NoError(t, err)
 	const u = "http://cdn.test/output/a%0Aforged%0D.png"
 	mt.RegisterResponder(http.MethodGet, u, func(*http.Request) (*http.Response, error) {

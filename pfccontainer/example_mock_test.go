@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -69,14 +70,14 @@ func ExampleClient_CorrectFile() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
 	dst := filepath.Join(dir, "corrected.png")
 	_, err = c.CorrectFile(context.Background(), exampleJPEG(dir, 400, 300), dst,
-		pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeLong(200))
+		pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeLong(200), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func ExampleClient_Correct() {
 	defer stop()
 	ctx := context.Background()
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func ExampleDirect_CorrectFile() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		log.Fatal(err)
 	}

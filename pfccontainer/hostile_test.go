@@ -27,7 +27,7 @@ func hostile(t *testing.T, h http.HandlerFunc) (*Client, string) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := NewClient(WithBaseURL(srv.URL), WithRetries(-1, 0, 0), WithResponseHeaderTimeout(time.Minute))
+	c, err := NewClient(pfc.WithBaseURL(srv.URL), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(time.Minute))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c, srv.URL

@@ -73,7 +73,7 @@ func startCuttingContainer(t *testing.T, cuts map[string]int) (*Client, *cutting
 	mux.HandleFunc("GET /output/{name}", func(w http.ResponseWriter, r *http.Request) {
 		s.write(w, "file", "image/jpeg", corrected)
 	})
-	c, err := NewClient(WithBaseURL(srv.URL), WithRetries(2, time.Millisecond, time.Millisecond))
+	c, err := NewClient(pfc.WithBaseURL(srv.URL), pfc.WithRetries(2, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c, s
@@ -111,7 +111,7 @@ func TestDownloadCutOff(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, corrected, 0o600))
-	corr, err := c.CorrectFile(context.Background(), in, out, nil)
+	corr, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Nil(t, corr)

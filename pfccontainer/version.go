@@ -23,7 +23,7 @@ func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 // Health reports whether the container answers GET /version with a
 // version document: nil when it does, else the error (a connection error
 // after the client's retries, an *pfc.APIError, a malformed document). Use a
-// context deadline to bound it, and WithRetries(-1, 0, 0) on a client made
+// context deadline to bound it, and pfc.WithRetries(-1, 0, 0) on a client made
 // for probing when the probe must not wait for retries.
 func (c *Client) Health(ctx context.Context) (err error) {
 	v, err := c.Version(ctx)

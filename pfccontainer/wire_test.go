@@ -78,7 +78,7 @@ func TestInformationalAnswersNeverHang(t *testing.T) {
 			t.Parallel()
 			require.Len(t, ok, 59)
 			base := rawContainer(t, func(w io.Writer) { _, _ = io.WriteString(w, tt.answer) })
-			c, err := NewClient(WithBaseURL(base), WithRetries(-1, 0, 0), WithResponseHeaderTimeout(300*time.Millisecond))
+			c, err := NewClient(pfc.WithBaseURL(base), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(300*time.Millisecond))
 			require.NoError(t, err)
 			defer c.CloseIdleConnections()
 			corr, err := c.Correct(t.Context(), "k.jpg", nil)

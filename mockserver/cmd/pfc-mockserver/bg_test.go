@@ -42,14 +42,14 @@ func TestRunBG(t *testing.T) {
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "bg: ")
 	require.True(t, ok, line)
 
-	wrong, err := bgcontainer.NewClient("not-the-key", bgcontainer.WithBaseURL(url))
+	wrong, err := bgcontainer.NewClient("not-the-key", pfc.WithBaseURL(url))
 	require.NoError(t, err)
 	defer wrong.CloseIdleConnections()
 	st, err := wrong.Authorize(ctx)
 	require.NoError(t, err)
 	assert.False(t, st.IsLicensed())
 
-	c, err := bgcontainer.NewClient(key, bgcontainer.WithBaseURL(url))
+	c, err := bgcontainer.NewClient(key, pfc.WithBaseURL(url))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	var img bytes.Buffer
@@ -64,7 +64,7 @@ func TestRunBG(t *testing.T) {
 	var out bytes.Buffer
 	_, err = c.DownloadImage(ctx, job.ProcessID, &out)
 	require.ErrorIs(t, err, pfc.ErrStillProcessing, "held by -bg-processing-delay")
-	_, err = c.WaitImage(ctx, job.ProcessID, &bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
+	_, err = c.WaitImage(ctx, job.ProcessID, &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
 	require.ErrorIs(t, err, pfc.ErrWaitTimeout)
 	d, err := c.RemoveImage(ctx, job.ProcessID)
 	require.NoError(t, err)
