@@ -226,7 +226,7 @@ func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) 
 	}
 	defer d.body.Close()
 	var n int64
-	err = fileio.WriteFileAtomic(path, func(w io.Writer) error {
+	err = fileio.WriteFileAtomicContext(ctx, path, func(w io.Writer) error {
 		var err error
 		n, err = c.copyResult(processID, w, d)
 		return err

@@ -96,7 +96,7 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 	if dstPath == "" {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
-	in, size, err := fileio.OpenParam("srcPath", srcPath)
+	in, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}

@@ -80,10 +80,10 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 func outputName(opts *CorrectionOptions) func(string) string {
 	ext := ""
 	if opts != nil {
-		switch strings.ToLower(string(opts.OutputType)) {
-		case string(OutputJPG):
+		switch opts.outputFormat() {
+		case pfc.OutputJPEG:
 			ext = ".jpg"
-		case string(OutputPNG):
+		case pfc.OutputPNG:
 			ext = ".png"
 		case "":
 			if opts.RemoveBackground {

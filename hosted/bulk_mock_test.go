@@ -242,7 +242,7 @@ func TestCorrectAllMock(t *testing.T) {
 	for _, rel := range rels {
 		items = append(items, pfc.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".out.png")})
 	}
-	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(hosted.OutputPNG, 0), &pfc.BulkOptions{
+	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), &pfc.BulkOptions{
 		Manifest: filepath.Join(out, "run.jsonl"), RateLimit: 1000, RateBurst: 5,
 	})
 	require.NoError(t, err)
@@ -276,7 +276,7 @@ func TestCorrectDirOutputNames(t *testing.T) {
 	_, c, _ := startInstantMock(t)
 	in, out := t.TempDir(), t.TempDir()
 	writeImages(t, in, 2)
-	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection().WithOutput(hosted.OutputPNG, 0), nil)
+	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, rep.Done, "%v", errors.Join(func() []error {
 		var e []error

@@ -109,7 +109,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 	if _, _, err := c.flowSettings(flow); err != nil {
 		return nil, err
 	}
-	in, size, err := fileio.OpenParam("srcPath", srcPath)
+	in, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 	if o.FileType == "" {
 		o.FileType = fileTypeOf(srcPath)
 	}
-	err = fileio.WriteFileAtomic(dstPath, func(w io.Writer) error {
+	err = fileio.WriteFileAtomicContext(ctx, dstPath, func(w io.Writer) error {
 		var err error
 		job, err = c.Correct(ctx, in, size, o, w, flow)
 		return err

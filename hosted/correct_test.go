@@ -194,3 +194,32 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		assert.Equal(t, int64(2), te.Limit)
 	})
 }
+
+// TestCorrectRefusesAnotherJobsRecord: when /status answers with another
+// job's COMPLETED record, Correct fails with an
+// *InconsistentResponseError and never fetches that job's file.
+func TestCorrectRefusesAnotherJobsRecord(t *testing.T) {
+	t.Parallel()
+	c, mux, srv := setup(t)
+	mux.HandleFunc("GET /upload", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(UploadTicket{FileKey: "fk1", UploadURL: srv.URL + "/v2/store/fk1?sig=abc"})
+	})
+	mux.HandleFunc("PUT /store/{key}", func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) })
+	mux.HandleFunc("GET /pfc", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]string{"statusEndpoint": srv.URL + "/v2/status/j1"})
+	})
+	mux.HandleFunc("GET /status/j1", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(jobJSON("j2", StatusCompleted, map[string]any{"correctedFile": srv.URL + "/v2/files/j2"}))
+	})
+	var fetched atomic.Bool
+	mux.HandleFunc("GET /files/j2", func(w http.ResponseWriter, r *http.Request) {
+		fetched.Store(true)
+		w.Write([]byte("another customer's image"))
+	})
+	var out bytes.Buffer
+	job, err := c.Correct(context.Background(), strings.NewReader("img"), 3, nil, &out, nil)
+	assert.Nil(t, job)
+	require.ErrorIs(t, err, ErrInconsistentResponse)
+	assert.False(t, fetched.Load(), "the other job's file was downloaded")
+	assert.Zero(t, out.Len())
+}

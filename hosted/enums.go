@@ -12,25 +12,7 @@ const (
 )
 
 // Valid reports whether t is one of the documented file types.
-func (t FileType) Valid() bool { return t == FileTypeImage || t == FileTypeVideo }
-
-// OutputType is the outputType parameter of GET /pfc: the format of the
-// corrected file. The empty value means the service default,
-// OutputOriginal, except with background removal, where it means PNG with
-// transparency.
-type OutputType string
-
-// The output formats the service writes.
-const (
-	OutputJPG      OutputType = "jpg"
-	OutputPNG      OutputType = "png"
-	OutputOriginal OutputType = "original" // keep the source format when supported
-)
-
-// Valid reports whether t is one of the documented output types.
-func (t OutputType) Valid() bool {
-	return t == OutputJPG || t == OutputPNG || t == OutputOriginal
-}
+func (t FileType) Valid() bool { return validEnum("fileType", string(t)) }
 
 // ResizeMode is the resize parameter of GET /pfc: the upscaling mode used
 // when a resize (width, height, long, short or scale) is requested. The
@@ -45,24 +27,7 @@ const (
 )
 
 // Valid reports whether m is one of the documented resize modes.
-func (m ResizeMode) Valid() bool {
-	return m == ResizeAuto || m == ResizeGeneral || m == ResizeSmallDetails
-}
-
-// SkipMode is the skip parameter of GET /pfc: how non-photo images are
-// skipped. The empty value means the service default, SkipClipart. The
-// service ignores it while AI preset selection is active.
-type SkipMode string
-
-// The non-photo skip modes.
-const (
-	SkipClipart SkipMode = "clipart"
-	SkipLegacy  SkipMode = "legacy"
-	SkipNone    SkipMode = "none"
-)
-
-// Valid reports whether m is one of the documented skip modes.
-func (m SkipMode) Valid() bool { return m == SkipClipart || m == SkipLegacy || m == SkipNone }
+func (m ResizeMode) Valid() bool { return validEnum("resize", string(m)) }
 
 // Shadow is the bgShadow parameter of GET /pfc: a synthetic shadow under
 // the subject, available with the image and solid-colour background modes.
@@ -77,7 +42,7 @@ const (
 )
 
 // Valid reports whether s is one of the documented shadow kinds.
-func (s Shadow) Valid() bool { return s == ShadowSoft || s == ShadowHard || s == ShadowFloating }
+func (s Shadow) Valid() bool { return validEnum("bgShadow", string(s)) }
 
 // Values of the preset parameter of GET /pfc for the built-in preset
 // groups. Any custom preset name uploaded through the presets endpoints is
@@ -94,20 +59,6 @@ const (
 	PresetAttractionsAndCruiseLines = "Attractions and Cruise Lines"
 	// PresetNone skips correction; only resize and output operations run.
 	PresetNone = "none"
-)
-
-// ResizeParam names the GET /pfc parameter that decides the output size.
-type ResizeParam string
-
-// The resize parameters in the service's priority order; ResizeParamNone
-// means no resize is requested.
-const (
-	ResizeParamNone   ResizeParam = ""
-	ResizeParamWidth  ResizeParam = "width"
-	ResizeParamHeight ResizeParam = "height"
-	ResizeParamLong   ResizeParam = "long"
-	ResizeParamShort  ResizeParam = "short"
-	ResizeParamScale  ResizeParam = "scale"
 )
 
 // BackgroundMode is the effective background handling of a /pfc request.

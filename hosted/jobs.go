@@ -95,6 +95,11 @@ func truncate(s string, n int) string {
 // to the redirect's Location, and nothing else. The redirect is never
 // followed with the API key. Any other 3xx is returned as an *pfc.APIError
 // with its status.
+//
+// A record whose _id is not jobID (the record, or a redirect's body that
+// is a record, of another job) is refused with an
+// *InconsistentResponseError naming the field "_id"; a record without
+// _id is taken as jobID's.
 func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	if jobID == "" {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}
@@ -117,6 +122,20 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 		if err != nil {
 			return nil, c.errorf("pfc: GET /status/%s answered %d without a usable Location", truncate(jobID, 200), resp.StatusCode)
 		}
+		// The body of a redirect is usually not a record; when it is one
+		// (the record of the job, as some services send), it must be
+		// this job's: a Location for another job's file is refused.
+		var rec struct {
+			ID json.RawMessage `json:"_id"`
+		}
+		if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&rec) == nil && len(rec.ID) > 0 {
+			var id string
+			if json.Unmarshal(rec.ID, &id) == nil {
+				if err := c.checkJobID(jobID, id); err != nil {
+					return nil, err
+				}
+			}
+		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return &Job{ID: jobID, Status: StatusCompleted, CorrectedFile: loc.String()}, nil
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
@@ -129,8 +148,53 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRecordBytes)).Decode(&j); err != nil {
 		return nil, c.errorf("pfc: GET /status/%s: decoding job record: %w", truncate(jobID, 200), err)
 	}
+	if err := c.checkJobID(jobID, j.ID); err != nil {
+		return nil, err
+	}
 	if j.ID == "" {
 		j.ID = jobID
 	}
 	return &j, nil
 }
+
+// checkJobID refuses a record whose _id (got; empty: absent) is not the
+// id asked for: another job's record would make Wait end on that job's
+// state and Download fetch that job's file.
+func (c *Client) checkJobID(want, got string) error {
+	if got == "" || got == want {
+		return nil
+	}
+	return &InconsistentResponseError{
+		Op:      "GET /status/" + truncate(c.http.Redact(want), 200),
+		Field:   "_id",
+		Message: "the record is for job " + truncate(c.http.Redact(got), 200) + ", not the job asked for",
+	}
+}
+
+// ErrInconsistentResponse is matched by an *InconsistentResponseError.
+var ErrInconsistentResponse = errors.New("pfc: the service's answer contradicts the request")
+
+// InconsistentResponseError reports an answer refused because it
+// contradicts the request or the answers before it: a job record whose
+// _id is another job's (GetJob, Wait, Correct, CorrectFile), or a preset
+// listing that repeats itself or outgrows the total it reported
+// (Presets.All). Nothing of such an answer is returned. It matches
+// ErrInconsistentResponse with errors.Is.
+type InconsistentResponseError struct {
+	// Op is the request, e.g. "GET /status/<jobID>" or "GET /presets".
+	Op string
+	// Field is the field of the answer at fault: "_id" of a job record,
+	// "presets" or "total" of a preset listing.
+	Field string
+	// Message says what is wrong; text from the service in it is
+	// redacted and cut short.
+	Message string
+}
+
+// Error returns "pfc: <op>: <field>: <message>".
+func (e *InconsistentResponseError) Error() string {
+	return "pfc: " + e.Op + ": " + e.Field + ": " + e.Message
+}
+
+// Unwrap returns ErrInconsistentResponse.
+func (e *InconsistentResponseError) Unwrap() error { return ErrInconsistentResponse }

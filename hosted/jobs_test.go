@@ -183,7 +183,7 @@ func TestDownloadSendsNoKey(t *testing.T) {
 
 func TestTimestampJSON(t *testing.T) {
 	t.Parallel()
-	ts := Timestamp{time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
+	ts := Timestamp{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
 	b, err := json.Marshal(ts)
 	require.NoError(t, err)
 	assert.Equal(t, `"2026-01-02T02:04:05.000Z"`, string(b))
@@ -205,4 +205,53 @@ func TestStartJobRedactsWebhookToken(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.NotContains(t, err.Error(), "very-secret-token")
 	assert.NotContains(t, apiErr.URL, "very-secret-token")
+}
+
+// TestGetJobRefusesAnotherJobsRecord: a record whose _id is another job's,
+// in a 200 or as the body of a 302, is an *InconsistentResponseError
+// naming _id, with no record; the id it quotes is redacted. A record
+// without _id, or a redirect's body that is this job's record or no
+// record at all, is accepted.
+func TestGetJobRefusesAnotherJobsRecord(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body string
+		status     int
+		refused    bool
+	}{
+		{"200 for another job", `{"_id":"j2","status":"COMPLETED","correctedFile":"https://files.test/j2.jpg"}`, 200, true},
+		{"302 body for another job", `{"_id":"j2","status":"COMPLETED","correctedFile":"https://files.test/j2.jpg"}`, 302, true},
+		{"200 echoing the key", `{"_id":"` + testKey + `","status":"PROCESSING"}`, 200, true},
+		{"200 without _id", `{"status":"PROCESSING"}`, 200, false},
+		{"302 body of this job", `{"_id":"j1","status":"COMPLETED"}`, 302, false},
+		{"302 body not a record", `<a href="https://files.test/j1.jpg">Found</a>`, 302, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			mt.RegisterResponder("GET", "https://api.example.test/v2/status/j1?noRedirect=true", func(r *http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(tc.status, tc.body)
+				resp.Header.Set("Content-Type", "application/json")
+				if tc.status == 302 {
+					resp.Header.Set("Location", "https://files.test/j2.jpg")
+				}
+				return resp, nil
+			})
+			job, err := c.GetJob(context.Background(), "j1")
+			if !tc.refused {
+				require.NoError(t, err)
+				assert.Equal(t, "j1", job.ID)
+				return
+			}
+			assert.Nil(t, job)
+			require.ErrorIs(t, err, ErrInconsistentResponse)
+			var ie *InconsistentResponseError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, "_id", ie.Field)
+			assert.Contains(t, err.Error(), "j1")
+			assert.NotContains(t, err.Error(), testKey)
+			assert.NotContains(t, err.Error(), testKey[:len(testKey)-1])
+		})
+	}
 }

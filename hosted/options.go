@@ -1,42 +1,22 @@
 package hosted
 
 import (
-	"fmt"
-	"math"
 	"net/url"
-	"regexp"
-	"strconv"
 	"strings"
-
-	"github.com/google/go-querystring/query"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
-)
-
-// Limits of the GET /pfc size and outputQuality parameters, as documented
-// by the service (MaxScale excepted).
-const (
-	MinSize          = pfcparams.MinSize          // smallest width, height, long or short: 32
-	MaxSize          = pfcparams.MaxSize          // largest width, height, long or short: 10000
-	MinOutputQuality = pfcparams.MinOutputQuality // lowest outputQuality (JPEG quality): 40
-	MaxOutputQuality = pfcparams.MaxOutputQuality // highest outputQuality (JPEG quality): 100
-	// MaxScale is the largest scale percentage the SDK sends, 62500: the
-	// service documents none, and from the smallest input (32 px) it already
-	// reaches the largest output (20,000 px); the mock applies the same bound.
-	MaxScale = pfcparams.MaxScale
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // CorrectionOptions are the query parameters of GET /pfc, which starts a
 // correction job. Fill the struct directly or start from NewCorrection and
 // chain setters. Zero values are not sent, so the service default applies;
-// Cache and PreserveMetadata default to true on the service and are
-// pointers so that an explicit false is sent.
+// Cache and PreserveMetadata default to true and are pointers so that an
+// explicit false is sent.
 //
-// The setters (With*, Resize*, RemoveBackground*, Strictly) modify the
-// options they are called on and return that same pointer, for chaining;
-// they do not copy. Derive variants from common options with Clone.
-//
+// The setters (With*, Resize*, RemoveBackground*) modify the options they
+// are called on and return that same pointer; derive variants with Clone.
 // Validate checks the options locally, Plan shows how the service's
 // priority rules resolve them, and Query encodes them.
 type CorrectionOptions struct {
@@ -53,12 +33,12 @@ type CorrectionOptions struct {
 	Cache *bool `url:"cache,omitempty"`
 	// OutputType is the output format; empty means original, or PNG when
 	// RemoveBackground is set.
-	OutputType OutputType `url:"outputType,omitempty"`
+	OutputType pfc.OutputFormat `url:"outputType,omitempty"`
 	// Resize is the upscaling mode, used only when a size is requested.
 	Resize ResizeMode `url:"resize,omitempty"`
 
 	// Width, Height, Long and Short are target sizes in pixels
-	// (MinSize..MaxSize); Scale is a percentage (> 0). Use one: when several
+	// (32..10000); Scale is a percentage (1..62500). Use one: when several
 	// are set the service uses only the first, in this order.
 	Width  int `url:"width,omitempty"`
 	Height int `url:"height,omitempty"`
@@ -85,7 +65,7 @@ type CorrectionOptions struct {
 	AutocropTopHeadGap string `url:"autocropTopHeadGap,omitempty"`
 
 	// Skip is the non-photo skip mode; ignored under AI preset selection.
-	Skip SkipMode `url:"skip,omitempty"`
+	Skip pfc.SkipMode `url:"skip,omitempty"`
 	// RemoveGlares enables glasses glare detection and correction.
 	RemoveGlares bool `url:"removeGlares,omitempty"`
 
@@ -172,7 +152,7 @@ func (o *CorrectionOptions) WithPreset(name string) *CorrectionOptions {
 // WithOutput sets the output format and the JPEG quality (0 keeps the
 // default, 90).
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) WithOutput(t OutputType, quality int) *CorrectionOptions {
+func (o *CorrectionOptions) WithOutput(t pfc.OutputFormat, quality int) *CorrectionOptions {
 	o.OutputType = t
 	o.OutputQuality = quality
 	return o
@@ -328,40 +308,23 @@ func (o *CorrectionOptions) WithWebhook(webhookURL string) *CorrectionOptions {
 	return o
 }
 
-// Strictly turns on Strict: parameters the service would ignore fail
+// WithStrict turns on Strict: parameters the service would ignore fail
 // validation.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) Strictly() *CorrectionOptions {
+func (o *CorrectionOptions) WithStrict() *CorrectionOptions {
 	o.Strict = true
 	return o
 }
 
-// decimalPattern is a plain decimal number as the desktop editor writes
-// it: optional sign, digits, optional fraction; no exponent, no spaces.
-var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$`)
-
 // Validate checks o against the service's documented rules without any
 // I/O. It returns nil or a *pfc.ValidationError (matching pfc.ErrInvalidParameter)
-// that names every offending parameter by its wire name:
-//   - fileKey is required;
-//   - fileType, outputType, resize, skip and bgShadow hold documented values;
-//   - width, height, long and short are 32..10000, scale > 0, outputQuality
-//     40..100 (zero means unset);
-//   - the auto-crop values are decimal numbers;
-//   - webhookUrl is an absolute https URL with a host;
-//   - bgColor is "#rrggbb", a CSS colour name or "transparent";
-//   - with Strict, every parameter listed in Plan().Ignored is an error.
-//
-// What the service ignores is not an error without Strict: one rule for
-// every parameter, so Validate and Plan always agree. In particular a bg
-// parameter without removeBackground=true (bgColor included, even its
-// default "transparent"), a lower-priority background parameter, bgShadow
-// outside the image and solid-colour modes, and autocropDetectOnly or an
-// auto-crop value without autocrop=true are reported by Plan and refused
-// only in strict mode. (The API says such parameters "require" the other
-// one; the SDK reads that as "have no effect without it".)
-//
-// A nil o is reported as a missing fileKey.
+// naming every offending parameter by its wire name: fileKey missing,
+// values outside their documented set or range, auto-crop values that are
+// not decimal numbers, a webhookUrl that is not absolute https, a bgColor
+// that is neither #rrggbb nor a colour name. A parameter the service
+// ignores (see Plan) is an error only with Strict, so Validate and Plan
+// always agree. A nil o is reported as a missing fileKey. The package
+// documentation lists the rules.
 func (o *CorrectionOptions) Validate() (err error) {
 	if o == nil {
 		return &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
@@ -380,54 +343,23 @@ func (o *CorrectionOptions) ValidateForUpload() (err error) {
 	return o.validate(false)
 }
 
+// binding ties CorrectionOptions to the declaration table of the /pfc
+// parameters, from which validation and encoding derive.
+var binding = pfcparams.MustBind(pfcparams.Hosted, CorrectionOptions{})
+
+// validEnum reports whether v is one of the values the table declares for
+// the enum parameter name.
+func validEnum(name, v string) bool {
+	p, ok := pfcparams.Lookup(name)
+	return ok && p.ValidValue(v)
+}
+
 // validate checks o; needKey says whether a missing fileKey is an error.
 func (o *CorrectionOptions) validate(needKey bool) error {
 	var fe apierr.FieldErrors
-	if needKey && strings.TrimSpace(o.FileKey) == "" {
-		fe.Add("fileKey", "is required")
+	for _, p := range binding.Check(o, needKey) {
+		fe.Add(p.Name, "%s", p.Message)
 	}
-	checkEnum(&fe, "fileType", string(o.FileType), o.FileType.Valid(), FileTypeImage, FileTypeVideo)
-	checkEnum(&fe, "outputType", string(o.OutputType), o.OutputType.Valid(), OutputJPG, OutputPNG, OutputOriginal)
-	checkEnum(&fe, "resize", string(o.Resize), o.Resize.Valid(), ResizeAuto, ResizeGeneral, ResizeSmallDetails)
-
-	for _, s := range []struct {
-		name  string
-		value int
-	}{{"width", o.Width}, {"height", o.Height}, {"long", o.Long}, {"short", o.Short}} {
-		if s.value != 0 && (s.value < MinSize || s.value > MaxSize) {
-			fe.Add(s.name, "must be between %d and %d pixels, got %d", MinSize, MaxSize, s.value)
-		}
-	}
-	if o.Scale < 0 || o.Scale > MaxScale {
-		fe.Add("scale", "must be a percentage between 1 and %d, got %d", MaxScale, o.Scale)
-	}
-	if o.OutputQuality != 0 && (o.OutputQuality < MinOutputQuality || o.OutputQuality > MaxOutputQuality) {
-		fe.Add("outputQuality", "must be between %d and %d, got %d", MinOutputQuality, MaxOutputQuality, o.OutputQuality)
-	}
-
-	for _, n := range o.autocropNumbers() {
-		if n.value != "" && !isDecimal(n.value) {
-			fe.Add(n.name, "must be a decimal number such as 0.5, got %q", n.value)
-		}
-	}
-	checkEnum(&fe, "skip", string(o.Skip), o.Skip.Valid(), SkipClipart, SkipLegacy, SkipNone)
-
-	if o.BgColor != "" {
-		if _, err := ParseColor(o.BgColor); err != nil {
-			fe.Add("bgColor", "must be #rrggbb or a CSS color name, got %q", o.BgColor)
-		}
-	}
-	checkEnum(&fe, "bgShadow", string(o.BgShadow), o.BgShadow.Valid(), ShadowSoft, ShadowHard, ShadowFloating)
-	// The bg* parameters without removeBackground, and bgShadow outside the
-	// image and colour modes, are ignored by the service: Plan reports
-	// them, and only Strict refuses them (below).
-
-	if o.WebhookURL != "" {
-		if msg := checkWebhookURL(o.WebhookURL); msg != "" {
-			fe.Add("webhookUrl", "%s", msg)
-		}
-	}
-
 	if o.Strict {
 		for _, ig := range o.Plan().Ignored {
 			if !hasField(fe, ig.Name) {
@@ -438,17 +370,20 @@ func (o *CorrectionOptions) validate(needKey bool) error {
 	return fe.Err()
 }
 
+// encode returns the query parameters of o, unvalidated.
+func (o *CorrectionOptions) encode() url.Values {
+	v := url.Values{}
+	binding.Encode(o, v)
+	return v
+}
+
 // Values validates o and returns its query parameters. Unset fields are
 // absent.
 func (o *CorrectionOptions) Values() (_ url.Values, err error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	v, err := query.Values(o)
-	if err != nil {
-		return nil, fmt.Errorf("pfc: encode /pfc options: %w", err)
-	}
-	return v, nil
+	return o.encode(), nil
 }
 
 // Query validates o and returns the encoded query string for GET /pfc:
@@ -468,43 +403,6 @@ func (o *CorrectionOptions) Query() (_ string, err error) {
 // can be rewritten safely.
 func encodeQuery(v url.Values) string {
 	return strings.ReplaceAll(v.Encode(), "+", "%20")
-}
-
-func checkEnum[T ~string](fe *apierr.FieldErrors, name, value string, valid bool, allowed ...T) {
-	if value == "" || valid {
-		return
-	}
-	list := make([]string, len(allowed))
-	for i, a := range allowed {
-		list[i] = string(a)
-	}
-	fe.Add(name, "must be one of %s, got %q", strings.Join(list, ", "), value)
-}
-
-func isDecimal(s string) bool {
-	if !decimalPattern.MatchString(s) {
-		return false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
-}
-
-// checkWebhookURL returns why u is not an acceptable webhook URL, or "".
-// The URL itself is left out of the message: it may embed a secret token.
-func checkWebhookURL(u string) string {
-	parsed, err := url.Parse(u)
-	if err != nil {
-		return "is not a valid URL"
-	}
-	switch {
-	case parsed.Scheme == "http":
-		return "must use https (the service rejects plain http)"
-	case parsed.Scheme != "https":
-		return "must be an absolute https URL"
-	case parsed.Hostname() == "":
-		return "must be an absolute https URL with a host"
-	}
-	return ""
 }
 
 func hasField(fe apierr.FieldErrors, name string) bool {

@@ -14,7 +14,7 @@ func ExampleNewCorrection() {
 		ResizeLong(2000).
 		RemoveBackgroundColor("#ffffff").
 		WithShadow(hosted.ShadowSoft).
-		WithOutput(hosted.OutputJPG, 92).
+		WithOutput(pfc.OutputJPEG, 92).
 		WithCache(false)
 
 	q, err := opts.Query()
@@ -45,7 +45,7 @@ func ExampleCorrectionOptions_Plan() {
 	}
 
 	// Strict mode turns each ignored parameter into a validation error.
-	err := opts.Strictly().Validate()
+	err := opts.WithStrict().Validate()
 	var ve *pfc.ValidationError
 	if errors.As(err, &ve) {
 		fmt.Println("strict:", ve.Fields())

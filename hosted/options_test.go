@@ -20,7 +20,7 @@ import (
 func TestLimitsAsDocumented(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, []int{32, 10000, 40, 100, 62500},
-		[]int{hosted.MinSize, hosted.MaxSize, hosted.MinOutputQuality, hosted.MaxOutputQuality, hosted.MaxScale})
+		[]int{32, 10000, 40, 100, 62500})
 }
 
 // wireNames is the GET /pfc parameter table of the API, in its order.
@@ -68,19 +68,20 @@ func TestValidateRules(t *testing.T) {
 		{"fileType wrong case", func(o *hosted.CorrectionOptions) { o.FileType = "Image" }, []string{"fileType"}},
 		{"fileType image", func(o *hosted.CorrectionOptions) { o.FileType = hosted.FileTypeImage }, nil},
 		{"fileType video", func(o *hosted.CorrectionOptions) { o.FileType = hosted.FileTypeVideo }, nil},
-		{"outputType unknown", func(o *hosted.CorrectionOptions) { o.OutputType = "jpeg" }, []string{"outputType"}},
-		{"outputType jpg", func(o *hosted.CorrectionOptions) { o.OutputType = hosted.OutputJPG }, nil},
-		{"outputType png", func(o *hosted.CorrectionOptions) { o.OutputType = hosted.OutputPNG }, nil},
-		{"outputType original", func(o *hosted.CorrectionOptions) { o.OutputType = hosted.OutputOriginal }, nil},
+		{"outputType unknown", func(o *hosted.CorrectionOptions) { o.OutputType = "gif" }, []string{"outputType"}},
+		{"outputType jpg spelling", func(o *hosted.CorrectionOptions) { o.OutputType = "jpg" }, nil},
+		{"outputType jpg", func(o *hosted.CorrectionOptions) { o.OutputType = pfc.OutputJPEG }, nil},
+		{"outputType png", func(o *hosted.CorrectionOptions) { o.OutputType = pfc.OutputPNG }, nil},
+		{"outputType original", func(o *hosted.CorrectionOptions) { o.OutputType = pfc.OutputOriginal }, nil},
 		{"resize unknown", func(o *hosted.CorrectionOptions) { o.Resize = "fast"; o.Width = 100 }, []string{"resize"}},
 		{"resize wrong case", func(o *hosted.CorrectionOptions) { o.Resize = "smalldetails"; o.Width = 100 }, []string{"resize"}},
 		{"resize auto", func(o *hosted.CorrectionOptions) { o.Resize = hosted.ResizeAuto; o.Width = 100 }, nil},
 		{"resize general", func(o *hosted.CorrectionOptions) { o.Resize = hosted.ResizeGeneral; o.Width = 100 }, nil},
 		{"resize smallDetails", func(o *hosted.CorrectionOptions) { o.Resize = hosted.ResizeSmallDetails; o.Width = 100 }, nil},
 		{"skip unknown", func(o *hosted.CorrectionOptions) { o.Skip = "photos" }, []string{"skip"}},
-		{"skip clipart", func(o *hosted.CorrectionOptions) { o.Skip = hosted.SkipClipart }, nil},
-		{"skip legacy", func(o *hosted.CorrectionOptions) { o.Skip = hosted.SkipLegacy }, nil},
-		{"skip none", func(o *hosted.CorrectionOptions) { o.Skip = hosted.SkipNone }, nil},
+		{"skip clipart", func(o *hosted.CorrectionOptions) { o.Skip = pfc.SkipClipart }, nil},
+		{"skip legacy", func(o *hosted.CorrectionOptions) { o.Skip = pfc.SkipLegacy }, nil},
+		{"skip none", func(o *hosted.CorrectionOptions) { o.Skip = pfc.SkipNone }, nil},
 		{"bgShadow unknown", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor = "red"; o.BgShadow = "medium" }, []string{"bgShadow"}},
 		{"bgShadow soft", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor = "red"; o.BgShadow = hosted.ShadowSoft }, nil},
 		{"bgShadow hard", func(o *hosted.CorrectionOptions) { rb(o); o.BgColor = "red"; o.BgShadow = hosted.ShadowHard }, nil},
@@ -110,8 +111,8 @@ func TestValidateRules(t *testing.T) {
 		{"scale negative", func(o *hosted.CorrectionOptions) { o.Scale = -1 }, []string{"scale"}},
 		{"scale 1", func(o *hosted.CorrectionOptions) { o.Scale = 1 }, nil},
 		{"scale 400", func(o *hosted.CorrectionOptions) { o.Scale = 400 }, nil},
-		{"scale at the shared bound", func(o *hosted.CorrectionOptions) { o.Scale = hosted.MaxScale }, nil},
-		{"scale above the shared bound", func(o *hosted.CorrectionOptions) { o.Scale = hosted.MaxScale + 1 }, []string{"scale"}},
+		{"scale at the shared bound", func(o *hosted.CorrectionOptions) { o.Scale = 62500 }, nil},
+		{"scale above the shared bound", func(o *hosted.CorrectionOptions) { o.Scale = 62500 + 1 }, []string{"scale"}},
 
 		// outputQuality 40..100.
 		{"outputQuality 39", func(o *hosted.CorrectionOptions) { o.OutputQuality = 39 }, []string{"outputQuality"}},
@@ -260,13 +261,13 @@ func TestStrictMode(t *testing.T) {
 		want []string
 	}{
 		{"nothing ignored", hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).WithResizeMode(hosted.ResizeGeneral).
-			RemoveBackgroundColor("white").WithShadow(hosted.ShadowSoft).WithOutput(hosted.OutputJPG, 90).Strictly(), nil},
+			RemoveBackgroundColor("white").WithShadow(hosted.ShadowSoft).WithOutput(pfc.OutputJPEG, 90).WithStrict(), nil},
 		{"lower-priority size", &hosted.CorrectionOptions{FileKey: "k", Width: 800, Scale: 50, Strict: true}, []string{"scale"}},
 		{"resize mode without size", &hosted.CorrectionOptions{FileKey: "k", Resize: hosted.ResizeAuto, Strict: true}, []string{"resize"}},
 		{"lower-priority background", &hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true,
 			BgGenerativePrompt: "beach", BgFileKey: "bg", BgColor: "red", Strict: true}, []string{"bgColor", "bgFileKey"}},
-		{"skip under AI selection", &hosted.CorrectionOptions{FileKey: "k", Skip: hosted.SkipNone, Strict: true}, []string{"skip"}},
-		{"quality with png", &hosted.CorrectionOptions{FileKey: "k", OutputType: hosted.OutputPNG, OutputQuality: 90, Strict: true},
+		{"skip under AI selection", &hosted.CorrectionOptions{FileKey: "k", Skip: pfc.SkipNone, Strict: true}, []string{"skip"}},
+		{"quality with png", &hosted.CorrectionOptions{FileKey: "k", OutputType: pfc.OutputPNG, OutputQuality: 90, Strict: true},
 			[]string{"outputQuality"}},
 		{"autocrop values without autocrop", &hosted.CorrectionOptions{FileKey: "k", AutocropSize: "1.5", Strict: true},
 			[]string{"autocropSize"}},
@@ -334,13 +335,13 @@ func TestQueryExact(t *testing.T) {
 			"bgColor=%23FF8800&bgShadow=hard&fileKey=k&removeBackground=true"},
 		{"zero values omitted, setters chained",
 			hosted.NewCorrection().WithFileKey("k").WithFileType(hosted.FileTypeImage).WithPreset(hosted.PresetPro).
-				WithOutput(hosted.OutputJPG, 85).ResizeScale(200).WithResizeMode(hosted.ResizeSmallDetails).
+				WithOutput(pfc.OutputJPEG, 85).ResizeScale(200).WithResizeMode(hosted.ResizeSmallDetails).
 				WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "1.2", X: "0", Y: "-0.1", AspectWidth: "4", AspectHeight: "5", TopHeadGap: "0.05"}).
 				WithGlareRemoval().WithThumbnailUpdate().WithDetectionData(),
 			"autocrop=true&autocropDetectOnly=true&autocropSize=1.2&autocropTopHeadGap=0.05&autocropX=0&autocropY=-0.1" +
 				"&cropARH=5&cropARW=4&fileKey=k&fileType=image&includeDetectionData=true&outputQuality=85&outputType=jpg" +
 				"&preset=Pro&removeGlares=true&resize=smallDetails&scale=200&updateThumbnail=true"},
-		{"strict is never sent", hosted.NewCorrection().WithFileKey("k").Strictly(), "fileKey=k"},
+		{"strict is never sent", hosted.NewCorrection().WithFileKey("k").WithStrict(), "fileKey=k"},
 		{"key with reserved characters", hosted.NewCorrection().WithFileKey("a/b c&d=e"), "fileKey=a%2Fb%20c%26d%3De"},
 	}
 	for _, tt := range tests {
@@ -369,10 +370,10 @@ func TestWireNamesCoverTheAPITable(t *testing.T) {
 	// the API's parameter names, nothing else.
 	yes := true
 	all := hosted.CorrectionOptions{
-		FileKey: "k", FileType: hosted.FileTypeVideo, Preset: "p", Cache: &yes, OutputType: hosted.OutputPNG,
+		FileKey: "k", FileType: hosted.FileTypeVideo, Preset: "p", Cache: &yes, OutputType: pfc.OutputPNG,
 		Resize: hosted.ResizeAuto, Width: 100, Height: 100, Long: 100, Short: 100, Scale: 100, OutputQuality: 90,
 		Autocrop: true, AutocropDetectOnly: true, AutocropSize: "1", AutocropX: "1", AutocropY: "1",
-		CropARW: "1", CropARH: "1", AutocropTopHeadGap: "1", Skip: hosted.SkipNone, RemoveGlares: true,
+		CropARW: "1", CropARH: "1", AutocropTopHeadGap: "1", Skip: pfc.SkipNone, RemoveGlares: true,
 		RemoveBackground: true, BgColor: "red", BgGenerativePrompt: "x", BgFileKey: "b", BgShadow: hosted.ShadowSoft,
 		PreserveMetadata: &yes, UpdateThumbnail: true, IncludeDetectionData: true, WebhookURL: "https://e.com",
 		Strict: true,
@@ -409,7 +410,7 @@ func TestValuesKeepsExplicitFalse(t *testing.T) {
 func TestSetters(t *testing.T) {
 	t.Parallel()
 	o := hosted.NewCorrection().WithFileKey("k")
-	assert.Same(t, o, o.WithPreset("x").ResizeWidth(1).WithGlareRemoval().Strictly())
+	assert.Same(t, o, o.WithPreset("x").ResizeWidth(1).WithGlareRemoval().WithStrict())
 
 	t.Run("resize setters keep one size", func(t *testing.T) {
 		o := hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).ResizeHeight(600).ResizeLong(1000).ResizeShort(500).ResizeScale(150)
@@ -451,12 +452,8 @@ func TestEnumValid(t *testing.T) {
 	t.Parallel()
 	assert.True(t, hosted.FileTypeVideo.Valid())
 	assert.False(t, hosted.FileType("").Valid())
-	assert.True(t, hosted.OutputOriginal.Valid())
-	assert.False(t, hosted.OutputType("gif").Valid())
 	assert.True(t, hosted.ResizeSmallDetails.Valid())
 	assert.False(t, hosted.ResizeMode("").Valid())
-	assert.True(t, hosted.SkipLegacy.Valid())
-	assert.False(t, hosted.SkipMode("all").Valid())
 	assert.True(t, hosted.ShadowFloating.Valid())
 	assert.False(t, hosted.Shadow("none").Valid())
 }

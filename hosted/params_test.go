@@ -6,15 +6,18 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// TestCorrectionOptionsFollowTheSharedTable keeps the url tags of
-// CorrectionOptions, in field order, equal to the shared parameter table
-// (itself checked against the API documentation in package pfcparams).
-func TestCorrectionOptionsFollowTheSharedTable(t *testing.T) {
+// TestCorrectionOptionsFollowTheTable: CorrectionOptions binds to the
+// declaration table, and its url tags are in the table's order.
+func TestCorrectionOptionsFollowTheTable(t *testing.T) {
 	t.Parallel()
+	_, err := pfcparams.Bind(pfcparams.Hosted, CorrectionOptions{})
+	require.NoError(t, err)
 	typ := reflect.TypeOf(CorrectionOptions{})
 	var fields []string
 	for i := range typ.NumField() {
@@ -23,30 +26,26 @@ func TestCorrectionOptionsFollowTheSharedTable(t *testing.T) {
 			fields = append(fields, name)
 		}
 	}
-	assert.Equal(t, pfcparams.HostedNames(), fields)
+	assert.Equal(t, pfcparams.Names(pfcparams.Hosted), fields)
 }
 
-// TestEnumsFollowTheSharedTable checks the documented value sets of the
-// hosted enums against the shared table.
-func TestEnumsFollowTheSharedTable(t *testing.T) {
+// TestEnumsFollowTheTable: the Go constants of each enum are the values
+// the table declares, in its order.
+func TestEnumsFollowTheTable(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		param string
-		valid func(string) bool
-	}{
-		{"fileType", func(s string) bool { return FileType(s).Valid() }},
-		{"outputType", func(s string) bool { return OutputType(s).Valid() }},
-		{"resize", func(s string) bool { return ResizeMode(s).Valid() }},
-		{"skip", func(s string) bool { return SkipMode(s).Valid() }},
-		{"bgShadow", func(s string) bool { return Shadow(s).Valid() }},
+	for param, consts := range map[string][]string{
+		"fileType":   {string(FileTypeImage), string(FileTypeVideo)},
+		"outputType": {string(pfc.OutputJPEG), string(pfc.OutputPNG), string(pfc.OutputOriginal)},
+		"resize":     {string(ResizeAuto), string(ResizeGeneral), string(ResizeSmallDetails)},
+		"skip":       {string(pfc.SkipClipart), string(pfc.SkipLegacy), string(pfc.SkipNone)},
+		"bgShadow":   {string(ShadowSoft), string(ShadowHard), string(ShadowFloating)},
+	} {
+		p, ok := pfcparams.Lookup(param)
+		require.True(t, ok, param)
+		assert.Equal(t, p.Values, consts, param)
 	}
-	for _, tc := range cases {
-		p, ok := pfcparams.HostedParam(tc.param)
-		if assert.True(t, ok, tc.param) {
-			for _, v := range p.Values {
-				assert.True(t, tc.valid(v), "%s=%s", tc.param, v)
-			}
-			assert.False(t, tc.valid("bogus"))
-		}
-	}
+	assert.True(t, FileTypeVideo.Valid())
+	assert.False(t, FileType("bogus").Valid())
+	assert.True(t, ResizeSmallDetails.Valid())
+	assert.False(t, Shadow("bogus").Valid())
 }

@@ -15,32 +15,32 @@ func TestPlanResizePriority(t *testing.T) {
 	tests := []struct {
 		name        string
 		opts        hosted.CorrectionOptions
-		wantParam   hosted.ResizeParam
+		wantParam   string
 		wantValue   int
 		wantIgnored []string
 	}{
-		{"none", hosted.CorrectionOptions{}, hosted.ResizeParamNone, 0, nil},
-		{"width alone", hosted.CorrectionOptions{Width: 800}, hosted.ResizeParamWidth, 800, nil},
-		{"height alone", hosted.CorrectionOptions{Height: 600}, hosted.ResizeParamHeight, 600, nil},
-		{"long alone", hosted.CorrectionOptions{Long: 1000}, hosted.ResizeParamLong, 1000, nil},
-		{"short alone", hosted.CorrectionOptions{Short: 500}, hosted.ResizeParamShort, 500, nil},
-		{"scale alone", hosted.CorrectionOptions{Scale: 200}, hosted.ResizeParamScale, 200, nil},
+		{"none", hosted.CorrectionOptions{}, "", 0, nil},
+		{"width alone", hosted.CorrectionOptions{Width: 800}, "width", 800, nil},
+		{"height alone", hosted.CorrectionOptions{Height: 600}, "height", 600, nil},
+		{"long alone", hosted.CorrectionOptions{Long: 1000}, "long", 1000, nil},
+		{"short alone", hosted.CorrectionOptions{Short: 500}, "short", 500, nil},
+		{"scale alone", hosted.CorrectionOptions{Scale: 200}, "scale", 200, nil},
 		{"width beats all", hosted.CorrectionOptions{Width: 800, Height: 600, Long: 1000, Short: 500, Scale: 200},
-			hosted.ResizeParamWidth, 800, []string{"height", "long", "short", "scale"}},
+			"width", 800, []string{"height", "long", "short", "scale"}},
 		{"height beats long short scale", hosted.CorrectionOptions{Height: 600, Long: 1000, Short: 500, Scale: 200},
-			hosted.ResizeParamHeight, 600, []string{"long", "short", "scale"}},
+			"height", 600, []string{"long", "short", "scale"}},
 		{"long beats short scale", hosted.CorrectionOptions{Long: 1000, Short: 500, Scale: 200},
-			hosted.ResizeParamLong, 1000, []string{"short", "scale"}},
+			"long", 1000, []string{"short", "scale"}},
 		{"short beats scale", hosted.CorrectionOptions{Short: 500, Scale: 200},
-			hosted.ResizeParamShort, 500, []string{"scale"}},
+			"short", 500, []string{"scale"}},
 		{"width beats scale", hosted.CorrectionOptions{Width: 800, Scale: 200},
-			hosted.ResizeParamWidth, 800, []string{"scale"}},
+			"width", 800, []string{"scale"}},
 		{"mode with a size is used", hosted.CorrectionOptions{Long: 1000, Resize: hosted.ResizeGeneral},
-			hosted.ResizeParamLong, 1000, nil},
+			"long", 1000, nil},
 		{"mode without a size is ignored", hosted.CorrectionOptions{Resize: hosted.ResizeSmallDetails},
-			hosted.ResizeParamNone, 0, []string{"resize"}},
+			"", 0, []string{"resize"}},
 		{"out-of-range value still counts as supplied", hosted.CorrectionOptions{Width: 5, Height: 600},
-			hosted.ResizeParamWidth, 5, []string{"height"}},
+			"width", 5, []string{"height"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,18 +104,18 @@ func TestPlanOtherRules(t *testing.T) {
 		opts        hosted.CorrectionOptions
 		wantIgnored []string
 	}{
-		{"skip ignored when preset omitted", hosted.CorrectionOptions{Skip: hosted.SkipLegacy}, []string{"skip"}},
-		{"skip ignored with Universal", hosted.CorrectionOptions{Preset: hosted.PresetUniversal, Skip: hosted.SkipNone}, []string{"skip"}},
-		{"skip used with Pro", hosted.CorrectionOptions{Preset: hosted.PresetPro, Skip: hosted.SkipNone}, nil},
-		{"skip used with a custom preset", hosted.CorrectionOptions{Preset: "My Studio", Skip: hosted.SkipClipart}, nil},
-		{"skip used with preset none", hosted.CorrectionOptions{Preset: hosted.PresetNone, Skip: hosted.SkipClipart}, nil},
-		{"quality ignored for png", hosted.CorrectionOptions{OutputType: hosted.OutputPNG, OutputQuality: 80}, []string{"outputQuality"}},
+		{"skip ignored when preset omitted", hosted.CorrectionOptions{Skip: pfc.SkipLegacy}, []string{"skip"}},
+		{"skip ignored with Universal", hosted.CorrectionOptions{Preset: hosted.PresetUniversal, Skip: pfc.SkipNone}, []string{"skip"}},
+		{"skip used with Pro", hosted.CorrectionOptions{Preset: hosted.PresetPro, Skip: pfc.SkipNone}, nil},
+		{"skip used with a custom preset", hosted.CorrectionOptions{Preset: "My Studio", Skip: pfc.SkipClipart}, nil},
+		{"skip used with preset none", hosted.CorrectionOptions{Preset: hosted.PresetNone, Skip: pfc.SkipClipart}, nil},
+		{"quality ignored for png", hosted.CorrectionOptions{OutputType: pfc.OutputPNG, OutputQuality: 80}, []string{"outputQuality"}},
 		{"quality ignored for implicit png after bg removal",
 			hosted.CorrectionOptions{RemoveBackground: true, OutputQuality: 80}, []string{"outputQuality"}},
 		{"quality used for jpg after bg removal",
-			hosted.CorrectionOptions{RemoveBackground: true, OutputType: hosted.OutputJPG, OutputQuality: 80}, nil},
-		{"quality used for jpg", hosted.CorrectionOptions{OutputType: hosted.OutputJPG, OutputQuality: 80}, nil},
-		{"quality used for original", hosted.CorrectionOptions{OutputType: hosted.OutputOriginal, OutputQuality: 80}, nil},
+			hosted.CorrectionOptions{RemoveBackground: true, OutputType: pfc.OutputJPEG, OutputQuality: 80}, nil},
+		{"quality used for jpg", hosted.CorrectionOptions{OutputType: pfc.OutputJPEG, OutputQuality: 80}, nil},
+		{"quality used for original", hosted.CorrectionOptions{OutputType: pfc.OutputOriginal, OutputQuality: 80}, nil},
 		{"quality used when output omitted", hosted.CorrectionOptions{OutputQuality: 80}, nil},
 		{"autocrop values ignored without autocrop",
 			hosted.CorrectionOptions{AutocropDetectOnly: true, AutocropSize: "1", AutocropX: "0", AutocropY: "0",
@@ -124,7 +124,7 @@ func TestPlanOtherRules(t *testing.T) {
 		{"autocrop values used with autocrop",
 			hosted.CorrectionOptions{Autocrop: true, AutocropDetectOnly: true, AutocropSize: "1", CropARW: "4", CropARH: "5"}, nil},
 		{"plain options ignore nothing",
-			*hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetPro).WithOutput(hosted.OutputJPG, 95).ResizeLong(2000).
+			*hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetPro).WithOutput(pfc.OutputJPEG, 95).ResizeLong(2000).
 				WithGlareRemoval().WithCache(false).WithPreserveMetadata(false).WithThumbnailUpdate().WithDetectionData().
 				WithWebhook("https://example.com/hook"), nil},
 	}
@@ -138,7 +138,7 @@ func TestPlanOtherRules(t *testing.T) {
 func TestPlanIgnoredInTableOrderWithReasons(t *testing.T) {
 	t.Parallel()
 	o := hosted.CorrectionOptions{
-		FileKey: "k", Skip: hosted.SkipNone, BgColor: "red", OutputType: hosted.OutputPNG, OutputQuality: 50,
+		FileKey: "k", Skip: pfc.SkipNone, BgColor: "red", OutputType: pfc.OutputPNG, OutputQuality: 50,
 		Width: 100, Scale: 50, Resize: hosted.ResizeAuto,
 	}
 	p := o.Plan()
@@ -180,8 +180,8 @@ func TestValidateAndPlanAgree(t *testing.T) {
 		{RemoveBackground: rb, BgFileKey: "bg", BgColor: "navy", BgShadow: hosted.ShadowSoft},
 		{AutocropDetectOnly: true, AutocropX: "0.5"},
 		{Width: 100, Height: 100, Scale: 50, Resize: hosted.ResizeAuto},
-		{Resize: hosted.ResizeGeneral, Skip: hosted.SkipNone},
-		{OutputType: hosted.OutputPNG, OutputQuality: 80},
+		{Resize: hosted.ResizeGeneral, Skip: pfc.SkipNone},
+		{OutputType: pfc.OutputPNG, OutputQuality: 80},
 		{RemoveBackground: rb, OutputQuality: 80},
 	}
 	for _, o := range cases {

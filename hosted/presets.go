@@ -10,7 +10,6 @@ import (
 	"iter"
 	"net/http"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"time"
 
@@ -148,36 +147,37 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 }
 
 // All iterates over every preset, fetching pages of pageSize (0 means the
-// service default of 20) as the loop goes. Iteration stops after the first
-// error, which is yielded with a nil preset; a page that repeats the
-// previous one (a service ignoring offset) is such an error.
+// service default of 20) as the loop goes, each preset once. Iteration
+// stops after the first error, which is yielded with a nil preset.
+//
+// The walk is bounded by what the service says. A page that brings only
+// presets already listed (a service ignoring offset, or repeating pages)
+// ends it with an *InconsistentResponseError, as does a listing that
+// outgrows its total: more presets than the first page's total plus an
+// allowance for presets created meanwhile (presetTotalDrift: 100 plus a
+// tenth of the total), or a total that moves further than that. Presets
+// are told apart by presetId (by their other fields when it is missing).
+// Without a total, the walk ends at the first short or empty page.
 func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
 	return func(yield func(*Preset, error) bool) {
 		limit := pageSize
 		if limit <= 0 {
 			limit = 20
 		}
-		var prevFirst *Preset
+		w := presetWalk{seen: map[string]struct{}{}, firstTotal: -1}
 		for offset := 0; ; {
 			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			// A service that ignored offset would repeat its first page
-			// forever; stop with an error instead. The whole record is
-			// compared: the list's items are not documented, and an
-			// item without presetId has an empty ID on every page.
-			if offset > 0 && len(page.Presets) > 0 && reflect.DeepEqual(&page.Presets[0], prevFirst) {
-				yield(nil, fmt.Errorf("pfc: list presets: the page at offset %d repeats the previous page (offset ignored?)", offset))
+			fresh, err := w.take(offset, page)
+			if err != nil {
+				yield(nil, err)
 				return
 			}
-			if len(page.Presets) > 0 {
-				first := page.Presets[0]
-				prevFirst = &first
-			}
-			for i := range page.Presets {
-				if !yield(&page.Presets[i], nil) {
+			for _, p := range fresh {
+				if !yield(p, nil) {
 					return
 				}
 			}
@@ -197,6 +197,71 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 			}
 		}
 	}
+}
+
+// presetTotalDrift is how far the presets listed by All may outgrow the
+// total of the first page, and how far later totals may move from it:
+// presets created or deleted during the walk (creations ahead of the
+// offset also show a preset twice, which All skips). A larger change
+// ends the walk with an *InconsistentResponseError; list again.
+func presetTotalDrift(total int) int { return 100 + total/10 }
+
+// presetWalk is the state of one All walk: what the service said so far.
+type presetWalk struct {
+	seen       map[string]struct{} // keys (presetKey) of the presets listed
+	firstTotal int                 // the first total reported; -1: none yet
+	maxTotal   int                 // the largest total reported
+}
+
+// take checks the page at offset against the walk so far and returns its
+// presets not listed before, or the error that ends the walk.
+func (w *presetWalk) take(offset int, page *PresetPage) ([]*Preset, error) {
+	fail := func(field, format string, args ...any) error {
+		return &InconsistentResponseError{Op: "GET /presets", Field: field, Message: fmt.Sprintf(format, args...)}
+	}
+	if page.Total >= 0 {
+		if w.firstTotal < 0 {
+			w.firstTotal, w.maxTotal = page.Total, page.Total
+		}
+		if d := presetTotalDrift(w.firstTotal); page.Total > w.firstTotal+d || page.Total < w.firstTotal-d {
+			return nil, fail("total", "the total went from %d to %d during the listing, more than the %d allowed for presets created or deleted meanwhile; list again",
+				w.firstTotal, page.Total, d)
+		}
+		w.maxTotal = max(w.maxTotal, page.Total)
+	}
+	var fresh []*Preset
+	for i := range page.Presets {
+		k := presetKey(&page.Presets[i])
+		if _, dup := w.seen[k]; dup {
+			continue
+		}
+		w.seen[k] = struct{}{}
+		fresh = append(fresh, &page.Presets[i])
+	}
+	if len(page.Presets) > 0 && len(fresh) == 0 {
+		return nil, fail("presets", "the page at offset %d brings only presets already listed (the service ignores offset, or repeats its pages)", offset)
+	}
+	if w.firstTotal >= 0 {
+		if bound := w.maxTotal + presetTotalDrift(w.firstTotal); len(w.seen) > bound {
+			return nil, fail("presets", "%d presets listed at offset %d, more than the total of %d the service reported allows (at most %d)",
+				len(w.seen), offset, w.maxTotal, bound)
+		}
+	}
+	return fresh, nil
+}
+
+// presetKey tells presets apart: by presetId, or, for a record without
+// one (the list body is not documented), by its fields other than
+// uploadUrl, a pre-signed URL that may be signed afresh on every answer.
+func presetKey(p *Preset) string {
+	if p.ID != "" {
+		return "id:" + p.ID
+	}
+	b, _ := json.Marshal(struct {
+		Name, Description string
+		Extra             map[string]json.RawMessage
+	}{p.Name, p.Description, p.Extra})
+	return "record:" + string(b)
 }
 
 // Get fetches one preset (GET /presets/{presetId}).

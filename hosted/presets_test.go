@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -197,7 +199,8 @@ func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
 		ids = append(ids, p.ID)
 	}
 	assert.Equal(t, []string{"a", "b"}, ids)
-	assert.ErrorContains(t, lastErr, "repeats the previous page")
+	require.ErrorIs(t, lastErr, ErrInconsistentResponse)
+	assert.ErrorContains(t, lastErr, "only presets already listed")
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
 
@@ -283,4 +286,130 @@ func TestPresetsAllFollowsTheTotal(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, 25, n)
+}
+
+// walkPresets collects the ids All yields and its error; it fails the
+// test past stopAfter presets, where an unbounded walk would go on.
+func walkPresets(t *testing.T, c *Client, pageSize, stopAfter int) ([]string, error) {
+	t.Helper()
+	var ids []string
+	for p, err := range c.Presets.All(context.Background(), pageSize) {
+		if err != nil {
+			return ids, err
+		}
+		ids = append(ids, p.ID)
+		if len(ids) > stopAfter {
+			t.Fatalf("All yielded more than %d presets and goes on", stopAfter)
+		}
+	}
+	return ids, nil
+}
+
+// presetRecords is n preset records with ids prefix0 …, each with a
+// pre-signed uploadUrl signed afresh (sig) on every answer.
+func presetRecords(prefix string, n int, sig int64) []map[string]any {
+	out := make([]map[string]any, n)
+	for i := range out {
+		id := prefix + strconv.Itoa(i)
+		out[i] = map[string]any{"presetId": id, "name": id, "uploadUrl": "https://store.test/presets/" + id + "?sig=" + strconv.FormatInt(sig, 10)}
+	}
+	return out
+}
+
+// TestPresetsAllEndsAgainstAServiceThatLoops: services that ignore offset
+// (their records changing on every answer, or their pages alternating),
+// or whose total keeps moving, end the walk with an
+// *InconsistentResponseError once nothing new arrives or the total
+// cannot hold, after every real preset was yielded once.
+func TestPresetsAllEndsAgainstAServiceThatLoops(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		field string
+		want  int // presets yielded before the error
+		page  func(n int64, offset int) any
+	}{
+		{"offset ignored, uploadUrl signed afresh", "presets", 20, func(n int64, _ int) any {
+			return presetRecords("p", 20, n)
+		}},
+		{"offset ignored, pages alternate", "presets", 40, func(n int64, _ int) any {
+			if n%2 == 1 {
+				return map[string]any{"presets": presetRecords("a", 20, n)}
+			}
+			return map[string]any{"presets": presetRecords("b", 20, n)}
+		}},
+		{"offset ignored, total reported", "presets", 20, func(n int64, _ int) any {
+			return map[string]any{"presets": presetRecords("p", 20, n), "total": 1000}
+		}},
+		{"new presets on every page, the total growing with them", "total", 120, func(n int64, offset int) any {
+			return map[string]any{"presets": presetRecords("p"+strconv.FormatInt(n, 10)+"-", 20, n), "total": offset + 40}
+		}},
+		{"more presets than the total", "presets", 0, func(n int64, _ int) any {
+			return map[string]any{"presets": presetRecords("p", 200, n), "total": 30}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			var n atomic.Int64
+			mt.RegisterResponder("GET", `=~/v2/presets`, func(r *http.Request) (*http.Response, error) {
+				off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+				return httpmock.NewJsonResponse(200, tc.page(n.Add(1), off))
+			})
+			ids, err := walkPresets(t, c, 20, 10_000)
+			require.ErrorIs(t, err, ErrInconsistentResponse)
+			var ie *InconsistentResponseError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, tc.field, ie.Field, err.Error())
+			assert.Len(t, ids, tc.want)
+		})
+	}
+}
+
+// TestPresetsAllWhilePresetsAreCreated: presets created during the walk,
+// at the end of the list (creation order) or at its start (newest
+// first, which shifts what was listed into later pages), neither end the
+// walk nor show a preset twice; every preset present at the start is
+// listed.
+func TestPresetsAllWhilePresetsAreCreated(t *testing.T) {
+	t.Parallel()
+	for _, front := range []bool{false, true} {
+		t.Run(fmt.Sprintf("front=%v", front), func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			var mu sync.Mutex
+			all := presetRecords("old", 95, 0)
+			created := 0
+			mt.RegisterResponder("GET", `=~/v2/presets`, func(r *http.Request) (*http.Response, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+				lim, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+				page := all[min(off, len(all)):min(off+lim, len(all))]
+				resp, err := httpmock.NewJsonResponse(200, map[string]any{"presets": page, "total": len(all)})
+				// Three presets are created after each answer.
+				for range 3 {
+					p := presetRecords("new"+strconv.Itoa(created)+"-", 1, 0)[0]
+					created++
+					if front {
+						all = append([]map[string]any{p}, all...)
+					} else {
+						all = append(all, p)
+					}
+				}
+				return resp, err
+			})
+			ids, err := walkPresets(t, c, 10, 1000)
+			require.NoError(t, err)
+			seen := map[string]bool{}
+			for _, id := range ids {
+				assert.False(t, seen[id], "preset %s listed twice", id)
+				seen[id] = true
+			}
+			for i := range 95 {
+				assert.True(t, seen["old"+strconv.Itoa(i)], "old%d not listed", i)
+			}
+		})
+	}
 }

@@ -1,18 +1,15 @@
 package hosted
 
 import (
-	"fmt"
 	"maps"
 	"net/url"
-
-	"github.com/google/go-querystring/query"
 )
 
 // queryMemo is what a Client remembers of the last options it started a
-// job with: their query parameters without the file key, as go-querystring
-// encoded them. A bulk run starts every job with the same options and a new
-// file key, so StartJob reflects over CorrectionOptions once, not once per
-// file.
+// job with: their query parameters without the file key, as the
+// declaration table encoded them. A bulk run starts every job with the same
+// options and a new file key, so StartJob encodes CorrectionOptions once,
+// not once per file.
 type queryMemo struct {
 	key    optionsKey
 	values url.Values // read-only once stored
@@ -43,8 +40,8 @@ func keyOf(o *CorrectionOptions) optionsKey {
 }
 
 // startQuery is o.Query() for StartJob: o is validated the same way and the
-// result is byte for byte the same. go-querystring encodes every field on
-// its own (omitempty), so the parameters of o are those of o without its
+// result is byte for byte the same. Every field is encoded on its own
+// (unset ones left out), so the parameters of o are those of o without its
 // file key, plus fileKey when it is set; only the former are remembered
 // (see queryMemo).
 func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
@@ -56,11 +53,7 @@ func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
 	if m == nil || m.key != k {
 		noKey := *o
 		noKey.FileKey = ""
-		v, err := query.Values(&noKey)
-		if err != nil {
-			return "", fmt.Errorf("pfc: encode /pfc options: %w", err)
-		}
-		m = &queryMemo{key: k, values: v}
+		m = &queryMemo{key: k, values: noKey.encode()}
 		c.queryMemo.Store(m)
 	}
 	v := make(url.Values, len(m.values)+1)

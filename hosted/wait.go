@@ -29,7 +29,9 @@ func pollOf(o pfc.WaitOptions) poll.Options {
 // Wait polls the job until it is terminal and returns the COMPLETED record.
 // A FAILED or REJECTED job is returned as a *JobError (which still carries
 // the record); a MaxWait that runs out as a *pfc.WaitTimeoutError, also when it
-// runs out during a status request (MaxWait bounds a poll in flight).
+// runs out during a status request (MaxWait bounds a poll in flight). A
+// record for another job ends the wait with GetJob's
+// *InconsistentResponseError: it is never returned as jobID's.
 // Cancelling ctx stops the wait at once with ctx's error. A nil opts uses
 // the client's polling defaults (see WithPolling).
 //

@@ -107,6 +107,7 @@ func TestWaitRejectsBadOptions(t *testing.T) {
 func TestWaitNilContext(t *testing.T) {
 	t.Parallel()
 	c, _ := mockClient(t)
+	//lint:ignore SA1012 a nil context is the case under test
 	_, err := c.Wait(nil, "j1", nil)
 	assert.ErrorContains(t, err, "nil context")
 }
@@ -122,4 +123,25 @@ func TestWaitReportsContextDeadline(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	var te *pfc.WaitTimeoutError
 	assert.False(t, errors.As(err, &te), "a context deadline is not a MaxWait timeout")
+}
+
+// TestWaitRefusesAnotherJobsRecord: a status answer that turns into
+// another job's COMPLETED record ends the wait with an
+// *InconsistentResponseError, not with that job as jobID's.
+func TestWaitRefusesAnotherJobsRecord(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var n atomic.Int32
+	mt.RegisterResponder("GET", "https://api.example.test/v2/status/j1?noRedirect=true", func(r *http.Request) (*http.Response, error) {
+		if n.Add(1) == 1 {
+			return httpmock.NewJsonResponse(200, jobJSON("j1", StatusProcessing, nil))
+		}
+		return httpmock.NewJsonResponse(200, jobJSON("j2", StatusCompleted, map[string]any{"correctedFile": "https://files.test/j2.jpg"}))
+	})
+	job, err := c.Wait(context.Background(), "j1", nil)
+	assert.Nil(t, job)
+	require.ErrorIs(t, err, ErrInconsistentResponse)
+	var ie *InconsistentResponseError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, "_id", ie.Field)
 }

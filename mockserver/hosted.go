@@ -85,6 +85,9 @@ type HostedOptions struct {
 	// in the queue (PENDING), in order; an image larger than the whole
 	// budget is processed alone.
 	PixelBudget int64
+	// MaxPresets caps the custom presets of one account; 0 means
+	// DefaultMaxPresets. Creating one more answers 409 conflict.
+	MaxPresets int
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
 	// Faults injects failures into the answers (see ParseFaults and the
@@ -109,6 +112,10 @@ type Hosted struct {
 // DefaultPixelBudget is the default of HostedOptions.PixelBudget (and of
 // the container mocks): 200 megapixels, about 2 GB of engine memory.
 const DefaultPixelBudget = 200_000_000
+
+// DefaultMaxPresets is the default of HostedOptions.MaxPresets: an
+// account holds at most 10,000 custom presets.
+const DefaultMaxPresets = hostedsvc.DefaultMaxPresets
 
 // ErrInvalidOptions is wrapped by NewHosted's errors for unusable options.
 var ErrInvalidOptions = errors.New("mockserver: invalid options")
@@ -139,6 +146,7 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 		Processor:       serviceProcessor(proc),
 		Workers:         opts.Workers,
 		PixelBudget:     opts.PixelBudget,
+		MaxPresets:      opts.MaxPresets,
 		WebhookClient:   opts.WebhookClient,
 		WebhookCAs:      opts.WebhookCAs,
 		WebhookSigner:   webhook.Sign,

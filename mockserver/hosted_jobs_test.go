@@ -93,7 +93,7 @@ func TestPFCValidation(t *testing.T) {
 
 // TestPFCIgnoresWhatTheServiceIgnores: the background parameters without
 // removeBackground=true, bgShadow outside the image and colour modes
-// (pfcparams.Background.Resolve), and autocropDetectOnly and the auto-crop
+// (pfcdoc.Background.Resolve), and autocropDetectOnly and the auto-crop
 // values without autocrop=true are accepted and ignored, as hosted.Plan
 // reports them, not a 400; an ignored bgFileKey is not even looked up.
 func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {

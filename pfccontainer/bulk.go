@@ -85,7 +85,7 @@ func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions) func(context
 func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item) (*Correction, error) {
 	names := newRunNames()
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		f, size, err := fileio.OpenParam("srcPath", it.Src)
+		f, size, err := fileio.OpenParamContext(ctx, "srcPath", it.Src)
 		if err != nil {
 			return nil, err
 		}

@@ -124,7 +124,7 @@ func TestMockCorrectAll(t *testing.T) {
 	for _, rel := range rels {
 		items = append(items, pfc.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".png")})
 	}
-	rep, err := c.CorrectAll(t.Context(), slices.Values(items), pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0), nil)
+	rep, err := c.CorrectAll(t.Context(), slices.Values(items), pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0), nil)
 	require.NoError(t, err)
 	// Two items share a base name, hence an output: the later one fails
 	// rather than replace the earlier's result.

@@ -61,7 +61,7 @@ func TestMockEndpoints(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.png")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 80, 60, 3), 0o644))
-	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeWidth(40), nil)
+	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeWidth(40), nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, corr.CorrectedURL)
 	got, err := os.ReadFile(dst)
@@ -100,15 +100,15 @@ func TestMockEveryOption(t *testing.T) {
 		{"short", pfccontainer.NewCorrection().ResizeShort(40), "jpeg", 60, 40},
 		{"scale", pfccontainer.NewCorrection().ResizeScale(50), "jpeg", 60, 40},
 		{"priority: width over scale", &pfccontainer.CorrectionOptions{Width: 60, Scale: 200}, "jpeg", 60, 40},
-		{"png output", pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0), "png", 120, 80},
+		{"png output", pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0), "png", 120, 80},
 		{"jpg output quality", pfccontainer.NewCorrection().WithOutput("jpg", 40), "jpeg", 120, 80},
 		{"mounted preset", pfccontainer.NewCorrection().WithPreset("Warm"), "jpeg", 120, 80},
 		{"AI preset group", pfccontainer.NewCorrection().WithPreset("Studio AI"), "jpeg", 120, 80},
-		{"built-in preset", pfccontainer.NewCorrection().WithPreset("School and Sports").WithSkip(pfccontainer.SkipNone), "jpeg", 120, 80},
+		{"built-in preset", pfccontainer.NewCorrection().WithPreset("School and Sports").WithSkip(pfc.SkipNone), "jpeg", 120, 80},
 		{"srgb", pfccontainer.NewCorrection().WithColorSpace(pfccontainer.ColorSpaceSRGB), "jpeg", 120, 80},
 		{"ICC profile", pfccontainer.NewCorrection().WithColorSpace("display.icc"), "jpeg", 120, 80},
 		{"autocrop", pfccontainer.NewCorrection().WithAutocrop(), "jpeg", 0, 0},
-		{"skip-exif-software", pfccontainer.NewCorrection().SkippingEXIFSoftware("Photoshop"), "jpeg", 120, 80},
+		{"skip-exif-software", pfccontainer.NewCorrection().WithSkipEXIFSoftware("Photoshop"), "jpeg", 120, 80},
 		{"composite off", pfccontainer.NewCorrection().WithComposite(false), "jpeg", 120, 80},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +126,7 @@ func TestMockEveryOption(t *testing.T) {
 	}
 
 	// preserveInputFileName: the output takes the input's name.
-	corr, err := c.Correct(ctx, key, pfccontainer.NewCorrection().PreservingInputFileName(true))
+	corr, err := c.Correct(ctx, key, pfccontainer.NewCorrection().WithPreserveInputFileName(true))
 	require.NoError(t, err)
 	assert.Equal(t, key, corr.FileName())
 	// enableComposite reaches the mock (reported in its log line).

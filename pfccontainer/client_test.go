@@ -17,10 +17,9 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: httpmock.
@@ -170,9 +169,9 @@ func jsonResp(status int, body string) *http.Response {
 func TestCorrectSendsEveryParameter(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	o := NewCorrection().WithPreset("School and Sports").WithOutput(OutputJPEG, 85).WithColorSpace("srgb").
-		ResizeLong(1200).WithAutocrop().WithSkip(SkipNone).SkippingEXIFSoftware("Photoshop", "GIMP").
-		PreservingInputFileName(true).WithComposite(false)
+	o := NewCorrection().WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85).WithColorSpace("srgb").
+		ResizeLong(1200).WithAutocrop().WithSkip(pfc.SkipNone).WithSkipEXIFSoftware("Photoshop", "GIMP").
+		WithPreserveInputFileName(true).WithComposite(false)
 	mt.RegisterResponder(http.MethodGet, `=~^`+testBase+`/pfc/`, func(r *http.Request) (*http.Response, error) {
 		noCredentials(t, r)
 		assert.Equal(t, "/pfc/my%20photo.jpg", r.URL.EscapedPath())
@@ -313,7 +312,7 @@ func TestCorrectFileOverTheWire(t *testing.T) {
 		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
 	mt.RegisterResponder(http.MethodGet, testBase+"/output/o.png", httpmock.NewBytesResponder(200, img))
 	dst := filepath.Join(t.TempDir(), "out.png")
-	corr, err := c.CorrectFile(context.Background(), src, dst, NewCorrection().WithOutput(OutputPNG, 0), nil)
+	corr, err := c.CorrectFile(context.Background(), src, dst, NewCorrection().WithOutput(pfc.OutputPNG, 0), nil)
 	require.NoError(t, err)
 	assert.Equal(t, Scene(2), corr.Scene)
 	got, err := os.ReadFile(dst)

@@ -169,7 +169,7 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 		oo = *o
 	}
 	if oo.PreserveInputFileName == nil {
-		oo.PreservingInputFileName(true)
+		oo.WithPreserveInputFileName(true)
 	}
 	corr, err := d.Client.Correct(ctx, name, &oo)
 	if err != nil {
@@ -275,7 +275,7 @@ func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 		return err
 	}
 	defer f.Close()
-	return fileio.WriteFileAtomic(dst, func(w io.Writer) error {
+	return fileio.WriteFileAtomicContext(ctx, dst, func(w io.Writer) error {
 		_, err := io.Copy(w, &ctxReader{ctx: ctx, r: f})
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -31,7 +32,7 @@ func TestMockDirectFileMode(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "Holiday 01.jpg")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 100, 60, 9), 0o644))
 	dst := filepath.Join(t.TempDir(), "result.png")
-	corr, path, err := d.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeWidth(50))
+	corr, path, err := d.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeWidth(50))
 	require.NoError(t, err)
 	assert.Equal(t, dst, path)
 	assert.Regexp(t, `^pfc-[0-9a-f]{16}-1-Holiday 01\.jpg$`, corr.FileName(), "the output keeps the input's name")
@@ -50,7 +51,7 @@ func TestMockDirectFileMode(t *testing.T) {
 	defer f.Close()
 	name, err := d.Put(ctx, "second.jpg", f)
 	require.NoError(t, err)
-	corr, out, err := d.Correct(ctx, name, pfccontainer.NewCorrection().PreservingInputFileName(false))
+	corr, out, err := d.Correct(ctx, name, pfccontainer.NewCorrection().WithPreserveInputFileName(false))
 	require.NoError(t, err)
 	assert.NotEqual(t, "second.jpg", corr.FileName())
 	assert.True(t, strings.HasPrefix(out, d.OutputDir+string(filepath.Separator)), out)

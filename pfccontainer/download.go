@@ -81,7 +81,7 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 // keeps its mode.
 func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (_ int64, err error) {
 	var n int64
-	err = fileio.WriteFileAtomic(path, func(w io.Writer) error {
+	err = fileio.WriteFileAtomicContext(ctx, path, func(w io.Writer) error {
 		var err error
 		n, err = c.Download(ctx, corr, w)
 		return err

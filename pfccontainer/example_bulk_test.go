@@ -39,7 +39,7 @@ func ExampleClient_CorrectDir() {
 		}
 	}
 	ctx := context.Background()
-	opts := pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0)
+	opts := pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0)
 	bulk := &pfc.BulkOptions{Concurrency: 4}
 
 	rep, err := c.CorrectDir(ctx, in, filepath.Join(root, "http"), opts, bulk)

@@ -77,7 +77,7 @@ func ExampleClient_CorrectFile() {
 	defer c.CloseIdleConnections()
 	dst := filepath.Join(dir, "corrected.png")
 	_, err = c.CorrectFile(context.Background(), exampleJPEG(dir, 400, 300), dst,
-		pfccontainer.NewCorrection().WithOutput(pfccontainer.OutputPNG, 0).ResizeLong(200), nil)
+		pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeLong(200), nil)
 	if err != nil {
 		log.Fatal(err)
 	}

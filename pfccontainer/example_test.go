@@ -3,11 +3,12 @@ package pfccontainer_test
 import (
 	"fmt"
 
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
 func ExampleCorrectionOptions_Plan() {
-	o := pfccontainer.NewCorrection().WithPreset("School and Sports").WithOutput(pfccontainer.OutputJPEG, 85)
+	o := pfccontainer.NewCorrection().WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85)
 	o.Height, o.Scale = 1080, 50 // two resize parameters: only height applies
 	p := o.Plan()
 	fmt.Println(p.Resize, p.ResizeValue)

@@ -23,7 +23,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		cc.maxDownload = flow.MaxDownloadSize
 		dl = &cc
 	}
-	f, size, err := fileio.OpenParam("srcPath", srcPath)
+	f, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}

@@ -67,8 +67,9 @@ func TestLongNamesAreWritten(t *testing.T) {
 }
 
 // TestLongNameLeftoverIsCleaned: the temporary file of a 255-byte output,
-// left behind as a crash would leave it, is recognised and removed by the
-// next resumable bulk run (one with a manifest) writing to that directory.
+// left behind as a crash of a resumable bulk run (one with a manifest)
+// would leave it, is recognised and removed by the next run of that
+// manifest writing to that directory.
 func TestLongNameLeftoverIsCleaned(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
@@ -76,7 +77,7 @@ func TestLongNameLeftoverIsCleaned(t *testing.T) {
 	dir := longDir(t)
 	dst := filepath.Join(dir, longName)
 
-	// Note the temporary file's name while a download writes it.
+	// Note the temporary file's name while a run's download writes it.
 	var mu sync.Mutex
 	var during []string
 	mt.RegisterResponder(http.MethodGet, testBase+"/output/o.png", func(*http.Request) (*http.Response, error) {
@@ -90,8 +91,20 @@ func TestLongNameLeftoverIsCleaned(t *testing.T) {
 		}}
 		return &http.Response{StatusCode: 200, Body: body, ContentLength: int64(len(img)), Header: http.Header{}}, nil
 	})
-	_, err := c.DownloadFile(t.Context(), &Correction{CorrectedURL: testBase + "/output/o.png"}, dst)
-	require.NoError(t, err)
+	src := filepath.Join(t.TempDir(), "in.png")
+	require.NoError(t, os.WriteFile(src, img, 0o644))
+	mt.RegisterResponder(http.MethodPut, testBase+"/pfc", jsonAnswer(200, `{"imageKey":"k.png"}`))
+	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.png",
+		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
+	man := filepath.Join(t.TempDir(), "run.jsonl")
+	run := func() *pfc.BulkReport {
+		rep, err := c.CorrectAll(t.Context(), iter.Seq[pfc.BulkItem](func(yield func(pfc.BulkItem) bool) {
+			yield(pfc.BulkItem{SrcPath: src, DstPath: dst})
+		}), nil, &pfc.BulkOptions{Manifest: man})
+		require.NoError(t, err)
+		return rep
+	}
+	require.Equal(t, 1, run().Done)
 	mu.Lock()
 	require.Len(t, during, 1, "the temporary file alone while downloading")
 	stale := during[0]
@@ -101,15 +114,7 @@ func TestLongNameLeftoverIsCleaned(t *testing.T) {
 	require.NoError(t, os.Remove(dst))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, stale), []byte("half"), 0o600), "left by a crash")
 
-	src := filepath.Join(t.TempDir(), "in.png")
-	require.NoError(t, os.WriteFile(src, img, 0o644))
-	mt.RegisterResponder(http.MethodPut, testBase+"/pfc", jsonAnswer(200, `{"imageKey":"k.png"}`))
-	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.png",
-		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
-	rep, err := c.CorrectAll(t.Context(), iter.Seq[pfc.BulkItem](func(yield func(pfc.BulkItem) bool) {
-		yield(pfc.BulkItem{SrcPath: src, DstPath: dst})
-	}), nil, &pfc.BulkOptions{Manifest: filepath.Join(t.TempDir(), "run.jsonl")})
-	require.NoError(t, err)
+	rep := run()
 	require.Equal(t, 1, rep.Done, "%+v", rep.Failures)
 	assertOnlyFiles(t, dir, longName)
 }

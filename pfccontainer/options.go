@@ -1,65 +1,15 @@
 package pfccontainer
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/google/go-querystring/query"
 
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// Limits of the GET /pfc/{imageKey} parameters. The container documents
-// only outputQuality's range; the sizes use the hosted API's documented
-// range (the mock enforces the same), and scale is a positive percentage up
-// to MaxScale.
-const (
-	MinOutputQuality = 40
-	MaxOutputQuality = 100
-	MinSize          = 32                 // smallest width, height, long or short
-	MaxSize          = 10000              // largest width, height, long or short
-	MaxScale         = pfcparams.MaxScale // largest scale percentage: 1000
-	// MaxImageKeyLength bounds an image key (a file name in direct file
-	// mode).
-	MaxImageKeyLength = 255
-)
-
-// OutputType is the outputType parameter.
-type OutputType string
-
-// Output types. The container also accepts "jpg" and any letter case.
-const (
-	OutputJPEG OutputType = "JPEG"
-	OutputPNG  OutputType = "PNG"
-)
-
-// Valid reports whether t is empty or an output type the container knows.
-func (t OutputType) Valid() bool {
-	switch strings.ToLower(string(t)) {
-	case "", "jpeg", "jpg", "png":
-		return true
-	}
-	return false
-}
-
-func (t OutputType) isPNG() bool { return strings.EqualFold(string(t), "png") }
-
-// SkipMode is the skip parameter (and PFC_SKIP_MODE).
-type SkipMode string
-
-// Skip modes.
-const (
-	SkipClipart SkipMode = "clipart" // leave clipart-like images uncorrected (default)
-	SkipLegacy  SkipMode = "legacy"
-	SkipNone    SkipMode = "none" // correct everything
-)
-
-// Valid reports whether m is empty or a documented mode.
-func (m SkipMode) Valid() bool {
-	return m == "" || m == SkipClipart || m == SkipLegacy || m == SkipNone
-}
+// MaxImageKeyLength bounds an image key (a file name in direct file mode).
+const MaxImageKeyLength = pfcparams.MaxNameLength
 
 // Colour spaces of outputColorSpace; any other value names an ICC profile
 // file mounted in /presets.
@@ -81,17 +31,17 @@ type CorrectionOptions struct {
 	// exported AI preset group). Empty means AI scene detection picks a
 	// preset per image.
 	Preset string `url:"preset,omitempty"`
-	// OutputType is OutputJPEG or OutputPNG; empty keeps the source
-	// format.
-	OutputType OutputType `url:"outputType,omitempty"`
+	// OutputType is pfc.OutputJPEG or pfc.OutputPNG (sent as JPEG or PNG);
+	// empty or pfc.OutputOriginal keeps the source format.
+	OutputType pfc.OutputFormat `url:"outputType,omitempty"`
 	// OutputQuality is the JPEG quality, 40..100; 0 means the default, 90.
 	OutputQuality int `url:"outputQuality,omitempty"`
 	// OutputColorSpace is ColorSpaceOriginal, ColorSpaceSRGB or the file
 	// name of an ICC profile in /presets; empty means original.
 	OutputColorSpace string `url:"outputColorSpace,omitempty"`
 
-	// Width, Height, Long and Short are target sizes in pixels (MinSize..
-	// MaxSize); Scale is a percentage (1..MaxScale, 50 halves). Use one:
+	// Width, Height, Long and Short are target sizes in pixels (32..10000);
+	// Scale is a percentage (1..62500, 50 halves). Use one:
 	// when several are set the container uses only the first in this order
 	// (see Plan).
 	Width  int `url:"width,omitempty"`
@@ -104,7 +54,7 @@ type CorrectionOptions struct {
 	Autocrop bool `url:"autocrop,omitempty"`
 	// Skip is the non-photo skip mode; empty means PFC_SKIP_MODE. Ignored
 	// under AI preset selection (Preset empty).
-	Skip SkipMode `url:"skip,omitempty"`
+	Skip pfc.SkipMode `url:"skip,omitempty"`
 	// SkipEXIFSoftware leaves images edited by the named software
 	// uncorrected (sent comma-separated as skip-exif-software); nil means
 	// PFC_SKIP_EXIF_SOFTWARE.
@@ -134,7 +84,7 @@ func (o *CorrectionOptions) WithPreset(name string) *CorrectionOptions {
 
 // WithOutput sets the output format and the JPEG quality (0 keeps the
 // default, 90). It changes o and returns it.
-func (o *CorrectionOptions) WithOutput(t OutputType, quality int) *CorrectionOptions {
+func (o *CorrectionOptions) WithOutput(t pfc.OutputFormat, quality int) *CorrectionOptions {
 	o.OutputType, o.OutputQuality = t, quality
 	return o
 }
@@ -181,22 +131,22 @@ func (o *CorrectionOptions) WithAutocrop() *CorrectionOptions {
 }
 
 // WithSkip sets the skip mode. It changes o and returns it.
-func (o *CorrectionOptions) WithSkip(m SkipMode) *CorrectionOptions {
+func (o *CorrectionOptions) WithSkip(m pfc.SkipMode) *CorrectionOptions {
 	o.Skip = m
 	return o
 }
 
-// SkippingEXIFSoftware leaves images edited by any of names uncorrected;
+// WithSkipEXIFSoftware leaves images edited by any of names uncorrected;
 // with no names it sends an empty list, turning PFC_SKIP_EXIF_SOFTWARE off
 // for this call. It changes o and returns it.
-func (o *CorrectionOptions) SkippingEXIFSoftware(names ...string) *CorrectionOptions {
+func (o *CorrectionOptions) WithSkipEXIFSoftware(names ...string) *CorrectionOptions {
 	o.SkipEXIFSoftware = append([]string{}, names...)
 	return o
 }
 
-// PreservingInputFileName sets preserveInputFileName explicitly. It
+// WithPreserveInputFileName sets preserveInputFileName explicitly. It
 // changes o and returns it.
-func (o *CorrectionOptions) PreservingInputFileName(preserve bool) *CorrectionOptions {
+func (o *CorrectionOptions) WithPreserveInputFileName(preserve bool) *CorrectionOptions {
 	o.PreserveInputFileName = &preserve
 	return o
 }
@@ -208,63 +158,28 @@ func (o *CorrectionOptions) WithComposite(enabled bool) *CorrectionOptions {
 	return o
 }
 
-// Strictly turns on Strict: parameters the container would ignore fail
+// WithStrict turns on Strict: parameters the container would ignore fail
 // validation. It changes o and returns it.
-func (o *CorrectionOptions) Strictly() *CorrectionOptions {
+func (o *CorrectionOptions) WithStrict() *CorrectionOptions {
 	o.Strict = true
 	return o
 }
 
 // Validate checks o against the container's documented rules without any
 // I/O. It returns nil or a *pfc.ValidationError (matching pfc.ErrInvalidParameter)
-// naming every offending parameter by its wire name:
-//   - outputType is JPEG, jpg or PNG (any case);
-//   - outputQuality is 40..100, width/height/long/short MinSize..MaxSize,
-//     scale 1..MaxScale (zero means unset);
-//   - outputColorSpace is original, srgb or a plain file name;
-//   - skip is clipart, legacy or none;
-//   - skip-exif-software names are non-empty and hold no comma;
-//   - preset is a plain name (no control characters);
-//   - with Strict, every parameter listed in Plan().Ignored is an error.
-//
-// A nil o is valid: the container's defaults.
+// naming every offending parameter by its wire name: values outside their
+// documented set or range (sizes 32..10000, scale 1..62500, outputQuality
+// 40..100), an outputColorSpace that is neither original, srgb nor a plain
+// file name, empty or comma-holding skip-exif-software names, a preset
+// with control characters, and, with Strict, every parameter Plan reports
+// as ignored. A nil o is valid: the container's defaults.
 func (o *CorrectionOptions) Validate() error {
 	if o == nil {
 		return nil
 	}
 	var fe fieldErrors
-	if o.Preset != "" && !printable(o.Preset) {
-		fe.add("preset", "must be printable text (a preset name)")
-	}
-	if !o.OutputType.Valid() {
-		fe.add("outputType", "must be JPEG (or jpg) or PNG, got %q", o.OutputType)
-	}
-	if o.OutputQuality != 0 && (o.OutputQuality < MinOutputQuality || o.OutputQuality > MaxOutputQuality) {
-		fe.add("outputQuality", "must be between %d and %d, got %d", MinOutputQuality, MaxOutputQuality, o.OutputQuality)
-	}
-	if cs := o.OutputColorSpace; cs != "" && !strings.EqualFold(cs, ColorSpaceOriginal) &&
-		!strings.EqualFold(cs, ColorSpaceSRGB) && !plainFileName(cs) {
-		fe.add("outputColorSpace", "must be original, srgb or the file name of an ICC profile in /presets, got %q", cs)
-	}
-	for _, s := range []struct {
-		name  string
-		value int
-	}{{"width", o.Width}, {"height", o.Height}, {"long", o.Long}, {"short", o.Short}} {
-		if s.value != 0 && (s.value < MinSize || s.value > MaxSize) {
-			fe.add(s.name, "must be between %d and %d pixels, got %d", MinSize, MaxSize, s.value)
-		}
-	}
-	if o.Scale != 0 && (o.Scale < 1 || o.Scale > MaxScale) {
-		fe.add("scale", "must be a percentage between 1 and %d, got %d", MaxScale, o.Scale)
-	}
-	if !o.Skip.Valid() {
-		fe.add("skip", "must be one of clipart, legacy, none, got %q", o.Skip)
-	}
-	for _, n := range o.SkipEXIFSoftware {
-		if strings.TrimSpace(n) == "" || strings.Contains(n, ",") {
-			fe.add("skip-exif-software", "software names must be non-empty and contain no comma, got %q", n)
-			break
-		}
+	for _, p := range binding.Check(o, true) {
+		fe.add(p.Name, "%s", p.Message)
 	}
 	if o.Strict {
 		for _, ig := range o.Plan().Ignored {
@@ -277,22 +192,21 @@ func (o *CorrectionOptions) Validate() error {
 	return fe.err()
 }
 
+// binding ties CorrectionOptions to the declaration table of the
+// correction parameters, from which validation and encoding derive.
+var binding = pfcparams.MustBind(pfcparams.Container, CorrectionOptions{})
+
 // Values validates o and returns its query parameters; unset fields are
 // absent. A nil o gives empty values.
 func (o *CorrectionOptions) Values() (url.Values, error) {
+	v := url.Values{}
 	if o == nil {
-		return url.Values{}, nil
+		return v, nil
 	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	v, err := query.Values(o)
-	if err != nil {
-		return nil, fmt.Errorf("pfc: encode options: %w", err)
-	}
-	if o.SkipEXIFSoftware != nil && len(o.SkipEXIFSoftware) == 0 {
-		v.Set("skip-exif-software", "")
-	}
+	binding.Encode(o, v)
 	return v, nil
 }
 
@@ -308,12 +222,8 @@ func (o *CorrectionOptions) Query() (string, error) {
 }
 
 // ParameterNames returns the wire names of the GET /pfc/{imageKey}
-// parameters in the order of the container's table.
-func ParameterNames() []string {
-	return []string{"preset", "outputType", "outputQuality", "outputColorSpace",
-		"width", "height", "long", "short", "scale",
-		"autocrop", "skip", "skip-exif-software", "preserveInputFileName", "enableComposite"}
-}
+// parameters, in the order of the SDK's declaration table.
+func ParameterNames() []string { return binding.Names() }
 
 // ValidateImageKey checks key against the container's sanity rule (what
 // the container answers with invalidIdMessage or noIdMessage): a plain
@@ -334,23 +244,4 @@ func ValidateImageKey(key string) error {
 }
 
 // plainFileName is the container's sanity rule for keys and file names.
-func plainFileName(s string) bool {
-	if s == "" || len(s) > MaxImageKeyLength || strings.HasPrefix(s, ".") || strings.Contains(s, "..") ||
-		strings.ContainsAny(s, `/\:`) {
-		return false
-	}
-	return printable(s)
-}
-
-// printable reports valid UTF-8 without control characters.
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError || (r >= 0x80 && r < 0xa0) {
-			return false
-		}
-	}
-	return true
-}
+func plainFileName(s string) bool { return pfcparams.PlainFileName(s) }

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestValidateAcceptsDocumentedValues(t *testing.T) {
@@ -18,12 +17,12 @@ func TestValidateAcceptsDocumentedValues(t *testing.T) {
 		"zero":    {},
 		"jpg":     {OutputType: "jpg", OutputQuality: 40},
 		"PNG":     {OutputType: "png"},
-		"bounds":  {Width: MinSize, Height: MaxSize, Long: 32, Short: 10000, Scale: MaxScale},
+		"bounds":  {Width: 32, Height: 10000, Long: 32, Short: 10000, Scale: 62500},
 		"icc":     {OutputColorSpace: "Display P3.icc"},
 		"srgb":    {OutputColorSpace: "sRGB"},
-		"skip":    {Preset: "My Preset", Skip: SkipLegacy},
+		"skip":    {Preset: "My Preset", Skip: pfc.SkipLegacy},
 		"exif":    {SkipEXIFSoftware: []string{"Adobe Photoshop", "GIMP"}},
-		"flags":   NewCorrection().WithAutocrop().PreservingInputFileName(true).WithComposite(false),
+		"flags":   NewCorrection().WithAutocrop().WithPreserveInputFileName(true).WithComposite(false),
 		"quality": {OutputQuality: 100},
 	} {
 		assert.NoError(t, o.Validate(), name)
@@ -34,7 +33,7 @@ func TestValidateReportsEveryField(t *testing.T) {
 	t.Parallel()
 	o := &CorrectionOptions{
 		Preset: "a\nb", OutputType: "gif", OutputQuality: 39, OutputColorSpace: "../x.icc",
-		Width: 31, Height: 10001, Long: -1, Short: 5, Scale: MaxScale + 1,
+		Width: 31, Height: 10001, Long: -1, Short: 5, Scale: 62500 + 1,
 		Skip: "photos", SkipEXIFSoftware: []string{"a,b"},
 	}
 	err := o.Validate()
@@ -69,11 +68,11 @@ func TestValidateSingleFields(t *testing.T) {
 
 func TestStrictRefusesIgnoredParameters(t *testing.T) {
 	t.Parallel()
-	o := NewCorrection().WithSkip(SkipNone).WithOutput(OutputPNG, 80)
+	o := NewCorrection().WithSkip(pfc.SkipNone).WithOutput(pfc.OutputPNG, 80)
 	o.Width, o.Scale = 100, 50
 	require.NoError(t, o.Validate())
 	var ve *pfc.ValidationError
-	require.ErrorAs(t, o.Strictly().Validate(), &ve)
+	require.ErrorAs(t, o.WithStrict().Validate(), &ve)
 	assert.Equal(t, []string{"outputQuality", "scale", "skip"}, ve.Fields())
 	assert.Contains(t, ve.Error(), "would be ignored (strict mode)")
 }
@@ -88,14 +87,14 @@ func TestQueryEncoding(t *testing.T) {
 		{"nil", nil, ""},
 		{"zero", NewCorrection(), ""},
 		{"preset with spaces", NewCorrection().WithPreset("School and Sports"), "preset=School%20and%20Sports"},
-		{"output", NewCorrection().WithOutput(OutputJPEG, 85).WithColorSpace(ColorSpaceSRGB),
+		{"output", NewCorrection().WithOutput(pfc.OutputJPEG, 85).WithColorSpace(ColorSpaceSRGB),
 			"outputColorSpace=srgb&outputQuality=85&outputType=JPEG"},
-		{"hyphenated exif", NewCorrection().SkippingEXIFSoftware("Adobe Photoshop", "GIMP"),
+		{"hyphenated exif", NewCorrection().WithSkipEXIFSoftware("Adobe Photoshop", "GIMP"),
 			"skip-exif-software=Adobe%20Photoshop%2CGIMP"},
-		{"exif off", NewCorrection().SkippingEXIFSoftware(), "skip-exif-software="},
-		{"explicit false", NewCorrection().PreservingInputFileName(false).WithComposite(false),
+		{"exif off", NewCorrection().WithSkipEXIFSoftware(), "skip-exif-software="},
+		{"explicit false", NewCorrection().WithPreserveInputFileName(false).WithComposite(false),
 			"enableComposite=false&preserveInputFileName=false"},
-		{"booleans", NewCorrection().WithAutocrop().PreservingInputFileName(true).WithSkip(SkipClipart).WithPreset("P"),
+		{"booleans", NewCorrection().WithAutocrop().WithPreserveInputFileName(true).WithSkip(pfc.SkipClipart).WithPreset("P"),
 			"autocrop=true&preserveInputFileName=true&preset=P&skip=clipart"},
 		{"resize setter clears others", NewCorrection().ResizeWidth(100).ResizeScale(50), "scale=50"},
 		{"sizes", &CorrectionOptions{Width: 100, Height: 200, Long: 300, Short: 400},
@@ -112,16 +111,16 @@ func TestQueryEncoding(t *testing.T) {
 
 func TestQueryRefusesInvalidOptions(t *testing.T) {
 	t.Parallel()
-	_, err := NewCorrection().WithOutput(OutputJPEG, 10).Query()
+	_, err := NewCorrection().WithOutput(pfc.OutputJPEG, 10).Query()
 	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestParameterNamesMatchTags(t *testing.T) {
 	t.Parallel()
-	o := &CorrectionOptions{Preset: "p", OutputType: OutputPNG, OutputQuality: 50, OutputColorSpace: "srgb",
-		Width: 40, Height: 40, Long: 40, Short: 40, Scale: 40, Autocrop: true, Skip: SkipNone,
+	o := &CorrectionOptions{Preset: "p", OutputType: pfc.OutputPNG, OutputQuality: 50, OutputColorSpace: "srgb",
+		Width: 40, Height: 40, Long: 40, Short: 40, Scale: 40, Autocrop: true, Skip: pfc.SkipNone,
 		SkipEXIFSoftware: []string{"x"}}
-	o.PreservingInputFileName(true).WithComposite(true)
+	o.WithPreserveInputFileName(true).WithComposite(true)
 	v, err := o.Values()
 	require.NoError(t, err)
 	var keys []string

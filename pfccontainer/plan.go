@@ -8,26 +8,14 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// ResizeParam names the size parameter that decides the output size.
-type ResizeParam string
-
-// Resize parameters, in the container's priority order.
-const (
-	ResizeParamNone   ResizeParam = ""
-	ResizeParamWidth  ResizeParam = "width"
-	ResizeParamHeight ResizeParam = "height"
-	ResizeParamLong   ResizeParam = "long"
-	ResizeParamShort  ResizeParam = "short"
-	ResizeParamScale  ResizeParam = "scale"
-)
-
 // Plan is what the container will do with a set of options once its
 // rules are applied: which resize parameter wins, whether AI scene
 // detection picks the preset, and which supplied parameters have no effect.
 type Plan struct {
-	// Resize is the parameter that decides the output size, by priority
-	// width > height > long > short > scale; ResizeParamNone when none is set.
-	Resize ResizeParam
+	// Resize is the wire name of the parameter that decides the output
+	// size, by priority width > height > long > short > scale; "" when none
+	// is set.
+	Resize string
 	// ResizeValue is the value of Resize: pixels, or a percentage for scale.
 	ResizeValue int
 	// AIPresetSelection is true when no preset is given: AI scene
@@ -35,19 +23,8 @@ type Plan struct {
 	AIPresetSelection bool
 	// Ignored lists the supplied parameters the container will ignore, in
 	// the order of its parameter table, each with the reason.
-	Ignored []IgnoredParam
+	Ignored []pfc.IgnoredParam
 }
-
-// IgnoredParam is a supplied parameter that has no effect.
-type IgnoredParam struct {
-	// Name is the parameter's wire name, e.g. "height".
-	Name string
-	// Reason says which rule makes it ineffective.
-	Reason string
-}
-
-// String returns "name: reason".
-func (p IgnoredParam) String() string { return p.Name + ": " + p.Reason }
 
 // IgnoredNames returns the wire names of the ignored parameters.
 func (p Plan) IgnoredNames() []string {
@@ -59,7 +36,7 @@ func (p Plan) IgnoredNames() []string {
 }
 
 // Plan applies the container's rules to o. It does not validate: a value
-// out of range still counts as supplied. Rules (seed 001):
+// out of range still counts as supplied. Rules:
 //   - resize: only one of width, height, long, short, scale is used, in
 //     that order of priority; the others are ignored;
 //   - skip is ignored when AI preset selection is used (preset omitted);
@@ -73,33 +50,31 @@ func (o *CorrectionOptions) Plan() Plan {
 	}
 	p.AIPresetSelection = o.Preset == ""
 	ignore := func(name, format string, args ...any) {
-		p.Ignored = append(p.Ignored, IgnoredParam{Name: name, Reason: fmt.Sprintf(format, args...)})
+		p.Ignored = append(p.Ignored, pfc.IgnoredParam{Name: name, Reason: fmt.Sprintf(format, args...)})
 	}
 	param, value, ignored := pfcparams.Sizes{Width: o.Width, Height: o.Height, Long: o.Long, Short: o.Short, Scale: o.Scale}.Resolve()
-	p.Resize, p.ResizeValue = ResizeParam(param), value
+	p.Resize, p.ResizeValue = param, value
 	for _, ig := range ignored {
 		ignore(ig.Name, "%s", ig.Reason)
 	}
 	if o.Skip != "" && p.AIPresetSelection {
 		ignore("skip", "AI preset selection is used (no preset given)")
 	}
-	if o.OutputQuality != 0 && o.OutputType.isPNG() {
+	if o.OutputQuality != 0 && o.outputFormat() == pfc.OutputPNG {
 		ignore("outputQuality", "output is PNG")
 	}
-	slices.SortStableFunc(p.Ignored, func(a, b IgnoredParam) int { return tableIndex(a.Name) - tableIndex(b.Name) })
+	slices.SortStableFunc(p.Ignored, func(a, b pfc.IgnoredParam) int { return binding.Index(a.Name) - binding.Index(b.Name) })
 	return p
 }
 
-var paramOrder = ParameterNames()
-
-func tableIndex(name string) int {
-	if i := slices.Index(paramOrder, name); i >= 0 {
-		return i
-	}
-	return len(paramOrder)
+// outputFormat returns OutputType in the spelling of the pfc constants
+// ("JPEG" and "jpg" as pfc.OutputJPEG ...).
+func (o *CorrectionOptions) outputFormat() pfc.OutputFormat {
+	p, _ := pfcparams.Lookup("outputType")
+	return pfc.OutputFormat(p.Canonical(string(o.OutputType)))
 }
 
 // sortByTable orders problems by the container's parameter table.
 func sortByTable(fe fieldErrors) {
-	slices.SortStableFunc(fe, func(a, b pfc.FieldError) int { return tableIndex(a.Field) - tableIndex(b.Field) })
+	slices.SortStableFunc(fe, func(a, b pfc.FieldError) int { return binding.Index(a.Field) - binding.Index(b.Field) })
 }

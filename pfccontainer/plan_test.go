@@ -3,6 +3,7 @@ package pfccontainer
 import (
 	"testing"
 
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -11,19 +12,19 @@ func TestPlanResizePriority(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		o       CorrectionOptions
-		param   ResizeParam
+		param   string
 		value   int
 		ignored []string
 	}{
-		{"none", CorrectionOptions{}, ResizeParamNone, 0, nil},
-		{"all", CorrectionOptions{Width: 1, Height: 2, Long: 3, Short: 4, Scale: 5}, ResizeParamWidth, 1,
+		{"none", CorrectionOptions{}, "", 0, nil},
+		{"all", CorrectionOptions{Width: 1, Height: 2, Long: 3, Short: 4, Scale: 5}, "width", 1,
 			[]string{"height", "long", "short", "scale"}},
-		{"height", CorrectionOptions{Height: 2, Long: 3, Short: 4, Scale: 5}, ResizeParamHeight, 2,
+		{"height", CorrectionOptions{Height: 2, Long: 3, Short: 4, Scale: 5}, "height", 2,
 			[]string{"long", "short", "scale"}},
-		{"long", CorrectionOptions{Long: 3, Scale: 5}, ResizeParamLong, 3, []string{"scale"}},
-		{"short", CorrectionOptions{Short: 4, Scale: 5}, ResizeParamShort, 4, []string{"scale"}},
-		{"scale", CorrectionOptions{Scale: 50}, ResizeParamScale, 50, nil},
-		{"out of range still counts", CorrectionOptions{Width: 5, Long: 99999}, ResizeParamWidth, 5, []string{"long"}},
+		{"long", CorrectionOptions{Long: 3, Scale: 5}, "long", 3, []string{"scale"}},
+		{"short", CorrectionOptions{Short: 4, Scale: 5}, "short", 4, []string{"scale"}},
+		{"scale", CorrectionOptions{Scale: 50}, "scale", 50, nil},
+		{"out of range still counts", CorrectionOptions{Width: 5, Long: 99999}, "width", 5, []string{"long"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -41,12 +42,12 @@ func TestPlanResizePriority(t *testing.T) {
 
 func TestPlanIgnoredRules(t *testing.T) {
 	t.Parallel()
-	p := (&CorrectionOptions{Skip: SkipNone, OutputType: "png", OutputQuality: 70}).Plan()
+	p := (&CorrectionOptions{Skip: pfc.SkipNone, OutputType: "png", OutputQuality: 70}).Plan()
 	assert.True(t, p.AIPresetSelection)
 	assert.Equal(t, []string{"outputQuality", "skip"}, p.IgnoredNames())
 	assert.Equal(t, "skip: AI preset selection is used (no preset given)", p.Ignored[1].String())
 
-	p = (&CorrectionOptions{Preset: "Mine", Skip: SkipNone, OutputType: OutputJPEG, OutputQuality: 70}).Plan()
+	p = (&CorrectionOptions{Preset: "Mine", Skip: pfc.SkipNone, OutputType: pfc.OutputJPEG, OutputQuality: 70}).Plan()
 	assert.False(t, p.AIPresetSelection)
 	assert.Empty(t, p.Ignored)
 

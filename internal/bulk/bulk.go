@@ -2,6 +2,9 @@ package bulk
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
 
 // DefaultConcurrency is the number of items in flight when
@@ -29,6 +33,11 @@ type Item struct {
 	Src string
 	// Dst is the output file's path. Its directory is created if needed.
 	Dst string
+	// Listed, when set (Dir sets it), is the identity of the regular file
+	// listed at Src: the work's fileio.OpenParamContext of Src opens it
+	// without following a symbolic link, and only if it is still that
+	// file (the item fails otherwise, nothing written).
+	Listed fileio.FileID
 }
 
 // Limiter paces item starts: Wait blocks until the next item may start or
@@ -181,12 +190,15 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 		r.now = time.Now
 	}
 	if o.Manifest != "" {
-		f, prior, err := openManifest(o.Manifest)
+		f, prior, locked, err := openManifest(o.Manifest)
 		if err != nil {
 			return nil, err
 		}
 		r.prior = prior
 		r.mw = newManifestWriter(o.Manifest, f)
+		r.tempKey, r.token = manifestKey(o.Manifest), newToken()
+		r.scope = &fileio.Scope{TempTag: r.tempKey + "-" + r.token}
+		r.clean = locked
 	}
 	return r.run(ctx, items)
 }
@@ -200,7 +212,14 @@ type runner[R any] struct {
 	prior map[string]Record
 	mw    *manifestWriter // nil without a manifest
 
-	cleaned sync.Map // output directory → *sync.Once of cleanDir
+	// With a manifest: the run's temporary files are named with
+	// tempKey (the manifest's) and token (the run's) in scope.TempTag;
+	// clean says the manifest's lock is held, so that the cleanup may
+	// remove the temporary files of dead runs of the manifest.
+	tempKey, token string
+	scope          *fileio.Scope
+	clean          bool
+	cleaned        sync.Map // output directory → *sync.Once of cleanDir
 
 	mu       sync.Mutex // guards what follows, and serialises callbacks
 	rep      Report[R]
@@ -212,6 +231,11 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	r.start = r.now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if r.scope != nil {
+		// The work's WriteFileAtomicContext names its temporary files
+		// after the run.
+		ctx = fileio.WithScope(ctx, r.scope)
+	}
 	n := r.o.Concurrency
 	if n == 0 {
 		n = DefaultConcurrency
@@ -228,8 +252,9 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		}()
 	}
 	seen := map[string]struct{}{}
-	outputs := map[string]string{} // resolved Dst (resolvePath) → the ID writing it
-	var stopErr error              // the limiter's refusal, with ctx alive
+	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
+	keys := newOutputKeys()
+	var stopErr error // the limiter's refusal, with ctx alive
 	for it := range items {
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
@@ -240,7 +265,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if it.ID == "" {
 			it.ID = it.Src
 		}
-		dst := resolvePath(it.Dst)
+		dst := keys.key(it.Dst)
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue
@@ -360,11 +385,19 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 	began := r.now()
 	var v R
 	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
-	if err == nil && r.mw != nil {
+	if err == nil && r.clean {
 		r.cleanDir(filepath.Dir(it.Dst))
 	}
 	if err == nil {
-		v, err = r.work(ctx, it)
+		wctx := ctx // carries r.scope, if any
+		if !it.Listed.IsZero() {
+			s := &fileio.Scope{Src: it.Src, SrcID: it.Listed}
+			if r.scope != nil {
+				s.TempTag = r.scope.TempTag
+			}
+			wctx = fileio.WithScope(ctx, s)
+		}
+		v, err = r.work(wctx, it)
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began)}
 	if err != nil && ctx.Err() != nil {
@@ -403,42 +436,81 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 }
 
 // cleanDir removes, once per output directory of the run, what a crash
-// left of earlier attempts there: the temporary files
-// fileio.WriteFileAtomic names ".<name>.<digits>.partial" (<name> cut
-// short for a long one). Every worker
-// calls it before its work, so no temporary file of this run exists yet
-// in that directory while it runs. Failures are ignored (it is litter).
+// of an earlier run of the same manifest left there: the temporary files
+// fileio.WriteFileAtomicContext names ".<name>.<key>-<token>.<digits>.partial"
+// (<name> cut short for a long one), key being this manifest's and token
+// another run's. Those are provably dead: the run that made one held the
+// manifest's lock, which this run holds now (r.clean). Other runs' files,
+// of other manifests or of no manifest, are never touched. Every worker
+// calls it before its work; this run's own files (its token) are kept.
+// Failures are ignored (it is litter).
 func (r *runner[R]) cleanDir(dir string) {
-	v, _ := r.cleaned.LoadOrStore(dir, new(sync.Once))
+	v, ok := r.cleaned.Load(dir)
+	if !ok {
+		v, _ = r.cleaned.LoadOrStore(dir, new(sync.Once))
+	}
 	v.(*sync.Once).Do(func() {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			return
 		}
 		for _, e := range ents {
-			if staleTemp(e.Name()) && e.Type().IsRegular() {
+			if deadTemp(e.Name(), r.tempKey, r.token) && e.Type().IsRegular() {
 				_ = os.Remove(filepath.Join(dir, e.Name()))
 			}
 		}
 	})
 }
 
-// staleTemp reports a name of fileio.WriteFileAtomic's temporary files.
-func staleTemp(name string) bool {
+// keyLen and tokenLen are the lengths, in hex digits, of a temporary
+// name's manifest key and run token.
+const keyLen, tokenLen = 16, 8
+
+// manifestKey names the manifest in its runs' temporary files: a hash of
+// its path with its symbolic links resolved, so that every name of one
+// manifest gives the same key.
+func manifestKey(path string) string {
+	sum := sha256.Sum256([]byte(resolvePath(path)))
+	return hex.EncodeToString(sum[:keyLen/2])
+}
+
+// newToken names one run in its temporary files.
+func newToken() string {
+	var b [tokenLen / 2]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// deadTemp reports a name of the temporary files of a run of the
+// manifest key other than the run token:
+// ".<name>.<key>-<other token>.<digits>.partial".
+func deadTemp(name, key, token string) bool {
 	rest, ok := strings.CutSuffix(name, ".partial")
 	if !ok || !strings.HasPrefix(rest, ".") {
 		return false
 	}
 	i := strings.LastIndexByte(rest, '.')
-	if i <= 1 || i == len(rest)-1 {
+	if i < 0 || i == len(rest)-1 || !allIn(rest[i+1:], "0123456789") {
 		return false
 	}
-	for _, c := range rest[i+1:] {
-		if c < '0' || c > '9' {
+	rest = rest[:i]
+	j := strings.LastIndexByte(rest, '.')
+	if j <= 1 { // ".<name>." needs a name
+		return false
+	}
+	tag := rest[j+1:]
+	other, ok := strings.CutPrefix(tag, key+"-")
+	return ok && len(key) == keyLen && len(other) == tokenLen && allIn(other, "0123456789abcdef") && other != token
+}
+
+// allIn reports a non-empty s made of chars only.
+func allIn(s, chars string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune(chars, c) {
 			return false
 		}
 	}
-	return true
+	return s != ""
 }
 
 // kind classifies err with Options.Kind, falling back to DefaultKind.

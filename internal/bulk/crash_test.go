@@ -81,13 +81,15 @@ func crashChild(dir string) {
 	for i, it := range items {
 		index[it.ID] = i
 	}
-	hang := make(chan struct{}) // never closed
+	hang := make(chan struct{})                // never closed
+	writing := make(chan struct{}, len(items)) // a hanging write has begun
 	w := &copyWork{before: func(ctx context.Context, it Item) error {
 		if index[it.ID] < crashAfter {
 			return nil
 		}
-		_ = fileio.WriteFileAtomic(it.Dst, func(out io.Writer) error {
+		_ = fileio.WriteFileAtomicContext(ctx, it.Dst, func(out io.Writer) error {
 			_, _ = io.WriteString(out, "half of ")
+			writing <- struct{}{}
 			<-hang
 			return errors.New("unreachable")
 		})
@@ -98,7 +100,14 @@ func crashChild(dir string) {
 		Manifest: filepath.Join(dir, "out", ManifestName), Concurrency: 4,
 		OnResult: func(Result[string]) {
 			if done++; done == crashAfter {
-				os.Exit(3) // a crash: nothing deferred runs
+				// The crash comes once the four next items have begun
+				// their (hanging) writes.
+				go func() {
+					for range 4 {
+						<-writing
+					}
+					os.Exit(3) // a crash: nothing deferred runs
+				}()
 			}
 		},
 	})
@@ -119,13 +128,22 @@ func partials(t *testing.T, dir string) []string {
 	return out
 }
 
-func TestStaleTemp(t *testing.T) {
+// TestDeadTemp: only a temporary file of this manifest (its key) and of
+// another run (not this run's token) is a dead run's.
+func TestDeadTemp(t *testing.T) {
 	t.Parallel()
+	key, token := strings.Repeat("k", keyLen), "0123abcd"
+	other := "." + key + "-ffff0000"
 	for name, want := range map[string]bool{
-		".a.jpg.123.partial": true, ".a.b.jpg.9.partial": true,
-		"a.jpg.123.partial": false, ".a.jpg.partial": false, ".a.jpg.12x.partial": false,
-		".a.jpg.123": false, "..1.partial": false,
+		".a.jpg" + other + ".123.partial": true, ".a.b.jpg" + other + ".9.partial": true,
+		".a.jpg." + key + "-" + token + ".1.partial":                    false, // this run's own
+		".a.jpg." + strings.Repeat("j", keyLen) + "-ffff0000.1.partial": false, // another manifest's
+		".a.jpg.123.partial":             false, // no manifest's: a single call, or a run without one
+		"a.jpg" + other + ".123.partial": false, ".a.jpg" + other + ".partial": false,
+		".a.jpg" + other + ".12x.partial": false, ".a.jpg" + other + ".123": false,
+		"." + other + ".1.partial": false, ".a.jpg." + key + "-ffff000.1.partial": false,
+		".a.jpg." + key + "-FFFF0000.1.partial": false,
 	} {
-		assert.Equal(t, want, staleTemp(name), name)
+		assert.Equal(t, want, deadTemp(name, key, token), name)
 	}
 }

@@ -1,6 +1,7 @@
 package bulk
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
 
 // ImageExts are the extensions Dir takes when DirOptions.Exts is nil.
@@ -35,7 +37,8 @@ type DirOptions struct {
 // forward slashes, Src the file, Dst the same relative path (or
 // o.Rename's) under outDir. Hidden files and directories (a name starting
 // with ".") are left out, and so is outDir when it lies inside inDir.
-// Symbolic links inside inDir are not followed; inDir itself may be one
+// Symbolic links inside inDir are not followed, not even a link put in
+// place of a listed file later (Item.Listed); inDir itself may be one
 // (to a directory). inDir must be a directory, and outDir not inDir
 // itself, under any name (symbolic links are resolved to compare them).
 func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
@@ -97,6 +100,17 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 		}) {
 			return nil
 		}
+		// The file's identity (os.Lstat's) goes with the item, so that the
+		// work opens this very file, not one put in its place later.
+		info, err := d.Info()
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // gone since it was listed
+		case err != nil:
+			return err
+		case !info.Mode().IsRegular():
+			return nil
+		}
 		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return err
@@ -105,13 +119,50 @@ func Dir(inDir, outDir string, o DirOptions) ([]Item, error) {
 		if o.Rename != nil {
 			out = o.Rename(rel)
 		}
-		items = append(items, Item{ID: filepath.ToSlash(rel), Src: path, Dst: filepath.Join(outDir, out)})
+		items = append(items, Item{ID: filepath.ToSlash(rel), Src: path, Dst: filepath.Join(outDir, out), Listed: fileio.IDOf(info)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return items, nil
+}
+
+// outputKeys gives the outputs of a run keys under which two names of one
+// file are equal: the path made absolute (against the working directory
+// when the first relative one came), its directory's symbolic links
+// resolved (resolvePath). Each directory is resolved once per run, not
+// once per item: an item whose directory was seen costs no system call.
+type outputKeys struct {
+	cwd  string
+	dirs map[string]string // absolute directory → resolvePath of it
+}
+
+func newOutputKeys() *outputKeys { return &outputKeys{dirs: map[string]string{}} }
+
+// key returns dst's key.
+func (k *outputKeys) key(dst string) string {
+	var abs string
+	if filepath.IsAbs(dst) {
+		abs = filepath.Clean(dst)
+	} else {
+		if k.cwd == "" {
+			if wd, err := os.Getwd(); err == nil {
+				k.cwd = wd
+			}
+		}
+		abs = filepath.Join(k.cwd, dst)
+	}
+	dir := filepath.Dir(abs)
+	real, ok := k.dirs[dir]
+	if !ok {
+		real = resolvePath(dir)
+		k.dirs[dir] = real
+	}
+	if real == dir {
+		return abs
+	}
+	return filepath.Join(real, filepath.Base(abs))
 }
 
 // resolvePath returns path made absolute, with the symbolic links of its

@@ -1,8 +1,10 @@
 package bulk
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
 
 // TestDir: images only, recursively, in lexical order, hidden entries and
@@ -126,4 +129,68 @@ func TestDirThroughALinkedWorkingDirectory(t *testing.T) {
 	var ve *apierr.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "outDir", ve.Errors[0].Field)
+}
+
+// TestDirInputReplacedAfterListing: an input replaced after Dir listed it,
+// by a symbolic link (to a file outside inDir) or by another file, is not
+// read: the item fails with a file error naming srcPath, and nothing is
+// written for it. The others are done.
+func TestDirInputReplacedAfterListing(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	in, out := filepath.Join(base, "in"), filepath.Join(base, "out")
+	require.NoError(t, os.MkdirAll(in, 0o755))
+	for _, name := range []string{"a.jpg", "b.jpg", "c.jpg"} {
+		require.NoError(t, os.WriteFile(filepath.Join(in, name), []byte("input "+name), 0o644))
+	}
+	secret := filepath.Join(t.TempDir(), "id_rsa.jpg")
+	require.NoError(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	items, err := Dir(in, out, DirOptions{})
+	require.NoError(t, err)
+	require.Len(t, items, 3)
+	for _, it := range items {
+		assert.False(t, it.Listed.IsZero(), it.ID)
+	}
+
+	// After the listing: a.jpg becomes a link to the secret, b.jpg another
+	// file under the same name (made while every listed file exists, so
+	// that it cannot reuse one's inode).
+	other := filepath.Join(in, ".other")
+	require.NoError(t, os.WriteFile(other, []byte("swapped in"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(in, "a.jpg")))
+	if err := os.Symlink(secret, filepath.Join(in, "a.jpg")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	require.NoError(t, os.Rename(other, filepath.Join(in, "b.jpg")))
+
+	w := &copyWork{}
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Concurrency: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Done)
+	require.Equal(t, 2, rep.Failed)
+	for _, f := range rep.Failures {
+		var fe *fileio.FileError
+		require.ErrorAs(t, f.Err, &fe, f.Item.ID)
+		assert.Equal(t, "srcPath", fe.Param)
+		assert.ErrorIs(t, f.Err, fileio.ErrNotRegular, f.Item.ID)
+		assert.ErrorIs(t, f.Err, apierr.ErrInvalidParameter, f.Item.ID)
+		assert.NoFileExists(t, f.Item.Dst, "nothing written for %s", f.Item.ID)
+	}
+	assert.ErrorIs(t, rep.Failures[0].Err, fileio.ErrSymlink, "a.jpg")
+	got, err := os.ReadFile(filepath.Join(out, "c.jpg"))
+	require.NoError(t, err)
+	assert.Equal(t, "input c.jpg", string(got))
+	assert.Equal(t, []string{"c.jpg"}, dirNames(t, out))
+}
+
+// dirNames lists dir's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
 }

@@ -52,10 +52,37 @@
 // and its record is done again and its output atomically replaced. Lines
 // that do not parse are ignored (an item whose record is lost is simply
 // done again), and a last line without its newline, torn by a crash, is
-// cut off before the first append. The temporary files a crash left
-// beside the outputs (".<name>.<digits>.partial", <name> cut short for a
-// long one, from fileio.WriteFileAtomic) are removed, once per output directory, before
-// the first item there starts.
+// cut off before the first append.
+//
+// The manifest must be a regular file: a symbolic link at its path is
+// refused, not followed, and a named pipe or device is refused without
+// waiting on it (a *ManifestError naming the path). A run holds an
+// exclusive lock on its manifest (flock, where the platform has it): a
+// second run of the same manifest while the first is alive is refused
+// with ErrManifestInUse.
+//
+// The work's temporary files (fileio.WriteFileAtomicContext) carry the
+// run's identity in their names, ".<name>.<key>-<token>.<digits>.partial":
+// key is derived from the manifest's path (its links resolved), token is
+// the run's own. Before the first item in an output directory starts, the
+// files there of another token under this manifest's key are removed:
+// their run is provably dead, since this run holds the manifest's lock.
+// Nothing else is touched: not the files of a run of another manifest
+// (which may be writing to the same folder right now), not those of a
+// run without a manifest or of a single call (".<name>.<digits>.partial"),
+// and nothing at all where no lock could be taken.
+//
+// # Inputs
+//
+// Dir records the identity (device and inode) of every file it lists in
+// Item.Listed, and the work opens the input through
+// fileio.OpenParamContext, which then refuses a symbolic link at the
+// input's path and any file but the one listed: an input replaced after
+// the listing fails with a file error, and nothing is read or written
+// for it.
+//
+// Checking outputs for clashes (two items, one output file) resolves the
+// symbolic links of each output directory once per run, not per item.
 //
 // # Cancellation
 //

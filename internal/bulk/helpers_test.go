@@ -57,12 +57,12 @@ func (w *copyWork) do(ctx context.Context, it Item) (string, error) {
 			return "", err
 		}
 	}
-	in, err := os.Open(it.Src)
+	in, _, err := fileio.OpenParamContext(ctx, "srcPath", it.Src)
 	if err != nil {
 		return "", err
 	}
 	defer in.Close()
-	err = fileio.WriteFileAtomic(it.Dst, func(out io.Writer) error {
+	err = fileio.WriteFileAtomicContext(ctx, it.Dst, func(out io.Writer) error {
 		_, err := io.Copy(out, in)
 		return err
 	})

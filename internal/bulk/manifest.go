@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
 
 // Record statuses in the manifest.
@@ -45,7 +47,7 @@ type Record struct {
 type ManifestError struct {
 	// Path is the manifest's path.
 	Path string
-	// Op is "open", "read", "truncate" or "write".
+	// Op is "open", "lock", "read", "truncate" or "write".
 	Op string
 	// Err is the cause.
 	Err error
@@ -63,41 +65,66 @@ func (e *ManifestError) Unwrap() error { return e.Err }
 // few KiB of error message and result).
 const maxLine = 1 << 20
 
+// ErrManifestInUse is in the chain of Run's *ManifestError (Op "lock")
+// when another run, in this process or another, has the manifest open.
+var ErrManifestInUse = errors.New("is in use by another run (one run at a time per manifest)")
+
 // openManifest opens (creating it and its directory if needed) the manifest at path and
-// returns the latest record of every item in it, positioned for appending.
+// returns the latest record of every item in it, positioned for appending,
+// and whether this run holds the manifest's lock (false where the platform
+// or file system has no lock to take).
+// The manifest must be a regular file: a symbolic link there is not
+// followed, and a named pipe or device is refused without waiting on it.
 // Unparsable lines are ignored; a last line without its newline (a write
 // torn by a crash) is cut off.
-func openManifest(path string) (*os.File, map[string]Record, error) {
+func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
+		return nil, nil, false, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
 	}
 	// O_APPEND: every write lands at the end, in one piece, even if a
 	// second process were (against the rules) appending too.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := fileio.OpenFileNoFollow("manifest", path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, nil, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
+		var fe *fileio.FileError
+		if errors.As(err, &fe) {
+			err = fe.Err
+		}
+		return nil, nil, false, &ManifestError{Path: path, Op: "open", Err: err}
+	}
+	// The lock makes "one run at a time per manifest" sure, and is what
+	// proves a run of this manifest dead to the cleanup of temporary files.
+	locked := true
+	switch err := fileio.TryLock(f); {
+	case errors.Is(err, fileio.ErrLocked):
+		f.Close()
+		return nil, nil, false, &ManifestError{Path: path, Op: "lock", Err: ErrManifestInUse}
+	case errors.Is(err, errors.ErrUnsupported):
+		locked = false
+	case err != nil:
+		f.Close()
+		return nil, nil, false, &ManifestError{Path: path, Op: "lock", Err: err}
 	}
 	prior, good, err := readRecords(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, &ManifestError{Path: path, Op: "read", Err: err}
+		return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: err}
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, &ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
+		return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
 	}
 	if st.Size() != good {
 		if err := f.Truncate(good); err != nil {
 			f.Close()
-			return nil, nil, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+			return nil, nil, false, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
 		}
 		if err := f.Sync(); err != nil {
 			f.Close()
-			return nil, nil, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+			return nil, nil, false, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
 		}
 	}
-	return f, prior, nil
+	return f, prior, locked, nil
 }
 
 // readRecords reads r from its start and returns the latest record per

@@ -196,7 +196,7 @@ func TestManifestKeepsRecordsAfterAnOversizeLine(t *testing.T) {
 	}
 	content := rec("a") + strings.Repeat("x", 2*maxLine) + "\n" + rec("b") + rec("c")
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-	f, prior, err := openManifest(path)
+	f, prior, _, err := openManifest(path)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	assert.Len(t, prior, 3)

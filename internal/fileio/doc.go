@@ -8,4 +8,9 @@
 // its permission bits, a new file gets 0644) and renames it over the
 // destination, so the destination is either untouched or complete: never
 // half-written, and no temporary file is left behind on failure.
+//
+// A bulk run speaks to the functions with a context through a Scope
+// (WithScope): WriteFileAtomicContext names its temporary files after
+// the run, and OpenParamContext opens a listed input only if it is still
+// the file that was listed, never through a symbolic link.
 package fileio

@@ -48,3 +48,32 @@ func TestOpenNoFollowNamedPipe(t *testing.T) {
 	require.Nil(t, f)
 	assert.ErrorIs(t, err, ErrNotRegular)
 }
+
+// OpenFileNoFollow refuses a named pipe without waiting for a writer,
+// even when opened for reading only (a regression hangs here).
+func TestOpenFileNoFollowNamedPipe(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "m.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, flag := range []int{os.O_RDONLY, os.O_RDWR | os.O_CREATE | os.O_APPEND} {
+		f, err := OpenFileNoFollow("manifest", fifo, flag, 0o644)
+		require.Nil(t, f)
+		assert.ErrorIs(t, err, ErrNotRegular)
+		assert.ErrorContains(t, err, fifo)
+	}
+}
+
+// The file OpenFileNoFollow returns is back in blocking mode.
+func TestOpenFileNoFollowBlocking(t *testing.T) {
+	t.Parallel()
+	f, err := OpenFileNoFollow("manifest", filepath.Join(t.TempDir(), "m"), os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	require.NoError(t, err)
+	var flags uintptr
+	require.NoError(t, rc.Control(func(fd uintptr) {
+		flags, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	}))
+	assert.Zero(t, flags&syscall.O_NONBLOCK)
+}

@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ var (
 	ErrSymlink error = notRegular("is a symbolic link, not a regular file")
 	// errReplaced: the file OpenNoFollow opened is not the one it checked.
 	errReplaced error = notRegular("was replaced while it was opened")
+	// errNotListed: the file OpenParamContext opened is not the one that
+	// was listed.
+	errNotListed error = notRegular("is not the file that was listed (it was replaced since)")
 )
 
 // notRegular is a more precise ErrNotRegular.
@@ -226,7 +230,19 @@ func SniffImage(r io.ReaderAt, size int64) (string, error) {
 // temporary file is named ".<name>.<digits>.partial", name being path's
 // base name cut short where needed to keep the whole within 255 bytes, so
 // every name up to 255 bytes can be written.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	return writeFileAtomic(path, "", write)
+}
+
+// WriteFileAtomicContext is WriteFileAtomic, the temporary file named
+// ".<name>.<tag>.<digits>.partial" when ctx carries a Scope with a
+// TempTag (a bulk run's, so that its cleanup knows its own files). ctx
+// is not watched: write gets whatever it needs to be cancelled.
+func WriteFileAtomicContext(ctx context.Context, path string, write func(io.Writer) error) error {
+	return writeFileAtomic(path, tempTag(ctx), write)
+}
+
+func writeFileAtomic(path, tag string, write func(io.Writer) error) (err error) {
 	if path == "" {
 		return &FileError{Param: "path", Err: errEmptyPath}
 	}
@@ -234,7 +250,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 		return &FileError{Param: "write", Path: path, Err: errors.New("is nil")}
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
+	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path), tag))
 	if err != nil {
 		return &FileError{Param: "path", Path: path, Err: unwrapPathError(err)}
 	}
@@ -281,12 +297,16 @@ const maxNameLen = 255
 const maxRandomLen = 10
 
 // tempPattern is os.CreateTemp's pattern for the temporary file of a file
-// named base: ".<base>.<digits>.partial", the name the bulk runner's
-// cleanup looks for. base is cut, on a UTF-8 boundary, to what keeps the
-// whole name within maxNameLen, so that any name a file system takes can
-// be written atomically.
-func tempPattern(base string) string {
-	const room = maxNameLen - len("."+"."+".partial") - maxRandomLen
+// named base: ".<base>.<digits>.partial", or ".<base>.<tag>.<digits>.partial"
+// with a tag, the names the bulk runner's cleanup looks for. base is cut,
+// on a UTF-8 boundary, to what keeps the whole name within maxNameLen,
+// so that any name a file system takes can be written atomically.
+func tempPattern(base, tag string) string {
+	suffix := ".*.partial"
+	if tag != "" {
+		suffix = "." + tag + suffix
+	}
+	room := maxNameLen - len(".") - (len(suffix) - len("*")) - maxRandomLen
 	if len(base) > room {
 		cut := room
 		for cut > 0 && !utf8.RuneStart(base[cut]) {
@@ -297,7 +317,7 @@ func tempPattern(base string) string {
 		}
 		base = base[:cut]
 	}
-	return "." + base + ".*.partial"
+	return "." + base + suffix
 }
 
 // syncDir makes the rename durable where the platform allows it; failures
@@ -357,4 +377,62 @@ func ShortBody(err error, n, declared int64) error {
 		return fmt.Errorf("%w: got %d of %d bytes: %w", apierr.ErrTruncatedResponse, n, declared, io.ErrUnexpectedEOF)
 	}
 	return err
+}
+
+// ErrLocked is TryLock's error for a file another open file holds locked.
+var ErrLocked = errors.New("is locked by another run")
+
+// TryLock takes an exclusive advisory lock on f (flock where the platform
+// has it), held until f is closed, without waiting: ErrLocked when another
+// open file (of this or another process) holds it, an error matching
+// errors.ErrUnsupported where the platform or file system has no such
+// lock.
+func TryLock(f *os.File) error { return tryLock(f) }
+
+// OpenFileNoFollow opens path like os.OpenFile(path, flag, perm), but only
+// a regular file: a symbolic link as its last element is refused, not
+// followed (O_NOFOLLOW where the platform has it), and a named pipe,
+// device or directory is refused without waiting on it (O_NONBLOCK, which
+// is cleared again on the regular file returned). Errors are *FileError
+// naming param: ErrSymlink, ErrNotRegular, or the operating system's
+// cause (errors.Is(err, fs.ErrNotExist) ...).
+func OpenFileNoFollow(param, path string, flag int, perm os.FileMode) (*os.File, error) {
+	if path == "" {
+		return nil, &FileError{Param: param, Err: errEmptyPath}
+	}
+	// Checked before opening too where O_NOFOLLOW is missing: there the
+	// open itself would follow a link or wait on a pipe.
+	if noFollowFlags == 0 {
+		if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, &FileError{Param: param, Path: path, Err: ErrSymlink}
+		} else if err == nil && !st.Mode().IsRegular() {
+			return nil, &FileError{Param: param, Path: path, Err: ErrNotRegular}
+		}
+	}
+	f, err := os.OpenFile(path, flag|noFollowFlags, perm)
+	if err != nil {
+		// O_NOFOLLOW's refusal is ELOOP on Linux, EMLINK on FreeBSD.
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, &FileError{Param: param, Path: path, Err: ErrSymlink}
+		}
+		return nil, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = ErrNotRegular
+	}
+	if err == nil && noFollowFlags == 0 {
+		// The name must still be this file, not a link swapped in.
+		if lst, lerr := os.Lstat(path); lerr != nil || lst.Mode()&fs.ModeSymlink != 0 || !os.SameFile(lst, st) {
+			err = errReplaced
+		}
+	}
+	if err == nil {
+		err = clearNonblock(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	}
+	return f, nil
 }

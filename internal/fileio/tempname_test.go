@@ -23,11 +23,11 @@ var tempName = regexp.MustCompile(`^\.(.+)\.([0-9]+)\.partial$`)
 // (10 digits), its name part a valid UTF-8 prefix of a UTF-8 name.
 func TestTempPattern(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, ".a.jpg.*.partial", tempPattern("a.jpg"), "short names are kept whole")
+	assert.Equal(t, ".a.jpg.*.partial", tempPattern("a.jpg", ""), "short names are kept whole")
 	for _, unit := range []string{"a", "é", "日", "🙂", "aé", "a日", "a🙂"} {
 		for n := 1; n*len(unit) <= 300; n++ {
 			base := strings.Repeat(unit, n)
-			name := strings.Replace(tempPattern(base), "*", "4294967295", 1)
+			name := strings.Replace(tempPattern(base, ""), "*", "4294967295", 1)
 			require.LessOrEqual(t, len(name), 255, "%d bytes of %q", len(base), unit)
 			m := tempName.FindStringSubmatch(name)
 			require.NotNil(t, m, name)
@@ -38,7 +38,7 @@ func TestTempPattern(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, "."+strings.Repeat("\xff", 235)+".*.partial", tempPattern(strings.Repeat("\xff", 300)), "not UTF-8: cut at the byte")
+	assert.Equal(t, "."+strings.Repeat("\xff", 235)+".*.partial", tempPattern(strings.Repeat("\xff", 300), ""), "not UTF-8: cut at the byte")
 }
 
 // TestWriteFileAtomicLongName: a destination name of 255 bytes, the most a

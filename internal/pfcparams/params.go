@@ -1,129 +1,181 @@
 package pfcparams
 
-// Kind is the documented type of a parameter.
-type Kind string
-
-// The parameter types of the documentation's tables.
-const (
-	KindString  Kind = "string"
-	KindInteger Kind = "integer"
-	KindBoolean Kind = "boolean"
-	KindEnum    Kind = "enum"
+import (
+	"strings"
 )
 
-// Range is an inclusive integer range.
-type Range struct {
-	// Min and Max are the smallest and largest allowed values.
-	Min, Max int
+// API is a set of the correction APIs.
+type API uint8
+
+// The correction APIs.
+const (
+	// Hosted is GET /pfc of the hosted API v2.
+	Hosted API = 1 << iota
+	// Container is GET /pfc/{imageKey} of the correction container.
+	Container
+	// Both is Hosted and Container.
+	Both = Hosted | Container
+)
+
+// String returns "hosted", "container" or "hosted+container".
+func (a API) String() string {
+	switch a {
+	case Hosted:
+		return "hosted"
+	case Container:
+		return "container"
+	case Both:
+		return "hosted+container"
+	}
+	return "none"
 }
 
-// Contains reports whether v is in the range.
-func (r Range) Contains(v int) bool { return v >= r.Min && v <= r.Max }
+// Kind is a parameter's Go shape, which decides how it is checked and
+// encoded.
+type Kind uint8
 
-// Param is one documented query parameter.
+// The kinds. The zero value of every Go type means "not set": nothing is
+// sent and the service default applies.
+const (
+	// String is a string field, sent as it is when non-empty.
+	String Kind = iota
+	// Int is an int field checked against Min..Max, sent when non-zero.
+	Int
+	// Bool is a bool field (sent as true when true) or a *bool field (sent
+	// when non-nil, so that an explicit false reaches the service).
+	Bool
+	// Enum is a field of a named string type holding one of Values (or an
+	// alias), sent in the API's spelling (Wire).
+	Enum
+	// List is a []string field sent comma-separated; a non-nil empty list
+	// is sent as an empty value, nil not at all.
+	List
+)
+
+// Group marks parameters that a priority rule ties together.
+type Group uint8
+
+// The groups.
+const (
+	NoGroup Group = iota
+	// GroupResize: only the first supplied one, in table order, is used.
+	GroupResize
+	// GroupBackground: the bg* parameters, which need removeBackground.
+	GroupBackground
+	// GroupAutocrop: the parameters that describe the auto crop.
+	GroupAutocrop
+)
+
+// Param declares one correction parameter.
 type Param struct {
 	// Name is the wire name.
 	Name string
-	// Kind is the documented type.
+	// APIs are the APIs that take it.
+	APIs API
+	// Kind is its Go shape.
 	Kind Kind
-	// Required is true for parameters the service cannot do without.
+	// Group ties it to a priority rule.
+	Group Group
+	// Required is true for a parameter the service cannot do without.
 	Required bool
-	// Default is the service's default as a wire value; "" when there is
-	// none or it is a behaviour rather than a value (preset: AI selection).
-	Default string
-	// Values lists the allowed values of a closed set (enums, booleans);
-	// nil when any value of Kind is allowed.
+	// Min and Max bound an Int, inclusive.
+	Min, Max int
+	// Unit words an Int's range error: "pixels", "percent" or "".
+	Unit string
+	// Values are an Enum's values as the Go constants spell them, in the
+	// documentation's order.
 	Values []string
-	// Range bounds an integer; nil when unbounded.
-	Range *Range
+	// Wire holds, per API, the spelling sent for each of Values ("" sends
+	// nothing: the API's default means it); an API without an entry sends
+	// Values as they are.
+	Wire map[API][]string
+	// Aliases are other accepted spellings of Values, and Fold accepts
+	// any letter case.
+	Aliases map[string]string
+	Fold    bool
+	// Check refuses a String value or a List item: it returns why, or "".
+	Check func(string) string
+	// Default is the service default as documented ("" none).
+	Default string
+	// Doc is a one-line description.
+	Doc string
 }
 
-// Limits of the hosted API's /pfc parameters (and the correction
-// container's outputQuality).
-const (
-	MinSize          = 32    // smallest width, height, long or short
-	MaxSize          = 10000 // largest width, height, long or short
-	MinOutputQuality = 40
-	MaxOutputQuality = 100
-	DefaultQuality   = 90
-	// MaxScale is the largest scale percentage. Neither API documents a
-	// bound ("integer percent"); the SDK's clients and mocks of both share
-	// this one, so that what a client accepts a mock accepts. At 62,500 %
-	// the smallest accepted input (32 px) reaches the largest output of
-	// the AI upscaling (20,000 px), which clamps every larger value to the
-	// same result; the bound only keeps the arithmetic small.
-	MaxScale = 62500
-)
+// Applies reports whether api takes p.
+func (p *Param) Applies(api API) bool { return p.APIs&api != 0 }
 
-var (
-	boolValues   = []string{"true", "false"}
-	sizeRange    = &Range{Min: MinSize, Max: MaxSize}
-	qualityRange = &Range{Min: MinOutputQuality, Max: MaxOutputQuality}
-)
-
-// Hosted is the GET /pfc parameter table of the hosted API v2, in the
-// documentation's order. Callers must not modify it; use HostedNames for a
-// copy of the names.
-var Hosted = []Param{
-	{Name: "fileKey", Kind: KindString, Required: true},
-	{Name: "fileType", Kind: KindString, Default: "image", Values: []string{"image", "video"}},
-	{Name: "preset", Kind: KindString},
-	{Name: "cache", Kind: KindBoolean, Default: "true", Values: boolValues},
-	{Name: "outputType", Kind: KindString, Default: "original", Values: []string{"jpg", "png", "original"}},
-	{Name: "resize", Kind: KindString, Default: "auto", Values: []string{"auto", "general", "smallDetails"}},
-	{Name: "width", Kind: KindInteger, Range: sizeRange},
-	{Name: "height", Kind: KindInteger, Range: sizeRange},
-	{Name: "long", Kind: KindInteger, Range: sizeRange},
-	{Name: "short", Kind: KindInteger, Range: sizeRange},
-	{Name: "scale", Kind: KindInteger},
-	{Name: "outputQuality", Kind: KindInteger, Default: "90", Range: qualityRange},
-	{Name: "autocrop", Kind: KindBoolean, Default: "false", Values: boolValues},
-	{Name: "autocropDetectOnly", Kind: KindBoolean, Default: "false", Values: boolValues},
-	{Name: "autocropSize", Kind: KindString},
-	{Name: "autocropX", Kind: KindString},
-	{Name: "autocropY", Kind: KindString},
-	{Name: "cropARW", Kind: KindString},
-	{Name: "cropARH", Kind: KindString},
-	{Name: "autocropTopHeadGap", Kind: KindString},
-	{Name: "skip", Kind: KindString, Default: "clipart", Values: []string{"clipart", "legacy", "none"}},
-	{Name: "removeGlares", Kind: KindBoolean, Default: "false", Values: boolValues},
-	{Name: "removeBackground", Kind: KindBoolean, Default: "false", Values: boolValues},
-	{Name: "bgColor", Kind: KindString, Default: ColorTransparent},
-	{Name: "bgGenerativePrompt", Kind: KindString},
-	{Name: "bgFileKey", Kind: KindString},
-	{Name: "bgShadow", Kind: KindEnum, Values: []string{"soft", "hard", "floating"}},
-	{Name: "preserveMetadata", Kind: KindBoolean, Default: "true", Values: boolValues},
-	{Name: "updateThumbnail", Kind: KindBoolean, Default: "false", Values: boolValues},
-	{Name: "includeDetectionData", Kind: KindBoolean, Default: "false", Values: boolValues},
-	{Name: "webhookUrl", Kind: KindString},
+// canonical returns the index in Values of v (after Aliases and Fold), or
+// -1.
+func (p *Param) canonical(v string) int {
+	if a, ok := p.Aliases[v]; ok {
+		v = a
+	} else if p.Fold {
+		if a, ok := p.Aliases[strings.ToLower(v)]; ok {
+			v = a
+		}
+	}
+	for i, x := range p.Values {
+		if x == v || (p.Fold && strings.EqualFold(x, v)) {
+			return i
+		}
+	}
+	return -1
 }
 
-// HostedNames returns the wire names of Hosted, in table order.
-func HostedNames() []string {
-	names := make([]string, len(Hosted))
-	for i, p := range Hosted {
-		names[i] = p.Name
+// ValidValue reports whether v is one of an Enum's values (or an alias).
+func (p *Param) ValidValue(v string) bool { return p.canonical(v) >= 0 }
+
+// Canonical returns the Values entry that v spells, or v itself when it
+// spells none.
+func (p *Param) Canonical(v string) string {
+	if i := p.canonical(v); i >= 0 {
+		return p.Values[i]
+	}
+	return v
+}
+
+// WireValue returns how api spells an Enum value v: "" sends nothing. An
+// unknown v is sent as it is.
+func (p *Param) WireValue(api API, v string) string {
+	i := p.canonical(v)
+	if i < 0 {
+		return v
+	}
+	if w, ok := p.Wire[api]; ok {
+		return w[i]
+	}
+	return p.Values[i]
+}
+
+// Lookup returns the Table entry named name.
+func Lookup(name string) (*Param, bool) {
+	for i := range Table {
+		if Table[i].Name == name {
+			return &Table[i], true
+		}
+	}
+	return nil, false
+}
+
+// Names returns the wire names of the parameters api takes, in table
+// order.
+func Names(api API) []string {
+	var names []string
+	for _, p := range Table {
+		if p.Applies(api) {
+			names = append(names, p.Name)
+		}
 	}
 	return names
 }
 
-// HostedParam returns the Hosted entry named name.
-func HostedParam(name string) (Param, bool) {
-	for _, p := range Hosted {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Param{}, false
-}
-
-// Index returns the position of name in the hosted table, or len(Hosted)
-// for a name outside it (so that sorting puts unknown names last).
+// Index returns the position of name in Table, or len(Table) for a name
+// outside it (so that sorting puts unknown names last).
 func Index(name string) int {
-	for i, p := range Hosted {
-		if p.Name == name {
+	for i := range Table {
+		if Table[i].Name == name {
 			return i
 		}
 	}
-	return len(Hosted)
+	return len(Table)
 }

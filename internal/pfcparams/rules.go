@@ -22,8 +22,19 @@ const (
 	Scale  = "scale"
 )
 
-// ResizePriority lists the resize parameters, highest priority first.
-var ResizePriority = []string{Width, Height, Long, Short, Scale}
+// ResizePriority lists the resize parameters, highest priority first: the
+// Resize group of Table, in table order.
+var ResizePriority = group(GroupResize)
+
+func group(g Group) []string {
+	var names []string
+	for _, p := range Table {
+		if p.Group == g {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
 
 // Sizes are the resize parameters of one request; 0 means not supplied.
 type Sizes struct {
@@ -47,10 +58,6 @@ func (s Sizes) Resolve() (param string, value int, ignored []Ignored) {
 	}
 	return param, value, ignored
 }
-
-// ColorTransparent is the bgColor value documented as its default; it
-// selects the transparent mode.
-const ColorTransparent = "transparent"
 
 // The background modes, in priority order after ModeNone (background kept).
 const (

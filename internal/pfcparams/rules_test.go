@@ -76,13 +76,7 @@ func TestBackgroundResolve(t *testing.T) {
 	assert.False(t, ShadowAllowed(ModeGenerative))
 }
 
-func TestLookups(t *testing.T) {
+func TestResizePriorityFromTable(t *testing.T) {
 	t.Parallel()
-	p, ok := HostedParam("outputQuality")
-	assert.True(t, ok)
-	assert.True(t, p.Range.Contains(40) && p.Range.Contains(100) && !p.Range.Contains(39))
-	_, ok = HostedParam("nope")
-	assert.False(t, ok)
-	assert.Equal(t, 0, Index("fileKey"))
-	assert.Equal(t, len(Hosted), Index("nope"))
+	assert.Equal(t, []string{Width, Height, Long, Short, Scale}, ResizePriority)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -21,18 +22,18 @@ func TestClientAndMockAgree(t *testing.T) {
 	for _, o := range []*pfccontainer.CorrectionOptions{
 		{},
 		{Preset: "School and Sports", OutputType: "jpg", OutputQuality: 40, OutputColorSpace: "sRGB"},
-		{OutputType: pfccontainer.OutputPNG, Width: 32, Height: 10000, Long: 500, Short: 400, Scale: 1000},
+		{OutputType: pfc.OutputPNG, Width: 32, Height: 10000, Long: 500, Short: 400, Scale: 1000},
 		{Height: 100, Scale: 1},
 		{Short: 32, Scale: 10},
-		{Autocrop: true, Skip: pfccontainer.SkipLegacy, SkipEXIFSoftware: []string{"Adobe Photoshop", "GIMP"}},
-		pfccontainer.NewCorrection().SkippingEXIFSoftware().PreservingInputFileName(false).WithComposite(true),
+		{Autocrop: true, Skip: pfc.SkipLegacy, SkipEXIFSoftware: []string{"Adobe Photoshop", "GIMP"}},
+		pfccontainer.NewCorrection().WithSkipEXIFSoftware().WithPreserveInputFileName(false).WithComposite(true),
 		{OutputColorSpace: "Display P3.icc"},
 		// Invalid ones.
 		{OutputQuality: 39},
 		{OutputQuality: 101},
 		{Width: 31},
 		{Short: 10001},
-		{Scale: pfccontainer.MaxScale + 1},
+		{Scale: 62500 + 1},
 		{OutputType: "gif"},
 		{Skip: "photos"},
 		{OutputColorSpace: "../x.icc"},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -76,9 +77,9 @@ func FuzzCorrectQuery(f *testing.F) {
 			OutputQuality: quality, OutputColorSpace: colorSpace, Autocrop: flags&1 != 0}
 		switch flags >> 1 & 3 {
 		case 1:
-			o.OutputType = pfccontainer.OutputJPEG
+			o.OutputType = pfc.OutputJPEG
 		case 2:
-			o.OutputType = pfccontainer.OutputPNG
+			o.OutputType = pfc.OutputPNG
 		}
 		clientErr := o.Validate()
 		req, herr := c.parseRequest(sentValues(o))

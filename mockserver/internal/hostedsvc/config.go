@@ -21,7 +21,7 @@ const (
 	MinRetention     = 24 * time.Hour
 	MaxRetention     = 7 * 24 * time.Hour
 	// UploadRetention is how long an uploaded file stays usable as fileKey
-	// or bgFileKey: the seed's 7-day background cache, which is also the
+	// or bgFileKey: the documented 7-day background cache, which is also the
 	// longest retention of originals.
 	UploadRetention = 7 * 24 * time.Hour
 	// DefaultUploadURLTTL is how long a pre-signed upload URL is valid.
@@ -44,6 +44,8 @@ const (
 	DefaultPixelBudget = 200_000_000
 	// MaxPresetBytes bounds a preset file upload.
 	MaxPresetBytes = 1 << 20
+	// DefaultMaxPresets is the default of Config.MaxPresets.
+	DefaultMaxPresets = 10_000
 )
 
 // Config configures a Service.
@@ -97,6 +99,10 @@ type Config struct {
 	Logger *slog.Logger
 	// SigningKey keys the pre-signed URLs; empty means a random key.
 	SigningKey []byte
+	// MaxPresets caps the custom presets of one account, uploaded or
+	// awaiting their file; 0 means DefaultMaxPresets. POST /presets/
+	// beyond it answers 409 conflict (no parameter) saying so.
+	MaxPresets int
 }
 
 // ErrInvalidConfig is wrapped by every configuration error of New.
@@ -155,6 +161,12 @@ func (c *Config) normalize() error {
 	}
 	if c.PixelBudget == 0 {
 		c.PixelBudget = DefaultPixelBudget
+	}
+	if c.MaxPresets < 0 {
+		problems = append(problems, fmt.Sprintf("MaxPresets: must not be negative, got %d", c.MaxPresets))
+	}
+	if c.MaxPresets == 0 {
+		c.MaxPresets = DefaultMaxPresets
 	}
 	if c.WebhookSigner == nil {
 		problems = append(problems, "WebhookSigner: required")

@@ -9,11 +9,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
 
@@ -119,10 +119,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		j.preset = "Universal"
 	}
 
-	var (
-		customPreset   *preset
-		fileSHA, bgSHA [sha256.Size]byte
-	)
+	var fileSHA, bgSHA [sha256.Size]byte
 	s.mu.Lock()
 	u, aerr := s.usableUpload(account, sp.fileKey, "fileKey")
 	if aerr != nil {
@@ -130,21 +127,10 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		return nil, aerr
 	}
 	var bg *upload
-	if sp.bgMode == pfcparams.ModeImage {
+	if sp.bgMode == pfcdoc.ModeImage {
 		if bg, aerr = s.usableUpload(account, sp.bg.FileKey, "bgFileKey"); aerr != nil {
 			s.mu.Unlock()
 			return nil, aerr
-		}
-	}
-	if !isBuiltinPreset(j.preset) {
-		p := s.presetByName(account, j.preset)
-		switch {
-		case p == nil:
-			j.presetErr = fmt.Sprintf("unknown preset %q: not a built-in group and no uploaded preset has that name", j.preset)
-		case !p.uploaded:
-			j.presetErr = fmt.Sprintf("preset %q has no file uploaded yet", j.preset)
-		default:
-			customPreset = p
 		}
 	}
 	// The job gets its own links to its inputs and preset file: a
@@ -157,10 +143,11 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		err = s.linkBlob(bg.blob, j.bgInput)
 		bgSHA = bg.sha
 	}
-	if err == nil && customPreset != nil {
-		j.presetInput = "ps-" + j.id
-		err = s.linkBlob(customPreset.blob, j.presetInput)
-		j.presetSHA = customPreset.sha
+	if err == nil && !isBuiltinPreset(j.preset) {
+		j.presetSHA, j.presetErr, err = s.linkPreset(account, j.preset, "ps-"+j.id)
+		if j.presetErr == "" {
+			j.presetInput = "ps-" + j.id
+		}
 	}
 	j.upType, j.inputSize, fileSHA = u.fileType, u.size, u.sha
 	s.mu.Unlock()
@@ -202,7 +189,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 }
 
 // ignoredNames lists the parameters a job ignores, for the log.
-func ignoredNames(ig []pfcparams.Ignored) []string {
+func ignoredNames(ig []pfcdoc.Ignored) []string {
 	names := make([]string, len(ig))
 	for i, x := range ig {
 		names[i] = x.Name

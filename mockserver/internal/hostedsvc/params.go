@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // autocropParams are the auto-crop tuning values, in the order of
@@ -25,7 +24,7 @@ var autocropParams = [6]string{"autocropSize", "autocropX", "autocropY", "cropAR
 var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$`)
 
 // jobSpec is a parsed, validated /pfc request with the priority rules
-// applied (pfcparams): string fields are "" when the parameter was
+// applied (pfcdoc): string fields are "" when the parameter was
 // omitted.
 type jobSpec struct {
 	fileKey    string
@@ -34,7 +33,7 @@ type jobSpec struct {
 	cache      bool
 	outputType string // "", jpg, png or original
 	resizeMode string // "", auto, general or smallDetails
-	// resizeParam is the size parameter used (pfcparams.Width...), ""
+	// resizeParam is the size parameter used (pfcdoc.Width...), ""
 	// when none; resizeValue its value.
 	resizeParam string
 	resizeValue int
@@ -46,9 +45,9 @@ type jobSpec struct {
 	skip           string
 	removeGlares   bool
 	// bg holds the supplied background parameters, bgMode their
-	// effective mode (pfcparams.ModeNone...), bgColor the parsed colour
+	// effective mode (pfcdoc.ModeNone...), bgColor the parsed colour
 	// of the color mode.
-	bg                   pfcparams.Background
+	bg                   pfcdoc.Background
 	bgMode               string
 	bgColor              color.NRGBA
 	preserveMetadata     bool
@@ -57,11 +56,11 @@ type jobSpec struct {
 	webhookURL           string
 	// ignored are the supplied parameters the priority rules leave
 	// unused (accepted, as the service accepts them).
-	ignored []pfcparams.Ignored
+	ignored []pfcdoc.Ignored
 }
 
 // parsePFC parses the query of GET /pfc strictly against the parameter
-// table (pfcparams.Hosted): unknown or repeated parameters, values of the
+// table (pfcdoc.Hosted): unknown or repeated parameters, values of the
 // wrong type, out-of-range values and invalid values are a 400 naming the
 // parameter. All problems are listed in the message; the first one (in
 // table order) is the error's parameter. Parameters the rules leave unused
@@ -71,12 +70,12 @@ type jobSpec struct {
 // ignores them (and hosted.Plan reports them).
 func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if _, ok := pfcparams.HostedParam(name); !ok {
+		if _, ok := pfcdoc.HostedParam(name); !ok {
 			return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeUnknownParameter, name, "is not a parameter of /pfc")
 		}
 	}
 	p := &parser{q: q, vals: map[string]string{}}
-	for _, param := range pfcparams.Hosted {
+	for _, param := range pfcdoc.Hosted {
 		p.check(param)
 	}
 	sp := &jobSpec{
@@ -85,7 +84,7 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 		quality: p.integer("outputQuality"), autocrop: p.vals["autocrop"] == "true",
 		detectOnly: p.vals["autocropDetectOnly"] == "true", skip: p.vals["skip"],
 		removeGlares: p.vals["removeGlares"] == "true",
-		bg: pfcparams.Background{Remove: p.vals["removeBackground"] == "true",
+		bg: pfcdoc.Background{Remove: p.vals["removeBackground"] == "true",
 			GenerativePrompt: p.vals["bgGenerativePrompt"], FileKey: p.vals["bgFileKey"],
 			Color: p.vals["bgColor"], Shadow: p.vals["bgShadow"]},
 		preserveMetadata: p.vals["preserveMetadata"] != "false", updateThumbnail: p.vals["updateThumbnail"] == "true",
@@ -98,8 +97,8 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 		sp.autocropValues[i] = p.decimal(name)
 	}
 	if v, ok := p.vals["bgColor"]; ok {
-		c, err := hosted.ParseColor(v)
-		if err != nil {
+		c, ok := parseColor(v)
+		if !ok {
 			p.fail(httpx.CodeInvalidParameter, "bgColor", "must be #rrggbb or a CSS color name, got %q", v)
 		}
 		sp.bgColor = c
@@ -112,9 +111,9 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	if len(p.errs) > 0 {
 		return nil, p.err()
 	}
-	sizes := pfcparams.Sizes{Width: p.integer("width"), Height: p.integer("height"),
+	sizes := pfcdoc.Sizes{Width: p.integer("width"), Height: p.integer("height"),
 		Long: p.integer("long"), Short: p.integer("short"), Scale: p.integer("scale")}
-	var ignoredSizes, ignoredBg []pfcparams.Ignored
+	var ignoredSizes, ignoredBg []pfcdoc.Ignored
 	sp.resizeParam, sp.resizeValue, ignoredSizes = sizes.Resolve()
 	sp.bgMode, ignoredBg = sp.bg.Resolve()
 	sp.ignored = append(ignoredSizes, ignoredBg...)
@@ -123,13 +122,13 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 		// it (autocropDetectOnly "requires autocrop=true").
 		for _, name := range append([]string{"autocropDetectOnly"}, autocropParams[:]...) {
 			if _, ok := p.vals[name]; ok {
-				sp.ignored = append(sp.ignored, pfcparams.Ignored{Name: name, Reason: "requires autocrop=true"})
+				sp.ignored = append(sp.ignored, pfcdoc.Ignored{Name: name, Reason: "requires autocrop=true"})
 			}
 		}
 		sp.detectOnly, sp.autocropValues = false, [6]*float64{}
 	}
-	slices.SortStableFunc(sp.ignored, func(a, b pfcparams.Ignored) int {
-		return pfcparams.Index(a.Name) - pfcparams.Index(b.Name)
+	slices.SortStableFunc(sp.ignored, func(a, b pfcdoc.Ignored) int {
+		return pfcdoc.Index(a.Name) - pfcdoc.Index(b.Name)
 	})
 	return sp, nil
 }
@@ -150,7 +149,7 @@ func (p *parser) fail(code, param, format string, args ...any) {
 // check validates one parameter against its table entry: present at most
 // once, required ones present, and a value of its kind in its allowed set
 // or range. A valid value goes to p.vals.
-func (p *parser) check(param pfcparams.Param) {
+func (p *parser) check(param pfcdoc.Param) {
 	name := param.Name
 	vs, ok := p.q[name]
 	switch {
@@ -165,11 +164,11 @@ func (p *parser) check(param pfcparams.Param) {
 	}
 	v := vs[0]
 	switch {
-	case param.Kind == pfcparams.KindBoolean && !slices.Contains(param.Values, v):
+	case param.Kind == pfcdoc.KindBoolean && !slices.Contains(param.Values, v):
 		p.fail(httpx.CodeInvalidParameter, name, "must be true or false, got %q", v)
 	case param.Values != nil && !slices.Contains(param.Values, v):
 		p.fail(httpx.CodeInvalidParameter, name, "must be one of %s, got %q", strings.Join(param.Values, ", "), v)
-	case param.Kind == pfcparams.KindInteger:
+	case param.Kind == pfcdoc.KindInteger:
 		p.checkInteger(param, v)
 	case param.Required && strings.TrimSpace(v) == "":
 		p.fail(httpx.CodeInvalidParameter, name, "must not be empty")
@@ -180,7 +179,7 @@ func (p *parser) check(param pfcparams.Param) {
 	}
 }
 
-func (p *parser) checkInteger(param pfcparams.Param, v string) {
+func (p *parser) checkInteger(param pfcdoc.Param, v string) {
 	n, err := strconv.ParseInt(v, 10, 32)
 	switch {
 	case err != nil:
@@ -189,8 +188,8 @@ func (p *parser) checkInteger(param pfcparams.Param, v string) {
 		p.fail(httpx.CodeInvalidParameter, param.Name, "must be between %d and %d, got %d", param.Range.Min, param.Range.Max, n)
 	case param.Range == nil && n < 1: // scale: "integer percent", no documented range
 		p.fail(httpx.CodeInvalidParameter, param.Name, "must be a positive integer percentage, got %d", n)
-	case param.Range == nil && n > pfcparams.MaxScale: // the bound the clients share
-		p.fail(httpx.CodeInvalidParameter, param.Name, "must be at most %d, got %d", pfcparams.MaxScale, n)
+	case param.Range == nil && n > pfcdoc.MaxScale: // the bound the clients share
+		p.fail(httpx.CodeInvalidParameter, param.Name, "must be at most %d, got %d", pfcdoc.MaxScale, n)
 	default:
 		p.vals[param.Name] = v
 	}
@@ -221,7 +220,7 @@ func (p *parser) decimal(name string) *float64 {
 // the first one's parameter named.
 func (p *parser) err() *httpx.Error {
 	slices.SortStableFunc(p.errs, func(a, b *httpx.Error) int {
-		return pfcparams.Index(a.Parameter) - pfcparams.Index(b.Parameter)
+		return pfcdoc.Index(a.Parameter) - pfcdoc.Index(b.Parameter)
 	})
 	e := *p.errs[0]
 	if len(p.errs) > 1 {

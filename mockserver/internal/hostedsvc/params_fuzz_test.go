@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // pick returns the (b mod len+1)-th of values, "" for 0: an optional enum.
@@ -50,9 +51,9 @@ func FuzzOptionsRoundTrip(f *testing.F) {
 		o := &hosted.CorrectionOptions{
 			FileKey: fileKey, Preset: preset,
 			FileType:   pick(enums, hosted.FileTypeImage, hosted.FileTypeVideo),
-			OutputType: pick(enums>>2, hosted.OutputJPG, hosted.OutputPNG, hosted.OutputOriginal),
+			OutputType: pick(enums>>2, pfc.OutputJPEG, pfc.OutputPNG, pfc.OutputOriginal),
 			Resize:     pick(enums>>4, hosted.ResizeAuto, hosted.ResizeGeneral, hosted.ResizeSmallDetails),
-			Skip:       pick(enums>>6, hosted.SkipClipart, hosted.SkipLegacy, hosted.SkipNone),
+			Skip:       pick(enums>>6, pfc.SkipClipart, pfc.SkipLegacy, pfc.SkipNone),
 			BgShadow:   pick(uint8(flags>>12), hosted.ShadowSoft, hosted.ShadowHard, hosted.ShadowFloating),
 			Width:      width, Height: height, Long: long, Short: short, Scale: scale, OutputQuality: quality,
 			Cache: optBool(flags, 0), PreserveMetadata: optBool(flags, 2),
@@ -92,6 +93,12 @@ func FuzzOptionsRoundTrip(f *testing.F) {
 
 // checkAgreement compares the mock's reading of a request with the
 // client's options and plan.
+// hostedOutputType is the hosted API's spelling of each output format
+// (the API documentation's jpg, png, original).
+var hostedOutputType = map[pfc.OutputFormat]string{
+	"": "", pfc.OutputJPEG: "jpg", pfc.OutputPNG: "png", pfc.OutputOriginal: "original",
+}
+
 func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *jobSpec) {
 	t.Helper()
 	plan := o.Plan()
@@ -112,7 +119,7 @@ func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *jobSpec) {
 		{"fileKey", sp.fileKey, o.FileKey},
 		{"fileType", sp.fileType, wantType},
 		{"preset", sp.preset, o.Preset},
-		{"outputType", sp.outputType, string(o.OutputType)},
+		{"outputType", sp.outputType, hostedOutputType[o.OutputType]},
 		{"resize", sp.resizeMode, string(o.Resize)},
 		{"outputQuality", sp.quality, o.OutputQuality},
 		{"skip", sp.skip, string(o.Skip)},
@@ -173,7 +180,7 @@ func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *jobSpec) {
 	if o.Skip != "" && !slices.Contains(rest, "skip") && req.Skip != string(o.Skip) {
 		t.Errorf("skip: the client sends %q, the mock applies %q", o.Skip, req.Skip)
 	}
-	if sp.bgMode == pfcparams.ModeColor {
+	if sp.bgMode == pfcdoc.ModeColor {
 		want, err := hosted.ParseColor(o.BgColor)
 		if err != nil || want != sp.bgColor {
 			t.Errorf("bgColor %q: the mock reads %v, the client %v (%v)", o.BgColor, sp.bgColor, want, err)

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -23,9 +23,9 @@ func TestParsePFCResolves(t *testing.T) {
 	require.NoError(t, err)
 	sp, aerr := parsePFC(q)
 	require.Nil(t, aerr)
-	assert.Equal(t, pfcparams.Width, sp.resizeParam)
+	assert.Equal(t, pfcdoc.Width, sp.resizeParam)
 	assert.Equal(t, 100, sp.resizeValue)
-	assert.Equal(t, pfcparams.ModeGenerative, sp.bgMode)
+	assert.Equal(t, pfcdoc.ModeGenerative, sp.bgMode)
 	assert.Equal(t, []string{"scale", "bgColor", "bgFileKey"}, ignoredNames(sp.ignored))
 	assert.False(t, sp.cache)
 	require.NotNil(t, sp.autocropValues[0])
@@ -35,7 +35,7 @@ func TestParsePFCResolves(t *testing.T) {
 	sp, aerr = parsePFC(url.Values{"fileKey": {"k"}})
 	require.Nil(t, aerr)
 	assert.True(t, sp.cache, "cache defaults to true")
-	assert.Equal(t, pfcparams.ModeNone, sp.bgMode)
+	assert.Equal(t, pfcdoc.ModeNone, sp.bgMode)
 	assert.True(t, sp.preserveMetadata, "preserveMetadata defaults to true")
 	assert.Equal(t, FileTypeImage, sp.fileType)
 }
@@ -121,11 +121,11 @@ func TestConfigValidation(t *testing.T) {
 	}
 }
 
-// TestParsePFCFollowsTheTable: every parameter of pfcparams.Hosted is
+// TestParsePFCFollowsTheTable: every parameter of pfcdoc.Hosted is
 // known to the parser, enums take exactly the table's values, and ranges
 // are the table's.
 func TestParsePFCFollowsTheTable(t *testing.T) {
-	for _, p := range pfcparams.Hosted {
+	for _, p := range pfcdoc.Hosted {
 		q := url.Values{"fileKey": {"k"}, "autocrop": {"true"}}
 		if p.Name != "fileKey" {
 			q.Set(p.Name, "§")
@@ -135,7 +135,7 @@ func TestParsePFCFollowsTheTable(t *testing.T) {
 			assert.Nil(t, aerr)
 			continue
 		}
-		if p.Kind == pfcparams.KindString && p.Values == nil && p.Name != "bgColor" && p.Name != "webhookUrl" && !slices.Contains(autocropParams[:], p.Name) {
+		if p.Kind == pfcdoc.KindString && p.Values == nil && p.Name != "bgColor" && p.Name != "webhookUrl" && !slices.Contains(autocropParams[:], p.Name) {
 			assert.Nil(t, aerr, "%s takes any string", p.Name)
 			continue
 		}
@@ -156,20 +156,20 @@ func TestParsePFCFollowsTheTable(t *testing.T) {
 	}
 }
 
-// TestParsePFCIgnored: the priority rules of pfcparams decide what is
+// TestParsePFCIgnored: the priority rules of pfcdoc decide what is
 // used; the rest is accepted and listed as ignored.
 func TestParsePFCIgnored(t *testing.T) {
 	cases := map[string]struct {
 		mode    string
 		ignored []string
 	}{
-		"bgColor=transparent":                                {pfcparams.ModeNone, []string{"bgColor"}},
-		"bgColor=red&bgShadow=soft&bgFileKey=x":              {pfcparams.ModeNone, []string{"bgColor", "bgFileKey", "bgShadow"}},
-		"removeBackground=true&bgShadow=hard":                {pfcparams.ModeTransparent, []string{"bgShadow"}},
-		"removeBackground=true&bgFileKey=x&bgShadow=hard":    {pfcparams.ModeImage, nil},
-		"removeBackground=true&bgColor=red&long=40&short=50": {pfcparams.ModeColor, []string{"short"}},
-		"autocropDetectOnly=true&cropARW=4&bgColor=red":      {pfcparams.ModeNone, []string{"autocropDetectOnly", "cropARW", "bgColor"}},
-		"autocrop=true&autocropDetectOnly=true&cropARW=4":    {pfcparams.ModeNone, nil},
+		"bgColor=transparent":                                {pfcdoc.ModeNone, []string{"bgColor"}},
+		"bgColor=red&bgShadow=soft&bgFileKey=x":              {pfcdoc.ModeNone, []string{"bgColor", "bgFileKey", "bgShadow"}},
+		"removeBackground=true&bgShadow=hard":                {pfcdoc.ModeTransparent, []string{"bgShadow"}},
+		"removeBackground=true&bgFileKey=x&bgShadow=hard":    {pfcdoc.ModeImage, nil},
+		"removeBackground=true&bgColor=red&long=40&short=50": {pfcdoc.ModeColor, []string{"short"}},
+		"autocropDetectOnly=true&cropARW=4&bgColor=red":      {pfcdoc.ModeNone, []string{"autocropDetectOnly", "cropARW", "bgColor"}},
+		"autocrop=true&autocropDetectOnly=true&cropARW=4":    {pfcdoc.ModeNone, nil},
 	}
 	for query, want := range cases {
 		q, err := url.ParseQuery("fileKey=k&" + query)
@@ -181,7 +181,7 @@ func TestParsePFCIgnored(t *testing.T) {
 	}
 }
 
-func ignoredNamesOrNil(ig []pfcparams.Ignored) []string {
+func ignoredNamesOrNil(ig []pfcdoc.Ignored) []string {
 	if len(ig) == 0 {
 		return nil
 	}

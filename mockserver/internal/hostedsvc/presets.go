@@ -5,12 +5,14 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -32,14 +34,99 @@ const (
 	PresetReady          = "ready"
 )
 
+// preset is one custom preset. id and account never change; the other
+// fields are guarded by the mu of the account's presetAccount.
 type preset struct {
 	id, account, name, description string
-	seq                            uint64
+	seq                            uint64 // creation order within the account
 	createdAt, updatedAt           time.Time
 	uploaded                       bool
+	deleted                        bool // removed from the index
 	blob                           string
 	size                           int64
 	sha                            [sha256.Size]byte // of the file
+}
+
+// presetIndex holds the presets of every account, under locks of its own:
+// no preset operation takes the Service's mu, so listing one account's
+// presets never delays another account, nor the Service's other calls.
+// Lock order: Service.mu, then a presetAccount's mu, then the index's mu.
+//
+// Costs, n being the account's presets (at most Config.MaxPresets):
+// creation O(1) amortised, listing O(limit), lookup by id or name O(1),
+// deletion O(log n) plus a move of up to n pointers.
+type presetIndex struct {
+	mu       sync.RWMutex
+	accounts map[string]*presetAccount // by account; created on first use
+	byID     map[string]*preset        // every account's, by presetId
+}
+
+// presetAccount is the presets of one account.
+type presetAccount struct {
+	mu     sync.RWMutex
+	list   []*preset          // in creation order: seq ascending
+	byName map[string]*preset // by exact name
+	seq    uint64             // the last seq given
+}
+
+// account returns the presets of account; nil when it has none yet and
+// create is false.
+func (x *presetIndex) account(account string, create bool) *presetAccount {
+	x.mu.RLock()
+	a := x.accounts[account]
+	x.mu.RUnlock()
+	if a != nil || !create {
+		return a
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if a = x.accounts[account]; a == nil {
+		if x.accounts == nil {
+			x.accounts = map[string]*presetAccount{}
+		}
+		a = &presetAccount{byName: map[string]*preset{}}
+		x.accounts[account] = a
+	}
+	return a
+}
+
+// byIDOf returns the preset with presetId id, of any account, or nil.
+func (x *presetIndex) byIDOf(id string) *preset {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.byID[id]
+}
+
+// add indexes p, already in its account's list (whose mu is held).
+func (x *presetIndex) add(p *preset) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.byID == nil {
+		x.byID = map[string]*preset{}
+	}
+	x.byID[p.id] = p
+}
+
+// remove takes p out of a and of the index; a.mu is held.
+func (x *presetIndex) remove(a *presetAccount, p *preset) {
+	if i, ok := slices.BinarySearchFunc(a.list, p.seq, func(q *preset, seq uint64) int { return cmp.Compare(q.seq, seq) }); ok {
+		a.list = slices.Delete(a.list, i, i+1)
+	}
+	delete(a.byName, p.name)
+	p.deleted = true
+	x.mu.Lock()
+	delete(x.byID, p.id)
+	x.mu.Unlock()
+}
+
+// accountPreset returns account's preset id and its account's presets,
+// or a 404; the caller locks the account and checks p.deleted.
+func (s *Service) accountPreset(account, id string) (*preset, *presetAccount, *httpx.Error) {
+	p := s.presets.byIDOf(id)
+	if p == nil || p.account != account {
+		return nil, nil, notFound("", "preset %s not found", id)
+	}
+	return p, s.presets.account(account, false), nil
 }
 
 // PresetRecord is a preset as the presets endpoints show it: the
@@ -129,32 +216,51 @@ func (s *Service) CreatePreset(account string, body io.Reader, base string) (*Pr
 		}
 	}
 	now := s.now()
-	s.mu.Lock()
-	if s.presetByName(account, name) != nil {
-		s.mu.Unlock()
+	a := s.presets.account(account, true)
+	a.mu.Lock()
+	if a.byName[name] != nil {
+		a.mu.Unlock()
 		e := httpx.Errorf(http.StatusConflict, httpx.CodeConflict, "name: a preset named %q already exists", name)
 		e.Parameter = "name"
 		return nil, e
 	}
-	s.seq++
-	p := &preset{id: newJobID(), account: account, name: name, description: desc, seq: s.seq, createdAt: now, updatedAt: now}
-	s.presets[p.id] = p
+	if len(a.list) >= s.cfg.MaxPresets {
+		a.mu.Unlock()
+		return nil, httpx.Errorf(http.StatusConflict, httpx.CodeConflict,
+			"the account holds %d presets, the most it may hold; delete one before creating another", len(a.list))
+	}
+	a.seq++
+	p := &preset{id: newJobID(), account: account, name: name, description: desc, seq: a.seq, createdAt: now, updatedAt: now}
+	a.list = append(a.list, p)
+	a.byName[name] = p
+	s.presets.add(p)
 	rec := p.view()
-	s.mu.Unlock()
+	a.mu.Unlock()
 	path := PresetRoute + p.id
 	rec.UploadURL = base + path + "?" + s.signer.Query(http.MethodPut, path, s.urlExpiry())
 	s.log.Info("preset created", "preset", p.id, "name", name)
 	return &rec, nil
 }
 
-// presetByName finds a custom preset of account. Called with s.mu held.
-func (s *Service) presetByName(account, name string) *preset {
-	for _, p := range s.presets {
-		if p.account == account && p.name == name {
-			return p
-		}
+// linkPreset links the file of account's preset name to dst for a job and
+// returns the file's hash; presetErr says why the preset is unusable (an
+// unknown name, no file yet), and nothing is linked then. The account's
+// presets stay locked meanwhile: neither a deletion nor a new file can
+// come between the lookup and the link.
+func (s *Service) linkPreset(account, name, dst string) (sha [sha256.Size]byte, presetErr string, err error) {
+	var p *preset
+	if a := s.presets.account(account, false); a != nil {
+		a.mu.RLock()
+		defer a.mu.RUnlock()
+		p = a.byName[name]
 	}
-	return nil
+	switch {
+	case p == nil:
+		return sha, fmt.Sprintf("unknown preset %q: not a built-in group and no uploaded preset has that name", name), nil
+	case !p.uploaded:
+		return sha, fmt.Sprintf("preset %q has no file uploaded yet", name), nil
+	}
+	return p.sha, "", s.linkBlob(p.blob, dst)
 }
 
 // ReceivePreset stores the preset file PUT to a pre-signed preset URL
@@ -165,9 +271,7 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 		return aerr
 	}
 	defer end()
-	s.mu.Lock()
-	p := s.presets[id]
-	s.mu.Unlock()
+	p := s.presets.byIDOf(id)
 	if p == nil {
 		return notFound("", "preset %s not found (deleted?)", id)
 	}
@@ -179,9 +283,10 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 		tmp.Discard()
 		return httpx.Errorf(http.StatusBadRequest, httpx.CodeInvalidBody, "the preset file is empty")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.presets[id] != p {
+	a := s.presets.account(p.account, false)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p.deleted {
 		tmp.Discard()
 		return notFound("", "preset %s not found (deleted?)", id)
 	}
@@ -195,10 +300,11 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 }
 
 // ListPresets answers GET /presets: the account's presets in creation
-// order, paged by limit (any positive value, default 20; the seed gives it
-// no maximum) and offset (default 0). A page holds at most MaxPresetLimit
+// order, paged by limit (any positive value, default 20; the API documentation gives
+// it no maximum) and offset (default 0). A page holds at most MaxPresetLimit
 // presets, whatever the limit asked for, as a real service caps its pages;
-// the list's total tells a client that more remain.
+// the list's total tells a client that more remain. It costs O(limit)
+// under the account's read lock (see presetIndex).
 func (s *Service) ListPresets(account string, q url.Values) (*PresetList, *httpx.Error) {
 	if err := httpx.OnlyParams(q, "limit", "offset"); err != nil {
 		return nil, err
@@ -212,19 +318,17 @@ func (s *Service) ListPresets(account string, q url.Values) (*PresetList, *httpx
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	var mine []*preset
-	for _, p := range s.presets {
-		if p.account == account {
-			mine = append(mine, p)
+	out := &PresetList{Presets: []PresetRecord{}, Limit: limit, Offset: offset}
+	if a := s.presets.account(account, false); a != nil {
+		a.mu.RLock()
+		out.Total = len(a.list)
+		if offset < len(a.list) {
+			for _, p := range a.list[offset:min(offset+limit, len(a.list))] {
+				out.Presets = append(out.Presets, p.view())
+			}
 		}
+		a.mu.RUnlock()
 	}
-	slices.SortFunc(mine, func(a, b *preset) int { return cmp.Compare(a.seq, b.seq) })
-	out := &PresetList{Presets: []PresetRecord{}, Total: len(mine), Limit: limit, Offset: offset}
-	for i := offset; i < len(mine) && i < offset+limit; i++ {
-		out.Presets = append(out.Presets, mine[i].view())
-	}
-	s.mu.Unlock()
 	return out, nil
 }
 
@@ -245,10 +349,13 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, *httpx.Error) {
 
 // GetPreset answers GET /presets/{presetId}.
 func (s *Service) GetPreset(account, id string) (*PresetRecord, *httpx.Error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.presets[id]
-	if p == nil || p.account != account {
+	p, a, aerr := s.accountPreset(account, id)
+	if aerr != nil {
+		return nil, aerr
+	}
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if p.deleted {
 		return nil, notFound("", "preset %s not found", id)
 	}
 	rec := p.view()
@@ -258,13 +365,16 @@ func (s *Service) GetPreset(account, id string) (*PresetRecord, *httpx.Error) {
 // DeletePreset answers DELETE /presets/{presetId}: the preset and its file
 // are removed; jobs already started keep their copy.
 func (s *Service) DeletePreset(account, id string) (*PresetDeleted, *httpx.Error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.presets[id]
-	if p == nil || p.account != account {
+	p, a, aerr := s.accountPreset(account, id)
+	if aerr != nil {
+		return nil, aerr
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p.deleted {
 		return nil, notFound("", "preset %s not found", id)
 	}
-	delete(s.presets, id)
+	s.presets.remove(a, p)
 	if p.blob != "" {
 		if err := s.store.Remove(p.blob); err != nil {
 			s.log.Warn("removing a preset file failed", "preset", id, "error", err)

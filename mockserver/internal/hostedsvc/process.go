@@ -14,9 +14,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // process checks the input and runs the processor. It holds no lock.
@@ -207,9 +207,9 @@ func (e *writeErrs) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// InputLimits returns the size limits of a job's input image. Seed 000's
-// correction limits (imageio.HostedLimits: larger than 32x32, long side at
-// most 100,000, aspect below 21:1, below 200 megapixels) apply to
+// InputLimits returns the size limits of a job's input image. The hosted API
+// documentation's correction limits (imageio.HostedLimits: larger than 32x32,
+// long side at most 100,000, aspect below 21:1, below 200 megapixels) apply to
 // correction, retouching (glare removal), creative filters and auto
 // cropping, that is to every job but one with preset=none, no autocrop and
 // no removeGlares (a resize, background removal or format conversion),
@@ -286,7 +286,7 @@ func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
 		}
 	}
 	if req.Quality == 0 {
-		req.Quality = pfcparams.DefaultQuality
+		req.Quality = pfcdoc.DefaultQuality
 	}
 	r := resizeRequest(sp)
 	req.Resize = ResizeRequest{Width: r.Width, Height: r.Height, Long: r.Long, Short: r.Short, Scale: r.Scale, Mode: string(r.Mode)}
@@ -299,14 +299,14 @@ func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
 		req.Skip = defaultOf("skip", sp.skip)
 	}
 	switch sp.bgMode {
-	case pfcparams.ModeGenerative:
+	case pfcdoc.ModeGenerative:
 		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: sp.bg.GenerativePrompt}
-	case pfcparams.ModeImage:
+	case pfcdoc.ModeImage:
 		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: sp.bg.Shadow,
 			OpenImage: func() (io.ReadCloser, error) { return os.Open(bgPath) }}
-	case pfcparams.ModeColor:
+	case pfcdoc.ModeColor:
 		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: sp.bgColor, Shadow: sp.bg.Shadow}
-	case pfcparams.ModeTransparent:
+	case pfcdoc.ModeTransparent:
 		req.Background = &BackgroundRequest{Mode: BackgroundTransparent}
 	}
 	return req
@@ -317,15 +317,15 @@ func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
 func resizeRequest(sp *jobSpec) resize.Request {
 	var r resize.Request
 	switch sp.resizeParam {
-	case pfcparams.Width:
+	case pfcdoc.Width:
 		r.Width = sp.resizeValue
-	case pfcparams.Height:
+	case pfcdoc.Height:
 		r.Height = sp.resizeValue
-	case pfcparams.Long:
+	case pfcdoc.Long:
 		r.Long = sp.resizeValue
-	case pfcparams.Short:
+	case pfcdoc.Short:
 		r.Short = sp.resizeValue
-	case pfcparams.Scale:
+	case pfcdoc.Scale:
 		r.Scale = sp.resizeValue
 	}
 	if r.Requested() {
@@ -340,7 +340,7 @@ func defaultOf(name, v string) string {
 	if v != "" {
 		return v
 	}
-	p, _ := pfcparams.HostedParam(name)
+	p, _ := pfcdoc.HostedParam(name)
 	return p.Default
 }
 

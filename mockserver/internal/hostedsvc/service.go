@@ -30,9 +30,9 @@ type Service struct {
 	mu      sync.Mutex
 	uploads map[string]*upload
 	jobs    map[string]*job
-	presets map[string]*preset
 	cache   map[string]*cacheEntry
-	seq     uint64 // creation order of presets
+
+	presets presetIndex // under locks of its own, never mu's (presets.go)
 
 	queue *jobqueue.Queue
 
@@ -74,7 +74,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{queue: queue,
 		cfg: cfg, log: cfg.Logger, tracker: tracker, store: store, signer: signer, webhook: sender,
 		ctx: ctx, cancel: cancel,
-		uploads: map[string]*upload{}, jobs: map[string]*job{}, presets: map[string]*preset{}, cache: map[string]*cacheEntry{},
+		uploads: map[string]*upload{}, jobs: map[string]*job{}, cache: map[string]*cacheEntry{},
 	}
 	return s, nil
 }

@@ -1,4 +1,4 @@
-package pfcparams
+package pfcdoc
 
 import (
 	"bufio"

@@ -1,0 +1,100 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+)
+
+// TestRunManifestSymlink: a symbolic link planted at the manifest's path
+// is refused, not followed: the file it points to keeps its last line and
+// gets no record; the error names the manifest.
+func TestRunManifestSymlink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "notes.txt")
+	const content = "first line\nlast line without newline"
+	require.NoError(t, os.WriteFile(target, []byte(content), 0o644))
+	man := filepath.Join(dir, ManifestName)
+	if err := os.Symlink(target, man); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	items := makeInputs(t, dir, 2)
+	w := &copyWork{}
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: man})
+	assert.Nil(t, rep)
+	var me *ManifestError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, man, me.Path)
+	assert.Equal(t, "open", me.Op)
+	assert.ErrorIs(t, err, fileio.ErrSymlink)
+	assert.ErrorContains(t, err, man)
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, content, string(got), "the link's target is untouched")
+	assert.Zero(t, w.count(items[0].ID), "nothing ran")
+
+	// A dangling link is not created through either.
+	dangling := filepath.Join(dir, "dangling.jsonl")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "created-elsewhere"), dangling))
+	_, err = Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: dangling})
+	assert.ErrorIs(t, err, fileio.ErrSymlink)
+	assert.NoFileExists(t, filepath.Join(dir, "created-elsewhere"))
+}
+
+// TestRunManifestNotRegular: a directory at the manifest's path is refused
+// with an error naming the manifest.
+func TestRunManifestNotRegular(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	man := filepath.Join(dir, "m")
+	require.NoError(t, os.Mkdir(man, 0o755))
+	_, err := Run(context.Background(), slices.Values(makeInputs(t, dir, 1)), (&copyWork{}).do, Options[string]{Manifest: man})
+	var me *ManifestError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, man, me.Path)
+	assert.Equal(t, "open", me.Op)
+}
+
+// TestRunManifestInUse: a second run of a manifest while the first holds
+// it is refused (one run at a time per manifest); once the first ends, a
+// rerun takes it.
+func TestRunManifestInUse(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 1)
+	man := filepath.Join(dir, ManifestName)
+	started, release := make(chan struct{}), make(chan struct{})
+	w := &copyWork{before: func(ctx context.Context, it Item) error {
+		close(started)
+		<-release
+		return nil
+	}}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: man})
+		errc <- err
+	}()
+	<-started
+	_, err := Run(context.Background(), slices.Values(items), (&copyWork{}).do, Options[string]{Manifest: man})
+	close(release)
+	require.NoError(t, <-errc)
+	if errors.Is(err, errors.ErrUnsupported) || err == nil {
+		t.Skip("no file locks here")
+	}
+	var me *ManifestError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, "lock", me.Op)
+	assert.ErrorIs(t, err, ErrManifestInUse)
+	rep, err := Run(context.Background(), slices.Values(items), (&copyWork{}).do, Options[string]{Manifest: man})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Skipped)
+}

@@ -1,0 +1,116 @@
+package fileio
+
+import (
+	"context"
+	"io/fs"
+	"os"
+)
+
+// FileID identifies a file on its file system (device and inode where the
+// platform has them), as a listing saw it; the zero FileID identifies
+// none. Compare with Same.
+type FileID struct{ id fileID }
+
+// IDOf returns the identity of the file fi describes (from os.Lstat,
+// os.Stat, File.Stat or a directory walk's DirEntry.Info); the zero
+// FileID when the platform gives none.
+func IDOf(fi fs.FileInfo) FileID { return FileID{idOf(fi)} }
+
+// IsZero reports the zero FileID.
+func (id FileID) IsZero() bool { return id.id.isZero() }
+
+// Same reports whether fi describes the file id identifies; never for the
+// zero FileID.
+func (id FileID) Same(fi fs.FileInfo) bool { return !id.IsZero() && fi != nil && id.id.same(fi) }
+
+// Scope is what a bulk run tells the file functions that its work calls
+// for one item, through the context (WithScope): OpenParamContext and
+// WriteFileAtomicContext read it, the functions without a context do not.
+type Scope struct {
+	// TempTag, if set, is put into the names of WriteFileAtomicContext's
+	// temporary files, ".<name>.<TempTag>.<digits>.partial", so that they
+	// can be told apart from the files of other writers. It must be a
+	// short run of ASCII letters, digits and '-'; anything else is ignored.
+	TempTag string
+	// Src and SrcID, if SrcID is set, pin the input: OpenParamContext of
+	// exactly Src opens it without following a symbolic link and only if
+	// it is the regular file SrcID identifies (the one that was listed).
+	Src   string
+	SrcID FileID
+}
+
+type scopeKey struct{}
+
+// WithScope returns ctx carrying s (nil: none).
+func WithScope(ctx context.Context, s *Scope) context.Context {
+	return context.WithValue(ctx, scopeKey{}, s)
+}
+
+// scopeOf returns the Scope ctx carries, or nil.
+func scopeOf(ctx context.Context) *Scope {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Value(scopeKey{}).(*Scope)
+	return s
+}
+
+// maxTagLen bounds Scope.TempTag, so that names keep room for the file's
+// own name.
+const maxTagLen = 32
+
+// tempTag returns ctx's Scope.TempTag when it is usable, else "".
+func tempTag(ctx context.Context) string {
+	s := scopeOf(ctx)
+	if s == nil || s.TempTag == "" || len(s.TempTag) > maxTagLen {
+		return ""
+	}
+	for _, c := range []byte(s.TempTag) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return ""
+		}
+	}
+	return s.TempTag
+}
+
+// OpenParamContext is OpenParam, unless ctx carries a Scope whose SrcID
+// is set and whose Src is path: then path is opened without following a
+// symbolic link (and without waiting on a named pipe) and must be the
+// regular file SrcID identifies. A file replaced since it was listed, by
+// a link or anything else, is a *FileError naming param that matches
+// ErrNotRegular (ErrSymlink for a link) and apierr.ErrInvalidParameter;
+// nothing is read from it.
+func OpenParamContext(ctx context.Context, param, path string) (*os.File, int64, error) {
+	s := scopeOf(ctx)
+	if s == nil || s.SrcID.IsZero() || s.Src != path || path == "" {
+		return OpenParam(param, path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollowFlags, 0)
+	if err != nil {
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, 0, &FileError{Param: param, Path: path, Err: ErrSymlink}
+		}
+		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
+	case !st.Mode().IsRegular():
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
+	case !s.SrcID.Same(st):
+		f.Close()
+		return nil, 0, &FileError{Param: param, Path: path, Err: errNotListed}
+	}
+	if noFollowFlags == 0 {
+		// Without O_NOFOLLOW a link to the listed file itself was
+		// followed: the name must still be the file, not a link.
+		if lst, err := os.Lstat(path); err != nil || lst.Mode()&fs.ModeSymlink != 0 {
+			f.Close()
+			return nil, 0, &FileError{Param: param, Path: path, Err: ErrSymlink}
+		}
+	}
+	return f, st.Size(), nil
+}
