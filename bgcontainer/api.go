@@ -26,7 +26,7 @@ func errNilContext() error {
 
 // send sends r and returns its 2xx answer; the caller closes the body.
 // Error answers become an *Error of ep.
-func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -46,7 +46,7 @@ func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *tra
 
 // getJSON sends r and returns the body of its 2xx answer; the caller
 // closes it.
-func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
+func (c *Client) getJSON(ctx context.Context, ep endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
 	// Read inside the attempt: an answer cut off mid-body is retried like
 	// a connection error (never for the NoReplay SubmitImage, whose error
 	// then says the answer was lost).
@@ -83,25 +83,25 @@ func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
 	}
 	// The key is in the path: a redirect, which may name another host and
 	// keep the path, is not followed (an *Error with the 3xx status).
-	body, err := c.getJSON(ctx, EndpointAuthorize, "", &transport.Request{
+	body, err := c.getJSON(ctx, epAuthorize, "", &transport.Request{
 		Path: transport.PathJoin("Authorize", c.key()), Header: jsonHeader(), NoFollowRedirects: true,
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer body.Close()
-	return decodeLicenseStatus(EndpointAuthorize, body, c.redact)
+	return decodeLicenseStatus(epAuthorize, body, c.redact)
 }
 
 // Status reports the container's licence and model version (GET /Status).
 // It works before activation (Status Unlicensed).
 func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
-	body, err := c.getJSON(ctx, EndpointStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
+	body, err := c.getJSON(ctx, epStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
 	if err != nil {
 		return nil, err
 	}
 	defer body.Close()
-	return decodeLicenseStatus(EndpointStatus, body, c.redact)
+	return decodeLicenseStatus(epStatus, body, c.redact)
 }
 
 // CheckImage reports a job's state (GET /CheckImage/{process_id}). A failed
@@ -111,7 +111,7 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	body, err := c.getJSON(ctx, EndpointCheckImage, processID, &transport.Request{
+	body, err := c.getJSON(ctx, epCheckImage, processID, &transport.Request{
 		Path: transport.PathJoin("CheckImage", processID), Header: jsonHeader(),
 	})
 	if err != nil {
@@ -133,7 +133,7 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 		return nil, err
 	}
 	var landed bool
-	body, err := c.getJSON(ctx, EndpointRemoveImage, processID, &transport.Request{
+	body, err := c.getJSON(ctx, epRemoveImage, processID, &transport.Request{
 		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
 		RetriedAfterLanding: &landed,
 	})
@@ -169,7 +169,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	resp, err := c.send(ctx, EndpointDownloadImage, processID, &transport.Request{
+	resp, err := c.send(ctx, epDownloadImage, processID, &transport.Request{
 		Path:            transport.PathJoin("DownloadImage", processID),
 		Header:          http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
 		FinalProcessing: true,
@@ -186,7 +186,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 	}
 	if !bytes.Equal(head, pngMagic) {
 		resp.Body.Close()
-		return nil, &pfc.ResponseError{Endpoint: string(EndpointDownloadImage), Reason: "the body is not a PNG image"}
+		return nil, &pfc.ResponseError{Endpoint: string(epDownloadImage), Reason: "the body is not a PNG image"}
 	}
 	return &download{body: resp.Body, r: br, declared: resp.ContentLength}, nil
 }
@@ -196,7 +196,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 // written unless the answer is a PNG. While the job is queued or
 // processing it returns promptly with an *Error matching
 // pfc.ErrStillProcessing (the container's HTTP 102); a failed job matches
-// ErrProcessingFailed, an unknown or removed one ErrJobNotFound. A result
+// pfc.ErrJobFailed, an unknown or removed one ErrJobNotFound. A result
 // larger than WithMaxDownloadSize fails with a *pfc.DownloadTooLargeError once
 // that many bytes were written (at once when the Content-Length says so).
 func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Writer) (_ int64, err error) {

@@ -36,7 +36,7 @@ func TestAuthorizeDoesNotFollowRedirects(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusTemporaryRedirect, e.StatusCode)
-	assert.Equal(t, EndpointAuthorize, e.Endpoint)
+	assert.Equal(t, string(epAuthorize), e.Endpoint)
 	assert.NotContains(t, err.Error(), secretKey)
 	assert.Zero(t, reached.Load(), "the other host saw the licence key")
 }

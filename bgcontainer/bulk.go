@@ -104,7 +104,7 @@ func bulkKind(err error) string {
 		de *pfc.DownloadTooLargeError
 	)
 	switch {
-	case errors.Is(err, ErrProcessingFailed):
+	case errors.Is(err, pfc.ErrJobFailed):
 		return "processing_failed"
 	case errors.Is(err, pfc.ErrWaitTimeout):
 		return "wait_timeout"

@@ -49,7 +49,7 @@ func TestCheckImageErrors(t *testing.T) {
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, jobID, ae.ProcessID)
-			assert.Equal(t, EndpointCheckImage, ae.Endpoint)
+			assert.Equal(t, string(epCheckImage), ae.Endpoint)
 			assert.Equal(t, tt.tries, f.mt.GetTotalCallCount())
 		})
 	}
@@ -114,7 +114,7 @@ func TestWaitImageFailedJob(t *testing.T) {
 	f := newFixture(t, secretKey)
 	states(f, t, map[string]any{"status": "failed", "mode": "general", "error": "decoder said " + secretKey})
 	r, err := f.c.WaitImage(context.Background(), jobID, nil)
-	require.ErrorIs(t, err, ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	var je *JobError
 	require.ErrorAs(t, err, &je)
 	assert.Same(t, r, je.Result)

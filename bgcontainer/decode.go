@@ -22,14 +22,14 @@ const maxJSONBody = 1 << 20
 // typed accessors. Unknown members are ignored; a member of the wrong type
 // gives a *pfc.ResponseError naming it. A JSON null reads as absent.
 type object struct {
-	ep      Endpoint
+	ep      endpoint
 	members map[string]json.RawMessage
 	redact  func(string) string
 }
 
 // readObject reads one JSON object from r (at most maxJSONBody bytes).
 // redact (nil = identity) is applied to the reasons of errors.
-func readObject(ep Endpoint, r io.Reader, redact func(string) string) (*object, error) {
+func readObject(ep endpoint, r io.Reader, redact func(string) string) (*object, error) {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
@@ -40,7 +40,7 @@ func readObject(ep Endpoint, r io.Reader, redact func(string) string) (*object, 
 	return parseObject(ep, data, redact)
 }
 
-func parseObject(ep Endpoint, data []byte, redact func(string) string) (*object, error) {
+func parseObject(ep endpoint, data []byte, redact func(string) string) (*object, error) {
 	o := &object{ep: ep, redact: redact}
 	if len(data) > maxJSONBody {
 		return nil, o.fail("", "body larger than %d bytes", maxJSONBody)

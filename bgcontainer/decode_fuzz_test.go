@@ -53,7 +53,7 @@ func FuzzDecodeRecords(f *testing.F) {
 		check("CheckImage", err)
 		_, err = decodeDeleteResult(bytes.NewReader(body), redact)
 		check("RemoveImage", err)
-		for _, ep := range []Endpoint{EndpointAuthorize, EndpointStatus} {
+		for _, ep := range []endpoint{epAuthorize, epStatus} {
 			_, err = decodeLicenseStatus(ep, bytes.NewReader(body), redact)
 			check(string(ep), err)
 		}

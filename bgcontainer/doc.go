@@ -87,14 +87,14 @@
 //	SubmitImage         422                              ErrMissingFile
 //	Check/Download/Remove 400                            ErrInvalidProcessID
 //	Check/Download/Remove 404                            ErrJobNotFound
-//	DownloadImage       500                              ErrProcessingFailed
+//	DownloadImage       500                              pfc.ErrJobFailed
 //	DownloadImage       102                              pfc.ErrStillProcessing
 //
 // and the class sentinel of its status (pfc.ErrBadRequest, pfc.ErrNotFound,
 // pfc.ErrServer ...), shared with the other pfc-go clients. The 500 rows of
 // the other endpoints have no sentinel of their own (pfc.ErrServer); they are
 // retried like any 5xx, except for SubmitImage. WaitImage reports a failed
-// job as a *JobError (ErrProcessingFailed) and a MaxWait that ran out as a
+// job as a *JobError (pfc.ErrJobFailed) and a MaxWait that ran out as a
 // *pfc.WaitTimeoutError (pfc.ErrWaitTimeout); RemoveBackground a licence key the
 // container refuses as a *LicenseError (ErrNotActivated).
 //

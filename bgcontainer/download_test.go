@@ -47,7 +47,7 @@ func TestDownloadImageFileIsAtomic(t *testing.T) {
 	require.NoError(t, os.WriteFile(dst, []byte("old"), 0o600))
 
 	_, err := f.c.DownloadImageFile(context.Background(), otherJob, dst)
-	require.ErrorIs(t, err, ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	got, err := os.ReadFile(dst)
 	require.NoError(t, err)
 	assert.Equal(t, "old", string(got), "untouched on failure")
@@ -77,7 +77,7 @@ func TestDownloadImageErrors(t *testing.T) {
 	}{
 		{400, ErrInvalidProcessID, 1},
 		{404, ErrJobNotFound, 1},
-		{500, ErrProcessingFailed, 1},
+		{500, pfc.ErrJobFailed, 1},
 		{502, pfc.ErrServer, 3},
 	}
 	for _, tt := range tests {

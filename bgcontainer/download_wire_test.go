@@ -110,7 +110,7 @@ func TestDownloadImageFinal102OnTheWire(t *testing.T) {
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, http.StatusProcessing, ae.StatusCode)
-			assert.Equal(t, EndpointDownloadImage, ae.Endpoint)
+			assert.Equal(t, string(epDownloadImage), ae.Endpoint)
 			assert.NotErrorIs(t, err, pfc.ErrServer)
 			assert.Zero(t, out.Len())
 			s.mu.Lock()

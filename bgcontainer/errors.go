@@ -12,31 +12,31 @@ import (
 )
 
 // Endpoint names the container call an error comes from.
-type Endpoint string
+type endpoint string
 
 // The container's endpoints.
 const (
-	EndpointAuthorize     Endpoint = "Authorize"
-	EndpointStatus        Endpoint = "Status"
-	EndpointSubmitImage   Endpoint = "SubmitImage"
-	EndpointCheckImage    Endpoint = "CheckImage"
-	EndpointDownloadImage Endpoint = "DownloadImage"
-	EndpointRemoveImage   Endpoint = "RemoveImage"
+	epAuthorize     endpoint = "Authorize"
+	epStatus        endpoint = "Status"
+	epSubmitImage   endpoint = "SubmitImage"
+	epCheckImage    endpoint = "CheckImage"
+	epDownloadImage endpoint = "DownloadImage"
+	epRemoveImage   endpoint = "RemoveImage"
 )
 
 // imageEndpoint reports whether e needs an activated container.
-func (e Endpoint) imageEndpoint() bool {
+func (e endpoint) imageEndpoint() bool {
 	switch e {
-	case EndpointSubmitImage, EndpointCheckImage, EndpointDownloadImage, EndpointRemoveImage:
+	case epSubmitImage, epCheckImage, epDownloadImage, epRemoveImage:
 		return true
 	}
 	return false
 }
 
 // byProcessID reports whether e addresses a job by its process id.
-func (e Endpoint) byProcessID() bool {
+func (e endpoint) byProcessID() bool {
 	switch e {
-	case EndpointCheckImage, EndpointDownloadImage, EndpointRemoveImage:
+	case epCheckImage, epDownloadImage, epRemoveImage:
 		return true
 	}
 	return false
@@ -64,10 +64,6 @@ var (
 	ErrInvalidFile = errors.New("pfc: invalid image file")
 	// ErrMissingFile: the request had no file part (422 from SubmitImage).
 	ErrMissingFile = errors.New("pfc: image file missing")
-	// ErrProcessingFailed: the job failed (500 from DownloadImage, or a
-	// job whose status is failed; its *JobError also matches
-	// pfc.ErrJobFailed).
-	ErrProcessingFailed = errors.New("pfc: processing failed")
 )
 
 // Error is an error answer of the container, classified by the seed's
@@ -77,8 +73,9 @@ var (
 // pfc.ErrServer ...). errors.As also finds the *pfc.APIError. Every string in it
 // is redacted.
 type Error struct {
-	// Endpoint is the call that failed.
-	Endpoint Endpoint
+	// Endpoint is the call that failed: "Authorize", "Status",
+	// "SubmitImage", "CheckImage", "DownloadImage" or "RemoveImage".
+	Endpoint string
 	// StatusCode is the HTTP status.
 	StatusCode int
 	// ProcessID is the job the call addressed, if any.
@@ -99,18 +96,18 @@ type Error struct {
 
 // newError classifies an error answer of ep; cause is the *pfc.APIError
 // (nil for a status handed over without one).
-func newError(ep Endpoint, status int, code, message, parameter, processID, requestID string, cause error) *Error {
+func newError(ep endpoint, status int, code, message, parameter, processID, requestID string, cause error) *Error {
 	if cause == nil {
 		cause = &pfc.APIError{StatusCode: status, Code: code, Message: message, Parameter: parameter, RequestID: requestID}
 	}
-	return &Error{Endpoint: ep, StatusCode: status, Code: code, Message: message, Parameter: parameter,
+	return &Error{Endpoint: string(ep), StatusCode: status, Code: code, Message: message, Parameter: parameter,
 		ProcessID: processID, RequestID: requestID, Err: cause, kind: classify(ep, status, code)}
 }
 
 // wrapErr turns the transport's *pfc.APIError for a call of ep into an
 // *Error of this package around it; other errors
 // (context, network, validation) are returned as they are.
-func wrapErr(ep Endpoint, processID string, err error) error {
+func wrapErr(ep endpoint, processID string, err error) error {
 	var ae *apierr.APIError
 	if err == nil || !errors.As(err, &ae) {
 		return err
@@ -120,7 +117,7 @@ func wrapErr(ep Endpoint, processID string, err error) error {
 
 // classify maps the seed's error table (and the mock's choices where it is
 // silent) to a sentinel.
-func classify(ep Endpoint, status int, code string) error {
+func classify(ep endpoint, status int, code string) error {
 	switch {
 	case strings.EqualFold(code, "not_activated"):
 		return ErrNotActivated
@@ -128,16 +125,16 @@ func classify(ep Endpoint, status int, code string) error {
 		return ErrNotActivated
 	case status == http.StatusProcessing:
 		return pfc.ErrStillProcessing
-	case ep == EndpointSubmitImage && status == http.StatusNotFound:
+	case ep == epSubmitImage && status == http.StatusNotFound:
 		return ErrInvalidFile
-	case ep == EndpointSubmitImage && status == http.StatusUnprocessableEntity:
+	case ep == epSubmitImage && status == http.StatusUnprocessableEntity:
 		return ErrMissingFile
 	case ep.byProcessID() && status == http.StatusBadRequest:
 		return ErrInvalidProcessID
 	case ep.byProcessID() && status == http.StatusNotFound:
 		return ErrJobNotFound
-	case ep == EndpointDownloadImage && status == http.StatusInternalServerError:
-		return ErrProcessingFailed
+	case ep == epDownloadImage && status == http.StatusInternalServerError:
+		return pfc.ErrJobFailed
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 //
 // The Result is non-nil whenever a job was submitted, also with an error:
 // it says what was done and whether the job was removed (Result.RemoveErr).
-// A failed job gives a *JobError (ErrProcessingFailed), a wait running out
+// A failed job gives a *JobError (pfc.ErrJobFailed), a wait running out
 // a *pfc.WaitTimeoutError, a licence that does not activate a *LicenseError
 // (ErrNotActivated). A job submitted just as ctx is cancelled, whose answer
 // never arrived, cannot be removed: its id is unknown.

@@ -90,8 +90,8 @@ func TestRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 		cancel   bool
 		want     error
 	}{
-		{"job failed", failed, nil, false, ErrProcessingFailed},
-		{"download failed", completed, httpmock.NewJsonResponderOrPanic(500, errorBody(500, "internal_error", "processing failed", "")), false, ErrProcessingFailed},
+		{"job failed", failed, nil, false, pfc.ErrJobFailed},
+		{"download failed", completed, httpmock.NewJsonResponderOrPanic(500, errorBody(500, "internal_error", "processing failed", "")), false, pfc.ErrJobFailed},
 		{"cancelled while waiting", queued, nil, true, context.Canceled},
 		{"download not a PNG", completed, httpmock.NewStringResponder(200, "nope"), false, pfc.ErrInvalidResponse},
 	}
@@ -171,7 +171,7 @@ func TestRemoveBackgroundFile(t *testing.T) {
 	bad := newFlow(t, false, map[string]any{"status": "failed", "error": "x"}, nil)
 	dst2 := filepath.Join(dir, "never.png")
 	_, err = bad.c.RemoveBackgroundFile(context.Background(), src, dst2, nil, nil)
-	require.ErrorIs(t, err, ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	assert.NoFileExists(t, dst2)
 	assert.Equal(t, int32(1), bad.removed.Load())
 }

@@ -60,7 +60,7 @@ type Job struct {
 }
 
 func decodeJob(r io.Reader, redact func(string) string) (*Job, error) {
-	o, err := readObject(EndpointSubmitImage, r, redact)
+	o, err := readObject(epSubmitImage, r, redact)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ type CheckResult struct {
 }
 
 func decodeCheckResult(processID string, r io.Reader, redact func(string) string) (*CheckResult, error) {
-	o, err := readObject(EndpointCheckImage, r, redact)
+	o, err := readObject(epCheckImage, r, redact)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ type DeleteResult struct {
 }
 
 func decodeDeleteResult(r io.Reader, redact func(string) string) (*DeleteResult, error) {
-	o, err := readObject(EndpointRemoveImage, r, redact)
+	o, err := readObject(epRemoveImage, r, redact)
 	if err != nil {
 		return nil, err
 	}

@@ -45,8 +45,8 @@ func TestRemoveImageErrors(t *testing.T) {
 			require.ErrorIs(t, err, tt.want)
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
-			assert.Equal(t, EndpointRemoveImage, ae.Endpoint)
-			assert.NotErrorIs(t, err, ErrProcessingFailed)
+			assert.Equal(t, string(epRemoveImage), ae.Endpoint)
+			assert.NotErrorIs(t, err, pfc.ErrJobFailed)
 		})
 	}
 }

@@ -51,7 +51,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	for i, f := range fields {
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
-	body, err := c.getJSON(ctx, EndpointSubmitImage, "", &transport.Request{
+	body, err := c.getJSON(ctx, epSubmitImage, "", &transport.Request{
 		Method: http.MethodPost,
 		Path:   "SubmitImage",
 		Query:  q,

@@ -160,7 +160,7 @@ func TestSubmitImageErrors(t *testing.T) {
 			require.ErrorIs(t, err, tt.want)
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
-			assert.Equal(t, EndpointSubmitImage, ae.Endpoint)
+			assert.Equal(t, string(epSubmitImage), ae.Endpoint)
 			assert.Equal(t, tt.code, ae.Code)
 			assert.Equal(t, 1, f.mt.GetTotalCallCount(), "SubmitImage is never resent")
 			f.noSecret(t, secretKey, err.Error())

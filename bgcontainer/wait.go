@@ -15,8 +15,8 @@ import (
 // Defaults of pfc.WaitOptions: the container is local and processes an image
 // in seconds.
 const (
-	DefaultMinPollDelay = 250 * time.Millisecond
-	DefaultMaxPollDelay = 5 * time.Second
+	defaultMinPollDelay = 250 * time.Millisecond
+	defaultMaxPollDelay = 5 * time.Second
 )
 
 // pollOf converts o to the shared wait loop's options.
@@ -29,7 +29,7 @@ func pollOf(o pfc.WaitOptions) poll.Options {
 	})
 }
 
-// JobError reports a job that ended failed. It matches ErrProcessingFailed.
+// JobError reports a job that ended failed. It matches pfc.ErrJobFailed.
 type JobError struct {
 	// Result is the terminal state, with the container's Error text.
 	Result *CheckResult
@@ -45,8 +45,8 @@ func (e *JobError) Error() string {
 	return "pfc: job failed"
 }
 
-// Unwrap returns ErrProcessingFailed.
-func (e *JobError) Unwrap() error { return ErrProcessingFailed }
+// Unwrap returns pfc.ErrJobFailed.
+func (e *JobError) Unwrap() error { return pfc.ErrJobFailed }
 
 func (c *Client) jobError(r *CheckResult) *JobError {
 	msg := "pfc: job " + r.ProcessID + " failed"
@@ -58,7 +58,7 @@ func (c *Client) jobError(r *CheckResult) *JobError {
 
 // WaitImage polls CheckImage until the job is completed or failed and
 // returns the completed state. A failed job is returned with a *JobError
-// (matching ErrProcessingFailed); a MaxWait that runs out gives a
+// (matching pfc.ErrJobFailed); a MaxWait that runs out gives a
 // *pfc.WaitTimeoutError, also when it runs out during a poll. Cancelling ctx
 // stops the wait at once with ctx's error. A nil opts uses the client's
 // defaults (see WithPolling).
@@ -80,7 +80,7 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *pfc.Wait
 	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()
 	}
-	o = o.WithDefaults(DefaultMinPollDelay, DefaultMaxPollDelay)
+	o = o.WithDefaults(defaultMinPollDelay, defaultMaxPollDelay)
 	r, err := poll.Until(ctx, o, func(ctx context.Context) (*CheckResult, bool, error) {
 		r, err := c.CheckImage(ctx, processID)
 		if err != nil {

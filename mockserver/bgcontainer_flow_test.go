@@ -58,7 +58,7 @@ func TestBGRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 		wait  func(cancel context.CancelFunc) *pfc.WaitOptions
 		want  error
 	}{
-		{"job failed", failWidth, 0, nil, bgcontainer.ErrProcessingFailed},
+		{"job failed", failWidth, 0, nil, pfc.ErrJobFailed},
 		{"max wait", 40, time.Hour, func(context.CancelFunc) *pfc.WaitOptions {
 			return &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond}
 		}, pfc.ErrWaitTimeout},

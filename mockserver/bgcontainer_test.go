@@ -284,11 +284,11 @@ func TestBGErrorTable(t *testing.T) {
 	failed, err := c.SubmitImage(ctx, bytes.NewReader(bad), int64(len(bad)), nil)
 	require.NoError(t, err)
 	res, err := c.WaitImage(ctx, failed.ProcessID, nil)
-	require.ErrorIs(t, err, bgcontainer.ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	assert.Contains(t, res.Error, "simulated GPU failure")
 	assert.False(t, res.HasProcessingTime)
 	_, err = c.DownloadImage(ctx, failed.ProcessID, io.Discard)
-	require.ErrorIs(t, err, bgcontainer.ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	require.ErrorIs(t, err, pfc.ErrServer)
 	d, err := c.RemoveImage(ctx, failed.ProcessID)
 	require.NoError(t, err)
@@ -407,21 +407,21 @@ func TestBGInternalErrors(t *testing.T) {
 	}
 	mu.Unlock()
 	calls := []struct {
-		ep       bgcontainer.Endpoint
+		ep       string
 		call     func() error
 		attempts int
 		kind     error
 	}{
-		{bgcontainer.EndpointAuthorize, func() error { _, err := c.Authorize(ctx); return err }, 3, nil},
-		{bgcontainer.EndpointStatus, func() error { _, err := c.Status(ctx); return err }, 3, nil},
-		{bgcontainer.EndpointSubmitImage, func() error {
+		{"Authorize", func() error { _, err := c.Authorize(ctx); return err }, 3, nil},
+		{"Status", func() error { _, err := c.Status(ctx); return err }, 3, nil},
+		{"SubmitImage", func() error {
 			_, err := c.SubmitImage(ctx, bytes.NewReader(in), int64(len(in)), nil)
 			return err
 		}, 1, nil},
-		{bgcontainer.EndpointCheckImage, func() error { _, err := c.CheckImage(ctx, job.ProcessID); return err }, 3, nil},
-		{bgcontainer.EndpointRemoveImage, func() error { _, err := c.RemoveImage(ctx, job.ProcessID); return err }, 3, nil},
-		{bgcontainer.EndpointDownloadImage, func() error { _, err := c.DownloadImage(ctx, job.ProcessID, io.Discard); return err },
-			1, bgcontainer.ErrProcessingFailed},
+		{"CheckImage", func() error { _, err := c.CheckImage(ctx, job.ProcessID); return err }, 3, nil},
+		{"RemoveImage", func() error { _, err := c.RemoveImage(ctx, job.ProcessID); return err }, 3, nil},
+		{"DownloadImage", func() error { _, err := c.DownloadImage(ctx, job.ProcessID, io.Discard); return err },
+			1, pfc.ErrJobFailed},
 	}
 	for _, tt := range calls {
 		err := tt.call()
@@ -434,7 +434,7 @@ func TestBGInternalErrors(t *testing.T) {
 		require.ErrorAs(t, err, &ae, tt.ep)
 		assert.Equal(t, tt.attempts, ae.Attempts, tt.ep)
 		for _, s := range []error{bgcontainer.ErrNotActivated, bgcontainer.ErrInvalidFile, bgcontainer.ErrJobNotFound,
-			bgcontainer.ErrInvalidProcessID, bgcontainer.ErrProcessingFailed} {
+			bgcontainer.ErrInvalidProcessID, pfc.ErrJobFailed} {
 			assert.Equal(t, s == tt.kind, errors.Is(err, s), "%s: %v", tt.ep, s)
 		}
 	}

@@ -29,7 +29,7 @@ func TestMockEndpoints(t *testing.T) {
 		data                  []byte
 	}{
 		{"jpeg sniffed", "", ".jpg", "jpeg", jpegOf(t, 96, 64, 1)},
-		{"png given", pfccontainer.ContentTypePNG, ".png", "png", pngOf(t, 96, 64, 2)},
+		{"png given", "image/png", ".png", "png", pngOf(t, 96, 64, 2)},
 	} {
 		key, err := c.Upload(ctx, bytes.NewReader(tc.data), int64(len(tc.data)), tc.ct)
 		require.NoError(t, err, tc.name)

@@ -82,7 +82,7 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 // container's typed error: an API error whose body names one of the
 // container's message ids becomes an *Error of that row, with the
 // *pfc.APIError as its cause; anything else is returned as it is.
-func apiError(ep Endpoint, err error) error {
+func apiError(ep endpoint, err error) error {
 	var ae *pfc.APIError
 	if !errors.As(err, &ae) {
 		return err
@@ -101,7 +101,7 @@ const maxJSONBody = 1 << 20
 // getJSON sends r (asking for JSON, with the container's retry policy)
 // and decodes its 2xx answer into out. A body that is not one JSON value
 // of out's shape, or larger than maxJSONBody, is a *pfc.ResponseError.
-func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request, out any) error {
+func (c *Client) getJSON(ctx context.Context, ep endpoint, r *transport.Request, out any) error {
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
 	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)

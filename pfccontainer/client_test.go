@@ -156,7 +156,7 @@ func TestUploadRetriesTransientRowsAndChecksTheKey(t *testing.T) {
 	assert.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, string(EndpointUpload), re.Endpoint)
+	assert.Equal(t, string(epUpload), re.Endpoint)
 	assert.Equal(t, "imageKey", re.Field)
 }
 
@@ -233,7 +233,7 @@ func TestCorrectRebasesOntoTheBaseURL(t *testing.T) {
 	assert.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url", Reason: "is missing"}, *re)
+	assert.Equal(t, pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url", Reason: "is missing"}, *re)
 }
 
 func TestDownload(t *testing.T) {

@@ -40,19 +40,19 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	}
 	// An answer without scene reads as "not detected", not as scene 0.
 	res := Correction{Scene: SceneUnknown}
-	err = c.getJSON(ctx, EndpointCorrect, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
+	err = c.getJSON(ctx, epCorrect, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
 		RawQuery: q}, &res)
 	if err != nil {
 		return nil, err
 	}
 	if res.CorrectedURL == "" {
-		return nil, &pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url", Reason: "is missing"}
+		return nil, &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url", Reason: "is missing"}
 	}
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
 		u, err := rebaseURL(res.CorrectedURL, c.base)
 		if err != nil {
-			return nil, &pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url",
+			return nil, &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url",
 				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%.200q): an absolute URL under /output/ without dot segments is expected", res.CorrectedURL))}
 		}
 		res.CorrectedURL = u

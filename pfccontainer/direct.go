@@ -290,7 +290,7 @@ func notRegularOutput(name string, err error) *pfc.ResponseError {
 	if errors.As(err, &fe) {
 		what = fe.Err.Error()
 	}
-	return &pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url",
+	return &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url",
 		Reason: fmt.Sprintf("names %.200q, which in OutputDir %s: refused, so that nothing outside OutputDir is read", name, what)}
 }
 

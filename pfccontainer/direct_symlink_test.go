@@ -44,7 +44,7 @@ func assertRefusedOutput(t *testing.T, err error, name, what string) {
 	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, string(EndpointCorrect), re.Endpoint)
+	assert.Equal(t, string(epCorrect), re.Endpoint)
 	assert.Equal(t, "corrected_url", re.Field)
 	assert.Contains(t, re.Reason, name)
 	assert.Contains(t, re.Reason, what)

@@ -44,14 +44,14 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 	resp, err := c.http.DoExternal(ctx, http.MethodGet, corr.CorrectedURL,
 		http.Header{"Accept-Encoding": {"identity"}}, transport.Body{})
 	if err != nil {
-		return 0, apiError(EndpointDownload, err)
+		return 0, apiError(epDownload, err)
 	}
 	defer resp.Body.Close()
 	// Nothing reaches dst unless the body is the image itself: not an
 	// encoding the client did not ask for (a gzip stream written as the
 	// file), not a proxy's or captive portal's HTML page.
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return 0, &pfc.ResponseError{Endpoint: string(EndpointDownload),
+		return 0, &pfc.ResponseError{Endpoint: string(epDownload),
 			Reason: c.http.Redact(fmt.Sprintf("Content-Encoding %.64q, although the identity encoding was asked for", ce))}
 	}
 	br := bufio.NewReader(resp.Body)
@@ -60,7 +60,7 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 		return 0, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
 	}
 	if !bytes.HasPrefix(head, jpegMagic) && !bytes.HasPrefix(head, pngMagic) {
-		return 0, &pfc.ResponseError{Endpoint: string(EndpointDownload), Reason: "the body is not a JPEG or PNG image"}
+		return 0, &pfc.ResponseError{Endpoint: string(epDownload), Reason: "the body is not a JPEG or PNG image"}
 	}
 	n, err := fileio.CopyLimited(dst, br, resp.ContentLength, c.maxDownload)
 	switch {

@@ -11,26 +11,26 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// MessageID is a log message id of the container. The container ties each
+// messageID is a log message id of the container. The container ties each
 // error status to one (see the package documentation); the mock (and,
 // where it sends one, the real container) puts it in the error body's
 // "code".
-type MessageID string
+type messageID = string
 
-// The container's message ids that come with an error status (seed 001).
+// The container's message ids that come with an error status.
 const (
-	MsgNoContentType        MessageID = "noContentTypeRequestMessage"     // 400, PUT /pfc
-	MsgBodyRequest          MessageID = "bodyRequestMessage"              // 503, PUT /pfc
-	MsgTemporaryFileCreate  MessageID = "temporaryFileCreationMessage"    // 503, PUT /pfc
-	MsgTemporaryFileWrite   MessageID = "temporaryFileWritingMessage"     // 503, PUT /pfc
-	MsgNoID                 MessageID = "noIdMessage"                     // 400, GET /pfc/
-	MsgInvalidID            MessageID = "invalidIdMessage"                // 400, GET /pfc/{id}
-	MsgUnknownImageID       MessageID = "unknownImageIdMessage"           // 400, GET /pfc/{id}
-	MsgUnknownPreset        MessageID = "unknownPresetMessage"            // 400, GET /pfc/{id}
-	MsgTemporaryOutputFile  MessageID = "temporaryOutputFileMessage"      // 503, GET /pfc/{id}
-	MsgTemporaryCloseOutput MessageID = "temporaryCloseOutputFileMessage" // 503, GET /pfc/{id}
-	MsgProcessingPFCError   MessageID = "processingPFCErrorMessage"       // 503, GET /pfc/{id}
-	MsgUnknownOutputType    MessageID = "unknownOutputTypeMessage"        // 400 (mock), GET /pfc/{id}
+	msgNoContentType        messageID = "noContentTypeRequestMessage"     // 400, PUT /pfc
+	msgBodyRequest          messageID = "bodyRequestMessage"              // 503, PUT /pfc
+	msgTemporaryFileCreate  messageID = "temporaryFileCreationMessage"    // 503, PUT /pfc
+	msgTemporaryFileWrite   messageID = "temporaryFileWritingMessage"     // 503, PUT /pfc
+	msgNoID                 messageID = "noIdMessage"                     // 400, GET /pfc/
+	msgInvalidID            messageID = "invalidIdMessage"                // 400, GET /pfc/{id}
+	msgUnknownImageID       messageID = "unknownImageIdMessage"           // 400, GET /pfc/{id}
+	msgUnknownPreset        messageID = "unknownPresetMessage"            // 400, GET /pfc/{id}
+	msgTemporaryOutputFile  messageID = "temporaryOutputFileMessage"      // 503, GET /pfc/{id}
+	msgTemporaryCloseOutput messageID = "temporaryCloseOutputFileMessage" // 503, GET /pfc/{id}
+	msgProcessingPFCError   messageID = "processingPFCErrorMessage"       // 503, GET /pfc/{id}
+	msgUnknownOutputType    messageID = "unknownOutputTypeMessage"        // 400 (mock), GET /pfc/{id}
 )
 
 // Sentinel errors for errors.Is, one per row family of the container's
@@ -49,16 +49,15 @@ var (
 	ErrProcessing             = errors.New("pfc: the engine failed on the image")
 )
 
-// Endpoint names the container call an error comes from, as in
-// bgcontainer.Error.
-type Endpoint string
+// endpoint names the container call an error comes from.
+type endpoint = string
 
 // The container's calls.
 const (
-	EndpointUpload   Endpoint = "PUT /pfc"
-	EndpointCorrect  Endpoint = "GET /pfc/{imageKey}"
-	EndpointVersion  Endpoint = "GET /version"
-	EndpointDownload Endpoint = "GET corrected_url"
+	epUpload   endpoint = "PUT /pfc"
+	epCorrect  endpoint = "GET /pfc/{imageKey}"
+	epVersion  endpoint = "GET /version"
+	epDownload endpoint = "GET corrected_url"
 )
 
 // row is one line of the container's error table.
@@ -70,36 +69,35 @@ type row struct {
 
 // rows is the container's error table; the package documentation explains
 // each retry decision.
-var rows = map[MessageID]row{
-	MsgNoContentType:        {http.StatusBadRequest, ErrUnsupportedContentType, false},
-	MsgBodyRequest:          {http.StatusServiceUnavailable, ErrBodyNotRead, true},
-	MsgTemporaryFileCreate:  {http.StatusServiceUnavailable, ErrTemporaryFile, true},
-	MsgTemporaryFileWrite:   {http.StatusServiceUnavailable, ErrTemporaryFile, true},
-	MsgNoID:                 {http.StatusBadRequest, ErrMissingImageKey, false},
-	MsgInvalidID:            {http.StatusBadRequest, ErrInvalidImageKey, false},
-	MsgUnknownImageID:       {http.StatusBadRequest, ErrUnknownImageKey, false},
-	MsgUnknownPreset:        {http.StatusBadRequest, ErrUnknownPreset, false},
-	MsgTemporaryOutputFile:  {http.StatusServiceUnavailable, ErrOutputFile, true},
-	MsgTemporaryCloseOutput: {http.StatusServiceUnavailable, ErrOutputFile, true},
-	MsgProcessingPFCError:   {http.StatusServiceUnavailable, ErrProcessing, false},
-	MsgUnknownOutputType:    {http.StatusBadRequest, ErrUnknownOutputType, false},
+var rows = map[messageID]row{
+	msgNoContentType:        {http.StatusBadRequest, ErrUnsupportedContentType, false},
+	msgBodyRequest:          {http.StatusServiceUnavailable, ErrBodyNotRead, true},
+	msgTemporaryFileCreate:  {http.StatusServiceUnavailable, ErrTemporaryFile, true},
+	msgTemporaryFileWrite:   {http.StatusServiceUnavailable, ErrTemporaryFile, true},
+	msgNoID:                 {http.StatusBadRequest, ErrMissingImageKey, false},
+	msgInvalidID:            {http.StatusBadRequest, ErrInvalidImageKey, false},
+	msgUnknownImageID:       {http.StatusBadRequest, ErrUnknownImageKey, false},
+	msgUnknownPreset:        {http.StatusBadRequest, ErrUnknownPreset, false},
+	msgTemporaryOutputFile:  {http.StatusServiceUnavailable, ErrOutputFile, true},
+	msgTemporaryCloseOutput: {http.StatusServiceUnavailable, ErrOutputFile, true},
+	msgProcessingPFCError:   {http.StatusServiceUnavailable, ErrProcessing, false},
+	msgUnknownOutputType:    {http.StatusBadRequest, ErrUnknownOutputType, false},
 }
-
-// Retryable reports whether retrying a request that failed with id can
-// help (see the package documentation); false for an unknown id.
-func (id MessageID) Retryable() bool { return rows[id].retryable }
 
 // Error is an error answer of the container that its error table
 // explains. It matches (errors.Is) the row's sentinel (ErrUnknownPreset,
 // ErrProcessing, ...) and, through Err, the status class (pfc.ErrBadRequest,
 // pfc.ErrServer). Every string in it has passed the client's redactor.
 type Error struct {
-	// Endpoint is the call that failed.
-	Endpoint Endpoint
+	// Endpoint is the call that failed: "PUT /pfc", "GET /pfc/{imageKey}",
+	// "GET /version" or "GET corrected_url".
+	Endpoint string
 	// StatusCode is the HTTP status.
 	StatusCode int
-	// MessageID is the container's message id for the condition.
-	MessageID MessageID
+	// MessageID is the container's log message id for the condition, as
+	// its API documentation's error table names it
+	// ("unknownPresetMessage" ...).
+	MessageID string
 	// Message is the container's explanation, when its body had one.
 	Message string
 	// Parameter names the query parameter to blame, if any.
@@ -166,9 +164,9 @@ func (e *Error) Unwrap() []error {
 // messageID finds the container's message id of an error body: its code
 // (what the mock sends) or, since the real container's body shape is not
 // published, the first id of the table its message quotes.
-func messageID(code, message string) (MessageID, bool) {
-	if _, ok := rows[MessageID(code)]; ok {
-		return MessageID(code), true
+func findMessageID(code, message string) (messageID, bool) {
+	if _, ok := rows[code]; ok {
+		return code, true
 	}
 	for _, id := range rowOrder {
 		if strings.Contains(message, string(id)) {
@@ -180,12 +178,12 @@ func messageID(code, message string) (MessageID, bool) {
 
 // rowOrder is the table's ids, longest first, so that an id that is a
 // prefix of another cannot shadow it when a message is scanned.
-var rowOrder = func() []MessageID {
-	ids := make([]MessageID, 0, len(rows))
+var rowOrder = func() []messageID {
+	ids := make([]messageID, 0, len(rows))
 	for id := range rows {
 		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, func(a, b MessageID) int {
+	slices.SortFunc(ids, func(a, b messageID) int {
 		if len(a) != len(b) {
 			return len(b) - len(a)
 		}
@@ -200,7 +198,7 @@ var rowOrder = func() []MessageID {
 // image). Other 5xx, a proxy's 502 or 503 while the container restarts
 // included, are retried.
 func permanent(e *apierr.APIError) bool {
-	id, ok := messageID(e.Code, e.Message)
+	id, ok := findMessageID(e.Code, e.Message)
 	return ok && !rows[id].retryable
 }
 
@@ -209,20 +207,13 @@ func permanent(e *apierr.APIError) bool {
 // one of them (the caller returns the API error as it is). message and
 // parameter come from the body, already redacted; cause is the API error.
 func classify(status int, code, message, parameter string, cause error) *Error {
-	id, ok := messageID(code, message)
+	id, ok := findMessageID(code, message)
 	if !ok {
 		return nil
 	}
 	r := rows[id]
 	return &Error{StatusCode: status, MessageID: id, Message: message, Parameter: parameter,
 		Retryable: r.retryable, Err: cause}
-}
-
-// IsRetryable reports whether err is an *Error whose condition is
-// transient, so that the same call may succeed later.
-func IsRetryable(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Retryable
 }
 
 // fieldErrors collects problems; err returns nil or a *pfc.ValidationError.

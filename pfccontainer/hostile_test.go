@@ -43,29 +43,29 @@ func TestInvalidAnswersAreResponseErrors(t *testing.T) {
 		name  string
 		body  string
 		call  func(*Client) error
-		ep    Endpoint
+		ep    endpoint
 		field string
 	}{
 		{"upload garbage", "{{{", func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, ""},
+		}, epUpload, ""},
 		{"upload html", "<html>proxy login</html>", func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, ""},
+		}, epUpload, ""},
 		{"upload empty", "", func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, ""},
+		}, epUpload, ""},
 		{"upload number key", `{"imageKey":7}`, func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, "imageKey"},
-		{"correct wrong type", `{"corrected_url":5,"scene":1}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, EndpointCorrect, "corrected_url"},
-		{"correct endless", `{"corrected_url":"` + strings.Repeat("a", maxJSONBody) + `"}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, EndpointCorrect, ""},
-		{"version array", `[1]`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, EndpointVersion, ""},
-		{"version features", `{"version":"1","features":3}`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, EndpointVersion, "features"},
+		}, epUpload, "imageKey"},
+		{"correct wrong type", `{"corrected_url":5,"scene":1}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, epCorrect, "corrected_url"},
+		{"correct endless", `{"corrected_url":"` + strings.Repeat("a", maxJSONBody) + `"}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, epCorrect, ""},
+		{"version array", `[1]`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, epVersion, ""},
+		{"version features", `{"version":"1","features":3}`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, epVersion, "features"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestErrorNamesEndpointAndRequestID(t *testing.T) {
 	_, err := c.Correct(t.Context(), "k.jpg", NewCorrection().WithPreset("X"))
 	var e *Error
 	require.ErrorAs(t, err, &e)
-	assert.Equal(t, EndpointCorrect, e.Endpoint)
+	assert.Equal(t, string(epCorrect), e.Endpoint)
 	assert.Equal(t, "req-42", e.RequestID)
 	assert.ErrorIs(t, err, ErrUnknownPreset)
 	assert.Equal(t, `pfc: GET /pfc/{imageKey}: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted (request id req-42)`, err.Error())

@@ -69,7 +69,7 @@ func plainTail(escaped string) bool {
 func outputFile(dir string, c *Correction) (string, error) {
 	name := c.FileName()
 	if !plainFileName(name) {
-		return "", &pfc.ResponseError{Endpoint: string(EndpointCorrect), Field: "corrected_url",
+		return "", &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url",
 			Reason: fmt.Sprintf("does not name a plain file in /output (got %.200q)", name)}
 	}
 	return filepath.Join(dir, name), nil

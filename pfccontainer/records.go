@@ -81,7 +81,7 @@ func (v *Version) HasFeature(name string) bool {
 func decodeVersion(b []byte) (*Version, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, &pfc.ResponseError{Endpoint: string(EndpointVersion), Reason: "not a JSON object"}
+		return nil, &pfc.ResponseError{Endpoint: string(epVersion), Reason: "not a JSON object"}
 	}
 	v := &Version{Raw: append(json.RawMessage(nil), b...)}
 	for _, k := range []string{"sdkVersion", "sdk_version", "version", "build"} {
@@ -109,7 +109,7 @@ func decodeVersion(b []byte) (*Version, error) {
 			}
 			slices.Sort(v.Features)
 		default:
-			return nil, &pfc.ResponseError{Endpoint: string(EndpointVersion), Field: "features", Reason: "is neither a list of names nor an object of name: bool"}
+			return nil, &pfc.ResponseError{Endpoint: string(epVersion), Field: "features", Reason: "is neither a list of names nor an object of name: bool"}
 		}
 	}
 	return v, nil

@@ -61,7 +61,7 @@ func TestErrorRowsOverTheWire(t *testing.T) {
 			}
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, tc.calls > 1, e.Retryable)
-			assert.Equal(t, tc.calls > 1, IsRetryable(err))
+			assert.Equal(t, tc.calls > 1, isRetryable(err))
 		})
 	}
 }

@@ -14,14 +14,14 @@ import (
 
 // Content types the container accepts on PUT /pfc.
 const (
-	ContentTypeJPEG = "image/jpeg"
-	ContentTypePNG  = "image/png"
+	contentTypeJPEG = "image/jpeg"
+	contentTypePNG  = "image/png"
 )
 
 // Upload sends size bytes of src to the container (PUT /pfc) and returns
 // the imageKey that names the image on Correct.
 //
-// contentType is ContentTypeJPEG or ContentTypePNG; empty means sniffed
+// contentType is contentTypeJPEG or contentTypePNG; empty means sniffed
 // from the content. Anything else (a GIF, a TIFF, a text file) is refused
 // with a *pfc.ValidationError naming "contentType" before any request, as is a
 // nil src or a size below 1. src is read through io.SectionReader with an
@@ -49,7 +49,7 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 		return "", err
 	}
 	var res UploadResponse
-	err = c.getJSON(ctx, EndpointUpload, &transport.Request{Method: http.MethodPut, Path: "pfc",
+	err = c.getJSON(ctx, epUpload, &transport.Request{Method: http.MethodPut, Path: "pfc",
 		Body: transport.ReaderAtBody(src, size, ct)}, &res)
 	if err != nil {
 		return "", err
@@ -60,7 +60,7 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 		if errors.As(err, &ve) && len(ve.Errors) > 0 {
 			reason = c.http.Redact(ve.Errors[0].Message)
 		}
-		return "", &pfc.ResponseError{Endpoint: string(EndpointUpload), Field: "imageKey", Reason: reason}
+		return "", &pfc.ResponseError{Endpoint: string(epUpload), Field: "imageKey", Reason: reason}
 	}
 	return res.ImageKey, nil
 }
@@ -93,9 +93,9 @@ func uploadContentType(src io.ReaderAt, size int64, contentType string) (string,
 		return ct, nil
 	}
 	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil || (mt != ContentTypeJPEG && mt != ContentTypePNG) {
+	if err != nil || (mt != contentTypeJPEG && mt != contentTypePNG) {
 		var fe fieldErrors
-		fe.add("contentType", "must be %s or %s, got %q", ContentTypeJPEG, ContentTypePNG, contentType)
+		fe.add("contentType", "must be %s or %s, got %q", contentTypeJPEG, contentTypePNG, contentType)
 		return "", fe.err()
 	}
 	return mt, nil

@@ -14,7 +14,7 @@ import (
 // published).
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 	var raw json.RawMessage
-	if err := c.getJSON(ctx, EndpointVersion, &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
+	if err := c.getJSON(ctx, epVersion, &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
 		return nil, err
 	}
 	return decodeVersion(raw)
@@ -31,7 +31,7 @@ func (c *Client) Health(ctx context.Context) (err error) {
 		return err
 	}
 	if v.SDKVersion == "" {
-		return &pfc.ResponseError{Endpoint: string(EndpointVersion), Field: "version", Reason: "names no SDK version"}
+		return &pfc.ResponseError{Endpoint: string(epVersion), Field: "version", Reason: "names no SDK version"}
 	}
 	return nil
 }
