@@ -1,5 +1,5 @@
 // Package bgcontainer is the client of the locally deployed GPU
-// background-removal container (seed 002): licence activation
+// background-removal container: licence activation
 // (GET /Authorize/{license_key}, GET /Status), SubmitImage, CheckImage,
 // DownloadImage and RemoveImage, plus WaitImage and the one-call
 // RemoveBackground. It shares the transport, options, errors and
@@ -7,7 +7,7 @@
 // of the container (StartBGContainer) for tests and examples.
 //
 //	c, err := bgcontainer.NewClient(licenseKey, pfc.WithBaseURL("http://gpu-box:8000"))
-//	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
+//	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil)
 //
 // # One call
 //
@@ -19,17 +19,16 @@
 // pfc.WaitOptions.OnProgress), download the PNG and then always remove the job,
 // also after a failure or a cancellation: the removal runs on a context of
 // its own (context.WithoutCancel of the caller's, bounded by
-// RemoveOptions.CleanupTimeout, 10 s by default), and its outcome is in
+// pfc.FlowOptions.CleanupTimeout, 10 s by default), and its outcome is in
 // Result.Removed and Result.RemoveErr. A job whose submission was cut off
 // before its answer arrived cannot be removed: its id is unknown.
 //
-// Unlike hosted's Correct, whose client-side controls (WithWait,
-// WithProgress, WithDownloadLimit) are variadic per-call options beside the
-// service's parameters, RemoveOptions holds both in one struct: this flow
-// has more controls of its own (the cleanup timeout, KeepJob) than
-// parameters of the container, and Result reports what each step did.
-// Arguments come in the same order as hosted's (source, size, options,
-// destination; source path, destination path, options).
+// As in every client, the container's parameters (SubmitOptions) and the
+// flow's client-side controls (*pfc.FlowOptions: wait bounds and progress,
+// download limit, KeepJob, cleanup timeout) are separate arguments, in the
+// same order as hosted's Correct (source, size, options, destination,
+// flow; source path, destination path, options, flow). Result reports
+// what each step did.
 //
 // # Uploads and downloads
 //
@@ -80,7 +79,8 @@
 // body's Code, Message and Parameter) around the *pfc.APIError of the
 // response (the fields every pfc-go client's pfc.APIError has: Method, URL,
 // Body, Attempts ...); errors.As finds both. It matches, with errors.Is,
-// the sentinel of the seed's error table for its endpoint and status:
+// the sentinel of the API documentation's error table for its endpoint
+// and status:
 //
 //	any image endpoint  401/403, or code not_activated  ErrNotActivated
 //	SubmitImage         404                              ErrInvalidFile
@@ -103,7 +103,7 @@
 // /Authorize) and from every string taken from an answer or quoted from
 // an argument.
 //
-// # Choices where the seed says "not shown"
+// # Choices where the API documentation is silent
 //
 // These match the mock (package mockserver), the only implementation this
 // SDK is tested against:
@@ -112,7 +112,8 @@
 //     "not_activated"; the client also takes any 401 or 403 of an image
 //     endpoint as ErrNotActivated, since the real status is not documented.
 //   - /Authorize with a wrong key answers 200 with status "Unlicensed" (the
-//     seed lists only 200, 400 and 500 for it); check LicenseStatus.IsLicensed.
+//     API documentation lists only 200, 400 and 500 for it); check
+//     LicenseStatus.IsLicensed.
 //   - Defaults: mode general, no preprocessing, no postprocessing. The
 //     client sends only the options that are set.
 //   - preprocessing_config is a JSON object; the mock understands "denoise"

@@ -50,24 +50,14 @@ func (e *LicenseError) Error() string { return e.message }
 // Unwrap returns ErrNotActivated.
 func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 
-// RemoveBackground removes the background of one image: size bytes of
-// image in, the PNG (subject on transparency) streamed to w. The
-// arguments come in hosted.Client.Correct's order: source, size, options,
-// destination. It submits
-// the image (applying the client's licence key first if the container
-// answers that it is not activated), polls CheckImage with the shared
-// backoff until the job ends, downloads the result and then ALWAYS removes
-// the job from the container, also when a step failed or ctx was
-// cancelled: the removal is best effort, on a context not derived from
-// ctx, bounded by opts.CleanupTimeout. Options are checked before anything
-// is sent.
-//
-// The Result is non-nil whenever a job was submitted, also with an error:
-// it says what was done and whether the job was removed (Result.RemoveErr).
-// A failed job gives a *JobError (pfc.ErrJobFailed), a wait running out
-// a *pfc.WaitTimeoutError, a licence that does not activate a *LicenseError
-// (ErrNotActivated). A job submitted just as ctx is cancelled, whose answer
-// never arrived, cannot be removed: its id is unknown.
+// RemoveBackground removes the background of size bytes of image and
+// streams the PNG to w (arguments in hosted Correct's order). It submits
+// (applying the licence key first if the container is not activated),
+// waits, downloads, and then always removes the job, also after a failure
+// or a cancelled ctx, on a context of its own bounded by
+// flow.CleanupTimeout. Everything is checked before anything is sent. The
+// Result is non-nil once a job was submitted, also with an error. A failed
+// job gives a *JobError, a licence that does not activate a *LicenseError.
 func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions, w io.Writer, flow *pfc.FlowOptions) (_ *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()

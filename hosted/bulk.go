@@ -13,24 +13,13 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// CorrectDir corrects every image under inDir (recursively, in lexical
-// order; hidden files and outDir itself are left out) into the same
-// relative path under outDir, with opts (see CorrectFile), several at
-// once. The output's extension follows opts.OutputType (and becomes .png
-// when the background is removed without an OutputType). The run is
-// resumable: it keeps a manifest, <outDir>/.pfc-bulk.jsonl unless
-// bulk.Manifest says otherwise, and a rerun after an interruption (a
-// cancelled context, Ctrl-C, a crash) skips the files already corrected.
-//
-// A file that fails does not stop the run: it is listed in
-// pfc.BulkReport.Failures with its error, and the run goes on. The error
-// result is non-nil only when the run itself stopped: ctx's error when ctx
-// ended, or one matching context.DeadlineExceeded when the rate limit
-// leaves no start before ctx's deadline (the report says how far it got),
-// or a problem with the options, inDir or the manifest. Two files whose
-// outputs would be one file (photo.jpg and photo.png, both to photo.png)
-// are not both written: the later fails with kind invalid_parameter. Each request is retried by the client as usual
-// (WithRetries); the bulk layer never repeats a file within a run.
+// CorrectDir corrects every image under inDir (recursively; hidden files
+// and outDir are left out) into the same relative path under outDir with
+// opts, several at once, each through CorrectFile. The output's extension
+// follows opts.OutputType (.png for a removed background without one).
+// The run is resumable through its manifest, and a failed file does not
+// stop it: see "Bulk runs" in package pfc for the report, the error result
+// and retries.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)

@@ -15,9 +15,10 @@
 // CorrectionOptions holds every /pfc parameter. Fill the struct or chain
 // setters from NewCorrection (they modify and return the same options;
 // Clone derives variants). Correct and CorrectFile set the file key from
-// their upload and check the rest first (ValidateForUpload); they take
-// per-call options too: WithProgress, WithWait, WithDownloadLimit. Validate checks every documented range and dependency
-// locally and reports all offending parameters at once in a
+// their upload and check the rest first (ValidateForUpload); their
+// client-side controls (wait bounds and progress, download limit) are a
+// *pfc.FlowOptions, as in every client. Validate checks every documented
+// range and dependency locally and reports all offending parameters at once in a
 // *pfc.ValidationError; Plan reports which resize parameter and background mode
 // the service will apply and which parameters it will ignore (the API
 // resolves width > height > long > short > scale, and generative > image >
@@ -44,14 +45,13 @@
 // Wait polls with jittered exponential delays (WithPolling, pfc.WaitOptions);
 // its MaxWait also bounds a status request already in flight.
 //
-// The client options (WithBaseURL, WithHTTPClient, WithLogger,
-// WithRetries, WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
-// WithPolling, WithMaxDownloadSize) are the same, with the same names and
-// behaviour, in the pfccontainer and bgcontainer packages.
+// The transport options are package pfc's (pfc.WithBaseURL,
+// pfc.WithRetries ...), shared by the three clients; WithPolling is this
+// package's own. An option of another client package does not compile.
 //
 // Downloads ask for the identity encoding, so Go's transport never
 // inflates a compressed answer: the bytes written are the bytes on the
-// wire, and WithMaxDownloadSize (or the per-call WithDownloadLimit) bounds
+// wire, and pfc.WithMaxDownloadSize (or FlowOptions.MaxDownloadSize) bounds
 // them.
 //
 // The API key is sent as X-API-KEY to the base URL's host only: never to
@@ -120,7 +120,7 @@
 //     Preset.Extra.
 //   - The crop rectangle of an autocropDetectOnly job is read from the
 //     record's cropRect field (the name the SDK's mock uses).
-//   - There is no default base URL: WithBaseURL is required, and it ends
+//   - There is no default base URL: pfc.WithBaseURL is required, and it ends
 //     with the version segment /v2 (NewClient refuses one without it).
 //   - Job timestamps are encoded with milliseconds in UTC and decoded from
 //     any RFC 3339 form.

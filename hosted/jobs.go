@@ -87,19 +87,13 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// GetJob fetches the job record (GET /status/{jobID}?noRedirect=true).
-//
-// The request always asks for no redirect, so checking a finished job does
-// not download its file. A 302 (or 303) that arrives anyway is read as
-// completion: the returned record has status COMPLETED and correctedFile set
-// to the redirect's Location, and nothing else. The redirect is never
-// followed with the API key. Any other 3xx is returned as an *pfc.APIError
-// with its status.
-//
-// A record whose _id is not jobID (the record, or a redirect's body that
-// is a record, of another job) is refused with an
-// *InconsistentResponseError naming the field "_id"; a record without
-// _id is taken as jobID's.
+// GetJob fetches the job record (GET /status/{jobID}?noRedirect=true), so
+// checking a finished job does not download its file. A 302 or 303 that
+// arrives anyway reads as completion: status COMPLETED, correctedFile the
+// redirect's Location; it is never followed with the API key. Any other
+// 3xx is a *pfc.APIError. A record whose _id is not jobID is refused with
+// an *InconsistentResponseError naming "_id"; one without _id is taken as
+// jobID's.
 func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	if jobID == "" {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}

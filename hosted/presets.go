@@ -146,18 +146,13 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 	return page, nil
 }
 
-// All iterates over every preset, fetching pages of pageSize (0 means the
-// service default of 20) as the loop goes, each preset once. Iteration
-// stops after the first error, which is yielded with a nil preset.
-//
-// The walk is bounded by what the service says. A page that brings only
-// presets already listed (a service ignoring offset, or repeating pages)
-// ends it with an *InconsistentResponseError, as does a listing that
-// outgrows its total: more presets than the first page's total plus an
-// allowance for presets created meanwhile (presetTotalDrift: 100 plus a
-// tenth of the total), or a total that moves further than that. Presets
-// are told apart by presetId (by their other fields when it is missing).
-// Without a total, the walk ends at the first short or empty page.
+// All iterates over every preset, each once, fetching pages of pageSize
+// (0: the service's 20) as the loop goes. The first error is yielded with
+// a nil preset and ends the iteration. The walk trusts the service only
+// so far: a page of presets already seen, or a listing that outgrows its
+// total by more than presets created meanwhile could explain, ends it with
+// an *InconsistentResponseError. Without a total it ends at the first
+// short page.
 func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
 	return func(yield func(*Preset, error) bool) {
 		limit := pageSize
@@ -336,17 +331,12 @@ func (r *CreatePresetRequest) validate(size int64) error {
 	return fe.Err()
 }
 
-// Create creates a preset in two steps: POST /presets/ with the name and
-// description, then an HTTP PUT of size bytes of file to the returned
-// pre-signed URL, without the API key. Everything is validated before the
-// first request. The returned preset is usable by name on /pfc.
-//
-// Create is not safely retryable (the API has no idempotency key): when
-// the answer to POST /presets/ is lost and the transport retries, the
-// retry meets the preset its first attempt created and gets 409 Conflict
-// (an *pfc.APIError with StatusCode 409 and Attempts > 1), leaving that preset
-// without a file. Remove it with All and Delete (see the package
-// documentation, "Retries that meet their own first attempt").
+// Create creates a preset: POST /presets/ with the name and description,
+// then a PUT of size bytes of file to the returned pre-signed URL, without
+// the API key. Everything is validated first. It is not safely
+// retryable: if the POST's answer is lost and retried, the retry gets 409
+// Conflict (Attempts > 1) and the preset its first attempt created has no
+// file; remove it with All and Delete (see the package documentation).
 func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (_ *Preset, err error) {
 	if err := req.validate(size); err != nil {
 		return nil, err

@@ -26,17 +26,13 @@ func pollOf(o pfc.WaitOptions) poll.Options {
 	})
 }
 
-// Wait polls the job until it is terminal and returns the COMPLETED record.
-// A FAILED or REJECTED job is returned as a *JobError (which still carries
-// the record); a MaxWait that runs out as a *pfc.WaitTimeoutError, also when it
-// runs out during a status request (MaxWait bounds a poll in flight). A
-// record for another job ends the wait with GetJob's
-// *InconsistentResponseError: it is never returned as jobID's.
-// Cancelling ctx stops the wait at once with ctx's error. A nil opts uses
-// the client's polling defaults (see WithPolling).
-//
-// Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
-// last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
+// Wait polls the job until it is terminal and returns the COMPLETED record
+// (nil opts: the client's WithPolling). A FAILED or REJECTED job gives a
+// *JobError carrying the record; a MaxWait that runs out, even during a
+// poll, a *pfc.WaitTimeoutError; a record of another job GetJob's
+// *InconsistentResponseError. Cancelling ctx ends the wait at once with
+// ctx's error. The last delay is trimmed so that the wait never overruns
+// MaxWait or ctx's deadline.
 func (c *Client) Wait(ctx context.Context, jobID string, opts *pfc.WaitOptions) (_ *Job, err error) {
 	if ctx == nil {
 		return nil, errors.New("pfc: Wait: nil context")

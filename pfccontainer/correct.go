@@ -10,19 +10,13 @@ import (
 )
 
 // Correct corrects the image imageKey (GET /pfc/{imageKey}) with o (nil:
-// the container's defaults, AI scene detection) and returns the URL of the
-// corrected file and the detected scene. imageKey is an upload's key or,
-// in direct file mode, the name of a file in the mounted /input.
-//
-// The key and o are checked first (ValidateImageKey, o.Validate): every
-// problem is reported at once in a *pfc.ValidationError naming the fields by
-// their wire names, and nothing is sent. The call is synchronous: the
-// container answers once the file is written, which for a large image can
-// take a while (see WithResponseHeaderTimeout). Error answers are *Error
-// values of the container's table (see the package documentation).
-//
-// With RebaseCorrectedURLs, CorrectedURL is moved onto the client's base
-// URL and ReportedURL keeps the container's answer.
+// the container's defaults) and returns the corrected file's URL and the
+// detected scene. imageKey is an upload's key or, in direct file mode, a
+// file name in /input. The key and o are checked first, all problems at
+// once. The call is synchronous: the container answers once the file is
+// written, which can take a while (see pfc.WithResponseHeaderTimeout).
+// With RebaseCorrectedURLs, CorrectedURL is moved onto the base URL and
+// ReportedURL keeps the container's answer.
 func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOptions) (_ *Correction, err error) {
 	var fe fieldErrors
 	if err := ValidateImageKey(imageKey); err != nil {

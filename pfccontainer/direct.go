@@ -148,16 +148,12 @@ func (r *runNames) next(base string) string {
 }
 
 // Correct corrects the file name in InputDir (GET /pfc/{name}) and returns
-// the correction with the path of the result in OutputDir. Unless o sets
-// PreserveInputFileName, it is sent as true, so the result keeps the
-// input's name. The result's name comes from the container's answer and
-// must be a plain file name, and the result must be a regular file in
-// OutputDir, not a symbolic link (nor a directory, a pipe or a device): a
-// link there could point anywhere on this host, so it is refused with a
-// *pfc.ResponseError (pfc.ErrInvalidResponse), as CorrectFile's copy refuses one
-// swapped in later: nothing the container answers can make the client
-// read outside OutputDir. Callers opening the returned path themselves
-// may want the same care (the container can still change OutputDir).
+// the correction with the path of the result in OutputDir.
+// PreserveInputFileName is sent as true unless o says otherwise. The
+// result must be a regular file named plainly in OutputDir: a symbolic
+// link (which could point anywhere on this host), a directory or a device
+// is refused with a *pfc.ResponseError, so nothing the container answers
+// makes the client read outside OutputDir.
 func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
 	var fe fieldErrors
 	d.check(&fe)

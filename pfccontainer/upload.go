@@ -19,20 +19,12 @@ const (
 )
 
 // Upload sends size bytes of src to the container (PUT /pfc) and returns
-// the imageKey that names the image on Correct.
-//
-// contentType is contentTypeJPEG or contentTypePNG; empty means sniffed
-// from the content. Anything else (a GIF, a TIFF, a text file) is refused
-// with a *pfc.ValidationError naming "contentType" before any request, as is a
-// nil src or a size below 1. src is read through io.SectionReader with an
-// exact Content-Length, so nothing is buffered and a retried attempt
-// re-reads it from the start.
-//
-// Retries: PUT /pfc is retried on connection errors and on the container's
-// upload 503s (bodyRequestMessage, temporaryFile*Message). A retry after
-// the container stored the first attempt creates a second imageKey; the
-// first is never returned and is deleted by the container's TTL sweep
-// (PFC_IMG_CACHE_TTL), so the only cost is disk space for that long.
+// the imageKey to give Correct. contentType is "image/jpeg" or
+// "image/png", or empty to sniff it; anything else is refused before any
+// request, as are a nil src and a size below 1. The body is streamed with
+// an exact Content-Length. The upload is retried on connection errors and
+// the container's upload 503s; a retry after the container stored the
+// first attempt leaves an unused key, which its TTL sweep deletes.
 func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
 	var fe fieldErrors
 	if src == nil {
