@@ -43,7 +43,7 @@ func (e endpoint) byProcessID() bool {
 }
 
 // Sentinel errors of the container's answers, matched with errors.Is. An
-// *Error matches the sentinel of its endpoint and status (the seed's error
+// *Error matches the sentinel of its endpoint and status (the API documentation's error
 // table) and also the class sentinel of its status (pfc.ErrBadRequest,
 // pfc.ErrNotFound, pfc.ErrServer ...).
 var (
@@ -66,7 +66,7 @@ var (
 	ErrMissingFile = errors.New("pfc: image file missing")
 )
 
-// Error is an error answer of the container, classified by the seed's
+// Error is an error answer of the container, classified by the API documentation's
 // error table: it matches (errors.Is) the sentinel of its endpoint and
 // status (ErrJobNotFound, ErrInvalidFile, pfc.ErrStillProcessing ...) when the
 // table has one and, through Err, the class of its status (pfc.ErrNotFound,
@@ -115,7 +115,7 @@ func wrapErr(ep endpoint, processID string, err error) error {
 	return newError(ep, ae.StatusCode, ae.Code, ae.Message, ae.Parameter, processID, ae.RequestID, ae)
 }
 
-// classify maps the seed's error table (and the mock's choices where it is
+// classify maps the API documentation's error table (and the mock's choices where it is
 // silent) to a sentinel.
 func classify(ep endpoint, status int, code string) error {
 	switch {
