@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
@@ -49,11 +50,11 @@ func (e *JobError) Error() string {
 func (e *JobError) Unwrap() error { return pfc.ErrJobFailed }
 
 func (c *Client) jobError(r *CheckResult) *JobError {
-	msg := "pfc: job " + r.ProcessID + " failed"
+	msg := "pfc: job " + c.quote(r.ProcessID, apierr.MaxQuotedID) + " failed"
 	if r.Error != "" {
-		msg += ": " + oneLine(r.Error, 200)
+		msg += ": " + c.quote(r.Error, apierr.MaxQuotedMessage)
 	}
-	return &JobError{Result: r, message: c.redact(msg)}
+	return &JobError{Result: r, message: msg}
 }
 
 // WaitImage polls CheckImage until the job is completed or failed and
@@ -103,9 +104,9 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *pfc.Wait
 // waitTimeout is the *pfc.WaitTimeoutError of a wait for processID that
 // ran out after waited; last is the last state seen (nil: none).
 func (c *Client) waitTimeout(processID string, last *CheckResult, waited time.Duration) error {
-	e := &pfc.WaitTimeoutError{JobID: c.redact(processID), Waited: waited}
+	e := &pfc.WaitTimeoutError{JobID: c.quote(processID, apierr.MaxQuotedID), Waited: waited}
 	if last != nil {
-		e.Last, e.Status = last, c.redact(string(last.Status))
+		e.Last, e.Status = last, c.quote(string(last.Status), apierr.MaxQuotedValue)
 	}
 	return e
 }

@@ -3,9 +3,8 @@ package hosted
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -35,7 +34,7 @@ func (e *JobError) Error() string {
 	if e.redact != nil {
 		msg = e.redact(msg)
 	}
-	return oneLine(msg, 300)
+	return oneLine(msg, apierr.MaxQuotedLine)
 }
 
 // Unwrap returns pfc.ErrJobFailed, and ErrJobRejected for a REJECTED job.
@@ -47,14 +46,6 @@ func (e *JobError) Unwrap() []error {
 }
 
 // oneLine collapses whitespace runs (newlines included) into single spaces
-// and cuts s to at most max bytes on a rune boundary, marking a cut with "…".
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max] + "…"
-}
+// and cuts s to at most max bytes on a rune boundary, marking a cut with
+// "…". It does not redact: use it on text already redacted.
+func oneLine(s string, max int) string { return apierr.Excerpt(nil, s, max) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
@@ -73,9 +74,9 @@ func (c *Client) wait(ctx context.Context, jobID string, o poll.Options) (*Job, 
 // waitTimeout is the *pfc.WaitTimeoutError of a wait for jobID that ran
 // out after waited; last is the last record seen (nil: none).
 func (c *Client) waitTimeout(jobID string, last *Job, waited time.Duration) error {
-	e := &pfc.WaitTimeoutError{JobID: c.http.Redact(jobID), Waited: waited}
+	e := &pfc.WaitTimeoutError{JobID: c.quote(jobID, apierr.MaxQuotedMessage), Waited: waited}
 	if last != nil {
-		e.Last, e.Status = last, c.http.Redact(string(last.Status))
+		e.Last, e.Status = last, c.quote(string(last.Status), apierr.MaxQuotedValue)
 	}
 	return e
 }

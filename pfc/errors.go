@@ -98,19 +98,19 @@ func (e *APIError) Error() string {
 		b.WriteByte(' ')
 		b.WriteString(text)
 	}
-	if msg := runeLine(e.Message, maxMessageInError); msg != "" {
+	if msg := oneLine(e.Message, maxMessageInError); msg != "" {
 		b.WriteString(": ")
 		b.WriteString(msg)
 	}
 	var details []string
 	if e.Parameter != "" {
-		details = append(details, "parameter "+runeLine(e.Parameter, 64))
+		details = append(details, "parameter "+oneLine(e.Parameter, 64))
 	}
 	if e.Code != "" {
-		details = append(details, "code "+runeLine(e.Code, 64))
+		details = append(details, "code "+oneLine(e.Code, 64))
 	}
 	if e.RequestID != "" {
-		details = append(details, "request id "+runeLine(e.RequestID, 128))
+		details = append(details, "request id "+oneLine(e.RequestID, 128))
 	}
 	if e.Attempts > 1 {
 		details = append(details, strconv.Itoa(e.Attempts)+" attempts")
@@ -279,20 +279,4 @@ func oneLine(s string, max int) string {
 		max--
 	}
 	return s[:max] + "…"
-}
-
-// runeLine is oneLine with max counted in runes, as APIError.Error cuts.
-func runeLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
 }
