@@ -9,6 +9,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -30,14 +31,14 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 	} else if key == "" {
 		return summary{}, errors.New("-url needs -api-key (or $PFC_API_KEY)")
 	}
-	c, err := hosted.NewClient(key, hosted.WithBaseURL(url))
+	c, err := hosted.NewClient(key, pfc.WithBaseURL(url))
 	if err != nil {
 		return summary{}, err
 	}
-	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &hosted.BulkOptions{
+	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
-		OnProgress: func(p hosted.BulkProgress) {
+		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
 	})
@@ -74,20 +75,20 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	} else if cfg.direct && (input == "" || output == "") {
 		return summary{}, errors.New("-direct with -url needs -input and -output (the host directories mounted as /input and /output)")
 	}
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		return summary{}, err
 	}
 	defer c.CloseIdleConnections()
 	c = c.RebaseCorrectedURLs()
-	b := &pfccontainer.BulkOptions{
+	b := &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
-		OnProgress: func(p pfccontainer.BulkProgress) {
+		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
 	}
-	var rep *pfccontainer.BulkReport
+	var rep *pfc.BulkReport
 	if cfg.direct {
 		rep, err = c.Direct(input, output).CorrectDir(ctx, cfg.in, cfg.out, nil, b)
 	} else {
@@ -122,15 +123,15 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	} else if key == "" {
 		return summary{}, errors.New("-api bg with -url needs the licence key in -license-key (or $PFC_BG_LICENSE_KEY)")
 	}
-	c, err := bgcontainer.NewClient(key, bgcontainer.WithBaseURL(url))
+	c, err := bgcontainer.NewClient(key, pfc.WithBaseURL(url))
 	if err != nil {
 		return summary{}, err
 	}
 	defer c.CloseIdleConnections()
-	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &bgcontainer.BulkOptions{
+	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
-		OnProgress: func(p bgcontainer.BulkProgress) {
+		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
 	})

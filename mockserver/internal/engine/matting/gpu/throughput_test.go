@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // throughputJobs is how many SubmitImage jobs each engine serves, unless
@@ -58,8 +59,8 @@ func TestStandaloneThroughput(t *testing.T) {
 	rate := map[string]float64{}
 	for _, engine := range []string{"cuda", "cpu"} {
 		url := startMockserver(t, bin, engine)
-		c, err := bgcontainer.NewClient("test-license-key", bgcontainer.WithBaseURL(url),
-			bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}))
+		c, err := bgcontainer.NewClient("test-license-key", pfc.WithBaseURL(url),
+			bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}))
 		require.NoError(t, err)
 		jobs := make(chan int)
 		var wg sync.WaitGroup
