@@ -111,21 +111,23 @@ func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ 
 	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "presets", Query: q}, &raw); err != nil {
 		return nil, err
 	}
-	page, err := decodePresetPage(raw)
+	page, err := decodePresetPage(raw, s.client.http.Redact)
 	if err != nil {
-		// The decoder's error quotes a whole offending number: its
-		// excerpt is quoted (decodePresetPage), redacted here.
-		return nil, apierr.DecodeError(err, s.client.http.Redact)
+		return nil, err
 	}
 	return page, nil
 }
 
-func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
+// decodePresetPage reads a page in any of its shapes. The decoder's error
+// quotes a whole offending number: it passes DecodeError with redact, so
+// that the number is redacted before it is cut (cut unredacted, a key of
+// digits straddling the cut left its first digits in the error).
+func decodePresetPage(raw json.RawMessage, redact func(string) string) (*PresetPage, error) {
 	page := &PresetPage{Total: -1}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &page.Presets); err != nil {
-			return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, nil))
+			return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, redact))
 		}
 		return page, nil
 	}
@@ -136,7 +138,7 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 		Total   *int     `json:"total"`
 	}
 	if err := json.Unmarshal(trimmed, &obj); err != nil {
-		return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, nil))
+		return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, redact))
 	}
 	switch {
 	case obj.Presets != nil:

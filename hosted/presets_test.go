@@ -54,12 +54,12 @@ func TestPresetPageShapes(t *testing.T) {
 		`{"items":[{"presetId":"a"},{"presetId":"b"}]}`,
 		`{"data":[{"presetId":"a"},{"presetId":"b"}],"total":2}`,
 	} {
-		page, err := decodePresetPage(json.RawMessage(body))
+		page, err := decodePresetPage(json.RawMessage(body), nil)
 		require.NoError(t, err, body)
 		require.Len(t, page.Presets, 2, body)
 		assert.Equal(t, "b", page.Presets[1].ID)
 	}
-	_, err := decodePresetPage(json.RawMessage(`"nope"`))
+	_, err := decodePresetPage(json.RawMessage(`"nope"`), nil)
 	assert.Error(t, err)
 }
 
