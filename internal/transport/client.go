@@ -254,8 +254,9 @@ func (c *Client) SameOrigin(rawURL string) bool {
 }
 
 // Redact returns s with the credential and every configured secret (in
-// their URL- and JSON-escaped, hex and base64 forms too) replaced by
-// "REDACTED".
+// their URL- and JSON-escaped, hex and base64 forms too, escapes with hex
+// digits of either case, and a long one upper- or lower-cased) replaced
+// by "REDACTED".
 func (c *Client) Redact(s string) string { return replace(c.redactor, s) }
 
 // Format prints the client as "transport.Client(<BaseURL>)" whatever the
