@@ -241,7 +241,7 @@ func (c *Client) URL(path string) string {
 func (c *Client) StatusError(method string, resp *http.Response) *apierr.APIError {
 	var u string
 	if resp.Request != nil && resp.Request.URL != nil {
-		u = c.Redact(resp.Request.URL.Redacted())
+		u = quoteURL(c.Redact(resp.Request.URL.Redacted()))
 	}
 	return apierr.FromResponse(resp, method, u, 1, c.Redact)
 }

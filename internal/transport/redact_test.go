@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -192,4 +193,35 @@ func TestDecodeErrorIsShort(t *testing.T) {
 	var te *json.UnmarshalTypeError
 	require.ErrorAs(t, err, &te)
 	assert.Less(t, len(te.Value), 64)
+}
+
+// TestLongURLIsQuotedShort: a URL the service answered (a corrected file's,
+// a redirect's Location) is quoted in errors and logs redacted, then cut:
+// a 200 KB path made a 200 KB error string, manifest record and log line.
+func TestLongURLIsQuotedShort(t *testing.T) {
+	t.Parallel()
+	long := "/dl/" + strings.Repeat("a", 200<<10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hop" {
+			http.Redirect(w, r, long+"?sig=0123456789abcdef", http.StatusFound)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	t.Cleanup(srv.Close)
+	var logs strings.Builder
+	c, err := New(Options{BaseURL: srv.URL, MaxRetries: -1,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	require.NoError(t, err)
+	for _, target := range []string{srv.URL + long, srv.URL + "/hop"} {
+		_, err = c.DoExternal(context.Background(), http.MethodGet, target, nil, Body{})
+		require.Error(t, err)
+		var ae *apierr.APIError
+		require.ErrorAs(t, err, &ae)
+		assert.Less(t, len(err.Error()), 1<<10)
+		assert.Less(t, len(ae.URL), 1<<10)
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		assert.Less(t, len(line), 2<<10, "%.200s", line)
+	}
 }
