@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -149,6 +150,10 @@ func decodePresetPage(raw json.RawMessage, redact func(string) string) (*PresetP
 		page.Presets = obj.Data
 	}
 	if obj.Total != nil {
+		if *obj.Total < 0 {
+			// Read as "no total", it lifted All's bound on the walk.
+			return nil, &InconsistentResponseError{Op: "GET /presets", Field: "total", Message: fmt.Sprintf("%d is negative", *obj.Total)}
+		}
 		page.Total = *obj.Total
 	}
 	return page, nil
@@ -163,8 +168,9 @@ func decodePresetPage(raw json.RawMessage, redact func(string) string) (*PresetP
 // ends it with an *InconsistentResponseError, as does a listing that
 // outgrows its total: more presets than the first page's total plus an
 // allowance for presets created meanwhile (presetTotalDrift: 100 plus a
-// tenth of the total), or a total that moves further than that. Presets
-// are told apart by presetId (by their other fields when it is missing).
+// tenth of the total), or a total that moves further than that or is
+// negative. Presets are told apart by presetId (by their other fields
+// when it is missing).
 // Without a total, the walk ends at the first short or empty page.
 func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
 	return func(yield func(*Preset, error) bool) {
@@ -214,6 +220,15 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 // ends the walk with an *InconsistentResponseError; list again.
 func presetTotalDrift(total int) int { return 100 + total/10 }
 
+// addSat is a+b for b >= 0, at most math.MaxInt: a huge total plus its
+// drift overflowed, refusing the first page as a total that moved.
+func addSat(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
 // presetWalk is the state of one All walk: what the service said so far.
 type presetWalk struct {
 	seen       map[string]struct{} // keys (presetKey) of the presets listed
@@ -231,7 +246,7 @@ func (w *presetWalk) take(offset int, page *PresetPage) ([]*Preset, error) {
 		if w.firstTotal < 0 {
 			w.firstTotal, w.maxTotal = page.Total, page.Total
 		}
-		if d := presetTotalDrift(w.firstTotal); page.Total > w.firstTotal+d || page.Total < w.firstTotal-d {
+		if d := presetTotalDrift(w.firstTotal); page.Total > addSat(w.firstTotal, d) || page.Total < w.firstTotal-d {
 			return nil, fail("total", "the total went from %d to %d during the listing, more than the %d allowed for presets created or deleted meanwhile; list again",
 				w.firstTotal, page.Total, d)
 		}
@@ -250,7 +265,7 @@ func (w *presetWalk) take(offset int, page *PresetPage) ([]*Preset, error) {
 		return nil, fail("presets", "the page at offset %d brings only presets already listed (the service ignores offset, or repeats its pages)", offset)
 	}
 	if w.firstTotal >= 0 {
-		if bound := w.maxTotal + presetTotalDrift(w.firstTotal); len(w.seen) > bound {
+		if bound := addSat(w.maxTotal, presetTotalDrift(w.firstTotal)); len(w.seen) > bound {
 			return nil, fail("presets", "%d presets listed at offset %d, more than the total of %d the service reported allows (at most %d)",
 				len(w.seen), offset, w.maxTotal, bound)
 		}
