@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -111,21 +112,23 @@ func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ 
 	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "presets", Query: q}, &raw); err != nil {
 		return nil, err
 	}
-	page, err := decodePresetPage(raw)
+	page, err := decodePresetPage(raw, s.client.http.Redact)
 	if err != nil {
-		// The decoder's error quotes a whole offending number: its
-		// excerpt is quoted (decodePresetPage), redacted here.
-		return nil, apierr.DecodeError(err, s.client.http.Redact)
+		return nil, err
 	}
 	return page, nil
 }
 
-func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
+// decodePresetPage reads a page in any of its shapes. The decoder's error
+// quotes a whole offending number: it passes DecodeError with redact, so
+// that the number is redacted before it is cut (cut unredacted, a key of
+// digits straddling the cut left its first digits in the error).
+func decodePresetPage(raw json.RawMessage, redact func(string) string) (*PresetPage, error) {
 	page := &PresetPage{Total: -1}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &page.Presets); err != nil {
-			return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, nil))
+			return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, redact))
 		}
 		return page, nil
 	}
@@ -136,7 +139,7 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 		Total   *int     `json:"total"`
 	}
 	if err := json.Unmarshal(trimmed, &obj); err != nil {
-		return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, nil))
+		return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, redact))
 	}
 	switch {
 	case obj.Presets != nil:
@@ -147,6 +150,10 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 		page.Presets = obj.Data
 	}
 	if obj.Total != nil {
+		if *obj.Total < 0 {
+			// Read as "no total", it lifted All's bound on the walk.
+			return nil, &InconsistentResponseError{Op: "GET /presets", Field: "total", Message: fmt.Sprintf("%d is negative", *obj.Total)}
+		}
 		page.Total = *obj.Total
 	}
 	return page, nil
@@ -156,8 +163,8 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 // (0: the service's 20) as the loop goes. The first error is yielded with
 // a nil preset and ends the iteration. The walk trusts the service only
 // so far: a page of presets already seen, or a listing that outgrows its
-// total by more than presets created meanwhile could explain, ends it with
-// an *InconsistentResponseError. Without a total it ends at the first
+// total by more than presets created meanwhile could explain, or a negative
+// total, ends it with an *InconsistentResponseError. Without a total it ends at the first
 // short page.
 func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
 	return func(yield func(*Preset, error) bool) {
@@ -207,6 +214,15 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 // ends the walk with an *InconsistentResponseError; list again.
 func presetTotalDrift(total int) int { return 100 + total/10 }
 
+// addSat is a+b for b >= 0, at most math.MaxInt: a huge total plus its
+// drift overflowed, refusing the first page as a total that moved.
+func addSat(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
 // presetWalk is the state of one All walk: what the service said so far.
 type presetWalk struct {
 	seen       map[string]struct{} // keys (presetKey) of the presets listed
@@ -224,7 +240,7 @@ func (w *presetWalk) take(offset int, page *PresetPage) ([]*Preset, error) {
 		if w.firstTotal < 0 {
 			w.firstTotal, w.maxTotal = page.Total, page.Total
 		}
-		if d := presetTotalDrift(w.firstTotal); page.Total > w.firstTotal+d || page.Total < w.firstTotal-d {
+		if d := presetTotalDrift(w.firstTotal); page.Total > addSat(w.firstTotal, d) || page.Total < w.firstTotal-d {
 			return nil, fail("total", "the total went from %d to %d during the listing, more than the %d allowed for presets created or deleted meanwhile; list again",
 				w.firstTotal, page.Total, d)
 		}
@@ -243,7 +259,7 @@ func (w *presetWalk) take(offset int, page *PresetPage) ([]*Preset, error) {
 		return nil, fail("presets", "the page at offset %d brings only presets already listed (the service ignores offset, or repeats its pages)", offset)
 	}
 	if w.firstTotal >= 0 {
-		if bound := w.maxTotal + presetTotalDrift(w.firstTotal); len(w.seen) > bound {
+		if bound := addSat(w.maxTotal, presetTotalDrift(w.firstTotal)); len(w.seen) > bound {
 			return nil, fail("presets", "%d presets listed at offset %d, more than the total of %d the service reported allows (at most %d)",
 				len(w.seen), offset, w.maxTotal, bound)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -56,12 +57,12 @@ func TestPresetPageShapes(t *testing.T) {
 		`{"items":[{"presetId":"a"},{"presetId":"b"}]}`,
 		`{"data":[{"presetId":"a"},{"presetId":"b"}],"total":2}`,
 	} {
-		page, err := decodePresetPage(json.RawMessage(body))
+		page, err := decodePresetPage(json.RawMessage(body), nil)
 		require.NoError(t, err, body)
 		require.Len(t, page.Presets, 2, body)
 		assert.Equal(t, "b", page.Presets[1].ID)
 	}
-	_, err := decodePresetPage(json.RawMessage(`"nope"`))
+	_, err := decodePresetPage(json.RawMessage(`"nope"`), nil)
 	assert.Error(t, err)
 }
 
@@ -411,5 +412,47 @@ func TestPresetsAllWhilePresetsAreCreated(t *testing.T) {
 				assert.True(t, seen["old"+strconv.Itoa(i)], "old%d not listed", i)
 			}
 		})
+	}
+}
+
+// TestPresetsAllOddTotals: a negative total is refused (read as no total,
+// it lifted the walk's bound: a service paging fresh ids ran forever),
+// and a total near the largest int is followed (its drift overflowed,
+// refusing the first page as "went from N to N").
+func TestPresetsAllOddTotals(t *testing.T) {
+	t.Parallel()
+	for total, wantErr := range map[string]bool{"-5": true, strconv.Itoa(math.MaxInt): false} {
+		c, mt := mockClient(t)
+		mt.RegisterResponder("GET", `=~/v2/presets`, func(r *http.Request) (*http.Response, error) {
+			off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+			var items []string
+			for i := range 20 {
+				if off < 40 {
+					items = append(items, fmt.Sprintf(`{"presetId":"p%d"}`, off+i))
+				}
+			}
+			return httpmock.NewStringResponse(200, `{"presets":[`+strings.Join(items, ",")+`],"total":`+total+`}`), nil
+		})
+		n := 0
+		var last error
+		for p, err := range c.Presets.All(context.Background(), 20) {
+			if err != nil {
+				last = err
+				break
+			}
+			require.NotNil(t, p)
+			if n++; n > 100 {
+				break
+			}
+		}
+		if wantErr {
+			var ie *InconsistentResponseError
+			require.ErrorAs(t, last, &ie, total)
+			assert.Equal(t, "total", ie.Field)
+			assert.Zero(t, n)
+			continue
+		}
+		require.NoError(t, last, total)
+		assert.Equal(t, 40, n, total)
 	}
 }

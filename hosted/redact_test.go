@@ -3,12 +3,14 @@ package hosted
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
@@ -207,5 +209,28 @@ func TestDecodeErrorQuotesAShortExcerpt(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			walk(err, func(e error) { assert.Less(t, len(e.Error()), 1<<10, "%T in the chain: %.200s", e, e.Error()) })
 		})
+	}
+}
+
+// TestNumericKeyInAPresetPageIsRedactedBeforeTheCut: a preset page's
+// decode error quotes an excerpt of the offending number; an API key of
+// digits echoed in "total" straddling that cut left its first digits in
+// every error of the chain (the page was cut unredacted, then redacted).
+func TestNumericKeyInAPresetPageIsRedactedBeforeTheCut(t *testing.T) {
+	t.Parallel()
+	const key = "4818273645546372819009182736455463728190"
+	mt := httpmock.NewMockTransport()
+	c, err := NewClient(key, pfc.WithBaseURL("https://api.example.test/v2"), pfc.WithHTTPClient(&http.Client{Transport: mt}), pfc.WithRetries(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	for _, shape := range []string{`{"presets":[],"total":%s}`, `{"items":[],"total":%s}`} {
+		for k := 0; k < apierr.MaxQuotedValue; k++ {
+			body := fmt.Sprintf(shape, strings.Repeat("7", k)+key)
+			mt.RegisterNoResponder(httpmock.NewStringResponder(200, body))
+			_, err := c.Presets.List(context.Background(), nil)
+			require.Error(t, err, body)
+			walk(err, func(e error) {
+				require.NotContains(t, e.Error(), key[:6], "%T in the chain, %d digits before the key", e, k)
+			})
+		}
 	}
 }

@@ -69,6 +69,10 @@ const maxLine = 1 << 20
 // when another run, in this process or another, has the manifest open.
 var ErrManifestInUse = errors.New("is in use by another run (one run at a time per manifest)")
 
+// errNotManifest is the cause of the *ManifestError for a file at the
+// manifest's path that ends in something other than a torn record.
+var errNotManifest = errors.New("is not a manifest: its last line, without a newline, is not a record (refused rather than cut)")
+
 // openManifest opens (creating it and its directory if needed) the manifest at path and
 // returns the latest record of every item in it, positioned for appending,
 // and whether this run holds the manifest's lock (false where the platform
@@ -76,7 +80,8 @@ var ErrManifestInUse = errors.New("is in use by another run (one run at a time p
 // The manifest must be a regular file: a symbolic link there is not
 // followed, and a named pipe or device is refused without waiting on it.
 // Unparsable lines are ignored; a last line without its newline (a write
-// torn by a crash) is cut off.
+// torn by a crash) is cut off when it starts as a record does, and the
+// file refused otherwise.
 func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, false, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
@@ -115,6 +120,15 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 		return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
 	}
 	if st.Size() != good {
+		// Only a record torn by a crash is cut, which starts with "{":
+		// anything else is no manifest of ours (a hard link to a user's
+		// file planted at the path, a path naming another file), whose
+		// last line must not be cut.
+		var first [1]byte
+		if _, err := f.ReadAt(first[:], good); err != nil || first[0] != '{' {
+			f.Close()
+			return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: errNotManifest}
+		}
 		if err := f.Truncate(good); err != nil {
 			f.Close()
 			return nil, nil, false, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}

@@ -50,6 +50,34 @@ func TestRunManifestSymlink(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, "created-elsewhere"))
 }
 
+// TestRunManifestNotAManifest: a file at the manifest's path whose last
+// line, without its newline, is no torn record (a hard link to a user's
+// file planted there, or a path that names another file) is refused, not
+// cut: the file keeps its last line and gets no record.
+func TestRunManifestNotAManifest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "notes.txt")
+	const content = "first line\nlast line without newline"
+	require.NoError(t, os.WriteFile(target, []byte(content), 0o644))
+	man := filepath.Join(dir, ManifestName)
+	if err := os.Link(target, man); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	items := makeInputs(t, dir, 2)
+	w := &copyWork{}
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: man})
+	assert.Nil(t, rep)
+	var me *ManifestError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, man, me.Path)
+	assert.Equal(t, "read", me.Op)
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, content, string(got), "the file is untouched")
+	assert.Zero(t, w.count(items[0].ID), "nothing ran")
+}
+
 // TestRunManifestNotRegular: a directory at the manifest's path is refused
 // with an error naming the manifest.
 func TestRunManifestNotRegular(t *testing.T) {

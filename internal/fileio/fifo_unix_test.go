@@ -28,6 +28,21 @@ func TestOpenNamedPipe(t *testing.T) {
 	assert.ErrorContains(t, err, "srcPath")
 }
 
+// OpenParam refuses a named pipe swapped in between its check and its
+// open without waiting for a writer (O_NONBLOCK): the open blocked for
+// good, past any context, and Run with it (a regression hangs here).
+func TestOpenParamNamedPipeSwappedIn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo, path := filepath.Join(dir, "p"), filepath.Join(dir, "in.jpg")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	require.NoError(t, os.WriteFile(path, []byte("image"), 0o644))
+	f, _, err := openParam("srcPath", path, func() { require.NoError(t, os.Rename(fifo, path)) })
+	require.Nil(t, f)
+	assert.ErrorIs(t, err, ErrNotRegular)
+	assert.ErrorContains(t, err, "srcPath")
+}
+
 // OpenNoFollow refuses a named pipe too, whether it is there at the check
 // or swapped in after it (O_NONBLOCK: the open does not wait for a
 // writer; a regression hangs here).

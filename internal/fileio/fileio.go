@@ -85,30 +85,40 @@ func Open(path string) (*os.File, int64, error) { return OpenParam("path", path)
 // It follows symbolic links: path is the caller's own choice, and a link
 // to an image is a fine thing to pass. A name a server chose goes through
 // OpenNoFollow instead.
-func OpenParam(param, path string) (*os.File, int64, error) {
+func OpenParam(param, path string) (*os.File, int64, error) { return openParam(param, path, nil) }
+
+// openParam is OpenParam; between, if set, runs between the check and the
+// open (a test swaps the file there).
+func openParam(param, path string, between func()) (*os.File, int64, error) {
 	if path == "" {
 		return nil, 0, &FileError{Param: param, Err: errEmptyPath}
 	}
 	// Check before opening: opening a named pipe for reading blocks until a
 	// writer appears, and no context can end that wait. The check after
-	// opening catches a file swapped in between.
+	// opening catches a file swapped in between, which O_NONBLOCK (where
+	// the platform has it) opens without waiting for a writer.
 	if st, err := os.Stat(path); err != nil {
 		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
 	} else if !st.Mode().IsRegular() {
 		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
 	}
-	f, err := os.Open(path)
+	if between != nil {
+		between()
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlockFlag, 0)
 	if err != nil {
 		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
 	}
 	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = ErrNotRegular
+	}
+	if err == nil {
+		err = clearNonblock(f)
+	}
 	if err != nil {
 		f.Close()
 		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
 	}
 	return f, st.Size(), nil
 }

@@ -11,6 +11,9 @@ import (
 // relies on its check that the opened file is the one os.Lstat saw.
 const noFollowFlags = 0
 
+// nonBlockFlag: no O_NONBLOCK here.
+const nonBlockFlag = 0
+
 // clearNonblock: nothing was set.
 func clearNonblock(*os.File) error { return nil }
 

@@ -14,6 +14,10 @@ import (
 // regular file ignore).
 const noFollowFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
+// nonBlockFlag makes OpenParam's open of a named pipe swapped in after its
+// check return at once instead of waiting for a writer.
+const nonBlockFlag = syscall.O_NONBLOCK
+
 // clearNonblock puts f, opened with O_NONBLOCK, back in blocking mode.
 func clearNonblock(f *os.File) error {
 	rc, err := f.SyscallConn()

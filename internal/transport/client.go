@@ -241,7 +241,7 @@ func (c *Client) URL(path string) string {
 func (c *Client) StatusError(method string, resp *http.Response) *apierr.APIError {
 	var u string
 	if resp.Request != nil && resp.Request.URL != nil {
-		u = c.Redact(resp.Request.URL.Redacted())
+		u = quoteURL(c.Redact(resp.Request.URL.Redacted()))
 	}
 	return apierr.FromResponse(resp, method, u, 1, c.Redact)
 }
@@ -254,8 +254,9 @@ func (c *Client) SameOrigin(rawURL string) bool {
 }
 
 // Redact returns s with the credential and every configured secret (in
-// their URL- and JSON-escaped, hex and base64 forms too) replaced by
-// "REDACTED".
+// their URL- and JSON-escaped, hex and base64 forms too, escapes with hex
+// digits of either case, and a long one upper- or lower-cased) replaced
+// by "REDACTED".
 func (c *Client) Redact(s string) string { return replace(c.redactor, s) }
 
 // Format prints the client as "transport.Client(<BaseURL>)" whatever the

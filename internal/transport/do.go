@@ -172,16 +172,23 @@ func (cl *call) redact(s string) string {
 // DoExternal every query value replaced by REDACTED and the Client's
 // secrets removed; for an API call, the URL (password hidden) with the
 // call's secrets removed.
+//
+// It is cut to apierr.MaxQuotedLine bytes once redacted (see quoteURL).
 func (cl *call) url() string {
 	if cl.logURL == "" {
 		if cl.external {
-			cl.logURL = replace(cl.c.redactor, redactQueryValues(cl.u))
+			cl.logURL = quoteURL(replace(cl.c.redactor, redactQueryValues(cl.u)))
 		} else {
-			cl.logURL = cl.redact(cl.u.Redacted())
+			cl.logURL = quoteURL(cl.redact(cl.u.Redacted()))
 		}
 	}
 	return cl.logURL
 }
+
+// quoteURL cuts u, a URL already redacted, to what errors and logs quote
+// of it (apierr.MaxQuotedLine bytes): a service's URL (a corrected file's,
+// a redirect's Location) may be megabytes long.
+func quoteURL(u string) string { return apierr.Excerpt(nil, u, apierr.MaxQuotedLine) }
 
 // Do sends an API request to BaseURL+Path with the credential header,
 // retrying as the package documentation describes. A 2xx response, or a
@@ -411,7 +418,7 @@ func (cl *call) logRedirect(req *http.Request, hop int) {
 	cl.c.logger.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: following redirect",
 		slog.String("method", cl.method), slog.String("url", cl.url()),
 		// The target may be a pre-signed URL whatever the call: always hide its query.
-		slog.String("location", cl.redact(redactQueryValues(req.URL))), slog.Int("hop", hop))
+		slog.String("location", quoteURL(cl.redact(redactQueryValues(req.URL)))), slog.Int("hop", hop))
 }
 
 // checkRetry decides, after each attempt, whether another one follows, and

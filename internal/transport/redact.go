@@ -45,7 +45,9 @@ func newReplacer(forms ...string) *strings.Replacer {
 }
 
 // secretSpellings returns every spelling of each secret (see secretForms
-// and encodedForms), each once. The Client's are computed once, in New,
+// and encodedForms; each also with the hex digits of its escapes in lower
+// and in upper case; secretForms of a secret of minEncodedSecretLen bytes
+// or more also upper- and lower-cased whole), each once. The Client's are computed once, in New,
 // and kept beside its replacer; a call with secrets of its own spells out
 // only those, when its replacer is first needed (see call.redact).
 func secretSpellings(secrets ...string) []string {
@@ -55,7 +57,21 @@ func secretSpellings(secrets ...string) []string {
 		if s == "" {
 			continue
 		}
-		for _, f := range append(secretForms(s), encodedForms(s)...) {
+		forms := append(secretForms(s), encodedForms(s)...)
+		for _, f := range forms {
+			// Escapes with hex digits of the other case: .NET's
+			// HttpUtility.UrlEncode writes %2f, Jackson \u003C.
+			forms = append(forms, escapeHexCase(f, false), escapeHexCase(f, true))
+		}
+		if len(s) >= minEncodedSecretLen {
+			// The secret upper- or lower-cased whole, as a message or a
+			// normalised URL may echo it; only for secrets long enough not
+			// to match ordinary words.
+			for _, f := range secretForms(s) {
+				forms = append(forms, strings.ToUpper(f), strings.ToLower(f))
+			}
+		}
+		for _, f := range forms {
 			if f != "" && !seen[f] {
 				seen[f] = true
 				out = append(out, f)
@@ -133,6 +149,43 @@ func encodedForms(s string) []string {
 		}
 	}
 	return forms
+}
+
+// escapeHexCase returns s with the hex digits of its escapes ("%2F" and
+// "\u003c") in lower case, or in upper case when upper is set.
+func escapeHexCase(s string, upper bool) string {
+	if !strings.ContainsAny(s, `%\`) {
+		return s
+	}
+	b := []byte(s)
+	fix := func(from, n int) {
+		for i := from; i < from+n && i < len(b); i++ {
+			c := b[i]
+			switch {
+			case upper && 'a' <= c && c <= 'f':
+				b[i] = c - 'a' + 'A'
+			case !upper && 'A' <= c && c <= 'F':
+				b[i] = c - 'A' + 'a'
+			}
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '%' && i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]):
+			fix(i+1, 2)
+			i += 2
+		case b[i] == '\\' && i+5 < len(b) && b[i+1] == 'u' && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]):
+			fix(i+2, 4)
+			i += 5
+		case b[i] == '\\' && i+1 < len(b):
+			i++ // an escaped character: "\\u0041" is no \u escape
+		}
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // asciiJSON escapes every non-ASCII rune of a JSON string's contents as

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -109,6 +110,30 @@ func TestEncodedSecretsAreRedacted(t *testing.T) {
 	assert.Equal(t, "73686f7274", c.Redact("73686f7274"))
 }
 
+// TestCaseChangedSecretsAreRedacted: a server echoing a secret upper- or
+// lower-cased, or with the hex digits of its escapes in the other case
+// (%2f, as .NET's UrlEncode writes; \u003C) does not get it into an error.
+func TestCaseChangedSecretsAreRedacted(t *testing.T) {
+	t.Parallel()
+	const key = "QZJX-lic/ence+key=7d<6c5b4a"
+	c, err := New(Options{BaseURL: "http://h", AuthHeader: "X-API-KEY", AuthValue: key})
+	require.NoError(t, err)
+	for _, echo := range []string{
+		strings.ToUpper(key), strings.ToLower(key),
+		"QZJX-lic%2fence%2bkey%3d7d%3c6c5b4a", "QZJX-lic%2Fence%2Bkey%3D7d%3C6c5b4a",
+		strings.ToUpper(url.QueryEscape(key)), strings.ToLower(url.PathEscape(key)),
+		`QZJX-lic/ence+key=7d\u003C6c5b4a`, `QZJX-lic\/ence+key=7d\u003C6c5b4a`,
+	} {
+		assert.Equal(t, "a "+Redacted+" b", c.Redact("a "+echo+" b"), echo)
+	}
+	// A short secret keeps its other cases: they would match words.
+	c, err = New(Options{BaseURL: "http://h", Secrets: []string{"Short"}})
+	require.NoError(t, err)
+	assert.Equal(t, "SHORT short", c.Redact("SHORT short"))
+	assert.Equal(t, `%2f \u003c %zz \\u004A`, escapeHexCase(`%2F \u003C %zz \\u004A`, false))
+	assert.Equal(t, `%2F \u003C`, escapeHexCase(`%2f \u003c`, true))
+}
+
 // TestBase64SecretInsideLargerBase64: a secret encoded inside a larger
 // base64 string, at each of the three offsets modulo 3, loses every
 // character that encodes its bits alone; at most two characters on each
@@ -168,4 +193,35 @@ func TestDecodeErrorIsShort(t *testing.T) {
 	var te *json.UnmarshalTypeError
 	require.ErrorAs(t, err, &te)
 	assert.Less(t, len(te.Value), 64)
+}
+
+// TestLongURLIsQuotedShort: a URL the service answered (a corrected file's,
+// a redirect's Location) is quoted in errors and logs redacted, then cut:
+// a 200 KB path made a 200 KB error string, manifest record and log line.
+func TestLongURLIsQuotedShort(t *testing.T) {
+	t.Parallel()
+	long := "/dl/" + strings.Repeat("a", 200<<10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hop" {
+			http.Redirect(w, r, long+"?sig=0123456789abcdef", http.StatusFound)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	t.Cleanup(srv.Close)
+	var logs strings.Builder
+	c, err := New(Options{BaseURL: srv.URL, MaxRetries: -1,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	require.NoError(t, err)
+	for _, target := range []string{srv.URL + long, srv.URL + "/hop"} {
+		_, err = c.DoExternal(context.Background(), http.MethodGet, target, nil, Body{})
+		require.Error(t, err)
+		var ae *apierr.APIError
+		require.ErrorAs(t, err, &ae)
+		assert.Less(t, len(err.Error()), 1<<10)
+		assert.Less(t, len(ae.URL), 1<<10)
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		assert.Less(t, len(line), 2<<10, "%.200s", line)
+	}
 }

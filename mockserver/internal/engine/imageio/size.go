@@ -241,8 +241,8 @@ func exifRotates(w *walker, n int64) (bool, error) {
 	return EXIFOrientation(b) != 1, nil
 }
 
-// readPNG walks the chunks after DecodeConfig accepted the header: IHDR's
-// bit depth, colour type and interlace, a tRNS before the first IDAT (it
+// readPNG walks the chunks after DecodeConfig accepted the header: the
+// first IHDR's bit depth, colour type and interlace, a tRNS before the first IDAT (it
 // turns a grey or truecolour image into NRGBA), eXIf chunks (orientation)
 // and the compressed metadata chunks (what Decode may inflate).
 func (h *Header) readPNG(w *walker) error {
@@ -250,7 +250,7 @@ func (h *Header) readPNG(w *walker) error {
 		return err
 	}
 	var depth, ctype byte
-	trns, seenIDAT := false, false
+	trns, seenIHDR, seenIDAT := false, false, false
 	var compressed int64
 	var hd [8]byte
 	for {
@@ -262,6 +262,13 @@ func (h *Header) readPNG(w *walker) error {
 		var err error
 		switch typ {
 		case "IHDR":
+			// Only the first counts: the decoder decodes the pixels by
+			// it, and meets a later one (after IDAT) as out of order.
+			if seenIHDR {
+				err = w.skip(n + 4)
+				break
+			}
+			seenIHDR = true
 			var b [13]byte
 			if n < 13 {
 				return errors.New("png: short IHDR")

@@ -162,3 +162,30 @@ func TestBudgetCost(t *testing.T) {
 	requireReject(t, err, ReasonMegapixels)
 	assert.Contains(t, err.Error(), "16-bit PNG would hold about")
 }
+
+// TestHeaderTakesTheFirstIHDR: Go's decoder decodes the pixels by the
+// first IHDR and only then meets a second one (after IDAT) as out of
+// order; the cost is the first one's too. A 16-bit RGBA PNG with a 1-bit
+// grey IHDR after its IDAT was costed as 1-bit grey (5 bytes a pixel of
+// the 12 it holds) and admitted under a budget that refuses it.
+func TestHeaderTakesTheFirstIHDR(t *testing.T) {
+	t.Parallel()
+	const w, h = 64, 48
+	honest := rawPNG(t, w, h, 16, 6, false, nil)
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 1, 0
+	iend := len(honest) - 12 // IEND: length, type, CRC
+	evil := appendChunk(append([]byte{}, honest[:iend]...), "IHDR", ihdr)
+	evil = append(evil, honest[iend:]...)
+	want, _, err := ReadHeader(bytes.NewReader(honest))
+	require.NoError(t, err)
+	got, ok, err := ReadHeader(bytes.NewReader(evil))
+	require.True(t, ok)
+	require.NoError(t, err)
+	assert.Equal(t, want.decoded, got.decoded)
+	assert.True(t, got.Wide)
+	_, err = Decode(bytes.NewReader(evil), Limits{})
+	require.Error(t, err, "the decoder meets the second IHDR after the pixels")
+}
