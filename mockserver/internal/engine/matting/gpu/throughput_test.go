@@ -70,7 +70,7 @@ func TestStandaloneThroughput(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for range jobs {
-					_, err := c.RemoveBackground(context.Background(), bytes.NewReader(data), int64(len(data)), nil, io.Discard)
+					_, err := c.RemoveBackground(context.Background(), bytes.NewReader(data), int64(len(data)), nil, io.Discard, nil)
 					assert.NoError(t, err)
 				}
 			}()
