@@ -59,7 +59,7 @@ func TestCorrectFileChecksOptionsFirst(t *testing.T) {
 		want []string
 	}{
 		{"bad option, missing source", &CorrectionOptions{Scale: -5}, nil, []string{"scale"}},
-		{"strict refuses an ignored parameter", NewCorrection().RemoveBackgroundTransparent().WithShadow(ShadowSoft).WithStrict(), nil, []string{"bgShadow"}},
+		{"strict refuses an ignored parameter", NewCorrection().WithTransparentBackground().WithShadow(ShadowSoft).WithStrict(), nil, []string{"bgShadow"}},
 		{"negative download limit", nil, &pfc.FlowOptions{MaxDownloadSize: -1}, []string{"MaxDownloadSize"}},
 		{"a control hosted has no use for", nil, &pfc.FlowOptions{KeepJob: true}, []string{"KeepJob"}},
 		{"bad per-call polling", nil, &pfc.FlowOptions{Wait: &pfc.WaitOptions{MinDelay: 2, MaxDelay: 1}}, []string{"MaxDelay"}},

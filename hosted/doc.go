@@ -8,7 +8,7 @@
 //	c, err := hosted.NewClient(apiKey, pfc.WithBaseURL("https://api.example.com/v2"))
 //	...
 //	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg",
-//		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(1200))
+//		hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(1200))
 //
 // # Options
 //

@@ -59,7 +59,7 @@ func ExampleClient_Correct() {
 
 	src := photo()
 	var out bytes.Buffer
-	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(160)
+	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(160)
 	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), opts, &out, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -18,7 +18,7 @@ func TestStartQueryMatchesQuery(t *testing.T) {
 	require.NoError(t, err)
 	f, tr := false, true
 	f2 := false
-	base := NewCorrection().WithCache(false).WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85).ResizeLong(1200)
+	base := NewCorrection().WithCache(false).WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85).WithLong(1200)
 	steps := []*CorrectionOptions{
 		base.Clone().WithFileKey("k1"),
 		base.Clone().WithFileKey("k2 with space+plus&amp"),

@@ -25,7 +25,7 @@ func TestStartJobQuery(t *testing.T) {
 		gotQuery = r.URL.RawQuery
 		return httpmock.NewJsonResponse(200, map[string]string{"statusEndpoint": "https://api.example.test/v2/status/job-42"})
 	})
-	opts := NewCorrection().WithFileKey("fk 1").WithPreset(PresetSchoolAndSports).ResizeLong(1200).WithCache(false)
+	opts := NewCorrection().WithFileKey("fk 1").WithPreset(PresetSchoolAndSports).WithLong(1200).WithCache(false)
 	ref, err := c.StartJob(context.Background(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, "job-42", ref.ID)

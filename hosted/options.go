@@ -101,7 +101,7 @@ type CorrectionOptions struct {
 // setters on. Correct and CorrectFile set the file key themselves; for
 // StartJob, add it with WithFileKey:
 //
-//	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(1200)
+//	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(1200)
 //	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", opts)
 //	ref, err := c.StartJob(ctx, hosted.NewCorrection().WithFileKey(key))
 func NewCorrection() *CorrectionOptions {
@@ -166,28 +166,28 @@ func (o *CorrectionOptions) setSize(target *int, v int) *CorrectionOptions {
 	return o
 }
 
-// ResizeWidth resizes to px pixels wide, keeping the aspect ratio. Like
+// WithWidth resizes to px pixels wide, keeping the aspect ratio. Like
 // every Resize* setter it clears the other size parameters.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) ResizeWidth(px int) *CorrectionOptions { return o.setSize(&o.Width, px) }
+func (o *CorrectionOptions) WithWidth(px int) *CorrectionOptions { return o.setSize(&o.Width, px) }
 
-// ResizeHeight resizes to px pixels high, keeping the aspect ratio.
+// WithHeight resizes to px pixels high, keeping the aspect ratio.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) ResizeHeight(px int) *CorrectionOptions {
+func (o *CorrectionOptions) WithHeight(px int) *CorrectionOptions {
 	return o.setSize(&o.Height, px)
 }
 
-// ResizeLong resizes so that the long edge is px pixels.
+// WithLong resizes so that the long edge is px pixels.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) ResizeLong(px int) *CorrectionOptions { return o.setSize(&o.Long, px) }
+func (o *CorrectionOptions) WithLong(px int) *CorrectionOptions { return o.setSize(&o.Long, px) }
 
-// ResizeShort resizes so that the short edge is px pixels.
+// WithShort resizes so that the short edge is px pixels.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) ResizeShort(px int) *CorrectionOptions { return o.setSize(&o.Short, px) }
+func (o *CorrectionOptions) WithShort(px int) *CorrectionOptions { return o.setSize(&o.Short, px) }
 
-// ResizeScale scales both edges by percent (200 doubles them).
+// WithScale scales both edges by percent (200 doubles them).
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) ResizeScale(percent int) *CorrectionOptions {
+func (o *CorrectionOptions) WithScale(percent int) *CorrectionOptions {
 	return o.setSize(&o.Scale, percent)
 }
 
@@ -235,32 +235,32 @@ func (o *CorrectionOptions) setBackground(color, prompt, fileKey string) *Correc
 	return o
 }
 
-// RemoveBackgroundTransparent removes the background, leaving it
+// WithTransparentBackground removes the background, leaving it
 // transparent. Like every RemoveBackground* setter it clears the other
 // background mode parameters.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) RemoveBackgroundTransparent() *CorrectionOptions {
+func (o *CorrectionOptions) WithTransparentBackground() *CorrectionOptions {
 	return o.setBackground("", "", "")
 }
 
-// RemoveBackgroundColor replaces the background with color, "#rrggbb" or a
+// WithBackgroundColor replaces the background with color, "#rrggbb" or a
 // CSS colour name.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) RemoveBackgroundColor(color string) *CorrectionOptions {
+func (o *CorrectionOptions) WithBackgroundColor(color string) *CorrectionOptions {
 	return o.setBackground(color, "", "")
 }
 
-// RemoveBackgroundImage replaces the background with the uploaded image
+// WithBackgroundImage replaces the background with the uploaded image
 // bgFileKey.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) RemoveBackgroundImage(bgFileKey string) *CorrectionOptions {
+func (o *CorrectionOptions) WithBackgroundImage(bgFileKey string) *CorrectionOptions {
 	return o.setBackground("", "", bgFileKey)
 }
 
-// RemoveBackgroundGenerative replaces the background with one generated
+// WithGenerativeBackground replaces the background with one generated
 // from prompt.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) RemoveBackgroundGenerative(prompt string) *CorrectionOptions {
+func (o *CorrectionOptions) WithGenerativeBackground(prompt string) *CorrectionOptions {
 	return o.setBackground("", prompt, "")
 }
 

@@ -11,8 +11,8 @@ import (
 func ExampleNewCorrection() {
 	opts := hosted.NewCorrection().WithFileKey("f_123").
 		WithPreset(hosted.PresetSchoolAndSports).
-		ResizeLong(2000).
-		RemoveBackgroundColor("#ffffff").
+		WithLong(2000).
+		WithBackgroundColor("#ffffff").
 		WithShadow(hosted.ShadowSoft).
 		WithOutput(pfc.OutputJPEG, 92).
 		WithCache(false)

@@ -260,8 +260,8 @@ func TestStrictMode(t *testing.T) {
 		opts *hosted.CorrectionOptions
 		want []string
 	}{
-		{"nothing ignored", hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).WithResizeMode(hosted.ResizeGeneral).
-			RemoveBackgroundColor("white").WithShadow(hosted.ShadowSoft).WithOutput(pfc.OutputJPEG, 90).WithStrict(), nil},
+		{"nothing ignored", hosted.NewCorrection().WithFileKey("k").WithWidth(800).WithResizeMode(hosted.ResizeGeneral).
+			WithBackgroundColor("white").WithShadow(hosted.ShadowSoft).WithOutput(pfc.OutputJPEG, 90).WithStrict(), nil},
 		{"lower-priority size", &hosted.CorrectionOptions{FileKey: "k", Width: 800, Scale: 50, Strict: true}, []string{"scale"}},
 		{"resize mode without size", &hosted.CorrectionOptions{FileKey: "k", Resize: hosted.ResizeAuto, Strict: true}, []string{"resize"}},
 		{"lower-priority background", &hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true,
@@ -325,17 +325,17 @@ func TestQueryExact(t *testing.T) {
 			hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetAttractionsAndCruiseLines),
 			"fileKey=k&preset=Attractions%20and%20Cruise%20Lines"},
 		{"literal plus stays %2B",
-			hosted.NewCorrection().WithFileKey("k").RemoveBackgroundGenerative("sand + palms, Küste"),
+			hosted.NewCorrection().WithFileKey("k").WithGenerativeBackground("sand + palms, Küste"),
 			"bgGenerativePrompt=sand%20%2B%20palms%2C%20K%C3%BCste&fileKey=k&removeBackground=true"},
 		{"webhook URL encoded",
 			hosted.NewCorrection().WithFileKey("k").WithWebhook("https://hooks.example.com/pfc?tenant=a b&sig=x+y/z"),
 			"fileKey=k&webhookUrl=https%3A%2F%2Fhooks.example.com%2Fpfc%3Ftenant%3Da%20b%26sig%3Dx%2By%2Fz"},
 		{"hash colour encoded",
-			hosted.NewCorrection().WithFileKey("k").RemoveBackgroundColor("#FF8800").WithShadow(hosted.ShadowHard),
+			hosted.NewCorrection().WithFileKey("k").WithBackgroundColor("#FF8800").WithShadow(hosted.ShadowHard),
 			"bgColor=%23FF8800&bgShadow=hard&fileKey=k&removeBackground=true"},
 		{"zero values omitted, setters chained",
 			hosted.NewCorrection().WithFileKey("k").WithFileType(hosted.FileTypeImage).WithPreset(hosted.PresetPro).
-				WithOutput(pfc.OutputJPEG, 85).ResizeScale(200).WithResizeMode(hosted.ResizeSmallDetails).
+				WithOutput(pfc.OutputJPEG, 85).WithScale(200).WithResizeMode(hosted.ResizeSmallDetails).
 				WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "1.2", X: "0", Y: "-0.1", AspectWidth: "4", AspectHeight: "5", TopHeadGap: "0.05"}).
 				WithGlareRemoval().WithThumbnailUpdate().WithDetectionData(),
 			"autocrop=true&autocropDetectOnly=true&autocropSize=1.2&autocropTopHeadGap=0.05&autocropX=0&autocropY=-0.1" +
@@ -410,29 +410,29 @@ func TestValuesKeepsExplicitFalse(t *testing.T) {
 func TestSetters(t *testing.T) {
 	t.Parallel()
 	o := hosted.NewCorrection().WithFileKey("k")
-	assert.Same(t, o, o.WithPreset("x").ResizeWidth(1).WithGlareRemoval().WithStrict())
+	assert.Same(t, o, o.WithPreset("x").WithWidth(1).WithGlareRemoval().WithStrict())
 
 	t.Run("resize setters keep one size", func(t *testing.T) {
-		o := hosted.NewCorrection().WithFileKey("k").ResizeWidth(800).ResizeHeight(600).ResizeLong(1000).ResizeShort(500).ResizeScale(150)
+		o := hosted.NewCorrection().WithFileKey("k").WithWidth(800).WithHeight(600).WithLong(1000).WithShort(500).WithScale(150)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Scale: 150}, *o)
-		o.ResizeWidth(640)
+		o.WithWidth(640)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Width: 640}, *o)
-		o.ResizeHeight(480)
+		o.WithHeight(480)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Height: 480}, *o)
-		o.ResizeLong(1024)
+		o.WithLong(1024)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Long: 1024}, *o)
-		o.ResizeShort(256)
+		o.WithShort(256)
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Short: 256}, *o)
 	})
 	t.Run("background setters keep one mode and the shadow", func(t *testing.T) {
-		o := hosted.NewCorrection().WithFileKey("k").WithShadow(hosted.ShadowSoft).RemoveBackgroundGenerative("beach")
-		o.RemoveBackgroundImage("bg")
+		o := hosted.NewCorrection().WithFileKey("k").WithShadow(hosted.ShadowSoft).WithGenerativeBackground("beach")
+		o.WithBackgroundImage("bg")
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgFileKey: "bg", BgShadow: hosted.ShadowSoft}, *o)
-		o.RemoveBackgroundColor("navy")
+		o.WithBackgroundColor("navy")
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgColor: "navy", BgShadow: hosted.ShadowSoft}, *o)
-		o.RemoveBackgroundGenerative("beach")
+		o.WithGenerativeBackground("beach")
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgGenerativePrompt: "beach", BgShadow: hosted.ShadowSoft}, *o)
-		o.RemoveBackgroundTransparent()
+		o.WithTransparentBackground()
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgShadow: hosted.ShadowSoft}, *o)
 	})
 	t.Run("autocrop replaces earlier values", func(t *testing.T) {
@@ -466,7 +466,7 @@ func TestValidateForUpload(t *testing.T) {
 	assert.NoError(t, hosted.NewCorrection().WithFileKey("k").ValidateForUpload())
 	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, hosted.NewCorrection().Validate()))
 	assert.Equal(t, []string{"width", "bgColor"},
-		fieldsOf(t, hosted.NewCorrection().ResizeWidth(5).RemoveBackgroundColor("#abc").ValidateForUpload()))
+		fieldsOf(t, hosted.NewCorrection().WithWidth(5).WithBackgroundColor("#abc").ValidateForUpload()))
 }
 
 func TestCloneSharesNothing(t *testing.T) {
@@ -482,6 +482,6 @@ func TestCloneSharesNothing(t *testing.T) {
 
 	// Setters modify and return the same options.
 	o := hosted.NewCorrection()
-	assert.Same(t, o, o.WithPreset("x").ResizeLong(100))
+	assert.Same(t, o, o.WithPreset("x").WithLong(100))
 	assert.Equal(t, "x", o.Preset)
 }

@@ -124,7 +124,7 @@ func TestPlanOtherRules(t *testing.T) {
 		{"autocrop values used with autocrop",
 			hosted.CorrectionOptions{Autocrop: true, AutocropDetectOnly: true, AutocropSize: "1", CropARW: "4", CropARH: "5"}, nil},
 		{"plain options ignore nothing",
-			*hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetPro).WithOutput(pfc.OutputJPEG, 95).ResizeLong(2000).
+			*hosted.NewCorrection().WithFileKey("k").WithPreset(hosted.PresetPro).WithOutput(pfc.OutputJPEG, 95).WithLong(2000).
 				WithGlareRemoval().WithCache(false).WithPreserveMetadata(false).WithThumbnailUpdate().WithDetectionData().
 				WithWebhook("https://example.com/hook"), nil},
 	}

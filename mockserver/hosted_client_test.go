@@ -27,7 +27,7 @@ func TestClientEndToEnd(t *testing.T) {
 	src := dir + "/in.jpg"
 	require.NoError(t, os.WriteFile(src, jpegBytes(t, 90, 60), 0o600))
 	job, err := f.Client.CorrectFile(ctx, src, dir+"/out.png",
-		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(180).WithOutput(pfc.OutputPNG, 0).WithDetectionData(), nil)
+		hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(180).WithOutput(pfc.OutputPNG, 0).WithDetectionData(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, hosted.StatusCompleted, job.Status)
 	out, err := os.ReadFile(dir + "/out.png")

@@ -61,7 +61,7 @@ func TestMockEndpoints(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.png")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 80, 60, 3), 0o644))
-	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeWidth(40), nil)
+	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithWidth(40), nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, corr.CorrectedURL)
 	got, err := os.ReadFile(dst)
@@ -94,11 +94,11 @@ func TestMockEveryOption(t *testing.T) {
 		format string
 		w, h   int
 	}{
-		{"width", pfccontainer.NewCorrection().ResizeWidth(60), "jpeg", 60, 40},
-		{"height", pfccontainer.NewCorrection().ResizeHeight(40), "jpeg", 60, 40},
-		{"long", pfccontainer.NewCorrection().ResizeLong(90), "jpeg", 90, 60},
-		{"short", pfccontainer.NewCorrection().ResizeShort(40), "jpeg", 60, 40},
-		{"scale", pfccontainer.NewCorrection().ResizeScale(50), "jpeg", 60, 40},
+		{"width", pfccontainer.NewCorrection().WithWidth(60), "jpeg", 60, 40},
+		{"height", pfccontainer.NewCorrection().WithHeight(40), "jpeg", 60, 40},
+		{"long", pfccontainer.NewCorrection().WithLong(90), "jpeg", 90, 60},
+		{"short", pfccontainer.NewCorrection().WithShort(40), "jpeg", 60, 40},
+		{"scale", pfccontainer.NewCorrection().WithScale(50), "jpeg", 60, 40},
 		{"priority: width over scale", &pfccontainer.CorrectionOptions{Width: 60, Scale: 200}, "jpeg", 60, 40},
 		{"png output", pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0), "png", 120, 80},
 		{"jpg output quality", pfccontainer.NewCorrection().WithOutput("jpg", 40), "jpeg", 120, 80},

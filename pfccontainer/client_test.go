@@ -170,7 +170,7 @@ func TestCorrectSendsEveryParameter(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	o := NewCorrection().WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85).WithColorSpace("srgb").
-		ResizeLong(1200).WithAutocrop().WithSkip(pfc.SkipNone).WithSkipEXIFSoftware("Photoshop", "GIMP").
+		WithLong(1200).WithAutocrop().WithSkip(pfc.SkipNone).WithSkipEXIFSoftware("Photoshop", "GIMP").
 		WithPreserveInputFileName(true).WithComposite(false)
 	mt.RegisterResponder(http.MethodGet, `=~^`+testBase+`/pfc/`, func(r *http.Request) (*http.Response, error) {
 		noCredentials(t, r)

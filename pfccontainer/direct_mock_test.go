@@ -32,7 +32,7 @@ func TestMockDirectFileMode(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "Holiday 01.jpg")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 100, 60, 9), 0o644))
 	dst := filepath.Join(t.TempDir(), "result.png")
-	corr, path, err := d.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeWidth(50))
+	corr, path, err := d.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithWidth(50))
 	require.NoError(t, err)
 	assert.Equal(t, dst, path)
 	assert.Regexp(t, `^pfc-[0-9a-f]{16}-1-Holiday 01\.jpg$`, corr.FileName(), "the output keeps the input's name")

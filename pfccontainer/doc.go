@@ -8,7 +8,7 @@
 // a Plan of what the container will do, typed records and typed errors.
 //
 //	c, err := pfccontainer.NewClient(pfc.WithBaseURL("http://localhost:80"))
-//	corr, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", pfccontainer.NewCorrection().ResizeLong(2000), nil)
+//	corr, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", pfccontainer.NewCorrection().WithLong(2000), nil)
 //
 // Step by step: Upload or UploadFile return an imageKey, Correct returns a
 // *Correction, Download or DownloadFile (atomic) fetch the file. Version

@@ -145,7 +145,7 @@ func TestMockUnlicensedReturnsTheOriginal(t *testing.T) {
 	img := jpegOf(t, 64, 48, 8)
 	key, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := c.Correct(t.Context(), key, pfccontainer.NewCorrection().ResizeWidth(40))
+	corr, err := c.Correct(t.Context(), key, pfccontainer.NewCorrection().WithWidth(40))
 	require.NoError(t, err)
 	assert.Equal(t, pfccontainer.SceneUnknown, corr.Scene)
 	var out bytes.Buffer

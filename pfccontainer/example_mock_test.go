@@ -77,7 +77,7 @@ func ExampleClient_CorrectFile() {
 	defer c.CloseIdleConnections()
 	dst := filepath.Join(dir, "corrected.png")
 	_, err = c.CorrectFile(context.Background(), exampleJPEG(dir, 400, 300), dst,
-		pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeLong(200), nil)
+		pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithLong(200), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func ExampleClient_Correct() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	corr, err := c.RebaseCorrectedURLs().Correct(ctx, key, pfccontainer.NewCorrection().ResizeWidth(150))
+	corr, err := c.RebaseCorrectedURLs().Correct(ctx, key, pfccontainer.NewCorrection().WithWidth(150))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func ExampleDirect_CorrectFile() {
 	}
 	defer c.CloseIdleConnections()
 	d := c.Direct(mock.InputDir(), mock.OutputDir())
-	corr, out, err := d.CorrectFile(context.Background(), exampleJPEG(dir, 320, 240), "", pfccontainer.NewCorrection().ResizeScale(50))
+	corr, out, err := d.CorrectFile(context.Background(), exampleJPEG(dir, 320, 240), "", pfccontainer.NewCorrection().WithScale(50))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -103,24 +103,24 @@ func (o *CorrectionOptions) setSize(target *int, v int) *CorrectionOptions {
 	return o
 }
 
-// ResizeWidth resizes to px pixels wide, keeping the aspect ratio. Like
+// WithWidth resizes to px pixels wide, keeping the aspect ratio. Like
 // every Resize* setter it clears the other size parameters, changes o and
 // returns it.
-func (o *CorrectionOptions) ResizeWidth(px int) *CorrectionOptions { return o.setSize(&o.Width, px) }
+func (o *CorrectionOptions) WithWidth(px int) *CorrectionOptions { return o.setSize(&o.Width, px) }
 
-// ResizeHeight resizes to px pixels high, keeping the aspect ratio.
-func (o *CorrectionOptions) ResizeHeight(px int) *CorrectionOptions {
+// WithHeight resizes to px pixels high, keeping the aspect ratio.
+func (o *CorrectionOptions) WithHeight(px int) *CorrectionOptions {
 	return o.setSize(&o.Height, px)
 }
 
-// ResizeLong resizes so that the long edge is px pixels.
-func (o *CorrectionOptions) ResizeLong(px int) *CorrectionOptions { return o.setSize(&o.Long, px) }
+// WithLong resizes so that the long edge is px pixels.
+func (o *CorrectionOptions) WithLong(px int) *CorrectionOptions { return o.setSize(&o.Long, px) }
 
-// ResizeShort resizes so that the short edge is px pixels.
-func (o *CorrectionOptions) ResizeShort(px int) *CorrectionOptions { return o.setSize(&o.Short, px) }
+// WithShort resizes so that the short edge is px pixels.
+func (o *CorrectionOptions) WithShort(px int) *CorrectionOptions { return o.setSize(&o.Short, px) }
 
-// ResizeScale scales both edges by percent (50 halves them).
-func (o *CorrectionOptions) ResizeScale(percent int) *CorrectionOptions {
+// WithScale scales both edges by percent (50 halves them).
+func (o *CorrectionOptions) WithScale(percent int) *CorrectionOptions {
 	return o.setSize(&o.Scale, percent)
 }
 

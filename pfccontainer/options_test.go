@@ -96,7 +96,7 @@ func TestQueryEncoding(t *testing.T) {
 			"enableComposite=false&preserveInputFileName=false"},
 		{"booleans", NewCorrection().WithAutocrop().WithPreserveInputFileName(true).WithSkip(pfc.SkipClipart).WithPreset("P"),
 			"autocrop=true&preserveInputFileName=true&preset=P&skip=clipart"},
-		{"resize setter clears others", NewCorrection().ResizeWidth(100).ResizeScale(50), "scale=50"},
+		{"resize setter clears others", NewCorrection().WithWidth(100).WithScale(50), "scale=50"},
 		{"sizes", &CorrectionOptions{Width: 100, Height: 200, Long: 300, Short: 400},
 			"height=200&long=300&short=400&width=100"},
 	} {

@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := pfccontainer.NewCorrection().WithOutput(pfc.OutputJPEG, 90).ResizeLong(1600)
+	opts := pfccontainer.NewCorrection().WithOutput(pfc.OutputJPEG, 90).WithLong(1600)
 	if err := correctOverHTTP(ctx, c, photos, filepath.Join(cfg.dst, "api"), opts, stdout); err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string) error {
 		{"AI preset", base + "-ai" + filepath.Ext(input),
 			hosted.NewCorrection().WithDetectionData()},
 		{"background to colour, resized", base + "-bg.png",
-			hosted.NewCorrection().RemoveBackgroundColor("lightsteelblue").ResizeLong(384)},
+			hosted.NewCorrection().WithBackgroundColor("lightsteelblue").WithLong(384)},
 	}
 	for _, j := range jobs {
 		out := filepath.Join(outDir, j.out)

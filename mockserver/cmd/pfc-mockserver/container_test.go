@@ -74,7 +74,7 @@ func TestBinaryContainer(t *testing.T) {
 	img := testJPEG(t)
 	key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := c.Correct(ctx, key, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeWidth(40))
+	corr, err := c.Correct(ctx, key, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithWidth(40))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(corr.ReportedURL, "http://pfc.invalid:8081/output/"), corr.ReportedURL)
 	var got bytes.Buffer
