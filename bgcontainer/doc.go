@@ -131,8 +131,8 @@
 //     "processing". DownloadImage answers 102 for a queued job too, and
 //     500 for a failed one.
 //   - Jobs stay until RemoveImage, which works in every state (a queued
-//     job never runs, a processing one is cancelled); previous_status may
-//     also be "queued". Process ids are issued in lower case and compared
+//     job never runs, a processing one is cancelled); previous_status is
+//     processing, completed or failed (a queued job reports processing). Process ids are issued in lower case and compared
 //     as issued.
 //   - Events: none; the client polls CheckImage (WaitImage), from 250 ms
 //     doubling to 5 s between polls by default.

@@ -124,4 +124,9 @@
 //     with the version segment /v2 (NewClient refuses one without it).
 //   - Job timestamps are encoded with milliseconds in UTC and decoded from
 //     any RFC 3339 form.
+//   - Inputs: the API documentation lists JPEG and PNG in RGB or RGBA;
+//     greyscale, palette and 16-bit files are sent as they are (the mock
+//     converts them to 8-bit RGB(A), as the service's decoder is expected
+//     to), and a CMYK JPEG ends REJECTED. CorrectFile takes fileType video
+//     for .mp4, .mov and .m4v paths.
 package hosted
