@@ -35,6 +35,9 @@ func (cannedJSON) RoundTrip(r *http.Request) (*http.Response, error) {
 // gets cheaper. Not parallel: AllocsPerRun counts the whole process's
 // allocations (averaged over the runs, so stray ones round away).
 func TestDoJSONAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	c, err := New(Options{BaseURL: "https://api.test/v2", AuthHeader: "X-API-KEY", AuthValue: "k-0123456789abcdef",
 		HTTPClient: &http.Client{Transport: cannedJSON{}}})
 	if err != nil {
