@@ -49,3 +49,21 @@ func TestStartQueryMatchesQuery(t *testing.T) {
 	}
 	assert.Equal(t, len(steps)-2, encoded, "every step but the two invalid ones encoded")
 }
+
+// TestStartQueryAllocs: with the options remembered, the query for a new
+// file key costs one allocation, the string itself (a key that needs no
+// escaping). Not parallel: AllocsPerRun counts the whole process's
+// allocations.
+func TestStartQueryAllocs(t *testing.T) {
+	c, err := NewClient(testKey, WithBaseURL("https://x.test/v2"))
+	require.NoError(t, err)
+	o := NewCorrection().WithCache(false).WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85).ResizeLong(1200).WithFileKey("k1")
+	_, err = c.startQuery(o)
+	require.NoError(t, err)
+	got := testing.AllocsPerRun(200, func() {
+		if _, err := c.startQuery(o); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.LessOrEqual(t, got, 1.0, "allocations per startQuery")
+}

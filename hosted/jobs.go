@@ -132,7 +132,7 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 		return nil, c.http.StatusError(http.MethodGet, resp)
 	}
 	var j Job
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRecordBytes)).Decode(&j); err != nil {
+	if err := transport.DecodeJSON(resp.Body, maxRecordBytes, &j); err != nil {
 		// The decoder's error quotes a whole offending number: a short,
 		// redacted excerpt of it only.
 		return nil, c.errorf("pfc: GET /status/%s: decoding job record: %w", c.quote(jobID, apierr.MaxQuotedMessage), apierr.DecodeError(err, c.http.Redact))

@@ -1,18 +1,21 @@
 package hosted
 
 import (
-	"maps"
 	"net/url"
+	"strings"
 )
 
 // queryMemo is what a Client remembers of the last options it started a
-// job with: their query parameters without the file key, as the
-// declaration table encoded them. A bulk run starts every job with the same
-// options and a new file key, so StartJob encodes CorrectionOptions once,
-// not once per file.
+// job with: their query without the file key, as the declaration table
+// encoded it, cut where fileKey goes. A bulk run starts every job with the
+// same options and a new file key, so StartJob encodes CorrectionOptions
+// once, not once per file, and per job only escapes the key.
 type queryMemo struct {
-	key    optionsKey
-	values url.Values // read-only once stored
+	key optionsKey
+	// before and after are the encoded parameters whose keys sort before
+	// and after "fileKey" (url.Values.Encode sorts by key), each without
+	// a leading or trailing '&'.
+	before, after string
 }
 
 // optionsKey is CorrectionOptions without FileKey, with the two *bool
@@ -39,11 +42,27 @@ func keyOf(o *CorrectionOptions) optionsKey {
 	return k
 }
 
+// newQueryMemo encodes o without its file key for the memo of key k.
+func newQueryMemo(k optionsKey, o *CorrectionOptions) *queryMemo {
+	noKey := *o
+	noKey.FileKey = ""
+	v := noKey.encode()
+	before, after := url.Values{}, url.Values{}
+	for name, vals := range v {
+		if name < "fileKey" {
+			before[name] = vals
+		} else {
+			after[name] = vals
+		}
+	}
+	return &queryMemo{key: k, before: encodeQuery(before), after: encodeQuery(after)}
+}
+
 // startQuery is o.Query() for StartJob: o is validated the same way and the
 // result is byte for byte the same. Every field is encoded on its own
 // (unset ones left out), so the parameters of o are those of o without its
 // file key, plus fileKey when it is set; only the former are remembered
-// (see queryMemo).
+// (see queryMemo), and fileKey is escaped as encodeQuery escapes it.
 func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
 	if err := o.Validate(); err != nil {
 		return "", err
@@ -51,15 +70,30 @@ func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
 	k := keyOf(o)
 	m := c.queryMemo.Load()
 	if m == nil || m.key != k {
-		noKey := *o
-		noKey.FileKey = ""
-		m = &queryMemo{key: k, values: noKey.encode()}
+		m = newQueryMemo(k, o)
 		c.queryMemo.Store(m)
 	}
-	v := make(url.Values, len(m.values)+1)
-	maps.Copy(v, m.values)
-	if o.FileKey != "" {
-		v.Set("fileKey", o.FileKey)
+	if o.FileKey == "" {
+		switch {
+		case m.before == "":
+			return m.after, nil
+		case m.after == "":
+			return m.before, nil
+		}
+		return m.before + "&" + m.after, nil
 	}
-	return encodeQuery(v), nil
+	fileKey := strings.ReplaceAll(url.QueryEscape(o.FileKey), "+", "%20")
+	var b strings.Builder
+	b.Grow(len(m.before) + len("&fileKey=") + len(fileKey) + 1 + len(m.after))
+	if m.before != "" {
+		b.WriteString(m.before)
+		b.WriteByte('&')
+	}
+	b.WriteString("fileKey=")
+	b.WriteString(fileKey)
+	if m.after != "" {
+		b.WriteByte('&')
+		b.WriteString(m.after)
+	}
+	return b.String(), nil
 }

@@ -90,15 +90,21 @@ func MustBind(api API, sample any) *Binding {
 	return b
 }
 
-// value returns the field f of the struct that ptr points to.
-func (b *Binding) value(ptr any, f field) reflect.Value {
-	return reflect.ValueOf(ptr).Elem().FieldByIndex(f.index)
+// value returns the field f of the struct s.
+func (f field) value(s reflect.Value) reflect.Value {
+	if len(f.index) == 1 {
+		return s.Field(f.index[0])
+	}
+	return s.FieldByIndex(f.index)
 }
 
-func (b *Binding) check(ptr any) {
+// check panics unless ptr points to the bound struct type, and returns
+// that struct, whose fields the callers read (see field.value).
+func (b *Binding) check(ptr any) reflect.Value {
 	if t := reflect.TypeOf(ptr); t.Kind() != reflect.Pointer || t.Elem() != b.typ {
 		panic(fmt.Sprintf("pfcparams: binding of %s used with %s", b.typ, t))
 	}
+	return reflect.ValueOf(ptr).Elem()
 }
 
 // Check validates the struct that ptr points to against the table: values
@@ -106,13 +112,13 @@ func (b *Binding) check(ptr any) {
 // parameters are checked only when required is true. Problems come in the
 // order of the struct's fields.
 func (b *Binding) Check(ptr any, required bool) []Problem {
-	b.check(ptr)
+	sv := b.check(ptr)
 	var probs []Problem
 	add := func(p *Param, format string, args ...any) {
 		probs = append(probs, Problem{Name: p.Name, Message: fmt.Sprintf(format, args...)})
 	}
 	for _, f := range b.fields {
-		p, v := f.param, b.value(ptr, f)
+		p, v := f.param, f.value(sv)
 		switch p.Kind {
 		case String:
 			s := v.String()
@@ -161,9 +167,9 @@ func (b *Binding) Check(ptr any, required bool) []Problem {
 // Encode adds the query parameters of the struct that ptr points to to q,
 // in the API's spelling; unset fields are left out. It does not validate.
 func (b *Binding) Encode(ptr any, q url.Values) {
-	b.check(ptr)
+	sv := b.check(ptr)
 	for _, f := range b.fields {
-		p, v := f.param, b.value(ptr, f)
+		p, v := f.param, f.value(sv)
 		switch p.Kind {
 		case String:
 			if s := v.String(); s != "" {
@@ -223,10 +229,10 @@ func (b *Binding) Names() []string {
 // Supplied returns the wire names of the parameters of group g that are
 // set in the struct that ptr points to, in the order of its fields.
 func (b *Binding) Supplied(ptr any, g Group) []string {
-	b.check(ptr)
+	sv := b.check(ptr)
 	var names []string
 	for _, f := range b.fields {
-		if f.param.Group == g && !b.value(ptr, f).IsZero() {
+		if f.param.Group == g && !f.value(sv).IsZero() {
 			names = append(names, f.param.Name)
 		}
 	}

@@ -87,12 +87,16 @@ type Client struct {
 	rt         *noCloseIdle
 	userAgent  string
 	authHeader string
-	authValue  string
-	secrets    []string // every spelling of each secret (secretSpellings)
-	redactor   *strings.Replacer
-	maxRetries int
-	minWait    time.Duration
-	maxWait    time.Duration
+	// userAgentValues and authValues are the header values of userAgent
+	// and authValue, made once and shared by every request (see
+	// setHeader).
+	userAgentValues, authValues []string
+	authValue                   string
+	secrets                     []string // every spelling of each secret (secretSpellings)
+	redactor                    *strings.Replacer
+	maxRetries                  int
+	minWait                     time.Duration
+	maxWait                     time.Duration
 	// maxRetryAfter caps Retry-After.
 	maxRetryAfter time.Duration
 	// headerTimeout bounds each attempt's wait for headers (0 = none),
@@ -153,6 +157,8 @@ func New(o Options) (*Client, error) {
 	if o.UserAgent != "" {
 		c.userAgent += " " + o.UserAgent
 	}
+	c.userAgentValues = []string{c.userAgent}
+	c.authValues = []string{c.authValue}
 	if c.maxRetries == 0 {
 		c.maxRetries = DefaultMaxRetries
 	} else if c.maxRetries < 0 {

@@ -3,7 +3,6 @@ package transport
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -227,7 +226,7 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, cl.bufferLimit)).Decode(out); err != nil {
+	if err := DecodeJSON(resp.Body, cl.bufferLimit, out); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = fmt.Errorf("empty body: %w", err)
 		}
@@ -293,13 +292,13 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		header = http.Header{}
 	}
 	if accept != "" && header.Get("Accept") == "" {
-		header.Set("Accept", accept)
+		setHeader(header, "Accept", accept)
 	}
 	if c.authHeader != "" {
 		// Any spelling the caller left in Header would be sent beside ours.
 		delHeader(header, c.authHeader)
 		if c.authValue != "" {
-			header.Set(c.authHeader, c.authValue)
+			header[c.authHeader] = c.authValues
 		}
 	}
 	cl := &call{
@@ -364,7 +363,7 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	}
 	req.ContentLength = contentLength
 	req.Header = header
-	req.Header.Set("User-Agent", c.userAgent)
+	header["User-Agent"] = c.userAgentValues
 	if body.contentType != "" {
 		req.Header.Set("Content-Type", body.contentType)
 	}
@@ -374,7 +373,9 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	rc := &cl.rc
 	rc.HTTPClient = c.hc
 	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = c.minWait, c.maxWait, c.maxRetries
-	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = cl.checkRetry, cl.backoff, cl.requestHook
+	// The hooks find the call in the request's context (see callOf): a
+	// method value would be an allocation per hook and call.
+	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = checkRetryHook, cl.backoff, requestLogHook
 	rc.ErrorHandler = passLastResult
 	if c.logger != nil {
 		rc.ResponseLogHook = cl.responseHook
@@ -394,6 +395,39 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 		return nil, apiErr
 	}
 	return resp, nil
+}
+
+// callOf returns the call whose request carries ctx (see send).
+func callOf(ctx context.Context) *call {
+	cl, _ := ctx.Value(callKey{}).(*call)
+	return cl
+}
+
+// checkRetryHook is the CheckRetry of every call: retryablehttp passes the
+// request's context, which carries the call.
+func checkRetryHook(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	return callOf(ctx).checkRetry(ctx, resp, err)
+}
+
+// requestLogHook is the RequestLogHook of every call (see checkRetryHook).
+func requestLogHook(l retryablehttp.Logger, req *http.Request, n int) {
+	callOf(req.Context()).requestHook(l, req, n)
+}
+
+// acceptJSON is the value of the Accept header DoJSON sends, shared by its
+// requests like the Client's own header values (see setHeader).
+var acceptJSON = []string{"application/json"}
+
+// setHeader sets h[key] (key in canonical form) to value, sharing the
+// slice of the common value rather than allocating one as Header.Set
+// does. Shared slices have no room to grow, so an Add copies them, and
+// nothing sets a request's header values in place.
+func setHeader(h http.Header, key, value string) {
+	if value == acceptJSON[0] {
+		h[key] = acceptJSON
+		return
+	}
+	h[key] = []string{value}
 }
 
 // requestHook runs before every attempt (retryablehttp calls it even with no
@@ -573,8 +607,8 @@ func (cl *call) errorf(cause error, format string, args ...any) error {
 }
 
 func drainAndClose(body io.ReadCloser) {
-	if body == nil {
-		return
+	if _, inMemory := body.(*memBody); inMemory || body == nil {
+		return // read whole and closed within its attempt (bufferJSON)
 	}
 	_, _ = io.CopyN(io.Discard, body, 64<<10)
 	_ = body.Close()

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -46,14 +47,49 @@ func (a *attempt) bufferJSON(resp *http.Response) (*http.Response, error) {
 	defer resp.Body.Close()
 	var buf bytes.Buffer
 	// Grown from the declared length only up to a point: a server may
-	// declare what it never sends.
-	buf.Grow(int(min(max(resp.ContentLength, 0), a.cl.bufferLimit+1, maxPresize)))
+	// declare what it never sends. The bytes.MinRead more are the room
+	// buf.ReadFrom wants free before each read, the last one (which finds
+	// the end) included: without them it allocates twice more.
+	buf.Grow(int(min(max(resp.ContentLength, 0), a.cl.bufferLimit+1, maxPresize)) + bytes.MinRead)
 	n, err := a.readWatched(&buf, a.cl.bufferLimit+1)
 	if err != nil {
 		return nil, &truncatedError{read: n, declared: resp.ContentLength, err: err}
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+	resp.Body = newMemBody(buf.Bytes())
 	return resp, nil
+}
+
+// memBody is a response body held in memory (see bufferJSON): one
+// allocation where io.NopCloser(bytes.NewReader(b)) takes two, and
+// DecodeJSON decodes its bytes without copying them into a decoder.
+type memBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func newMemBody(b []byte) *memBody {
+	m := &memBody{b: b}
+	m.Reset(b)
+	return m
+}
+
+// Close does nothing: the bytes stay readable, as io.NopCloser's did.
+func (*memBody) Close() error { return nil }
+
+// DecodeJSON decodes the first JSON value of at most limit bytes of body
+// into out, as json.NewDecoder(io.LimitReader(body, limit)).Decode(out)
+// does, with the same result and error. A body DoJSON or Request.BufferBody
+// holds in memory, unread, is decoded in place: without the decoder's copy
+// of the bytes when it is one valid JSON value, the common case.
+func DecodeJSON(body io.Reader, limit int64, out any) error {
+	if m, ok := body.(*memBody); ok && m.Len() == len(m.b) && int64(len(m.b)) <= limit {
+		if json.Unmarshal(m.b, out) == nil {
+			return nil
+		}
+		// Not one value alone (trailing data, a syntax or type error):
+		// the decoder gives its own result and error, as before.
+	}
+	return json.NewDecoder(io.LimitReader(body, limit)).Decode(out)
 }
 
 // maxPresize bounds the buffer reserved from a Content-Length before the
@@ -76,7 +112,7 @@ func (a *attempt) bufferAnswer(resp *http.Response) {
 	buf.Grow(int(min(max(resp.ContentLength, 0), maxAnswerBody, maxPresize)))
 	_, _ = a.readWatched(&buf, maxAnswerBody)
 	_ = resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+	resp.Body = newMemBody(buf.Bytes())
 }
 
 // readWatched reads at most limit bytes of the attempt's response body

@@ -1,0 +1,6 @@
+//go:build !race
+
+package transport
+
+// raceEnabled: allocation counts differ under the race detector.
+const raceEnabled = false
