@@ -55,9 +55,9 @@ func TestStartQueryMatchesQuery(t *testing.T) {
 // escaping). Not parallel: AllocsPerRun counts the whole process's
 // allocations.
 func TestStartQueryAllocs(t *testing.T) {
-	c, err := NewClient(testKey, WithBaseURL("https://x.test/v2"))
+	c, err := NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"))
 	require.NoError(t, err)
-	o := NewCorrection().WithCache(false).WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85).ResizeLong(1200).WithFileKey("k1")
+	o := NewCorrection().WithCache(false).WithPreset("School and Sports").WithOutput(pfc.OutputJPEG, 85).WithLong(1200).WithFileKey("k1")
 	_, err = c.startQuery(o)
 	require.NoError(t, err)
 	got := testing.AllocsPerRun(200, func() {
