@@ -153,9 +153,7 @@
 //
 // # Bodies
 //
-// No code path reads a caller's body into memory, but for a ReaderAtBody
-// of at most 16 KiB (read whole per attempt, so that net/http sends
-// headers and body in one write). A Body is replayed from
+// No code path reads a caller's body into memory. A Body is replayed from
 // its source on every attempt: BytesBody (the caller's slice), JSONBody,
 // ReaderAtBody (a fresh io.SectionReader per attempt, exact Content-Length;
 // for files), MultipartBody (text fields and one file part from an
