@@ -31,9 +31,6 @@ type Body struct {
 	once *singleUse
 	// bytes is set for BytesBody: its reader cannot fail or end early.
 	bytes []byte
-	// small is set for a ReaderAtBody of at most smallReaderAtBody bytes,
-	// read into memory on each attempt (see readerFunc).
-	small bool
 	// err is a construction error, reported by Do before any request.
 	err error
 }
@@ -74,8 +71,7 @@ func JSONBody(v any) (Body, error) {
 
 // ReaderAtBody returns a body of exactly size bytes read from r (an
 // *os.File, a *bytes.Reader ...) through a fresh io.SectionReader on every
-// attempt, so a retry resends it from the start; only a body of at most
-// 16 KiB is read into memory first, for one write instead of two. The
+// attempt, so a retry resends it from the start and nothing is buffered. The
 // request carries Content-Length: size; a source shorter than size fails the
 // request without a retry.
 func ReaderAtBody(r io.ReaderAt, size int64, contentType string) Body {
@@ -86,16 +82,8 @@ func ReaderAtBody(r io.ReaderAt, size int64, contentType string) Body {
 		contentType: contentType,
 		size:        size,
 		open:        func() (io.Reader, error) { return io.NewSectionReader(r, 0, size), nil },
-		small:       size <= smallReaderAtBody,
 	}
 }
-
-// smallReaderAtBody is the largest ReaderAtBody read into memory before
-// each attempt: given a *bytes.Reader, net/http writes the headers and the
-// body together, while for any other reader it flushes the headers first
-// (one write and one packet more per request, a sizeable share of a small
-// request's cost). Larger bodies stream, as the package promises.
-const smallReaderAtBody = 16 << 10
 
 // StreamBody returns a body produced by open, which is called once per
 // attempt (lazily, when the transport starts sending) and must return the
@@ -167,18 +155,6 @@ func (b Body) readerFunc() (func() (io.Reader, error), int64) {
 			r, err := b.open()
 			if err != nil {
 				return nil, &bodyError{err: err}
-			}
-			if b.small {
-				buf := make([]byte, b.size)
-				if _, err := io.ReadFull(r, buf); err == nil {
-					return bytes.NewReader(buf), nil
-				}
-				// A source that fails or ends early is read again, while
-				// the request is sent, so that its failure is reported
-				// as for a large body.
-				if r, err = b.open(); err != nil {
-					return nil, &bodyError{err: err}
-				}
 			}
 			return &sourceReader{r: r, want: b.size}, nil
 		}, b.size
