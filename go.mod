@@ -6,7 +6,6 @@ require (
 	github.com/ebitengine/purego v0.10.0
 	github.com/esimov/pigo v1.4.6
 	github.com/google/go-querystring v1.1.0
-	github.com/hashicorp/go-cleanhttp v0.5.2
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/jarcoal/httpmock v1.4.0
 	github.com/schollz/progressbar/v3 v3.19.0
@@ -18,6 +17,7 @@ require (
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/kr/text v0.2.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect

@@ -181,7 +181,7 @@ func TestDownloadSendsNoKey(t *testing.T) {
 
 func TestTimestampJSON(t *testing.T) {
 	t.Parallel()
-	ts := Timestamp{time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
+	ts := Timestamp{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
 	b, err := json.Marshal(ts)
 	require.NoError(t, err)
 	assert.Equal(t, `"2026-01-02T02:04:05.000Z"`, string(b))

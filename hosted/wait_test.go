@@ -105,6 +105,7 @@ func TestWaitRejectsBadOptions(t *testing.T) {
 func TestWaitNilContext(t *testing.T) {
 	t.Parallel()
 	c, _ := mockClient(t)
+	//lint:ignore SA1012 a nil context is the case under test
 	_, err := c.Wait(nil, "j1", nil)
 	assert.ErrorContains(t, err, "nil context")
 }

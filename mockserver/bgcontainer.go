@@ -42,7 +42,7 @@ type BGContainerOptions struct {
 	// end of the month a year after the clock's time at creation.
 	LicenseExpiry time.Time
 	// ModelVersion is what /Status reports; empty means "372.0", the
-	// seed's release label.
+	// documented release label.
 	ModelVersion string
 	// Clock drives the processing delay, processing_time and the
 	// licence's expiry; nil means clock.Real(). Use clock.NewFake in
@@ -61,11 +61,11 @@ type BGContainerOptions struct {
 	Engine BGEngine
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images processed at
-	// once (the engine's memory grows with them); 0 means
-	// DefaultPixelBudget. Jobs that
-	// would exceed it stay queued, in order; an image larger than the
-	// whole budget is processed alone.
+	// PixelBudget bounds the memory of the images processed at once, in
+	// pixels of an ordinary 8-bit image (see "Memory" in the package
+	// documentation); 0 means DefaultPixelBudget. Jobs that would exceed
+	// it stay queued, in order; an image larger than the whole budget is
+	// refused as an invalid file.
 	PixelBudget int64
 	// MaxFileBytes bounds an uploaded file (413 beyond); 0 means 50 MB.
 	MaxFileBytes int64
@@ -82,12 +82,12 @@ type BGContainerOptions struct {
 	// remover replaces the CPU engine, for the package's tests.
 	remover matting.Remover
 	// fault, when it returns true for a request, answers it 500
-	// internal_error before the container sees it (the seed's 500 rows),
+	// internal_error before the container sees it (the documented 500 rows),
 	// for the package's tests.
 	fault func(*http.Request) bool
 }
 
-// BGContainer is the background-removal container mock (seed 002): an
+// BGContainer is the background-removal container mock: an
 // http.Handler serving /Authorize/{license_key}, /Status, /SubmitImage,
 // /CheckImage/{id}, /DownloadImage/{id} and /RemoveImage/{id}, with the
 // reference engine's CPU background removal doing the work. Create it

@@ -2,7 +2,7 @@ package mockserver
 
 // ErrorBody is the JSON body of every error answer of every mock backend
 // (hosted API, correction container, background-removal container; the
-// seeds leave the shape open, so the three share one):
+// documentation leaves the shape open, so the three share one):
 //
 //	{"status": 400, "code": "invalid_parameter", "message": "width: must be between 32 and 10000, got 5", "parameter": "width"}
 //

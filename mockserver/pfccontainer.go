@@ -73,10 +73,11 @@ type PFCContainerOptions struct {
 	MaxUploadBytes int64
 	// Workers bounds the corrections run at once; 0 means 4.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images corrected at
-	// once (memory: about 9 bytes a pixel); 0 means DefaultPixelBudget.
-	// A correction that would exceed it waits, first come first served;
-	// an image larger than the whole budget is corrected alone.
+	// PixelBudget bounds the memory of the images corrected at once, in
+	// pixels of an ordinary 8-bit image (see "Memory" in the package
+	// documentation); 0 means DefaultPixelBudget. A correction that would
+	// exceed it waits, first come first served; an image larger than the
+	// whole budget is refused as the engine refuses one over its limits.
 	PixelBudget int64
 	// Faults injects failures into the answers (see ParseFaults and the
 	// package documentation's "Fault injection"); nil injects none. Each
@@ -227,15 +228,11 @@ type PFCContainerTestServer struct {
 
 // StartPFCContainer starts a PFCContainer with opts (nil: the zero
 // PFCContainerOptions, a private licensed mount tree) on an httptest
-// server, registers its shutdown with tb.Cleanup (the httptest server
-// first, then PFCContainer.Close), and returns its URL and a ready client.
-// clientOpts are applied to the client after the test server's own (base
-// URL, HTTP client), so they can override them. It fails tb on error.
-//
-// An empty opts.SiteURL becomes the test server's URL, so that
-// corrected_url can be downloaded as it is, as from a container whose
-// PFC_SITE_URL is set right. Set SiteURL (e.g. to "http://localhost", the
-// container's default) to test a client that must rebase it
+// server, registers its shutdown with tb.Cleanup and returns its URL and a
+// ready client; clientOpts override the test server's own options. It
+// fails tb on error. An empty opts.SiteURL becomes the test server's URL,
+// so corrected_url downloads as it is; set SiteURL (e.g. "http://localhost",
+// the container's default) to test a client that must rebase it
 // (pfccontainer.Client.RebaseCorrectedURLs).
 func StartPFCContainer(tb testing.TB, opts *PFCContainerOptions, clientOpts ...pfccontainer.Option) *PFCContainerTestServer {
 	tb.Helper()

@@ -17,7 +17,8 @@
 //
 // # Verification rules
 //
-// The seed leaves several points open; this package decides them strictly:
+// The API documentation leaves several points open; this package decides them
+// strictly:
 //
 //   - The body is verified byte for byte; a re-serialised body fails.
 //   - Each of the three headers must be present, non-empty and given once;

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/hostedjob"
 )
 
 // DefaultMaxBodyBytes is the middleware's default cap on the request body.
@@ -64,8 +64,9 @@ type Event struct {
 	ID string
 	// Timestamp is the webhook-timestamp header, the time of sending.
 	Timestamp time.Time
-	// Job is the decoded job record.
-	Job *hosted.Job
+	// Job is the decoded job record, a *hosted.Job (the same type: see
+	// its fields there); this package does not import the hosted client.
+	Job *hostedjob.Job
 }
 
 // EventFromContext returns the verified delivery (webhook-id, timestamp and
@@ -75,9 +76,9 @@ func EventFromContext(ctx context.Context) (*Event, bool) {
 	return ev, ok && ev != nil
 }
 
-// JobFromContext returns the verified job record that Middleware stored in
-// the request context (EventFromContext(ctx).Job).
-func JobFromContext(ctx context.Context) (*hosted.Job, bool) {
+// JobFromContext returns the verified job record, a *hosted.Job, that
+// Middleware stored in the request context (EventFromContext(ctx).Job).
+func JobFromContext(ctx context.Context) (*hostedjob.Job, bool) {
 	ev, ok := EventFromContext(ctx)
 	if !ok || ev.Job == nil {
 		return nil, false
@@ -85,21 +86,15 @@ func JobFromContext(ctx context.Context) (*hosted.Job, bool) {
 	return ev.Job, true
 }
 
-// Middleware returns net/http middleware that lets only authentic webhook
-// deliveries through to the wrapped handler:
-//
-//   - The body is read under a cap (WithMaxBodyBytes; 413 beyond it).
-//   - Missing, repeated or malformed headers, and bodies that do not
-//     decode into a job, are answered 400; a bad signature or a timestamp
-//     outside the tolerance 401. Responses carry only the status text.
-//   - The handler sees r.Body restored to the verified bytes and the
-//     delivery in the context: EventFromContext (webhook-id, timestamp,
-//     job) or JobFromContext (the job alone).
-//   - With WithIdempotency, duplicates are filtered by webhook-id.
-//
-// The request method is not checked: the service POSTs, and the signature
-// does not cover the method. Middleware panics if v was not made by
-// NewVerifier.
+// Middleware returns net/http middleware that passes only authentic
+// webhook deliveries to the wrapped handler. The body is read under a cap
+// (WithMaxBodyBytes; 413 beyond it); missing, repeated or malformed headers
+// and bodies that are not a job are answered 400, a bad signature or a
+// timestamp outside the tolerance 401, with only the status text. The
+// handler gets r.Body restored to the verified bytes and the delivery in
+// the context (EventFromContext, JobFromContext). WithIdempotency filters
+// duplicates by webhook-id. The method is not checked: the signature does
+// not cover it. v must come from NewVerifier; Middleware panics otherwise.
 func Middleware(v *Verifier, opts ...MiddlewareOption) func(http.Handler) http.Handler {
 	if v.numSecrets() == 0 {
 		panic("webhook: Middleware: Verifier not made by NewVerifier")

@@ -36,19 +36,14 @@ func (c Claim) String() string {
 }
 
 // IdempotencyStore remembers which deliveries have been handled, keyed on
-// webhook-id (retries of a delivery carry the same id). The middleware
-// calls Begin for every authentic delivery; after ClaimAcquired it calls
-// Complete when the wrapped handler answered 2xx and Abort otherwise,
-// including when the handler panics, so that the service's retry is
-// processed.
-//
-// Begin must be atomic: of two concurrent calls for an id, at most one may
-// return ClaimAcquired. A shared store (Redis SET NX, a unique database row)
-// should give in-progress claims a lease that outlives the slowest handler,
-// so that a receiver that crashed mid-delivery does not block the id for
-// ever, and should remember completed ids for longer than the service's
-// retry window (8 retries, 9 attempts in all, the last 48 minutes after
-// the first).
+// webhook-id (the same on every retry of a delivery). The middleware calls
+// Begin for each authentic delivery; after ClaimAcquired it calls Complete
+// when the handler answered 2xx and Abort otherwise, a panic included, so
+// that the service's retry is processed. Begin must be atomic: of two
+// concurrent calls for an id, at most one gets ClaimAcquired. A shared
+// store (Redis SET NX, a unique row) should lease in-progress claims past
+// the slowest handler, and keep completed ids past the retry window (9
+// attempts, the last 48 minutes after the first).
 type IdempotencyStore interface {
 	// Begin claims id, or reports that it is in progress or done.
 	Begin(ctx context.Context, id string) (Claim, error)

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/hostedjob"
 )
 
 // DefaultTolerance is how far webhook-timestamp may be from the receiver's
@@ -172,11 +172,11 @@ func (v *Verifier) Verify(h http.Header, body []byte) error {
 }
 
 // VerifyJob verifies the delivery like Verify and then decodes the body
-// into the job record. An authentic body that is not a JSON object, or does
+// into the job record, a *hosted.Job (the same type). An authentic body that is not a JSON object, or does
 // not fit hosted.Job, gives an error wrapping ErrInvalidPayload and the
 // encoding/json error. Unknown fields are ignored, so new service fields do
 // not break receivers.
-func (v *Verifier) VerifyJob(h http.Header, body []byte) (*hosted.Job, error) {
+func (v *Verifier) VerifyJob(h http.Header, body []byte) (*hostedjob.Job, error) {
 	if err := v.Verify(h, body); err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func Verify(secret []byte, h http.Header, body []byte) error {
 }
 
 // VerifyJob is the VerifyJob counterpart of the package-level Verify.
-func VerifyJob(secret []byte, h http.Header, body []byte) (*hosted.Job, error) {
+func VerifyJob(secret []byte, h http.Header, body []byte) (*hostedjob.Job, error) {
 	v, err := NewVerifier([][]byte{secret})
 	if err != nil {
 		return nil, err
@@ -402,12 +402,12 @@ func copyToChunk(s string, chunk *[64]byte) []byte {
 }
 
 // decodeJob decodes an authentic body into a job record.
-func decodeJob(body []byte) (*hosted.Job, error) {
+func decodeJob(body []byte) (*hostedjob.Job, error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: body is not a JSON object", ErrInvalidPayload)
 	}
-	job := new(hosted.Job)
+	job := new(hostedjob.Job)
 	if err := json.Unmarshal(body, job); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPayload, err)
 	}

@@ -159,7 +159,7 @@ func TestUntilRejectsBadOptions(t *testing.T) {
 	var ve *apierr.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MinDelay", "MaxDelay", "MaxWait"}, ve.Fields())
-	//nolint:staticcheck // a nil context is the case under test
+	//lint:ignore SA1012 a nil context is the case under test
 	_, err = Until[int](nil, Options{}, nil)
 	assert.Error(t, err)
 }

@@ -56,6 +56,7 @@ var knownImports = map[string]string{
 	"log":          "log",
 	"os":           "os",
 	"http":         "net/http",
+	"httptest":     "net/http/httptest",
 	"filepath":     "path/filepath",
 	"strings":      "strings",
 	"time":         "time",

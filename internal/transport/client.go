@@ -6,10 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
-
-	"github.com/hashicorp/go-cleanhttp"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
@@ -36,7 +35,7 @@ type Options struct {
 	// fragment. Required.
 	BaseURL string
 	// HTTPClient sends the requests. nil uses a pooled client of its own
-	// (go-cleanhttp). The client is shallow-copied: changes made to it after
+	// (a clone of http.DefaultTransport, see pooledTransport). The client is shallow-copied: changes made to it after
 	// New are not seen. Its CheckRedirect, if any, still runs, after the
 	// per-request redirect rules of this package. Its Timeout applies to
 	// each attempt, not to the whole call; use the context for that.
@@ -203,7 +202,7 @@ func New(o Options) (*Client, error) {
 	if o.HTTPClient != nil {
 		hc = *o.HTTPClient
 	} else {
-		hc = *cleanhttp.DefaultPooledClient()
+		hc = http.Client{Transport: pooledTransport()}
 	}
 	c.userRedir = hc.CheckRedirect
 	c.rt = &noCloseIdle{rt: hc.Transport}
@@ -211,6 +210,17 @@ func New(o Options) (*Client, error) {
 	hc.CheckRedirect = c.checkRedirect
 	c.hc = &hc
 	return c, nil
+}
+
+// pooledTransport is the transport of a Client built without an
+// HTTPClient: a clone of http.DefaultTransport (proxy from the environment,
+// HTTP/2, the standard dial, TLS and idle timeouts), owned by the Client
+// alone, that keeps up to GOMAXPROCS+1 idle connections per host instead
+// of 2 so that concurrent calls (bulk runs) reuse their connections.
+func pooledTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = runtime.GOMAXPROCS(0) + 1
+	return t
 }
 
 // URL returns the absolute URL of an API path (relative to BaseURL, its

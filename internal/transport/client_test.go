@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -250,4 +251,25 @@ func TestStatusError(t *testing.T) {
 	e = c.StatusError(http.MethodGet, resp)
 	assert.Equal(t, http.StatusMovedPermanently, e.StatusCode)
 	assert.Empty(t, e.URL)
+}
+
+// TestDefaultTransportIsAPooledClone: without an HTTPClient each Client
+// owns a clone of http.DefaultTransport (proxy from the environment, its
+// timeouts) that keeps GOMAXPROCS+1 idle connections per host.
+func TestDefaultTransportIsAPooledClone(t *testing.T) {
+	t.Parallel()
+	a, err := New(Options{BaseURL: "https://api.example.test/v2"})
+	require.NoError(t, err)
+	b, err := New(Options{BaseURL: "https://api.example.test/v2"})
+	require.NoError(t, err)
+	ta, ok := a.rt.rt.(*http.Transport)
+	require.True(t, ok, "transport is %T", a.rt.rt)
+	def := http.DefaultTransport.(*http.Transport)
+	assert.NotSame(t, def, ta)
+	assert.NotSame(t, ta, b.rt.rt, "each client has its own pool")
+	assert.Equal(t, runtime.GOMAXPROCS(0)+1, ta.MaxIdleConnsPerHost)
+	assert.NotNil(t, ta.Proxy)
+	assert.Equal(t, def.IdleConnTimeout, ta.IdleConnTimeout)
+	assert.Equal(t, def.TLSHandshakeTimeout, ta.TLSHandshakeTimeout)
+	assert.True(t, ta.ForceAttemptHTTP2)
 }

@@ -220,6 +220,7 @@
 // retryablehttp's habit of closing all idle connections after each failed
 // call does not disturb concurrent calls. A nil transport means
 // http.DefaultTransport, looked up per request. With a nil HTTPClient the
-// Client uses a pooled go-cleanhttp client of its own; CloseIdleConnections
+// Client uses a pooled client of its own (a clone of
+// http.DefaultTransport); CloseIdleConnections
 // releases its idle connections.
 package transport

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,4 +147,43 @@ func TestContainerRunsShareADataDir(t *testing.T) {
 	left, err := os.ReadDir(dataDir)
 	require.NoError(t, err)
 	assert.Empty(t, left, "each run removed its own tree")
+}
+
+// TestRunContainerCorrectedURLOpens: with PFC_SITE_URL unset the
+// correction container's corrected_url is on the listener's own URL, so
+// that the printed URL opens as it is, with no rebasing.
+func TestRunContainerCorrectedURLOpens(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("PFC_SITE_URL") != "" {
+		t.Skip("PFC_SITE_URL is set in the environment")
+	}
+	base, cancel, done := startBackend(t, "container", "-hosted-addr", "", "-bg-addr", "",
+		"-container-addr", "127.0.0.1:0", "-data-dir", t.TempDir())
+	client := &http.Client{}
+	defer client.CloseIdleConnections()
+	do := func(method, url string, body []byte) []byte {
+		req, err := http.NewRequest(method, url, bytes.NewReader(body))
+		require.NoError(t, err)
+		if body != nil {
+			req.Header.Set("Content-Type", "image/jpeg")
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s %s: %s", method, url, b)
+		return b
+	}
+	var up struct{ ImageKey string }
+	require.NoError(t, json.Unmarshal(do(http.MethodPut, base+"/pfc", testJPEG(t)), &up))
+	var corr struct {
+		CorrectedURL string `json:"corrected_url"`
+	}
+	require.NoError(t, json.Unmarshal(do(http.MethodGet, base+"/pfc/"+up.ImageKey, nil), &corr))
+	require.True(t, strings.HasPrefix(corr.CorrectedURL, base+"/output/"), "corrected_url %s, listener %s", corr.CorrectedURL, base)
+	_, err := jpeg.DecodeConfig(bytes.NewReader(do(http.MethodGet, corr.CorrectedURL, nil)))
+	require.NoError(t, err, "the corrected file opens as printed")
+	cancel()
+	assert.Equal(t, 0, <-done)
 }

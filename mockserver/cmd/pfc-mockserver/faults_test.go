@@ -14,7 +14,7 @@ import (
 func TestRunFaultsFlagErrors(t *testing.T) {
 	t.Parallel()
 	for spec, want := range map[string]string{
-		"rate=2":                       `-faults: faults: invalid spec: section 1: rate: \"2\" is not a number from 0 to 1`,
+		"rate=2":                       `"-faults: invalid fault spec: section 1: rate: \"2\" is not a number from 0 to 1"`,
 		"hosted:rate=0.1,routes=nope":  `unknown route \"nope\"`,
 		"hosted:rate=0.1,kinds=102":    "no route of hosted answers a final 102",
 		"moon:rate=0.1":                `unknown backend \"moon\"`,
@@ -26,6 +26,7 @@ func TestRunFaultsFlagErrors(t *testing.T) {
 		assert.Equal(t, 2, code, spec)
 		assert.Empty(t, stdout.String(), spec)
 		assert.Contains(t, stderr.String(), want, spec)
+		assert.NotContains(t, stderr.String(), "faults: faults", spec)
 	}
 }
 

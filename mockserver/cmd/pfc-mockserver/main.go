@@ -20,8 +20,10 @@
 //	                 the 30 s webhook attempt timeout, which bounds a real network
 //	                 exchange, is not scaled
 //	-webhook-ca      PEM file of CAs trusted for webhook delivery, besides the system roots
-//	-pixel-budget    pixels of the images processed at once by each backend (default
-//	                 200000000, about 2 GB of memory); larger images run alone
+//	-pixel-budget    pixels of the images processed at once by each backend, counted
+//	                 in ordinary 8-bit pixels by the memory decoding and processing
+//	                 hold (default 200000000, about 2 GB); the container mocks refuse
+//	                 larger images, the hosted mock runs them alone
 //	-body-timeout    how long a request body may stall without a byte before the
 //	                 connection is cut off (default 1m)
 //	-faults          fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7"
@@ -56,9 +58,9 @@
 // PFC_PRESERVE_INPUT_FILENAME, PFC_ENABLE_COMPOSITE, PFC_USE_AI_SERVER)
 // with the container's defaults and writes its JSON log lines (message
 // ids) to stderr. Like the container, it builds corrected_url on
-// PFC_SITE_URL (default http://localhost): set PFC_SITE_URL to the printed
-// container URL, or rebase the URLs in the client
-// (pfccontainer.Client.RebaseCorrectedURLs). A root the command creates
+// PFC_SITE_URL; unset, it is the mock's own URL (the printed one), not the
+// container's default http://localhost, so corrected URLs open as
+// printed. A root the command creates
 // gets a valid mock licence, so the mock corrects out of the box.
 //
 // An empty address disables that backend; port 0 picks a free port. When
@@ -69,7 +71,8 @@
 //	container: http://127.0.0.1:8081
 //	bg: http://127.0.0.1:8000
 //
-// and logs JSON to stderr; a listener on every interface (":8080") is
+// and logs JSON to stderr (one key once per line; levels debug, info,
+// warning and error, as the container spells them); a listener on every interface (":8080") is
 // printed as 127.0.0.1. A fleet prints one line per replica, in replica
 // order ("bg: http://127.0.0.1:8000", "bg: http://127.0.0.1:8001", ...).
 //
@@ -144,6 +147,9 @@ type env struct {
 	// the background-removal container.
 	bgEngine mockserver.BGEngine
 	log      *slog.Logger
+	// url is the backend's listener as clients dial it ("http://host:port",
+	// no path); the listener is open before the backend is constructed.
+	url string
 	// stderr receives the container mock's own JSON log lines.
 	stderr io.Writer
 	// replica is the index of the replica being built, and replicas how
@@ -227,6 +233,11 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 		if o.Root != "" && e.replicas > 1 {
 			o.Root = filepath.Join(o.Root, fmt.Sprintf("replica-%d", e.replica))
 		}
+		if os.Getenv("PFC_SITE_URL") == "" {
+			// corrected_url opens as printed: on the listener's own URL
+			// rather than the container's default, http://localhost.
+			o.SiteURL = e.url
+		}
 		// Under -data-dir the tree is the run's own, like the other
 		// backends' data: a private subdirectory, removed on exit. (A fixed
 		// <data-dir>/container was shared by two runs on one data
@@ -291,7 +302,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "", "directory for uploaded and corrected files (default: a temporary directory)")
 	timeScale := fs.Float64("time-scale", 1, "factor applied to every simulated duration (0.001 = a thousand times faster)")
 	webhookCA := fs.String("webhook-ca", "", "PEM file of CAs trusted for webhook delivery, besides the system roots")
-	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once by each backend (memory bound); larger images run alone")
+	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once by each backend, in ordinary 8-bit pixels of memory (memory bound); the container mocks refuse larger images, the hosted mock runs them alone")
 	faultSpec := fs.String("faults", "", `fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7" (default: none)`)
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
 	bgEngine := fs.String("bg-engine", defaultBGEngine(),
@@ -306,7 +317,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pfc-mockserver: unexpected arguments: %v\n", fs.Args())
 		return 2
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	log := newLogger(stderr)
 	fail := func(format string, args ...any) int {
 		log.Error(fmt.Sprintf(format, args...))
 		return 2
@@ -407,18 +418,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				shutdown(running, log)
 				return fail("-%s: %v", b.addrFlag, err)
 			}
-			s, err := ctors[i](er)
-			if err != nil {
-				shutdown(running, log)
-				return fail("%s: %v", b.name, err)
-			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				if s.close != nil {
-					_ = s.close()
-				}
 				shutdown(running, log)
 				return fail("-%s: %v", b.addrFlag, err)
+			}
+			er.url = "http://" + dialAddr(ln.Addr())
+			s, err := ctors[i](er)
+			if err != nil {
+				_ = ln.Close()
+				shutdown(running, log)
+				return fail("%s: %v", b.name, err)
 			}
 			l := &listener{name: b.name, served: s, srv: &http.Server{
 				Handler:           httpx.BodyProgressTimeout(*bodyTimeout, s.handler),
@@ -428,7 +438,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}}
 			running = append(running, l)
 			go func() { stopped <- stop{b.name, l.srv.Serve(ln)} }()
-			base := "http://" + dialAddr(ln.Addr()) + s.path
+			base := er.url + s.path
 			fmt.Fprintf(stdout, "%s: %s\n", b.name, base)
 			log.Info("serving", append(attrs, "url", base, "time_scale", *timeScale)...)
 		}

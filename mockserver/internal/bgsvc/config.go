@@ -18,10 +18,10 @@ const (
 	// DefaultOrganization is the licensed organisation's name.
 	DefaultOrganization = "PFC Mock Organization"
 	// DefaultModelVersion is the model_version /Status reports: the
-	// container release label of the seed.
+	// container release label of the API documentation.
 	DefaultModelVersion = "372.0"
-	// DefaultMaxFileBytes bounds an uploaded file (the seed shows no limit;
-	// the mock takes the hosted API's image upload limit).
+	// DefaultMaxFileBytes bounds an uploaded file (the API documentation
+	// shows no limit; the mock takes the hosted API's image upload limit).
 	DefaultMaxFileBytes = 50_000_000
 	// MaxPreprocessingConfigBytes bounds the preprocessing_config field.
 	MaxPreprocessingConfigBytes = 64 << 10
@@ -55,10 +55,11 @@ type Config struct {
 	DataDir string
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images processed at
-	// once (the engine's memory); 0 means no bound beyond Workers. A job
-	// that does not fit waits, queued, in order; an image larger than the
-	// whole budget is processed alone.
+	// PixelBudget bounds the memory of the images processed at once, in
+	// pixels of imageio.BudgetPixelBytes (imageio.Header.BudgetCost); 0
+	// means no bound beyond Workers. A job that does not fit waits,
+	// queued, in order; an image larger than the whole budget is refused
+	// (404 invalid_file).
 	PixelBudget int64
 	// MaxFileBytes bounds an uploaded file; 0 means DefaultMaxFileBytes.
 	MaxFileBytes int64

@@ -1,5 +1,5 @@
-// Package bgsvc is the core of the background-removal container mock (seed
-// 002): licence activation, jobs and their workers, the result files, all
+// Package bgsvc is the core of the background-removal container mock:
+// licence activation, jobs and their workers, the result files, all
 // on an injectable clock. Its methods take and return plain values and
 // *httpx.Error, so the HTTP layer (Handler) only translates requests into
 // calls (and writes a raw final HTTP 102 for a download that is still
@@ -15,23 +15,23 @@
 // X-Request-Id; requests are logged at debug level through a logger that
 // redacts the valid licence key (raw or escaped) and whatever follows
 // /Authorize/ (in any case: /authorize/ too) to the end of the path, so no
-// key, right or wrong, reaches the logs. A download of a queued or processing job is
-// answered with httpx.WriteFinalStatus (a raw "HTTP/1.1 102 Processing"
+// key, right or wrong, reaches the logs. A download of a queued or processing
+// job is answered with httpx.WriteFinalStatus (a raw "HTTP/1.1 102 Processing"
 // with Connection: close, no body); where the connection cannot be
 // hijacked (HTTP/2, a recorder) it is a 503 unavailable with Retry-After: 1
 // instead. A completed download is 200 image/png with Content-Length and
 // Last-Modified.
 //
-// # Choices where the seed says "not shown"
+// # Choices where the API documentation says "not shown"
 //
 // Licensing. Config.LicenseKey is the one valid key. GET /Authorize with it
 // activates the instance for its lifetime (until Close) and answers 200
 // {status: "Licensed", message, "licensed org", "expiration date": "YYYY-MM"}.
 // Any other key answers 200 with status "Unlicensed" and empty organisation
-// and expiration date (the seed lists only 200, 400 and 500 for /Authorize);
-// it does not revoke an earlier activation. GET /Status answers the same
-// object with the ISO 8601 (RFC 3339, UTC) expiry and model_version; before
-// activation, status "Unlicensed". After Config.LicenseExpiry (on the
+// and expiration date (the API documentation lists only 200, 400 and 500 for
+// /Authorize); it does not revoke an earlier activation. GET /Status answers
+// the same object with the ISO 8601 (RFC 3339, UTC) expiry and model_version;
+// before activation, status "Unlicensed". After Config.LicenseExpiry (on the
 // clock) the instance counts as not activated again.
 //
 // Not activated. Until the instance is activated, every image endpoint
@@ -65,8 +65,9 @@
 //
 // Files. The file part is bounded by Config.MaxFileBytes (413
 // payload_too_large). A file that is not a JPEG or PNG the engine can read
-// (by its header), or that breaks Config.Limits, is 404 with code
-// "invalid_file" (the seed's "File invalid"); a readable header over a
+// (by its header), or that breaks Config.Limits or would hold more memory
+// than the whole Config.PixelBudget, is 404 with code
+// "invalid_file" (the documented "File invalid"); a readable header over a
 // damaged body makes the job fail later. No file part is 422
 // "unprocessable", parameter file.
 //
@@ -81,17 +82,18 @@
 //
 // Jobs. A submitted job is queued in the shared job queue (package
 // jobqueue): at most Config.Workers engines run at once, within
-// Config.PixelBudget (each job costs its image's pixels), in submission
+// Config.PixelBudget (each job costs the memory its decoding and
+// background removal hold, see checkImage), in submission
 // order. States: queued → processing (a worker took it) → completed |
 // failed. Config.ProcessingDelay keeps a job processing that long on the
 // clock after its engine returned, simulating processing time without
 // holding a worker (as the hosted mock does) but holding the job's place in
 // the pixel budget, as a slower engine would: with a budget of one image,
 // one image is processed at a time. The submit answer always says
-// "processing" (the seed's). processing_time is the seconds from the start
+// "processing" (as documented). processing_time is the seconds from the start
 // of processing to completion on the clock. Jobs are kept until removed
-// (the seed shows no retention). Removing a queued job takes it out of the
-// queue; removing a processing one cancels its engine or its delay.
+// (the API documentation shows no retention). Removing a queued job takes it
+// out of the queue; removing a processing one cancels its engine or its delay.
 // previous_status of a removal is the state the job had, "queued"
 // included.
 //

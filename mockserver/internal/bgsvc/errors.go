@@ -7,7 +7,7 @@ import (
 )
 
 // CodeInvalidFile is the error code of a 404 answer to SubmitImage whose
-// file is not an image the service can read (the seed's "File invalid").
+// file is not an image the service can read (the documented "File invalid").
 const CodeInvalidFile = "invalid_file"
 
 // Parameter names used in error answers.

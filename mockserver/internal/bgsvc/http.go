@@ -10,7 +10,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
-// Routes of the container (the seed's paths, case-sensitive as FastAPI's).
+// Routes of the container (the documented paths, case-sensitive as FastAPI's).
 const (
 	RouteAuthorize     = "/Authorize"
 	RouteStatus        = "/Status"
@@ -124,7 +124,7 @@ func (s *Service) serveSubmit(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveJob answers CheckImage, DownloadImage and RemoveImage. A missing
-// or malformed id is the service's 400 (the seed's "process_id invalid
+// or malformed id is the service's 400 (the documented "process_id invalid
 // format or missing").
 func (s *Service) serveJob(w http.ResponseWriter, route, escapedID string) {
 	if e := s.CheckActivated(); e != nil {
@@ -156,7 +156,7 @@ func (s *Service) serveJob(w http.ResponseWriter, route, escapedID string) {
 }
 
 // serveDownload answers a result: a raw final "HTTP/1.1 102 Processing"
-// while the job is queued or processing (the seed's behaviour, which
+// while the job is queued or processing (the documented behaviour, which
 // net/http cannot write as a final status: the connection is hijacked and
 // closed), the PNG once completed.
 func (s *Service) serveDownload(w http.ResponseWriter, id string) {

@@ -187,7 +187,7 @@ func TestHTTPSubmitCheckRemove(t *testing.T) {
 	assert.Equal(t, SubmitMessage, m["message"])
 	id := m["process_id"].(string)
 	waitIdle(t, s)
-	resp, m = do(t, srv, "GET", "/CheckImage/"+strings.ToUpper(id), nil, "")
+	resp, _ = do(t, srv, "GET", "/CheckImage/"+strings.ToUpper(id), nil, "")
 	assert.Equal(t, 404, resp.StatusCode, "ids are compared as issued")
 	resp, m = do(t, srv, "GET", "/CheckImage/"+id, nil, "")
 	assert.Equal(t, 200, resp.StatusCode)

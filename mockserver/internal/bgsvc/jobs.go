@@ -11,6 +11,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/blobstore"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
 )
@@ -121,7 +122,7 @@ func (s *Service) Submit(req SubmitRequest) (*SubmitResponse, *httpx.Error) {
 	if e != nil {
 		return nil, e
 	}
-	cost, e := s.checkImage(req.File.temp.Path)
+	cost, e := s.checkImage(req.File.temp.Path, opts)
 	if e != nil {
 		return nil, e
 	}
@@ -150,9 +151,10 @@ func (s *Service) Submit(req SubmitRequest) (*SubmitResponse, *httpx.Error) {
 }
 
 // checkImage answers 404 invalid_file unless path starts as a JPEG or PNG
-// whose header the engine can read, within the limits; it returns the
-// image's pixels (its cost in the queue's pixel budget).
-func (s *Service) checkImage(path string) (int64, *httpx.Error) {
+// whose header the engine can read, within the limits and the pixel
+// budget; it returns the image's cost in the queue's pixel budget (what
+// decoding and removing its background under o hold, see work).
+func (s *Service) checkImage(path string, o options) (int64, *httpx.Error) {
 	invalid := func(format string, args ...any) *httpx.Error {
 		e := httpx.Errorf(http.StatusNotFound, CodeInvalidFile, "file: "+format, args...)
 		e.Parameter = ParamFile
@@ -172,14 +174,46 @@ func (s *Service) checkImage(path string) (int64, *httpx.Error) {
 	case hdr.ColorModel == color.CMYKModel:
 		return 0, invalid("CMYK JPEG is not supported")
 	}
-	if err := s.cfg.Limits.Check(hdr.Width, hdr.Height); err != nil {
+	w := s.work(hdr, o)
+	err = s.cfg.Limits.Check(hdr.Width, hdr.Height)
+	if err == nil {
+		err = hdr.CheckBudget(w, s.cfg.PixelBudget)
+	}
+	if err != nil {
 		var re *imageio.RejectError
 		if errors.As(err, &re) {
 			return 0, invalid("%s", re.Detail)
 		}
 		return 0, invalid("size out of limits")
 	}
-	return hdr.Cost(), nil
+	return hdr.BudgetCost(w), nil
+}
+
+// Background removal's memory, measured with runtime.MemStats on 4 and 16
+// MP images with the CPU engine (matting.NewCPU): beside the decoded image
+// it holds the matte, its unrefined copy, the subject's alpha and the
+// composite (7 bytes a pixel), the spill-corrected foreground with
+// postprocessing (4 more), and the analysis image and its planes (at most
+// 1.5 MP, about 64 MiB); the result scaled down to MaxOutputLongSide is
+// extra. The same model stands for a GPU engine (not measured there).
+const (
+	mattePerPixel       = 7
+	spillPerPixel       = 4
+	matteFixed    int64 = 64 << 20
+)
+
+// work is what removing the background of the image of hdr under o holds
+// beside the decoded image.
+func (s *Service) work(hdr imageio.Header, o options) imageio.Work {
+	w := imageio.Work{PerPixel: mattePerPixel, Fixed: matteFixed}
+	if o.postprocessing {
+		w.PerPixel += spillPerPixel
+	}
+	if max(hdr.Width, hdr.Height) > s.cfg.MaxOutputLongSide {
+		nw, nh := matting.FitLongSide(hdr.Width, hdr.Height, s.cfg.MaxOutputLongSide)
+		w.Extra = imageio.ResizeBytes(nw, nh, false)
+	}
+	return w
 }
 
 // lookup validates id and returns its job. Called with s.mu held.
@@ -242,7 +276,7 @@ type Download struct {
 	ModTime time.Time
 }
 
-// Download returns a job's result. A failed job is 500 (the seed's
+// Download returns a job's result. A failed job is 500 (the documented
 // "Processing failed"), an unknown or removed one 404.
 func (s *Service) Download(id string) (*Download, *httpx.Error) {
 	if e := s.CheckActivated(); e != nil {

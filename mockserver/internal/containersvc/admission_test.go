@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
@@ -34,6 +36,15 @@ func holdBudget(t *testing.T, f *fixture, pixels int64) (release func()) {
 	}
 }
 
+// budgetCost is what a plain correction of data costs in the pixel budget.
+func budgetCost(t *testing.T, data []byte) int64 {
+	t.Helper()
+	hdr, ok, err := imageio.ReadHeader(bytes.NewReader(data))
+	require.True(t, ok)
+	require.NoError(t, err)
+	return hdr.BudgetCost(correctionWork(hdr, engine.Request{}))
+}
+
 // queuedSoon waits until n corrections wait in the queue.
 func queuedSoon(t *testing.T, f *fixture, n int) {
 	t.Helper()
@@ -46,10 +57,12 @@ func queuedSoon(t *testing.T, f *fixture, n int) {
 // runs (-pixel-budget reached the correction container too).
 func TestCorrectionsWaitForThePixelBudget(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(c *Config) { c.PixelBudget, c.Workers = 64*48, 4 })
-	up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(jpegBytes(t, 64, 48)))
+	img := jpegBytes(t, 64, 48)
+	cost := budgetCost(t, img)
+	f := newFixture(t, func(c *Config) { c.PixelBudget, c.Workers = cost, 4 })
+	up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(img))
 	require.Nil(t, herr)
-	release := holdBudget(t, f, 1) // one pixel in use: 64×48 more does not fit
+	release := holdBudget(t, f, 1) // one pixel in use: the image's cost more does not fit
 	defer release()
 
 	done := make(chan *httpx.Error, 1)
@@ -80,10 +93,12 @@ func TestCorrectionWaitingForTheBudgetEnds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, func(c *Config) { c.PixelBudget = 100 })
-			up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(jpegBytes(t, 64, 48)))
+			img := jpegBytes(t, 64, 48)
+			cost := budgetCost(t, img)
+			f := newFixture(t, func(c *Config) { c.PixelBudget = cost })
+			up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(img))
 			require.Nil(t, herr)
-			release := holdBudget(t, f, 100)
+			release := holdBudget(t, f, cost)
 			defer release()
 
 			ctx, cancel := context.WithCancel(context.Background())

@@ -14,18 +14,20 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 )
 
-// Defaults of the container's environment variables (seed 001's table).
+// Defaults of the container's environment variables (the correction container
+// documentation's table).
 const (
 	DefaultSiteURL  = "http://localhost"
 	DefaultLogLevel = "info"
 	DefaultImageTTL = 60 * time.Minute
 	DefaultAVX      = "auto"
 	DefaultSkipMode = "clipart"
-	// SweepInterval is how often the TTL sweep runs (seed: every 10 minutes).
+	// SweepInterval is how often the TTL sweep runs (documented: every 10
+	// minutes).
 	SweepInterval = 10 * time.Minute
-	// DefaultMaxUploadBytes bounds a PUT /pfc body. The seed documents no
-	// maximum upload size; the mock takes the hosted API's largest image
-	// bound (50 MB), which also bounds the engine's memory.
+	// DefaultMaxUploadBytes bounds a PUT /pfc body. The API documentation
+	// documents no maximum upload size; the mock takes the hosted API's
+	// largest image bound (50 MB), which also bounds the engine's memory.
 	DefaultMaxUploadBytes = 50_000_000
 )
 
@@ -43,7 +45,7 @@ const (
 	EnvUseAIServer           = "PFC_USE_AI_SERVER"
 )
 
-// EnvNames lists every PFC_* variable in the seed's table order.
+// EnvNames lists every PFC_* variable in the API documentation's table order.
 func EnvNames() []string {
 	return []string{EnvSiteURL, EnvLogLevel, EnvImageCacheTTL, EnvAVX, EnvUseFastFAE, EnvSkipMode,
 		EnvSkipEXIFSoftware, EnvPreserveInputFileName, EnvEnableComposite, EnvUseAIServer}
@@ -62,7 +64,7 @@ type Config struct {
 	SiteURL string
 	// LogLevel (PFC_LOG_LEVEL) is debug, info, warning or error, case
 	// insensitive; empty means info. Any other value is logged as a warning
-	// (unknownLogLevelMessage) and info is used, as the seed says.
+	// (unknownLogLevelMessage) and info is used, as the API documentation says.
 	LogLevel string
 	// ImageTTL (PFC_IMG_CACHE_TTL, minutes) is how long uploads, files in
 	// input/ and corrected files are kept; 0 means DefaultImageTTL.
@@ -103,10 +105,11 @@ type Config struct {
 	// Workers bounds the corrections run at once (the engine holds whole
 	// images in memory); 0 means 4.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images corrected at
-	// once (about 9 bytes of memory a pixel); 0 means none, only Workers.
-	// A correction that does not fit waits its turn, first come first
-	// served; an image larger than the whole budget is corrected alone.
+	// PixelBudget bounds the memory of the images corrected at once, in
+	// pixels of imageio.BudgetPixelBytes (imageio.Header.BudgetCost); 0
+	// means none, only Workers. A correction that does not fit waits its
+	// turn, first come first served; an image larger than the whole
+	// budget is refused (503 processingPFCErrorMessage) when licensed.
 	PixelBudget int64
 
 	// logLevel is the resolved level; badLogLevel the value that fell back.
@@ -120,8 +123,8 @@ var ErrInvalidConfig = errors.New("containersvc: invalid config")
 
 // ConfigFromEnv reads the PFC_* variables through getenv (os.Getenv for the
 // standalone binary). Root and the mock's own fields are left for the
-// caller. Unset or empty variables take the seed's defaults; PFC_LOG_LEVEL
-// is kept as given (New applies the seed's fallback); any other malformed
+// caller. Unset or empty variables take the documented defaults; PFC_LOG_LEVEL
+// is kept as given (New applies the documented fallback); any other malformed
 // value is an error naming the variable, so a typo does not go unnoticed.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	var c Config

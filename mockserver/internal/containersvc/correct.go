@@ -17,13 +17,14 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/correct"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
 )
 
 // BeautifyMaxAspect: above this aspect ratio the correction is not applied
-// (seed: "Beautify corrections are not applied to images with aspect ratio
-// above 21:1"); the image is still written, resized and converted.
+// (documented: "Beautify corrections are not applied to images with aspect
+// ratio above 21:1"); the image is still written, resized and converted.
 const BeautifyMaxAspect = 21
 
 // Correction is the answer of GET /pfc/{imageKey}.
@@ -88,15 +89,22 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 	}
 
 	// The correction waits its turn in the queue (Workers, PixelBudget),
-	// costed by the image's header. What is no JPEG or PNG, or has a size
+	// costed by the image's header: what decoding and correcting it hold
+	// (imageio.Header.BudgetCost). What is no JPEG or PNG, or has a size
 	// the engine's limits reject, costs nothing: the engine refuses it from
 	// the header before it decodes a pixel (without a licence it is a byte
 	// copy), so a 33-byte file claiming 20000×20000 neither waits to run
-	// alone nor holds back the corrections behind it.
+	// alone nor holds back the corrections behind it. What would hold more
+	// than the whole budget is refused here as the engine refuses an image
+	// over its limits, unless there is no licence (it is copied then).
 	hdr, _ := imageio.FileHeader(inPath)
-	cost := hdr.Cost()
+	work := correctionWork(hdr, ereq)
+	cost := hdr.BudgetCost(work)
 	if ereq.Limits.Check(hdr.Width, hdr.Height) != nil {
 		cost = 0
+	} else if err := hdr.CheckBudget(work, s.cfg.PixelBudget); err != nil && s.LicenseError() == nil {
+		return nil, s.errRow(slog.LevelError, MsgProcessingPFCError, http.StatusServiceUnavailable,
+			"processing failed: "+strings.TrimPrefix(err.Error(), "imageio: "), "imageKey", key)
 	}
 	var (
 		res    *Correction
@@ -126,6 +134,29 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 		return nil, httpx.Internal(s.log, errors.New("the correction ended without a result"))
 	}
 	return res, runErr
+}
+
+// correctionWork is what correcting the image of hdr under req holds
+// beside the decoded image: the engine's work, plus the resized output and
+// its flattening onto white when a transparent image becomes a JPEG. An
+// image that EXIF may turn is planned both ways up.
+func correctionWork(hdr imageio.Header, req engine.Request) imageio.Work {
+	w := imageio.CorrectionWork
+	out := strings.ToLower(strings.TrimSpace(req.OutputType))
+	flatten := hdr.Alpha && (out == "jpeg" || out == "jpg")
+	sizes := [][2]int{{hdr.Width, hdr.Height}}
+	if hdr.Rotated {
+		sizes = append(sizes, [2]int{hdr.Height, hdr.Width})
+	}
+	for _, sz := range sizes {
+		plan, err := resize.PlanSize(sz[0], sz[1], req.Resize)
+		if err == nil && plan.Resize {
+			w.Extra = max(w.Extra, imageio.ResizeBytes(plan.Width, plan.Height, flatten))
+		} else if flatten {
+			w.Extra = max(w.Extra, 4*hdr.Pixels())
+		}
+	}
+	return w
 }
 
 func errShuttingDown() *httpx.Error {

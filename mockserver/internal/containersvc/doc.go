@@ -1,5 +1,5 @@
-// Package containersvc is the core of the correction container mock (seed
-// 001): the mount directories, the mock licence, uploads, corrections by
+// Package containersvc is the core of the correction container mock:
+// the mount directories, the mock licence, uploads, corrections by
 // the reference engine, corrected files, direct file mode, the JSON log
 // lines with the container's message ids, the TTL sweep on an injectable
 // clock and the /version document. Its methods take plain values and
@@ -57,13 +57,13 @@
 // so output/ never shows half a file. Callers copying into input/ should
 // do the same (the sanity check refuses keys starting with a dot).
 //
-// # Errors and choices where the seed says "not shown"
+// # Errors and choices where the API documentation says "not shown"
 //
 // Error body: the shared httpx.Error JSON, {"status", "code", "message",
-// "parameter"}. For the seed's rows, code is the row's message id
+// "parameter"}. For the documented rows, code is the row's message id
 // (e.g. {"status":400,"code":"unknownPresetMessage",...}), so a client can
-// tell the 400s and 503s apart; for conditions the seed has no row for,
-// code is one of httpx's codes (invalid_parameter, unknown_parameter,
+// tell the 400s and 503s apart; for conditions the API documentation has no
+// row for, code is one of httpx's codes (invalid_parameter, unknown_parameter,
 // payload_too_large, not_found, unavailable).
 //
 //   - Unknown output type: 400, code unknownOutputTypeMessage, logged at
@@ -77,7 +77,7 @@
 //   - Resize: only one size parameter applies, by priority width > height
 //     > long > short > scale.
 //   - An image the engine rejects (short side under 32 px, not a JPEG or
-//     PNG, corrupt) is 503 processingPFCErrorMessage, the seed's only row
+//     PNG, corrupt) is 503 processingPFCErrorMessage, the only documented row
 //     for an engine failure; the message says why. Above 21:1 the image is
 //     written uncorrected (correctionSkippedMessage, info).
 //   - A failed write of the output ("couldn't write image", e.g. disk full)

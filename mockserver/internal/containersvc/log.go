@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// Message ids of the container's JSON log lines. The seed's table gives the
-// first thirteen, their levels and the HTTP status tied to each; the last
-// ones are the mock's own, for conditions the seed describes without an id.
+// Message ids of the container's JSON log lines. The API documentation's
+// table gives the first thirteen, their levels and the HTTP status tied to
+// each; the last ones are the mock's own, for conditions the documentation
+// describes without an id.
 const (
 	MsgNoContentType        = "noContentTypeRequestMessage"     // debug, PUT /pfc, 400
 	MsgBodyRequest          = "bodyRequestMessage"              // error, PUT /pfc, 503
@@ -38,7 +39,7 @@ const (
 	MsgFaultInjected    = "faultInjectedMessage"     // warning, any route: the mock's fault injection changed this answer
 )
 
-// levelName is how the log lines spell a level: the seed's level
+// levelName is how the log lines spell a level: the documented level
 // names are debug, info, warning and error.
 func levelName(l slog.Level) string {
 	switch {

@@ -17,7 +17,8 @@ const (
 	DirScene   = "scene"
 )
 
-// MountNames lists the mount directories in the seed's table order.
+// MountNames lists the mount directories in the API documentation's table
+// order.
 func MountNames() []string {
 	return []string{DirLicense, DirPresets, DirAddons, DirInput, DirOutput, DirScene}
 }

@@ -13,17 +13,17 @@ import (
 )
 
 // CorrectParams are the query parameters of GET /pfc/{imageKey}, in the
-// seed's table order. The handler refuses any other (httpx.Query).
+// documented table order. The handler refuses any other (httpx.Query).
 func CorrectParams() []string {
 	return []string{"preset", "outputType", "outputQuality", "outputColorSpace",
 		"width", "height", "long", "short", "scale",
 		"autocrop", "skip", "skip-exif-software", "preserveInputFileName", "enableComposite"}
 }
 
-// Ranges of the numeric parameters. The seed gives only outputQuality's;
-// the sizes take the hosted API's documented range so that both mocks (and
-// clients) agree, and scale is a positive percentage bounded by the
-// engine's output-pixel limit.
+// Ranges of the numeric parameters. The API documentation gives only
+// outputQuality's; the sizes take the hosted API's documented range so that
+// both mocks (and clients) agree, and scale is a positive percentage bounded
+// by the engine's output-pixel limit.
 const (
 	MinOutputQuality     = 40
 	MaxOutputQuality     = 100
@@ -50,7 +50,7 @@ type Request struct {
 	ResizeParam string
 	ResizeValue int
 	// Autocrop crops around the single person's head (engine defaults: the
-	// additional parameters are not shown by the seed).
+	// additional parameters are not shown by the API documentation).
 	Autocrop bool
 	// Skip is clipart, legacy or none.
 	Skip string

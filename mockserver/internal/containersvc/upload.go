@@ -23,7 +23,7 @@ type UploadResponse struct {
 // MsgEmptyBody is the mock's id for an upload without a byte (debug, 400).
 const MsgEmptyBody = "emptyBodyMessage"
 
-// errRow returns the error body of one of the seed's rows: code is the
+// errRow returns the error body of one of the documented rows: code is the
 // message id; the line is logged at level with the status.
 func (s *Service) errRow(level slog.Level, id string, status int, message string, attrs ...any) *httpx.Error {
 	s.logID(level, id, append([]any{"status", status, "detail", message}, attrs...)...)

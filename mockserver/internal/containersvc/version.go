@@ -10,14 +10,15 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
-// BuildLabel is the container build the mock imitates (seed 001).
+// BuildLabel is the container build the mock imitates (the correction
+// container).
 const BuildLabel = "10.7.2.1269"
 
 // Features the mock reports in /version.
 var features = []string{"pfc", "ai-scene-detection", "presets", "ai-preset-groups", "resize", "autocrop", "direct-file-mode"}
 
-// VersionInfo is the /version document. The seed shows only the SDK version
-// and the supported features; the rest is the mock's choice.
+// VersionInfo is the /version document. The API documentation shows only the
+// SDK version and the supported features; the rest is the mock's choice.
 type VersionInfo struct {
 	// Version is the SDK version, the container's build label.
 	Version string `json:"version"`

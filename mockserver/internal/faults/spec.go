@@ -11,7 +11,7 @@ import (
 )
 
 // ErrInvalidSpec is wrapped by every error of Parse.
-var ErrInvalidSpec = errors.New("faults: invalid spec")
+var ErrInvalidSpec = errors.New("invalid fault spec")
 
 // Kind is a kind of fault.
 type Kind string

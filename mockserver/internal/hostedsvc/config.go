@@ -21,7 +21,7 @@ const (
 	MinRetention     = 24 * time.Hour
 	MaxRetention     = 7 * 24 * time.Hour
 	// UploadRetention is how long an uploaded file stays usable as fileKey
-	// or bgFileKey: the seed's 7-day background cache, which is also the
+	// or bgFileKey: the documented 7-day background cache, which is also the
 	// longest retention of originals.
 	UploadRetention = 7 * 24 * time.Hour
 	// DefaultUploadURLTTL is how long a pre-signed upload URL is valid.

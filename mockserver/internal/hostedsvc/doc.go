@@ -9,10 +9,10 @@
 // choices the API documentation leaves open are listed there.
 //
 // Images are corrected by a Processor (the reference engine behind a thin
-// adapter). Before calling it the Service checks what the seed states
-// about inputs, with the engine's own sniffers and limits
-// (mockserver/internal/engine/imageio), so that REJECTED jobs do not depend on the
-// processor: file type and format, CMYK, pixel limits, the 30 MB input
+// adapter). Before calling it the Service checks what the API documentation
+// states about inputs, with the engine's own sniffers and limits
+// (mockserver/internal/engine/imageio), so that REJECTED jobs do not depend
+// on the processor: file type and format, CMYK, pixel limits, the 30 MB input
 // limit of background removal, the preset, the background image.
 //
 // Presets live in an index of their own (presetIndex), one list per

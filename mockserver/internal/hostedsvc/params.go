@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
@@ -98,8 +97,8 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 		sp.autocropValues[i] = p.decimal(name)
 	}
 	if v, ok := p.vals["bgColor"]; ok {
-		c, err := hosted.ParseColor(v)
-		if err != nil {
+		c, ok := parseColor(v)
+		if !ok {
 			p.fail(httpx.CodeInvalidParameter, "bgColor", "must be #rrggbb or a CSS color name, got %q", v)
 		}
 		sp.bgColor = c

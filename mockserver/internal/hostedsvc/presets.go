@@ -300,8 +300,8 @@ func (s *Service) ReceivePreset(id string, q url.Values, body io.Reader, content
 }
 
 // ListPresets answers GET /presets: the account's presets in creation
-// order, paged by limit (any positive value, default 20; the seed gives it
-// no maximum) and offset (default 0). A page holds at most MaxPresetLimit
+// order, paged by limit (any positive value, default 20; the API documentation gives
+// it no maximum) and offset (default 0). A page holds at most MaxPresetLimit
 // presets, whatever the limit asked for, as a real service caps its pages;
 // the list's total tells a client that more remain. It costs O(limit)
 // under the account's read lock (see presetIndex).

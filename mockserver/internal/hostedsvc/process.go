@@ -207,9 +207,9 @@ func (e *writeErrs) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// InputLimits returns the size limits of a job's input image. Seed 000's
-// correction limits (imageio.HostedLimits: larger than 32x32, long side at
-// most 100,000, aspect below 21:1, below 200 megapixels) apply to
+// InputLimits returns the size limits of a job's input image. The hosted API
+// documentation's correction limits (imageio.HostedLimits: larger than 32x32,
+// long side at most 100,000, aspect below 21:1, below 200 megapixels) apply to
 // correction, retouching (glare removal), creative filters and auto
 // cropping, that is to every job but one with preset=none, no autocrop and
 // no removeGlares (a resize, background removal or format conversion),

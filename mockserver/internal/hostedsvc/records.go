@@ -6,10 +6,10 @@ import (
 )
 
 // The mock's own wire types. They are written out from the API
-// documentation (seed 000's "Correction job" tables), not taken from the
+// documentation (its "Correction job" tables), not taken from the
 // client's hosted.Job, so that a misspelt wire name on either side fails
 // a test instead of passing both suites (TestJobRecordMatchesTheSeed
-// checks them against a record written out by hand from the seed).
+// checks them against a record written out by hand from the API documentation).
 
 // Job states (the record's status).
 const (

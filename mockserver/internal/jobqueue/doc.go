@@ -6,11 +6,14 @@
 // Admission is bounded twice: by the number of workers, and by a pixel
 // budget, because decoding and correcting an image costs memory in
 // proportion to its pixels (a 14000×14000 PNG costs about 1.7 GB). Each
-// job declares its cost in pixels; the job at the head of the queue starts
+// job declares its cost in the budget's pixels (the hosted mock counts
+// pixels, the container mocks memory in pixels of 6 bytes, see
+// imageio.Header.BudgetCost); the job at the head of the queue starts
 // only when its cost fits in what the running jobs leave of the budget,
 // and the jobs behind it wait (first come, first served, so a large job is
 // not starved by small ones). A job larger than the whole budget runs
-// alone, when nothing else runs, rather than never.
+// alone, when nothing else runs, rather than never (the container mocks
+// refuse such an image before it reaches the queue).
 //
 // A queued job can be cancelled (it is removed and never runs); a running
 // one has its context cancelled. Close cancels everything and waits for

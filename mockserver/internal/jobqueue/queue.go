@@ -289,13 +289,18 @@ func (q *Queue) Close() {
 type Stats struct {
 	Queued, Processing int   // jobs in each state
 	PixelsInUse        int64 // summed cost of the running jobs
+	PixelsQueued       int64 // summed cost of the queued jobs
 }
 
 // Stats returns a snapshot of the queue.
 func (q *Queue) Stats() Stats {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return Stats{Queued: len(q.queue), Processing: q.running, PixelsInUse: q.inUse}
+	var queued int64
+	for _, j := range q.queue {
+		queued += j.cost
+	}
+	return Stats{Queued: len(q.queue), Processing: q.running, PixelsInUse: q.inUse, PixelsQueued: queued}
 }
 
 // State returns the job's state.

@@ -287,7 +287,7 @@ func TestOversizeJobRunsAlone(t *testing.T) {
 
 	close(relA)
 	assert.Equal(t, "x", recv(t, started))
-	assert.Equal(t, Stats{Queued: 1, Processing: 1, PixelsInUse: 500}, q.Stats())
+	assert.Equal(t, Stats{Queued: 1, Processing: 1, PixelsInUse: 500, PixelsQueued: 1}, q.Stats())
 	close(relX)
 	recv(t, x.Done())
 	recv(t, small.Done())

@@ -149,10 +149,10 @@ func IsClipart(img *image.NRGBA) bool {
 	return measureGrid(img).clipart()
 }
 
-// IsLegacySkip reports whether skip=legacy skips img. The seed does not
-// define legacy; the mock reads it as the older, broader non-photo rule:
-// clipart as for IsClipart, plus monochrome images (greyscale or black and
-// white, at least 99% of samples with channel spread ≤ 8 levels), where
+// IsLegacySkip reports whether skip=legacy skips img. The API documentation
+// does not define legacy; the mock reads it as the older, broader non-photo
+// rule: clipart as for IsClipart, plus monochrome images (greyscale or black
+// and white, at least 99% of samples with channel spread ≤ 8 levels), where
 // colour correction has nothing to correct.
 func IsLegacySkip(img *image.NRGBA) bool {
 	if img == nil || img.Rect.Empty() {

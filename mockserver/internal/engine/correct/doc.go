@@ -19,8 +19,8 @@
 // the scene with DetectScene (giving it the face count from its face
 // detector), takes the scene's Params from the group, and calls Apply. Auto
 // does those last three steps. For skip=clipart it asks IsClipart, for
-// skip=legacy IsLegacySkip (the seed: skip is ignored while AI preset
-// selection, IsAISelection, is active). EstimateNoise gives
+// skip=legacy IsLegacySkip (the API documentation: skip is ignored while AI
+// preset selection, IsAISelection, is active). EstimateNoise gives
 // detectionData.noise.
 //
 // # Correction (Apply)
@@ -81,8 +81,8 @@
 // # Scene categories
 //
 // The integer is detectionData.scene (hosted) and the scene field of the
-// container's correction response. The seed does not list its categories;
-// this is the mock's table:
+// container's correction response. The API documentation does not list its
+// categories; this is the mock's table:
 //
 //	-1  unknown    no rule conclusive
 //	 0  portrait   one face; or, without faces, a large skin area in the
@@ -113,8 +113,8 @@
 //
 // # Built-in preset groups
 //
-// Names are case-sensitive, exactly as the seed spells them: "Universal"
-// (also the empty preset: AI preset selection), "Pro", "School and
+// Names are case-sensitive, exactly as the API documentation spells them:
+// "Universal" (also the empty preset: AI preset selection), "Pro", "School and
 // Sports", "Attractions and Cruise Lines", and "none" (identity).
 // Universal's table (Cast, ClipLow/ClipHigh %, Stretch, AutoExposure,
 // Brightness, Contrast, Vibrance, SkinProtect):
@@ -196,9 +196,9 @@
 // fail it on their gentle shading and texture; graphics with smooth
 // gradients read as photos.
 //
-// skip=legacy is not defined by the seed. The mock reads it as the older,
-// broader non-photo rule: IsLegacySkip is IsClipart or monochrome (at least
-// 99% of the samples with channel spread ≤ 8 levels), since colour
+// skip=legacy is not defined by the API documentation. The mock reads it as
+// the older, broader non-photo rule: IsLegacySkip is IsClipart or monochrome
+// (at least 99% of the samples with channel spread ≤ 8 levels), since colour
 // correction has nothing to do on a black-and-white image.
 //
 // EstimateNoise grades NoiseSigma, a robust estimate of the luma noise

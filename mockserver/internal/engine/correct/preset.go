@@ -67,7 +67,7 @@ func (g Group) clone() Group {
 // ignored then.
 func IsAISelection(preset string) bool { return preset == "" || preset == PresetUniversal }
 
-// BuiltinNames lists the built-in preset names in the seed's order, with
+// BuiltinNames lists the built-in preset names in the documented order, with
 // "none" last.
 func BuiltinNames() []string {
 	return []string{PresetUniversal, PresetPro, PresetSchoolAndSports, PresetAttractionsAndCruiseLines, PresetNone}

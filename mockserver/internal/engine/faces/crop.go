@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Wire names of the autocrop parameters (seed 000, GET /pfc).
+// Wire names of the autocrop parameters (hosted API, GET /pfc).
 const (
 	ParamSize       = "autocropSize"
 	ParamX          = "autocropX"
@@ -93,7 +93,7 @@ func DefaultCropParams() CropParams {
 	return CropParams{Size: DefaultCropSize, X: DefaultCropX, Y: DefaultCropY, ARW: DefaultCropARW, ARH: DefaultCropARH}
 }
 
-// ParseCropParams parses the seed's string parameters. An empty (or
+// ParseCropParams parses the documented string parameters. An empty (or
 // all-space) string selects the default. Accepted: a plain decimal number
 // ("0.45", "-1", "2e-1"), a decimal comma when there is no point ("0,45"),
 // and for Size, X, Y and TopHeadGap a trailing percent sign ("45%" = 0.45).

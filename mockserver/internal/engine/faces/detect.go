@@ -56,7 +56,7 @@ type PointF struct {
 	X, Y float64
 }
 
-// Face is one detected face in source-image coordinates. The seed's face
+// Face is one detected face in source-image coordinates. The documented face
 // object (left/top/width/height) is Box.Min.X, Box.Min.Y, Box.Dx(), Box.Dy().
 type Face struct {
 	// Box is the square face window mapped back to the source image and

@@ -2,8 +2,8 @@
 // glasses-glare removal, red-eye detection and portrait auto-crop. It works
 // on *image.NRGBA (any bounds; results are in the image's coordinates) and is
 // deterministic: the same pixels give the same faces, crop and inpainted
-// bytes whatever GOMAXPROCS is. None of this is shown in the seeds; every
-// number below is this mock's own choice.
+// bytes whatever GOMAXPROCS is. None of this is shown in the API
+// documentation; every number below is this mock's own choice.
 //
 // # Detection
 //
@@ -59,9 +59,10 @@
 // For each face, with d the eye distance (at least a quarter of the box),
 // the eye region spans 0.6·d beyond each eye horizontally and 0.45·d above
 // and below the eye line. A pixel is a glare candidate when its luma is
-// ≥ 240 (lens reflections clip; a lit sclera stays below), max(R,G,B)−min(R,G,B) ≤ 28 (near-white, grey) and its luma is at
-// least 40 above the region's median luma. Candidates form 8-connected blobs;
-// a blob counts as glare when it has at least max(4, 0.005·d²) pixels (pupil
+// ≥ 240 (lens reflections clip; a lit sclera stays below),
+// max(R,G,B)−min(R,G,B) ≤ 28 (near-white, grey) and its luma is at least 40
+// above the region's median luma. Candidates form 8-connected blobs; a blob
+// counts as glare when it has at least max(4, 0.005·d²) pixels (pupil
 // catch-lights are smaller), at most a quarter of the region, does not touch
 // the region's border (that would be bright background or over-exposed skin)
 // and is on average at least 60 luma brighter than the non-candidate pixels
@@ -69,10 +70,10 @@
 // sheen fades out). Each glare blob is grown by max(1, 0.03·d) pixels to
 // cover its halo and inpainted: a fill from the boundary inwards (each layer
 // takes the mean of its known 8-neighbours) followed by 30 synchronous
-// 8-neighbour smoothing passes, on RGB only (alpha kept). RemoveGlare
-// returns true only when some blob was found and pixels changed; otherwise
-// the image is untouched. The hosted usage counters (removeGlaresCount)
-// follow this result.
+// 8-neighbour smoothing passes, on RGB only (alpha kept). RemoveGlare returns
+// true only when some blob was found and pixels changed; otherwise the image
+// is untouched. The hosted usage counters (removeGlaresCount) follow this
+// result.
 //
 // # Red eye (RedEye)
 //
@@ -83,12 +84,12 @@
 //
 // # Auto-crop (ParseCropParams, AutoCrop)
 //
-// The seed passes autocropSize, autocropX, autocropY, cropARW, cropARH and
-// autocropTopHeadGap as strings "copied from the desktop editor" without
-// giving their meaning or a range. This mock defines them as fractions of
-// the crop and refuses only what has no meaning (not a number, a size or
-// side of zero or less, a position outside the crop); the crop is always
-// clamped to the image:
+// The API documentation passes autocropSize, autocropX, autocropY, cropARW,
+// cropARH and autocropTopHeadGap as strings "copied from the desktop editor"
+// without giving their meaning or a range. This mock defines them as
+// fractions of the crop and refuses only what has no meaning (not a number, a
+// size or side of zero or less, a position outside the crop); the crop is
+// always clamped to the image:
 //
 //   - autocropSize (Size, default 0.5, any value > 0): head height (crown to
 //     chin) divided by crop height. Smaller values give a wider, looser
@@ -102,7 +103,7 @@
 //   - autocropTopHeadGap (TopHeadGap, default off): when > 0 the
 //     top of the head is placed this fraction of the crop height below the
 //     crop's top edge, and Y is ignored; zero or negative disables it, as the
-//     seed says.
+//     documentation says.
 //
 // Strings: empty means default; a decimal number ("0.45", "2e-1"), a decimal
 // comma when there is no point ("0,45"), or, except for the aspect parts, a

@@ -9,11 +9,17 @@ import (
 
 // toNRGBA converts a decoder's image to NRGBA with origin (0,0), with
 // direct loops for the types image/jpeg and image/png return, split over
-// the cores by rows. An *image.NRGBA at the origin is returned as is.
+// the cores by rows. An *image.NRGBA at the origin is returned as is, an
+// opaque *image.RGBA at the origin shares its pixels.
 func toNRGBA(m image.Image) *image.NRGBA {
 	b := m.Bounds()
 	if n, ok := m.(*image.NRGBA); ok && b.Min == (image.Point{}) {
 		return n
+	}
+	if r, ok := m.(*image.RGBA); ok && b.Min == (image.Point{}) && opaqueRGBAPix(r) {
+		// NRGBA and RGBA agree at alpha 255: an RGB PNG or an RGB JPEG
+		// (decoded as opaque RGBA) serves as is instead of being copied.
+		return &image.NRGBA{Pix: r.Pix, Stride: r.Stride, Rect: r.Rect}
 	}
 	w, h := b.Dx(), b.Dy()
 	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
@@ -100,6 +106,20 @@ func toNRGBA(m image.Image) *image.NRGBA {
 		}
 	})
 	return dst
+}
+
+// opaqueRGBAPix reports whether every pixel of m has alpha 255.
+func opaqueRGBAPix(m *image.RGBA) bool {
+	w, h := m.Rect.Dx(), m.Rect.Dy()
+	for y := 0; y < h; y++ {
+		row := m.Pix[y*m.Stride : y*m.Stride+4*w]
+		for i := 3; i < len(row); i += 4 {
+			if row[i] != 255 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func unpremul8(c, a uint8) uint8 {

@@ -5,8 +5,8 @@
 //
 // # Decoding
 //
-// Decode accepts JPEG and PNG only (seed 000: "JPEG and PNG, RGB or RGBA").
-// Choices where the seeds are silent (mock):
+// Decode accepts JPEG and PNG only (the hosted API documentation: "JPEG and
+// PNG, RGB or RGBA"). Choices where the API documentation is silent (mock):
 //
 //   - Greyscale (JPEG, PNG, with or without alpha) and palette PNGs are
 //     accepted and converted to RGB(A); 16-bit PNGs are accepted and reduced
@@ -33,13 +33,26 @@
 //
 // # Limits
 //
-// HostedLimits is seed 000's rule for correction: both sides larger than 32
-// px, long side at most 100,000 px, aspect ratio below 21:1, below 200
-// megapixels (with the last two in force the 100,000 px rule can never be
-// the deciding one). ContainerLimits is seed 001's: a short side under 32 px
-// is rejected; "beautify is not applied above 21:1" is the orchestrator's
-// decision, not a rejection; the mock adds a 200-megapixel memory guard. A
-// zero Limits field disables that check.
+// HostedLimits is the hosted API's documented rule for correction: both sides
+// larger than 32 px, long side at most 100,000 px, aspect ratio below 21:1,
+// below 200 megapixels (with the last two in force the 100,000 px rule can
+// never be the deciding one). ContainerLimits is the correction container's:
+// a short side under 32 px is rejected; "beautify is not applied above 21:1"
+// is the orchestrator's decision, not a rejection; the mock adds a
+// 200-megapixel memory guard. A zero Limits field disables that check.
+//
+// # Memory
+//
+// ReadHeader tells, without decoding, what Decode will hold: the file's
+// copy, the decoder's image in its colour model and bit depth (a 1-bit
+// grey PNG decodes to 1 byte a pixel, a 16-bit one to 2 or 8), a
+// progressive JPEG's coefficients, an interlaced PNG's passes, the NRGBA
+// (an opaque RGBA from the decoder serves as it), an EXIF rotation's copy.
+// Header.PeakBytes adds what a pipeline holds beside the image (Work,
+// measured per backend: CorrectionWork here, background removal's in the
+// service), and Header.BudgetCost counts it in pixels of BudgetPixelBytes
+// against a pixel budget. TestPeakBytesBoundsDecode checks the decoding
+// part against the heap measured with runtime.MemStats.
 //
 // # Metadata
 //

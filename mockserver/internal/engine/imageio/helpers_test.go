@@ -78,12 +78,11 @@ func segment(marker byte, body ...[]byte) []byte {
 // entries plus optionally an Exif sub-IFD with pixel dimensions and an
 // IFD1 with a JPEG thumbnail.
 type tiffBuilder struct {
-	order      binary.AppendByteOrder
-	ifd0       map[uint16]uint16
-	pixelDims  [2]uint32 // 0 = no Exif sub-IFD
-	dimsShort  bool
-	thumbnail  []byte // nil = no IFD1
-	trailingAt bool   // thumbnail stored after IFD1 (true) or before it
+	order     binary.AppendByteOrder
+	ifd0      map[uint16]uint16
+	pixelDims [2]uint32 // 0 = no Exif sub-IFD
+	dimsShort bool
+	thumbnail []byte // nil = no IFD1
 }
 
 func (b tiffBuilder) build() []byte {

@@ -13,10 +13,10 @@ type Limits struct {
 	PixelsBelow int64
 }
 
-// HostedLimits are seed 000's limits for correction, retouching, creative
-// filters and auto cropping: larger than 32x32 (both sides at least 33), at
-// most 100,000 px on the long side, aspect ratio below 21:1, below 200
-// megapixels.
+// HostedLimits are the hosted API's documented limits for correction,
+// retouching, creative filters and auto cropping: larger than 32x32 (both
+// sides at least 33), at most 100,000 px on the long side, aspect ratio below
+// 21:1, below 200 megapixels.
 var HostedLimits = Limits{MinSide: 33, MaxLongSide: 100_000, AspectBelow: 21, PixelsBelow: 200_000_000}
 
 // MemoryLimits are what every decoded image must meet whatever the job
@@ -25,10 +25,11 @@ var HostedLimits = Limits{MinSide: 33, MaxLongSide: 100_000, AspectBelow: 21, Pi
 // (a hosted resize-only job with preset=none, a background image) use it.
 var MemoryLimits = Limits{MinSide: 1, PixelsBelow: 200_000_000}
 
-// ContainerLimits are seed 001's limits: a short side under 32 px is
-// rejected. The seed has no other hard limit (beautify is skipped above 21:1,
-// which is the caller's decision, not a rejection); the mock still rejects
-// 200 megapixels and more so one request cannot exhaust memory.
+// ContainerLimits are the correction container's documented limits: a short
+// side under 32 px is rejected. The API documentation has no other hard limit
+// (beautify is skipped above 21:1, which is the caller's decision, not a
+// rejection); the mock still rejects 200 megapixels and more so one request
+// cannot exhaust memory.
 var ContainerLimits = Limits{MinSide: 32, PixelsBelow: 200_000_000}
 
 // Check returns a *RejectError when a w x h image breaks l, nil otherwise.

@@ -48,7 +48,8 @@ type Background struct {
 	Image image.Image
 	// Prompt describes the background for Generative (see Generate).
 	Prompt string
-	// Shadow is drawn for Color and Image only, as the seed specifies.
+	// Shadow is drawn for Color and Image only, as the API documentation
+	// specifies.
 	Shadow Shadow
 }
 

@@ -1,9 +1,10 @@
 // Package matting is the CPU reference background-removal engine of the mock
 // servers: it computes an alpha matte for a photo (modes "general" and
-// "portrait", seed 002), composites the subject onto a transparent, colour,
-// image or generated background with optional synthetic shadows (seed 000's
-// bgColor, bgFileKey, bgGenerativePrompt and bgShadow), and provides the
-// output size limit of background removal.
+// "portrait", the background-removal container's modes), composites the
+// subject onto a transparent, colour, image or generated background with
+// optional synthetic shadows (the hosted API documentation's bgColor,
+// bgFileKey, bgGenerativePrompt and bgShadow), and provides the output size
+// limit of background removal.
 //
 // Everything is pure Go and deterministic: the same input and options give
 // the same bytes regardless of GOMAXPROCS. Heavy loops split rows over
@@ -45,7 +46,7 @@
 //  1. Analysis image: the input is box-averaged by an integer factor to at
 //     most 1.5 MP (0.5 MP in portrait mode) and converted to linear light
 //     and CIE L*a*b*. Options.Preprocess applies a 3×3 median to it first
-//     (denoising; the seed does not specify preprocessing, this is the
+//     (denoising; the API documentation does not specify preprocessing, this is the
 //     mock's choice).
 //  2. Coarse mask at analysis resolution (per mode, below).
 //  3. Refinement at full resolution, only in an unknown band around the
@@ -60,7 +61,7 @@
 //     and to how close I lies to the mixing line; otherwise the coarse label
 //     stays. Pixels outside the band keep the coarse label, so the
 //     refinement only reshapes the boundary.
-//  4. Options.SpillReduction (the seed's "postprocessing") decontaminates
+//  4. Options.SpillReduction (the documented "postprocessing") decontaminates
 //     edge colours by solving I = αF + (1-α)B for F with the local B,
 //     blending towards the local F where α is small, and returns them in
 //     [Matte.Foreground]; opaque pixels are unchanged.
@@ -96,7 +97,7 @@
 // background pixels on a coarse grid, blurred, with the area behind the
 // subject filled push-pull from coarser levels — and classify again.
 //
-// Shadows on the floor are background (alpha 0), as the seed's product
+// Shadows on the floor are background (alpha 0), as the documented product
 // results are. A subject whose own colour is the backdrop's colour in shade
 // (a dark grey product on a mid grey sweep, the dark side of a grey object)
 // can be mistaken for shadow: colour alone cannot separate them. Likewise a
@@ -127,8 +128,8 @@
 // is flattened onto white where not opaque, scaled to cover the frame
 // (aspect kept, centred crop) with a Catmull-Rom filter widened for
 // downscaling, in parallel. Shadows are drawn for Color and Image only (the
-// seed: "available with the image and solid color modes") and only darken
-// the background (in linear light), never the subject:
+// documentation: "available with the image and solid color modes") and only
+// darken the background (in linear light), never the subject:
 //
 //   - soft: the matte offset by (1.2 %, 2 %) of the long side, box-blurred
 //     (three passes, radius 1.5 % of the long side) at ≤1024 px, 45 %

@@ -3,11 +3,11 @@ package matting
 import "math"
 
 // MaxOutputLongSide is the longest side of a background-removal result; the
-// seed has larger results scaled down automatically.
+// container has larger results scaled down automatically.
 const MaxOutputLongSide = 5000
 
 // MaxOutputPixels is the largest area of a hosted background-removal
-// result: the seed's "at most 5000 pixels on the longer side (about 14
+// result: the documented "at most 5000 pixels on the longer side (about 14
 // megapixels)", which also holds for square results (a 4800×4800 input
 // gives about 3741×3741, not 23 megapixels).
 const MaxOutputPixels = 14_000_000

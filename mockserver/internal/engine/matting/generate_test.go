@@ -33,9 +33,9 @@ func TestGenerateDeterministicAndPromptDependent(t *testing.T) {
 }
 
 func TestGenerateThemes(t *testing.T) {
-	r, g, b := meanRGB(Generate("clear blue sky", 160, 120).Pix)
+	r, _, b := meanRGB(Generate("clear blue sky", 160, 120).Pix)
 	assert.Greater(t, b, r+30, "sky is blue")
-	r, g, b = meanRGB(Generate("forest path", 160, 120).Pix)
+	r, g, b := meanRGB(Generate("forest path", 160, 120).Pix)
 	assert.Greater(t, g, r, "forest is green")
 	assert.Greater(t, g, b)
 	r, g, b = meanRGB(Generate("clean white", 160, 120).Pix)

@@ -18,10 +18,9 @@ import (
 // Compositor when compositor is set. The calls are counted.
 type compositeStages struct {
 	cpuStages
-	decline    bool  // CompositeRun returns nil: the caller composites
-	fail       error // returned by CompositeRun when set
-	compositor bool
-	calls      *[2]int // CompositeRun, the stages' Composite
+	decline bool    // CompositeRun returns nil: the caller composites
+	fail    error   // returned by CompositeRun when set
+	calls   *[2]int // CompositeRun, the stages' Composite
 }
 
 func (s compositeStages) Begin(_ context.Context, img *image.NRGBA) (StageRun, error) {

@@ -3,7 +3,7 @@
 //
 // # Size rules (PlanSize)
 //
-// The seeds' resize parameters width, height, long, short (pixels) and
+// The APIs' resize parameters width, height, long, short (pixels) and
 // scale (percent) are mutually exclusive; when several are given only one is
 // used, by priority width > height > long > short > scale, and the others
 // are reported in Plan.Ignored and a warning. The aspect ratio is kept: the
@@ -11,21 +11,21 @@
 // side is rounded on its own) and never below 1 pixel. A request equal to
 // the source size is a no-op (Plan.Resize false).
 //
-// Seed 000's AI-upscaling limits, as the mock applies them (behaviour the
-// seed does not spell out is marked "mock"):
+// The hosted API's documented AI-upscaling limits, as the mock applies them
+// (behaviour the documentation does not spell out is marked "mock"):
 //
 //   - An upscale of a source whose short side is at least 64 px is an "AI"
 //     resize (Plan.AI, counted in imageResizeCount). A smaller source is
-//     still upscaled, classically (mock: the seed only says AI needs 64 px);
+//     still upscaled, classically (mock: the API documentation only says AI needs 64 px);
 //     downscales are always classic (classicResizeCount).
 //   - An upscale may not make the long side exceed 20,000 px (resize=general
 //     or auto) or 8,192 px (resize=smallDetails). A larger request is reduced
 //     to the limit with the aspect kept, Plan.Clamped set and a warning
-//     (mock: the seed does not say whether such a request fails). A source
+//     (mock: the API documentation does not say whether such a request fails). A source
 //     whose long side is already above the limit keeps its size: an upscale
 //     request never shrinks an image. The limit applies to classic upscales
 //     too, so no request can allocate an unbounded image.
-//   - The seed's 32..10000 range for width/height/long/short and the 50 MB
+//   - The documented 32..10000 range for width/height/long/short and the 50 MB
 //     input limit of AI upscaling are the caller's checks; PlanSize only
 //     rejects negative values, unknown modes and empty sources
 //     (ErrInvalidRequest).

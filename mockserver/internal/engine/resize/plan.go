@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Mode is the seed's resize parameter: how an upscale is done.
+// Mode is the API's resize parameter: how an upscale is done.
 type Mode string
 
 // The resize modes. The empty Mode means ModeAuto.
@@ -25,7 +25,7 @@ func (m Mode) Valid() bool {
 	return false
 }
 
-// Limits from seed 000 ("AI upscaling").
+// Limits from the hosted API documentation ("AI upscaling").
 const (
 	// MinAIShortSide is the shortest source short side that is upscaled by
 	// the "AI" path; smaller sources are upscaled classically.
@@ -98,7 +98,7 @@ type Plan struct {
 	Warnings []string
 }
 
-// PlanSize applies the seed's resize rules to a srcW x srcH source:
+// PlanSize applies the documented resize rules to a srcW x srcH source:
 //
 //   - only one parameter is used, by priority width > height > long > short
 //     > scale; the others are listed in Plan.Ignored and a warning;

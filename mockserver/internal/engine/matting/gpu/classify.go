@@ -107,11 +107,8 @@ type cleanup struct {
 	parent, labels, comps, cnt, vals devicePtr
 }
 
-// newCleanup allocates a cleanup's buffers from s.
-func newCleanup(s *scratch, w, h int) (*cleanup, error) { return newCleanupOn(s, w, h, 0) }
-
-// newCleanupOn is newCleanup working on the mask buffer mask (w·h bytes)
-// when it is not 0, which then outlives s.
+// newCleanupOn allocates a cleanup's buffers from s, working on the mask
+// buffer mask (w·h bytes) when it is not 0, which then outlives s.
 func newCleanupOn(s *scratch, w, h int, mask devicePtr) (*cleanup, error) {
 	n := w * h
 	c := &cleanup{wk: s.w, w: w, h: h, n: n, mask: mask}

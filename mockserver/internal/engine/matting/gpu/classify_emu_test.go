@@ -521,3 +521,6 @@ func TestEmulatedFillHoles(t *testing.T) {
 	t.Logf("%d masks identical to matting's fillHoles (%d changed)", cases, changed)
 	assert.Positive(t, changed)
 }
+
+// newCleanup allocates a cleanup's buffers, its mask included, from s.
+func newCleanup(s *scratch, w, h int) (*cleanup, error) { return newCleanupOn(s, w, h, 0) }

@@ -39,8 +39,7 @@ func TestRemoveAndCompositeOnFakeDriver(t *testing.T) {
 	ctx := context.Background()
 	for _, spill := range []bool{false, true} {
 		o := matting.Options{SpillReduction: spill}
-		var removal int
-		removal = bytesUp(func() { _, err = e.RemoveBackground(ctx, img, o) })
+		removal := bytesUp(func() { _, err = e.RemoveBackground(ctx, img, o) })
 		require.NoError(t, err)
 		var m *matting.Matte
 		var out *image.NRGBA
