@@ -12,6 +12,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
 )
 
 func TestErrorTypesArePublicStructs(t *testing.T) {
@@ -109,3 +111,6 @@ func TestContextErrorsStayInTheChain(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	f.noSecret(t, secretKey, err.Error())
 }
+
+// WithResolver sets the resolver of WithReplicaHost, for tests.
+var WithResolver = clientopt.WithResolver

@@ -52,6 +52,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	for i, f := range fields {
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
+	ctx, where := withNote(ctx)
 	body, err := c.getJSON(ctx, EndpointSubmitImage, "", &transport.Request{
 		Method: http.MethodPost,
 		Path:   "SubmitImage",
@@ -66,7 +67,11 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 		return nil, err
 	}
 	defer body.Close()
-	return decodeJob(body, c.redact)
+	job, err := decodeJob(body, c.redact)
+	if err == nil && where.rep != nil {
+		c.reps.Bind(job.ProcessID, where.rep) // its later calls go there
+	}
+	return job, err
 }
 
 // SubmitImageFile is SubmitImage of the regular file at path, sent under

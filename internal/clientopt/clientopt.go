@@ -35,6 +35,8 @@ type Config struct {
 	Polling poll.Options
 	// MaxDownloadSize bounds the bytes a download writes; 0 means no bound.
 	MaxDownloadSize int64
+	// Replica holds the replica options (WithReplicas, WithReplicaHost).
+	Replica ReplicaConfig
 	// pollingSet records that WithPolling was used.
 	pollingSet bool
 }
@@ -108,8 +110,8 @@ type Auth struct {
 func Build(opts []Option, auth Auth, fe apierr.FieldErrors) (*transport.Client, Config, error) {
 	cfg := Apply(opts)
 	fe = append(apierr.FieldErrors(nil), fe...)
-	if cfg.BaseURL == "" {
-		fe.Add("BaseURL", "is required (use WithBaseURL)")
+	if cfg.primaryURL() == "" {
+		fe.Add("BaseURL", "is required (use WithBaseURL, or WithReplicas for several replicas)")
 	}
 	if cfg.MaxDownloadSize < 0 {
 		fe.Add("MaxDownloadSize", "must not be negative, got %d", cfg.MaxDownloadSize)
@@ -118,8 +120,17 @@ func Build(opts []Option, auth Auth, fe apierr.FieldErrors) (*transport.Client, 
 	if err := fe.Err(); err != nil {
 		return nil, cfg, err
 	}
-	tc, err := transport.New(transport.Options{
-		BaseURL:               cfg.BaseURL,
+	tc, err := transport.New(transportOptions(cfg, auth, cfg.primaryURL()))
+	if err != nil {
+		return nil, cfg, err
+	}
+	return tc, cfg, nil
+}
+
+// transportOptions are the transport settings of cfg for baseURL.
+func transportOptions(cfg Config, auth Auth, baseURL string) transport.Options {
+	return transport.Options{
+		BaseURL:               baseURL,
 		HTTPClient:            cfg.HTTPClient,
 		UserAgent:             cfg.UserAgent,
 		AuthHeader:            auth.Header,
@@ -131,9 +142,5 @@ func Build(opts []Option, auth Auth, fe apierr.FieldErrors) (*transport.Client, 
 		MaxRetryAfter:         cfg.MaxRetryAfter,
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
 		Logger:                cfg.Logger,
-	})
-	if err != nil {
-		return nil, cfg, err
 	}
-	return tc, cfg, nil
 }
