@@ -58,17 +58,9 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *
 	return resp.Body, nil
 }
 
-// checkID validates a process id; the error's text is redacted.
-func (c *Client) checkID(id string) error {
-	err := ValidateProcessID(id)
-	var ve *ValidationError
-	if errors.As(err, &ve) {
-		for i := range ve.Errors {
-			ve.Errors[i].Message = c.redact(ve.Errors[i].Message)
-		}
-	}
-	return err
-}
+// checkID validates a process id; the error's text is redacted before
+// the id is cut.
+func (c *Client) checkID(id string) error { return validateProcessID(id, c.redact) }
 
 // Authorize applies the client's licence key (GET /Authorize/{license_key}).
 // The container needs it once per instance, before any image endpoint
@@ -274,7 +266,7 @@ func (c *Client) copyResult(processID string, w io.Writer, d *download) (int64, 
 	n, err := fileio.CopyLimited(w, d.r, d.declared, c.maxDownload)
 	switch {
 	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{ProcessID: c.redact(oneLine(processID, 64)), Limit: c.maxDownload, Written: n}
+		return n, &DownloadTooLargeError{ProcessID: c.quote(processID, apierr.MaxQuotedID), Limit: c.maxDownload, Written: n}
 	case err != nil:
 		return n, c.streamErr(processID, n, err)
 	}
@@ -284,7 +276,7 @@ func (c *Client) copyResult(processID string, w io.Writer, d *download) (int64, 
 // streamErr reports a failure while the result was streamed; its text is
 // redacted, its cause stays in the chain.
 func (c *Client) streamErr(processID string, n int64, err error) error {
-	return apierr.Redactf(c.redact, "pfc: DownloadImage %s: after %d bytes: %w", oneLine(processID, 64), n, err)
+	return apierr.Redactf(c.redact, "pfc: DownloadImage %s: after %d bytes: %w", c.quote(processID, apierr.MaxQuotedID), n, err)
 }
 
 // DownloadTooLargeError reports a download refused because the result

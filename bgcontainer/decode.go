@@ -58,6 +58,10 @@ func parseObject(ep Endpoint, data []byte, redact func(string) string) (*object,
 	return o, nil
 }
 
+// quote returns s, a value of the answer, as a reason quotes it: redacted,
+// then cut (see apierr.Excerpt).
+func (o *object) quote(s string, max int) string { return apierr.Excerpt(o.redact, s, max) }
+
 func (o *object) fail(field, format string, args ...any) error {
 	return &ResponseError{Endpoint: o.ep, Field: field, Reason: o.redact(fmt.Sprintf(format, args...))}
 }
@@ -145,7 +149,7 @@ func (o *object) number(name string) (v float64, ok bool, err error) {
 	}
 	v, perr := strconv.ParseFloat(text, 64)
 	if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, false, o.fail(name, "expected a number, got %q", oneLine(text, 32))
+		return 0, false, o.fail(name, "expected a number, got %q", o.quote(text, apierr.MaxQuotedValue))
 	}
 	return v, true, nil
 }

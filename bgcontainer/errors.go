@@ -217,24 +217,24 @@ func (e *Error) Error() string {
 	b.WriteString("pfc: ")
 	b.WriteString(string(e.Endpoint))
 	if e.ProcessID != "" {
-		b.WriteString(" " + oneLine(e.ProcessID, 64))
+		b.WriteString(" " + oneLine(e.ProcessID, apierr.MaxQuotedID))
 	}
 	b.WriteString(": " + strconv.Itoa(e.StatusCode))
 	if t := http.StatusText(e.StatusCode); t != "" {
 		b.WriteString(" " + t)
 	}
-	if m := oneLine(e.Message, 200); m != "" {
+	if m := oneLine(e.Message, apierr.MaxQuotedMessage); m != "" {
 		b.WriteString(": " + m)
 	}
 	var details []string
 	if e.Parameter != "" {
-		details = append(details, "parameter "+oneLine(e.Parameter, 64))
+		details = append(details, "parameter "+oneLine(e.Parameter, apierr.MaxQuotedID))
 	}
 	if e.Code != "" {
-		details = append(details, "code "+oneLine(e.Code, 64))
+		details = append(details, "code "+oneLine(e.Code, apierr.MaxQuotedID))
 	}
 	if e.RequestID != "" {
-		details = append(details, "request id "+oneLine(e.RequestID, 128))
+		details = append(details, "request id "+oneLine(e.RequestID, apierr.MaxQuotedName))
 	}
 	if len(details) > 0 {
 		b.WriteString(" (" + strings.Join(details, ", ") + ")")
@@ -338,15 +338,11 @@ func (e *ResponseError) Error() string {
 func (e *ResponseError) Unwrap() error { return ErrInvalidResponse }
 
 // oneLine collapses whitespace and cuts s to at most max bytes (on a rune
-// boundary), marking a cut with "…".
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xc0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// boundary), marking a cut with "…". It does not redact: use it on text
+// already redacted, and quote for the container's text.
+func oneLine(s string, max int) string { return apierr.Excerpt(nil, s, max) }
+
+// quote returns the container's text (or a caller's) as an error string
+// quotes it: redacted first, then on one line and cut to at most max
+// bytes, so that not even a prefix of the licence key survives the cut.
+func (c *Client) quote(s string, max int) string { return apierr.Excerpt(c.redact, s, max) }

@@ -3,7 +3,6 @@ package bgcontainer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"time"
@@ -268,11 +267,11 @@ func (c *Client) activate(ctx context.Context) error {
 	if st.IsLicensed() {
 		return nil
 	}
-	msg := fmt.Sprintf("pfc: activation failed: %s", oneLine(string(st.Status), 32))
-	if m := oneLine(st.Message, 200); m != "" {
+	msg := "pfc: activation failed: " + c.quote(string(st.Status), apierr.MaxQuotedValue)
+	if m := c.quote(st.Message, apierr.MaxQuotedMessage); m != "" {
 		msg += ": " + m
 	}
-	return &LicenseError{Status: st, message: c.redact(msg)}
+	return &LicenseError{Status: st, message: msg}
 }
 
 // cleanup removes a job on a context of its own: the caller's values, not

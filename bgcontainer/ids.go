@@ -1,6 +1,10 @@
 package bgcontainer
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+)
 
 // Wire names of the arguments checked before a request is sent.
 const (
@@ -17,6 +21,12 @@ const (
 // ErrInvalidProcessID and ErrInvalidParameter).
 func ValidateProcessID(id string) (err error) {
 	defer exportTo(&err)
+	return validateProcessID(id, nil)
+}
+
+// validateProcessID is ValidateProcessID quoting a bad id redacted by
+// redact (nil: not redacted) before it is cut.
+func validateProcessID(id string, redact func(string) string) error {
 	if isUUID(id) {
 		return nil
 	}
@@ -24,7 +34,7 @@ func ValidateProcessID(id string) (err error) {
 	if id == "" {
 		fe.add(paramProcessID, "is required")
 	} else {
-		fe.add(paramProcessID, "must be a UUID (8-4-4-4-12 hexadecimal digits), got %q", oneLine(id, 64))
+		fe.add(paramProcessID, "must be a UUID (8-4-4-4-12 hexadecimal digits), got %q", apierr.Excerpt(redact, id, apierr.MaxQuotedID))
 	}
 	return fe.err()
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
 // JobStatus is the state of a job.
@@ -85,7 +87,7 @@ func decodeJob(r io.Reader, redact func(string) string) (*Job, error) {
 		// Every later call would refuse it as a *ValidationError, as if the
 		// caller had passed a bad id; a hostile one ("..") would also
 		// address another path once joined to /CheckImage/.
-		return nil, o.fail("process_id", "not a UUID: %q", oneLine(j.ProcessID, 64))
+		return nil, o.fail("process_id", "not a UUID: %q", o.quote(j.ProcessID, apierr.MaxQuotedID))
 	}
 	return &j, nil
 }

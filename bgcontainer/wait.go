@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
 )
 
@@ -59,15 +60,22 @@ type WaitTimeoutError struct {
 	Last *CheckResult
 	// Waited is how long the wait lasted.
 	Waited time.Duration
+
+	// state is Last's status, redacted and cut, as Error quotes it.
+	state string
 }
 
-// Error says which job was still in which state after how long.
+// Error says which job was still in which state after how long. The
+// state is the container's text, redacted.
 func (e *WaitTimeoutError) Error() string {
-	state := "unknown"
-	if e.Last != nil {
-		state = string(e.Last.Status)
+	state := e.state
+	if state == "" {
+		state = "unknown"
+		if e.Last != nil {
+			state = apierr.Excerpt(nil, string(e.Last.Status), apierr.MaxQuotedValue)
+		}
 	}
-	return fmt.Sprintf("pfc: job %s still %s after %s", e.ProcessID, oneLine(state, 32), e.Waited.Round(time.Millisecond))
+	return fmt.Sprintf("pfc: job %s still %s after %s", apierr.Excerpt(nil, e.ProcessID, apierr.MaxQuotedID), state, e.Waited.Round(time.Millisecond))
 }
 
 // Unwrap returns ErrWaitTimeout.
@@ -93,11 +101,11 @@ func (e *JobError) Error() string {
 func (e *JobError) Unwrap() error { return ErrProcessingFailed }
 
 func (c *Client) jobError(r *CheckResult) *JobError {
-	msg := "pfc: job " + r.ProcessID + " failed"
+	msg := "pfc: job " + c.quote(r.ProcessID, apierr.MaxQuotedID) + " failed"
 	if r.Error != "" {
-		msg += ": " + oneLine(r.Error, 200)
+		msg += ": " + c.quote(r.Error, apierr.MaxQuotedMessage)
 	}
-	return &JobError{Result: r, message: c.redact(msg)}
+	return &JobError{Result: r, message: msg}
 }
 
 // WaitImage polls CheckImage until the job is completed or failed and
@@ -136,7 +144,11 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOpti
 	var te *poll.TimeoutError
 	switch {
 	case errors.As(err, &te):
-		return nil, &WaitTimeoutError{ProcessID: processID, Last: r, Waited: te.Waited}
+		e := &WaitTimeoutError{ProcessID: processID, Last: r, Waited: te.Waited}
+		if r != nil {
+			e.state = c.quote(string(r.Status), apierr.MaxQuotedValue)
+		}
+		return nil, e
 	case err != nil:
 		return nil, err
 	case strings.EqualFold(string(r.Status), string(StatusFailed)):

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
@@ -33,7 +34,7 @@ func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64
 
 func (c *Client) download(ctx context.Context, job *Job, dst io.Writer, limit int64) (int64, error) {
 	if job == nil || job.CorrectedFile == "" {
-		return 0, c.errorf("pfc: download: job has no correctedFile (status %s)", truncate(string(statusOf(job)), 64))
+		return 0, c.errorf("pfc: download: job has no correctedFile (status %s)", c.quote(string(statusOf(job)), apierr.MaxQuotedID))
 	}
 	if dst == nil {
 		return 0, &ValidationError{Errors: []FieldError{{Field: "dst", Message: "is required"}}}
@@ -46,9 +47,9 @@ func (c *Client) download(ctx context.Context, job *Job, dst io.Writer, limit in
 	n, err := fileio.CopyLimited(dst, resp.Body, resp.ContentLength, limit)
 	switch {
 	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{JobID: c.http.Redact(truncate(job.ID, 200)), Limit: limit, Written: n}
+		return n, &DownloadTooLargeError{JobID: c.quote(job.ID, apierr.MaxQuotedMessage), Limit: limit, Written: n}
 	case err != nil:
-		return n, c.errorf("pfc: download of job %s after %d bytes: %w", truncate(job.ID, 200), n, err)
+		return n, c.errorf("pfc: download of job %s after %d bytes: %w", c.quote(job.ID, apierr.MaxQuotedMessage), n, err)
 	}
 	return n, nil
 }

@@ -3,9 +3,7 @@ package hosted
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
@@ -142,7 +140,7 @@ func (e *JobError) Error() string {
 	if e.redact != nil {
 		msg = e.redact(msg)
 	}
-	return oneLine(msg, 300)
+	return oneLine(msg, apierr.MaxQuotedLine)
 }
 
 // Unwrap returns ErrJobRejected for REJECTED jobs and ErrJobFailed otherwise.
@@ -178,7 +176,7 @@ func (e *WaitTimeoutError) Error() string {
 	if e.redact != nil {
 		msg = e.redact(msg)
 	}
-	return oneLine(msg, 300)
+	return oneLine(msg, apierr.MaxQuotedLine)
 }
 
 // DownloadTooLargeError reports a download refused because the corrected
@@ -204,17 +202,9 @@ func (e *DownloadTooLargeError) Error() string {
 func (e *DownloadTooLargeError) Unwrap() error { return ErrDownloadTooLarge }
 
 // oneLine collapses whitespace runs (newlines included) into single spaces
-// and cuts s to at most max bytes on a rune boundary, marking a cut with "…".
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max] + "…"
-}
+// and cuts s to at most max bytes on a rune boundary, marking a cut with
+// "…". It does not redact: use it on text already redacted.
+func oneLine(s string, max int) string { return apierr.Excerpt(nil, s, max) }
 
 // Unwrap returns ErrWaitTimeout.
 func (e *WaitTimeoutError) Unwrap() error { return ErrWaitTimeout }

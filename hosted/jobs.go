@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/transport"
@@ -58,7 +57,7 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 	}
 	id, err := jobIDFromEndpoint(out.StatusEndpoint)
 	if err != nil {
-		return nil, c.errorf("pfc: GET /pfc answered %s: %q", err, truncate(out.StatusEndpoint, 200))
+		return nil, c.errorf("pfc: GET /pfc answered %s: %q", err, c.quote(out.StatusEndpoint, apierr.MaxQuotedMessage))
 	}
 	return &JobRef{ID: id, StatusEndpoint: out.StatusEndpoint}, nil
 }
@@ -77,16 +76,10 @@ func jobIDFromEndpoint(endpoint string) (string, error) {
 	return id, nil
 }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking a cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// quote returns the service's text (or a caller's) as an error string
+// quotes it: redacted first, then on one line and cut to at most max
+// bytes, so that not even a prefix of a secret survives the cut.
+func (c *Client) quote(s string, max int) string { return apierr.Excerpt(c.http.Redact, s, max) }
 
 // GetJob fetches the job record (GET /status/{jobID}?noRedirect=true).
 //
@@ -122,7 +115,7 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	case resp.StatusCode == http.StatusFound || resp.StatusCode == http.StatusSeeOther:
 		loc, err := resp.Location()
 		if err != nil {
-			return nil, c.errorf("pfc: GET /status/%s answered %d without a usable Location", truncate(jobID, 200), resp.StatusCode)
+			return nil, c.errorf("pfc: GET /status/%s answered %d without a usable Location", c.quote(jobID, apierr.MaxQuotedMessage), resp.StatusCode)
 		}
 		// The body of a redirect is usually not a record; when it is one
 		// (the record of the job, as some services send), it must be
@@ -148,7 +141,9 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	}
 	var j Job
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRecordBytes)).Decode(&j); err != nil {
-		return nil, c.errorf("pfc: GET /status/%s: decoding job record: %w", truncate(jobID, 200), err)
+		// The decoder's error quotes a whole offending number: a short,
+		// redacted excerpt of it only.
+		return nil, c.errorf("pfc: GET /status/%s: decoding job record: %w", c.quote(jobID, apierr.MaxQuotedMessage), apierr.DecodeError(err, c.http.Redact))
 	}
 	if err := c.checkJobID(jobID, j.ID); err != nil {
 		return nil, err
@@ -167,9 +162,9 @@ func (c *Client) checkJobID(want, got string) error {
 		return nil
 	}
 	return &InconsistentResponseError{
-		Op:      "GET /status/" + truncate(c.http.Redact(want), 200),
+		Op:      "GET /status/" + c.quote(want, 200),
 		Field:   "_id",
-		Message: "the record is for job " + truncate(c.http.Redact(got), 200) + ", not the job asked for",
+		Message: "the record is for job " + c.quote(got, 200) + ", not the job asked for",
 	}
 }
 

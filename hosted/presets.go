@@ -111,7 +111,13 @@ func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ 
 	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "presets", Query: q}, &raw); err != nil {
 		return nil, err
 	}
-	return decodePresetPage(raw)
+	page, err := decodePresetPage(raw)
+	if err != nil {
+		// The decoder's error quotes a whole offending number: its
+		// excerpt is quoted (decodePresetPage), redacted here.
+		return nil, apierr.DecodeError(err, s.client.http.Redact)
+	}
+	return page, nil
 }
 
 func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
@@ -119,7 +125,7 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &page.Presets); err != nil {
-			return nil, fmt.Errorf("pfc: list presets: %w", err)
+			return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, nil))
 		}
 		return page, nil
 	}
@@ -130,7 +136,7 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 		Total   *int     `json:"total"`
 	}
 	if err := json.Unmarshal(trimmed, &obj); err != nil {
-		return nil, fmt.Errorf("pfc: list presets: %w", err)
+		return nil, fmt.Errorf("pfc: list presets: %w", apierr.DecodeError(err, nil))
 	}
 	switch {
 	case obj.Presets != nil:
@@ -374,9 +380,9 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 		cleanupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), presetCleanupTimeout)
 		defer cancel()
 		if derr := s.Delete(cleanupCtx, p.ID); derr != nil {
-			return nil, s.client.errorf("pfc: preset %s: file upload failed (%w) and removing the empty preset failed too (%v)", truncate(p.ID, 200), err, derr)
+			return nil, s.client.errorf("pfc: preset %s: file upload failed (%w) and removing the empty preset failed too (%v)", s.client.quote(p.ID, apierr.MaxQuotedMessage), err, derr)
 		}
-		return nil, s.client.errorf("pfc: preset file upload failed, preset %s removed: %w", truncate(p.ID, 200), err)
+		return nil, s.client.errorf("pfc: preset file upload failed, preset %s removed: %w", s.client.quote(p.ID, apierr.MaxQuotedMessage), err)
 	}
 	if p.Name == "" {
 		p.Name, p.Description = req.Name, req.Description

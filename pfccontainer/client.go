@@ -183,7 +183,9 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request,
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
-			re.Field, re.Reason = c.http.Redact(te.Field), c.http.Redact("has the wrong type "+te.Value)
+			// te.Value copies a whole offending number: quote an excerpt.
+			re.Field = c.quote(te.Field, apierr.MaxQuotedName)
+			re.Reason = "has the wrong type " + c.quote(te.Value, apierr.MaxQuotedValue)
 		case errors.As(err, &se):
 			re.Reason = fmt.Sprintf("malformed JSON at byte %d", se.Offset)
 		case len(bytes.TrimSpace(b)) == 0:
@@ -199,3 +201,8 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request,
 func (c *Client) errorf(format string, args ...any) error {
 	return apierr.Redactf(c.http.Redact, format, args...)
 }
+
+// quote returns the container's text (or a caller's) as an error string
+// quotes it: redacted first, then on one line and cut to at most max
+// bytes, so that not even a prefix of a secret survives the cut.
+func (c *Client) quote(s string, max int) string { return apierr.Excerpt(c.http.Redact, s, max) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -53,7 +54,8 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 		u, err := rebaseURL(res.CorrectedURL, c.base)
 		if err != nil {
 			return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
-				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%.200q): an absolute URL under /output/ without dot segments is expected", res.CorrectedURL))}
+				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%q): an absolute URL under /output/ without dot segments is expected",
+					c.quote(res.CorrectedURL, apierr.MaxQuotedMessage)))}
 		}
 		res.CorrectedURL = u
 	}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
 
@@ -189,7 +190,7 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 	if err != nil {
 		var re *ResponseError
 		if errors.As(err, &re) {
-			re.Reason = d.Client.http.Redact(re.Reason)
+			re.Reason = d.Client.quote(re.Reason, apierr.MaxQuotedLine)
 		}
 		return nil, "", err
 	}
@@ -270,7 +271,7 @@ func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 		switch {
 		case errors.Is(err, fileio.ErrNotRegular):
 			re := notRegularOutput(filepath.Base(src), err)
-			re.Reason = d.Client.http.Redact(re.Reason)
+			re.Reason = d.Client.quote(re.Reason, apierr.MaxQuotedLine)
 			return re
 		case errors.Is(err, os.ErrNotExist):
 			return fmt.Errorf("pfc: the corrected file is not in the output directory (is OutputDir the directory mounted as /output?): %w", err)
@@ -286,7 +287,7 @@ func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 
 // notRegularOutput is the error for a corrected file named name that is
 // not a regular file in OutputDir; err is fileio's, which says what it is.
-// The caller redacts Reason.
+// The caller redacts Reason, then cuts it (Client.quote).
 func notRegularOutput(name string, err error) *ResponseError {
 	what := fileio.ErrNotRegular.Error()
 	var fe *fileio.FileError
@@ -294,7 +295,7 @@ func notRegularOutput(name string, err error) *ResponseError {
 		what = fe.Err.Error()
 	}
 	return &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
-		Reason: fmt.Sprintf("names %.200q, which in OutputDir %s: refused, so that nothing outside OutputDir is read", name, what)}
+		Reason: fmt.Sprintf("names %q, which in OutputDir %s: refused, so that nothing outside OutputDir is read", name, what)}
 }
 
 // ctxReader ends a copy when ctx is done.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
@@ -52,12 +53,12 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 	// file), not a proxy's or captive portal's HTML page.
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return 0, &ResponseError{Endpoint: EndpointDownload,
-			Reason: c.http.Redact(fmt.Sprintf("Content-Encoding %.64q, although the identity encoding was asked for", ce))}
+			Reason: c.http.Redact(fmt.Sprintf("Content-Encoding %q, although the identity encoding was asked for", c.quote(ce, apierr.MaxQuotedID)))}
 	}
 	br := bufio.NewReader(resp.Body)
 	head, err := br.Peek(len(pngMagic))
 	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
+		return 0, c.errorf("pfc: download of %s: %w", c.quote(corr.FileName(), apierr.MaxQuotedName), fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
 	}
 	if !bytes.HasPrefix(head, jpegMagic) && !bytes.HasPrefix(head, pngMagic) {
 		return 0, &ResponseError{Endpoint: EndpointDownload, Reason: "the body is not a JPEG or PNG image"}
@@ -65,11 +66,11 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 	n, err := fileio.CopyLimited(dst, br, resp.ContentLength, c.maxDownload)
 	switch {
 	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{FileName: c.http.Redact(oneLine(corr.FileName(), 128)), Limit: c.maxDownload, Written: n}
+		return n, &DownloadTooLargeError{FileName: c.quote(corr.FileName(), apierr.MaxQuotedName), Limit: c.maxDownload, Written: n}
 	case err != nil:
-		return n, c.errorf("pfc: download of %s after %d bytes: %w", oneLine(corr.FileName(), 128), n, err)
+		return n, c.errorf("pfc: download of %s after %d bytes: %w", c.quote(corr.FileName(), apierr.MaxQuotedName), n, err)
 	case resp.ContentLength >= 0 && n < resp.ContentLength:
-		return n, c.errorf("pfc: download of %s: %w", oneLine(corr.FileName(), 128), fileio.ShortBody(nil, n, resp.ContentLength))
+		return n, c.errorf("pfc: download of %s: %w", c.quote(corr.FileName(), apierr.MaxQuotedName), fileio.ShortBody(nil, n, resp.ContentLength))
 	}
 	return n, nil
 }

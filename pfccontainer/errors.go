@@ -224,11 +224,11 @@ func (e *Error) Error() string {
 	if e.MessageID != "" {
 		b.WriteString(": " + string(e.MessageID))
 	}
-	if m := oneLine(e.Message, 200); m != "" {
+	if m := oneLine(e.Message, apierr.MaxQuotedMessage); m != "" {
 		b.WriteString(": " + m)
 	}
 	if e.RequestID != "" {
-		b.WriteString(" (request id " + oneLine(e.RequestID, 128) + ")")
+		b.WriteString(" (request id " + oneLine(e.RequestID, apierr.MaxQuotedName) + ")")
 	}
 	return b.String()
 }
@@ -236,17 +236,8 @@ func (e *Error) Error() string {
 // oneLine collapses whitespace (newlines included, so a server's message
 // cannot forge log lines) and cuts s to at most max bytes on a rune
 // boundary, marking a cut with "…", as APIError.Error does.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xc0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// It does not redact: use it on text already redacted.
+func oneLine(s string, max int) string { return apierr.Excerpt(nil, s, max) }
 
 // ResponseError is a 2xx answer whose body is not what the container
 // documents. It matches ErrInvalidResponse; its fields are those of

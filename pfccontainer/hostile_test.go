@@ -175,3 +175,20 @@ func TestErrorNamesEndpointAndRequestID(t *testing.T) {
 	_, err = c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	assert.ErrorIs(t, err, ErrRateLimited)
 }
+
+// TestWrongTypeQuotesAShortExcerpt: the decoder's error copies a whole
+// offending number, which the *ResponseError quoted whole (a 512 KiB
+// scene made a 512 KiB error string); it quotes a short excerpt.
+func TestWrongTypeQuotesAShortExcerpt(t *testing.T) {
+	t.Parallel()
+	huge := "9" + strings.Repeat("1", 512<<10)
+	c, _ := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"corrected_url":"http://localhost/output/a.jpg","scene":` + huge + `}`))
+	})
+	_, err := c.Correct(t.Context(), "k.jpg", nil)
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "scene", re.Field)
+	assert.Contains(t, re.Reason, "has the wrong type number 9111")
+	assert.Less(t, len(err.Error()), 300, "%.300s", err.Error())
+}

@@ -68,7 +68,7 @@ func outputFile(dir string, c *Correction) (string, error) {
 	name := c.FileName()
 	if !plainFileName(name) {
 		return "", &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
-			Reason: fmt.Sprintf("does not name a plain file in /output (got %.200q)", name)}
+			Reason: fmt.Sprintf("does not name a plain file in /output (got %q)", name)}
 	}
 	return filepath.Join(dir, name), nil
 }

@@ -48,10 +48,6 @@ var (
 	ErrTruncatedResponse = errors.New("pfc: response cut off before its end")
 )
 
-// maxMessageInError bounds the message quoted by APIError.Error so that one
-// line of log stays readable; the full message stays in APIError.Message.
-const maxMessageInError = 200
-
 // APIError is a response the service answered with an error status (or a
 // redirect the caller did not expect). Every string in it is redacted: the
 // API key, license keys and pre-signed URL signatures never appear.
@@ -99,19 +95,19 @@ func (e *APIError) Error() string {
 		b.WriteByte(' ')
 		b.WriteString(text)
 	}
-	if msg := oneLine(e.Message, maxMessageInError); msg != "" {
+	if msg := Excerpt(nil, e.Message, MaxQuotedMessage); msg != "" {
 		b.WriteString(": ")
 		b.WriteString(msg)
 	}
 	var details []string
 	if e.Parameter != "" {
-		details = append(details, "parameter "+oneLine(e.Parameter, 64))
+		details = append(details, "parameter "+Excerpt(nil, e.Parameter, MaxQuotedID))
 	}
 	if e.Code != "" {
-		details = append(details, "code "+oneLine(e.Code, 64))
+		details = append(details, "code "+Excerpt(nil, e.Code, MaxQuotedID))
 	}
 	if e.RequestID != "" {
-		details = append(details, "request id "+oneLine(e.RequestID, 128))
+		details = append(details, "request id "+Excerpt(nil, e.RequestID, MaxQuotedName))
 	}
 	if e.Attempts > 1 {
 		details = append(details, strconv.Itoa(e.Attempts)+" attempts")
@@ -192,21 +188,4 @@ func (f FieldErrors) Err() error {
 		return nil
 	}
 	return &ValidationError{Errors: append([]FieldError(nil), f...)}
-}
-
-// oneLine collapses whitespace runs (newlines included) into single spaces
-// and cuts s to at most max runes, marking a cut with "…".
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
 }

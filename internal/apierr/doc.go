@@ -133,13 +133,18 @@
 // starts with "pfc: " (the module's name; the URL in an APIError says which
 // API answered). Package webhook, which stands alone, uses "webhook: ".
 // Strings from a server or a user's input (messages, ids, URLs, bad values
-// quoted back) pass the client's redactor first: see Secrets.
+// quoted back) pass Excerpt with the client's redactor: redacted first,
+// then put on one line and cut to one of the MaxQuoted lengths (see
+// Secrets). A decoder's error passes DecodeError, which quotes a short
+// excerpt of the offending value instead of all of it.
 //
 // # Secrets
 //
 // Error strings never contain the API key, license keys or pre-signed URL
 // signatures: every string an APIError takes from a request or response has
 // been passed through the client's redactor, which replaces them with
-// "REDACTED". The body copy is cut where no secret is split, so not even a
-// prefix of a secret survives the 4 KiB bound.
+// "REDACTED": as written, URL- and JSON-escaped, and in hex and base64.
+// The body copy is cut where no secret is split, and every other cut is
+// made after redaction (Excerpt), so not even a prefix of a secret
+// survives a bound.
 package apierr

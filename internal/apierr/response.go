@@ -123,7 +123,7 @@ func parseBody(contentType string, raw []byte) (code, msg, param string) {
 		return code, msg, ""
 	case mediaType == "text/plain" && utf8.Valid(trimmed):
 		// A plain-text body is usually the message itself; keep a short one.
-		if len(trimmed) <= maxMessageInError*2 {
+		if len(trimmed) <= MaxQuotedMessage*2 {
 			return "", string(trimmed), ""
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
 // JobStatus is the state of a correction job as reported by GET /status/{jobID}.
@@ -197,7 +199,8 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	s, ok := plainJSONString(b)
 	if !ok {
 		if err := json.Unmarshal(b, &s); err != nil {
-			return fmt.Errorf("pfc: timestamp: %w", err)
+			// Not the decoder's error as is: it quotes a whole number.
+			return fmt.Errorf("pfc: timestamp: %w", apierr.DecodeError(err, nil))
 		}
 	}
 	if s == "" {

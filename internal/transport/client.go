@@ -88,7 +88,7 @@ type Client struct {
 	userAgent  string
 	authHeader string
 	authValue  string
-	secrets    []string
+	secrets    []string // every spelling of each secret (secretSpellings)
 	redactor   *strings.Replacer
 	maxRetries int
 	minWait    time.Duration
@@ -195,7 +195,7 @@ func New(o Options) (*Client, error) {
 	c.baseString = base.String()
 	c.authOrigin = originOf(base)
 
-	c.secrets = append([]string{o.AuthValue}, o.Secrets...)
+	c.secrets = secretSpellings(append([]string{o.AuthValue}, o.Secrets...)...)
 	c.redactor = newReplacer(c.secrets...)
 
 	var hc http.Client
@@ -254,7 +254,8 @@ func (c *Client) SameOrigin(rawURL string) bool {
 }
 
 // Redact returns s with the credential and every configured secret (in
-// their URL- and JSON-escaped forms too) replaced by "REDACTED".
+// their URL- and JSON-escaped, hex and base64 forms too) replaced by
+// "REDACTED".
 func (c *Client) Redact(s string) string { return replace(c.redactor, s) }
 
 // Format prints the client as "transport.Client(<BaseURL>)" whatever the

@@ -120,12 +120,13 @@ type call struct {
 	// logging never builds it.
 	u      *url.URL
 	logURL string
-	// secrets start as the Client's (plus, for DoExternal, the URL's query
-	// values, plus Request.Secrets) and grow with the query values of
-	// redirect hops that leave the API origin. redactor replaces them; it
-	// is built from secrets only when a string is first redacted
-	// (redactorStale), since redaction is needed on the error and log paths
-	// alone.
+	// secrets are the call's own, beside the Client's: for DoExternal the
+	// URL's query values, Request.Secrets, and the query values of
+	// redirect hops that leave the API origin. redactor replaces them and
+	// the Client's; while the call has none it is the Client's, else it is
+	// built, their spellings computed (secretSpellings, the Client's kept
+	// from New), only when a string is first redacted (redactorStale),
+	// since redaction is needed on the error and log paths alone.
 	secrets       []string
 	redactor      *strings.Replacer
 	redactorStale bool
@@ -167,7 +168,8 @@ func hostWithoutEmptyPort(host string) string {
 // goroutine (see call), so the lazy build needs no locking.
 func (cl *call) redact(s string) string {
 	if cl.redactorStale {
-		cl.redactor, cl.redactorStale = newReplacer(cl.secrets...), false
+		forms := append(slices.Clip(cl.c.secrets), secretSpellings(cl.secrets...)...)
+		cl.redactor, cl.redactorStale = newReplacer(forms...), false
 	}
 	return replace(cl.redactor, s)
 }
@@ -228,6 +230,9 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 		if errors.Is(err, io.EOF) {
 			err = fmt.Errorf("empty body: %w", err)
 		}
+		// Quote a short, redacted excerpt of the decoder's error: it
+		// copies a whole offending number, of any length.
+		err = apierr.DecodeError(err, cl.redact)
 		return cl.errorf(err, "decoding JSON response: %v", err)
 	}
 	return nil
@@ -256,13 +261,11 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 		c:        c,
 		method:   methodOrGet(method),
 		u:        u,
-		secrets:  c.secrets,
 		redactor: c.redactor,
 		external: true,
 	}
 	if values := queryValues(u); len(values) > 0 {
-		// Clip: the Client's slice is shared by concurrent calls.
-		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), values...), true
+		cl.secrets, cl.redactorStale = values, true
 	}
 	resp, err := c.send(ctx, cl, u, header, body)
 	return resp, err
@@ -302,7 +305,6 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		c:        c,
 		method:   methodOrGet(r.Method),
 		u:        u,
-		secrets:  c.secrets,
 		redactor: c.redactor,
 		noFollow: r.NoFollowRedirects,
 
@@ -315,7 +317,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		bufferLimit:     cmp.Or(r.BufferLimit, maxJSONResponse),
 	}
 	if len(r.Secrets) > 0 {
-		cl.secrets, cl.redactorStale = append(slices.Clip(c.secrets), r.Secrets...), true
+		cl.secrets, cl.redactorStale = r.Secrets, true
 	}
 	resp, err := c.send(ctx, cl, u, header, r.Body)
 	if r.RetriedAfterLanding != nil {

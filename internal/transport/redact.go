@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -19,32 +21,48 @@ const Redacted = "REDACTED"
 // text. Values of any length are removed from the URL itself.
 const minSignedValueLen = 8
 
-// newReplacer returns a replacer for secrets and their URL-escaped and
-// JSON-escaped forms (see secretForms), longest first so that a secret
-// containing another is removed whole; nil when there is nothing to redact.
-func newReplacer(secrets ...string) *strings.Replacer {
+// newReplacer returns a replacer for forms, the spellings of secrets that
+// secretSpellings returned, longest first so that a secret containing
+// another is removed whole; nil when there is nothing to redact.
+func newReplacer(forms ...string) *strings.Replacer {
+	seen := make(map[string]bool, len(forms))
+	uniq := make([]string, 0, len(forms))
+	for _, f := range forms {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			uniq = append(uniq, f)
+		}
+	}
+	if len(uniq) == 0 {
+		return nil
+	}
+	sort.SliceStable(uniq, func(i, j int) bool { return len(uniq[i]) > len(uniq[j]) })
+	args := make([]string, 0, 2*len(uniq))
+	for _, f := range uniq {
+		args = append(args, f, Redacted)
+	}
+	return strings.NewReplacer(args...)
+}
+
+// secretSpellings returns every spelling of each secret (see secretForms
+// and encodedForms), each once. The Client's are computed once, in New,
+// and kept beside its replacer; a call with secrets of its own spells out
+// only those, when its replacer is first needed (see call.redact).
+func secretSpellings(secrets ...string) []string {
 	seen := map[string]bool{}
-	var forms []string
+	var out []string
 	for _, s := range secrets {
 		if s == "" {
 			continue
 		}
-		for _, f := range secretForms(s) {
-			if !seen[f] {
+		for _, f := range append(secretForms(s), encodedForms(s)...) {
+			if f != "" && !seen[f] {
 				seen[f] = true
-				forms = append(forms, f)
+				out = append(out, f)
 			}
 		}
 	}
-	if len(forms) == 0 {
-		return nil
-	}
-	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
-	args := make([]string, 0, 2*len(forms))
-	for _, f := range forms {
-		args = append(args, f, Redacted)
-	}
-	return strings.NewReplacer(args...)
+	return out
 }
 
 // secretForms returns every spelling of a secret that can reach an error or
@@ -68,6 +86,51 @@ func secretForms(s string) []string {
 		j = j[1 : len(j)-1] // the quotes
 		a := asciiJSON(j)
 		forms = append(forms, j, a, strings.ReplaceAll(j, "/", `\/`), strings.ReplaceAll(a, "/", `\/`))
+	}
+	return forms
+}
+
+// minEncodedSecretLen is the shortest secret whose base64 and hex
+// spellings are redacted too: the encodings of shorter ones (8 hex digits
+// for 4 bytes) are short enough to occur by chance in ids and hashes, and
+// removing them would garble the text. Keys, licence keys and signatures
+// are far longer.
+const minEncodedSecretLen = 8
+
+// encodedForms returns the spellings of a secret of minEncodedSecretLen
+// bytes or more as a server may echo it encoded: hex (lower and upper
+// case) and base64 in the standard and URL alphabets, padded and not, the
+// base64 ones also as written in a query value, a path segment and a JSON
+// string with "\/" for "/".
+//
+// A secret encoded inside a larger base64 string (a Basic credential
+// "user:secret", a token holding it) is spelled according to its offset
+// modulo 3, and its first and last characters mix its bits with those of
+// its neighbours. For each of the three offsets the forms include the run
+// of characters that encode the secret's bits alone, so that the whole run
+// is redacted: at most two characters on each side, carrying a few bits of
+// the secret's first and last bytes, remain.
+func encodedForms(s string) []string {
+	if len(s) < minEncodedSecretLen {
+		return nil
+	}
+	b := []byte(s)
+	h := hex.EncodeToString(b)
+	forms := []string{h, strings.ToUpper(h)}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		raw := enc.WithPadding(base64.NoPadding)
+		var b64 []string
+		b64 = append(b64, enc.EncodeToString(b), raw.EncodeToString(b))
+		for lead := 0; lead < 3; lead++ {
+			// Characters from the first that holds none of the lead
+			// bytes' bits to the last that holds none of what follows.
+			e := raw.EncodeToString(append(make([]byte, lead), b...))
+			lo, hi := (8*lead+5)/6, (8*lead+8*len(b))/6
+			b64 = append(b64, e[lo:hi])
+		}
+		for _, f := range b64 {
+			forms = append(forms, f, url.QueryEscape(f), url.PathEscape(f), strings.ReplaceAll(f, "/", `\/`))
+		}
 	}
 	return forms
 }

@@ -2,9 +2,14 @@ package transport
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,4 +82,90 @@ func TestBareQueryTokenIsRedacted(t *testing.T) {
 	}
 	assert.Contains(t, ae.URL, "out.jpg?"+Redacted)
 	assert.Contains(t, URLSecrets("https://h/p?"+token), token)
+}
+
+// TestEncodedSecretsAreRedacted: a server echoing a secret in hex or
+// base64 (both alphabets, padded or not) does not get it into an error.
+func TestEncodedSecretsAreRedacted(t *testing.T) {
+	t.Parallel()
+	const key = "k?>~ÿ-0123456789?~>" // base64 with "+" and "/" (URL: "-" and "_")
+	c, err := New(Options{BaseURL: "http://h", Secrets: []string{key}})
+	require.NoError(t, err)
+	b := []byte(key)
+	for _, enc := range []string{
+		hex.EncodeToString(b), strings.ToUpper(hex.EncodeToString(b)),
+		base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
+		url.QueryEscape(base64.StdEncoding.EncodeToString(b)),
+		strings.ReplaceAll(base64.StdEncoding.EncodeToString(b), "/", `\/`),
+	} {
+		got := c.Redact(`{"echo":"` + enc + `"}`)
+		assert.Equal(t, `{"echo":"`+Redacted+`"}`, got, enc)
+	}
+	// A secret shorter than minEncodedSecretLen keeps its encodings: they
+	// would match ids and hashes by chance.
+	c, err = New(Options{BaseURL: "http://h", Secrets: []string{"short"}})
+	require.NoError(t, err)
+	assert.Equal(t, "73686f7274", c.Redact("73686f7274"))
+}
+
+// TestBase64SecretInsideLargerBase64: a secret encoded inside a larger
+// base64 string, at each of the three offsets modulo 3, loses every
+// character that encodes its bits alone; at most two characters on each
+// side, mixing its bits with its neighbours', remain.
+func TestBase64SecretInsideLargerBase64(t *testing.T) {
+	t.Parallel()
+	const key = "lk?>~0123456789abcdefghij~>?"
+	c, err := New(Options{BaseURL: "http://h", Secrets: []string{key}})
+	require.NoError(t, err)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for lead := 0; lead < 6; lead++ {
+			prefix := strings.Repeat("u", lead)
+			whole := enc.EncodeToString([]byte(prefix + key + ":tail?>"))
+			lo, hi := (8*lead+5)/6, (8*lead+8*len(key))/6
+			// What is left around REDACTED lies outside whole[lo:hi], the
+			// characters that encode the secret's bits alone.
+			got := c.Redact(whole)
+			before, after, ok := strings.Cut(got, Redacted)
+			require.True(t, ok, "lead %d: %s", lead, got)
+			assert.True(t, strings.HasPrefix(whole[:lo], before), "lead %d: %s", lead, got)
+			assert.True(t, strings.HasSuffix(whole[hi:], after), "lead %d: %s", lead, got)
+		}
+	}
+	// Basic credentials: base64("user:" + key).
+	basic := base64.StdEncoding.EncodeToString([]byte("user:" + key))
+	assert.Contains(t, c.Redact("Basic "+basic), Redacted)
+}
+
+// TestSecretSpellingsAreComputedOncePerSecret: a call with secrets of its
+// own builds its replacer from the Client's spellings and its own.
+func TestSecretSpellingsAreComputedOncePerSecret(t *testing.T) {
+	t.Parallel()
+	c, err := New(Options{BaseURL: "http://h", AuthHeader: "X-API-KEY", AuthValue: "api-key-0123456789"})
+	require.NoError(t, err)
+	assert.Equal(t, secretSpellings("api-key-0123456789"), c.secrets)
+	assert.Contains(t, c.secrets, hex.EncodeToString([]byte("api-key-0123456789")))
+}
+
+// TestDecodeErrorIsShort: a 7 MiB number where the answer has a small
+// one made a 7 MiB error string; the error quotes a short excerpt.
+func TestDecodeErrorIsShort(t *testing.T) {
+	t.Parallel()
+	huge := "4" + strings.Repeat("2", 7<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"code":` + huge + `}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Options{BaseURL: srv.URL, MaxRetries: -1})
+	require.NoError(t, err)
+	var out struct {
+		Code int `json:"code"`
+	}
+	err = c.DoJSON(context.Background(), &Request{Path: "job"}, &out)
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 1<<10, "%.300s", err.Error())
+	assert.Contains(t, err.Error(), "decoding JSON response: json: cannot unmarshal number 4222")
+	var te *json.UnmarshalTypeError
+	require.ErrorAs(t, err, &te)
+	assert.Less(t, len(te.Value), 64)
 }

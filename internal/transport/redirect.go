@@ -89,8 +89,8 @@ func (cl *call) learnHopSecrets(u *url.URL) {
 	}
 	// The call's URL stays redacted as it was before this hop.
 	cl.url()
-	// Clip: the slice may share its array with the Client's secrets, which
-	// concurrent calls read. The redactor is rebuilt on its next use.
+	// Clip: the slice may share its array with the caller's
+	// Request.Secrets. The redactor is rebuilt on its next use.
 	cl.secrets, cl.redactorStale = append(slices.Clip(cl.secrets), values...), true
 }
 

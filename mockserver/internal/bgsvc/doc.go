@@ -92,10 +92,11 @@
 // one image is processed at a time. The submit answer always says
 // "processing" (as documented). processing_time is the seconds from the start
 // of processing to completion on the clock. Jobs are kept until removed
-// (the API documentation shows no retention). Removing a queued job takes it
-// out of the queue; removing a processing one cancels its engine or its delay.
-// previous_status of a removal is the state the job had, "queued"
-// included.
+// (the API documentation shows no retention). Removing a queued job takes it out of the
+// queue; removing a processing one cancels its engine or its delay.
+// previous_status of a removal is the state the job had, among the
+// documented values only (processing, completed, failed): a job still
+// queued reports "processing", as /SubmitImage did.
 //
 // Files deleted. A job owns its input file until removed, and its result
 // once computed: files_deleted is 2 for a completed job and for one removed

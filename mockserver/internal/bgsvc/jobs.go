@@ -321,7 +321,9 @@ type RemoveResponse struct {
 }
 
 // Remove deletes a job and its files, cancelling it if it is queued or
-// processing. Later calls for the id are 404.
+// processing. PreviousStatus is processing, completed or failed, the
+// documented values: a queued job reports processing. Later calls for the
+// id are 404.
 func (s *Service) Remove(id string) (*RemoveResponse, *httpx.Error) {
 	if e := s.CheckActivated(); e != nil {
 		return nil, e
@@ -334,6 +336,11 @@ func (s *Service) Remove(id string) (*RemoveResponse, *httpx.Error) {
 	}
 	delete(s.jobs, id)
 	prev := j.status
+	if prev == StatusQueued {
+		// The documentation's previous_status takes processing, completed
+		// or failed only: a job still waiting for a worker is processing.
+		prev = StatusProcessing
+	}
 	if j.qjob != nil {
 		j.qjob.Cancel() // a queued job never runs; a running engine is cancelled
 	}

@@ -191,7 +191,7 @@ func TestQueueAndRemoval(t *testing.T) {
 
 	rm, e := s.Remove(b.ProcessID)
 	require.Nil(t, e)
-	assert.Equal(t, StatusQueued, rm.PreviousStatus)
+	assert.Equal(t, StatusProcessing, rm.PreviousStatus, "previous_status takes the documented values only")
 	assert.Equal(t, 1, rm.FilesDeleted)
 
 	rm, e = s.Remove(a.ProcessID) // its engine is cancelled

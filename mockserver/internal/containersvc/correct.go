@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/colorspace"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/correct"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
@@ -193,12 +195,21 @@ func (s *Service) engineRequest(req *Request) (engine.Request, *httpx.Error) {
 				"preset "+strconv.Quote(req.Preset)+" is not uploaded or mounted", "preset", req.Preset)
 		}
 	}
-	if cs := req.ColorSpace; cs != "original" && cs != "srgb" {
-		if fi, err := os.Stat(filepath.Join(s.mounts.Presets, cs)); err != nil || !fi.Mode().IsRegular() {
+	switch cs := req.ColorSpace; cs {
+	case "original":
+	case "srgb":
+		er.OutputProfile = colorspace.SRGBProfile()
+	default:
+		prof, err := readProfile(filepath.Join(s.mounts.Presets, cs))
+		if err != nil {
 			e := paramError("outputColorSpace", "ICC profile %q is not in /presets", cs)
+			if !errors.Is(err, os.ErrNotExist) {
+				e = paramError("outputColorSpace", "ICC profile %q in /presets cannot be read: %v", cs, err)
+			}
 			s.logID(slog.LevelDebug, MsgInvalidParameter, "status", e.Status, "detail", e.Message, "parameter", e.Parameter)
 			return er, e
 		}
+		er.OutputProfile = prof
 	}
 	switch req.ResizeParam {
 	case "width":
@@ -239,7 +250,7 @@ func (s *Service) run(ctx context.Context, key, inPath string, req *Request, ere
 			"detail", "no valid licence in /sdk_license: the image is returned unchanged", "reason", licErr.Error())
 	}
 
-	tmp, err := os.CreateTemp(s.mounts.Output, ".out-*")
+	tmp, err := s.createTemp(s.mounts.Output, ".out-*")
 	if err != nil {
 		return nil, s.errRow(slog.LevelError, MsgTemporaryOutputFile, http.StatusServiceUnavailable,
 			"the output file could not be created (is output/ writable, is the disk full?)", "imageKey", key, "error", err.Error())
@@ -301,6 +312,30 @@ func (s *Service) run(ctx context.Context, key, inPath string, req *Request, ere
 	s.logID(slog.LevelDebug, MsgCorrected, "imageKey", key, "output", name, "scene", scene,
 		"enableComposite", req.EnableComposite)
 	return out, nil
+}
+
+// MaxProfileBytes bounds an outputColorSpace profile file (the largest
+// profile a JPEG's APP2 segments can carry is about 16 MB).
+const MaxProfileBytes = 16 << 20
+
+// readProfile reads an ICC profile file from /presets: a regular file of
+// at most MaxProfileBytes. What it holds is the engine's to judge.
+func readProfile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, os.ErrNotExist
+	case fi.Size() > MaxProfileBytes:
+		return nil, fmt.Errorf("larger than %d bytes", MaxProfileBytes)
+	}
+	return io.ReadAll(io.LimitReader(f, MaxProfileBytes+1))
 }
 
 // mergeCtx returns ctx, also cancelled when stop is, and its release.

@@ -43,9 +43,17 @@
 // Failing those, the engine's built-in groups ("Universal", "Pro", "School
 // and Sports", "Attractions and Cruise Lines", "none") are accepted; a
 // mounted file of the same name overrides the built-in. Anything else is
-// 400 unknownPresetMessage. outputColorSpace names original, srgb, or an
-// ICC profile file in presets/ (checked to exist; the mock converts no
-// colours and keeps the source profile).
+// 400 unknownPresetMessage.
+//
+// outputColorSpace: original (the default) keeps the pixels and the
+// source's ICC profile; srgb converts the colours from the source's profile
+// to sRGB and embeds an sRGB profile (an untagged image is taken as sRGB and
+// left as it is); the file name of an ICC profile in presets/ (else 400
+// invalidParameterMessage) converts to that profile and embeds it. The
+// conversion (engine/colorspace) applies RGB matrix/TRC profiles at both
+// ends; with a LUT-based profile, or a file that is no ICC profile, the
+// colours and the source's profile are left as they are and
+// correctionSkippedMessage (info) says so.
 //
 // # Direct file mode
 //
@@ -82,7 +90,9 @@
 //     written uncorrected (correctionSkippedMessage, info).
 //   - A failed write of the output ("couldn't write image", e.g. disk full)
 //     is 503 temporaryOutputFileMessage; a failed close or rename 503
-//     temporaryCloseOutputFileMessage.
+//     temporaryCloseOutputFileMessage. On upload, a temporary input file
+//     that cannot be written (the message also says "couldn't write
+//     image"), closed or renamed is 503 temporaryFileWritingMessage.
 //   - Upload size: at most MaxUploadBytes (50 MB by default), else 413
 //     bodyTooLargeMessage; an empty body is 400 emptyBodyMessage.
 //   - Image keys: 32 hex digits plus .jpg or .png; the sanity check allows

@@ -42,6 +42,9 @@ type Service struct {
 	// make deletion or the final rename fail.
 	remove func(string) error
 	rename func(oldpath, newpath string) error
+	// createTemp is osCreateTemp; tests replace it with files whose Write
+	// or Close fails.
+	createTemp func(dir, pattern string) (tempFile, error)
 
 	// act tracks the requests being served and the sweeps (WaitIdle,
 	// Close) and runs the sweep timer.
@@ -76,7 +79,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, mounts: mounts, log: log, clock: cfg.Clock, engine: eng,
 		queue: queue, ctx: ctx, cancel: cancel,
-		remove: os.Remove, rename: os.Rename, seen: map[string]seenFile{}, act: activity.New(cfg.Clock),
+		remove: os.Remove, rename: os.Rename, createTemp: osCreateTemp, seen: map[string]seenFile{}, act: activity.New(cfg.Clock),
 	}
 	if cfg.badLogLevel != "" {
 		s.logID(slog.LevelWarn, MsgUnknownLogLevel, "value", cfg.badLogLevel, "using", "info")

@@ -64,7 +64,7 @@ func (s *Service) UploadSized(ctx context.Context, contentType string, contentLe
 	if s.ctx.Err() != nil {
 		return nil, httpx.Errorf(http.StatusServiceUnavailable, httpx.CodeUnavailable, "the server is shutting down")
 	}
-	tmp, err := os.CreateTemp(s.mounts.Input, ".upload-*")
+	tmp, err := s.createTemp(s.mounts.Input, ".upload-*")
 	if err != nil {
 		return nil, s.errRow(slog.LevelError, MsgTemporaryFileCreate, http.StatusServiceUnavailable,
 			"the temporary input file could not be created (is input/ writable, is the disk full?)", "error", err.Error())
@@ -84,7 +84,7 @@ func (s *Service) UploadSized(ctx context.Context, contentType string, contentLe
 	switch {
 	case errors.As(err, &we):
 		return nil, s.errRow(slog.LevelError, MsgTemporaryFileWrite, http.StatusServiceUnavailable,
-			"the temporary input file could not be written", "error", we.err.Error())
+			"couldn't write image: the temporary input file could not be written (is the disk full?)", "error", we.err.Error())
 	case err != nil:
 		return nil, s.errRow(slog.LevelError, MsgBodyRequest, http.StatusServiceUnavailable,
 			"the request body could not be read", "error", err.Error())

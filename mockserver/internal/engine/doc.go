@@ -20,7 +20,11 @@
 //  6. resize by the API's priority rules;
 //  7. remove and replace the background, and scale a result whose long side
 //     exceeds 5000 px down to it;
-//  8. encode in the requested format, with the source metadata when kept.
+//  8. convert the colours to Request.OutputProfile when one is given
+//     (package colorspace: RGB matrix/TRC profiles; the source's embedded
+//     profile, or sRGB when it has none, is where they come from);
+//  9. encode in the requested format, with the source metadata when kept
+//     (and the output profile in place of the source's after a conversion).
 //
 // Skipping: with an explicit preset, skip=clipart (the default) leaves
 // clipart-like images uncorrected and skip=legacy the images
@@ -32,6 +36,13 @@
 // error: the image is processed uncropped and the reason is in
 // Result.Warnings (the API calls auto-crop "intended for single-person
 // portraits" and says nothing of failures).
+//
+// Colour profiles: without OutputProfile (the hosted API, the background
+// removal container, the correction container's outputColorSpace=original)
+// pixels are used and written as stored and the source's ICC profile is
+// kept with the rest of the metadata, or dropped with it (the hosted API's
+// preserveMetadata=false, which the API says can cause problems for
+// non-sRGB sources). LUT-based profiles are never applied.
 //
 // Everything is deterministic: the same input bytes and Request give the
 // same output bytes, whatever the number of cores.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/colorspace"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/correct"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/faces"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
@@ -83,6 +84,13 @@ type Request struct {
 	PreserveMetadata bool
 	// UpdateThumbnail regenerates the EXIF thumbnail from the output.
 	UpdateThumbnail bool
+	// OutputProfile, when set, is the ICC profile the output's colours are
+	// converted to (the container's outputColorSpace:
+	// colorspace.SRGBProfile() for srgb, or a profile file), from the
+	// source's embedded profile (none: sRGB); the output then embeds it.
+	// A profile that is not an RGB matrix/TRC one, at either end, leaves
+	// the colours and the source's profile as they are, with a warning.
+	OutputProfile []byte
 
 	// Resize holds the size parameters (priority width > height > long >
 	// short > scale) and the upscaling mode.
@@ -249,6 +257,21 @@ func (e *Engine) Process(ctx context.Context, src io.Reader, req Request, dst io
 	var meta *imageio.Metadata
 	if req.PreserveMetadata {
 		meta = &in.Meta
+	}
+	if req.OutputProfile != nil {
+		converted, err := colorspace.Convert(pix, in.Meta.ICC, req.OutputProfile)
+		switch {
+		case err != nil:
+			res.Warnings = append(res.Warnings, "outputColorSpace: colours left unconverted: "+
+				strings.TrimPrefix(err.Error(), "colorspace: "))
+		case converted:
+			m := imageio.Metadata{}
+			if meta != nil {
+				m = *meta
+			}
+			m.ICC = req.OutputProfile
+			meta = &m
+		}
 	}
 	if err := imageio.Encode(dst, pix, imageio.EncodeOptions{
 		Format: format, Quality: req.Quality, Meta: meta, UpdateThumbnail: req.UpdateThumbnail,

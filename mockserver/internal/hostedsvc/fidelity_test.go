@@ -1,0 +1,185 @@
+package hostedsvc
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/color/palette"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+)
+
+// engineProcessor runs the reference engine (no correction, the
+// requested format) and keeps each request and output.
+type engineProcessor struct {
+	eng  *engine.Engine
+	mu   sync.Mutex
+	reqs []JobRequest
+	outs [][]byte
+}
+
+func (p *engineProcessor) Process(ctx context.Context, src io.Reader, req JobRequest, dst io.Writer) (*JobResult, error) {
+	var out bytes.Buffer
+	res, err := p.eng.Process(ctx, src, engine.Request{Preset: "none", OutputType: req.OutputType, Quality: req.Quality},
+		io.MultiWriter(dst, &out))
+	p.mu.Lock()
+	p.reqs = append(p.reqs, req)
+	p.outs = append(p.outs, out.Bytes())
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return &JobResult{Format: string(res.Format), Width: res.Width, Height: res.Height}, nil
+}
+
+func (p *engineProcessor) last(t *testing.T) (JobRequest, []byte) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	require.NotEmpty(t, p.reqs, "the processor did not run")
+	return p.reqs[len(p.reqs)-1], p.outs[len(p.outs)-1]
+}
+
+func newEngineService(t *testing.T, edit func(*Config)) (*Service, *engineProcessor) {
+	eng, err := engine.New(engine.Options{})
+	require.NoError(t, err)
+	p := &engineProcessor{eng: eng}
+	s, _ := newServiceWith(t, func(c *Config) {
+		c.Processor = p
+		if edit != nil {
+			edit(c)
+		}
+	})
+	return s, p
+}
+
+// TestResizeModeWithoutASizeIsIgnored: resize is used only when resizing
+// is requested: without a size the job completes at the source size and
+// the processor is asked for no resize and no mode.
+func TestResizeModeWithoutASizeIsIgnored(t *testing.T) {
+	t.Parallel()
+	s, p := newEngineService(t, nil)
+	for _, mode := range []string{"auto", "general", "smallDetails"} {
+		id := startJob(t, s, "fileKey="+uploadFile(t, s, pngBytes(t, 1))+"&preset=none&resize="+mode)
+		rec, raw := jobRecord(t, s, id)
+		require.Equal(t, StatusCompleted, rec.Status, rec.StatusText)
+		req, out := p.last(t)
+		assert.Equal(t, ResizeRequest{}, req.Resize, mode)
+		cfg, err := png.DecodeConfig(bytes.NewReader(out))
+		require.NoError(t, err)
+		assert.Equal(t, [2]int{64, 64}, [2]int{cfg.Width, cfg.Height}, mode)
+		assert.Contains(t, string(raw), `"imageResizeCount":0`)
+		assert.Contains(t, string(raw), `"classicResizeCount":0`)
+	}
+	// With a size, the mode applies.
+	id := startJob(t, s, "fileKey="+uploadFile(t, s, pngBytes(t, 2))+"&preset=none&resize=general&long=128")
+	_, _ = jobRecord(t, s, id)
+	req, _ := p.last(t)
+	assert.Equal(t, ResizeRequest{Long: 128, Mode: "general"}, req.Resize)
+}
+
+// countingTransport answers every webhook 200 and counts the requests.
+type countingTransport struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.urls = append(c.urls, r.URL.String())
+	c.mu.Unlock()
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
+	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
+}
+
+func (c *countingTransport) sent() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.urls...)
+}
+
+// TestNoWebhookWithoutWebhookURL: a job without webhookUrl sends nothing,
+// completed or failed; one with it sends its delivery.
+func TestNoWebhookWithoutWebhookURL(t *testing.T) {
+	t.Parallel()
+	hooks := &countingTransport{}
+	s, _ := newEngineService(t, func(c *Config) { c.WebhookClient = &http.Client{Transport: hooks} })
+	for _, data := range [][]byte{pngBytes(t, 3), append(pngBytes(t, 4)[:40], 0)} { // completed, failed
+		id := startJob(t, s, "fileKey="+uploadFile(t, s, data))
+		rec, _ := jobRecord(t, s, id)
+		require.Contains(t, []string{StatusCompleted, StatusFailed, StatusRejected}, rec.Status)
+	}
+	assert.Empty(t, hooks.sent(), "no webhookUrl, no delivery")
+
+	id := startJob(t, s, "fileKey="+uploadFile(t, s, pngBytes(t, 5))+"&webhookUrl=https%3A%2F%2Fhook.example%2Fin")
+	rec, _ := jobRecord(t, s, id)
+	require.Equal(t, StatusCompleted, rec.Status, rec.StatusText)
+	assert.Equal(t, []string{"https://hook.example/in"}, hooks.sent())
+}
+
+// colourModelInputs are JPEG and PNG inputs outside 8-bit RGB(A): the API
+// documentation lists RGB or RGBA; the mocks accept these and convert them
+// on decode (grey to RGB, a palette to RGB(A), 16 bits to 8).
+func colourModelInputs(t *testing.T) map[string][]byte {
+	const w, h = 48, 40
+	gray := image.NewGray(image.Rect(0, 0, w, h))
+	gray16 := image.NewGray16(gray.Rect)
+	rgb64 := image.NewNRGBA64(gray.Rect)
+	pal := image.NewPaletted(gray.Rect, palette.Plan9)
+	for y := range h {
+		for x := range w {
+			v := uint8(40 + 3*x + 2*y)
+			gray.SetGray(x, y, color.Gray{Y: v})
+			gray16.SetGray16(x, y, color.Gray16{Y: uint16(v) * 257})
+			rgb64.SetNRGBA64(x, y, color.NRGBA64{R: uint16(v) * 250, G: 30000, B: uint16(x) * 1000, A: 0xffff})
+			pal.SetColorIndex(x, y, uint8((x+y)%256))
+		}
+	}
+	enc := func(img image.Image) []byte {
+		var b bytes.Buffer
+		require.NoError(t, png.Encode(&b, img))
+		return b.Bytes()
+	}
+	var gj bytes.Buffer
+	require.NoError(t, jpeg.Encode(&gj, gray, nil))
+	return map[string][]byte{
+		"grey JPEG": gj.Bytes(), "grey PNG": enc(gray), "16-bit grey PNG": enc(gray16),
+		"16-bit RGBA PNG": enc(rgb64), "palette PNG": enc(pal),
+	}
+}
+
+// TestGreyPaletteAnd16BitInputsAreConverted: each is COMPLETED and written
+// as an 8-bit RGB(A) PNG, or a three-component JPEG.
+func TestGreyPaletteAnd16BitInputsAreConverted(t *testing.T) {
+	t.Parallel()
+	s, p := newEngineService(t, nil)
+	for name, data := range colourModelInputs(t) {
+		for _, outType := range []string{"png", "jpg"} {
+			id := startJob(t, s, "fileKey="+uploadFile(t, s, data)+"&preset=none&outputType="+outType)
+			rec, _ := jobRecord(t, s, id)
+			require.Equal(t, StatusCompleted, rec.Status, "%s: %s", name, rec.StatusText)
+			_, out := p.last(t)
+			if outType == "png" {
+				img, err := png.Decode(bytes.NewReader(out))
+				require.NoError(t, err, name)
+				assert.Contains(t, []color.Model{color.RGBAModel, color.NRGBAModel}, img.ColorModel(), name)
+				continue
+			}
+			img, err := jpeg.Decode(bytes.NewReader(out))
+			require.NoError(t, err, name)
+			assert.Equal(t, color.YCbCrModel, img.ColorModel(), name)
+		}
+	}
+}
