@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -52,7 +53,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	for i, f := range fields {
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
-	ctx, where := withNote(ctx)
+	ctx, where := replicas.WithNote(ctx)
 	body, err := c.getJSON(ctx, EndpointSubmitImage, "", &transport.Request{
 		Method: http.MethodPost,
 		Path:   "SubmitImage",
@@ -68,8 +69,8 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	}
 	defer body.Close()
 	job, err := decodeJob(body, c.redact)
-	if err == nil && where.rep != nil {
-		c.reps.Bind(job.ProcessID, where.rep) // its later calls go there
+	if err == nil && where.Replica != nil {
+		c.reps.Bind(job.ProcessID, where.Replica) // its later calls go there
 	}
 	return job, err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -20,6 +21,9 @@ import (
 // Create one with NewClient and reuse it.
 type Client struct {
 	http *transport.Client
+	// reps are the container's replicas (one for a single base URL);
+	// http is the first one's transport.
+	reps *replicas.Fleet
 	// base is the container's base URL as configured (WithBaseURL).
 	base string
 	// rebase moves corrected_url onto base (RebaseCorrectedURLs).
@@ -101,7 +105,11 @@ func NewClient(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, exportErr(err)
 	}
-	return &Client{http: tc, base: cfg.BaseURL, maxDownload: cfg.MaxDownloadSize}, nil
+	reps, err := clientopt.BuildReplicas(context.Background(), cfg, clientopt.Auth{}, tc, probe)
+	if err != nil {
+		return nil, exportErr(err)
+	}
+	return &Client{http: tc, reps: reps, base: reps.First().URL, maxDownload: cfg.MaxDownloadSize}, nil
 }
 
 // RebaseCorrectedURLs returns a client sharing c's connections and
@@ -125,7 +133,11 @@ func (c *Client) BaseURL() string { return c.base }
 
 // CloseIdleConnections closes the idle keep-alive connections of the
 // client's transport (when the container is going away).
-func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	for _, r := range c.reps.All() {
+		r.Value.CloseIdleConnections()
+	}
+}
 
 // apiError turns an error of the transport for a call of ep into the
 // container's typed error: an API error whose body names one of the
@@ -152,12 +164,13 @@ const maxJSONBody = 1 << 20
 // getJSON sends r (asking for JSON, with the container's retry policy)
 // and decodes its 2xx answer into out. A body that is not one JSON value
 // of out's shape, or larger than maxJSONBody, is a *ResponseError.
-func (c *Client) getJSON(ctx context.Context, ep Endpoint, r *transport.Request, out any) error {
+// key is the imageKey the call is about (its replica), "" for new work.
+func (c *Client) getJSON(ctx context.Context, ep Endpoint, key string, r *transport.Request, out any) error {
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
 	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)
 	r.BufferLimit = maxJSONBody
-	resp, err := c.http.Do(ctx, r)
+	resp, err := replicas.Send(ctx, c.reps, key, r, replicaPolicy)
 	if err != nil {
 		return apiError(ep, err)
 	}

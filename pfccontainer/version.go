@@ -14,7 +14,7 @@ import (
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 	defer exportTo(&err)
 	var raw json.RawMessage
-	if err := c.getJSON(ctx, EndpointVersion, &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
+	if err := c.getJSON(ctx, EndpointVersion, "", &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
 		return nil, err
 	}
 	return decodeVersion(raw)

@@ -111,7 +111,7 @@ func Build(opts []Option, auth Auth, fe apierr.FieldErrors) (*transport.Client, 
 	cfg := Apply(opts)
 	fe = append(apierr.FieldErrors(nil), fe...)
 	if cfg.primaryURL() == "" {
-		fe.Add("BaseURL", "is required (use WithBaseURL, or WithReplicas for several replicas)")
+		fe.Add("BaseURL", "is required (use WithBaseURL)")
 	}
 	if cfg.MaxDownloadSize < 0 {
 		fe.Add("MaxDownloadSize", "must not be negative, got %d", cfg.MaxDownloadSize)
