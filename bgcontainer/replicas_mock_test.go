@@ -142,7 +142,9 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	t.Parallel()
 	const n = 60
 	// The delay keeps jobs in flight on every replica when one dies.
-	fleet := mockserver.StartBGContainers(t, 3, &mockserver.BGContainerOptions{ProcessingDelay: 50 * time.Millisecond})
+	fleet := mockserver.StartBGContainers(t, 3, &mockserver.BGContainerOptions{
+		ProcessingDelay: 50 * time.Millisecond, PixelBudget: oneAtATime,
+	})
 	c := fleetClient(t, fleet)
 	in, out := t.TempDir(), t.TempDir()
 	writeBulkImages(t, in, n)
