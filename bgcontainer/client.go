@@ -199,3 +199,11 @@ func WithReplicas(baseURLs ...string) Option { return clientopt.WithReplicas(bas
 // "http://bg.studio.svc:8000": one replica per address, resolved again
 // every 30 seconds.
 func WithReplicaHost(baseURL string) Option { return clientopt.WithReplicaHost(baseURL) }
+
+// WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
+// an address of WithReplicaHost such as "http://10.0.0.7:8000") weight
+// times the work of a replica of weight 1, the default: a box with 4 GPUs
+// takes weight 4.
+func WithReplicaWeight(baseURL string, weight int) Option {
+	return clientopt.WithReplicaWeight(baseURL, weight)
+}

@@ -25,6 +25,13 @@ func WithReplicas(baseURLs ...string) Option { return clientopt.WithReplicas(bas
 // every 30 seconds.
 func WithReplicaHost(baseURL string) Option { return clientopt.WithReplicaHost(baseURL) }
 
+// WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
+// an address of WithReplicaHost such as "http://10.0.0.7:80") weight
+// times the work of a replica of weight 1, the default.
+func WithReplicaWeight(baseURL string, weight int) Option {
+	return clientopt.WithReplicaWeight(baseURL, weight)
+}
+
 // replicaPolicy: the engine failing on an image (503
 // processingPFCErrorMessage) is the image's failure, not the replica's;
 // 400 unknownImageIdMessage about a key means another replica holds it.

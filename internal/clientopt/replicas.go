@@ -19,6 +19,8 @@ type ReplicaConfig struct {
 	Host string
 	// Resolver resolves Host; nil means net.DefaultResolver. Tests set it.
 	Resolver replicas.Resolver
+	// Weights are the weights of WithReplicaWeight, by base URL.
+	Weights map[string]int
 }
 
 // WithReplicas sets several base URLs, one per replica of the container.
@@ -29,6 +31,17 @@ func WithReplicas(urls ...string) Option {
 // WithReplicaHost sets a base URL whose host name resolves to the
 // replicas' addresses.
 func WithReplicaHost(baseURL string) Option { return func(c *Config) { c.Replica.Host = baseURL } }
+
+// WithReplicaWeight gives the replica at baseURL weight times the work
+// of a replica of weight 1 (the default).
+func WithReplicaWeight(baseURL string, weight int) Option {
+	return func(c *Config) {
+		if c.Replica.Weights == nil {
+			c.Replica.Weights = map[string]int{}
+		}
+		c.Replica.Weights[strings.TrimSuffix(baseURL, "/")] = weight
+	}
+}
 
 // WithResolver sets the resolver of WithReplicaHost (tests).
 func WithResolver(r replicas.Resolver) Option { return func(c *Config) { c.Replica.Resolver = r } }
@@ -71,6 +84,11 @@ func BuildReplicas(ctx context.Context, cfg Config, auth Auth, primary *transpor
 		seen[u] = true
 		targets = append(targets, replicas.Target{URL: u})
 	}
+	for u := range cfg.Replica.Weights {
+		if len(targets) > 0 && !seen[u] {
+			fe.Add("ReplicaWeight", "names %s, which is not one of the replicas", u)
+		}
+	}
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
@@ -78,7 +96,7 @@ func BuildReplicas(ctx context.Context, cfg Config, auth Auth, primary *transpor
 		targets = []replicas.Target{{URL: cfg.BaseURL}}
 	}
 	o := replicas.Options[*transport.Client]{
-		Targets: targets, Host: cfg.Replica.Host, Resolver: cfg.Replica.Resolver,
+		Targets: targets, Host: cfg.Replica.Host, Resolver: cfg.Replica.Resolver, Weights: cfg.Replica.Weights,
 		New: func(baseURL string) (*transport.Client, error) {
 			if baseURL == strings.TrimSuffix(cfg.primaryURL(), "/") && len(targets) > 0 {
 				return primary, nil

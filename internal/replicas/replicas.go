@@ -46,6 +46,9 @@ type Options[T any] struct {
 	Host string
 	// Resolver resolves Host; nil means net.DefaultResolver.
 	Resolver Resolver
+	// Weights gives replicas, by base URL, a weight other than their
+	// Target's (for Host, a resolved address's URL).
+	Weights map[string]int
 	// ResolveEvery is how old a resolution may get before the next Pick
 	// starts another; 0 means DefaultResolveEvery.
 	ResolveEvery time.Duration
@@ -147,6 +150,11 @@ func New[T any](ctx context.Context, o Options[T]) (*List[T], error) {
 			fe.Add(fmt.Sprintf("Targets[%d].Weight", i), "must not be negative")
 		}
 	}
+	for u, w := range o.Weights {
+		if w < 1 {
+			fe.Add("Weights", "the weight of %s must be at least 1, got %d", u, w)
+		}
+	}
 	if o.ResolveEvery < 0 || o.MinBackoff < 0 || o.MaxBackoff < 0 || o.Threshold < 0 || o.MaxBound < 0 {
 		fe.Add("Options", "durations and counts must not be negative")
 	}
@@ -203,6 +211,9 @@ func (l *List[T]) add(baseURL string, weight int) (*Replica[T], error) {
 	v, err := l.o.New(baseURL)
 	if err != nil {
 		return nil, err
+	}
+	if w, ok := l.o.Weights[baseURL]; ok {
+		weight = w
 	}
 	r := &Replica[T]{URL: baseURL, Index: len(l.all), Weight: max(weight, 1), Value: v}
 	l.all = append(l.all, r)

@@ -245,3 +245,24 @@ func TestNewValidates(t *testing.T) {
 		t.Errorf("New's error = %v, want boom", err)
 	}
 }
+
+func TestWeightsByURL(t *testing.T) {
+	t.Parallel()
+	l, err := New(context.Background(), Options[string]{Targets: urls(2), New: newURL, Clock: poll.NewFakeClock(t0),
+		Weights: map[string]int{"http://r1:8000": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[int]int{}
+	for range 8 {
+		count[l.Pick().Index]++
+	}
+	if count[1] != 6 || count[0] != 2 {
+		t.Fatalf("picks = %v, want 6 and 2", count)
+	}
+	_, err = New(context.Background(), Options[string]{Targets: urls(1), New: newURL, Weights: map[string]int{"http://r0:8000": 0}})
+	var ve *apierr.ValidationError
+	if !errors.As(err, &ve) || ve.Errors[0].Field != "Weights" {
+		t.Fatalf("weight 0: err = %v", err)
+	}
+}
