@@ -52,6 +52,19 @@
 // the caller upload again. GET /pfc/{imageKey} is retried too: a repeated
 // correction writes another output file, swept the same way.
 //
+// # Replicas
+//
+// WithReplicas (several base URLs) or WithReplicaHost (a name resolving to
+// several addresses, re-resolved every 30 s) spread a client over replicas.
+// An upload goes to the one with the fewest calls in flight for its weight
+// (WithReplicaWeight), the correction of its imageKey to the same one (a
+// client that did not upload it asks each), and corrected URLs are rebased
+// on it. A replica refusing connections or answering 5xx three calls
+// running is set aside until GET /version answers (backoff 1 s to 1 min).
+// A call moves only when it provably never reached a replica. CorrectFile
+// (and CorrectDir) whose replica is then down (GET /version never reaches
+// it) is done again on another (Correction.LostReplicas).
+//
 // # Options
 //
 // CorrectionOptions carries every query parameter of GET /pfc/{imageKey}
