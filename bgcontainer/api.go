@@ -85,7 +85,7 @@ func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
 // answer.
 func (c *Client) authorizeAll(ctx context.Context) (*LicenseStatus, error) {
 	var first *LicenseStatus
-	for _, r := range c.reps.All() {
+	for _, r := range c.reps.Live() {
 		st, err := c.authorize(pin(ctx, r))
 		if err != nil {
 			return nil, err

@@ -411,6 +411,20 @@ func (l *List[T]) All() []*Replica[T] {
 	return slices.Clone(l.all)
 }
 
+// Live returns the replicas that take new work (still resolved), set-aside
+// ones included, in discovery order.
+func (l *List[T]) Live() []*Replica[T] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*Replica[T]
+	for _, r := range l.all {
+		if !r.gone {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // First returns the first replica (the one a single-URL client uses).
 func (l *List[T]) First() *Replica[T] {
 	l.mu.Lock()

@@ -93,8 +93,12 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 	var tried []*Node
 	for {
 		rep := l.Pick(tried...)
+		if rep == nil { // every replica tried (or none left)
+			rep = l.First()
+			l.Acquire(rep)
+		}
 		rr := *r
-		more := len(tried)+1 < len(l.All())
+		more := len(tried)+1 < len(l.Live())
 		rr.FailOver = rr.FailOver || more
 		landed := false
 		if rr.RetriedAfterLanding == nil {
