@@ -156,3 +156,42 @@ func TestSendKeyAffinity(t *testing.T) {
 		t.Fatal("a pinned call did not go to its pin, or the note missed it")
 	}
 }
+
+// A host re-resolved to fewer addresses: new work that never reached the
+// one live replica is reported, not sent on to a replica no longer live
+// (it fell through to none and panicked).
+func TestSendAfterAReplicaVanished(t *testing.T) {
+	t.Parallel()
+	dead := deadURL(t) // http://127.0.0.1:port
+	_, port, _ := net.SplitHostPort(dead[len("http://"):])
+	clk := poll.NewFakeClock(t0)
+	res := &fakeResolver{}
+	res.set(nil, "127.0.0.1", "127.0.0.2")
+	l, err := New(context.Background(), Options[*transport.Client]{
+		Host: "http://bg.studio.svc:" + port, Resolver: hostOnly{res}, Clock: clk,
+		New: func(u string) (*transport.Client, error) {
+			return transport.New(transport.Options{BaseURL: u, MinRetryWait: time.Millisecond, MaxRetryWait: 2 * time.Millisecond})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.set(nil, "127.0.0.1")
+	clk.Advance(DefaultResolveEvery)
+	l.Pick()
+	l.bg.Wait()
+	if len(l.Live()) != 1 || len(l.All()) != 2 {
+		t.Fatalf("live %d of %d, want 1 of 2", len(l.Live()), len(l.All()))
+	}
+	_, err = Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
+	if !transport.NeverSent(err) {
+		t.Fatalf("err = %v, want the refusal", err)
+	}
+}
+
+// hostOnly answers any host name with its resolver's addresses.
+type hostOnly struct{ r *fakeResolver }
+
+func (h hostOnly) LookupHost(ctx context.Context, _ string) ([]string, error) {
+	return h.r.LookupHost(ctx, "bg.studio.svc")
+}
