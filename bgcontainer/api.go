@@ -5,28 +5,28 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // jsonHeader asks for JSON answers.
 func jsonHeader() http.Header { return http.Header{"Accept": {"application/json"}} }
 
 // errNilContext returns what every call answers a nil context: a
-// *ValidationError naming ctx, as the pfccontainer and hosted transports
+// *pfc.ValidationError naming ctx, as the pfccontainer and hosted transports
 // do.
 func errNilContext() error {
-	return &ValidationError{Errors: []FieldError{{Field: "ctx", Message: "is nil"}}}
+	return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "ctx", Message: "is nil"}}}
 }
 
 // send sends r and returns its 2xx answer; the caller closes the body.
 // Error answers become an *Error of ep.
-func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -46,7 +46,7 @@ func (c *Client) send(ctx context.Context, ep Endpoint, processID string, r *tra
 
 // getJSON sends r and returns the body of its 2xx answer; the caller
 // closes it.
-func (c *Client) getJSON(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
+func (c *Client) getJSON(ctx context.Context, ep endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
 	// Read inside the attempt: an answer cut off mid-body is retried like
 	// a connection error (never for the NoReplay SubmitImage, whose error
 	// then says the answer was lost).
@@ -68,9 +68,8 @@ func (c *Client) checkID(id string) error { return validateProcessID(id, c.redac
 // (check IsLicensed). The key never appears in errors or logs, and since it
 // is part of the URL a redirect is never followed: it fails with an *Error
 // carrying the 3xx status. A client made without a key returns a
-// *ValidationError naming license_key.
+// *pfc.ValidationError naming license_key.
 func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
-	defer exportTo(&err)
 	if err := validateLicenseKey(c.key()); err != nil {
 		return nil, err
 	}
@@ -101,37 +100,35 @@ func (c *Client) authorizeAll(ctx context.Context) (*LicenseStatus, error) {
 func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 	// The key is in the path: a redirect, which may name another host and
 	// keep the path, is not followed (an *Error with the 3xx status).
-	body, err := c.getJSON(ctx, EndpointAuthorize, "", &transport.Request{
+	body, err := c.getJSON(ctx, epAuthorize, "", &transport.Request{
 		Path: transport.PathJoin("Authorize", c.key()), Header: jsonHeader(), NoFollowRedirects: true,
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer body.Close()
-	return decodeLicenseStatus(EndpointAuthorize, body, c.redact)
+	return decodeLicenseStatus(epAuthorize, body, c.redact)
 }
 
 // Status reports the container's licence and model version (GET /Status).
 // It works before activation (Status Unlicensed).
 func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
-	defer exportTo(&err)
-	body, err := c.getJSON(ctx, EndpointStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
+	body, err := c.getJSON(ctx, epStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
 	if err != nil {
 		return nil, err
 	}
 	defer body.Close()
-	return decodeLicenseStatus(EndpointStatus, body, c.redact)
+	return decodeLicenseStatus(epStatus, body, c.redact)
 }
 
 // CheckImage reports a job's state (GET /CheckImage/{process_id}). A failed
 // job is a CheckResult with Status StatusFailed and its Error, not an
 // error. An unknown or removed job matches ErrJobNotFound.
 func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResult, err error) {
-	defer exportTo(&err)
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	body, err := c.getJSON(ctx, EndpointCheckImage, processID, &transport.Request{
+	body, err := c.getJSON(ctx, epCheckImage, processID, &transport.Request{
 		Path: transport.PathJoin("CheckImage", processID), Header: jsonHeader(),
 	})
 	if err != nil {
@@ -149,16 +146,15 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 // gone, the removal is reported as done with DeleteResult.AnswerLost. A
 // 404 after attempts that were refused (429, 503) is ErrJobNotFound.
 func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteResult, err error) {
-	defer exportTo(&err)
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
 	var landed bool
-	body, err := c.getJSON(ctx, EndpointRemoveImage, processID, &transport.Request{
+	body, err := c.getJSON(ctx, epRemoveImage, processID, &transport.Request{
 		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
 		RetriedAfterLanding: &landed,
 	})
-	var ae *APIError
+	var ae *pfc.APIError
 	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && landed {
 		// A retry that met its own earlier attempt's removal, whose answer
 		// was lost: the job is gone either way.
@@ -185,13 +181,13 @@ type download struct {
 // openDownload sends GET /DownloadImage/{process_id} and returns the PNG
 // stream of a completed job. While the job is queued or processing the
 // container answers a final HTTP 102: the call returns at once with an
-// *Error matching ErrStillProcessing. The identity encoding is asked for,
+// *Error matching pfc.ErrStillProcessing. The identity encoding is asked for,
 // so the bytes written are the bytes on the wire.
 func (c *Client) openDownload(ctx context.Context, processID string) (*download, error) {
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	resp, err := c.send(ctx, EndpointDownloadImage, processID, &transport.Request{
+	resp, err := c.send(ctx, epDownloadImage, processID, &transport.Request{
 		Path:            transport.PathJoin("DownloadImage", processID),
 		Header:          http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
 		FinalProcessing: true,
@@ -208,7 +204,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 	}
 	if !bytes.Equal(head, pngMagic) {
 		resp.Body.Close()
-		return nil, &ResponseError{Endpoint: EndpointDownloadImage, Reason: "the body is not a PNG image"}
+		return nil, &pfc.ResponseError{Endpoint: string(epDownloadImage), Reason: "the body is not a PNG image"}
 	}
 	return &download{body: resp.Body, r: br, declared: resp.ContentLength}, nil
 }
@@ -217,14 +213,13 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 // the number of bytes written (GET /DownloadImage/{process_id}). Nothing is
 // written unless the answer is a PNG. While the job is queued or
 // processing it returns promptly with an *Error matching
-// ErrStillProcessing (the container's HTTP 102); a failed job matches
-// ErrProcessingFailed, an unknown or removed one ErrJobNotFound. A result
-// larger than WithMaxDownloadSize fails with a *DownloadTooLargeError once
+// pfc.ErrStillProcessing (the container's HTTP 102); a failed job matches
+// pfc.ErrJobFailed, an unknown or removed one ErrJobNotFound. A result
+// larger than WithMaxDownloadSize fails with a *pfc.DownloadTooLargeError once
 // that many bytes were written (at once when the Content-Length says so).
 func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Writer) (_ int64, err error) {
-	defer exportTo(&err)
 	if w == nil {
-		return 0, &ValidationError{Errors: []FieldError{{Field: "w", Message: "is required"}}}
+		return 0, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "w", Message: "is required"}}}
 	}
 	d, err := c.openDownload(ctx, processID)
 	if err != nil {
@@ -240,9 +235,8 @@ func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Write
 // touched at all when the job is not completed. A new file gets mode 0644;
 // an overwritten one keeps its mode.
 func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) (_ int64, err error) {
-	defer exportTo(&err)
 	if path == "" {
-		return 0, &ValidationError{Errors: []FieldError{{Field: "path", Message: "is required"}}}
+		return 0, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "path", Message: "is required"}}}
 	}
 	d, err := c.openDownload(ctx, processID)
 	if err != nil {
@@ -265,8 +259,8 @@ func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) 
 func (c *Client) copyResult(processID string, w io.Writer, d *download) (int64, error) {
 	n, err := fileio.CopyLimited(w, d.r, d.declared, c.maxDownload)
 	switch {
-	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{ProcessID: c.quote(processID, apierr.MaxQuotedID), Limit: c.maxDownload, Written: n}
+	case errors.Is(err, pfc.ErrDownloadTooLarge):
+		return n, &pfc.DownloadTooLargeError{Name: c.quote(processID, apierr.MaxQuotedID), Limit: c.maxDownload, Written: n}
 	case err != nil:
 		return n, c.streamErr(processID, n, err)
 	}
@@ -278,26 +272,3 @@ func (c *Client) copyResult(processID string, w io.Writer, d *download) (int64, 
 func (c *Client) streamErr(processID string, n int64, err error) error {
 	return apierr.Redactf(c.redact, "pfc: DownloadImage %s: after %d bytes: %w", c.quote(processID, apierr.MaxQuotedID), n, err)
 }
-
-// DownloadTooLargeError reports a download refused because the result
-// exceeds the bound set with WithMaxDownloadSize. It matches
-// ErrDownloadTooLarge with errors.Is.
-type DownloadTooLargeError struct {
-	// ProcessID is the job whose result was refused.
-	ProcessID string
-	// Limit is the bound in bytes.
-	Limit int64
-	// Written is how many bytes reached the writer before the download was
-	// stopped: 0 when the Content-Length already said too much.
-	// DownloadImage's w holds that partial content; the file variants
-	// leave nothing behind.
-	Written int64
-}
-
-// Error says which job's result was over which limit.
-func (e *DownloadTooLargeError) Error() string {
-	return fmt.Sprintf("pfc: download of job %s: larger than the limit of %d bytes (WithMaxDownloadSize)", e.ProcessID, e.Limit)
-}
-
-// Unwrap returns ErrDownloadTooLarge.
-func (e *DownloadTooLargeError) Unwrap() error { return ErrDownloadTooLarge }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestAuthorizeDoesNotFollowRedirects: the licence key is a path segment
@@ -27,14 +29,14 @@ func TestAuthorizeDoesNotFollowRedirects(t *testing.T) {
 		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	defer srv.Close()
-	c, err := NewClient(secretKey, WithBaseURL(srv.URL), WithRetries(-1, 0, 0))
+	c, err := NewClient(secretKey, pfc.WithBaseURL(srv.URL), pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	_, err = c.Authorize(context.Background())
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusTemporaryRedirect, e.StatusCode)
-	assert.Equal(t, EndpointAuthorize, e.Endpoint)
+	assert.Equal(t, string(epAuthorize), e.Endpoint)
 	assert.NotContains(t, err.Error(), secretKey)
 	assert.Zero(t, reached.Load(), "the other host saw the licence key")
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // awkwardKey needs escaping as a path segment.
@@ -63,9 +65,9 @@ func TestAuthorizeAndStatusErrors(t *testing.T) {
 		want   error
 		tries  int
 	}{
-		{"authorize 400", "/Authorize/" + secretKey, 400, func(c *Client) error { _, err := c.Authorize(context.Background()); return err }, ErrBadRequest, 1},
-		{"authorize 500", "/Authorize/" + secretKey, 500, func(c *Client) error { _, err := c.Authorize(context.Background()); return err }, ErrServer, 3},
-		{"status 500", "/Status", 500, func(c *Client) error { _, err := c.Status(context.Background()); return err }, ErrServer, 3},
+		{"authorize 400", "/Authorize/" + secretKey, 400, func(c *Client) error { _, err := c.Authorize(context.Background()); return err }, pfc.ErrBadRequest, 1},
+		{"authorize 500", "/Authorize/" + secretKey, 500, func(c *Client) error { _, err := c.Authorize(context.Background()); return err }, pfc.ErrServer, 3},
+		{"status 500", "/Status", 500, func(c *Client) error { _, err := c.Status(context.Background()); return err }, pfc.ErrServer, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +91,7 @@ func TestAuthorizeWithoutKeySendsNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "")
 	_, err := f.c.Authorize(context.Background())
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "license_key", ve.Errors[0].Field)
 	assert.Zero(t, f.mt.GetTotalCallCount())
@@ -114,7 +116,7 @@ func TestStatusInvalidResponse(t *testing.T) {
 	f := newFixture(t, secretKey)
 	f.on(t, http.MethodGet, "/Status", httpmock.NewStringResponder(200, `<html>`+secretKey+`</html>`))
 	_, err := f.c.Status(context.Background())
-	require.ErrorIs(t, err, ErrInvalidResponse)
+	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	f.noSecret(t, secretKey, err.Error())
 }
 
@@ -124,21 +126,21 @@ func TestNilContext(t *testing.T) {
 	var nilCtx context.Context
 	_, err1 := f.c.Status(nilCtx)
 	_, err2 := f.c.WaitImage(nilCtx, jobID, nil)
-	_, err3 := f.c.RemoveBackground(nilCtx, nil, 0, nil, nil)
+	_, err3 := f.c.RemoveBackground(nilCtx, nil, 0, nil, nil, nil)
 	_, err4 := f.c.DownloadImage(nilCtx, jobID, io.Discard)
 	for _, err := range []error{err1, err2, err3, err4} {
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, err, &ve, "a nil context is a typed, matchable error")
 		assert.Equal(t, []string{"ctx"}, ve.Fields())
-		assert.True(t, errors.Is(err, ErrInvalidParameter))
+		assert.True(t, errors.Is(err, pfc.ErrInvalidParameter))
 	}
 	assert.Zero(t, f.mt.GetTotalCallCount())
 }
 
 func TestNewClientValidation(t *testing.T) {
 	t.Parallel()
-	_, err := NewClient("bad\nkey"+secretKey, WithPolling(WaitOptions{MinDelay: -1}))
-	var ve *ValidationError
+	_, err := NewClient("bad\nkey"+secretKey, WithPolling(pfc.WaitOptions{MinDelay: -1}))
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	var fields []string
 	for _, e := range ve.Errors {
@@ -146,7 +148,7 @@ func TestNewClientValidation(t *testing.T) {
 	}
 	assert.Equal(t, []string{"licenseKey", "BaseURL", "MinDelay"}, fields)
 	assert.NotContains(t, err.Error(), secretKey)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 // TestErrorBodyEchoingTheKeyEscaped: the container's framework echoes the
@@ -161,8 +163,8 @@ func TestErrorBodyEchoingTheKeyEscaped(t *testing.T) {
 	f.on(t, http.MethodGet, "/Authorize/"+url.PathEscape(key), httpmock.NewStringResponder(400,
 		`{"detail":"invalid key `+pyEscaped+`","code":"`+goEscaped+`"}`))
 	_, err := f.c.Authorize(context.Background())
-	require.ErrorIs(t, err, ErrBadRequest)
-	var ae *APIError
+	require.ErrorIs(t, err, pfc.ErrBadRequest)
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	for _, s := range []string{err.Error(), string(ae.Body), ae.Message, ae.Code, fmt.Sprintf("%+v", ae)} {
 		for _, form := range []string{key, pyEscaped, goEscaped, "9f8e7d"} {

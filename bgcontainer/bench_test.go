@@ -14,6 +14,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BenchmarkSubmitImage1GiB sends a generated 1 GiB JPEG-looking stream
@@ -30,7 +31,7 @@ func BenchmarkSubmitImage1GiB(b *testing.B) {
 		_, _ = io.WriteString(w, `{"status":"processing","process_id":"0b8f6c1e-3a52-4c8e-9d21-7f6a2b9e4c10","mode":"portrait","preprocessing_enabled":"false","message":"Image processing started"}`)
 	}))
 	defer srv.Close()
-	c, err := bgcontainer.NewClient("bench-licence-key", bgcontainer.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient("bench-licence-key", pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func BenchmarkBGMockCheckImage(b *testing.B) {
 	if err := os.WriteFile(in, bulkJPEG(b, 1), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	res, err := ts.Client.RemoveBackgroundFile(context.Background(), in, in+".png", &bgcontainer.RemoveOptions{KeepJob: true})
+	res, err := ts.Client.RemoveBackgroundFile(context.Background(), in, in+".png", nil, &pfc.FlowOptions{KeepJob: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func BenchmarkBGRemoveDir(b *testing.B) {
 		}
 	}
 	ts := mockserver.StartBGContainer(b, &mockserver.BGContainerOptions{Activated: true},
-		bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
+		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	var images int
 	var spent time.Duration
 	i := 0
@@ -113,7 +114,7 @@ func BenchmarkBGRemoveDir(b *testing.B) {
 		out := filepath.Join(b.TempDir(), fmt.Sprint(i))
 		i++
 		t0 := time.Now()
-		rep, err := ts.Client.RemoveDir(context.Background(), in, out, nil, &bgcontainer.BulkOptions{Concurrency: 16})
+		rep, err := ts.Client.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 16})
 		spent += time.Since(t0)
 		if err != nil || rep.Done != n {
 			b.Fatalf("done %d of %d: %v %v", rep.Done, n, err, rep.Failures)

@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // bulkJPEG returns a distinct small JPEG.
@@ -63,7 +63,7 @@ func TestBulkRemoveDir(t *testing.T) {
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	rels := writeBulkImages(t, in, 8)
 	require.NoError(t, os.WriteFile(filepath.Join(in, "broken.jpg"), []byte("not a jpeg"), 0o644))
-	rep, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &bgcontainer.BulkOptions{Concurrency: 3})
+	rep, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &pfc.BulkOptions{Concurrency: 3})
 	require.NoError(t, err)
 	assert.Equal(t, 9, rep.Total)
 	assert.Equal(t, 8, rep.Done, "%+v", rep.Failures)
@@ -92,8 +92,8 @@ func TestBulkRemoveDirResume(t *testing.T) {
 	defer cancel()
 	var finished atomic.Int32
 	var done sync.Map
-	rep1, err := ts.Client.RemoveDir(ctx, in, out, nil, &bgcontainer.BulkOptions{
-		OnResult: func(r bgcontainer.BulkResult) {
+	rep1, err := ts.Client.RemoveDir(ctx, in, out, nil, &pfc.BulkOptions{
+		OnResult: func(r pfc.BulkResult) {
 			done.Store(r.Item.ID, true)
 			if finished.Add(1) == cut {
 				cancel()
@@ -103,12 +103,12 @@ func TestBulkRemoveDirResume(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.GreaterOrEqual(t, rep1.Done, cut)
 	assert.Equal(t, n, rep1.Done+rep1.Interrupted)
-	rep2, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &bgcontainer.BulkOptions{
-		OnResult: func(r bgcontainer.BulkResult) {
+	rep2, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &pfc.BulkOptions{
+		OnResult: func(r pfc.BulkResult) {
 			_, was := done.Load(r.Item.ID)
 			assert.Equal(t, was, r.Skipped, r.Item.ID)
 			if r.Skipped {
-				assert.NotEmpty(t, r.ProcessID)
+				assert.NotEmpty(t, r.JobID)
 			}
 		},
 	})
@@ -131,14 +131,14 @@ func TestBulkRemoveAll(t *testing.T) {
 	ts := mockserver.StartBGContainer(t, &mockserver.BGContainerOptions{Activated: true})
 	in, out := t.TempDir(), t.TempDir()
 	rels := writeBulkImages(t, in, 3)
-	var items []bgcontainer.BulkItem
+	var items []pfc.BulkItem
 	for _, rel := range rels {
-		items = append(items, bgcontainer.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(pngName(rel)))})
+		items = append(items, pfc.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(pngName(rel)))})
 	}
-	rep, err := ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &bgcontainer.BulkOptions{Manifest: filepath.Join(out, "m.jsonl")})
+	rep, err := ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &pfc.BulkOptions{Manifest: filepath.Join(out, "m.jsonl")})
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Done)
-	_, err = ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &bgcontainer.BulkOptions{RateLimit: -1})
-	var ve *bgcontainer.ValidationError
+	_, err = ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &pfc.BulkOptions{RateLimit: -1})
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 }

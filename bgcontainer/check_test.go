@@ -10,6 +10,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestCheckImage(t *testing.T) {
@@ -34,7 +36,7 @@ func TestCheckImageErrors(t *testing.T) {
 	}{
 		{400, ErrInvalidProcessID, 1},
 		{404, ErrJobNotFound, 1},
-		{500, ErrServer, 3},
+		{500, pfc.ErrServer, 3},
 		{403, ErrNotActivated, 1},
 	}
 	for _, tt := range tests {
@@ -47,7 +49,7 @@ func TestCheckImageErrors(t *testing.T) {
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, jobID, ae.ProcessID)
-			assert.Equal(t, EndpointCheckImage, ae.Endpoint)
+			assert.Equal(t, string(epCheckImage), ae.Endpoint)
 			assert.Equal(t, tt.tries, f.mt.GetTotalCallCount())
 		})
 	}
@@ -62,7 +64,7 @@ func TestProcessIDValidatedBeforeAnyRequest(t *testing.T) {
 	for _, id := range []string{"", "42", jobID + "0", "../Status", secretKey} {
 		_, err := f.c.CheckImage(ctx, id)
 		require.ErrorIs(t, err, ErrInvalidProcessID, id)
-		require.ErrorIs(t, err, ErrInvalidParameter, id)
+		require.ErrorIs(t, err, pfc.ErrInvalidParameter, id)
 		_, err2 := f.c.RemoveImage(ctx, id)
 		require.ErrorIs(t, err2, ErrInvalidProcessID)
 		_, err3 := f.c.DownloadImage(ctx, id, &nopWriter{})
@@ -100,8 +102,8 @@ func TestWaitImageReportsProgressUntilCompleted(t *testing.T) {
 		map[string]any{"status": "processing", "original_name": "a.png", "mode": "general"},
 		map[string]any{"status": "completed", "original_name": "a.png", "mode": "general", "processing_time": 0.25})
 	var seen []JobStatus
-	r, err := f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Microsecond, MaxDelay: time.Millisecond,
-		OnProgress: func(r *CheckResult) { seen = append(seen, r.Status) }})
+	r, err := f.c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Microsecond, MaxDelay: time.Millisecond,
+		OnProgress: func(_, status string) { seen = append(seen, JobStatus(status)) }})
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, r.Status)
 	assert.Equal(t, []JobStatus{StatusQueued, StatusProcessing, StatusProcessing, StatusCompleted}, seen)
@@ -112,7 +114,7 @@ func TestWaitImageFailedJob(t *testing.T) {
 	f := newFixture(t, secretKey)
 	states(f, t, map[string]any{"status": "failed", "mode": "general", "error": "decoder said " + secretKey})
 	r, err := f.c.WaitImage(context.Background(), jobID, nil)
-	require.ErrorIs(t, err, ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	var je *JobError
 	require.ErrorAs(t, err, &je)
 	assert.Same(t, r, je.Result)
@@ -123,13 +125,13 @@ func TestWaitImageMaxWait(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, secretKey)
 	states(f, t, map[string]any{"status": "processing"})
-	_, err := f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 5 * time.Millisecond})
-	require.ErrorIs(t, err, ErrWaitTimeout)
-	var te *WaitTimeoutError
+	_, err := f.c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 5 * time.Millisecond})
+	require.ErrorIs(t, err, pfc.ErrWaitTimeout)
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
-	assert.Equal(t, jobID, te.ProcessID)
+	assert.Equal(t, jobID, te.JobID)
 	if te.Last != nil {
-		assert.Equal(t, StatusProcessing, te.Last.Status)
+		assert.Equal(t, StatusProcessing, te.Last.(*CheckResult).Status)
 	}
 }
 
@@ -138,8 +140,8 @@ func TestWaitImageCancelled(t *testing.T) {
 	f := newFixture(t, secretKey)
 	states(f, t, map[string]any{"status": "queued"})
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := f.c.WaitImage(ctx, jobID, &WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour,
-		OnProgress: func(*CheckResult) { cancel() }})
+	_, err := f.c.WaitImage(ctx, jobID, &pfc.WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour,
+		OnProgress: func(string, string) { cancel() }})
 	require.ErrorIs(t, err, context.Canceled)
 }
 
@@ -149,7 +151,7 @@ func TestWaitImageStopsOnAnError(t *testing.T) {
 	f.json(t, http.MethodGet, "/CheckImage/"+jobID, 404, errorBody(404, "not_found", "gone", "process_id"))
 	_, err := f.c.WaitImage(context.Background(), jobID, nil)
 	require.ErrorIs(t, err, ErrJobNotFound)
-	_, err = f.c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond})
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	_, err = f.c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond})
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Equal(t, 1, f.mt.GetTotalCallCount())
 }

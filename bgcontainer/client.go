@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // redacted replaces the licence key wherever a Client is printed.
@@ -37,79 +37,31 @@ type Client struct {
 	maxDownload int64
 }
 
-// Option configures a Client. The same options, with the same names,
-// configure the hosted and pfccontainer clients.
-type Option = clientopt.Option
+// Option configures a Client: the transport options of package pfc
+// (pfc.WithBaseURL, pfc.WithRetries ...) and WithPolling. An option of
+// another client package does not compile here. SubmitImage is never
+// resent once it may have reached the container, and a 500 of
+// DownloadImage (processing failed) is final.
+type Option func(*config.Config)
 
-// WithBaseURL sets the container's base URL, for example
-// "http://gpu-box:8000" (the container listens on port 8000). It is
-// required.
-func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
-
-// WithHTTPClient makes the client send requests through hc (its Transport,
-// Timeout and Jar). The SDK installs its own redirect policy on a copy, so
-// hc itself is not modified.
-func WithHTTPClient(hc *http.Client) Option { return clientopt.WithHTTPClient(hc) }
-
-// WithLogger logs each attempt, retry and response at Debug/Warn level.
-// The licence key is redacted from every record. Without it nothing is
-// logged.
-func WithLogger(l *slog.Logger) Option { return clientopt.WithLogger(l) }
-
-// WithRetries sets how often a failed request is retried (connection
-// errors, 408, 429 and 5xx other than 501) and the bounds of the jittered
-// exponential backoff between attempts. maxRetries < 0 disables retries.
-// SubmitImage is never resent once it may have reached the container (a
-// 429 proves it was refused, so that one is), and
-// a 500 of DownloadImage (processing failed) is final.
-func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
-	return clientopt.WithRetries(maxRetries, minWait, maxWait)
+// WithPolling sets the wait options WaitImage uses when given nil, and
+// that RemoveBackground uses unless its FlowOptions say otherwise.
+func WithPolling(o pfc.WaitOptions) Option {
+	return func(c *config.Config) { c.Polling, c.PollingSet = config.Wait(o), true }
 }
 
-// WithMaxRetryAfter caps how long a server's Retry-After header can make
-// the client wait before the next attempt (default 30 s).
-func WithMaxRetryAfter(d time.Duration) Option { return clientopt.WithMaxRetryAfter(d) }
-
-// WithUserAgent appends product to the User-Agent "pfc-go/<version>".
-func WithUserAgent(product string) Option { return clientopt.WithUserAgent(product) }
-
-// WithResponseHeaderTimeout bounds how long each attempt waits for the
-// response headers (default 5 minutes; a negative d means no bound), so a
-// silent container cannot hang a call made without a context deadline. It
-// counts from the end of the upload (during one it only ends an upload that
-// makes no progress for that long). Afterwards it bounds each wait for
-// the bytes of the answer: a JSON answer, error body or PNG stream that
-// stops arriving for that long ends the call, while the time spent writing
-// what arrived does not count, so downloads of any size work. The final
-// error of an attempt that runs out matches ErrResponseHeaderTimeout.
-func WithResponseHeaderTimeout(d time.Duration) Option {
-	return clientopt.WithResponseHeaderTimeout(d)
-}
-
-// WithPolling sets the defaults used by WaitImage (when it is given nil
-// options) and by RemoveBackground.
-func WithPolling(o WaitOptions) Option { return clientopt.WithPolling(o.pollOptions()) }
-
-// WithMaxDownloadSize bounds the bytes one download (DownloadImage,
-// DownloadImageFile, RemoveBackground, RemoveBackgroundFile) writes; 0, the
-// default, means no bound. A larger result fails with a
-// *DownloadTooLargeError (matching ErrDownloadTooLarge); the file
-// variants then leave no file behind.
-func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
-
-// NewClient returns a client of the container at WithBaseURL (required)
+// NewClient returns a client of the container at pfc.WithBaseURL (required)
 // holding licenseKey, which Authorize applies and RemoveBackground applies
 // when the container is not activated yet. licenseKey may be empty for a
 // container that is activated by someone else; Authorize then fails with a
-// *ValidationError. The key, raw, URL-escaped or JSON-escaped, is redacted from every
+// *pfc.ValidationError. The key, raw, URL-escaped or JSON-escaped, is redacted from every
 // error and log record. Invalid settings are reported together as a
-// *ValidationError naming them.
+// *pfc.ValidationError naming them.
 func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
-	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if licenseKey != "" {
 		if err := validateLicenseKey(licenseKey); err != nil {
-			var ve *ValidationError
+			var ve *pfc.ValidationError
 			if errors.As(err, &ve) {
 				for _, e := range ve.Errors {
 					fe.Add("licenseKey", "%s", e.Message)
@@ -126,7 +78,7 @@ func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{baseURL: reps.First().URL, http: tc, reps: reps, wait: cfg.Polling, maxDownload: cfg.MaxDownloadSize}
+	c := &Client{baseURL: reps.First().URL, http: tc, reps: reps, wait: pollOf(pfc.WaitOptions(cfg.Polling)), maxDownload: cfg.MaxDownloadSize}
 	if licenseKey != "" {
 		c.licenseKey = &secret{licenseKey}
 	}
@@ -188,7 +140,7 @@ func (c Client) keyState() string {
 }
 
 // WithReplicas spreads the client's work over several replicas of the
-// container, one base URL each (instead of WithBaseURL): new jobs go to
+// container, one base URL each (instead of pfc.WithBaseURL): new jobs go to
 // the replica with the fewest in flight, a job's later calls to the
 // replica that accepted it, and a replica that is down is set aside. See
 // "Replicas" in the package documentation.

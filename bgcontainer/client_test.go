@@ -45,4 +45,4 @@ func TestClientNeverPrintsTheLicenceKey(t *testing.T) {
 
 // TestKeyFormsCoverJSONEscapes: a container echoing the key in a JSON
 // error body escapes it as its encoder does; every such spelling is
-// redacted from the body kept in APIError.Body.
+// redacted from the body kept in pfc.APIError.Body.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // maxJSONBody bounds a JSON answer; the container's are a few hundred
@@ -19,16 +20,16 @@ const maxJSONBody = 1 << 20
 
 // object is a decoded JSON object whose members are read by name with
 // typed accessors. Unknown members are ignored; a member of the wrong type
-// gives a *ResponseError naming it. A JSON null reads as absent.
+// gives a *pfc.ResponseError naming it. A JSON null reads as absent.
 type object struct {
-	ep      Endpoint
+	ep      endpoint
 	members map[string]json.RawMessage
 	redact  func(string) string
 }
 
 // readObject reads one JSON object from r (at most maxJSONBody bytes).
 // redact (nil = identity) is applied to the reasons of errors.
-func readObject(ep Endpoint, r io.Reader, redact func(string) string) (*object, error) {
+func readObject(ep endpoint, r io.Reader, redact func(string) string) (*object, error) {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
@@ -39,7 +40,7 @@ func readObject(ep Endpoint, r io.Reader, redact func(string) string) (*object, 
 	return parseObject(ep, data, redact)
 }
 
-func parseObject(ep Endpoint, data []byte, redact func(string) string) (*object, error) {
+func parseObject(ep endpoint, data []byte, redact func(string) string) (*object, error) {
 	o := &object{ep: ep, redact: redact}
 	if len(data) > maxJSONBody {
 		return nil, o.fail("", "body larger than %d bytes", maxJSONBody)
@@ -63,7 +64,7 @@ func parseObject(ep Endpoint, data []byte, redact func(string) string) (*object,
 func (o *object) quote(s string, max int) string { return apierr.Excerpt(o.redact, s, max) }
 
 func (o *object) fail(field, format string, args ...any) error {
-	return &ResponseError{Endpoint: o.ep, Field: field, Reason: o.redact(fmt.Sprintf(format, args...))}
+	return &pfc.ResponseError{Endpoint: string(o.ep), Field: field, Reason: o.redact(fmt.Sprintf(format, args...))}
 }
 
 // raw returns a member, or nil when it is absent or null.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // fuzzSecret stands for a licence key echoed in an answer; the decoders'
@@ -13,7 +15,7 @@ const fuzzSecret = "LIC-fuzz-secret-0042"
 
 // FuzzDecodeRecords feeds any body to the four JSON decoders of the
 // client (SubmitImage, CheckImage, RemoveImage, Authorize/Status): no
-// panic; a failure is a *ResponseError matching ErrInvalidResponse whose
+// panic; a failure is a *pfc.ResponseError matching pfc.ErrInvalidResponse whose
 // text never holds the secret; a SubmitImage success has a process id.
 func FuzzDecodeRecords(f *testing.F) {
 	for _, s := range []string{
@@ -34,9 +36,9 @@ func FuzzDecodeRecords(f *testing.F) {
 			if err == nil {
 				return
 			}
-			var re *ResponseError
-			if !errors.As(err, &re) || !errors.Is(err, ErrInvalidResponse) {
-				t.Fatalf("%s: %T %v is not a *ResponseError", name, err, err)
+			var re *pfc.ResponseError
+			if !errors.As(err, &re) || !errors.Is(err, pfc.ErrInvalidResponse) {
+				t.Fatalf("%s: %T %v is not a *pfc.ResponseError", name, err, err)
 			}
 			if strings.Contains(err.Error(), fuzzSecret) {
 				t.Fatalf("%s: the secret in the error: %v", name, err)
@@ -51,7 +53,7 @@ func FuzzDecodeRecords(f *testing.F) {
 		check("CheckImage", err)
 		_, err = decodeDeleteResult(bytes.NewReader(body), redact)
 		check("RemoveImage", err)
-		for _, ep := range []Endpoint{EndpointAuthorize, EndpointStatus} {
+		for _, ep := range []endpoint{epAuthorize, epStatus} {
 			_, err = decodeLicenseStatus(ep, bytes.NewReader(body), redact)
 			check(string(ep), err)
 		}

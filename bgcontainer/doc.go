@@ -1,13 +1,13 @@
 // Package bgcontainer is the client of the locally deployed GPU
-// background-removal container (seed 002): licence activation
+// background-removal container: licence activation
 // (GET /Authorize/{license_key}, GET /Status), SubmitImage, CheckImage,
 // DownloadImage and RemoveImage, plus WaitImage and the one-call
 // RemoveBackground. It shares the transport, options, errors and
 // redaction of the other pfc-go clients; package mockserver serves a mock
 // of the container (StartBGContainer) for tests and examples.
 //
-//	c, err := bgcontainer.NewClient(licenseKey, bgcontainer.WithBaseURL("http://gpu-box:8000"))
-//	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
+//	c, err := bgcontainer.NewClient(licenseKey, pfc.WithBaseURL("http://gpu-box:8000"))
+//	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil)
 //
 // # One call
 //
@@ -15,21 +15,20 @@
 // paths, the output written atomically) submit the image, applying the
 // client's licence key first when the container answers that it is not
 // activated, poll CheckImage with the shared backoff (context-aware,
-// bounded by WaitOptions.MaxWait, reporting each state to
-// WaitOptions.OnProgress), download the PNG and then always remove the job,
+// bounded by pfc.WaitOptions.MaxWait, reporting each state to
+// pfc.WaitOptions.OnProgress), download the PNG and then always remove the job,
 // also after a failure or a cancellation: the removal runs on a context of
 // its own (context.WithoutCancel of the caller's, bounded by
-// RemoveOptions.CleanupTimeout, 10 s by default), and its outcome is in
+// pfc.FlowOptions.CleanupTimeout, 10 s by default), and its outcome is in
 // Result.Removed and Result.RemoveErr. A job whose submission was cut off
 // before its answer arrived cannot be removed: its id is unknown.
 //
-// Unlike hosted's Correct, whose client-side controls (WithWait,
-// WithProgress, WithDownloadLimit) are variadic per-call options beside the
-// service's parameters, RemoveOptions holds both in one struct: this flow
-// has more controls of its own (the cleanup timeout, KeepJob) than
-// parameters of the container, and Result reports what each step did.
-// Arguments come in the same order as hosted's (source, size, options,
-// destination; source path, destination path, options).
+// As in every client, the container's parameters (SubmitOptions) and the
+// flow's client-side controls (*pfc.FlowOptions: wait bounds and progress,
+// download limit, KeepJob, cleanup timeout) are separate arguments, in the
+// same order as hosted's Correct (source, size, options, destination,
+// flow; source path, destination path, options, flow). Result reports
+// what each step did.
 //
 // # Uploads and downloads
 //
@@ -39,7 +38,7 @@
 // reached the container (each one starts a job): only failures proving it
 // never left (refused dial, DNS) or refused unread (429) are retried; an
 // answer cut off mid-body is not either, and its error (matching
-// ErrTruncatedResponse) says the answer was lost. The JSON answers of the
+// pfc.ErrTruncatedResponse) says the answer was lost. The JSON answers of the
 // other endpoints are retried when cut off mid-body, like a connection
 // error. The file part's content type is sniffed from the bytes; the
 // container answers 404 for a file it cannot read (ErrInvalidFile).
@@ -48,11 +47,11 @@
 // temporary file renamed into place once complete. The container answers a
 // final HTTP 102 Processing while the job is queued or processing, which
 // net/http would wait behind forever: the transport ends the request at
-// once with an error matching ErrStillProcessing, never retried. A 500
+// once with an error matching pfc.ErrStillProcessing, never retried. A 500
 // (processing failed) is final too. The first bytes must be a PNG
-// signature, else *ResponseError and nothing is written. A PNG cut off
+// signature, else *pfc.ResponseError and nothing is written. A PNG cut off
 // before its Content-Length is not retried (bytes reached the writer): it
-// fails with an error matching ErrTruncatedResponse, and DownloadImageFile
+// fails with an error matching pfc.ErrTruncatedResponse, and DownloadImageFile
 // leaves no file. WithMaxDownloadSize bounds a download.
 //
 // # Records
@@ -60,7 +59,7 @@
 // LicenseStatus reads "licensed org" and "expiration date" (both date
 // forms, raw text kept); Job's preprocessing_enabled is the string "true"
 // or "false"; processing_time becomes a time.Duration. Unknown members are
-// ignored; one of the wrong type is a *ResponseError naming it.
+// ignored; one of the wrong type is a *pfc.ResponseError naming it.
 //
 // # Replicas
 //
@@ -82,35 +81,36 @@
 // clients. Arguments are checked before anything is sent: process ids
 // must be canonical UUIDs (ValidateProcessID), the mode portrait or
 // general, a preprocessing configuration one JSON object. Problems come
-// back together as a *ValidationError naming each parameter (errors.Is
-// ErrInvalidParameter, and ErrInvalidProcessID for process_id).
+// back together as a *pfc.ValidationError naming each parameter (errors.Is
+// pfc.ErrInvalidParameter, and ErrInvalidProcessID for process_id).
 //
 // An error answer is an *Error (Endpoint, StatusCode, ProcessID, the
-// body's Code, Message and Parameter) around the *APIError of the
-// response (the fields every pfc-go client's APIError has: Method, URL,
+// body's Code, Message and Parameter) around the *pfc.APIError of the
+// response (the fields every pfc-go client's pfc.APIError has: Method, URL,
 // Body, Attempts ...); errors.As finds both. It matches, with errors.Is,
-// the sentinel of the seed's error table for its endpoint and status:
+// the sentinel of the API documentation's error table for its endpoint
+// and status:
 //
 //	any image endpoint  401/403, or code not_activated  ErrNotActivated
 //	SubmitImage         404                              ErrInvalidFile
 //	SubmitImage         422                              ErrMissingFile
 //	Check/Download/Remove 400                            ErrInvalidProcessID
 //	Check/Download/Remove 404                            ErrJobNotFound
-//	DownloadImage       500                              ErrProcessingFailed
-//	DownloadImage       102                              ErrStillProcessing
+//	DownloadImage       500                              pfc.ErrJobFailed
+//	DownloadImage       102                              pfc.ErrStillProcessing
 //
-// and the class sentinel of its status (ErrBadRequest, ErrNotFound,
-// ErrServer ...), shared with the other pfc-go clients. The 500 rows of
-// the other endpoints have no sentinel of their own (ErrServer); they are
+// and the class sentinel of its status (pfc.ErrBadRequest, pfc.ErrNotFound,
+// pfc.ErrServer ...), shared with the other pfc-go clients. The 500 rows of
+// the other endpoints have no sentinel of their own (pfc.ErrServer); they are
 // retried like any 5xx, except for SubmitImage. WaitImage reports a failed
-// job as a *JobError (ErrProcessingFailed) and a MaxWait that ran out as a
-// *WaitTimeoutError (ErrWaitTimeout); RemoveBackground a licence key the
+// job as a *JobError (pfc.ErrJobFailed) and a MaxWait that ran out as a
+// *pfc.WaitTimeoutError (pfc.ErrWaitTimeout); RemoveBackground a licence key the
 // container refuses as a *LicenseError (ErrNotActivated).
 //
 // The licence key (a path segment of /Authorize), raw or escaped, never
 // appears in errors, logs or a printed Client.
 //
-// # Choices where the seed says "not shown"
+// # Choices where the API documentation is silent
 //
 // These match the mock (package mockserver), the only implementation this
 // SDK is tested against:
@@ -119,7 +119,8 @@
 //     "not_activated"; the client also takes any 401 or 403 of an image
 //     endpoint as ErrNotActivated, since the real status is not documented.
 //   - /Authorize with a wrong key answers 200 with status "Unlicensed" (the
-//     seed lists only 200, 400 and 500 for it); check LicenseStatus.IsLicensed.
+//     API documentation lists only 200, 400 and 500 for it); check
+//     LicenseStatus.IsLicensed.
 //   - Defaults: mode general, no pre- or postprocessing; set options only are sent.
 //   - preprocessing_config is a JSON object; the mock understands "denoise"
 //     (bool, default true: a median filter before segmentation) and

@@ -11,6 +11,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func pngResponder(t *testing.T, data []byte) httpmock.Responder {
@@ -45,7 +47,7 @@ func TestDownloadImageFileIsAtomic(t *testing.T) {
 	require.NoError(t, os.WriteFile(dst, []byte("old"), 0o600))
 
 	_, err := f.c.DownloadImageFile(context.Background(), otherJob, dst)
-	require.ErrorIs(t, err, ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	got, err := os.ReadFile(dst)
 	require.NoError(t, err)
 	assert.Equal(t, "old", string(got), "untouched on failure")
@@ -75,8 +77,8 @@ func TestDownloadImageErrors(t *testing.T) {
 	}{
 		{400, ErrInvalidProcessID, 1},
 		{404, ErrJobNotFound, 1},
-		{500, ErrProcessingFailed, 1},
-		{502, ErrServer, 3},
+		{500, pfc.ErrJobFailed, 1},
+		{502, pfc.ErrServer, 3},
 	}
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
@@ -98,21 +100,21 @@ func TestDownloadImageRefusesWhatIsNotAPNG(t *testing.T) {
 	f.on(t, http.MethodGet, "/DownloadImage/"+jobID, httpmock.NewStringResponder(200, `{"status":"processing"}`))
 	var out bytes.Buffer
 	_, err := f.c.DownloadImage(context.Background(), jobID, &out)
-	require.ErrorIs(t, err, ErrInvalidResponse)
+	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	assert.Zero(t, out.Len())
 	_, err = f.c.DownloadImage(context.Background(), jobID, nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 // A RoundTripper that hands a final 102 over as a response (httpmock does)
-// still gives ErrStillProcessing.
+// still gives pfc.ErrStillProcessing.
 func TestDownloadImageFinal102FromARoundTripper(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, secretKey)
 	f.on(t, http.MethodGet, "/DownloadImage/"+jobID, httpmock.NewStringResponder(102, ""))
 	var out bytes.Buffer
 	_, err := f.c.DownloadImage(context.Background(), jobID, &out)
-	require.ErrorIs(t, err, ErrStillProcessing)
+	require.ErrorIs(t, err, pfc.ErrStillProcessing)
 	assert.Zero(t, out.Len())
 }
 
@@ -120,7 +122,7 @@ func TestDownloadImageMaxSize(t *testing.T) {
 	t.Parallel()
 	img := pngBytes(t, 40, 40)
 	mt := httpmock.NewMockTransport()
-	c, err := NewClient(secretKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(int64(len(img)-1)))
+	c, err := NewClient(secretKey, pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}), pfc.WithMaxDownloadSize(int64(len(img)-1)))
 	require.NoError(t, err)
 	mt.RegisterResponder(http.MethodGet, testBase+"/DownloadImage/"+jobID, func(r *http.Request) (*http.Response, error) {
 		assert.Equal(t, "identity", r.Header.Get("Accept-Encoding"))
@@ -128,14 +130,14 @@ func TestDownloadImageMaxSize(t *testing.T) {
 	})
 	var out bytes.Buffer
 	_, err = c.DownloadImage(context.Background(), jobID, &out)
-	require.ErrorIs(t, err, ErrDownloadTooLarge)
-	var te *DownloadTooLargeError
+	require.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
+	var te *pfc.DownloadTooLargeError
 	require.ErrorAs(t, err, &te)
-	assert.Equal(t, jobID, te.ProcessID)
+	assert.Equal(t, jobID, te.Name)
 	assert.Equal(t, int64(len(img)-1), te.Limit)
 
 	dst := filepath.Join(t.TempDir(), "out.png")
 	_, err = c.DownloadImageFile(context.Background(), jobID, dst)
-	require.ErrorIs(t, err, ErrDownloadTooLarge)
+	require.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
 	assert.NoFileExists(t, dst)
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // rawServer is a real listener that answers each connection's first
@@ -71,8 +73,8 @@ func startRaw(t *testing.T, hold bool, answer func(n int, path string) string) *
 
 func (s *rawServer) client(t *testing.T) *Client {
 	t.Helper()
-	c, err := NewClient(secretKey, WithBaseURL("http://"+s.ln.Addr().String()),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	c, err := NewClient(secretKey, pfc.WithBaseURL("http://"+s.ln.Addr().String()),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
@@ -84,7 +86,7 @@ const stillBody = `{"detail":"Image is still processing"}`
 // TestDownloadImageFinal102OnTheWire: the container's final
 // "HTTP/1.1 102 Processing" (bare, with headers and a JSON body, the
 // connection closed or held open) makes DownloadImage return promptly with
-// ErrStillProcessing, after one request, writing nothing.
+// pfc.ErrStillProcessing, after one request, writing nothing.
 func TestDownloadImageFinal102OnTheWire(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -104,12 +106,12 @@ func TestDownloadImageFinal102OnTheWire(t *testing.T) {
 			c := s.client(t)
 			var out bytes.Buffer
 			_, err := c.DownloadImage(context.Background(), jobID, &out)
-			require.ErrorIs(t, err, ErrStillProcessing)
+			require.ErrorIs(t, err, pfc.ErrStillProcessing)
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, http.StatusProcessing, ae.StatusCode)
-			assert.Equal(t, EndpointDownloadImage, ae.Endpoint)
-			assert.NotErrorIs(t, err, ErrServer)
+			assert.Equal(t, string(epDownloadImage), ae.Endpoint)
+			assert.NotErrorIs(t, err, pfc.ErrServer)
 			assert.Zero(t, out.Len())
 			s.mu.Lock()
 			assert.Equal(t, []string{"/DownloadImage/" + jobID}, s.paths, "not retried")
@@ -132,7 +134,7 @@ func TestDownloadImageAfter102(t *testing.T) {
 	c := s.client(t)
 	var out bytes.Buffer
 	_, err := c.DownloadImage(context.Background(), jobID, &out)
-	require.ErrorIs(t, err, ErrStillProcessing)
+	require.ErrorIs(t, err, pfc.ErrStillProcessing)
 	n, err := c.DownloadImage(context.Background(), jobID, &out)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(img)), n)
@@ -164,7 +166,7 @@ func TestWaitImageSurvivesTruncatedCheck(t *testing.T) {
 		return whole("application/json", done)
 	})
 	c := s.client(t)
-	r, err := c.WaitImage(context.Background(), jobID, &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	r, err := c.WaitImage(context.Background(), jobID, &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, r.Status)
 	s.mu.Lock()
@@ -173,7 +175,7 @@ func TestWaitImageSurvivesTruncatedCheck(t *testing.T) {
 }
 
 // TestDownloadImageCutOff: a download is never retried; a PNG cut off
-// before its Content-Length fails with ErrTruncatedResponse, and
+// before its Content-Length fails with pfc.ErrTruncatedResponse, and
 // DownloadImageFile leaves no file.
 func TestDownloadImageCutOff(t *testing.T) {
 	t.Parallel()
@@ -182,14 +184,14 @@ func TestDownloadImageCutOff(t *testing.T) {
 	c := s.client(t)
 	var out bytes.Buffer
 	n, err := c.DownloadImage(context.Background(), jobID, &out)
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Equal(t, int64(len(img)/2), n)
 	assert.Contains(t, err.Error(), fmt.Sprintf("got %d of %d bytes", len(img)/2, len(img)))
 
 	path := filepath.Join(t.TempDir(), "out.png")
 	_, err = c.DownloadImageFile(context.Background(), jobID, path)
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	_, statErr := os.Stat(path)
 	assert.ErrorIs(t, statErr, fs.ErrNotExist)
 	entries, err := os.ReadDir(filepath.Dir(path))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Remove the backgrounds of a folder, four images at a time, into PNGs at
@@ -23,7 +24,7 @@ func ExampleClient_RemoveDir() {
 	defer bg.Close()
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, bgcontainer.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}
@@ -45,7 +46,7 @@ func ExampleClient_RemoveDir() {
 		}
 	}
 	for run := 1; run <= 2; run++ {
-		rep, err := c.RemoveDir(context.Background(), in, out, nil, &bgcontainer.BulkOptions{Concurrency: 4})
+		rep, err := c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 4})
 		if err != nil {
 			panic(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // sample is a 64×48 PNG: a dark red box on a light grey backdrop.
@@ -46,7 +47,7 @@ func ExampleClient_RemoveBackground() {
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
 
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, bgcontainer.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}
@@ -54,7 +55,7 @@ func ExampleClient_RemoveBackground() {
 	in := sample()
 	var out bytes.Buffer
 	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)),
-		&bgcontainer.RemoveOptions{Submit: bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral}}, &out)
+		&bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral}, &out, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -93,7 +94,7 @@ func ExampleClient_DownloadImage_stillProcessing() {
 	defer bg.Close()
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, bgcontainer.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}
@@ -105,7 +106,7 @@ func ExampleClient_DownloadImage_stillProcessing() {
 		panic(err)
 	}
 	_, err = c.DownloadImage(ctx, job.ProcessID, &bytes.Buffer{})
-	fmt.Println(errors.Is(err, bgcontainer.ErrStillProcessing))
+	fmt.Println(errors.Is(err, pfc.ErrStillProcessing))
 	d, err := c.RemoveImage(ctx, job.ProcessID)
 	if err != nil {
 		panic(err)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -14,21 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-func TestErrorTypesArePublicStructs(t *testing.T) {
-	t.Parallel()
-	for _, typ := range []reflect.Type{
-		reflect.TypeOf(APIError{}), reflect.TypeOf(Error{}), reflect.TypeOf(ValidationError{}), reflect.TypeOf(FieldError{}),
-	} {
-		assert.Equal(t, "github.com/pfcsdk/pfc-go/bgcontainer", typ.PkgPath(), typ.Name())
-		assert.Equal(t, reflect.Struct, typ.Kind(), typ.Name())
-	}
-}
-
 // TestEveryCallReturnsPublicErrorTypes: every exported call gives error
-// answers as *Error around the public *APIError, and bad input as the
-// public *ValidationError; all strings start with "pfc: ".
+// answers as *Error around the public *pfc.APIError, and bad input as the
+// public *pfc.ValidationError; all strings start with "pfc: ".
 func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -51,14 +42,14 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"DownloadImageFile": func() error { _, err := f.c.DownloadImageFile(ctx, jobID, dst); return err },
 		"RemoveImage":       func() error { _, err := f.c.RemoveImage(ctx, jobID); return err },
 		"RemoveBackground": func() error {
-			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard)
+			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
 			return err
 		},
-		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, dst, nil); return err },
+		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, dst, nil, nil); return err },
 	}
 	for name, call := range apiCalls {
 		err := call()
-		var ae *APIError
+		var ae *pfc.APIError
 		if assert.ErrorAs(t, err, &ae, name) {
 			assert.Equal(t, 404, ae.StatusCode, name)
 			assert.Equal(t, "process_id", ae.Parameter, name)
@@ -66,7 +57,7 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		}
 		var e *Error
 		assert.ErrorAs(t, err, &e, name)
-		assert.ErrorIs(t, err, ErrNotFound, name)
+		assert.ErrorIs(t, err, pfc.ErrNotFound, name)
 		assert.Regexp(t, `^pfc: `, err.Error(), name)
 		f.noSecret(t, secretKey, err.Error())
 	}
@@ -75,24 +66,24 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"NewClient":         func() error { _, err := NewClient(secretKey); return err },
 		"ValidateProcessID": func() error { return ValidateProcessID("x") },
 		"WaitImage": func() error {
-			_, err := f.c.WaitImage(ctx, jobID, &WaitOptions{MinDelay: 2, MaxDelay: 1})
+			_, err := f.c.WaitImage(ctx, jobID, &pfc.WaitOptions{MinDelay: 2, MaxDelay: 1})
 			return err
 		},
 		"SubmitImage":          func() error { _, err := f.c.SubmitImage(ctx, nil, 0, nil); return err },
 		"DownloadImageFile":    func() error { _, err := f.c.DownloadImageFile(ctx, jobID, ""); return err },
-		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, "", nil); return err },
+		"RemoveBackgroundFile": func() error { _, err := f.c.RemoveBackgroundFile(ctx, src, "", nil, nil); return err },
 		"RemoveBackground": func() error {
-			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), 3, &RemoveOptions{Wait: &WaitOptions{MaxWait: -1}}, io.Discard)
+			_, err := f.c.RemoveBackground(ctx, bytes.NewReader(img), 3, nil, io.Discard, &pfc.FlowOptions{Wait: &pfc.WaitOptions{MaxWait: -1}})
 			return err
 		},
 	}
 	for name, call := range badInput {
 		err := call()
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		if assert.ErrorAs(t, err, &ve, name) {
 			assert.NotEmpty(t, ve.Fields(), name)
 		}
-		assert.ErrorIs(t, err, ErrInvalidParameter, name)
+		assert.ErrorIs(t, err, pfc.ErrInvalidParameter, name)
 		assert.Regexp(t, `^pfc: `, err.Error(), name)
 		assert.NotContains(t, err.Error(), secretKey, name)
 	}
@@ -113,4 +104,4 @@ func TestContextErrorsStayInTheChain(t *testing.T) {
 }
 
 // WithResolver sets the resolver of WithReplicaHost, for tests.
-var WithResolver = clientopt.WithResolver
+func WithResolver(r replicas.Resolver) Option { return clientopt.WithResolver(r) }

@@ -9,29 +9,12 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// DefaultCleanupTimeout bounds the RemoveImage that ends every
-// RemoveBackground.
-const DefaultCleanupTimeout = 10 * time.Second
-
-// RemoveOptions are the options of RemoveBackground. The zero value uses
-// the container's defaults, the client's polling defaults and
-// DefaultCleanupTimeout.
-type RemoveOptions struct {
-	// Submit holds the SubmitImage options (mode, pre- and
-	// postprocessing, file name).
-	Submit SubmitOptions
-	// Wait controls the polling; nil uses the client's defaults (see
-	// WithPolling).
-	Wait *WaitOptions
-	// CleanupTimeout bounds the final RemoveImage, which runs on a context
-	// of its own so that it also happens after ctx was cancelled; 0 means
-	// DefaultCleanupTimeout.
-	CleanupTimeout time.Duration
-	// KeepJob leaves the job on the container instead of removing it.
-	KeepJob bool
-}
+// defaultCleanupTimeout bounds the RemoveImage that ends every
+// RemoveBackground (pfc.FlowOptions.CleanupTimeout).
+const defaultCleanupTimeout = 10 * time.Second
 
 // Result is what RemoveBackground did.
 type Result struct {
@@ -73,38 +56,27 @@ func (e *LicenseError) Error() string { return e.message }
 // Unwrap returns ErrNotActivated.
 func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 
-// RemoveBackground removes the background of one image: size bytes of
-// image in, the PNG (subject on transparency) streamed to w. The
-// arguments come in hosted.Client.Correct's order: source, size, options,
-// destination. It submits
-// the image (applying the client's licence key first if the container
-// answers that it is not activated), polls CheckImage with the shared
-// backoff until the job ends, downloads the result and then ALWAYS removes
-// the job from the container, also when a step failed or ctx was
-// cancelled: the removal is best effort, on a context not derived from
-// ctx, bounded by opts.CleanupTimeout. Options are checked before anything
-// is sent.
-//
-// The Result is non-nil whenever a job was submitted, also with an error:
-// it says what was done and whether the job was removed (Result.RemoveErr).
-// A failed job gives a *JobError (ErrProcessingFailed), a wait running out
-// a *WaitTimeoutError, a licence that does not activate a *LicenseError
-// (ErrNotActivated). A job submitted just as ctx is cancelled, whose answer
-// never arrived, cannot be removed: its id is unknown.
-func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *RemoveOptions, w io.Writer) (_ *Result, err error) {
-	defer exportTo(&err)
+// RemoveBackground removes the background of size bytes of image and
+// streams the PNG to w (arguments in hosted Correct's order). It submits
+// (applying the licence key first if the container is not activated),
+// waits, downloads, and then always removes the job, also after a failure
+// or a cancelled ctx, on a context of its own bounded by
+// flow.CleanupTimeout. Everything is checked before anything is sent. The
+// Result is non-nil once a job was submitted, also with an error. A failed
+// job gives a *JobError, a licence that does not activate a *LicenseError.
+func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions, w io.Writer, flow *pfc.FlowOptions) (_ *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
-	var o RemoveOptions
+	var o SubmitOptions
 	if opts != nil {
 		o = *opts
 	}
 	if w == nil {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "w", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "w", Message: "is required"}}}
 	}
-	return c.run(ctx, image, size, &o, func(ctx context.Context, id string) (int64, error) {
-		return c.DownloadImage(ctx, id, w)
+	return c.run(ctx, image, size, &o, flow, func(ctx context.Context, dl *Client, id string) (int64, error) {
+		return dl.DownloadImage(ctx, id, w)
 	})
 }
 
@@ -113,39 +85,38 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 // it, renamed once complete): it is never left half-written, and not
 // touched at all when the job fails. The file part is named after
 // srcPath's base name unless opts.Submit.FileName is set.
-func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *RemoveOptions) (_ *Result, err error) {
-	defer exportTo(&err)
+func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
 	if dstPath == "" {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "dstPath", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
 	in, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	var o RemoveOptions
+	var o SubmitOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.Submit.FileName == "" {
-		o.Submit.FileName = filepath.Base(srcPath)
+	if o.FileName == "" {
+		o.FileName = filepath.Base(srcPath)
 	}
-	return c.run(ctx, in, size, &o, func(ctx context.Context, id string) (int64, error) {
-		return c.DownloadImageFile(ctx, id, dstPath)
+	return c.run(ctx, in, size, &o, flow, func(ctx context.Context, dl *Client, id string) (int64, error) {
+		return dl.DownloadImageFile(ctx, id, dstPath)
 	})
 }
 
 // run is the flow shared by RemoveBackground and RemoveBackgroundFile.
-func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *RemoveOptions,
-	download func(context.Context, string) (int64, error)) (res *Result, err error) {
-	if err := o.validate(); err != nil {
+func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
+	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
+	if err := validateFlow(o, flow); err != nil {
 		return nil, err
 	}
 	if pinned(ctx) != nil || !c.fleet() {
-		return c.runOn(ctx, image, size, o, download)
+		return c.runOn(ctx, image, size, o, flow, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
 	// turns out to be down (a call and a probe never reach it), the job
@@ -157,7 +128,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Remo
 			return res, err
 		}
 		lost := false
-		r, e := c.runOn(context.WithValue(pin(ctx, rep), lostKey{}, &lost), image, size, o, download)
+		r, e := c.runOn(context.WithValue(pin(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
 		c.reps.Release(rep)
 		if r != nil {
 			r.Replica = rep.URL
@@ -185,7 +156,7 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 	lost, ok := ctx.Value(lostKey{}).(*bool)
 	rep := pinned(ctx)
 	var answered *Error // the replica answered: it is up
-	var ae *apierr.APIError
+	var ae *pfc.APIError
 	if !ok || rep == nil || err == nil || errors.As(err, &answered) || errors.As(err, &ae) || !c.unreachable(ctx, rep) {
 		return
 	}
@@ -201,55 +172,68 @@ func (r *Result) lostReplicas() []string {
 }
 
 // runOn is the flow on one replica (pinned in ctx, or the only one).
-func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *RemoveOptions,
-	download func(context.Context, string) (int64, error)) (res *Result, err error) {
+func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
+	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
+	var f pfc.FlowOptions
+	if flow != nil {
+		f = *flow
+	}
+	dl := c // the client that downloads, with the flow's bound
+	if f.MaxDownloadSize > 0 {
+		cc := *c
+		cc.maxDownload = f.MaxDownloadSize
+		dl = &cc
+	}
 	res = &Result{}
-	job, err := c.SubmitImage(ctx, image, size, &o.Submit)
+	job, err := c.SubmitImage(ctx, image, size, o)
 	if errors.Is(err, ErrNotActivated) && c.licenseKey != nil {
 		if err = c.activate(ctx); err != nil {
 			return nil, err
 		}
 		res.Activated = true
-		job, err = c.SubmitImage(ctx, image, size, &o.Submit)
+		job, err = c.SubmitImage(ctx, image, size, o)
 	}
 	if err != nil {
 		c.checkLost(ctx, err)
 		return nil, err
 	}
 	res.Job = job
-	if !o.KeepJob {
+	if !f.KeepJob {
 		defer func() {
-			res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, o.CleanupTimeout)
-			res.RemoveErr = exportErr(res.RemoveErr)
+			res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, f.CleanupTimeout)
 		}()
 	}
 	// Before the removal above: a replica found down gets one attempt.
 	defer func() { c.checkLost(ctx, err) }()
-	res.Check, err = c.WaitImage(ctx, job.ProcessID, o.Wait)
+	res.Check, err = c.WaitImage(ctx, job.ProcessID, f.Wait)
 	if err != nil {
-		var te *WaitTimeoutError
+		var te *pfc.WaitTimeoutError
 		if errors.As(err, &te) {
-			res.Check = te.Last
+			res.Check, _ = te.Last.(*CheckResult)
 		}
 		return res, err
 	}
-	res.Bytes, err = download(ctx, job.ProcessID)
+	res.Bytes, err = download(ctx, dl, job.ProcessID)
 	return res, err
 }
 
-// validate checks o before anything is sent.
-func (o *RemoveOptions) validate() error {
+// validateFlow checks the submit options and the flow's before anything
+// is sent.
+func validateFlow(o *SubmitOptions, flow *pfc.FlowOptions) error {
 	var fe fieldErrors
-	if o.CleanupTimeout < 0 {
-		fe.add("CleanupTimeout", "must not be negative, got %s", o.CleanupTimeout)
-	}
-	if o.Wait != nil {
-		for _, e := range o.Wait.pollOptions().Validate() {
-			fe.add(e.Field, "%s", e.Message)
+	if flow != nil {
+		if flow.CleanupTimeout < 0 {
+			fe.add("CleanupTimeout", "must not be negative, got %s", flow.CleanupTimeout)
+		}
+		if flow.MaxDownloadSize < 0 {
+			fe.add("MaxDownloadSize", "must not be negative, got %d", flow.MaxDownloadSize)
+		}
+		if flow.Wait != nil {
+			fe = append(fe, pollOf(*flow.Wait).Validate()...)
 		}
 	}
-	if _, _, err := o.Submit.encode(); err != nil {
-		var ve *ValidationError
+	if _, _, err := o.encode(); err != nil {
+		var ve *pfc.ValidationError
 		if errors.As(err, &ve) {
 			fe = append(fe, ve.Errors...)
 		}
@@ -278,7 +262,7 @@ func (c *Client) activate(ctx context.Context) error {
 // its cancellation, bounded by timeout.
 func (c *Client) cleanup(ctx context.Context, processID string, timeout time.Duration) (*DeleteResult, error) {
 	if timeout <= 0 {
-		timeout = DefaultCleanupTimeout
+		timeout = defaultCleanupTimeout
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()

@@ -12,6 +12,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // flowFixture mocks a container for RemoveBackground: SubmitImage answers
@@ -59,7 +61,7 @@ func TestRemoveBackgroundActivatesAndCleansUp(t *testing.T) {
 	var out bytes.Buffer
 	var seen int
 	res, err := ff.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)),
-		&RemoveOptions{Wait: &WaitOptions{OnProgress: func(*CheckResult) { seen++ }}}, &out)
+		nil, &out, &pfc.FlowOptions{Wait: &pfc.WaitOptions{OnProgress: func(string, string) { seen++ }}})
 	require.NoError(t, err)
 	assert.True(t, res.Activated)
 	assert.Equal(t, jobID, res.Job.ProcessID)
@@ -88,10 +90,10 @@ func TestRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 		cancel   bool
 		want     error
 	}{
-		{"job failed", failed, nil, false, ErrProcessingFailed},
-		{"download failed", completed, httpmock.NewJsonResponderOrPanic(500, errorBody(500, "internal_error", "processing failed", "")), false, ErrProcessingFailed},
+		{"job failed", failed, nil, false, pfc.ErrJobFailed},
+		{"download failed", completed, httpmock.NewJsonResponderOrPanic(500, errorBody(500, "internal_error", "processing failed", "")), false, pfc.ErrJobFailed},
 		{"cancelled while waiting", queued, nil, true, context.Canceled},
-		{"download not a PNG", completed, httpmock.NewStringResponder(200, "nope"), false, ErrInvalidResponse},
+		{"download not a PNG", completed, httpmock.NewStringResponder(200, "nope"), false, pfc.ErrInvalidResponse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,12 +101,12 @@ func TestRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 			ff := newFlow(t, false, tt.check, tt.download)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			opts := &RemoveOptions{}
+			flow := &pfc.FlowOptions{}
 			if tt.cancel {
-				opts.Wait = &WaitOptions{OnProgress: func(*CheckResult) { cancel() }}
+				flow.Wait = &pfc.WaitOptions{OnProgress: func(string, string) { cancel() }}
 			}
 			var out bytes.Buffer
-			res, err := ff.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), opts, &out)
+			res, err := ff.c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out, flow)
 			require.ErrorIs(t, err, tt.want)
 			require.NotNil(t, res)
 			assert.Equal(t, jobID, res.Job.ProcessID)
@@ -120,7 +122,7 @@ func TestRemoveBackgroundKeepJobAndRemoveErr(t *testing.T) {
 	t.Parallel()
 	img := pngBytes(t, 2, 2)
 	ff := newFlow(t, false, completed, pngResponder(t, img))
-	res, err := ff.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), &RemoveOptions{KeepJob: true}, &bytes.Buffer{})
+	res, err := ff.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &bytes.Buffer{}, &pfc.FlowOptions{KeepJob: true})
 	require.NoError(t, err)
 	assert.Nil(t, res.Removed)
 	assert.Zero(t, ff.removed.Load())
@@ -130,7 +132,7 @@ func TestRemoveBackgroundKeepJobAndRemoveErr(t *testing.T) {
 	ff2.json(t, http.MethodGet, "/CheckImage/"+jobID, 200, completed)
 	ff2.on(t, http.MethodGet, "/DownloadImage/"+jobID, pngResponder(t, img))
 	ff2.json(t, http.MethodDelete, "/RemoveImage/"+jobID, 404, errorBody(404, "not_found", "gone", ""))
-	res, err = ff2.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &bytes.Buffer{})
+	res, err = ff2.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &bytes.Buffer{}, nil)
 	require.NoError(t, err, "a failed removal does not fail the call")
 	assert.ErrorIs(t, res.RemoveErr, ErrJobNotFound)
 }
@@ -141,7 +143,7 @@ func TestRemoveBackgroundUnlicensed(t *testing.T) {
 	f.json(t, http.MethodPost, "/SubmitImage", 403, errorBody(403, "not_activated", "not activated", ""))
 	f.json(t, http.MethodGet, "/Authorize/"+secretKey, 200, map[string]string{"status": "Unlicensed", "message": "Invalid license key " + secretKey})
 	img := pngBytes(t, 2, 2)
-	res, err := f.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &bytes.Buffer{})
+	res, err := f.c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &bytes.Buffer{}, nil)
 	assert.Nil(t, res)
 	require.ErrorIs(t, err, ErrNotActivated)
 	var le *LicenseError
@@ -159,7 +161,7 @@ func TestRemoveBackgroundFile(t *testing.T) {
 
 	ff := newFlow(t, false, completed, pngResponder(t, img))
 	dst := filepath.Join(dir, "out.png")
-	res, err := ff.c.RemoveBackgroundFile(context.Background(), src, dst, nil)
+	res, err := ff.c.RemoveBackgroundFile(context.Background(), src, dst, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(img)), res.Bytes)
 	got, err := os.ReadFile(dst)
@@ -168,8 +170,8 @@ func TestRemoveBackgroundFile(t *testing.T) {
 
 	bad := newFlow(t, false, map[string]any{"status": "failed", "error": "x"}, nil)
 	dst2 := filepath.Join(dir, "never.png")
-	_, err = bad.c.RemoveBackgroundFile(context.Background(), src, dst2, nil)
-	require.ErrorIs(t, err, ErrProcessingFailed)
+	_, err = bad.c.RemoveBackgroundFile(context.Background(), src, dst2, nil, nil)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	assert.NoFileExists(t, dst2)
 	assert.Equal(t, int32(1), bad.removed.Load())
 }
@@ -179,20 +181,20 @@ func TestRemoveBackgroundValidatesBeforeSending(t *testing.T) {
 	f := newFixture(t, secretKey)
 	ctx := context.Background()
 	img := bytes.NewReader([]byte("x"))
-	_, err := f.c.RemoveBackground(ctx, img, 1, nil, nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
-	_, err = f.c.RemoveBackground(ctx, img, 1, &RemoveOptions{CleanupTimeout: -1,
-		Wait: &WaitOptions{MaxWait: -1}, Submit: SubmitOptions{Mode: "x"}}, &bytes.Buffer{})
-	var ve *ValidationError
+	_, err := f.c.RemoveBackground(ctx, img, 1, nil, nil, nil)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
+	_, err = f.c.RemoveBackground(ctx, img, 1, &SubmitOptions{Mode: "x"}, &bytes.Buffer{},
+		&pfc.FlowOptions{CleanupTimeout: -1, Wait: &pfc.WaitOptions{MaxWait: -1}})
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	var fields []string
 	for _, e := range ve.Errors {
 		fields = append(fields, e.Field)
 	}
 	assert.Equal(t, []string{"CleanupTimeout", "MaxWait", "mode"}, fields)
-	_, err = f.c.RemoveBackgroundFile(ctx, "", "", nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
-	_, err = f.c.RemoveBackgroundFile(ctx, t.TempDir(), filepath.Join(t.TempDir(), "o.png"), nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	_, err = f.c.RemoveBackgroundFile(ctx, "", "", nil, nil)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
+	_, err = f.c.RemoveBackgroundFile(ctx, t.TempDir(), filepath.Join(t.TempDir(), "o.png"), nil, nil)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Zero(t, f.mt.GetTotalCallCount())
 }

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -47,11 +48,11 @@ func newFixture(t *testing.T, key string) *fixture {
 	f := &fixture{mt: httpmock.NewMockTransport(), logs: &syncBuffer{}}
 	var err error
 	f.c, err = NewClient(key,
-		WithBaseURL(testBase),
-		WithHTTPClient(&http.Client{Transport: f.mt}),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
-		WithLogger(slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		pfc.WithBaseURL(testBase),
+		pfc.WithHTTPClient(&http.Client{Transport: f.mt}),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
+		pfc.WithLogger(slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
 	)
 	require.NoError(t, err)
 	return f

@@ -17,10 +17,9 @@ const (
 // ValidateProcessID checks that id is a UUID in its canonical form
 // (8-4-4-4-12 hexadecimal digits, any case), as the container issues them.
 // Every call taking a process id runs it before sending anything; it
-// returns a *ValidationError naming process_id (errors.Is
-// ErrInvalidProcessID and ErrInvalidParameter).
+// returns a *pfc.ValidationError naming process_id (errors.Is
+// ErrInvalidProcessID and pfc.ErrInvalidParameter).
 func ValidateProcessID(id string) (err error) {
-	defer exportTo(&err)
 	return validateProcessID(id, nil)
 }
 

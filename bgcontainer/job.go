@@ -62,7 +62,7 @@ type Job struct {
 }
 
 func decodeJob(r io.Reader, redact func(string) string) (*Job, error) {
-	o, err := readObject(EndpointSubmitImage, r, redact)
+	o, err := readObject(epSubmitImage, r, redact)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func decodeJob(r io.Reader, redact func(string) string) (*Job, error) {
 	case j.ProcessID == "":
 		return nil, o.fail("process_id", "missing")
 	case !isUUID(j.ProcessID):
-		// Every later call would refuse it as a *ValidationError, as if the
+		// Every later call would refuse it as a *pfc.ValidationError, as if the
 		// caller had passed a bad id; a hostile one ("..") would also
 		// address another path once joined to /CheckImage/.
 		return nil, o.fail("process_id", "not a UUID: %q", o.quote(j.ProcessID, apierr.MaxQuotedID))
@@ -112,7 +112,7 @@ type CheckResult struct {
 }
 
 func decodeCheckResult(processID string, r io.Reader, redact func(string) string) (*CheckResult, error) {
-	o, err := readObject(EndpointCheckImage, r, redact)
+	o, err := readObject(epCheckImage, r, redact)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ type DeleteResult struct {
 }
 
 func decodeDeleteResult(r io.Reader, redact func(string) string) (*DeleteResult, error) {
-	o, err := readObject(EndpointRemoveImage, r, redact)
+	o, err := readObject(epRemoveImage, r, redact)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestDecodeErrorsAreRedacted(t *testing.T) {
@@ -48,7 +50,7 @@ func TestDecodeJob(t *testing.T) {
 			t.Parallel()
 			got, err := decodeJob(strings.NewReader(tt.body), nil)
 			if tt.want == nil {
-				var re *ResponseError
+				var re *pfc.ResponseError
 				require.ErrorAs(t, err, &re)
 				assert.Equal(t, tt.wantField, re.Field)
 				return
@@ -87,7 +89,7 @@ func TestDecodeCheckResult(t *testing.T) {
 			t.Parallel()
 			got, err := decodeCheckResult("p", strings.NewReader(tt.body), nil)
 			if tt.want == nil {
-				var re *ResponseError
+				var re *pfc.ResponseError
 				require.ErrorAs(t, err, &re)
 				assert.Equal(t, tt.wantField, re.Field)
 				return
@@ -105,7 +107,7 @@ func TestDecodeDeleteResult(t *testing.T) {
 	assert.Equal(t, &DeleteResult{Status: "deleted", ProcessID: "p", FilesDeleted: 2, PreviousStatus: StatusCompleted}, got)
 	for _, body := range []string{`{"files_deleted":1.5}`, `{"files_deleted":"two"}`, `{"files_deleted":[1]}`} {
 		_, err := decodeDeleteResult(strings.NewReader(body), nil)
-		var re *ResponseError
+		var re *pfc.ResponseError
 		require.ErrorAs(t, err, &re, body)
 		assert.Equal(t, "files_deleted", re.Field)
 	}
@@ -115,10 +117,10 @@ func TestDecodeBodyLimit(t *testing.T) {
 	t.Parallel()
 	body := `{"status":"` + strings.Repeat("a", maxJSONBody) + `"}`
 	_, err := decodeDeleteResult(strings.NewReader(body), nil)
-	require.ErrorIs(t, err, ErrInvalidResponse)
+	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	_, err = decodeDeleteResult(errReader{}, nil)
 	require.Error(t, err)
-	assert.NotErrorIs(t, err, ErrInvalidResponse)
+	assert.NotErrorIs(t, err, pfc.ErrInvalidResponse)
 }
 
 type errReader struct{}

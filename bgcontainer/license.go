@@ -46,7 +46,7 @@ func (s *LicenseStatus) IsLicensed() bool {
 }
 
 // decodeLicenseStatus reads the answer of /Authorize or /Status.
-func decodeLicenseStatus(ep Endpoint, r io.Reader, redact func(string) string) (*LicenseStatus, error) {
+func decodeLicenseStatus(ep endpoint, r io.Reader, redact func(string) string) (*LicenseStatus, error) {
 	o, err := readObject(ep, r, redact)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestDecodeLicenseStatus(t *testing.T) {
@@ -47,13 +49,13 @@ func TestDecodeLicenseStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := decodeLicenseStatus(EndpointStatus, strings.NewReader(tt.body), nil)
+			got, err := decodeLicenseStatus(epStatus, strings.NewReader(tt.body), nil)
 			if tt.want.Status == "" {
-				var re *ResponseError
+				var re *pfc.ResponseError
 				require.ErrorAs(t, err, &re)
-				assert.ErrorIs(t, err, ErrInvalidResponse)
+				assert.ErrorIs(t, err, pfc.ErrInvalidResponse)
 				assert.Equal(t, tt.wantField, re.Field)
-				assert.Equal(t, EndpointStatus, re.Endpoint)
+				assert.Equal(t, string(epStatus), re.Endpoint)
 				return
 			}
 			require.NoError(t, err)

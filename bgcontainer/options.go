@@ -47,7 +47,7 @@ type formField struct {
 
 // encode validates o and returns the query parameters and the form fields
 // (in wire order: mode, preprocessing_config) it sends. Problems are
-// reported together in a *ValidationError.
+// reported together in a *pfc.ValidationError.
 func (o *SubmitOptions) encode() (url.Values, []formField, error) {
 	var fe fieldErrors
 	q := url.Values{}

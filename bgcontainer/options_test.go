@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestSubmitOptionsEncode(t *testing.T) {
@@ -46,9 +48,9 @@ func TestSubmitOptionsEncode(t *testing.T) {
 			t.Parallel()
 			q, fields, err := tt.opts.encode()
 			if tt.badFields != nil {
-				var ve *ValidationError
+				var ve *pfc.ValidationError
 				require.ErrorAs(t, err, &ve)
-				assert.ErrorIs(t, err, ErrInvalidParameter)
+				assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 				var names []string
 				for _, fe := range ve.Errors {
 					names = append(names, fe.Field)

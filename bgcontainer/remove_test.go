@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestRemoveImage(t *testing.T) {
@@ -32,7 +34,7 @@ func TestRemoveImageErrors(t *testing.T) {
 	}{
 		{400, ErrInvalidProcessID},
 		{404, ErrJobNotFound},
-		{500, ErrServer},
+		{500, pfc.ErrServer},
 	}
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
@@ -43,8 +45,8 @@ func TestRemoveImageErrors(t *testing.T) {
 			require.ErrorIs(t, err, tt.want)
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
-			assert.Equal(t, EndpointRemoveImage, ae.Endpoint)
-			assert.NotErrorIs(t, err, ErrProcessingFailed)
+			assert.Equal(t, string(epRemoveImage), ae.Endpoint)
+			assert.NotErrorIs(t, err, pfc.ErrJobFailed)
 		})
 	}
 }

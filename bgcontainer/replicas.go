@@ -30,9 +30,9 @@ var replicaPolicy = replicas.Policy{
 }
 
 // route sends r to its replica (see replicas.Send).
-func (c *Client) route(ctx context.Context, ep Endpoint, processID string, r *transport.Request) (*http.Response, error) {
+func (c *Client) route(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	p := replicaPolicy
-	if ep == EndpointDownloadImage {
+	if ep == epDownloadImage {
 		p.Failure = func(ae *apierr.APIError) bool {
 			return ae.StatusCode != http.StatusNotImplemented && ae.StatusCode != http.StatusInternalServerError
 		}
@@ -52,7 +52,7 @@ func probe(ctx context.Context, tc *transport.Client) error {
 // unreachable reports whether rep is down: a GET /Status, sent once,
 // never reaches it.
 func (c *Client) unreachable(ctx context.Context, rep *replica) bool {
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultCleanupTimeout)
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultCleanupTimeout)
 	defer cancel()
 	return ctx.Err() == nil && replicas.Unreachable(pctx, rep, probe)
 }

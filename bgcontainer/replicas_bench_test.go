@@ -12,6 +12,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // oneAtATime is a pixel budget that holds one small image's background
@@ -47,8 +48,8 @@ func BenchmarkReplicas(b *testing.B) {
 					urls = append(urls, s.URL)
 				}
 				cl, err := bgcontainer.NewClient(fleet[0].LicenseKey, bgcontainer.WithReplicas(urls...),
-					bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 30 * time.Millisecond}),
-					bgcontainer.WithRetries(4, 5*time.Millisecond, 20*time.Millisecond))
+					bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 30 * time.Millisecond}),
+					pfc.WithRetries(4, 5*time.Millisecond, 20*time.Millisecond))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -57,9 +58,9 @@ func BenchmarkReplicas(b *testing.B) {
 					done atomic.Int32
 				)
 				b.StartTimer()
-				rep, err := cl.RemoveDir(context.Background(), in, b.TempDir(), nil, &bgcontainer.BulkOptions{
+				rep, err := cl.RemoveDir(context.Background(), in, b.TempDir(), nil, &pfc.BulkOptions{
 					Concurrency: 6,
-					OnResult: func(bgcontainer.BulkResult) {
+					OnResult: func(pfc.BulkResult) {
 						if c.kill && done.Add(1) == n/2 {
 							once.Do(func() { kill(fleet[2]) })
 						}

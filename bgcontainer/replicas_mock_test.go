@@ -18,6 +18,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // fleetClient returns a client of every replica of fleet.
@@ -29,8 +30,8 @@ func fleetClient(t *testing.T, fleet []*mockserver.BGContainerTestServer, opts .
 	}
 	c, err := bgcontainer.NewClient(fleet[0].LicenseKey, append([]bgcontainer.Option{
 		bgcontainer.WithReplicas(urls...),
-		bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}),
-		bgcontainer.WithRetries(4, time.Millisecond, 5*time.Millisecond),
+		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}),
+		pfc.WithRetries(4, time.Millisecond, 5*time.Millisecond),
 	}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
@@ -98,7 +99,7 @@ func TestReplicasSubmitSkipsADeadReplica(t *testing.T) {
 	for i := range 6 {
 		img := bulkJPEG(t, i)
 		var out bytes.Buffer
-		res, err := c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out)
+		res, err := c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out, nil)
 		require.NoError(t, err)
 		assert.NotEqual(t, fleet[1].URL, res.Replica)
 	}
@@ -155,16 +156,16 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 		lost   = map[string]bool{}
 		byRepl = map[string]int{}
 	)
-	rep, err := c.RemoveDir(context.Background(), in, out, nil, &bgcontainer.BulkOptions{
+	rep, err := c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{
 		Concurrency: 6,
-		OnResult: func(r bgcontainer.BulkResult) {
+		OnResult: func(r pfc.BulkResult) {
 			if done.Add(1) == n/3 {
 				once.Do(func() { kill(fleet[2]) })
 			}
-			if r.Result != nil {
+			if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
 				mu.Lock()
-				byRepl[r.Result.Replica]++
-				for _, l := range r.Result.LostReplicas {
+				byRepl[res.Replica]++
+				for _, l := range res.LostReplicas {
 					lost[l] = true
 				}
 				mu.Unlock()
@@ -214,6 +215,6 @@ func TestReplicaHost(t *testing.T) {
 	_, err = bgcontainer.NewClient("k", bgcontainer.WithReplicaHost("http://bg.test:1"), bgcontainer.WithResolver(staticResolver{}))
 	require.Error(t, err)
 	_, err = bgcontainer.NewClient("k", bgcontainer.WithReplicas("http://a:1", "http://a:1"))
-	var ve *bgcontainer.ValidationError
+	var ve *pfc.ValidationError
 	require.True(t, errors.As(err, &ve), "%v", err)
 }

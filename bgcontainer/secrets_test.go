@@ -16,6 +16,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // straddleKey is a licence key whose first four bytes occur nowhere else
@@ -90,7 +91,7 @@ func (ef *echoFixture) call(field, text string) error {
 		ef.c.wait.OnProgress = func(any) { clk.Advance(time.Minute) }
 		_, err = ef.c.WaitImage(ctx, jobID, nil)
 	case "status", "message":
-		_, err = ef.c.RemoveBackground(ctx, bytes.NewReader([]byte("img")), 3, nil, io.Discard)
+		_, err = ef.c.RemoveBackground(ctx, bytes.NewReader([]byte("img")), 3, nil, io.Discard, nil)
 	}
 	return err
 }
@@ -120,15 +121,15 @@ func TestNoSecretPrefixSurvivesACut(t *testing.T) {
 }
 
 // TestWaitTimeoutRedactsTheStatus: a status that echoes the licence key
-// put the whole key in the *WaitTimeoutError's text.
+// put the whole key in the *pfc.WaitTimeoutError's text.
 func TestWaitTimeoutRedactsTheStatus(t *testing.T) {
 	t.Parallel()
 	ef := newEchoFixture(t)
 	err := ef.call("queued", straddleKey)
-	var te *WaitTimeoutError
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
 	require.NotNil(t, te.Last)
 	assert.NotContains(t, err.Error(), straddleKey)
 	assert.Contains(t, err.Error(), "still REDACTED after")
-	assert.Equal(t, JobStatus(straddleKey), te.Last.Status, "the record itself is the container's")
+	assert.Equal(t, JobStatus(straddleKey), te.Last.(*CheckResult).Status, "the record itself is the container's")
 }

@@ -15,18 +15,13 @@ import (
 const fileField = "file"
 
 // SubmitImage uploads size bytes of image (POST /SubmitImage) and returns
-// the job the container started. The body is multipart/form-data streamed
-// from image with an exact Content-Length; the file is never held in
-// memory. The part's content type is sniffed from the bytes; its file name
-// is opts.FileName, else "image" with the extension of the sniffed type.
-// Options are checked before anything is sent (*ValidationError).
-//
-// The request is not replayed once it may have reached the container
-// (each one starts a job): only failures proving that it never left are
-// retried. A file the container cannot read matches ErrInvalidFile; a
-// container that is not activated matches ErrNotActivated.
+// the job the container started. The multipart body is streamed with an
+// exact Content-Length; the part's content type is sniffed, its file name
+// is opts.FileName or "image" with the sniffed extension. Options are
+// checked first. The request is never replayed once it may have reached
+// the container (each one starts a job). An unreadable file matches
+// ErrInvalidFile; a container not activated, ErrNotActivated.
 func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions) (_ *Job, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if image == nil {
 		fe.add("image", "is required")
@@ -54,7 +49,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
 	ctx, where := replicas.WithNote(ctx)
-	body, err := c.getJSON(ctx, EndpointSubmitImage, "", &transport.Request{
+	body, err := c.getJSON(ctx, epSubmitImage, "", &transport.Request{
 		Method: http.MethodPost,
 		Path:   "SubmitImage",
 		Query:  q,
@@ -77,10 +72,9 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 
 // SubmitImageFile is SubmitImage of the regular file at path, sent under
 // its base name unless opts.FileName is set. A path that is not a regular
-// file fails with an error naming "path" that matches ErrInvalidParameter;
+// file fails with an error naming "path" that matches pfc.ErrInvalidParameter;
 // a missing one matches fs.ErrNotExist.
 func (c *Client) SubmitImageFile(ctx context.Context, path string, opts *SubmitOptions) (_ *Job, err error) {
-	defer exportTo(&err)
 	f, size, err := fileio.Open(path)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // submitAnswer is the container's answer to SubmitImage.
@@ -125,7 +127,7 @@ func TestSubmitImageFileUsesTheBaseName(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = f.c.SubmitImageFile(context.Background(), dir, nil)
-	require.ErrorIs(t, err, ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Contains(t, err.Error(), "path")
 	_, err = f.c.SubmitImageFile(context.Background(), filepath.Join(dir, "missing.png"), nil)
 	require.ErrorIs(t, err, os.ErrNotExist)
@@ -143,10 +145,10 @@ func TestSubmitImageErrors(t *testing.T) {
 	}{
 		{404, "invalid_file", ErrInvalidFile},
 		{422, "unprocessable", ErrMissingFile},
-		{500, "internal_error", ErrServer},
-		{503, "unavailable", ErrServer},
+		{500, "internal_error", pfc.ErrServer},
+		{503, "unavailable", pfc.ErrServer},
 		{403, "not_activated", ErrNotActivated},
-		{400, "invalid_parameter", ErrBadRequest},
+		{400, "invalid_parameter", pfc.ErrBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
@@ -158,7 +160,7 @@ func TestSubmitImageErrors(t *testing.T) {
 			require.ErrorIs(t, err, tt.want)
 			var ae *Error
 			require.ErrorAs(t, err, &ae)
-			assert.Equal(t, EndpointSubmitImage, ae.Endpoint)
+			assert.Equal(t, string(epSubmitImage), ae.Endpoint)
 			assert.Equal(t, tt.code, ae.Code)
 			assert.Equal(t, 1, f.mt.GetTotalCallCount(), "SubmitImage is never resent")
 			f.noSecret(t, secretKey, err.Error())
@@ -170,7 +172,7 @@ func TestSubmitImageValidatesBeforeSending(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, secretKey)
 	_, err := f.c.SubmitImage(context.Background(), nil, 0, &SubmitOptions{Mode: "landscape", PreprocessingConfigJSON: "[1]"})
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	var fields []string
 	for _, e := range ve.Errors {

@@ -3,85 +3,34 @@ package bgcontainer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// WaitOptions controls how WaitImage polls CheckImage. The zero value
-// polls with the defaults and waits until the context ends.
-type WaitOptions struct {
-	// MinDelay is the first delay between polls (default 250 ms).
-	MinDelay time.Duration
-	// MaxDelay caps the delay between polls (default 5 s).
-	MaxDelay time.Duration
-	// MaxWait bounds the whole wait, a poll in flight included; 0 waits
-	// until the context ends. When it runs out WaitImage returns a
-	// *WaitTimeoutError with the last state seen.
-	MaxWait time.Duration
-	// OnProgress, if set, receives every state fetched, terminal or not.
-	// It runs on the waiting goroutine; keep it quick.
-	OnProgress func(*CheckResult)
-}
-
-// Defaults of WaitOptions: the container is local and processes an image
+// Defaults of pfc.WaitOptions: the container is local and processes an image
 // in seconds.
 const (
-	DefaultMinPollDelay = 250 * time.Millisecond
-	DefaultMaxPollDelay = 5 * time.Second
+	defaultMinPollDelay = 250 * time.Millisecond
+	defaultMaxPollDelay = 5 * time.Second
 )
 
-// pollOptions converts o to the shared wait loop's options.
-func (o WaitOptions) pollOptions() poll.Options {
-	p := poll.Options{MinDelay: o.MinDelay, MaxDelay: o.MaxDelay, MaxWait: o.MaxWait}
-	if fn := o.OnProgress; fn != nil {
-		p.OnProgress = func(v any) {
-			if r, ok := v.(*CheckResult); ok {
-				fn(r)
-			}
+// pollOf converts o to the shared wait loop's options.
+func pollOf(o pfc.WaitOptions) poll.Options {
+	return clientopt.Poll(config.Wait(o), func(v any) (string, string) {
+		if r, ok := v.(*CheckResult); ok {
+			return r.ProcessID, string(r.Status)
 		}
-	}
-	return p
+		return "", ""
+	})
 }
 
-// ErrWaitTimeout is matched by a *WaitTimeoutError.
-var ErrWaitTimeout = errors.New("pfc: gave up waiting for the job")
-
-// WaitTimeoutError reports that a job was not completed or failed when
-// WaitOptions.MaxWait ran out. A cancelled or expired context is reported
-// as the context's own error instead. It matches ErrWaitTimeout.
-type WaitTimeoutError struct {
-	// ProcessID is the job waited for.
-	ProcessID string
-	// Last is the last state seen; nil if no poll succeeded.
-	Last *CheckResult
-	// Waited is how long the wait lasted.
-	Waited time.Duration
-
-	// state is Last's status, redacted and cut, as Error quotes it.
-	state string
-}
-
-// Error says which job was still in which state after how long. The
-// state is the container's text, redacted.
-func (e *WaitTimeoutError) Error() string {
-	state := e.state
-	if state == "" {
-		state = "unknown"
-		if e.Last != nil {
-			state = apierr.Excerpt(nil, string(e.Last.Status), apierr.MaxQuotedValue)
-		}
-	}
-	return fmt.Sprintf("pfc: job %s still %s after %s", apierr.Excerpt(nil, e.ProcessID, apierr.MaxQuotedID), state, e.Waited.Round(time.Millisecond))
-}
-
-// Unwrap returns ErrWaitTimeout.
-func (e *WaitTimeoutError) Unwrap() error { return ErrWaitTimeout }
-
-// JobError reports a job that ended failed. It matches ErrProcessingFailed.
+// JobError reports a job that ended failed. It matches pfc.ErrJobFailed.
 type JobError struct {
 	// Result is the terminal state, with the container's Error text.
 	Result *CheckResult
@@ -97,8 +46,8 @@ func (e *JobError) Error() string {
 	return "pfc: job failed"
 }
 
-// Unwrap returns ErrProcessingFailed.
-func (e *JobError) Unwrap() error { return ErrProcessingFailed }
+// Unwrap returns pfc.ErrJobFailed.
+func (e *JobError) Unwrap() error { return pfc.ErrJobFailed }
 
 func (c *Client) jobError(r *CheckResult) *JobError {
 	msg := "pfc: job " + c.quote(r.ProcessID, apierr.MaxQuotedID) + " failed"
@@ -110,16 +59,15 @@ func (c *Client) jobError(r *CheckResult) *JobError {
 
 // WaitImage polls CheckImage until the job is completed or failed and
 // returns the completed state. A failed job is returned with a *JobError
-// (matching ErrProcessingFailed); a MaxWait that runs out gives a
-// *WaitTimeoutError, also when it runs out during a poll. Cancelling ctx
+// (matching pfc.ErrJobFailed); a MaxWait that runs out gives a
+// *pfc.WaitTimeoutError, also when it runs out during a poll. Cancelling ctx
 // stops the wait at once with ctx's error. A nil opts uses the client's
 // defaults (see WithPolling).
 //
 // Delays grow exponentially from MinDelay to MaxDelay with jitter (the
 // shared backoff of every pfc-go client), and the last one is trimmed so
 // the wait never overruns MaxWait or ctx's deadline.
-func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOptions) (_ *CheckResult, err error) {
-	defer exportTo(&err)
+func (c *Client) WaitImage(ctx context.Context, processID string, opts *pfc.WaitOptions) (_ *CheckResult, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -128,12 +76,12 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOpti
 	}
 	o := c.wait
 	if opts != nil {
-		o = opts.pollOptions()
+		o = pollOf(*opts)
 	}
 	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()
 	}
-	o = o.WithDefaults(DefaultMinPollDelay, DefaultMaxPollDelay)
+	o = o.WithDefaults(defaultMinPollDelay, defaultMaxPollDelay)
 	r, err := poll.Until(ctx, o, func(ctx context.Context) (*CheckResult, bool, error) {
 		r, err := c.CheckImage(ctx, processID)
 		if err != nil {
@@ -144,15 +92,21 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *WaitOpti
 	var te *poll.TimeoutError
 	switch {
 	case errors.As(err, &te):
-		e := &WaitTimeoutError{ProcessID: processID, Last: r, Waited: te.Waited}
-		if r != nil {
-			e.state = c.quote(string(r.Status), apierr.MaxQuotedValue)
-		}
-		return nil, e
+		return nil, c.waitTimeout(processID, r, te.Waited)
 	case err != nil:
 		return nil, err
 	case strings.EqualFold(string(r.Status), string(StatusFailed)):
 		return r, c.jobError(r)
 	}
 	return r, nil
+}
+
+// waitTimeout is the *pfc.WaitTimeoutError of a wait for processID that
+// ran out after waited; last is the last state seen (nil: none).
+func (c *Client) waitTimeout(processID string, last *CheckResult, waited time.Duration) error {
+	e := &pfc.WaitTimeoutError{JobID: c.quote(processID, apierr.MaxQuotedID), Waited: waited}
+	if last != nil {
+		e.Last, e.Status = last, c.quote(string(last.Status), apierr.MaxQuotedValue)
+	}
+	return e
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // benchImages writes n distinct small JPEGs (48×40, about 1 KB) into a
@@ -36,8 +37,8 @@ func benchBulkClient(b *testing.B) (*hosted.Client, *countingTransport) {
 	tr := srv.Server.Client().Transport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	ct := &countingTransport{next: tr}
-	c, err := hosted.NewClient(srv.APIKey, hosted.WithBaseURL(srv.URL), hosted.WithHTTPClient(&http.Client{Transport: ct}),
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
+	c, err := hosted.NewClient(srv.APIKey, pfc.WithBaseURL(srv.URL), pfc.WithHTTPClient(&http.Client{Transport: ct}),
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func BenchmarkCorrectDir1000(b *testing.B) {
 		out := filepath.Join(b.TempDir(), fmt.Sprint(i))
 		i++
 		t0 := time.Now()
-		rep, err := c.CorrectDir(context.Background(), in, out, nil, &hosted.BulkOptions{Concurrency: 16})
+		rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 16})
 		spent += time.Since(t0)
 		if err != nil || rep.Done != n {
 			b.Fatalf("done %d of %d: %v %v", rep.Done, n, err, rep.Failures)
@@ -92,9 +93,9 @@ func BenchmarkCorrectDir1000Resume(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var finished atomic.Int32
 		t0 := time.Now()
-		rep1, err := c.CorrectDir(ctx, in, out, nil, &hosted.BulkOptions{
+		rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
 			Concurrency: 16,
-			OnResult: func(hosted.BulkResult) {
+			OnResult: func(pfc.BulkResult) {
 				if finished.Add(1) == int32(cut) {
 					cancel()
 				}
@@ -105,7 +106,7 @@ func BenchmarkCorrectDir1000Resume(b *testing.B) {
 			b.Fatalf("first run: %v, %d done, cut %d", err, rep1.Done, cut)
 		}
 		uploads := ct.count("upload")
-		rep2, err := c.CorrectDir(context.Background(), in, out, nil, &hosted.BulkOptions{Concurrency: 16})
+		rep2, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 16})
 		spent += time.Since(t0)
 		if err != nil || rep2.Skipped != rep1.Done || rep2.Done != n-rep1.Done {
 			b.Fatalf("resume: %v: skipped %d (want %d), done %d (want %d)", err, rep2.Skipped, rep1.Done, rep2.Done, n-rep1.Done)

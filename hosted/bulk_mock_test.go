@@ -103,9 +103,9 @@ func startInstantMock(t *testing.T) (*mockserver.HostedTestServer, *hosted.Clien
 	t.Helper()
 	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: instantProcessor, Workers: 4})
 	ct := &countingTransport{next: srv.Server.Client().Transport}
-	c, err := hosted.NewClient(srv.APIKey, hosted.WithBaseURL(srv.URL),
-		hosted.WithHTTPClient(&http.Client{Transport: ct}),
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
+	c, err := hosted.NewClient(srv.APIKey, pfc.WithBaseURL(srv.URL),
+		pfc.WithHTTPClient(&http.Client{Transport: ct}),
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	require.NoError(t, err)
 	return srv, c, ct
 }
@@ -124,10 +124,10 @@ func TestCorrectDirMock(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(in, "readme.txt"), []byte("skipped"), 0o644))
 
 	var mu sync.Mutex
-	var progress []hosted.BulkProgress
-	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection(), &hosted.BulkOptions{
+	var progress []pfc.BulkProgress
+	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection(), &pfc.BulkOptions{
 		Concurrency: 3,
-		OnProgress: func(p hosted.BulkProgress) {
+		OnProgress: func(p pfc.BulkProgress) {
 			mu.Lock()
 			progress = append(progress, p)
 			mu.Unlock()
@@ -144,7 +144,7 @@ func TestCorrectDirMock(t *testing.T) {
 		assert.Equal(t, want, got, rel)
 	}
 	require.Len(t, rep.Failures, 2)
-	byID := map[string]hosted.BulkResult{}
+	byID := map[string]pfc.BulkResult{}
 	for _, f := range rep.Failures {
 		byID[f.Item.ID] = f
 	}
@@ -153,13 +153,13 @@ func TestCorrectDirMock(t *testing.T) {
 	require.ErrorAs(t, tiny.Err, &je)
 	assert.ErrorIs(t, tiny.Err, hosted.ErrJobRejected)
 	assert.Equal(t, "job_rejected", tiny.Kind)
-	require.NotNil(t, tiny.Job)
-	assert.Equal(t, tiny.Job.ID, tiny.JobID)
+	require.IsType(t, &hosted.Job{}, tiny.Result)
+	assert.Equal(t, tiny.Result.(*hosted.Job).ID, tiny.JobID)
 	assert.Error(t, byID["text.png"].Err)
 	assert.NoFileExists(t, filepath.Join(out, "tiny.jpg"))
 
 	last := progress[len(progress)-1]
-	assert.Equal(t, hosted.BulkProgress{Total: 14, Done: 12, Failed: 2, Bytes: last.Bytes, Elapsed: last.Elapsed}, last)
+	assert.Equal(t, pfc.BulkProgress{Total: 14, Done: 12, Failed: 2, Bytes: last.Bytes, Elapsed: last.Elapsed}, last)
 
 	man, err := os.ReadFile(filepath.Join(out, ".pfc-bulk.jsonl"))
 	require.NoError(t, err)
@@ -194,9 +194,9 @@ func testCorrectDirResume(t *testing.T, n, cut int) {
 	defer cancel()
 	var finished atomic.Int32
 	var doneIDs sync.Map
-	rep1, err := c.CorrectDir(ctx, in, out, nil, &hosted.BulkOptions{
+	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
 		Concurrency: 4,
-		OnResult: func(r hosted.BulkResult) {
+		OnResult: func(r pfc.BulkResult) {
 			if r.Err == nil {
 				doneIDs.Store(r.Item.ID, true)
 			}
@@ -212,9 +212,9 @@ func testCorrectDirResume(t *testing.T, n, cut int) {
 	assert.Equal(t, n, rep1.Done+rep1.Interrupted)
 	uploads1 := ct.count("upload")
 
-	rep2, err := c.CorrectDir(context.Background(), in, out, nil, &hosted.BulkOptions{
+	rep2, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{
 		Concurrency: 4,
-		OnResult: func(r hosted.BulkResult) {
+		OnResult: func(r pfc.BulkResult) {
 			_, wasDone := doneIDs.Load(r.Item.ID)
 			assert.Equal(t, wasDone, r.Skipped, r.Item.ID)
 			if r.Skipped {
@@ -238,11 +238,11 @@ func TestCorrectAllMock(t *testing.T) {
 	_, c, ct := startInstantMock(t)
 	in, out := t.TempDir(), t.TempDir()
 	rels := writeImages(t, in, 5)
-	var items []hosted.BulkItem
+	var items []pfc.BulkItem
 	for _, rel := range rels {
-		items = append(items, hosted.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".out.png")})
+		items = append(items, pfc.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".out.png")})
 	}
-	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), &hosted.BulkOptions{
+	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), &pfc.BulkOptions{
 		Manifest: filepath.Join(out, "run.jsonl"), RateLimit: 1000, RateBurst: 5,
 	})
 	require.NoError(t, err)
@@ -252,17 +252,17 @@ func TestCorrectAllMock(t *testing.T) {
 	}
 
 	// A bad item is a failure with the package's own error type.
-	rep, err = c.CorrectAll(context.Background(), slices.Values([]hosted.BulkItem{{SrcPath: items[0].SrcPath}}), nil, nil)
+	rep, err = c.CorrectAll(context.Background(), slices.Values([]pfc.BulkItem{{SrcPath: items[0].SrcPath}}), nil, nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Failures, 1)
-	var ive *hosted.ValidationError
+	var ive *pfc.ValidationError
 	require.ErrorAs(t, rep.Failures[0].Err, &ive)
 	assert.Equal(t, []string{"DstPath"}, ive.Fields())
 	assert.Equal(t, "invalid_parameter", rep.Failures[0].Kind)
 
 	before := ct.count("upload")
 	_, err = c.CorrectAll(context.Background(), slices.Values(items), &hosted.CorrectionOptions{Width: 5}, nil)
-	var ve *hosted.ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, before, ct.count("upload"))
 	_, err = c.CorrectDir(context.Background(), "", "", nil, nil)
@@ -300,9 +300,9 @@ func TestCorrectDirNoLeak(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var finished atomic.Int32
-	_, err := c.CorrectDir(ctx, in, out, nil, &hosted.BulkOptions{
+	_, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
 		Concurrency: 4,
-		OnResult: func(hosted.BulkResult) {
+		OnResult: func(pfc.BulkResult) {
 			if finished.Add(1) == 3 {
 				cancel()
 			}

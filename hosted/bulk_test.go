@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/pfcsdk/pfc-go/internal/bulk"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestBulkResultOfAWaitTimeout: a file whose wait ran out keeps its job's
@@ -14,12 +15,16 @@ import (
 func TestBulkResultOfAWaitTimeout(t *testing.T) {
 	t.Parallel()
 	last := &Job{ID: "j1", Status: StatusProcessing}
-	for name, te := range map[string]*WaitTimeoutError{
-		"with a record":    {JobID: "j1", LastJob: last},
+	for name, te := range map[string]*pfc.WaitTimeoutError{
+		"with a record":    {JobID: "j1", Last: last},
 		"without a record": {JobID: "j1"},
 	} {
 		r := bulkResult(bulk.Result[*Job]{Item: bulk.Item{ID: "a.jpg"}, Err: errors.Join(te), Kind: "wait_timeout"})
 		assert.Equal(t, "j1", r.JobID, name)
-		assert.Equal(t, te.LastJob, r.Job, name)
+		if te.Last == nil {
+			assert.Nil(t, r.Result, name)
+		} else {
+			assert.Same(t, last, r.Result.(*Job), name)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 const (
@@ -22,10 +24,10 @@ func mockClient(t *testing.T) (*Client, *httpmock.MockTransport) {
 	t.Helper()
 	mt := httpmock.NewMockTransport()
 	c, err := NewClient(testKey,
-		WithBaseURL("https://api.example.test/v2"),
-		WithHTTPClient(&http.Client{Transport: mt}),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
+		pfc.WithBaseURL("https://api.example.test/v2"),
+		pfc.WithHTTPClient(&http.Client{Transport: mt}),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
 	)
 	require.NoError(t, err)
 	return c, mt
@@ -53,12 +55,12 @@ func expectExternal(t *testing.T, mt *httpmock.MockTransport, method, rawURL str
 func TestNewClientValidation(t *testing.T) {
 	t.Parallel()
 	_, err := NewClient("")
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"apiKey", "BaseURL"}, ve.Fields())
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 
-	_, err = NewClient(testKey, WithBaseURL("https://x.test/v2"), WithPolling(WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond}))
+	_, err = NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"), WithPolling(pfc.WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond}))
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDelay"}, ve.Fields())
 }
@@ -88,12 +90,12 @@ func TestNewClientBaseURLEndsWithVersion(t *testing.T) {
 		{"https://api.example.com/v2/pfc", false},
 	}
 	for _, tc := range cases {
-		_, err := NewClient(testKey, WithBaseURL(tc.base))
+		_, err := NewClient(testKey, pfc.WithBaseURL(tc.base))
 		if tc.ok {
 			assert.NoError(t, err, tc.base)
 			continue
 		}
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		if assert.ErrorAs(t, err, &ve, tc.base) {
 			assert.Equal(t, []string{"BaseURL"}, ve.Fields())
 			assert.Contains(t, err.Error(), "must end with the API version /v2")

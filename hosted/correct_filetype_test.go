@@ -76,7 +76,7 @@ func TestCorrectFileDerivesFileTypeFromThePath(t *testing.T) {
 	} {
 		src := filepath.Join(dir, tc.name)
 		require.NoError(t, os.WriteFile(src, []byte("data of "+tc.name), 0o644))
-		_, err := c.CorrectFile(t.Context(), src, filepath.Join(dir, "out-"+tc.name), tc.opts)
+		_, err := c.CorrectFile(t.Context(), src, filepath.Join(dir, "out-"+tc.name), tc.opts, nil)
 		require.NoError(t, err, tc.name)
 		up, pfc := rec.last(t)
 		assert.Equal(t, string(tc.want), up.Get("fileType"), "%s: /upload", tc.name)
@@ -99,7 +99,7 @@ func TestResizeModeWithoutASize(t *testing.T) {
 	require.NoError(t, os.WriteFile(src, []byte("jpeg"), 0o644))
 	o := NewCorrection().WithResizeMode(ResizeSmallDetails)
 	require.NoError(t, o.ValidateForUpload())
-	_, err := c.CorrectFile(t.Context(), src, src+".out", o)
+	_, err := c.CorrectFile(t.Context(), src, src+".out", o, nil)
 	require.NoError(t, err)
 	_, pfc := rec.last(t)
 	assert.Equal(t, "smallDetails", pfc.Get("resize"))

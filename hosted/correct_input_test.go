@@ -10,13 +10,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestCorrectValidatesBeforeUpload(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	_, err := c.Correct(context.Background(), strings.NewReader("x"), 1, &CorrectionOptions{Scale: -5}, io.Discard)
-	var ve *ValidationError
+	_, err := c.Correct(context.Background(), strings.NewReader("x"), 1, &CorrectionOptions{Scale: -5}, io.Discard, nil)
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"scale"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
@@ -25,8 +27,8 @@ func TestCorrectValidatesBeforeUpload(t *testing.T) {
 func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var ve *ValidationError
-	_, err := c.Correct(context.Background(), nil, -1, nil, io.Discard)
+	var ve *pfc.ValidationError
+	_, err := c.Correct(context.Background(), nil, -1, nil, io.Discard, nil)
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"src", "size"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
@@ -36,8 +38,8 @@ func TestCorrectFileRejectsNonRegularSource(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	dir := t.TempDir()
-	_, err := c.CorrectFile(context.Background(), dir, filepath.Join(dir, "out.jpg"), nil)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	_, err := c.CorrectFile(context.Background(), dir, filepath.Join(dir, "out.jpg"), nil, nil)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.ErrorContains(t, err, "srcPath")
 	_, err = c.UploadFile(context.Background(), filepath.Join(dir, "missing.jpg"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
@@ -53,18 +55,19 @@ func TestCorrectFileChecksOptionsFirst(t *testing.T) {
 	cases := []struct {
 		name string
 		opts *CorrectionOptions
-		call []CallOption
+		flow *pfc.FlowOptions
 		want []string
 	}{
 		{"bad option, missing source", &CorrectionOptions{Scale: -5}, nil, []string{"scale"}},
 		{"strict refuses an ignored parameter", NewCorrection().RemoveBackgroundTransparent().WithShadow(ShadowSoft).WithStrict(), nil, []string{"bgShadow"}},
-		{"negative download limit", nil, []CallOption{WithDownloadLimit(-1)}, []string{"WithDownloadLimit"}},
-		{"bad per-call polling", nil, []CallOption{WithWait(WaitOptions{MinDelay: 2, MaxDelay: 1})}, []string{"MaxDelay"}},
+		{"negative download limit", nil, &pfc.FlowOptions{MaxDownloadSize: -1}, []string{"MaxDownloadSize"}},
+		{"a control hosted has no use for", nil, &pfc.FlowOptions{KeepJob: true}, []string{"KeepJob"}},
+		{"bad per-call polling", nil, &pfc.FlowOptions{Wait: &pfc.WaitOptions{MinDelay: 2, MaxDelay: 1}}, []string{"MaxDelay"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.CorrectFile(context.Background(), filepath.Join(dir, "missing.jpg"), filepath.Join(dir, "out.jpg"), tc.opts, tc.call...)
-			var ve *ValidationError
+			_, err := c.CorrectFile(context.Background(), filepath.Join(dir, "missing.jpg"), filepath.Join(dir, "out.jpg"), tc.opts, tc.flow)
+			var ve *pfc.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tc.want, ve.Fields())
 			assert.NotErrorIs(t, err, os.ErrNotExist, "options are checked before the file")
@@ -73,6 +76,6 @@ func TestCorrectFileChecksOptionsFirst(t *testing.T) {
 	assert.Zero(t, mt.GetTotalCallCount(), "nothing sent")
 
 	// A file key already set is not required, and is not an error either.
-	_, err := c.CorrectFile(context.Background(), filepath.Join(dir, "missing.jpg"), filepath.Join(dir, "out.jpg"), NewCorrection().WithFileKey("old"))
+	_, err := c.CorrectFile(context.Background(), filepath.Join(dir, "missing.jpg"), filepath.Join(dir, "out.jpg"), NewCorrection().WithFileKey("old"), nil)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }

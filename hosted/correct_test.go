@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // setup starts an httptest server whose mux serves the API under /v2 and
@@ -33,9 +35,9 @@ func setup(t *testing.T) (*Client, *http.ServeMux, *httptest.Server) {
 	srv := httptest.NewServer(root)
 	t.Cleanup(srv.Close)
 	c, err := NewClient(testKey,
-		WithBaseURL(srv.URL+basePath),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
+		pfc.WithBaseURL(srv.URL+basePath),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
 	)
 	require.NoError(t, err)
 	return c, apiMux, srv
@@ -80,7 +82,7 @@ func TestCorrectEndToEnd(t *testing.T) {
 	polls := fakeService(t, mux, srv.URL, StatusCompleted)
 	var out bytes.Buffer
 	src := []byte("raw image bytes")
-	job, err := c.Correct(context.Background(), bytes.NewReader(src), int64(len(src)), NewCorrection().WithPreset(PresetPro), &out)
+	job, err := c.Correct(context.Background(), bytes.NewReader(src), int64(len(src)), NewCorrection().WithPreset(PresetPro), &out, nil)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, job.Status)
 	assert.Equal(t, "RAW IMAGE BYTES", out.String())
@@ -97,7 +99,7 @@ func TestCorrectFileAtomic(t *testing.T) {
 		c, mux, srv := setup(t)
 		fakeService(t, mux, srv.URL, StatusCompleted)
 		out := filepath.Join(dir, "ok.jpg")
-		_, err := c.CorrectFile(context.Background(), in, out, nil)
+		_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 		require.NoError(t, err)
 		got, err := os.ReadFile(out)
 		require.NoError(t, err)
@@ -107,7 +109,7 @@ func TestCorrectFileAtomic(t *testing.T) {
 		assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
 
 		require.NoError(t, os.Chmod(out, 0o600))
-		_, err = c.CorrectFile(context.Background(), in, out, nil)
+		_, err = c.CorrectFile(context.Background(), in, out, nil, nil)
 		require.NoError(t, err)
 		st, err = os.Stat(out)
 		require.NoError(t, err)
@@ -117,8 +119,8 @@ func TestCorrectFileAtomic(t *testing.T) {
 		c, mux, srv := setup(t)
 		fakeService(t, mux, srv.URL, StatusFailed)
 		out := filepath.Join(dir, "bad.jpg")
-		_, err := c.CorrectFile(context.Background(), in, out, nil)
-		assert.ErrorIs(t, err, ErrJobFailed)
+		_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
+		assert.ErrorIs(t, err, pfc.ErrJobFailed)
 		_, statErr := os.Stat(out)
 		assert.ErrorIs(t, statErr, os.ErrNotExist)
 		entries, _ := os.ReadDir(dir)
@@ -162,7 +164,7 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		opts := NewCorrection().WithPreset(PresetPro)
 		var seen []JobStatus
 		job, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "p.jpg"), opts,
-			WithProgress(func(j *Job) { seen = append(seen, j.Status) }))
+			&pfc.FlowOptions{Wait: &pfc.WaitOptions{OnProgress: func(_, status string) { seen = append(seen, JobStatus(status)) }}})
 		require.NoError(t, err)
 		assert.Equal(t, StatusCompleted, job.Status)
 		assert.Equal(t, []JobStatus{StatusProcessing, StatusProcessing, StatusCompleted}, seen)
@@ -176,8 +178,8 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		// MaxWait of 1ns runs out at the first delay: the call's own
 		// polling is used, and its progress callback sees the record.
 		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "w.jpg"), nil,
-			WithWait(WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour, MaxWait: 1, OnProgress: func(*Job) { seen++ }}))
-		assert.ErrorIs(t, err, ErrWaitTimeout)
+			&pfc.FlowOptions{Wait: &pfc.WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour, MaxWait: 1, OnProgress: func(string, string) { seen++ }}})
+		assert.ErrorIs(t, err, pfc.ErrWaitTimeout)
 		assert.LessOrEqual(t, seen, 1)
 		_, statErr := os.Stat(filepath.Join(dir, "w.jpg"))
 		assert.ErrorIs(t, statErr, os.ErrNotExist)
@@ -186,8 +188,8 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		t.Parallel()
 		c, mux, srv := setup(t)
 		fakeService(t, mux, srv.URL, StatusCompleted)
-		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "d.jpg"), nil, WithDownloadLimit(2))
-		var te *DownloadTooLargeError
+		_, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "d.jpg"), nil, &pfc.FlowOptions{MaxDownloadSize: 2})
+		var te *pfc.DownloadTooLargeError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, int64(2), te.Limit)
 	})
@@ -215,7 +217,7 @@ func TestCorrectRefusesAnotherJobsRecord(t *testing.T) {
 		w.Write([]byte("another customer's image"))
 	})
 	var out bytes.Buffer
-	job, err := c.Correct(context.Background(), strings.NewReader("img"), 3, nil, &out)
+	job, err := c.Correct(context.Background(), strings.NewReader("img"), 3, nil, &out, nil)
 	assert.Nil(t, job)
 	require.ErrorIs(t, err, ErrInconsistentResponse)
 	assert.False(t, fetched.Load(), "the other job's file was downloaded")

@@ -5,7 +5,7 @@
 // receive a webhook, see package webhook), and download the corrected file.
 // Client.Correct and Client.CorrectFile do all four steps in one call:
 //
-//	c, err := hosted.NewClient(apiKey, hosted.WithBaseURL("https://api.example.com/v2"))
+//	c, err := hosted.NewClient(apiKey, pfc.WithBaseURL("https://api.example.com/v2"))
 //	...
 //	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg",
 //		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(1200))
@@ -15,10 +15,11 @@
 // CorrectionOptions holds every /pfc parameter. Fill the struct or chain
 // setters from NewCorrection (they modify and return the same options;
 // Clone derives variants). Correct and CorrectFile set the file key from
-// their upload and check the rest first (ValidateForUpload); they take
-// per-call options too: WithProgress, WithWait, WithDownloadLimit. Validate checks every documented range and dependency
-// locally and reports all offending parameters at once in a
-// *ValidationError; Plan reports which resize parameter and background mode
+// their upload and check the rest first (ValidateForUpload); their
+// client-side controls (wait bounds and progress, download limit) are a
+// *pfc.FlowOptions, as in every client. Validate checks every documented
+// range and dependency locally and reports all offending parameters at once in a
+// *pfc.ValidationError; Plan reports which resize parameter and background mode
 // the service will apply and which parameters it will ignore (the API
 // resolves width > height > long > short > scale, and generative > image >
 // solid colour > transparent). Set Strict to turn ignored parameters into
@@ -39,19 +40,18 @@
 // A JSON answer cut off mid-body (the connection closed before its
 // Content-Length) is retried like a connection error; a download cut off
 // is not (bytes already reached the writer): it fails with an error
-// matching ErrTruncatedResponse, and CorrectFile leaves no file.
+// matching pfc.ErrTruncatedResponse, and CorrectFile leaves no file.
 //
-// Wait polls with jittered exponential delays (WithPolling, WaitOptions);
+// Wait polls with jittered exponential delays (WithPolling, pfc.WaitOptions);
 // its MaxWait also bounds a status request already in flight.
 //
-// The client options (WithBaseURL, WithHTTPClient, WithLogger,
-// WithRetries, WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
-// WithPolling, WithMaxDownloadSize) are the same, with the same names and
-// behaviour, in the pfccontainer and bgcontainer packages.
+// The transport options are package pfc's (pfc.WithBaseURL,
+// pfc.WithRetries ...), shared by the three clients; WithPolling is this
+// package's own. An option of another client package does not compile.
 //
 // Downloads ask for the identity encoding, so Go's transport never
 // inflates a compressed answer: the bytes written are the bytes on the
-// wire, and WithMaxDownloadSize (or the per-call WithDownloadLimit) bounds
+// wire, and pfc.WithMaxDownloadSize (or FlowOptions.MaxDownloadSize) bounds
 // them.
 //
 // The API key is sent as X-API-KEY to the base URL's host only: never to
@@ -68,7 +68,7 @@
 //   - /pfc (StartJob, Correct, CorrectFile) may start a second job.
 //     With cache=true, the default, the service reuses the first job's
 //     output, so the duplicate costs no processing (a webhook, if asked
-//     for, may arrive for both); set WithRetries(-1, 0, 0) where even
+//     for, may arrive for both); set pfc.WithRetries(-1, 0, 0) where even
 //     that is unacceptable. With cache=false (WithCache(false)) a
 //     duplicate would be a second full, billed job, so such a call is
 //     resent only when its first attempt provably never reached the
@@ -77,27 +77,27 @@
 //     an attempt that may have removed the preset (its answer lost to a
 //     reset or a 500, 502 or 504): it no longer exists either way. A 404
 //     on the first attempt, or after attempts the service refused (429,
-//     503), is ErrNotFound.
+//     503), is pfc.ErrNotFound.
 //   - Presets.Create cannot tell its own preset from another's: a retried
 //     POST /presets/ whose first answer was lost gets 409 Conflict (an
-//     *APIError with StatusCode 409 and Attempts > 1), and the preset the
+//     *pfc.APIError with StatusCode 409 and Attempts > 1), and the preset the
 //     first attempt created stays in the account without a file. To
 //     clean up, list the presets (Presets.All), find the one with that
 //     name (a preset whose file never arrived may say so in Extra, e.g.
 //     "status": "awaiting_upload"), Presets.Delete it and Create again.
-//     Set WithRetries(-1, 0, 0) on a client used for creating presets
+//     Set pfc.WithRetries(-1, 0, 0) on a client used for creating presets
 //     when a 409 must mean "the name was taken before this call".
 //
 // # Errors
 //
-// Errors from the service are *APIError (status, method, redacted URL,
+// Errors from the service are *pfc.APIError (status, method, redacted URL,
 // message, code, the parameter the service blamed, request id, a bounded
-// copy of the body); use errors.Is with ErrNotFound, ErrUnauthorized,
-// ErrRateLimited and the other sentinels to classify them, and errors.As to
-// read the fields. Bad input is a *ValidationError listing every offending
-// parameter (FieldError), reported before any request. A job that ends
+// copy of the body); use errors.Is with pfc.ErrNotFound, pfc.ErrUnauthorized,
+// pfc.ErrRateLimited and the other sentinels to classify them, and errors.As to
+// read the fields. Bad input is a *pfc.ValidationError listing every offending
+// parameter (pfc.FieldError), reported before any request. A job that ends
 // FAILED or REJECTED is a *JobError, a wait that runs out of time a
-// *WaitTimeoutError, a download over the limit a *DownloadTooLargeError.
+// *pfc.WaitTimeoutError, a download over the limit a *pfc.DownloadTooLargeError.
 // The sentinels are shared with pfccontainer and bgcontainer, so one
 // errors.Is check works with all three clients.
 //
@@ -120,7 +120,7 @@
 //     Preset.Extra.
 //   - The crop rectangle of an autocropDetectOnly job is read from the
 //     record's cropRect field (the name the SDK's mock uses).
-//   - There is no default base URL: WithBaseURL is required, and it ends
+//   - There is no default base URL: pfc.WithBaseURL is required, and it ends
 //     with the version segment /v2 (NewClient refuses one without it).
 //   - Job timestamps are encoded with milliseconds in UTC and decoded from
 //     any RFC 3339 form.

@@ -9,6 +9,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // noBody is the empty request body.
@@ -25,10 +26,9 @@ var downloadHeader = http.Header{"Accept-Encoding": {"identity"}}
 // key, asking for the identity encoding (the bytes are written as they
 // arrive, never decompressed). The job must be COMPLETED (correctedFile
 // set). A file larger than WithMaxDownloadSize fails with a
-// *DownloadTooLargeError once that many bytes were written (at once when
+// *pfc.DownloadTooLargeError once that many bytes were written (at once when
 // the Content-Length says so).
 func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64, err error) {
-	defer exportTo(&err)
 	return c.download(ctx, job, dst, c.maxDownload)
 }
 
@@ -37,7 +37,7 @@ func (c *Client) download(ctx context.Context, job *Job, dst io.Writer, limit in
 		return 0, c.errorf("pfc: download: job has no correctedFile (status %s)", c.quote(string(statusOf(job)), apierr.MaxQuotedID))
 	}
 	if dst == nil {
-		return 0, &ValidationError{Errors: []FieldError{{Field: "dst", Message: "is required"}}}
+		return 0, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dst", Message: "is required"}}}
 	}
 	resp, err := c.http.DoExternal(ctx, http.MethodGet, job.CorrectedFile, downloadHeader, noBody)
 	if err != nil {
@@ -46,8 +46,8 @@ func (c *Client) download(ctx context.Context, job *Job, dst io.Writer, limit in
 	defer resp.Body.Close()
 	n, err := fileio.CopyLimited(dst, resp.Body, resp.ContentLength, limit)
 	switch {
-	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{JobID: c.quote(job.ID, apierr.MaxQuotedMessage), Limit: limit, Written: n}
+	case errors.Is(err, pfc.ErrDownloadTooLarge):
+		return n, &pfc.DownloadTooLargeError{Name: c.quote(job.ID, apierr.MaxQuotedMessage), Limit: limit, Written: n}
 	case err != nil:
 		return n, c.errorf("pfc: download of job %s after %d bytes: %w", c.quote(job.ID, apierr.MaxQuotedMessage), n, err)
 	}

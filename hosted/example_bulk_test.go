@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Correct a folder of photos, four at a time, with a resumable manifest:
@@ -30,9 +31,9 @@ func ExampleClient_CorrectDir() {
 	out := filepath.Join(in, "corrected") // left out of the input
 
 	for run := 1; run <= 2; run++ {
-		rep, err := client.CorrectDir(ctx, in, out, hosted.NewCorrection().ResizeLong(160), &hosted.BulkOptions{
+		rep, err := client.CorrectDir(ctx, in, out, hosted.NewCorrection().ResizeLong(160), &pfc.BulkOptions{
 			Concurrency: 4,
-			OnProgress: func(p hosted.BulkProgress) {
+			OnProgress: func(p pfc.BulkProgress) {
 				// e.g. drive a progress bar: p.Done+p.Failed+p.Skipped of p.Total, p.ETA
 			},
 		})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // startMock runs the hosted API mock in-process, as a test would with
@@ -25,8 +26,8 @@ func startMock() (*hosted.Client, func()) {
 	}
 	srv := httptest.NewServer(mock)
 	client, err := hosted.NewClient(mockserver.DefaultAPIKey,
-		hosted.WithBaseURL(srv.URL+"/v2"),
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}))
+		pfc.WithBaseURL(srv.URL+"/v2"),
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func ExampleClient_Correct() {
 	src := photo()
 	var out bytes.Buffer
 	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(160)
-	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), opts, &out)
+	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), opts, &out, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -87,11 +88,11 @@ func ExampleClient_Wait() {
 		log.Fatal(err)
 	}
 	polls := 0
-	job, err := client.Wait(ctx, ref.ID, &hosted.WaitOptions{
+	job, err := client.Wait(ctx, ref.ID, &pfc.WaitOptions{
 		MinDelay:   10 * time.Millisecond,
 		MaxDelay:   200 * time.Millisecond,
 		MaxWait:    time.Minute,
-		OnProgress: func(j *hosted.Job) { polls++ },
+		OnProgress: func(jobID, status string) { polls++ },
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -118,7 +119,7 @@ func ExamplePresetsService() {
 	}
 
 	src := photo()
-	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), hosted.NewCorrection().WithPreset("Punchy"), &bytes.Buffer{})
+	job, err := client.Correct(ctx, bytes.NewReader(src), int64(len(src)), hosted.NewCorrection().WithPreset("Punchy"), &bytes.Buffer{}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // equal *bool values behind other pointers, one field changed, errors).
 func TestStartQueryMatchesQuery(t *testing.T) {
 	t.Parallel()
-	c, err := NewClient(testKey, WithBaseURL("https://x.test/v2"))
+	c, err := NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"))
 	require.NoError(t, err)
 	f, tr := false, true
 	f2 := false

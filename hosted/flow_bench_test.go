@@ -14,6 +14,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // benchPoll is the polling of both flows: the job completes at once, and a
@@ -25,7 +26,7 @@ const benchPoll = time.Microsecond
 func startBenchMock(b *testing.B) *mockserver.HostedTestServer {
 	b.Helper()
 	return mockserver.StartHosted(b, &mockserver.HostedOptions{Processor: instantProcessor},
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: benchPoll, MaxDelay: benchPoll}))
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: benchPoll, MaxDelay: benchPoll}))
 }
 
 // BenchmarkHostedFlow runs the whole hosted flow for one small JPEG
@@ -43,8 +44,8 @@ func BenchmarkHostedFlow(b *testing.B) {
 	ctx := context.Background()
 	// Both flows count their requests through the same kind of transport.
 	sdkCount := &countingTransport{next: srv.Server.Client().Transport}
-	c, err := hosted.NewClient(srv.APIKey, hosted.WithBaseURL(srv.URL), hosted.WithHTTPClient(&http.Client{Transport: sdkCount}),
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: benchPoll, MaxDelay: benchPoll}))
+	c, err := hosted.NewClient(srv.APIKey, pfc.WithBaseURL(srv.URL), pfc.WithHTTPClient(&http.Client{Transport: sdkCount}),
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: benchPoll, MaxDelay: benchPoll}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func BenchmarkHostedFlow(b *testing.B) {
 		b.ReportAllocs()
 		before := sdkCount.count("status")
 		for b.Loop() {
-			if _, err := c.Correct(ctx, bytes.NewReader(img), int64(len(img)), opts, io.Discard); err != nil {
+			if _, err := c.Correct(ctx, bytes.NewReader(img), int64(len(img)), opts, io.Discard, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -83,7 +84,7 @@ func BenchmarkHostedFlow(b *testing.B) {
 		o, plainCache := opts, "false"
 		if cached {
 			name, o, plainCache = "paired-cached", hosted.NewCorrection(), "true"
-			if _, err := c.Correct(ctx, bytes.NewReader(img), int64(len(img)), o, io.Discard); err != nil {
+			if _, err := c.Correct(ctx, bytes.NewReader(img), int64(len(img)), o, io.Discard, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -96,7 +97,7 @@ func BenchmarkHostedFlow(b *testing.B) {
 				for k := range 2 {
 					t0 := time.Now()
 					if (i+k)%2 == 0 {
-						if _, err := c.Correct(ctx, bytes.NewReader(img), int64(len(img)), o, io.Discard); err != nil {
+						if _, err := c.Correct(ctx, bytes.NewReader(img), int64(len(img)), o, io.Discard, nil); err != nil {
 							b.Fatal(err)
 						}
 						d := time.Since(t0)

@@ -1,6 +1,8 @@
 package hosted
 
-import "github.com/pfcsdk/pfc-go/internal/hostedjob"
+import (
+	"github.com/pfcsdk/pfc-go/internal/hostedjob"
+)
 
 // The job record is defined once, in an internal package shared with the
 // webhook package, so that a webhook receiver decodes deliveries into the

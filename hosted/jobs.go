@@ -26,7 +26,7 @@ type JobRef struct {
 }
 
 // StartJob validates opts and starts a correction job (GET /pfc). Invalid
-// options are reported as a *ValidationError before any request is sent.
+// options are reported as a *pfc.ValidationError before any request is sent.
 //
 // GET /pfc is not idempotent: if a 5xx answer is retried, the service may
 // have started the job twice. With cache enabled (the default) the second
@@ -35,7 +35,6 @@ type JobRef struct {
 // only when it provably never arrived (a refused connection, a 429), like
 // the background-removal container's SubmitImage.
 func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobRef, err error) {
-	defer exportTo(&err)
 	if opts == nil {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
@@ -81,21 +80,14 @@ func jobIDFromEndpoint(endpoint string) (string, error) {
 // bytes, so that not even a prefix of a secret survives the cut.
 func (c *Client) quote(s string, max int) string { return apierr.Excerpt(c.http.Redact, s, max) }
 
-// GetJob fetches the job record (GET /status/{jobID}?noRedirect=true).
-//
-// The request always asks for no redirect, so checking a finished job does
-// not download its file. A 302 (or 303) that arrives anyway is read as
-// completion: the returned record has status COMPLETED and correctedFile set
-// to the redirect's Location, and nothing else. The redirect is never
-// followed with the API key. Any other 3xx is returned as an *APIError
-// with its status.
-//
-// A record whose _id is not jobID (the record, or a redirect's body that
-// is a record, of another job) is refused with an
-// *InconsistentResponseError naming the field "_id"; a record without
-// _id is taken as jobID's.
+// GetJob fetches the job record (GET /status/{jobID}?noRedirect=true), so
+// checking a finished job does not download its file. A 302 or 303 that
+// arrives anyway reads as completion: status COMPLETED, correctedFile the
+// redirect's Location; it is never followed with the API key. Any other
+// 3xx is a *pfc.APIError. A record whose _id is not jobID is refused with
+// an *InconsistentResponseError naming "_id"; one without _id is taken as
+// jobID's.
 func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
-	defer exportTo(&err)
 	if jobID == "" {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestStartJobQuery(t *testing.T) {
@@ -60,7 +62,7 @@ func TestStartJobRetriesFollowTheCache(t *testing.T) {
 			opts := NewCorrection().WithFileKey("k")
 			opts.Cache = tt.cache
 			_, err := c.StartJob(context.Background(), opts)
-			var apiErr *APIError
+			var apiErr *pfc.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tt.status, apiErr.StatusCode)
 			assert.Equal(t, tt.sent, mt.GetTotalCallCount(), "requests sent")
@@ -73,13 +75,13 @@ func TestStartJobValidatesLocally(t *testing.T) {
 	c, mt := mockClient(t)
 	opts := &CorrectionOptions{FileKey: "k", Width: 5, OutputQuality: 101, WebhookURL: "http://plain.test/hook"}
 	_, err := c.StartJob(context.Background(), opts)
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"width", "outputQuality", "webhookUrl"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount(), "nothing is sent for invalid options")
 
 	_, err = c.StartJob(context.Background(), nil)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestStartJobBadEndpoint(t *testing.T) {
@@ -123,7 +125,7 @@ func TestGetJob302IsCompletionAndNotFollowed(t *testing.T) {
 }
 
 // Only 302 (and 303) mark completion: another redirect, such as a gateway
-// moving the API, is an *APIError with its status, never a finished job.
+// moving the API, is an *pfc.APIError with its status, never a finished job.
 func TestGetJobOtherRedirectIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{301, 307, 308} {
@@ -137,7 +139,7 @@ func TestGetJobOtherRedirectIsAnError(t *testing.T) {
 			})
 			job, err := c.GetJob(context.Background(), "j1")
 			assert.Nil(t, job)
-			var apiErr *APIError
+			var apiErr *pfc.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, status, apiErr.StatusCode)
 			assert.NotContains(t, err.Error(), testKey)
@@ -151,14 +153,14 @@ func TestGetJobNotFound(t *testing.T) {
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/nope`, 404, map[string]any{"message": "no such job", "code": "not_found"})
 	_, err := c.GetJob(context.Background(), "nope")
-	assert.ErrorIs(t, err, ErrNotFound)
-	var apiErr *APIError
+	assert.ErrorIs(t, err, pfc.ErrNotFound)
+	var apiErr *pfc.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, "no such job", apiErr.Message)
 	assert.NotContains(t, err.Error(), testKey)
 
 	_, err = c.GetJob(context.Background(), "")
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestDownloadSendsNoKey(t *testing.T) {
@@ -199,7 +201,7 @@ func TestStartJobRedactsWebhookToken(t *testing.T) {
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/pfc`, 500, map[string]any{"message": "boom"})
 	_, err := c.StartJob(context.Background(), NewCorrection().WithFileKey("k").WithWebhook("https://hooks.test/h?token=very-secret-token"))
-	var apiErr *APIError
+	var apiErr *pfc.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.NotContains(t, err.Error(), "very-secret-token")
 	assert.NotContains(t, apiErr.URL, "very-secret-token")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BenchmarkMockStatus measures the hosted mock's GET /v2/status/{id}
@@ -23,7 +24,7 @@ import (
 func BenchmarkMockStatus(b *testing.B) {
 	srv := mockserver.StartHosted(b, &mockserver.HostedOptions{Processor: instantProcessor})
 	img := smallJPEG(b, 1, 48, 40)
-	job, err := srv.Client.Correct(context.Background(), bytes.NewReader(img), int64(len(img)), nil, io.Discard)
+	job, err := srv.Client.Correct(context.Background(), bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func BenchmarkMockStatus(b *testing.B) {
 //	go test ./hosted -run '^$' -bench BenchmarkMockJobs -benchtime 2000x
 func BenchmarkMockJobs(b *testing.B) {
 	srv := mockserver.StartHosted(b, &mockserver.HostedOptions{Processor: instantProcessor},
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	img := smallJPEG(b, 7, 48, 40)
 	opts := hosted.NewCorrection().WithCache(false)
 	b.SetParallelism(4)
@@ -71,7 +72,7 @@ func BenchmarkMockJobs(b *testing.B) {
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := srv.Client.Correct(context.Background(), bytes.NewReader(img), int64(len(img)), opts, io.Discard); err != nil {
+			if _, err := srv.Client.Correct(context.Background(), bytes.NewReader(img), int64(len(img)), opts, io.Discard, nil); err != nil {
 				b.Error(err)
 				return
 			}

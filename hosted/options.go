@@ -317,7 +317,7 @@ func (o *CorrectionOptions) WithStrict() *CorrectionOptions {
 }
 
 // Validate checks o against the service's documented rules without any
-// I/O. It returns nil or a *ValidationError (matching ErrInvalidParameter)
+// I/O. It returns nil or a *pfc.ValidationError (matching pfc.ErrInvalidParameter)
 // naming every offending parameter by its wire name: fileKey missing,
 // values outside their documented set or range, auto-crop values that are
 // not decimal numbers, a webhookUrl that is not absolute https, a bgColor
@@ -326,7 +326,6 @@ func (o *CorrectionOptions) WithStrict() *CorrectionOptions {
 // always agree. A nil o is reported as a missing fileKey. The package
 // documentation lists the rules.
 func (o *CorrectionOptions) Validate() (err error) {
-	defer exportTo(&err)
 	if o == nil {
 		return &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileKey", Message: "is required"}}}
 	}
@@ -338,7 +337,6 @@ func (o *CorrectionOptions) Validate() (err error) {
 // CorrectFile do (they set fileKey from the upload, replacing any value
 // o holds). A nil o is valid: the service defaults.
 func (o *CorrectionOptions) ValidateForUpload() (err error) {
-	defer exportTo(&err)
 	if o == nil {
 		return nil
 	}
@@ -382,7 +380,6 @@ func (o *CorrectionOptions) encode() url.Values {
 // Values validates o and returns its query parameters. Unset fields are
 // absent.
 func (o *CorrectionOptions) Values() (_ url.Values, err error) {
-	defer exportTo(&err)
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -394,7 +391,6 @@ func (o *CorrectionOptions) Values() (_ url.Values, err error) {
 // documents, e.g. preset=School%20and%20Sports), so the same options always
 // give the same bytes.
 func (o *CorrectionOptions) Query() (_ string, err error) {
-	defer exportTo(&err)
 	v, err := o.Values()
 	if err != nil {
 		return "", err

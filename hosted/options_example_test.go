@@ -46,7 +46,7 @@ func ExampleCorrectionOptions_Plan() {
 
 	// Strict mode turns each ignored parameter into a validation error.
 	err := opts.WithStrict().Validate()
-	var ve *hosted.ValidationError
+	var ve *pfc.ValidationError
 	if errors.As(err, &ve) {
 		fmt.Println("strict:", ve.Fields())
 	}
@@ -62,7 +62,7 @@ func ExampleCorrectionOptions_Plan() {
 func ExampleCorrectionOptions_Validate() {
 	opts := &hosted.CorrectionOptions{FileKey: "f_123", Width: 20, OutputQuality: 101, WebhookURL: "http://example.com/hook"}
 	err := opts.Validate()
-	fmt.Println(errors.Is(err, hosted.ErrInvalidParameter))
+	fmt.Println(errors.Is(err, pfc.ErrInvalidParameter))
 	fmt.Println(err)
 	// Output:
 	// true

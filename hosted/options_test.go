@@ -39,9 +39,9 @@ func fieldsOf(t *testing.T, err error) []string {
 	if err == nil {
 		return nil
 	}
-	var ve *hosted.ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
-	require.ErrorIs(t, err, hosted.ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	fields := make([]string, 0, len(ve.Errors))
 	for _, fe := range ve.Errors {
 		fields = append(fields, fe.Field)
@@ -222,9 +222,9 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	}
 	err := o.Validate()
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
-	assert.True(t, errors.Is(err, hosted.ErrInvalidParameter))
-	var ve *hosted.ValidationError
+	assert.True(t, errors.Is(err, pfc.ErrInvalidParameter))
+	assert.True(t, errors.Is(err, pfc.ErrInvalidParameter))
+	var ve *pfc.ValidationError
 	require.True(t, errors.As(err, &ve))
 	assert.Equal(t,
 		[]string{"fileKey", "fileType", "width", "long", "outputQuality", "bgColor", "webhookUrl"},
@@ -240,7 +240,7 @@ func TestValidateReportsEveryFieldAtOnce(t *testing.T) {
 	assert.Equal(t, err.Error(), qerr.Error(), "Query reports the same validation error")
 	v, verr := o.Values()
 	assert.Nil(t, v)
-	assert.ErrorIs(t, verr, hosted.ErrInvalidParameter)
+	assert.ErrorIs(t, verr, pfc.ErrInvalidParameter)
 }
 
 func TestValidateNil(t *testing.T) {
@@ -250,7 +250,7 @@ func TestValidateNil(t *testing.T) {
 	assert.Equal(t, []string{"fileKey"}, fieldsOf(t, err))
 	q, err := o.Query()
 	assert.Empty(t, q)
-	assert.ErrorIs(t, err, hosted.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestStrictMode(t *testing.T) {

@@ -191,7 +191,7 @@ func TestValidateAndPlanAgree(t *testing.T) {
 		assert.NoError(t, o.Validate(), "non-strict accepts what is only ignored: %+v", o)
 		strict := *o
 		strict.Strict = true
-		var ve *hosted.ValidationError
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, strict.Validate(), &ve)
 		assert.Equal(t, ignored, ve.Fields(), "%+v", o)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BenchmarkWaitDetection measures the hosted waiter (Client.Wait's loop,
@@ -60,7 +61,7 @@ func benchmarkWaitDetection(b *testing.B, dur, minD, maxD time.Duration) {
 				fmt.Fprint(w, `{"_id":"j1","status":"PROCESSING"}`)
 			}))
 			defer srv.Close()
-			c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"))
+			c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // PresetsService manages custom presets. Get it from Client.Presets.
@@ -88,7 +89,6 @@ type PresetPage struct {
 // or an object holding the array under "presets", "items" or "data", with
 // an optional "total".
 func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ *PresetPage, err error) {
-	defer exportTo(&err)
 	var o ListPresetsOptions
 	if opts != nil {
 		o = *opts
@@ -152,18 +152,13 @@ func decodePresetPage(raw json.RawMessage) (*PresetPage, error) {
 	return page, nil
 }
 
-// All iterates over every preset, fetching pages of pageSize (0 means the
-// service default of 20) as the loop goes, each preset once. Iteration
-// stops after the first error, which is yielded with a nil preset.
-//
-// The walk is bounded by what the service says. A page that brings only
-// presets already listed (a service ignoring offset, or repeating pages)
-// ends it with an *InconsistentResponseError, as does a listing that
-// outgrows its total: more presets than the first page's total plus an
-// allowance for presets created meanwhile (presetTotalDrift: 100 plus a
-// tenth of the total), or a total that moves further than that. Presets
-// are told apart by presetId (by their other fields when it is missing).
-// Without a total, the walk ends at the first short or empty page.
+// All iterates over every preset, each once, fetching pages of pageSize
+// (0: the service's 20) as the loop goes. The first error is yielded with
+// a nil preset and ends the iteration. The walk trusts the service only
+// so far: a page of presets already seen, or a listing that outgrows its
+// total by more than presets created meanwhile could explain, ends it with
+// an *InconsistentResponseError. Without a total it ends at the first
+// short page.
 func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
 	return func(yield func(*Preset, error) bool) {
 		limit := pageSize
@@ -174,7 +169,7 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 		for offset := 0; ; {
 			page, err := s.List(ctx, &ListPresetsOptions{Limit: limit, Offset: offset})
 			if err != nil {
-				yield(nil, exportErr(err))
+				yield(nil, err)
 				return
 			}
 			fresh, err := w.take(offset, page)
@@ -272,9 +267,8 @@ func presetKey(p *Preset) string {
 
 // Get fetches one preset (GET /presets/{presetId}).
 func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, err error) {
-	defer exportTo(&err)
 	if presetID == "" {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "presetId", Message: "is required"}}}
 	}
 	var p Preset
 	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: transport.PathJoin("presets", presetID)}, &p); err != nil {
@@ -287,15 +281,14 @@ func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, e
 }
 
 // Delete removes a preset (DELETE /presets/{presetId}). A 404 is an
-// *APIError matching ErrNotFound, except on a retry after an attempt that
+// *pfc.APIError matching pfc.ErrNotFound, except on a retry after an attempt that
 // may have removed the preset but whose answer was lost (the connection
 // failed after the request was sent, or the answer was 500, 502 or 504):
 // that is success, the preset is gone either way. A 404 after attempts
-// the service refused (429, 503) stays ErrNotFound.
+// the service refused (429, 503) stays pfc.ErrNotFound.
 func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error) {
-	defer exportTo(&err)
 	if presetID == "" {
-		return &ValidationError{Errors: []FieldError{{Field: "presetId", Message: "is required"}}}
+		return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "presetId", Message: "is required"}}}
 	}
 	var landed bool
 	resp, err := s.client.http.Do(ctx, &transport.Request{Method: http.MethodDelete, Path: transport.PathJoin("presets", presetID),
@@ -344,24 +337,18 @@ func (r *CreatePresetRequest) validate(size int64) error {
 	return fe.Err()
 }
 
-// Create creates a preset in two steps: POST /presets/ with the name and
-// description, then an HTTP PUT of size bytes of file to the returned
-// pre-signed URL, without the API key. Everything is validated before the
-// first request. The returned preset is usable by name on /pfc.
-//
-// Create is not safely retryable (the API has no idempotency key): when
-// the answer to POST /presets/ is lost and the transport retries, the
-// retry meets the preset its first attempt created and gets 409 Conflict
-// (an *APIError with StatusCode 409 and Attempts > 1), leaving that preset
-// without a file. Remove it with All and Delete (see the package
-// documentation, "Retries that meet their own first attempt").
+// Create creates a preset: POST /presets/ with the name and description,
+// then a PUT of size bytes of file to the returned pre-signed URL, without
+// the API key. Everything is validated first. It is not safely
+// retryable: if the POST's answer is lost and retried, the retry gets 409
+// Conflict (Attempts > 1) and the preset its first attempt created has no
+// file; remove it with All and Delete (see the package documentation).
 func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, file io.ReaderAt, size int64) (_ *Preset, err error) {
-	defer exportTo(&err)
 	if err := req.validate(size); err != nil {
 		return nil, err
 	}
 	if file == nil {
-		return nil, &ValidationError{Errors: []FieldError{{Field: "file", Message: "is required"}}}
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "file", Message: "is required"}}}
 	}
 	body, err := transport.JSONBody(req)
 	if err != nil {
@@ -395,10 +382,9 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 
 // CreateFromFile creates a preset from the .pcp or .preset file at path.
 // A path that is not a regular file fails before any request with an error
-// naming "path" that matches ErrInvalidParameter; a missing one matches
+// naming "path" that matches pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (s *PresetsService) CreateFromFile(ctx context.Context, name, description, path string) (_ *Preset, err error) {
-	defer exportTo(&err)
 	req := CreatePresetRequest{Name: name, Description: description, FileName: path}
 	// Check the extension before touching the file system or the network.
 	if err := req.validate(1); err != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestPresetsWire(t *testing.T) {
@@ -44,7 +46,7 @@ func TestPresetsWire(t *testing.T) {
 	require.NoError(t, c.Presets.Delete(context.Background(), "p1"))
 
 	_, err = c.Presets.List(context.Background(), &ListPresetsOptions{Limit: -1})
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestPresetPageShapes(t *testing.T) {
@@ -104,7 +106,7 @@ func TestPresetsAllYieldsError(t *testing.T) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], ErrUnauthorized)
+	assert.ErrorIs(t, errs[0], pfc.ErrUnauthorized)
 }
 
 func TestPresetCreateTwoSteps(t *testing.T) {
@@ -136,7 +138,7 @@ func TestPresetCreateRefusesBadInputBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	_, err := c.Presets.Create(context.Background(), CreatePresetRequest{Name: "", FileName: "warm.txt"}, strings.NewReader("x"), 1)
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"name", "fileName"}, ve.Fields())
 	_, err = c.Presets.CreateFromFile(context.Background(), "n", "", "/does/not/exist/preset.xmp")
@@ -148,7 +150,7 @@ func TestPresetCreateRefusesBadInputBeforeAnyRequest(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "warm.pcp")
 	require.NoError(t, os.Mkdir(dir, 0o700))
 	_, err = c.Presets.CreateFromFile(context.Background(), "n", "", dir)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.ErrorContains(t, err, "path")
 	_, err = c.Presets.CreateFromFile(context.Background(), "n", "", filepath.Join(dir, "missing.pcp"))
 	assert.ErrorIs(t, err, fs.ErrNotExist)
@@ -164,7 +166,7 @@ func TestPresetCreateUploadFailureRemovesPreset(t *testing.T) {
 	})
 	expectAPI(t, mt, "DELETE", "https://api.example.test/v2/presets/p9", 200, map[string]any{})
 	_, err := c.Presets.Create(context.Background(), CreatePresetRequest{Name: "Warm", FileName: "w.pcp"}, strings.NewReader("x"), 1)
-	assert.ErrorIs(t, err, ErrUnauthorized)
+	assert.ErrorIs(t, err, pfc.ErrUnauthorized)
 	assert.ErrorContains(t, err, "p9 removed")
 	assert.Equal(t, 1, mt.GetCallCountInfo()["DELETE https://api.example.test/v2/presets/p9"])
 }
@@ -205,7 +207,7 @@ func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
 // TestPresetDeleteNotFoundAfterRetry: a 404 on a retry after an attempt
 // that may have removed the preset (its answer lost in a 500, 502 or 504)
 // is success. A 404 on the first attempt, or after attempts the service
-// refused (503, 429), is ErrNotFound.
+// refused (503, 429), is pfc.ErrNotFound.
 func TestPresetDeleteNotFoundAfterRetry(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -233,8 +235,8 @@ func TestPresetDeleteNotFoundAfterRetry(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, err, ErrNotFound)
-			var ae *APIError
+			require.ErrorIs(t, err, pfc.ErrNotFound)
+			var ae *pfc.APIError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, len(tc.statuses), ae.Attempts)
 		})

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Every error string the client builds from a server's answer passes the
@@ -38,7 +39,7 @@ func TestErrorStringsAreRedacted(t *testing.T) {
 				expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, failed("j1"))
 			},
 			call: func(c *Client) error { _, err := c.Wait(ctx, "j1", nil); return err },
-			is:   ErrJobFailed,
+			is:   pfc.ErrJobFailed,
 		},
 		{
 			name: "malformed timestamp quoted in a decode error",
@@ -104,8 +105,8 @@ func TestWaitTimeoutErrorIsRedacted(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/`, 200, jobJSON("x", JobStatus("QUEUED "+testKey), nil))
-	_, err := c.Wait(context.Background(), "id-"+testKey, &WaitOptions{MinDelay: 1, MaxDelay: 1, MaxWait: 1})
-	var te *WaitTimeoutError
+	_, err := c.Wait(context.Background(), "id-"+testKey, &pfc.WaitOptions{MinDelay: 1, MaxDelay: 1, MaxWait: 1})
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.NotContains(t, err.Error(), testKey)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestSilentServerDoesNotHang: a listener that accepts connections and
@@ -46,10 +48,10 @@ func TestSilentServerDoesNotHang(t *testing.T) {
 		}
 	})
 
-	c, err := NewClient(testKey, WithBaseURL("http://"+ln.Addr().String()+"/v2"),
-		WithResponseHeaderTimeout(20*time.Millisecond), WithRetries(1, time.Millisecond, time.Millisecond))
+	c, err := NewClient(testKey, pfc.WithBaseURL("http://"+ln.Addr().String()+"/v2"),
+		pfc.WithResponseHeaderTimeout(20*time.Millisecond), pfc.WithRetries(1, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	_, err = c.GetJob(context.Background(), "j1")
-	require.ErrorIs(t, err, ErrResponseHeaderTimeout)
+	require.ErrorIs(t, err, pfc.ErrResponseHeaderTimeout)
 	assert.NotContains(t, err.Error(), testKey)
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // cuttingService is a hosted API whose answers can be cut off mid-body, as
@@ -83,8 +85,8 @@ func startCuttingService(t *testing.T, cuts map[string]int) (*Client, *cuttingSe
 	mux.HandleFunc("GET /files/j1", func(w http.ResponseWriter, r *http.Request) {
 		s.write(w, "file", bytes.Repeat([]byte("x"), 1000))
 	})
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithRetries(2, time.Millisecond, time.Millisecond),
-		WithPolling(WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithRetries(2, time.Millisecond, time.Millisecond),
+		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
 	require.NoError(t, err)
 	return c, s, srv.URL
 }
@@ -112,7 +114,7 @@ func TestCorrectFileSurvivesTruncatedJSON(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
-	_, err := c.CorrectFile(context.Background(), in, out, nil)
+	_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.NoError(t, err)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -122,7 +124,7 @@ func TestCorrectFileSurvivesTruncatedJSON(t *testing.T) {
 }
 
 // TestDownloadCutOff: a download is never retried: a body cut off before
-// its Content-Length fails with ErrTruncatedResponse (io.ErrUnexpectedEOF
+// its Content-Length fails with pfc.ErrTruncatedResponse (io.ErrUnexpectedEOF
 // in the chain) after the bytes that arrived, and CorrectFile leaves no
 // file behind.
 func TestDownloadCutOff(t *testing.T) {
@@ -131,7 +133,7 @@ func TestDownloadCutOff(t *testing.T) {
 	var buf bytes.Buffer
 	n, err := c.Download(context.Background(), &Job{ID: "j1", Status: StatusCompleted, CorrectedFile: base + "/files/j1"}, &buf)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrTruncatedResponse)
+	assert.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Contains(t, err.Error(), "500 of 1000 bytes")
 	assert.Equal(t, int64(500), n)
@@ -140,8 +142,8 @@ func TestDownloadCutOff(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
-	_, err = c.CorrectFile(context.Background(), in, out, nil)
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	_, err = c.CorrectFile(context.Background(), in, out, nil, nil)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.NotContains(t, err.Error(), testKey)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)

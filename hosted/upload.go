@@ -29,7 +29,6 @@ type UploadTicket struct {
 // RequestUpload asks for a pre-signed upload URL (GET /upload). An empty
 // fileType means image.
 func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *UploadTicket, err error) {
-	defer exportTo(&err)
 	var rawQuery string // what url.Values{"fileType": {fileType}} encodes to
 	if fileType != "" {
 		if fileType != FileTypeImage && fileType != FileTypeVideo {
@@ -53,7 +52,6 @@ func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *Uploa
 // retried attempt re-reads from the start and nothing is buffered.
 // contentType may be empty (application/octet-stream).
 func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt, size int64, contentType string) (err error) {
-	defer exportTo(&err)
 	var fe apierr.FieldErrors
 	if t == nil || t.UploadURL == "" {
 		fe.Add("uploadUrl", "is required")
@@ -81,7 +79,6 @@ func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt,
 // Upload requests a ticket and uploads src to it, returning the fileKey to
 // pass to /pfc. See UploadTo.
 func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
-	defer exportTo(&err)
 	t, err := c.RequestUpload(ctx, fileType)
 	if err != nil {
 		return "", err
@@ -95,9 +92,8 @@ func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt,
 // UploadFile uploads the file at path and returns its fileKey. The file
 // type (image or video) and Content-Type follow the file's extension. A
 // path that is not a regular file fails with an error naming "path"
-// that matches ErrInvalidParameter; a missing one matches fs.ErrNotExist.
+// that matches pfc.ErrInvalidParameter; a missing one matches fs.ErrNotExist.
 func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err error) {
-	defer exportTo(&err)
 	f, size, err := fileio.OpenParam("path", path)
 	if err != nil {
 		return "", err

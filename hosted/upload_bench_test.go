@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // BenchmarkUpload1GiB uploads a generated 1 GiB file through Upload
@@ -30,7 +31,7 @@ func BenchmarkUpload1GiB(b *testing.B) {
 	}))
 	defer srv.Close()
 	srvURL = srv.URL
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"))
 	if err != nil {
 		b.Fatal(err)
 	}

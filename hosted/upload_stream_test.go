@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestUploadOneGiBStreams uploads a generated 1 GiB file to a pre-signed
@@ -37,7 +38,7 @@ func TestUploadOneGiBStreams(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"))
 	require.NoError(t, err)
 
 	// Sample the heap while the upload runs; the peak is what matters.

@@ -11,6 +11,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestRequestUpload(t *testing.T) {
@@ -30,7 +32,7 @@ func TestRequestUpload(t *testing.T) {
 	assert.Equal(t, "fk2", tk.FileKey)
 
 	_, err = c.RequestUpload(context.Background(), "gif")
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Equal(t, 2, mt.GetTotalCallCount(), "an invalid fileType sends nothing")
 }
 
@@ -49,7 +51,7 @@ func TestUploadToSendsNoKeyAndExactLength(t *testing.T) {
 		bytes.NewReader(payload), int64(len(payload)), "image/jpeg")
 	require.NoError(t, err)
 
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	err = c.UploadTo(context.Background(), &UploadTicket{}, nil, -1, "")
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"uploadUrl", "src", "size"}, ve.Fields())
@@ -63,10 +65,10 @@ func TestUploadErrorRedactsSignature(t *testing.T) {
 	})
 	err := c.UploadTo(context.Background(), &UploadTicket{UploadURL: "https://store.test/u/k?X-Signature=topsecretsignature99"},
 		strings.NewReader("abc"), 3, "")
-	var apiErr *APIError
+	var apiErr *pfc.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 403, apiErr.StatusCode)
-	assert.ErrorIs(t, err, ErrUnauthorized)
+	assert.ErrorIs(t, err, pfc.ErrUnauthorized)
 	assert.NotContains(t, err.Error(), "topsecretsignature99")
 	assert.NotContains(t, apiErr.URL, "topsecretsignature99")
 }

@@ -5,66 +5,42 @@ import (
 	"errors"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-// WaitOptions controls how Wait polls a job. The zero value polls with the
-// defaults and waits until the context ends.
-type WaitOptions struct {
-	// MinDelay is the first delay between polls (default 500 ms).
-	MinDelay time.Duration
-	// MaxDelay caps the delay between polls (default 15 s). A completed
-	// job is noticed at most about MaxDelay late: when jobs of a known
-	// length matter to the second, set MaxDelay to about a tenth of that
-	// length and MinDelay to about a hundredth (BenchmarkWaitDetection
-	// measures both settings: with them, a 60 s job is noticed within 6 s
-	// and a 1 s job within 100 ms, at about 16 status calls).
-	MaxDelay time.Duration
-	// MaxWait bounds the whole wait; 0 waits until the context ends. When
-	// it runs out Wait returns a *WaitTimeoutError with the last record.
-	MaxWait time.Duration
-	// OnProgress, if set, receives every record fetched, terminal or not.
-	// It runs on the waiting goroutine; keep it quick.
-	OnProgress func(*Job)
-}
 
 const (
 	defaultMinPollDelay = 500 * time.Millisecond
 	defaultMaxPollDelay = 15 * time.Second
 )
 
-// pollOptions converts o to the shared wait loop's options.
-func (o WaitOptions) pollOptions() poll.Options {
-	p := poll.Options{MinDelay: o.MinDelay, MaxDelay: o.MaxDelay, MaxWait: o.MaxWait}
-	if fn := o.OnProgress; fn != nil {
-		p.OnProgress = func(v any) {
-			if j, ok := v.(*Job); ok {
-				fn(j)
-			}
+// pollOf converts o to the shared wait loop's options.
+func pollOf(o pfc.WaitOptions) poll.Options {
+	return clientopt.Poll(config.Wait(o), func(v any) (string, string) {
+		if j, ok := v.(*Job); ok {
+			return j.ID, string(j.Status)
 		}
-	}
-	return p
+		return "", ""
+	})
 }
 
-// Wait polls the job until it is terminal and returns the COMPLETED record.
-// A FAILED or REJECTED job is returned as a *JobError (which still carries
-// the record); a MaxWait that runs out as a *WaitTimeoutError, also when it
-// runs out during a status request (MaxWait bounds a poll in flight). A
-// record for another job ends the wait with GetJob's
-// *InconsistentResponseError: it is never returned as jobID's.
-// Cancelling ctx stops the wait at once with ctx's error. A nil opts uses
-// the client's polling defaults (see WithPolling).
-//
-// Delays grow exponentially from MinDelay to MaxDelay with jitter, and the
-// last one is trimmed so the wait never overruns MaxWait or ctx's deadline.
-func (c *Client) Wait(ctx context.Context, jobID string, opts *WaitOptions) (_ *Job, err error) {
-	defer exportTo(&err)
+// Wait polls the job until it is terminal and returns the COMPLETED record
+// (nil opts: the client's WithPolling). A FAILED or REJECTED job gives a
+// *JobError carrying the record; a MaxWait that runs out, even during a
+// poll, a *pfc.WaitTimeoutError; a record of another job GetJob's
+// *InconsistentResponseError. Cancelling ctx ends the wait at once with
+// ctx's error. The last delay is trimmed so that the wait never overruns
+// MaxWait or ctx's deadline.
+func (c *Client) Wait(ctx context.Context, jobID string, opts *pfc.WaitOptions) (_ *Job, err error) {
 	if ctx == nil {
 		return nil, errors.New("pfc: Wait: nil context")
 	}
 	o := c.pollDefaults
 	if opts != nil {
-		o = opts.pollOptions()
+		o = pollOf(*opts)
 	}
 	if fe := o.Validate(); len(fe) > 0 {
 		return nil, fe.Err()
@@ -86,11 +62,21 @@ func (c *Client) wait(ctx context.Context, jobID string, o poll.Options) (*Job, 
 	var te *poll.TimeoutError
 	switch {
 	case errors.As(err, &te):
-		return nil, &WaitTimeoutError{JobID: jobID, LastJob: job, Waited: te.Waited, redact: c.http.Redact}
+		return nil, c.waitTimeout(jobID, job, te.Waited)
 	case err != nil:
 		return nil, err
 	case job.Status != StatusCompleted:
 		return job, &JobError{Job: job, redact: c.http.Redact}
 	}
 	return job, nil
+}
+
+// waitTimeout is the *pfc.WaitTimeoutError of a wait for jobID that ran
+// out after waited; last is the last record seen (nil: none).
+func (c *Client) waitTimeout(jobID string, last *Job, waited time.Duration) error {
+	e := &pfc.WaitTimeoutError{JobID: c.quote(jobID, apierr.MaxQuotedMessage), Waited: waited}
+	if last != nil {
+		e.Last, e.Status = last, c.quote(string(last.Status), apierr.MaxQuotedValue)
+	}
+	return e
 }

@@ -10,12 +10,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestWaitMaxWaitBoundsAStalledPoll is the regression test for a /status
 // answer whose body stalls: the server sends the headers and the start of
 // a record, then blocks until the test ends. Wait(MaxWait: 1s) must give up
-// with a *WaitTimeoutError, not stay blocked until the caller's context
+// with a *pfc.WaitTimeoutError, not stay blocked until the caller's context
 // ends. The safety-net context only turns a hang into a failure; the
 // assertion is on the error's kind.
 func TestWaitMaxWaitBoundsAStalledPoll(t *testing.T) {
@@ -34,16 +36,16 @@ func TestWaitMaxWaitBoundsAStalledPoll(t *testing.T) {
 		close(release)
 		srv.Close()
 	})
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v2"), WithHTTPClient(srv.Client()),
-		WithRetries(-1, 0, 0))
+	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()),
+		pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err = c.Wait(ctx, "j1", &WaitOptions{MaxWait: time.Second})
-	var te *WaitTimeoutError
+	_, err = c.Wait(ctx, "j1", &pfc.WaitOptions{MaxWait: time.Second})
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
-	assert.ErrorIs(t, err, ErrWaitTimeout)
+	assert.ErrorIs(t, err, pfc.ErrWaitTimeout)
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)
-	assert.Nil(t, te.LastJob, "no poll completed")
+	assert.Nil(t, te.Last, "no poll completed")
 }

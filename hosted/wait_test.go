@@ -11,6 +11,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestWaitProgressAndCompletion(t *testing.T) {
@@ -27,9 +29,9 @@ func TestWaitProgressAndCompletion(t *testing.T) {
 		return httpmock.NewJsonResponse(200, jobJSON("j1", s, extra))
 	})
 	var seen []JobStatus
-	job, err := c.Wait(context.Background(), "j1", &WaitOptions{
+	job, err := c.Wait(context.Background(), "j1", &pfc.WaitOptions{
 		MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond,
-		OnProgress: func(j *Job) { seen = append(seen, j.Status) },
+		OnProgress: func(_, status string) { seen = append(seen, JobStatus(status)) },
 	})
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, job.Status)
@@ -41,7 +43,7 @@ func TestWaitTerminalFailures(t *testing.T) {
 	for _, tc := range []struct {
 		status JobStatus
 		want   error
-	}{{StatusFailed, ErrJobFailed}, {StatusRejected, ErrJobRejected}} {
+	}{{StatusFailed, pfc.ErrJobFailed}, {StatusRejected, ErrJobRejected}} {
 		t.Run(string(tc.status), func(t *testing.T) {
 			c, mt := mockClient(t)
 			expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, map[string]any{
@@ -63,12 +65,12 @@ func TestWaitTimeoutCarriesLastRecord(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	expectAPI(t, mt, "GET", `=~/v2/status/j1`, 200, jobJSON("j1", StatusProcessing, nil))
-	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
-	var te *WaitTimeoutError
+	_, err := c.Wait(context.Background(), "j1", &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
+	var te *pfc.WaitTimeoutError
 	require.ErrorAs(t, err, &te)
-	assert.ErrorIs(t, err, ErrWaitTimeout)
-	require.NotNil(t, te.LastJob)
-	assert.Equal(t, StatusProcessing, te.LastJob.Status)
+	assert.ErrorIs(t, err, pfc.ErrWaitTimeout)
+	require.IsType(t, &Job{}, te.Last)
+	assert.Equal(t, StatusProcessing, te.Last.(*Job).Status)
 	assert.GreaterOrEqual(t, mt.GetTotalCallCount(), 1)
 }
 
@@ -80,8 +82,8 @@ func TestWaitCancelledPromptly(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		// An hour between polls: only cancellation can end this wait.
-		_, err := c.Wait(ctx, "j1", &WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour,
-			OnProgress: func(*Job) { cancel() }})
+		_, err := c.Wait(ctx, "j1", &pfc.WaitOptions{MinDelay: time.Hour, MaxDelay: time.Hour,
+			OnProgress: func(string, string) { cancel() }})
 		done <- err
 	}()
 	select {
@@ -95,8 +97,8 @@ func TestWaitCancelledPromptly(t *testing.T) {
 func TestWaitRejectsBadOptions(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	_, err := c.Wait(context.Background(), "j1", &WaitOptions{MinDelay: -1, MaxWait: -1})
-	var ve *ValidationError
+	_, err := c.Wait(context.Background(), "j1", &pfc.WaitOptions{MinDelay: -1, MaxWait: -1})
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"MinDelay", "MaxWait"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
@@ -117,9 +119,9 @@ func TestWaitReportsContextDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	// MaxWait is far away: the context's deadline is what ends the wait.
-	_, err := c.Wait(ctx, "j1", &WaitOptions{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxWait: time.Hour})
+	_, err := c.Wait(ctx, "j1", &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxWait: time.Hour})
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	var te *WaitTimeoutError
+	var te *pfc.WaitTimeoutError
 	assert.False(t, errors.As(err, &te), "a context deadline is not a MaxWait timeout")
 }
 

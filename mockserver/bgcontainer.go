@@ -15,6 +15,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // DefaultBGLicenseKey is the valid licence key of a BGContainer started
@@ -193,7 +194,7 @@ func (b *BGContainer) JobCount() int { return b.svc.JobCount() }
 // BGContainerTestServer is a BGContainer running on httptest, from
 // StartBGContainer.
 type BGContainerTestServer struct {
-	// URL is the container's base URL (pass it to bgcontainer.WithBaseURL).
+	// URL is the container's base URL (pass it to pfc.WithBaseURL).
 	URL string
 	// Server is the underlying httptest server.
 	Server *httptest.Server
@@ -231,9 +232,9 @@ func StartBGContainer(tb testing.TB, opts *BGContainerOptions, clientOpts ...bgc
 	core := startTestServer(tb, b, o.Clock)
 	ts := &BGContainerTestServer{URL: core.server.URL, Server: core.server, LicenseKey: b.key, BGContainer: b, core: core}
 	copts := append([]bgcontainer.Option{
-		bgcontainer.WithBaseURL(ts.URL),
-		bgcontainer.WithHTTPClient(core.server.Client()),
-		bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
+		pfc.WithBaseURL(ts.URL),
+		pfc.WithHTTPClient(core.server.Client()),
+		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
 	}, clientOpts...)
 	if ts.Client, err = bgcontainer.NewClient(ts.LicenseKey, copts...); err != nil {
 		tb.Fatalf("mockserver: bgcontainer client: %v", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestBGRemoveBackgroundActivatesAndCleansUp: the one-call flow on an
@@ -26,12 +27,10 @@ func TestBGRemoveBackgroundActivatesAndCleansUp(t *testing.T) {
 	src, dst := filepath.Join(dir, "in.png"), filepath.Join(dir, "out.png")
 	require.NoError(t, os.WriteFile(src, subject(t, 48, 36, boxColors[4]), 0o644))
 	var seen []bgcontainer.JobStatus
-	res, err := srv.Client.RemoveBackgroundFile(context.Background(), src, dst, &bgcontainer.RemoveOptions{
-		Submit: bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral, Preprocessing: bgcontainer.Bool(true),
-			Postprocessing: bgcontainer.Bool(true), PreprocessingConfig: map[string]bool{"denoise": true}},
-		Wait: &bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond,
-			OnProgress: func(r *bgcontainer.CheckResult) { seen = append(seen, r.Status) }},
-	})
+	res, err := srv.Client.RemoveBackgroundFile(context.Background(), src, dst, &bgcontainer.SubmitOptions{Mode: bgcontainer.ModeGeneral, Preprocessing: bgcontainer.Bool(true),
+		Postprocessing: bgcontainer.Bool(true), PreprocessingConfig: map[string]bool{"denoise": true}},
+		&pfc.FlowOptions{Wait: &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond,
+			OnProgress: func(_, status string) { seen = append(seen, bgcontainer.JobStatus(status)) }}})
 	require.NoError(t, err)
 	assert.True(t, res.Activated)
 	assert.True(t, res.Job.PreprocessingEnabled)
@@ -56,16 +55,16 @@ func TestBGRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 		name  string
 		width int
 		delay time.Duration
-		wait  func(cancel context.CancelFunc) *bgcontainer.WaitOptions
+		wait  func(cancel context.CancelFunc) *pfc.WaitOptions
 		want  error
 	}{
-		{"job failed", failWidth, 0, nil, bgcontainer.ErrProcessingFailed},
-		{"max wait", 40, time.Hour, func(context.CancelFunc) *bgcontainer.WaitOptions {
-			return &bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond}
-		}, bgcontainer.ErrWaitTimeout},
-		{"cancelled", 40, time.Hour, func(cancel context.CancelFunc) *bgcontainer.WaitOptions {
-			return &bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond,
-				OnProgress: func(*bgcontainer.CheckResult) { cancel() }}
+		{"job failed", failWidth, 0, nil, pfc.ErrJobFailed},
+		{"max wait", 40, time.Hour, func(context.CancelFunc) *pfc.WaitOptions {
+			return &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond}
+		}, pfc.ErrWaitTimeout},
+		{"cancelled", 40, time.Hour, func(cancel context.CancelFunc) *pfc.WaitOptions {
+			return &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond,
+				OnProgress: func(string, string) { cancel() }}
 		}, context.Canceled},
 	}
 	for _, tt := range tests {
@@ -77,14 +76,14 @@ func TestBGRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 			srv := StartBGContainer(t, &BGContainerOptions{Activated: true, Clock: fc, ProcessingDelay: tt.delay, remover: testRemover{}})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			opts := &bgcontainer.RemoveOptions{}
+			flow := &pfc.FlowOptions{}
 			if tt.wait != nil {
-				opts.Wait = tt.wait(cancel)
+				flow.Wait = tt.wait(cancel)
 			}
 			dst := filepath.Join(t.TempDir(), "out.png")
 			src := filepath.Join(t.TempDir(), "in.png")
 			require.NoError(t, os.WriteFile(src, subject(t, tt.width, 20, boxColors[0]), 0o644))
-			res, err := srv.Client.RemoveBackgroundFile(ctx, src, dst, opts)
+			res, err := srv.Client.RemoveBackgroundFile(ctx, src, dst, nil, flow)
 			require.ErrorIs(t, err, tt.want)
 			require.NotNil(t, res)
 			require.NoError(t, res.RemoveErr)
@@ -117,7 +116,7 @@ func TestBGConcurrentRemovals(t *testing.T) {
 			defer wg.Done()
 			in := subject(t, 40+i, 30+i%7, boxColors[i%len(boxColors)])
 			var out bytes.Buffer
-			res, err := srv.Client.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)), nil, &out)
+			res, err := srv.Client.RemoveBackground(context.Background(), bytes.NewReader(in), int64(len(in)), nil, &out, nil)
 			results[i] = result{data: out.Bytes(), err: err}
 			if res != nil {
 				results[i].id = res.Job.ProcessID

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // formPart is one part of a SubmitImage body: a file part when fileName
@@ -52,7 +53,7 @@ func TestBGContainerBadInputSweep(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, bg.Close()) })
 	s.start(bg)
-	client, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, bgcontainer.WithBaseURL(s.URL()), bgcontainer.WithHTTPClient(s.srv.Client()))
+	client, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(s.URL()), pfc.WithHTTPClient(s.srv.Client()))
 	require.NoError(t, err)
 	ctx := context.Background()
 	img := chaosInput(t, 11)
@@ -174,7 +175,7 @@ func TestBGContainerBadInputSweep(t *testing.T) {
 	ref := mockserver.StartBGContainer(t, nil)
 	remove := func(c *bgcontainer.Client) []byte {
 		var buf bytes.Buffer
-		_, err := c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &buf)
+		_, err := c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &buf, nil)
 		require.NoError(t, err)
 		return buf.Bytes()
 	}

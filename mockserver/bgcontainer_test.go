@@ -21,6 +21,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // failWidth is the width of the images the test remover fails on.
@@ -148,7 +149,7 @@ func TestBGLicensing(t *testing.T) {
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	srv := StartBGContainer(t, &BGContainerOptions{LicenseKey: "lic-7a6b5c4d", Organization: "Acme Photo",
 		Logger: slog.New(slog.NewTextHandler(&logs, debug))},
-		bgcontainer.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
+		pfc.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
 	defer func() {
 		assert.Contains(t, logs.String(), "/Authorize/REDACTED")
 		assert.NotContains(t, logs.String(), "lic-7a6b5c4d")
@@ -164,7 +165,7 @@ func TestBGLicensing(t *testing.T) {
 	in := subject(t, 30, 20, boxColors[0])
 	_, err = c.SubmitImage(ctx, bytes.NewReader(in), int64(len(in)), nil)
 	require.ErrorIs(t, err, bgcontainer.ErrNotActivated)
-	var ae *bgcontainer.APIError
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, http.StatusForbidden, ae.StatusCode)
 	assert.Equal(t, "not_activated", ae.Code)
@@ -176,8 +177,8 @@ func TestBGLicensing(t *testing.T) {
 	_, err = c.RemoveImage(ctx, id)
 	require.ErrorIs(t, err, bgcontainer.ErrNotActivated)
 
-	wrong, err := bgcontainer.NewClient("lic-wrong", bgcontainer.WithBaseURL(srv.URL), bgcontainer.WithHTTPClient(srv.Server.Client()),
-		bgcontainer.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
+	wrong, err := bgcontainer.NewClient("lic-wrong", pfc.WithBaseURL(srv.URL), pfc.WithHTTPClient(srv.Server.Client()),
+		pfc.WithLogger(slog.New(slog.NewTextHandler(&logs, debug))))
 	require.NoError(t, err)
 	st, err = wrong.Authorize(ctx)
 	require.NoError(t, err)
@@ -226,10 +227,10 @@ func TestBGErrorTable(t *testing.T) {
 	status, code := raw(t, srv, "GET", "/Authorize/", nil, "")
 	assert.Equal(t, 400, status)
 	assert.Equal(t, "missing_parameter", code)
-	noKey, err := bgcontainer.NewClient("", bgcontainer.WithBaseURL(srv.URL))
+	noKey, err := bgcontainer.NewClient("", pfc.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 	_, err = noKey.Authorize(ctx)
-	require.ErrorIs(t, err, bgcontainer.ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 
 	// /Status 200.
 	_, err = c.Status(ctx)
@@ -242,7 +243,7 @@ func TestBGErrorTable(t *testing.T) {
 	for _, bad := range [][]byte{[]byte("not an image at all"), append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 40)...)} {
 		_, err = c.SubmitImage(ctx, bytes.NewReader(bad), int64(len(bad)), nil)
 		require.ErrorIs(t, err, bgcontainer.ErrInvalidFile)
-		require.ErrorIs(t, err, bgcontainer.ErrNotFound)
+		require.ErrorIs(t, err, pfc.ErrNotFound)
 	}
 	status, code = raw(t, srv, "POST", "/SubmitImage", strings.NewReader("--b--\r\n"), "multipart/form-data; boundary=b")
 	assert.Equal(t, 422, status)
@@ -283,12 +284,12 @@ func TestBGErrorTable(t *testing.T) {
 	failed, err := c.SubmitImage(ctx, bytes.NewReader(bad), int64(len(bad)), nil)
 	require.NoError(t, err)
 	res, err := c.WaitImage(ctx, failed.ProcessID, nil)
-	require.ErrorIs(t, err, bgcontainer.ErrProcessingFailed)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
 	assert.Contains(t, res.Error, "simulated GPU failure")
 	assert.False(t, res.HasProcessingTime)
 	_, err = c.DownloadImage(ctx, failed.ProcessID, io.Discard)
-	require.ErrorIs(t, err, bgcontainer.ErrProcessingFailed)
-	require.ErrorIs(t, err, bgcontainer.ErrServer)
+	require.ErrorIs(t, err, pfc.ErrJobFailed)
+	require.ErrorIs(t, err, pfc.ErrServer)
 	d, err := c.RemoveImage(ctx, failed.ProcessID)
 	require.NoError(t, err)
 	assert.Equal(t, bgcontainer.StatusFailed, d.PreviousStatus)
@@ -297,7 +298,7 @@ func TestBGErrorTable(t *testing.T) {
 	// Bad options the mock refuses (the client checks mode and the config
 	// itself; a config that is JSON but not an object passes neither).
 	_, err = c.SubmitImage(ctx, bytes.NewReader(good), int64(len(good)), &bgcontainer.SubmitOptions{PreprocessingConfigJSON: "[]"})
-	require.ErrorIs(t, err, bgcontainer.ErrInvalidParameter)
+	require.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Zero(t, srv.BGContainer.JobCount())
 }
 
@@ -329,7 +330,7 @@ func TestBGEveryState(t *testing.T) {
 	stillProcessing := func(id string) {
 		var out bytes.Buffer
 		_, err := c.DownloadImage(ctx, id, &out)
-		require.ErrorIs(t, err, bgcontainer.ErrStillProcessing)
+		require.ErrorIs(t, err, pfc.ErrStillProcessing)
 		assert.Zero(t, out.Len())
 	}
 
@@ -394,7 +395,7 @@ func TestBGInternalErrors(t *testing.T) {
 		defer mu.Unlock()
 		name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		return fail[name]
-	}}, bgcontainer.WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	}}, pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	ctx := context.Background()
 	c := srv.Client
 	in := subject(t, 20, 16, boxColors[0])
@@ -406,34 +407,34 @@ func TestBGInternalErrors(t *testing.T) {
 	}
 	mu.Unlock()
 	calls := []struct {
-		ep       bgcontainer.Endpoint
+		ep       string
 		call     func() error
 		attempts int
 		kind     error
 	}{
-		{bgcontainer.EndpointAuthorize, func() error { _, err := c.Authorize(ctx); return err }, 3, nil},
-		{bgcontainer.EndpointStatus, func() error { _, err := c.Status(ctx); return err }, 3, nil},
-		{bgcontainer.EndpointSubmitImage, func() error {
+		{"Authorize", func() error { _, err := c.Authorize(ctx); return err }, 3, nil},
+		{"Status", func() error { _, err := c.Status(ctx); return err }, 3, nil},
+		{"SubmitImage", func() error {
 			_, err := c.SubmitImage(ctx, bytes.NewReader(in), int64(len(in)), nil)
 			return err
 		}, 1, nil},
-		{bgcontainer.EndpointCheckImage, func() error { _, err := c.CheckImage(ctx, job.ProcessID); return err }, 3, nil},
-		{bgcontainer.EndpointRemoveImage, func() error { _, err := c.RemoveImage(ctx, job.ProcessID); return err }, 3, nil},
-		{bgcontainer.EndpointDownloadImage, func() error { _, err := c.DownloadImage(ctx, job.ProcessID, io.Discard); return err },
-			1, bgcontainer.ErrProcessingFailed},
+		{"CheckImage", func() error { _, err := c.CheckImage(ctx, job.ProcessID); return err }, 3, nil},
+		{"RemoveImage", func() error { _, err := c.RemoveImage(ctx, job.ProcessID); return err }, 3, nil},
+		{"DownloadImage", func() error { _, err := c.DownloadImage(ctx, job.ProcessID, io.Discard); return err },
+			1, pfc.ErrJobFailed},
 	}
 	for _, tt := range calls {
 		err := tt.call()
-		require.ErrorIs(t, err, bgcontainer.ErrServer, tt.ep)
+		require.ErrorIs(t, err, pfc.ErrServer, tt.ep)
 		var e *bgcontainer.Error
 		require.ErrorAs(t, err, &e, tt.ep)
 		assert.Equal(t, tt.ep, e.Endpoint)
 		assert.Equal(t, 500, e.StatusCode)
-		var ae *bgcontainer.APIError
+		var ae *pfc.APIError
 		require.ErrorAs(t, err, &ae, tt.ep)
 		assert.Equal(t, tt.attempts, ae.Attempts, tt.ep)
 		for _, s := range []error{bgcontainer.ErrNotActivated, bgcontainer.ErrInvalidFile, bgcontainer.ErrJobNotFound,
-			bgcontainer.ErrInvalidProcessID, bgcontainer.ErrProcessingFailed} {
+			bgcontainer.ErrInvalidProcessID, pfc.ErrJobFailed} {
 			assert.Equal(t, s == tt.kind, errors.Is(err, s), "%s: %v", tt.ep, s)
 		}
 	}

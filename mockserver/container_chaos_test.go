@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -82,9 +83,9 @@ func TestPFCContainerChaos(t *testing.T) {
 	spec.Observe = tally.observe
 	var retries retryCounter
 	srv := mockserver.StartPFCContainer(t, &mockserver.PFCContainerOptions{Faults: spec},
-		pfccontainer.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		pfccontainer.WithMaxRetryAfter(time.Millisecond),
-		pfccontainer.WithLogger(slog.New(&retries)))
+		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
+		pfc.WithMaxRetryAfter(time.Millisecond),
+		pfc.WithLogger(slog.New(&retries)))
 	var callFailures atomic.Int64
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		return retryCalls(&callFailures, func() ([]byte, error) { return correct(srv.Client, i) })
@@ -114,7 +115,7 @@ func TestBGContainerChaos(t *testing.T) {
 	}
 	remove := func(c *bgcontainer.Client, i int) ([]byte, *bgcontainer.Result, error) {
 		var buf bytes.Buffer
-		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), nil, &buf)
+		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), nil, &buf, nil)
 		return buf.Bytes(), res, err
 	}
 	ref := mockserver.StartBGContainer(t, nil)
@@ -133,14 +134,14 @@ func TestBGContainerChaos(t *testing.T) {
 	spec.Observe = tally.observe
 	var retries retryCounter
 	srv := mockserver.StartBGContainer(t, &mockserver.BGContainerOptions{Faults: spec},
-		bgcontainer.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		bgcontainer.WithMaxRetryAfter(time.Millisecond),
-		bgcontainer.WithLogger(slog.New(&retries)))
+		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
+		pfc.WithMaxRetryAfter(time.Millisecond),
+		pfc.WithLogger(slog.New(&retries)))
 	var callFailures, stillProcessing, removedAfterFailure atomic.Int64
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		return retryCalls(&callFailures, func() ([]byte, error) {
 			out, res, err := remove(srv.Client, i)
-			if errors.Is(err, bgcontainer.ErrStillProcessing) {
+			if errors.Is(err, pfc.ErrStillProcessing) {
 				stillProcessing.Add(1)
 			}
 			if err != nil && res != nil && res.Removed != nil && res.RemoveErr == nil {

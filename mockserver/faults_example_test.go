@@ -11,6 +11,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // ExampleParseFaults fails /pfc requests of a hosted mock, half of them,
@@ -40,9 +41,9 @@ func ExampleParseFaults() {
 	srv := httptest.NewServer(h)
 	defer h.Close()
 	defer srv.Close()
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, hosted.WithBaseURL(srv.URL+"/v2"),
-		hosted.WithRetries(8, time.Millisecond, 10*time.Millisecond),
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
+	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"),
+		pfc.WithRetries(8, time.Millisecond, 10*time.Millisecond),
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -54,7 +55,7 @@ func ExampleParseFaults() {
 	}
 	for range 3 {
 		var out bytes.Buffer
-		job, err := c.Correct(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out)
+		job, err := c.Correct(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
 		if err != nil {
 			fmt.Println(err)
 			return

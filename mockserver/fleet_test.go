@@ -59,7 +59,7 @@ func TestStartBGContainersIndependent(t *testing.T) {
 		_, err = s.Client.Authorize(ctx)
 		require.NoError(t, err)
 		_, err = s.Client.CheckImage(ctx, job.ProcessID)
-		assert.ErrorIs(t, err, bgcontainer.ErrNotFound)
+		assert.ErrorIs(t, err, bgcontainer.ErrJobNotFound)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
 
@@ -220,7 +221,7 @@ func (h *Hosted) DataDir() string { return h.dir.path }
 // StartHosted.
 type HostedTestServer struct {
 	// URL is the API base URL, ending in /v2 (pass it to
-	// hosted.WithBaseURL).
+	// pfc.WithBaseURL).
 	URL string
 	// Server is the underlying httptest server.
 	Server *httptest.Server
@@ -245,7 +246,7 @@ type HostedTestServer struct {
 // polling), so they can override them. It fails tb on error.
 //
 //	srv := mockserver.StartHosted(t, nil)
-//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Clock: fake}, hosted.WithLogger(l))
+//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Clock: fake}, pfc.WithLogger(l))
 func StartHosted(tb testing.TB, opts *HostedOptions, clientOpts ...hosted.Option) *HostedTestServer {
 	tb.Helper()
 	var o HostedOptions
@@ -266,9 +267,9 @@ func StartHosted(tb testing.TB, opts *HostedOptions, clientOpts ...hosted.Option
 		ts.keys = append(ts.keys, []byte(k))
 	}
 	copts := append([]hosted.Option{
-		hosted.WithBaseURL(ts.URL),
-		hosted.WithHTTPClient(core.server.Client()),
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
+		pfc.WithBaseURL(ts.URL),
+		pfc.WithHTTPClient(core.server.Client()),
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
 	}, clientOpts...)
 	if ts.Client, err = hosted.NewClient(ts.APIKey, copts...); err != nil {
 		tb.Fatalf("mockserver: hosted client: %v", err)

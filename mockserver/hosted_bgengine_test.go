@@ -79,7 +79,7 @@ func TestHostedCompositesOnTheRemoversDevice(t *testing.T) {
 	require.NoError(t, png.Encode(&in, src))
 	var out bytes.Buffer
 	opts := hosted.NewCorrection().WithPreset(hosted.PresetNone).RemoveBackgroundColor("#336699").WithShadow(hosted.ShadowSoft)
-	job, err := srv.Client.Correct(context.Background(), bytes.NewReader(in.Bytes()), int64(in.Len()), opts, &out)
+	job, err := srv.Client.Correct(context.Background(), bytes.NewReader(in.Bytes()), int64(in.Len()), opts, &out, nil)
 	require.NoError(t, err)
 	require.Equal(t, hosted.StatusCompleted, job.Status, job.StatusText)
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Chaos runs: many jobs through the hosted client against a mock that
@@ -208,9 +209,9 @@ func runChaosJobs(t *testing.T, n int, do func(i int) ([]byte, error)) [][]byte 
 // attempts all fail with probability 0.2^11 (2e-8 per request).
 func chaosClientOptions(retries *retryCounter) []hosted.Option {
 	return []hosted.Option{
-		hosted.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		hosted.WithMaxRetryAfter(time.Millisecond), // the mock's Retry-After is 1 s
-		hosted.WithLogger(slog.New(retries)),
+		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
+		pfc.WithMaxRetryAfter(time.Millisecond), // the mock's Retry-After is 1 s
+		pfc.WithLogger(slog.New(retries)),
 	}
 }
 
@@ -220,7 +221,7 @@ func referenceOutputs(t *testing.T, inputs [][]byte) [][]byte {
 	ref := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: chaosProcessor})
 	return runChaosJobs(t, len(inputs), func(i int) ([]byte, error) {
 		var buf bytes.Buffer
-		_, err := ref.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
+		_, err := ref.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf, nil)
 		return buf.Bytes(), err
 	})
 }
@@ -242,7 +243,7 @@ func TestHostedChaos(t *testing.T) {
 	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: chaosProcessor, Faults: spec}, chaosClientOptions(&retries)...)
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		var buf bytes.Buffer
-		job, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
+		job, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf, nil)
 		if err == nil && job.Status != hosted.StatusCompleted {
 			err = fmt.Errorf("job %s is %s", job.ID, job.Status)
 		}
@@ -303,14 +304,14 @@ func TestHostedChaosTruncated(t *testing.T) {
 		var lastErr error
 		for range 10 {
 			var buf bytes.Buffer
-			_, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf)
+			_, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf, nil)
 			if err == nil {
 				return buf.Bytes(), nil
 			}
 			lastErr = err
 			callRetries.Add(1)
 			// Only a cut download reaches the caller.
-			if !errors.Is(err, hosted.ErrTruncatedResponse) || !strings.Contains(err.Error(), "download") {
+			if !errors.Is(err, pfc.ErrTruncatedResponse) || !strings.Contains(err.Error(), "download") {
 				return nil, fmt.Errorf("unexpected error kind: %w", err)
 			}
 		}
@@ -364,7 +365,7 @@ func TestHostedChaosPresets(t *testing.T) {
 	for i := range 20 {
 		name := fmt.Sprintf("chaos preset %02d", i)
 		p, err := srv.Client.Presets.Create(ctx, hosted.CreatePresetRequest{Name: name, FileName: "p.pcp"}, bytes.NewReader(file), int64(len(file)))
-		var apiErr *hosted.APIError
+		var apiErr *pfc.APIError
 		switch {
 		case err == nil:
 			created = append(created, p)
@@ -398,7 +399,7 @@ func TestHostedChaosPresets(t *testing.T) {
 	tally.mu.Unlock()
 	for _, p := range created {
 		err := srv.Client.Presets.Delete(ctx, p.ID)
-		if errors.Is(err, hosted.ErrNotFound) {
+		if errors.Is(err, pfc.ErrNotFound) {
 			deleteNotFound++
 			continue
 		}

@@ -27,7 +27,7 @@ func TestClientEndToEnd(t *testing.T) {
 	src := dir + "/in.jpg"
 	require.NoError(t, os.WriteFile(src, jpegBytes(t, 90, 60), 0o600))
 	job, err := f.Client.CorrectFile(ctx, src, dir+"/out.png",
-		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(180).WithOutput(pfc.OutputPNG, 0).WithDetectionData())
+		hosted.NewCorrection().WithPreset(hosted.PresetPro).ResizeLong(180).WithOutput(pfc.OutputPNG, 0).WithDetectionData(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, hosted.StatusCompleted, job.Status)
 	out, err := os.ReadFile(dir + "/out.png")
@@ -38,16 +38,16 @@ func TestClientEndToEnd(t *testing.T) {
 
 	// Errors map onto the client's sentinels.
 	_, err = f.Client.StartJob(ctx, hosted.NewCorrection().WithFileKey("unknown-key"))
-	require.ErrorIs(t, err, hosted.ErrNotFound)
+	require.ErrorIs(t, err, pfc.ErrNotFound)
 	_, err = f.Client.GetJob(ctx, "0123456789abcdef01234567")
-	require.ErrorIs(t, err, hosted.ErrNotFound)
-	bad, err := hosted.NewClient("nope", hosted.WithBaseURL(f.URL), hosted.WithHTTPClient(f.Server.Client()))
+	require.ErrorIs(t, err, pfc.ErrNotFound)
+	bad, err := hosted.NewClient("nope", pfc.WithBaseURL(f.URL), pfc.WithHTTPClient(f.Server.Client()))
 	require.NoError(t, err)
 	_, err = bad.RequestUpload(ctx, hosted.FileTypeImage)
-	require.ErrorIs(t, err, hosted.ErrUnauthorized)
+	require.ErrorIs(t, err, pfc.ErrUnauthorized)
 
 	// A REJECTED job surfaces as a *JobError.
-	_, err = f.Client.Correct(ctx, bytes.NewReader([]byte("nope")), 4, nil, io.Discard)
+	_, err = f.Client.Correct(ctx, bytes.NewReader([]byte("nope")), 4, nil, io.Discard, nil)
 	require.ErrorIs(t, err, hosted.ErrJobRejected)
 
 	// Presets through the client.
@@ -61,12 +61,12 @@ func TestClientEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.Total)
 	job, err = f.Client.Correct(ctx, bytes.NewReader(jpegBytes(t, 64, 64)), int64(len(jpegBytes(t, 64, 64))),
-		hosted.NewCorrection().WithPreset("Mine"), io.Discard)
+		hosted.NewCorrection().WithPreset("Mine"), io.Discard, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []byte("preset-data"), f.proc.last().PresetData)
 	require.NoError(t, f.Client.Presets.Delete(ctx, p.ID))
 	_, err = f.Client.Presets.Get(ctx, p.ID)
-	require.ErrorIs(t, err, hosted.ErrNotFound)
+	require.ErrorIs(t, err, pfc.ErrNotFound)
 	_ = job
 }
 
@@ -75,7 +75,7 @@ func TestCloseStopsRunningWork(t *testing.T) {
 	h, err := mockserver.NewHosted(mockserver.HostedOptions{Processor: proc, Workers: 1, Clock: clock.NewFake(t0)})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, hosted.WithBaseURL(srv.URL+"/v2"), hosted.WithHTTPClient(srv.Client()))
+	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()))
 	require.NoError(t, err)
 	ctx := context.Background()
 	data := jpegBytes(t, 64, 64)
@@ -102,7 +102,7 @@ func ExampleNewHosted() {
 	defer h.Close()
 	defer srv.Close()
 
-	c, err := hosted.NewClient("my-key", hosted.WithBaseURL(srv.URL+"/v2"))
+	c, err := hosted.NewClient("my-key", pfc.WithBaseURL(srv.URL+"/v2"))
 	if err != nil {
 		panic(err)
 	}
@@ -110,7 +110,7 @@ func ExampleNewHosted() {
 	// (the reference engine).
 	video := []byte("\x00\x00\x00\x14ftypisom\x00\x00\x02\x00isom\x00\x00\x00\x08mdat")
 	job, err := c.Correct(context.Background(), bytes.NewReader(video), int64(len(video)),
-		hosted.NewCorrection().WithFileType(hosted.FileTypeVideo), io.Discard)
+		hosted.NewCorrection().WithFileType(hosted.FileTypeVideo), io.Discard, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // rawPut starts a PUT of a declaredLength-byte body to uploadURL on a raw
@@ -74,7 +75,7 @@ func TestCloseAbortsUploadsInFlight(t *testing.T) {
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, hosted.WithBaseURL(srv.URL+"/v2"), hosted.WithHTTPClient(srv.Client()))
+	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()))
 	require.NoError(t, err)
 	tk, err := c.RequestUpload(t.Context(), hosted.FileTypeVideo)
 	require.NoError(t, err)
@@ -160,7 +161,7 @@ func TestWebhookCAsConnectionsClosedByClose(t *testing.T) {
 	h, err := mockserver.NewHosted(mockserver.HostedOptions{Processor: &testProcessor{}, Clock: clock.NewFake(t0), WebhookCAs: pool})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, hosted.WithBaseURL(srv.URL+"/v2"), hosted.WithHTTPClient(srv.Client()))
+	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()))
 	require.NoError(t, err)
 	data := jpegBytes(t, 64, 64)
 	key, err := c.Upload(t.Context(), hosted.FileTypeImage, bytes.NewReader(data), int64(len(data)), "image/jpeg")
@@ -265,7 +266,7 @@ func TestCloseWhileAWebhookHangs(t *testing.T) {
 	h, err := mockserver.NewHosted(mockserver.HostedOptions{Processor: &testProcessor{}, Clock: clock.NewFake(t0), WebhookClient: rc.srv.Client()})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, hosted.WithBaseURL(srv.URL+"/v2"), hosted.WithHTTPClient(srv.Client()))
+	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()))
 	require.NoError(t, err)
 	data := jpegBytes(t, 64, 64)
 	key, err := c.Upload(t.Context(), hosted.FileTypeImage, bytes.NewReader(data), int64(len(data)), "image/jpeg")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestPFCValidation(t *testing.T) {
@@ -407,7 +408,7 @@ func TestCache(t *testing.T) {
 	assert.Equal(t, 4, f.proc.calls())
 	f.Advance(23 * time.Hour)
 	_, err := f.Client.GetJob(context.Background(), first.ID)
-	require.ErrorIs(t, err, hosted.ErrNotFound)
+	require.ErrorIs(t, err, pfc.ErrNotFound)
 	again := f.run(t, img, "width=100")
 	assert.Equal(t, 4, f.proc.calls(), "still cached: the last use was 23 h ago")
 	assert.True(t, strings.HasPrefix(again.StatusText, "cache hit"))

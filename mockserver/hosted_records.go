@@ -1,6 +1,8 @@
 package mockserver
 
-import "github.com/pfcsdk/pfc-go/hosted"
+import (
+	"github.com/pfcsdk/pfc-go/hosted"
+)
 
 // HostedPresetRecord is a preset as the hosted mock's presets endpoints
 // answer it (the API documents presetId, name and description; the rest

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -212,7 +213,7 @@ func PFCContainerOptionsFromEnv(getenv func(string) string) (PFCContainerOptions
 // PFCContainerTestServer is a PFCContainer served by an httptest server,
 // with a ready client. StartPFCContainer returns it.
 type PFCContainerTestServer struct {
-	// URL is the container's base URL (pass it to pfccontainer.WithBaseURL).
+	// URL is the container's base URL (pass it to pfc.WithBaseURL).
 	URL string
 	// Server is the underlying httptest server.
 	Server *httptest.Server
@@ -254,8 +255,8 @@ func StartPFCContainer(tb testing.TB, opts *PFCContainerOptions, clientOpts ...p
 	fwd.c.Store(c)
 	ts := &PFCContainerTestServer{URL: core.server.URL, Server: core.server, Container: c, core: core}
 	copts := append([]pfccontainer.Option{
-		pfccontainer.WithBaseURL(ts.URL),
-		pfccontainer.WithHTTPClient(core.server.Client()),
+		pfc.WithBaseURL(ts.URL),
+		pfc.WithHTTPClient(core.server.Client()),
 	}, clientOpts...)
 	if ts.Client, err = pfccontainer.NewClient(copts...); err != nil {
 		tb.Fatalf("mockserver: pfccontainer client: %v", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -23,7 +24,7 @@ func TestStartPFCContainer(t *testing.T) {
 	t.Parallel()
 	fake := clock.NewFake(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
 	ts := mockserver.StartPFCContainer(t, &mockserver.PFCContainerOptions{Clock: fake, ImageTTL: 20 * time.Minute},
-		pfccontainer.WithUserAgent("start-test/1"))
+		pfc.WithUserAgent("start-test/1"))
 	assert.Equal(t, ts.URL, ts.Container.SiteURL())
 	assert.Same(t, fake, ts.Clock())
 	img := containerJPEG(t)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -30,7 +31,7 @@ func TestPFCContainerBadInputSweep(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	s.start(c)
-	client, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(s.URL()), pfccontainer.WithHTTPClient(s.srv.Client()))
+	client, err := pfccontainer.NewClient(pfc.WithBaseURL(s.URL()), pfc.WithHTTPClient(s.srv.Client()))
 	require.NoError(t, err)
 	ctx := context.Background()
 	img := chaosInput(t, 7)

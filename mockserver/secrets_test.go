@@ -21,6 +21,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -148,19 +149,19 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 		}
 	}
 	img := chaosInput(t, 21)
-	fast := hosted.WithPolling(hosted.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond})
-	retryFast := hosted.WithRetries(1, time.Millisecond, 2*time.Millisecond)
+	fast := hosted.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond})
+	retryFast := pfc.WithRetries(1, time.Millisecond, 2*time.Millisecond)
 
 	// Hosted: the mock.
 	h, err := mockserver.NewHosted(mockserver.HostedOptions{APIKeys: []string{hostedKey}, Logger: sink.logger(),
 		Processor: chaosProcessor, Faults: faults})
 	require.NoError(t, err)
 	hs := sink.serve(t, h, h.Close)
-	hc, err := hosted.NewClient(hostedKey, hosted.WithBaseURL(hs.URL+"/v2"), hosted.WithLogger(sink.logger()), fast, retryFast)
+	hc, err := hosted.NewClient(hostedKey, pfc.WithBaseURL(hs.URL+"/v2"), pfc.WithLogger(sink.logger()), fast, retryFast)
 	require.NoError(t, err)
 	o := hosted.NewCorrection().WithWebhook("https://127.0.0.1:1/hook?token=" + webhookToken) // delivery fails, is logged
 	var out bytes.Buffer
-	_, err = hc.Correct(ctx, bytes.NewReader(img), int64(len(img)), o, &out)
+	_, err = hc.Correct(ctx, bytes.NewReader(img), int64(len(img)), o, &out, nil)
 	require.NoError(t, err)
 	ticket, err := hc.RequestUpload(ctx, hosted.FileTypeImage)
 	require.NoError(t, err)
@@ -179,7 +180,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	sink.err(err)
 	_, err = hc.StartJob(ctx, hosted.NewCorrection().WithFileKey("nope").WithWebhook("http://hooks.test/x?token="+webhookToken))
 	sink.err(err)
-	wrong, err := hosted.NewClient(wrongKey, hosted.WithBaseURL(hs.URL+"/v2"), hosted.WithLogger(sink.logger()), retryFast)
+	wrong, err := hosted.NewClient(wrongKey, pfc.WithBaseURL(hs.URL+"/v2"), pfc.WithLogger(sink.logger()), retryFast)
 	require.NoError(t, err)
 	_, err = wrong.RequestUpload(ctx, hosted.FileTypeImage)
 	sink.err(err)
@@ -187,7 +188,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 
 	// Hosted: the hostile double.
 	hostile := hostileHosted(t)
-	hh, err := hosted.NewClient(hostedKey, hosted.WithBaseURL(hostile.URL+"/v2"), hosted.WithLogger(sink.logger()), retryFast)
+	hh, err := hosted.NewClient(hostedKey, pfc.WithBaseURL(hostile.URL+"/v2"), pfc.WithLogger(sink.logger()), retryFast)
 	require.NoError(t, err)
 	ticket, err = hh.RequestUpload(ctx, hosted.FileTypeImage)
 	require.NoError(t, err)
@@ -201,7 +202,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	sink.err(err)
 	_, err = hh.Presets.Get(ctx, "p")
 	sink.err(err)
-	_, err = hh.Correct(ctx, bytes.NewReader(img), int64(len(img)), nil, &out)
+	_, err = hh.Correct(ctx, bytes.NewReader(img), int64(len(img)), nil, &out, nil)
 	sink.err(err)
 
 	// Background removal: the mock, a wrong key on an unactivated one,
@@ -209,10 +210,10 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	bg, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{LicenseKey: bgKey, Logger: sink.logger()})
 	require.NoError(t, err)
 	bs := sink.serve(t, bg, bg.Close)
-	bc, err := bgcontainer.NewClient(bgKey, bgcontainer.WithBaseURL(bs.URL), bgcontainer.WithLogger(sink.logger()),
-		bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
+	bc, err := bgcontainer.NewClient(bgKey, pfc.WithBaseURL(bs.URL), pfc.WithLogger(sink.logger()),
+		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	require.NoError(t, err)
-	res, err := bc.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out)
+	res, err := bc.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out, nil)
 	require.NoError(t, err)
 	require.NotNil(t, res.Removed)
 	_, err = bc.CheckImage(ctx, "not-a-uuid")
@@ -222,16 +223,16 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	bg2, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{LicenseKey: bgKey, Logger: sink.logger()})
 	require.NoError(t, err)
 	bs2 := sink.serve(t, bg2, bg2.Close)
-	bw, err := bgcontainer.NewClient(wrongBGKey, bgcontainer.WithBaseURL(bs2.URL), bgcontainer.WithLogger(sink.logger()))
+	bw, err := bgcontainer.NewClient(wrongBGKey, pfc.WithBaseURL(bs2.URL), pfc.WithLogger(sink.logger()))
 	require.NoError(t, err)
-	_, err = bw.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out)
+	_, err = bw.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out, nil)
 	require.Error(t, err)
 	sink.err(err)
 	hb := hostileBG(t)
-	bh, err := bgcontainer.NewClient(bgKey, bgcontainer.WithBaseURL(hb.URL), bgcontainer.WithLogger(sink.logger()),
-		bgcontainer.WithRetries(1, time.Millisecond, 2*time.Millisecond))
+	bh, err := bgcontainer.NewClient(bgKey, pfc.WithBaseURL(hb.URL), pfc.WithLogger(sink.logger()),
+		pfc.WithRetries(1, time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
-	_, err = bh.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out)
+	_, err = bh.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out, nil)
 	require.Error(t, err)
 	sink.err(err)
 	_, err = bh.Authorize(ctx)
@@ -241,7 +242,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	pc, err := mockserver.NewPFCContainer(mockserver.PFCContainerOptions{LogWriter: sink, LogLevel: "debug"})
 	require.NoError(t, err)
 	ps := sink.serve(t, pc, pc.Close)
-	pcl, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(ps.URL), pfccontainer.WithLogger(sink.logger()))
+	pcl, err := pfccontainer.NewClient(pfc.WithBaseURL(ps.URL), pfc.WithLogger(sink.logger()))
 	require.NoError(t, err)
 	pcl = pcl.RebaseCorrectedURLs()
 	key, err := pcl.Upload(ctx, bytes.NewReader(img), int64(len(img)), "image/jpeg")

@@ -1,6 +1,8 @@
 package mockserver
 
-import "sync"
+import (
+	"sync"
+)
 
 // sharedOpener opens one engine for the whole process and hands it to
 // every caller, counting them: the GPU engine owns a device context, a

@@ -12,6 +12,7 @@ import (
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
 
@@ -37,7 +38,7 @@ func TestStartHostedDefaultsAndClientOptions(t *testing.T) {
 	tr := &countingTransport{inner: &http.Transport{}}
 	t.Cleanup(tr.inner.CloseIdleConnections)
 	srv = mockserver.StartHosted(t, &mockserver.HostedOptions{APIKeys: []string{"k1", "k2"}},
-		hosted.WithHTTPClient(&http.Client{Transport: tr}))
+		pfc.WithHTTPClient(&http.Client{Transport: tr}))
 	assert.Equal(t, "k1", srv.APIKey)
 	_, err := srv.Client.RequestUpload(context.Background(), hosted.FileTypeImage)
 	require.NoError(t, err)

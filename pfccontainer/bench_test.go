@@ -14,6 +14,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -155,7 +156,7 @@ func BenchmarkContainerUpload1GiB(b *testing.B) {
 		_, _ = io.WriteString(w, `{"imageKey":"k1.jpg"}`)
 	}))
 	defer srv.Close()
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(srv.URL))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -70,9 +71,9 @@ func BenchmarkContainerCorrectDir1000(b *testing.B) {
 				out := filepath.Join(b.TempDir(), fmt.Sprint(i))
 				i++
 				t0 := time.Now()
-				var rep *pfccontainer.BulkReport
+				var rep *pfc.BulkReport
 				var err error
-				bo := &pfccontainer.BulkOptions{Concurrency: 16}
+				bo := &pfc.BulkOptions{Concurrency: 16}
 				if direct {
 					rep, err = ts.Client.Direct(ts.Container.InputDir(), ts.Container.OutputDir()).CorrectDir(context.Background(), in, out, nil, bo)
 				} else {

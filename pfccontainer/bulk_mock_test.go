@@ -49,8 +49,8 @@ func TestMockCorrectDir(t *testing.T) {
 			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 			rels := writeImages(t, in, 9)
 			require.NoError(t, os.WriteFile(filepath.Join(in, "broken.png"), []byte("not a png"), 0o644))
-			b := &pfccontainer.BulkOptions{Concurrency: 3}
-			var rep *pfccontainer.BulkReport
+			b := &pfc.BulkOptions{Concurrency: 3}
+			var rep *pfc.BulkReport
 			var err error
 			if direct {
 				rep, err = c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output")).CorrectDir(t.Context(), in, out, nil, b)
@@ -87,8 +87,8 @@ func TestMockCorrectDirResume(t *testing.T) {
 	defer cancel()
 	var finished atomic.Int32
 	var done sync.Map
-	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfccontainer.BulkOptions{
-		OnResult: func(r pfccontainer.BulkResult) {
+	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
+		OnResult: func(r pfc.BulkResult) {
 			done.Store(r.Item.ID, true)
 			if finished.Add(1) == cut {
 				cancel()
@@ -99,8 +99,8 @@ func TestMockCorrectDirResume(t *testing.T) {
 	assert.GreaterOrEqual(t, rep1.Done, cut)
 	assert.Equal(t, n, rep1.Done+rep1.Interrupted)
 
-	rep2, err := c.CorrectDir(t.Context(), in, out, nil, &pfccontainer.BulkOptions{
-		OnResult: func(r pfccontainer.BulkResult) {
+	rep2, err := c.CorrectDir(t.Context(), in, out, nil, &pfc.BulkOptions{
+		OnResult: func(r pfc.BulkResult) {
 			_, was := done.Load(r.Item.ID)
 			assert.Equal(t, was, r.Skipped, r.Item.ID)
 		},
@@ -120,9 +120,9 @@ func TestMockCorrectAll(t *testing.T) {
 	_, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
 	in, out := t.TempDir(), t.TempDir()
 	rels := writeImages(t, in, 4)
-	var items []pfccontainer.BulkItem
+	var items []pfc.BulkItem
 	for _, rel := range rels {
-		items = append(items, pfccontainer.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".png")})
+		items = append(items, pfc.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".png")})
 	}
 	rep, err := c.CorrectAll(t.Context(), slices.Values(items), pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0), nil)
 	require.NoError(t, err)
@@ -133,7 +133,7 @@ func TestMockCorrectAll(t *testing.T) {
 	assert.Equal(t, "invalid_parameter", rep.Failures[0].Kind)
 	assert.ErrorContains(t, rep.Failures[0].Err, "is also the output of item")
 	_, err = c.CorrectAll(t.Context(), slices.Values(items), &pfccontainer.CorrectionOptions{Width: 1}, nil)
-	var ve *pfccontainer.ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	_, err = c.Direct("", "").CorrectAll(t.Context(), slices.Values(items), nil, nil)
 	require.ErrorAs(t, err, &ve)

@@ -29,7 +29,7 @@ func TestMockEndpoints(t *testing.T) {
 		data                  []byte
 	}{
 		{"jpeg sniffed", "", ".jpg", "jpeg", jpegOf(t, 96, 64, 1)},
-		{"png given", pfccontainer.ContentTypePNG, ".png", "png", pngOf(t, 96, 64, 2)},
+		{"png given", "image/png", ".png", "png", pngOf(t, 96, 64, 2)},
 	} {
 		key, err := c.Upload(ctx, bytes.NewReader(tc.data), int64(len(tc.data)), tc.ct)
 		require.NoError(t, err, tc.name)
@@ -61,7 +61,7 @@ func TestMockEndpoints(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.png")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 80, 60, 3), 0o644))
-	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeWidth(40))
+	corr, err := c.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeWidth(40), nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, corr.CorrectedURL)
 	got, err := os.ReadFile(dst)
@@ -168,5 +168,5 @@ func TestMockRebaseFromUnreachableSiteURL(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	_, err = rc.Download(t.Context(), &pfccontainer.Correction{CorrectedURL: ts.URL + "/output/nothing.jpg"}, &out)
-	assert.ErrorIs(t, err, pfccontainer.ErrNotFound)
+	assert.ErrorIs(t, err, pfc.ErrNotFound)
 }

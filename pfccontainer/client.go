@@ -7,14 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Client talks to one correction container. It is safe for concurrent use.
@@ -32,82 +32,33 @@ type Client struct {
 	maxDownload int64
 }
 
-// Option configures a Client. The same options, with the same names,
-// configure the hosted and bgcontainer clients.
-type Option = clientopt.Option
+// Option configures a Client: the transport options of package pfc
+// (pfc.WithBaseURL, pfc.WithRetries ...). An option of another client
+// package (hosted.WithPolling: the container's correction is synchronous)
+// does not compile here.
+type Option func(*config.Config)
 
-// WithBaseURL sets the container's base URL, e.g. "http://localhost:80"
-// or "http://pfc:80" from another container of the same network. It is
-// required: a container can be published on any host and port.
-func WithBaseURL(baseURL string) Option { return clientopt.WithBaseURL(baseURL) }
-
-// WithHTTPClient makes the client send requests through hc (its Transport,
-// Timeout and Jar). The SDK installs its own redirect policy on a copy, so
-// hc itself is not modified. An hc.Timeout bounds each attempt, including
-// the synchronous correction: leave it 0 and use WithResponseHeaderTimeout
-// or a context deadline instead.
-func WithHTTPClient(hc *http.Client) Option { return clientopt.WithHTTPClient(hc) }
-
-// WithLogger logs each attempt, retry and response at Debug/Warn level,
-// with the method and the URL only. Without it nothing is logged.
-func WithLogger(l *slog.Logger) Option { return clientopt.WithLogger(l) }
-
-// WithRetries sets how often a failed request is retried (connection
-// errors, 408, 429 and 5xx other than 501, except the container's
-// processingPFCErrorMessage, see the package documentation) and the bounds
-// of the jittered exponential backoff between attempts. maxRetries < 0
-// disables retries.
-func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
-	return clientopt.WithRetries(maxRetries, minWait, maxWait)
-}
-
-// WithMaxRetryAfter caps how long a server's (or a proxy's) Retry-After
-// header can make the client wait before the next attempt (default 30 s).
-func WithMaxRetryAfter(d time.Duration) Option { return clientopt.WithMaxRetryAfter(d) }
-
-// WithUserAgent appends product to the User-Agent "pfc-go/<version>".
-func WithUserAgent(product string) Option { return clientopt.WithUserAgent(product) }
-
-// WithResponseHeaderTimeout bounds how long each attempt waits for the
-// response headers (default 5 minutes; a negative d means no bound). The
-// container answers GET /pfc/{imageKey} only once the image is corrected,
-// so the bound must cover the slowest correction (large images on few CPU
-// cores): raise it rather than lower it. It counts from the end of the
-// upload (during one it only ends an upload that makes no progress for that
-// long), and afterwards it bounds each wait for the bytes of the answer (a
-// JSON answer, error body or download that stops arriving for that long
-// ends the call; time spent writing what arrived does not count), so
-// uploads and downloads of any size work.
-// An attempt that runs out is retried like a connection error; the final
-// error matches ErrResponseHeaderTimeout.
-func WithResponseHeaderTimeout(d time.Duration) Option {
-	return clientopt.WithResponseHeaderTimeout(d)
-}
-
-// WithMaxDownloadSize bounds the bytes one download (Download,
-// DownloadFile, CorrectFile) writes; 0, the default, means no bound. A
-// larger corrected file fails with a *DownloadTooLargeError (matching
-// ErrDownloadTooLarge); DownloadFile and CorrectFile then leave no file
-// behind. Downloads ask for the identity encoding, so the bound applies to
-// the bytes on the wire.
-func WithMaxDownloadSize(n int64) Option { return clientopt.WithMaxDownloadSize(n) }
-
-// NewClient returns a client of the container at WithBaseURL (required).
+// NewClient returns a client of the container at pfc.WithBaseURL
+// (required).
 // The container documents no request authentication (it is licensed by
 // files mounted in /sdk_license), so no credential is sent; put it behind
 // a network boundary or an authenticating reverse proxy, whose header a
 // custom WithHTTPClient transport can add (to requests for the proxy's
 // host only: the same transport fetches corrected_url, which may name
 // another host). Invalid settings are reported
-// all at once as a *ValidationError naming the options' fields.
+// all at once as a *pfc.ValidationError naming the options' fields.
 func NewClient(opts ...Option) (*Client, error) {
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, nil)
+	var fe apierr.FieldErrors
+	if config.Apply(opts).PollingSet { // only through an explicit conversion
+		fe.Add("WithPolling", "does not apply to pfccontainer: the correction is synchronous")
+	}
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, fe)
 	if err != nil {
-		return nil, exportErr(err)
+		return nil, err
 	}
 	reps, err := clientopt.BuildReplicas(context.Background(), cfg, clientopt.Auth{}, tc, probe)
 	if err != nil {
-		return nil, exportErr(err)
+		return nil, err
 	}
 	return &Client{http: tc, reps: reps, base: reps.First().URL, maxDownload: cfg.MaxDownloadSize}, nil
 }
@@ -141,20 +92,18 @@ func (c *Client) CloseIdleConnections() {
 
 // apiError turns an error of the transport for a call of ep into the
 // container's typed error: an API error whose body names one of the
-// container's message ids becomes an *Error of that row, with the public
-// *APIError as its cause; anything else gets the package's public error
-// types (exportErr).
-func apiError(ep Endpoint, err error) error {
-	var ae *apierr.APIError
+// container's message ids becomes an *Error of that row, with the
+// *pfc.APIError as its cause; anything else is returned as it is.
+func apiError(ep endpoint, err error) error {
+	var ae *pfc.APIError
 	if !errors.As(err, &ae) {
-		return exportErr(err)
+		return err
 	}
-	pub := exportErr(err)
-	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, pub); e != nil {
+	if e := classify(ae.StatusCode, ae.Code, ae.Message, ae.Parameter, err); e != nil {
 		e.Endpoint, e.RequestID = ep, ae.RequestID
 		return e
 	}
-	return pub
+	return err
 }
 
 // maxJSONBody bounds a JSON answer read; the container's are a few
@@ -163,9 +112,9 @@ const maxJSONBody = 1 << 20
 
 // getJSON sends r (asking for JSON, with the container's retry policy)
 // and decodes its 2xx answer into out. A body that is not one JSON value
-// of out's shape, or larger than maxJSONBody, is a *ResponseError.
+// of out's shape, or larger than maxJSONBody, is a *pfc.ResponseError.
 // key is the imageKey the call is about (its replica), "" for new work.
-func (c *Client) getJSON(ctx context.Context, ep Endpoint, key string, r *transport.Request, out any) error {
+func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transport.Request, out any) error {
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
 	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)
@@ -181,17 +130,17 @@ func (c *Client) getJSON(ctx context.Context, ep Endpoint, key string, r *transp
 		if method == "" {
 			method = http.MethodGet
 		}
-		return exportErr(c.http.StatusError(method, resp))
+		return c.http.StatusError(method, resp)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
 	if err != nil {
 		return c.errorf("pfc: %s: reading the response: %w", ep, err)
 	}
 	if len(b) > maxJSONBody {
-		return &ResponseError{Endpoint: ep, Reason: fmt.Sprintf("body larger than %d bytes", maxJSONBody)}
+		return &pfc.ResponseError{Endpoint: string(ep), Reason: fmt.Sprintf("body larger than %d bytes", maxJSONBody)}
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		re := &ResponseError{Endpoint: ep, Reason: "not a JSON object of the documented shape"}
+		re := &pfc.ResponseError{Endpoint: string(ep), Reason: "not a JSON object of the documented shape"}
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
 		switch {

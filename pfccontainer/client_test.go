@@ -31,8 +31,8 @@ const testBase = "http://pfc.test:8081"
 func mockClient(t *testing.T) (*Client, *httpmock.MockTransport) {
 	t.Helper()
 	mt := httpmock.NewMockTransport()
-	c, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}),
-		WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	c, err := NewClient(pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}),
+		pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	require.NoError(t, err)
 	return c, mt
 }
@@ -63,16 +63,16 @@ func testPNG(t *testing.T) []byte {
 func TestNewClientNeedsBaseURL(t *testing.T) {
 	t.Parallel()
 	_, err := NewClient()
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"BaseURL"}, ve.Fields())
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 
-	_, err = NewClient(WithBaseURL("ftp://x"))
+	_, err = NewClient(pfc.WithBaseURL("ftp://x"))
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"BaseURL"}, ve.Fields())
 
-	c, err := NewClient(WithBaseURL(testBase + "/"))
+	c, err := NewClient(pfc.WithBaseURL(testBase + "/"))
 	require.NoError(t, err)
 	assert.Equal(t, testBase+"/", c.BaseURL())
 }
@@ -125,14 +125,14 @@ func TestUploadRefusedBeforeAnyRequest(t *testing.T) {
 		{"nil source", nil, 5, "image/png", []string{"src"}},
 	} {
 		_, err := c.Upload(t.Context(), tc.src, tc.size, tc.ct)
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, err, &ve, tc.name)
 		assert.Equal(t, tc.fields, ve.Fields(), tc.name)
 	}
 	path := filepath.Join(t.TempDir(), "a.gif")
 	require.NoError(t, os.WriteFile(path, g.Bytes(), 0o644))
 	_, err := c.UploadFile(t.Context(), path)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.UploadFile(t.Context(), filepath.Join(t.TempDir(), "missing.png"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	assert.Zero(t, mt.GetTotalCallCount())
@@ -153,10 +153,10 @@ func TestUploadRetriesTransientRowsAndChecksTheKey(t *testing.T) {
 
 	mt.RegisterResponder(http.MethodPut, testBase+"/pfc", jsonAnswer(200, `{"imageKey":"../../etc/passwd"}`))
 	_, err = c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
-	assert.ErrorIs(t, err, ErrInvalidResponse)
-	var re *ResponseError
+	assert.ErrorIs(t, err, pfc.ErrInvalidResponse)
+	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, EndpointUpload, re.Endpoint)
+	assert.Equal(t, string(epUpload), re.Endpoint)
 	assert.Equal(t, "imageKey", re.Field)
 }
 
@@ -201,7 +201,7 @@ func TestCorrectValidatesKeyAndOptionsTogether(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	_, err := c.Correct(t.Context(), "../secret", &CorrectionOptions{OutputQuality: 39, Width: 20})
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"imageKey", "outputQuality", "width"}, ve.Fields())
 	_, err = c.Correct(t.Context(), "", nil)
@@ -227,13 +227,13 @@ func TestCorrectRebasesOntoTheBaseURL(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"corrected_url":"http://localhost/elsewhere","scene":0}`))
 	_, err = rc.Correct(t.Context(), "k.jpg", nil)
 	assert.ErrorContains(t, err, "cannot be rebased")
-	assert.ErrorIs(t, err, ErrInvalidResponse, "a corrected_url that cannot be rebased is an invalid answer")
+	assert.ErrorIs(t, err, pfc.ErrInvalidResponse, "a corrected_url that cannot be rebased is an invalid answer")
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"scene":0}`))
 	_, err = c.Correct(t.Context(), "k.jpg", nil)
-	assert.ErrorIs(t, err, ErrInvalidResponse)
-	var re *ResponseError
+	assert.ErrorIs(t, err, pfc.ErrInvalidResponse)
+	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url", Reason: "is missing"}, *re)
+	assert.Equal(t, pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url", Reason: "is missing"}, *re)
 }
 
 func TestDownload(t *testing.T) {
@@ -263,16 +263,16 @@ func TestDownload(t *testing.T) {
 	// A failed download leaves nothing behind, and an existing file as it was.
 	mt.RegisterResponder(http.MethodGet, "http://cdn.test/output/gone.png", httpmock.NewStringResponder(404, "gone"))
 	_, err = c.DownloadFile(t.Context(), &Correction{CorrectedURL: "http://cdn.test/output/gone.png"}, dst)
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, pfc.ErrNotFound)
 	got, _ = os.ReadFile(dst)
 	assert.Equal(t, img, got)
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 1, "no temporary file left")
 
 	_, err = c.Download(t.Context(), nil, &buf)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Download(t.Context(), &Correction{CorrectedURL: "file:///etc/passwd"}, &buf)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestVersionAndHealth(t *testing.T) {
@@ -295,8 +295,8 @@ func TestVersionAndHealth(t *testing.T) {
 	assert.ErrorContains(t, c.Health(t.Context()), "no SDK version")
 	mt.RegisterResponder(http.MethodGet, testBase+"/version", httpmock.NewStringResponder(502, "bad gateway"))
 	err = c.Health(t.Context())
-	assert.ErrorIs(t, err, ErrServer)
-	var ae *APIError
+	assert.ErrorIs(t, err, pfc.ErrServer)
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, 3, ae.Attempts, "a proxy's 502 is retried")
 }
@@ -312,7 +312,7 @@ func TestCorrectFileOverTheWire(t *testing.T) {
 		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
 	mt.RegisterResponder(http.MethodGet, testBase+"/output/o.png", httpmock.NewBytesResponder(200, img))
 	dst := filepath.Join(t.TempDir(), "out.png")
-	corr, err := c.CorrectFile(context.Background(), src, dst, NewCorrection().WithOutput(pfc.OutputPNG, 0))
+	corr, err := c.CorrectFile(context.Background(), src, dst, NewCorrection().WithOutput(pfc.OutputPNG, 0), nil)
 	require.NoError(t, err)
 	assert.Equal(t, Scene(2), corr.Scene)
 	got, err := os.ReadFile(dst)
@@ -320,8 +320,8 @@ func TestCorrectFileOverTheWire(t *testing.T) {
 	assert.Equal(t, img, got)
 
 	calls := mt.GetTotalCallCount()
-	_, err = c.CorrectFile(context.Background(), "", "", &CorrectionOptions{Scale: -1})
-	var ve *ValidationError
+	_, err = c.CorrectFile(context.Background(), "", "", &CorrectionOptions{Scale: -1}, nil)
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"srcPath", "dstPath", "scale"}, ve.Fields())
 	assert.Equal(t, calls, mt.GetTotalCallCount())
@@ -334,25 +334,25 @@ func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 func TestDownloadSizeLimit(t *testing.T) {
 	t.Parallel()
 	mt := httpmock.NewMockTransport()
-	c, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(4))
+	c, err := NewClient(pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}), pfc.WithMaxDownloadSize(4))
 	require.NoError(t, err)
 	mt.RegisterResponder(http.MethodGet, "http://cdn.test/output/big.png", httpmock.NewBytesResponder(200, []byte("\x89PNG\r\n\x1a\n0123456789")))
 	corr := &Correction{CorrectedURL: "http://cdn.test/output/big.png"}
 	var buf bytes.Buffer
 	_, err = c.Download(t.Context(), corr, &buf)
-	var tl *DownloadTooLargeError
+	var tl *pfc.DownloadTooLargeError
 	require.ErrorAs(t, err, &tl)
-	assert.ErrorIs(t, err, ErrDownloadTooLarge)
-	assert.Equal(t, "big.png", tl.FileName)
+	assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
+	assert.Equal(t, "big.png", tl.Name)
 	assert.Equal(t, int64(4), tl.Limit)
 
 	dst := filepath.Join(t.TempDir(), "big.png")
 	_, err = c.DownloadFile(t.Context(), corr, dst)
-	assert.ErrorIs(t, err, ErrDownloadTooLarge)
+	assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
 	assert.NoFileExists(t, dst)
 
-	_, err = NewClient(WithBaseURL(testBase), WithMaxDownloadSize(-1))
-	var ve *ValidationError
+	_, err = NewClient(pfc.WithBaseURL(testBase), pfc.WithMaxDownloadSize(-1))
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDownloadSize"}, ve.Fields())
 }
@@ -366,16 +366,16 @@ func TestPublicErrorTypes(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, testBase+"/version", httpmock.NewStringResponder(501, `{"code":"nope","message":"no"}`).
 		HeaderSet(http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req_1"}}))
 	_, err := c.Version(t.Context())
-	var ae *APIError
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, APIError{StatusCode: 501, Method: "GET", URL: testBase + "/version", Code: "nope", Message: "no",
+	assert.Equal(t, pfc.APIError{StatusCode: 501, Method: "GET", URL: testBase + "/version", Code: "nope", Message: "no",
 		RequestID: "req_1", Body: []byte(`{"code":"nope","message":"no"}`), Attempts: 1}, *ae)
-	assert.ErrorIs(t, err, ErrServer)
+	assert.ErrorIs(t, err, pfc.ErrServer)
 	assert.True(t, strings.HasPrefix(err.Error(), "pfc: GET "), err.Error())
 
 	_, err = NewClient()
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, []FieldError{{Field: "BaseURL", Message: "is required (use WithBaseURL)"}}, ve.Errors)
-	assert.Equal(t, "pfc: invalid parameters: BaseURL: is required (use WithBaseURL)", err.Error())
+	assert.Equal(t, []pfc.FieldError{{Field: "BaseURL", Message: "is required (use pfc.WithBaseURL)"}}, ve.Errors)
+	assert.Equal(t, "pfc: invalid parameters: BaseURL: is required (use pfc.WithBaseURL)", err.Error())
 }

@@ -8,30 +8,24 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Correct corrects the image imageKey (GET /pfc/{imageKey}) with o (nil:
-// the container's defaults, AI scene detection) and returns the URL of the
-// corrected file and the detected scene. imageKey is an upload's key or,
-// in direct file mode, the name of a file in the mounted /input.
-//
-// The key and o are checked first (ValidateImageKey, o.Validate): every
-// problem is reported at once in a *ValidationError naming the fields by
-// their wire names, and nothing is sent. The call is synchronous: the
-// container answers once the file is written, which for a large image can
-// take a while (see WithResponseHeaderTimeout). Error answers are *Error
-// values of the container's table (see the package documentation).
-//
-// With RebaseCorrectedURLs, CorrectedURL is moved onto the client's base
-// URL and ReportedURL keeps the container's answer.
+// the container's defaults) and returns the corrected file's URL and the
+// detected scene. imageKey is an upload's key or, in direct file mode, a
+// file name in /input. The key and o are checked first, all problems at
+// once. The call is synchronous: the container answers once the file is
+// written, which can take a while (see pfc.WithResponseHeaderTimeout).
+// With RebaseCorrectedURLs, CorrectedURL is moved onto the base URL and
+// ReportedURL keeps the container's answer.
 func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOptions) (_ *Correction, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if err := ValidateImageKey(imageKey); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if err := o.Validate(); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if err := fe.err(); err != nil {
 		return nil, err
@@ -43,13 +37,13 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	// An answer without scene reads as "not detected", not as scene 0.
 	res := Correction{Scene: SceneUnknown}
 	ctx, where := replicas.WithNote(ctx)
-	err = c.getJSON(ctx, EndpointCorrect, imageKey, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
+	err = c.getJSON(ctx, epCorrect, imageKey, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
 		RawQuery: q}, &res)
 	if err != nil {
 		return nil, err
 	}
 	if res.CorrectedURL == "" {
-		return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url", Reason: "is missing"}
+		return nil, &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url", Reason: "is missing"}
 	}
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
@@ -59,7 +53,7 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 		}
 		u, err := rebaseURL(res.CorrectedURL, base)
 		if err != nil {
-			return nil, &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+			return nil, &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url",
 				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%q): an absolute URL under /output/ without dot segments is expected",
 					c.quote(res.CorrectedURL, apierr.MaxQuotedMessage)))}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Direct is direct file mode: the container's /input and /output are
@@ -61,14 +62,13 @@ func (d *Direct) check(fe *fieldErrors) {
 // container must not use one name at once; PutFile picks a name of its
 // own for every call.
 func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if ctx == nil {
 		fe.add("ctx", "is nil")
 	}
 	if err := ValidateImageKey(name); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if src == nil {
 		fe.add("src", "is required")
@@ -94,7 +94,6 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string,
 // part of an image key. So concurrent callers, in this process or
 // another, never replace each other's file, even for one base name.
 func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err error) {
-	defer exportTo(&err)
 	f, _, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
 		return "", err
@@ -150,18 +149,13 @@ func (r *runNames) next(base string) string {
 }
 
 // Correct corrects the file name in InputDir (GET /pfc/{name}) and returns
-// the correction with the path of the result in OutputDir. Unless o sets
-// PreserveInputFileName, it is sent as true, so the result keeps the
-// input's name. The result's name comes from the container's answer and
-// must be a plain file name, and the result must be a regular file in
-// OutputDir, not a symbolic link (nor a directory, a pipe or a device): a
-// link there could point anywhere on this host, so it is refused with a
-// *ResponseError (ErrInvalidResponse), as CorrectFile's copy refuses one
-// swapped in later: nothing the container answers can make the client
-// read outside OutputDir. Callers opening the returned path themselves
-// may want the same care (the container can still change OutputDir).
+// the correction with the path of the result in OutputDir.
+// PreserveInputFileName is sent as true unless o says otherwise. The
+// result must be a regular file named plainly in OutputDir: a symbolic
+// link (which could point anywhere on this host), a directory or a device
+// is refused with a *pfc.ResponseError, so nothing the container answers
+// makes the client read outside OutputDir.
 func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if err := fe.err(); err != nil {
@@ -188,7 +182,7 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 		}
 	}
 	if err != nil {
-		var re *ResponseError
+		var re *pfc.ResponseError
 		if errors.As(err, &re) {
 			re.Reason = d.Client.quote(re.Reason, apierr.MaxQuotedLine)
 		}
@@ -206,14 +200,13 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 // corrected, and a result copied to dstPath is removed from OutputDir when
 // it bears the copy's name (provably this call's file).
 func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	d.check(&fe)
 	if srcPath == "" {
 		fe.add("srcPath", "is required")
 	}
 	if err := o.Validate(); err != nil {
-		fe = append(fe, err.(*ValidationError).Errors...)
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if err := fe.err(); err != nil {
 		return nil, "", err
@@ -264,7 +257,7 @@ func (d *Direct) remove(dir, name string) {
 // container chose, to dst with WriteFileAtomic. src is opened without
 // following a symbolic link (fileio.OpenNoFollow): anything but a regular
 // file there is the container's doing and is refused with a
-// *ResponseError, dst untouched.
+// *pfc.ResponseError, dst untouched.
 func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 	f, _, err := fileio.OpenNoFollow("output", src)
 	if err != nil {
@@ -288,13 +281,13 @@ func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 // notRegularOutput is the error for a corrected file named name that is
 // not a regular file in OutputDir; err is fileio's, which says what it is.
 // The caller redacts Reason, then cuts it (Client.quote).
-func notRegularOutput(name string, err error) *ResponseError {
+func notRegularOutput(name string, err error) *pfc.ResponseError {
 	what := fileio.ErrNotRegular.Error()
 	var fe *fileio.FileError
 	if errors.As(err, &fe) {
 		what = fe.Err.Error()
 	}
-	return &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+	return &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url",
 		Reason: fmt.Sprintf("names %q, which in OutputDir %s: refused, so that nothing outside OutputDir is read", name, what)}
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: httpmock (mockClient), standing
@@ -39,20 +41,20 @@ func answering(t *testing.T, name string) (d *Direct, in, out string) {
 // assertRefusedOutput checks the error for a result that is no regular file.
 func assertRefusedOutput(t *testing.T, err error, name, what string) {
 	t.Helper()
-	require.ErrorIs(t, err, ErrInvalidResponse)
-	var re *ResponseError
+	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
+	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, EndpointCorrect, re.Endpoint)
+	assert.Equal(t, string(epCorrect), re.Endpoint)
 	assert.Equal(t, "corrected_url", re.Field)
 	assert.Contains(t, re.Reason, name)
 	assert.Contains(t, re.Reason, what)
-	assert.NotErrorIs(t, err, ErrInvalidParameter, "the container's doing, not the caller's")
+	assert.NotErrorIs(t, err, pfc.ErrInvalidParameter, "the container's doing, not the caller's")
 }
 
 // TestDirectRefusesSymlinkedOutput: when the file the container names in
 // OutputDir is a symbolic link (to a secret elsewhere on this host, or to
 // a directory), Correct, CorrectFile and a bulk run refuse it with a
-// *ResponseError; the destination is neither created nor changed, and
+// *pfc.ResponseError; the destination is neither created nor changed, and
 // nothing of the link's target is read.
 func TestDirectRefusesSymlinkedOutput(t *testing.T) {
 	t.Parallel()
@@ -84,8 +86,8 @@ func TestDirectRefusesSymlinkedOutput(t *testing.T) {
 			assert.Equal(t, "earlier result", string(got))
 
 			bulkDst := filepath.Join(t.TempDir(), "bulk.jpg")
-			rep, err := d.CorrectAll(t.Context(), iter.Seq[BulkItem](func(yield func(BulkItem) bool) {
-				yield(BulkItem{SrcPath: src, DstPath: bulkDst})
+			rep, err := d.CorrectAll(t.Context(), iter.Seq[pfc.BulkItem](func(yield func(pfc.BulkItem) bool) {
+				yield(pfc.BulkItem{SrcPath: src, DstPath: bulkDst})
 			}), nil, nil)
 			require.NoError(t, err)
 			require.Len(t, rep.Failures, 1)

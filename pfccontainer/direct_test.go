@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: httpmock (mockClient), standing
@@ -40,7 +42,7 @@ func TestDirectPutIsAtomic(t *testing.T) {
 	assert.Equal(t, "whole", string(got))
 
 	_, err = d.Put(t.Context(), "../a.jpg", strings.NewReader("x"))
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"imageKey"}, ve.Fields())
 	_, err = (&Direct{}).Put(t.Context(), "a.jpg", nil)
@@ -102,7 +104,7 @@ func TestDirectCorrectFile(t *testing.T) {
 
 	// Validation first: a bad option and no source.
 	_, _, err = d.CorrectFile(t.Context(), "", "", &CorrectionOptions{OutputType: "gif"})
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"srcPath", "outputType"}, ve.Fields())
 }
@@ -149,7 +151,7 @@ func TestRunNames(t *testing.T) {
 }
 
 // TestNilContextIsAValidationError: a nil context is refused as a
-// *ValidationError naming ctx by every call, Direct.Put included (it used
+// *pfc.ValidationError naming ctx by every call, Direct.Put included (it used
 // to panic in its copy loop), before anything is written or sent.
 func TestNilContextIsAValidationError(t *testing.T) {
 	t.Parallel()
@@ -172,7 +174,7 @@ func TestNilContextIsAValidationError(t *testing.T) {
 		"Direct.Corr": func() error { _, _, err := c.Direct(in, t.TempDir()).Correct(nilCtx, "a.png", nil); return err },
 	}
 	for name, call := range calls {
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, call(), &ve, name)
 		assert.Contains(t, ve.Fields(), "ctx", name)
 	}

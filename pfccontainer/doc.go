@@ -7,8 +7,8 @@
 // chainable setters, local validation that names every bad field at once,
 // a Plan of what the container will do, typed records and typed errors.
 //
-//	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL("http://localhost:80"))
-//	corr, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", pfccontainer.NewCorrection().ResizeLong(2000))
+//	c, err := pfccontainer.NewClient(pfc.WithBaseURL("http://localhost:80"))
+//	corr, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", pfccontainer.NewCorrection().ResizeLong(2000), nil)
 //
 // Step by step: Upload or UploadFile return an imageKey, Correct returns a
 // *Correction, Download or DownloadFile (atomic) fetch the file. Version
@@ -29,10 +29,9 @@
 //
 // # Transport
 //
-// The options (WithBaseURL, WithHTTPClient, WithLogger, WithRetries,
-// WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
-// WithMaxDownloadSize) are the hosted client's. There is no WithPolling: the container has no jobs,
-// GET /pfc/{imageKey} answers once the image is corrected. That answer can
+// The options are package pfc's transport options. The container has no
+// jobs (no WithPolling, no FlowOptions.Wait): GET /pfc/{imageKey} answers
+// once the image is corrected. That answer can
 // take long for large images, so the response header timeout (default 5
 // minutes per attempt) must cover the slowest correction; a context
 // deadline bounds the whole call, retries included. Connection errors,
@@ -41,16 +40,12 @@
 // retry can help. A JSON answer (PUT /pfc, GET /pfc/{imageKey}, GET
 // /version) cut off mid-body is retried the same way; a download cut off
 // before its Content-Length is not (bytes reached the writer): it fails
-// with an error matching ErrTruncatedResponse, and DownloadFile and
+// with an error matching pfc.ErrTruncatedResponse, and DownloadFile and
 // CorrectFile leave no file.
 //
-// Retried uploads: PUT /pfc is not idempotent (each accepted upload gets a
-// new imageKey), yet it is retried: an attempt that reached the container
-// before failing leaves at most an orphan file that no key returned to the
-// caller names, which the container's TTL sweep deletes
-// (PFC_IMG_CACHE_TTL, default 60 minutes). That is cheaper than making
-// the caller upload again. GET /pfc/{imageKey} is retried too: a repeated
-// correction writes another output file, swept the same way.
+// PUT /pfc and GET /pfc/{imageKey} are retried although not idempotent: a
+// first attempt that reached the container leaves at most an orphan file,
+// which its TTL sweep (PFC_IMG_CACHE_TTL) deletes.
 //
 // # Replicas
 //
@@ -71,7 +66,7 @@
 // (preset, outputType, outputQuality, outputColorSpace, width, height,
 // long, short, scale, autocrop, skip, skip-exif-software,
 // preserveInputFileName, enableComposite). Validate reports every invalid
-// field in one *ValidationError (errors.Is ErrInvalidParameter). Plan says
+// field in one *pfc.ValidationError (errors.Is pfc.ErrInvalidParameter). Plan says
 // which resize parameter applies, by the container's priority width >
 // height > long > short > scale, and which parameters it will ignore (skip
 // under AI preset selection, outputQuality for PNG output); Strict turns
@@ -79,20 +74,13 @@
 //
 // # Download URLs
 //
-// corrected_url is built on the container's PFC_SITE_URL, which defaults
-// to http://localhost: right inside the container's own network, wrong
-// from another host or from the Docker host when the port is published
-// elsewhere. Rebasing moves the URL onto the client's base URL (keeping
-// any path prefix of it, e.g. a reverse proxy's, and the /output/... tail).
-// Client.RebaseCorrectedURLs returns a client that does so in Correct
-// (Correction.ReportedURL keeps the container's answer). Rebase when the
-// client reaches the container by a different address than PFC_SITE_URL
-// names; leave it off when PFC_SITE_URL is set to an address the client
-// can reach (e.g. a public gateway that serves /output from elsewhere).
-// Downloads ask for the identity encoding and carry no credential. In
-// direct file mode the corrected file is read from the mounted output
-// directory under the URL's last path segment, which must be a plain file
-// name.
+// corrected_url is built on the container's PFC_SITE_URL (default
+// http://localhost), which may name a host this client cannot reach.
+// Client.RebaseCorrectedURLs returns a client that moves it onto its own
+// base URL, keeping the /output/... tail (Correction.ReportedURL keeps the
+// container's answer); leave it off when PFC_SITE_URL names a reachable
+// gateway that serves /output elsewhere. Downloads ask for the identity
+// encoding and carry no credential.
 //
 // # Direct file mode
 //
@@ -110,7 +98,7 @@
 // for the container's TTL sweep to delete. The result, named by the
 // container, must be a regular file in the output directory: a symbolic
 // link there (which could point anywhere on this host), a directory or a
-// pipe is refused with a *ResponseError, and CorrectFile opens the result
+// pipe is refused with a *pfc.ResponseError, and CorrectFile opens the result
 // without following links, so nothing the container answers makes the
 // client read outside the output directory. The caller's own source and
 // destination paths may be links.
@@ -119,24 +107,15 @@
 //
 // The container ties each error status to a log message id. Every such
 // answer (its body's code is the id, or its message quotes it) becomes an
-// *Error carrying the call (Endpoint), the id, the message, the request id
-// and whether a retry can help (IsRetryable), and matching a sentinel per
-// row; the *APIError of the answer stays in the chain (errors.As), with
-// ErrBadRequest or ErrServer. *Error has bgcontainer.Error's fields where
-// they mean the same (Endpoint, StatusCode, Message, Parameter, RequestID,
-// Err); its MessageID is what bgcontainer.Error calls Code, typed because
-// this container's codes are a closed, documented list. A 2xx answer
-// whose body is not the documented JSON, and a download that is not a
-// JPEG or PNG file in the identity encoding, is a *ResponseError
-// (ErrInvalidResponse), as in bgcontainer; nothing is written then.
-// The retry column is what the client itself does: "no" rows are
-// returned at once, "yes" rows after the client's retries ran out. Other
-// error answers (a proxy's 502, a 413, an authenticating proxy's 401 or
-// 403, which match ErrUnauthorized) are *APIError values. APIError,
-// ValidationError and FieldError are this package's own types with the
-// fields of hosted's; *Error, MessageID and the per-row sentinels are the
-// container's extras (ResponseError and Endpoint are bgcontainer's too). Every error string starts with "pfc:" and has passed
-// the client's redactor:
+// *Error carrying the call (Endpoint), the id (MessageID), the message, the
+// request id and whether a retry can help (Retryable), and matching the
+// row's sentinel; the *pfc.APIError of the answer stays in the chain, with
+// pfc.ErrBadRequest or pfc.ErrServer. A 2xx answer whose body is not the
+// documented JSON, or a download that is not a JPEG or PNG file, is a
+// *pfc.ResponseError; nothing is written then. Other error answers (a
+// proxy's 502, a 413, a proxy's 401) are *pfc.APIError values. The retry
+// column is what the client does: "no" rows are returned at once, "yes"
+// rows after the client's retries ran out:
 //
 //	id                               status  sentinel                   retry
 //	noContentTypeRequestMessage      400     ErrUnsupportedContentType  no
@@ -152,27 +131,16 @@
 //	temporaryCloseOutputFileMessage  503     ErrOutputFile              yes
 //	processingPFCErrorMessage        503     ErrProcessing              no
 //
-// Why: the 400 rows describe the request itself (a content type, a key, a
-// preset, an output type), so the same request fails the same way; an
-// unknown image key may also mean the image outlived PFC_IMG_CACHE_TTL and
-// was swept: upload it again rather than retry. The upload and output-file
-// 503s come from memory pressure or a full or unwritable disk; memory
-// frees, and the container's sweep deletes old files every 10 minutes, so
-// a later attempt can succeed (a permanently unwritable mount will keep
-// failing: the retries are bounded). processingPFCErrorMessage means the
-// engine failed on this image (corrupt data, a short side under 32 pixels):
-// the same bytes fail again, so the client does not retry it although it
-// is a 503 (the transport's Request.Permanent hook reads the answer's code
-// or message), while any other 503, such as a proxy's while the container
-// restarts, is retried and usually heals. Validation the client can do
-// before sending (content type, key sanity, parameter ranges) is done
-// locally and reported as *ValidationError instead.
+// The 400 rows describe the request itself, so it would fail the same way
+// (an unknown image key may have been swept: upload again). The other 503s
+// come from memory or disk pressure, which passes. processingPFCErrorMessage
+// means the engine failed on these bytes, so it is not retried although a
+// 503, while any other 503 (a proxy's while the container restarts) is.
 //
-// Where the container's documentation says "not shown", the package
-// follows the mock's documented choices:
+// Where the API documentation is silent, the package follows the mock:
 //   - error body: the shared JSON {"status", "code", "message",
 //     "parameter"} whose code is the message id; a message quoting the id
-//     is recognised too, and any other body is kept in APIError;
+//     is recognised too, and any other body is kept in pfc.APIError;
 //   - unknown output type: 400 unknownOutputTypeMessage;
 //   - size parameters: the hosted API's range 32..10000; scale 1..1000;
 //   - request authentication: none (see Authentication);
@@ -180,7 +148,7 @@
 //   - autocrop's further parameters: not sent (Autocrop alone; the mock
 //     crops with its engine's defaults);
 //   - maximum upload size and rate limits: none enforced by the client
-//     (the mock refuses uploads above 50 MB with 413, an *APIError);
+//     (the mock refuses uploads above 50 MB with 413, an *pfc.APIError);
 //   - /version: typed SDK version and features, whatever the document's
 //     key names ("version", "sdkVersion", "build"), the rest in Raw;
 //   - versioning of the HTTP interface: none assumed; the paths are used

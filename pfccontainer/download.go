@@ -13,6 +13,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Signatures of the files the container writes (outputType JPEG or PNG).
@@ -25,13 +26,12 @@ var (
 // to dst and returns the number of bytes written. It asks for the identity
 // encoding, so the bytes written are the file's own; an answer in another
 // encoding, or one that does not start like a JPEG or PNG file, is a
-// *ResponseError (ErrInvalidResponse) and nothing is written. No credential or
+// *pfc.ResponseError (pfc.ErrInvalidResponse) and nothing is written. No credential or
 // header of the caller is sent: the URL may name another host (a gateway
 // set as PFC_SITE_URL). A URL that is not absolute http(s) is refused
 // before any request; see RebaseCorrectedURLs for a PFC_SITE_URL this
 // client cannot reach.
 func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) (_ int64, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if corr == nil || corr.CorrectedURL == "" {
 		fe.add("corrected_url", "is required (a Correction returned by Correct)")
@@ -45,14 +45,14 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 	resp, err := c.http.DoExternal(ctx, http.MethodGet, corr.CorrectedURL,
 		http.Header{"Accept-Encoding": {"identity"}}, transport.Body{})
 	if err != nil {
-		return 0, apiError(EndpointDownload, err)
+		return 0, apiError(epDownload, err)
 	}
 	defer resp.Body.Close()
 	// Nothing reaches dst unless the body is the image itself: not an
 	// encoding the client did not ask for (a gzip stream written as the
 	// file), not a proxy's or captive portal's HTML page.
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return 0, &ResponseError{Endpoint: EndpointDownload,
+		return 0, &pfc.ResponseError{Endpoint: string(epDownload),
 			Reason: c.http.Redact(fmt.Sprintf("Content-Encoding %q, although the identity encoding was asked for", c.quote(ce, apierr.MaxQuotedID)))}
 	}
 	br := bufio.NewReader(resp.Body)
@@ -61,12 +61,12 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 		return 0, c.errorf("pfc: download of %s: %w", c.quote(corr.FileName(), apierr.MaxQuotedName), fileio.ShortBody(err, int64(len(head)), resp.ContentLength))
 	}
 	if !bytes.HasPrefix(head, jpegMagic) && !bytes.HasPrefix(head, pngMagic) {
-		return 0, &ResponseError{Endpoint: EndpointDownload, Reason: "the body is not a JPEG or PNG image"}
+		return 0, &pfc.ResponseError{Endpoint: string(epDownload), Reason: "the body is not a JPEG or PNG image"}
 	}
 	n, err := fileio.CopyLimited(dst, br, resp.ContentLength, c.maxDownload)
 	switch {
-	case errors.Is(err, ErrDownloadTooLarge):
-		return n, &DownloadTooLargeError{FileName: c.quote(corr.FileName(), apierr.MaxQuotedName), Limit: c.maxDownload, Written: n}
+	case errors.Is(err, pfc.ErrDownloadTooLarge):
+		return n, &pfc.DownloadTooLargeError{Name: c.quote(corr.FileName(), apierr.MaxQuotedName), Limit: c.maxDownload, Written: n}
 	case err != nil:
 		return n, c.errorf("pfc: download of %s after %d bytes: %w", c.quote(corr.FileName(), apierr.MaxQuotedName), n, err)
 	case resp.ContentLength >= 0 && n < resp.ContentLength:
@@ -81,7 +81,6 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 // left untouched on failure. A new file gets mode 0644; an overwritten one
 // keeps its mode.
 func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (_ int64, err error) {
-	defer exportTo(&err)
 	var n int64
 	err = fileio.WriteFileAtomicContext(ctx, path, func(w io.Writer) error {
 		var err error

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -29,21 +30,21 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 
 	// 400 unknownImageIdMessage: not retried.
 	_, err = c.Correct(ctx, "nosuch.jpg", nil)
-	assertRow(t, err, pfccontainer.MsgUnknownImageID, pfccontainer.ErrUnknownImageKey, 400, false)
+	assertRow(t, err, "unknownImageIdMessage", pfccontainer.ErrUnknownImageKey, 400, false)
 	assertLogged(t, logs, "unknownImageIdMessage", "debug", 400, 1)
 
 	// 400 unknownPresetMessage.
 	_, err = c.Correct(ctx, key, pfccontainer.NewCorrection().WithPreset("Cold"))
-	assertRow(t, err, pfccontainer.MsgUnknownPreset, pfccontainer.ErrUnknownPreset, 400, false)
+	assertRow(t, err, "unknownPresetMessage", pfccontainer.ErrUnknownPreset, 400, false)
 	assertLogged(t, logs, "unknownPresetMessage", "debug", 400, 1)
 
 	// An ICC profile not in /presets: 400 invalid_parameter, an *APIError
 	// naming the parameter.
 	_, err = c.Correct(ctx, key, pfccontainer.NewCorrection().WithColorSpace("missing.icc"))
-	var ae *pfccontainer.APIError
+	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "outputColorSpace", ae.Parameter)
-	assert.ErrorIs(t, err, pfccontainer.ErrBadRequest)
+	assert.ErrorIs(t, err, pfc.ErrBadRequest)
 
 	// 503 processingPFCErrorMessage (a short side under 32 px): final, one
 	// attempt although the client retries 503s.
@@ -51,7 +52,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	tinyKey, err := c.Upload(ctx, bytes.NewReader(tiny), int64(len(tiny)), "")
 	require.NoError(t, err)
 	_, err = c.Correct(ctx, tinyKey, nil)
-	assertRow(t, err, pfccontainer.MsgProcessingPFCError, pfccontainer.ErrProcessing, 503, false)
+	assertRow(t, err, "processingPFCErrorMessage", pfccontainer.ErrProcessing, 503, false)
 	assertLogged(t, logs, "processingPFCErrorMessage", "error", 503, 1)
 
 	// 503 temporaryOutputFileMessage (/output not writable: here not even a
@@ -60,7 +61,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	require.NoError(t, os.Rename(out, out+".away"))
 	require.NoError(t, os.WriteFile(out, nil, 0o644))
 	_, err = c.Correct(ctx, key, nil)
-	assertRow(t, err, pfccontainer.MsgTemporaryOutputFile, pfccontainer.ErrOutputFile, 503, true)
+	assertRow(t, err, "temporaryOutputFileMessage", pfccontainer.ErrOutputFile, 503, true)
 	assertLogged(t, logs, "temporaryOutputFileMessage", "error", 503, 3)
 	require.NoError(t, os.Remove(out))
 	require.NoError(t, os.Rename(out+".away", out))
@@ -70,7 +71,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	require.NoError(t, os.Rename(in, in+".away"))
 	require.NoError(t, os.WriteFile(in, nil, 0o644))
 	_, err = c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
-	assertRow(t, err, pfccontainer.MsgTemporaryFileCreate, pfccontainer.ErrTemporaryFile, 503, true)
+	assertRow(t, err, "temporaryFileCreationMessage", pfccontainer.ErrTemporaryFile, 503, true)
 	assertLogged(t, logs, "temporaryFileCreationMessage", "error", 503, 3)
 	require.NoError(t, os.Remove(in))
 	require.NoError(t, os.Rename(in+".away", in))
@@ -89,13 +90,13 @@ func TestMockRowsTheClientRefusesLocally(t *testing.T) {
 	ctx := t.Context()
 
 	_, err := c.Correct(ctx, "", nil)
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Correct(ctx, "../sdk_license/x.lic", nil)
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Correct(ctx, "k.jpg", &pfccontainer.CorrectionOptions{OutputType: "gif"})
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Upload(ctx, strings.NewReader("GIF89a..."), 9, "")
-	assert.ErrorIs(t, err, pfccontainer.ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	assert.Empty(t, logs.lines(t, "noIdMessage"), "nothing was sent")
 
 	hc := ts.Server.Client()
@@ -157,7 +158,7 @@ func TestMockUnlicensedReturnsTheOriginal(t *testing.T) {
 	assert.Contains(t, string(v.Raw), `"valid":false`)
 }
 
-func assertRow(t *testing.T, err error, id pfccontainer.MessageID, sentinel error, status int, retryable bool) {
+func assertRow(t *testing.T, err error, id string, sentinel error, status int, retryable bool) {
 	t.Helper()
 	require.Error(t, err)
 	var e *pfccontainer.Error
@@ -165,7 +166,7 @@ func assertRow(t *testing.T, err error, id pfccontainer.MessageID, sentinel erro
 	assert.Equal(t, id, e.MessageID)
 	assert.Equal(t, status, e.StatusCode)
 	assert.ErrorIs(t, err, sentinel)
-	assert.Equal(t, retryable, pfccontainer.IsRetryable(err))
+	assert.Equal(t, retryable, e.Retryable)
 }
 
 // assertLogged checks that id was logged n times at level, with status

@@ -12,29 +12,30 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestClassifyEveryRow(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		id       MessageID
+		id       messageID
 		status   int
 		sentinel error
 		class    error
 		retry    bool
 	}{
-		{MsgNoContentType, 400, ErrUnsupportedContentType, ErrBadRequest, false},
-		{MsgBodyRequest, 503, ErrBodyNotRead, ErrServer, true},
-		{MsgTemporaryFileCreate, 503, ErrTemporaryFile, ErrServer, true},
-		{MsgTemporaryFileWrite, 503, ErrTemporaryFile, ErrServer, true},
-		{MsgNoID, 400, ErrMissingImageKey, ErrBadRequest, false},
-		{MsgInvalidID, 400, ErrInvalidImageKey, ErrBadRequest, false},
-		{MsgUnknownImageID, 400, ErrUnknownImageKey, ErrBadRequest, false},
-		{MsgUnknownPreset, 400, ErrUnknownPreset, ErrBadRequest, false},
-		{MsgTemporaryOutputFile, 503, ErrOutputFile, ErrServer, true},
-		{MsgTemporaryCloseOutput, 503, ErrOutputFile, ErrServer, true},
-		{MsgProcessingPFCError, 503, ErrProcessing, ErrServer, false},
-		{MsgUnknownOutputType, 400, ErrUnknownOutputType, ErrBadRequest, false},
+		{msgNoContentType, 400, ErrUnsupportedContentType, pfc.ErrBadRequest, false},
+		{msgBodyRequest, 503, ErrBodyNotRead, pfc.ErrServer, true},
+		{msgTemporaryFileCreate, 503, ErrTemporaryFile, pfc.ErrServer, true},
+		{msgTemporaryFileWrite, 503, ErrTemporaryFile, pfc.ErrServer, true},
+		{msgNoID, 400, ErrMissingImageKey, pfc.ErrBadRequest, false},
+		{msgInvalidID, 400, ErrInvalidImageKey, pfc.ErrBadRequest, false},
+		{msgUnknownImageID, 400, ErrUnknownImageKey, pfc.ErrBadRequest, false},
+		{msgUnknownPreset, 400, ErrUnknownPreset, pfc.ErrBadRequest, false},
+		{msgTemporaryOutputFile, 503, ErrOutputFile, pfc.ErrServer, true},
+		{msgTemporaryCloseOutput, 503, ErrOutputFile, pfc.ErrServer, true},
+		{msgProcessingPFCError, 503, ErrProcessing, pfc.ErrServer, false},
+		{msgUnknownOutputType, 400, ErrUnknownOutputType, pfc.ErrBadRequest, false},
 	} {
 		t.Run(string(tc.id), func(t *testing.T) {
 			t.Parallel()
@@ -44,8 +45,8 @@ func TestClassifyEveryRow(t *testing.T) {
 			var err error = e
 			assert.ErrorIs(t, err, tc.sentinel)
 			assert.ErrorIs(t, err, tc.class)
-			assert.Equal(t, tc.retry, IsRetryable(err))
-			assert.Equal(t, tc.retry, tc.id.Retryable())
+			assert.Equal(t, tc.retry, isRetryable(err))
+			assert.Equal(t, tc.retry, rows[tc.id].retryable)
 			assert.Equal(t, tc.status, rows[tc.id].status)
 			var got *Error
 			require.ErrorAs(t, err, &got)
@@ -60,13 +61,13 @@ func TestClassifyEveryRow(t *testing.T) {
 func TestClassifyUnknownCode(t *testing.T) {
 	t.Parallel()
 	assert.Nil(t, classify(400, "invalid_parameter", "width: bad", "width", nil))
-	assert.False(t, IsRetryable(errors.New("other")))
-	assert.False(t, MessageID("nope").Retryable())
+	assert.False(t, isRetryable(errors.New("other")))
+	assert.False(t, rows["nope"].retryable)
 }
 
 func TestErrorStringAndUnwrapWithoutCause(t *testing.T) {
 	t.Parallel()
-	e := &Error{StatusCode: 400, MessageID: MsgUnknownPreset, Message: `preset "X" is not uploaded or mounted`, Parameter: "preset"}
+	e := &Error{StatusCode: 400, MessageID: msgUnknownPreset, Message: `preset "X" is not uploaded or mounted`, Parameter: "preset"}
 	assert.Equal(t, `pfc: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted`, e.Error())
 	assert.Equal(t, []error{ErrUnknownPreset}, e.Unwrap())
 }
@@ -77,7 +78,7 @@ func TestErrorStringAndUnwrapWithoutCause(t *testing.T) {
 func TestErrorIsOneBoundedLine(t *testing.T) {
 	t.Parallel()
 	msg := "engine failed\n{\"level\":\"error\",\"msg\":\"forged\"}\r\n" + strings.Repeat("é", 400)
-	e := &Error{Endpoint: EndpointCorrect, StatusCode: 503, MessageID: MsgProcessingPFCError, Message: msg, RequestID: "r\n1"}
+	e := &Error{Endpoint: epCorrect, StatusCode: 503, MessageID: msgProcessingPFCError, Message: msg, RequestID: "r\n1"}
 	s := e.Error()
 	assert.NotContains(t, s, "\n")
 	assert.NotContains(t, s, "\r")
@@ -93,7 +94,7 @@ func TestErrorIsOneBoundedLine(t *testing.T) {
 func TestDownloadErrorsNameTheFileOnOneLine(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	c2, err := NewClient(WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxDownloadSize(8))
+	c2, err := NewClient(pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: mt}), pfc.WithMaxDownloadSize(8))
 	require.NoError(t, err)
 	const u = "http://cdn.test/output/a%0Aforged%0D.png"
 	mt.RegisterResponder(http.MethodGet, u, func(*http.Request) (*http.Response, error) {
@@ -103,8 +104,15 @@ func TestDownloadErrorsNameTheFileOnOneLine(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "\n")
 	_, err = c2.Download(t.Context(), &Correction{CorrectedURL: u}, io.Discard)
-	var tl *DownloadTooLargeError
+	var tl *pfc.DownloadTooLargeError
 	require.ErrorAs(t, err, &tl)
-	assert.Equal(t, "a forged .png", tl.FileName)
+	assert.Equal(t, "a forged .png", tl.Name)
 	assert.NotContains(t, err.Error(), "\n")
+}
+
+// isRetryable reports whether err is an *Error whose condition is
+// transient.
+func isRetryable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retryable
 }

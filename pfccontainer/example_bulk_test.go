@@ -17,7 +17,7 @@ import (
 func ExampleClient_CorrectDir() {
 	url, mock, stop := exampleContainer()
 	defer stop()
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func ExampleClient_CorrectDir() {
 	}
 	ctx := context.Background()
 	opts := pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0)
-	bulk := &pfccontainer.BulkOptions{Concurrency: 4}
+	bulk := &pfc.BulkOptions{Concurrency: 4}
 
 	rep, err := c.CorrectDir(ctx, in, filepath.Join(root, "http"), opts, bulk)
 	if err != nil {

@@ -70,14 +70,14 @@ func ExampleClient_CorrectFile() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
 	dst := filepath.Join(dir, "corrected.png")
 	_, err = c.CorrectFile(context.Background(), exampleJPEG(dir, 400, 300), dst,
-		pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeLong(200))
+		pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).ResizeLong(200), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func ExampleClient_Correct() {
 	defer stop()
 	ctx := context.Background()
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func ExampleDirect_CorrectFile() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
 	if err != nil {
 		log.Fatal(err)
 	}

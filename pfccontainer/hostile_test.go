@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: a real httptest server playing a
@@ -25,14 +27,14 @@ func hostile(t *testing.T, h http.HandlerFunc) (*Client, string) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := NewClient(WithBaseURL(srv.URL), WithRetries(-1, 0, 0), WithResponseHeaderTimeout(time.Minute))
+	c, err := NewClient(pfc.WithBaseURL(srv.URL), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(time.Minute))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c, srv.URL
 }
 
 // TestInvalidAnswersAreResponseErrors: a 2xx whose body is not the
-// documented JSON is a *ResponseError naming the call (and the member at
+// documented JSON is a *pfc.ResponseError naming the call (and the member at
 // fault), never an untyped decoding error.
 func TestInvalidAnswersAreResponseErrors(t *testing.T) {
 	t.Parallel()
@@ -41,29 +43,29 @@ func TestInvalidAnswersAreResponseErrors(t *testing.T) {
 		name  string
 		body  string
 		call  func(*Client) error
-		ep    Endpoint
+		ep    endpoint
 		field string
 	}{
 		{"upload garbage", "{{{", func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, ""},
+		}, epUpload, ""},
 		{"upload html", "<html>proxy login</html>", func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, ""},
+		}, epUpload, ""},
 		{"upload empty", "", func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, ""},
+		}, epUpload, ""},
 		{"upload number key", `{"imageKey":7}`, func(c *Client) error {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
-		}, EndpointUpload, "imageKey"},
-		{"correct wrong type", `{"corrected_url":5,"scene":1}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, EndpointCorrect, "corrected_url"},
-		{"correct endless", `{"corrected_url":"` + strings.Repeat("a", maxJSONBody) + `"}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, EndpointCorrect, ""},
-		{"version array", `[1]`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, EndpointVersion, ""},
-		{"version features", `{"version":"1","features":3}`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, EndpointVersion, "features"},
+		}, epUpload, "imageKey"},
+		{"correct wrong type", `{"corrected_url":5,"scene":1}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, epCorrect, "corrected_url"},
+		{"correct endless", `{"corrected_url":"` + strings.Repeat("a", maxJSONBody) + `"}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, epCorrect, ""},
+		{"version array", `[1]`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, epVersion, ""},
+		{"version features", `{"version":"1","features":3}`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, epVersion, "features"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,10 +75,10 @@ func TestInvalidAnswersAreResponseErrors(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			})
 			err := tt.call(c)
-			require.ErrorIs(t, err, ErrInvalidResponse)
-			var re *ResponseError
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
+			var re *pfc.ResponseError
 			require.ErrorAs(t, err, &re)
-			assert.Equal(t, tt.ep, re.Endpoint)
+			assert.Equal(t, string(tt.ep), re.Endpoint)
 			assert.Equal(t, tt.field, re.Field)
 			assert.True(t, strings.HasPrefix(err.Error(), "pfc: "), err.Error())
 			assert.Less(t, len(err.Error()), 300, "the body is not quoted whole")
@@ -130,12 +132,12 @@ func TestDownloadWritesOnlyTheImage(t *testing.T) {
 			corr := &Correction{CorrectedURL: base + "/output/a.png"}
 			var buf bytes.Buffer
 			n, err := c.Download(t.Context(), corr, &buf)
-			require.ErrorIs(t, err, ErrInvalidResponse)
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 			assert.Zero(t, n)
 			assert.Zero(t, buf.Len())
 			dir := t.TempDir()
 			_, err = c.DownloadFile(t.Context(), corr, filepath.Join(dir, "a.png"))
-			require.ErrorIs(t, err, ErrInvalidResponse)
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 			entries, _ := os.ReadDir(dir)
 			assert.Empty(t, entries, "nothing half-written")
 		})
@@ -164,20 +166,20 @@ func TestErrorNamesEndpointAndRequestID(t *testing.T) {
 	_, err := c.Correct(t.Context(), "k.jpg", NewCorrection().WithPreset("X"))
 	var e *Error
 	require.ErrorAs(t, err, &e)
-	assert.Equal(t, EndpointCorrect, e.Endpoint)
+	assert.Equal(t, string(epCorrect), e.Endpoint)
 	assert.Equal(t, "req-42", e.RequestID)
 	assert.ErrorIs(t, err, ErrUnknownPreset)
 	assert.Equal(t, `pfc: GET /pfc/{imageKey}: 400 Bad Request: unknownPresetMessage: preset "X" is not uploaded or mounted (request id req-42)`, err.Error())
 
 	_, err = c.Version(t.Context())
-	assert.ErrorIs(t, err, ErrUnauthorized)
+	assert.ErrorIs(t, err, pfc.ErrUnauthorized)
 	img := testPNG(t)
 	_, err = c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
-	assert.ErrorIs(t, err, ErrRateLimited)
+	assert.ErrorIs(t, err, pfc.ErrRateLimited)
 }
 
 // TestWrongTypeQuotesAShortExcerpt: the decoder's error copies a whole
-// offending number, which the *ResponseError quoted whole (a 512 KiB
+// offending number, which the *pfc.ResponseError quoted whole (a 512 KiB
 // scene made a 512 KiB error string); it quotes a short excerpt.
 func TestWrongTypeQuotesAShortExcerpt(t *testing.T) {
 	t.Parallel()
@@ -186,7 +188,7 @@ func TestWrongTypeQuotesAShortExcerpt(t *testing.T) {
 		_, _ = w.Write([]byte(`{"corrected_url":"http://localhost/output/a.jpg","scene":` + huge + `}`))
 	})
 	_, err := c.Correct(t.Context(), "k.jpg", nil)
-	var re *ResponseError
+	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "scene", re.Field)
 	assert.Contains(t, re.Reason, "has the wrong type number 9111")

@@ -14,6 +14,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: httpmock (mockClient).
@@ -95,10 +97,10 @@ func TestLongNameLeftoverIsCleaned(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.png",
 		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
 	man := filepath.Join(t.TempDir(), "run.jsonl")
-	run := func() *BulkReport {
-		rep, err := c.CorrectAll(t.Context(), iter.Seq[BulkItem](func(yield func(BulkItem) bool) {
-			yield(BulkItem{SrcPath: src, DstPath: dst})
-		}), nil, &BulkOptions{Manifest: man})
+	run := func() *pfc.BulkReport {
+		rep, err := c.CorrectAll(t.Context(), iter.Seq[pfc.BulkItem](func(yield func(pfc.BulkItem) bool) {
+			yield(pfc.BulkItem{SrcPath: src, DstPath: dst})
+		}), nil, &pfc.BulkOptions{Manifest: man})
 		require.NoError(t, err)
 		return rep
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -36,7 +37,7 @@ func start(t *testing.T, opts *mockserver.PFCContainerOptions) (*mockserver.PFCC
 	if o.LogLevel == "" {
 		o.LogLevel = "debug"
 	}
-	ts := mockserver.StartPFCContainer(t, &o, pfccontainer.WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	ts := mockserver.StartPFCContainer(t, &o, pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	return ts, ts.Client, logs
 }
 

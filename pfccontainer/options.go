@@ -166,7 +166,7 @@ func (o *CorrectionOptions) WithStrict() *CorrectionOptions {
 }
 
 // Validate checks o against the container's documented rules without any
-// I/O. It returns nil or a *ValidationError (matching ErrInvalidParameter)
+// I/O. It returns nil or a *pfc.ValidationError (matching pfc.ErrInvalidParameter)
 // naming every offending parameter by its wire name: values outside their
 // documented set or range (sizes 32..10000, scale 1..62500, outputQuality
 // 40..100), an outputColorSpace that is neither original, srgb nor a plain
@@ -229,7 +229,7 @@ func ParameterNames() []string { return binding.Names() }
 // the container answers with invalidIdMessage or noIdMessage): a plain
 // file name of at most MaxImageKeyLength bytes, valid UTF-8, without path
 // separators, "..", control characters or a leading dot. It returns nil or
-// a *ValidationError naming "imageKey".
+// a *pfc.ValidationError naming "imageKey".
 func ValidateImageKey(key string) error {
 	var fe fieldErrors
 	switch {

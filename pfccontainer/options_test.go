@@ -38,8 +38,8 @@ func TestValidateReportsEveryField(t *testing.T) {
 	}
 	err := o.Validate()
 	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrInvalidParameter)
-	var ve *ValidationError
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
+	var ve *pfc.ValidationError
 	require.True(t, errors.As(err, &ve))
 	assert.Equal(t, []string{"preset", "outputType", "outputQuality", "outputColorSpace",
 		"width", "height", "long", "short", "scale", "skip", "skip-exif-software"}, ve.Fields())
@@ -60,7 +60,7 @@ func TestValidateSingleFields(t *testing.T) {
 		{"skip-exif-software", CorrectionOptions{SkipEXIFSoftware: []string{" "}}},
 		{"outputType", CorrectionOptions{OutputType: "tiff"}},
 	} {
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, tc.o.Validate(), &ve, tc.field)
 		assert.Equal(t, []string{tc.field}, ve.Fields())
 	}
@@ -71,7 +71,7 @@ func TestStrictRefusesIgnoredParameters(t *testing.T) {
 	o := NewCorrection().WithSkip(pfc.SkipNone).WithOutput(pfc.OutputPNG, 80)
 	o.Width, o.Scale = 100, 50
 	require.NoError(t, o.Validate())
-	var ve *ValidationError
+	var ve *pfc.ValidationError
 	require.ErrorAs(t, o.WithStrict().Validate(), &ve)
 	assert.Equal(t, []string{"outputQuality", "scale", "skip"}, ve.Fields())
 	assert.Contains(t, ve.Error(), "would be ignored (strict mode)")
@@ -112,7 +112,7 @@ func TestQueryEncoding(t *testing.T) {
 func TestQueryRefusesInvalidOptions(t *testing.T) {
 	t.Parallel()
 	_, err := NewCorrection().WithOutput(pfc.OutputJPEG, 10).Query()
-	assert.ErrorIs(t, err, ErrInvalidParameter)
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 }
 
 func TestParameterNamesMatchTags(t *testing.T) {
@@ -143,7 +143,7 @@ func TestValidateImageKey(t *testing.T) {
 			assert.NoError(t, err, "%q", key)
 			continue
 		}
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		require.ErrorAs(t, err, &ve, "%q", key)
 		assert.Equal(t, []string{"imageKey"}, ve.Fields())
 	}

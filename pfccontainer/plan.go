@@ -76,5 +76,5 @@ func (o *CorrectionOptions) outputFormat() pfc.OutputFormat {
 
 // sortByTable orders problems by the container's parameter table.
 func sortByTable(fe fieldErrors) {
-	slices.SortStableFunc(fe, func(a, b FieldError) int { return binding.Index(a.Field) - binding.Index(b.Field) })
+	slices.SortStableFunc(fe, func(a, b pfc.FieldError) int { return binding.Index(a.Field) - binding.Index(b.Field) })
 }

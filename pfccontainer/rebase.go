@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // outputSegment is where the container serves corrected files.
@@ -67,7 +69,7 @@ func plainTail(escaped string) bool {
 func outputFile(dir string, c *Correction) (string, error) {
 	name := c.FileName()
 	if !plainFileName(name) {
-		return "", &ResponseError{Endpoint: EndpointCorrect, Field: "corrected_url",
+		return "", &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url",
 			Reason: fmt.Sprintf("does not name a plain file in /output (got %q)", name)}
 	}
 	return filepath.Join(dir, name), nil

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func TestRebaseURL(t *testing.T) {
@@ -48,6 +50,6 @@ func TestOutputFile(t *testing.T) {
 		"http://localhost/output/..",
 	} {
 		_, err := outputFile(dir, &Correction{CorrectedURL: u})
-		assert.ErrorIs(t, err, ErrInvalidResponse, u)
+		assert.ErrorIs(t, err, pfc.ErrInvalidResponse, u)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // UploadResponse is the answer of PUT /pfc.
@@ -81,11 +83,11 @@ func (v *Version) HasFeature(name string) bool {
 // published, it accepts the SDK version under "version", "sdkVersion",
 // "sdk_version" or "build", and features as an array of names or an
 // object of name: bool (true ones kept, sorted). A document of another
-// shape is a *ResponseError.
+// shape is a *pfc.ResponseError.
 func decodeVersion(b []byte) (*Version, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, &ResponseError{Endpoint: EndpointVersion, Reason: "not a JSON object"}
+		return nil, &pfc.ResponseError{Endpoint: string(epVersion), Reason: "not a JSON object"}
 	}
 	v := &Version{Raw: append(json.RawMessage(nil), b...)}
 	for _, k := range []string{"sdkVersion", "sdk_version", "version", "build"} {
@@ -113,7 +115,7 @@ func decodeVersion(b []byte) (*Version, error) {
 			}
 			slices.Sort(v.Features)
 		default:
-			return nil, &ResponseError{Endpoint: EndpointVersion, Field: "features", Reason: "is neither a list of names nor an object of name: bool"}
+			return nil, &pfc.ResponseError{Endpoint: string(epVersion), Field: "features", Reason: "is neither a list of names nor an object of name: bool"}
 		}
 	}
 	return v, nil

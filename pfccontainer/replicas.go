@@ -10,10 +10,11 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // WithReplicas spreads the client's work over several replicas of the
-// container, one base URL each (instead of WithBaseURL): an upload goes to
+// container, one base URL each (instead of pfc.WithBaseURL): an upload goes to
 // the replica with the fewest calls in flight, the correction of its
 // imageKey to the same replica, and a replica that is down is set aside.
 // See "Replicas" in the package documentation.
@@ -44,8 +45,8 @@ var replicaPolicy = replicas.Policy{
 		if !errors.As(err, &ae) {
 			return false
 		}
-		id, ok := messageID(ae.Code, ae.Message)
-		return ok && id == MsgUnknownImageID
+		id, ok := findMessageID(ae.Code, ae.Message)
+		return ok && id == msgUnknownImageID
 	},
 }
 
@@ -72,7 +73,7 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 	lost, ok := ctx.Value(lostKey{}).(*bool)
 	rep := replicas.Pinned(ctx)
 	var answered *Error
-	var ae *APIError
+	var ae *pfc.APIError
 	if !ok || rep == nil || err == nil || ctx.Err() != nil || errors.As(err, &answered) || errors.As(err, &ae) {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -24,7 +25,7 @@ func fleetClient(t *testing.T, fleet []*mockserver.PFCContainerTestServer) *pfcc
 		urls = append(urls, s.URL)
 	}
 	c, err := pfccontainer.NewClient(pfccontainer.WithReplicas(urls...),
-		pfccontainer.WithRetries(4, time.Millisecond, 5*time.Millisecond))
+		pfc.WithRetries(4, time.Millisecond, 5*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
@@ -78,16 +79,16 @@ func TestReplicasCorrectDirSurvivesAKilledReplica(t *testing.T) {
 		byRepl = map[string]int{}
 		lost   = map[string]bool{}
 	)
-	rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfccontainer.BulkOptions{
+	rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{
 		Concurrency: 6,
-		OnResult: func(r pfccontainer.BulkResult) {
+		OnResult: func(r pfc.BulkResult) {
 			if done.Add(1) == n/3 {
 				once.Do(func() { killPFC(fleet[1]) })
 			}
-			if r.Correction != nil {
+			if corr, ok := r.Result.(*pfccontainer.Correction); ok && corr != nil {
 				mu.Lock()
-				byRepl[r.Correction.Replica]++
-				for _, l := range r.Correction.LostReplicas {
+				byRepl[corr.Replica]++
+				for _, l := range corr.LostReplicas {
 					lost[l] = true
 				}
 				mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: httpmock (mockClient: two retries).
@@ -14,7 +16,7 @@ import (
 // TestErrorRowsOverTheWire: every row of the container's error table, as
 // an answer of GET /pfc/{imageKey}, becomes its *Error and is retried or
 // not as the package documentation says; answers outside the table stay
-// *APIError.
+// *pfc.APIError.
 func TestErrorRowsOverTheWire(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -36,8 +38,8 @@ func TestErrorRowsOverTheWire(t *testing.T) {
 		{"close output: retried", 503, `{"code":"temporaryCloseOutputFileMessage"}`, ErrOutputFile, 3},
 		{"body: retried", 503, `{"code":"bodyRequestMessage"}`, ErrBodyNotRead, 3},
 		{"temporary file: retried", 503, `{"code":"temporaryFileWritingMessage"}`, ErrTemporaryFile, 3},
-		{"proxy 503: retried", 503, `<html>restarting</html>`, ErrServer, 3},
-		{"other 400", 400, `{"code":"invalid_parameter","parameter":"width"}`, ErrBadRequest, 1},
+		{"proxy 503: retried", 503, `<html>restarting</html>`, pfc.ErrServer, 3},
+		{"other 400", 400, `{"code":"invalid_parameter","parameter":"width"}`, pfc.ErrBadRequest, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -49,17 +51,17 @@ func TestErrorRowsOverTheWire(t *testing.T) {
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tc.sentinel)
 			assert.Equal(t, tc.calls, mt.GetTotalCallCount())
-			var ae *APIError
+			var ae *pfc.APIError
 			require.ErrorAs(t, err, &ae, "the API error stays in the chain")
 			assert.Equal(t, tc.status, ae.StatusCode)
 			var e *Error
-			if tc.sentinel == ErrServer || tc.sentinel == ErrBadRequest {
+			if tc.sentinel == pfc.ErrServer || tc.sentinel == pfc.ErrBadRequest {
 				assert.False(t, errorsAs(err, &e), "not a row of the table")
 				return
 			}
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, tc.calls > 1, e.Retryable)
-			assert.Equal(t, tc.calls > 1, IsRetryable(err))
+			assert.Equal(t, tc.calls > 1, isRetryable(err))
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -64,7 +65,7 @@ func TestMockTTLSweep(t *testing.T) {
 	_, err = c.Correct(ctx, key, nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrUnknownImageKey)
 	_, err = c.Download(ctx, corr, &out)
-	assert.ErrorIs(t, err, pfccontainer.ErrNotFound)
+	assert.ErrorIs(t, err, pfc.ErrNotFound)
 
 	// A new upload after the sweep lives its own 30 minutes.
 	key2, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: a container whose answers can be
@@ -71,7 +73,7 @@ func startCuttingContainer(t *testing.T, cuts map[string]int) (*Client, *cutting
 	mux.HandleFunc("GET /output/{name}", func(w http.ResponseWriter, r *http.Request) {
 		s.write(w, "file", "image/jpeg", corrected)
 	})
-	c, err := NewClient(WithBaseURL(srv.URL), WithRetries(2, time.Millisecond, time.Millisecond))
+	c, err := NewClient(pfc.WithBaseURL(srv.URL), pfc.WithRetries(2, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c, s
@@ -79,7 +81,7 @@ func startCuttingContainer(t *testing.T, cuts map[string]int) (*Client, *cutting
 
 // TestTruncatedJSONAnswersAreRetried: cut answers of PUT /pfc, GET
 // /pfc/{imageKey} and GET /version are resent by the transport within the
-// retry budget; beyond it the call fails with ErrTruncatedResponse.
+// retry budget; beyond it the call fails with pfc.ErrTruncatedResponse.
 func TestTruncatedJSONAnswersAreRetried(t *testing.T) {
 	t.Parallel()
 	c, s := startCuttingContainer(t, map[string]int{"upload": 1, "correct": 2, "version": 3})
@@ -94,14 +96,14 @@ func TestTruncatedJSONAnswersAreRetried(t *testing.T) {
 	assert.NotEmpty(t, corr.CorrectedURL)
 
 	_, err = c.Version(context.Background())
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Contains(t, err.Error(), "(3 attempts)")
 	assert.Equal(t, 3, s.count("version"), "MaxRetries 2: three requests in all")
 }
 
 // TestDownloadCutOff: a download is never retried: a file cut off before
-// its Content-Length fails with ErrTruncatedResponse, and CorrectFile and
+// its Content-Length fails with pfc.ErrTruncatedResponse, and CorrectFile and
 // DownloadFile leave no file behind.
 func TestDownloadCutOff(t *testing.T) {
 	t.Parallel()
@@ -109,8 +111,8 @@ func TestDownloadCutOff(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, corrected, 0o600))
-	corr, err := c.CorrectFile(context.Background(), in, out, nil)
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	corr, err := c.CorrectFile(context.Background(), in, out, nil, nil)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Nil(t, corr)
 	assert.Equal(t, 1, s.count("file"), "not retried")
@@ -119,11 +121,11 @@ func TestDownloadCutOff(t *testing.T) {
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	n, err := c.Download(context.Background(), corr, &buf)
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.Equal(t, int64(500), n)
 	assert.Contains(t, err.Error(), "500 of 1000 bytes")
 	_, err = c.DownloadFile(context.Background(), corr, out)
-	require.ErrorIs(t, err, ErrTruncatedResponse)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range entries {

@@ -10,31 +10,23 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Content types the container accepts on PUT /pfc.
 const (
-	ContentTypeJPEG = "image/jpeg"
-	ContentTypePNG  = "image/png"
+	contentTypeJPEG = "image/jpeg"
+	contentTypePNG  = "image/png"
 )
 
 // Upload sends size bytes of src to the container (PUT /pfc) and returns
-// the imageKey that names the image on Correct.
-//
-// contentType is ContentTypeJPEG or ContentTypePNG; empty means sniffed
-// from the content. Anything else (a GIF, a TIFF, a text file) is refused
-// with a *ValidationError naming "contentType" before any request, as is a
-// nil src or a size below 1. src is read through io.SectionReader with an
-// exact Content-Length, so nothing is buffered and a retried attempt
-// re-reads it from the start.
-//
-// Retries: PUT /pfc is retried on connection errors and on the container's
-// upload 503s (bodyRequestMessage, temporaryFile*Message). A retry after
-// the container stored the first attempt creates a second imageKey; the
-// first is never returned and is deleted by the container's TTL sweep
-// (PFC_IMG_CACHE_TTL), so the only cost is disk space for that long.
+// the imageKey to give Correct. contentType is "image/jpeg" or
+// "image/png", or empty to sniff it; anything else is refused before any
+// request, as are a nil src and a size below 1. The body is streamed with
+// an exact Content-Length. The upload is retried on connection errors and
+// the container's upload 503s; a retry after the container stored the
+// first attempt leaves an unused key, which its TTL sweep deletes.
 func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
-	defer exportTo(&err)
 	var fe fieldErrors
 	if src == nil {
 		fe.add("src", "is required")
@@ -51,18 +43,18 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 	}
 	var res UploadResponse
 	ctx, where := replicas.WithNote(ctx)
-	err = c.getJSON(ctx, EndpointUpload, "", &transport.Request{Method: http.MethodPut, Path: "pfc",
+	err = c.getJSON(ctx, epUpload, "", &transport.Request{Method: http.MethodPut, Path: "pfc",
 		Body: transport.ReaderAtBody(src, size, ct)}, &res)
 	if err != nil {
 		return "", err
 	}
 	if err := ValidateImageKey(res.ImageKey); err != nil {
-		var ve *ValidationError
+		var ve *pfc.ValidationError
 		reason := "is missing or fails the image key check"
 		if errors.As(err, &ve) && len(ve.Errors) > 0 {
 			reason = c.http.Redact(ve.Errors[0].Message)
 		}
-		return "", &ResponseError{Endpoint: EndpointUpload, Field: "imageKey", Reason: reason}
+		return "", &pfc.ResponseError{Endpoint: string(epUpload), Field: "imageKey", Reason: reason}
 	}
 	if where.Replica != nil && c.reps.Many() {
 		c.reps.Bind(res.ImageKey, where.Replica) // its correction goes there
@@ -73,10 +65,9 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 // UploadFile uploads the regular file at path (see Upload); its content
 // type is sniffed from the content, whatever its name says. A path that is
 // not a regular file, or not a JPEG or PNG image, fails before any request
-// with an error matching ErrInvalidParameter; a missing one matches
+// with an error matching pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err error) {
-	defer exportTo(&err)
 	f, size, err := fileio.OpenParam("path", path)
 	if err != nil {
 		return "", err
@@ -87,7 +78,7 @@ func (c *Client) UploadFile(ctx context.Context, path string) (_ string, err err
 
 // uploadContentType returns the media type to send: contentType when it is
 // one the container accepts (parameters dropped), the sniffed type when
-// contentType is empty, else a *ValidationError naming "contentType".
+// contentType is empty, else a *pfc.ValidationError naming "contentType".
 func uploadContentType(src io.ReaderAt, size int64, contentType string) (string, error) {
 	if contentType == "" {
 		ct, err := fileio.SniffImage(src, size)
@@ -99,9 +90,9 @@ func uploadContentType(src io.ReaderAt, size int64, contentType string) (string,
 		return ct, nil
 	}
 	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil || (mt != ContentTypeJPEG && mt != ContentTypePNG) {
+	if err != nil || (mt != contentTypeJPEG && mt != contentTypePNG) {
 		var fe fieldErrors
-		fe.add("contentType", "must be %s or %s, got %q", ContentTypeJPEG, ContentTypePNG, contentType)
+		fe.add("contentType", "must be %s or %s, got %q", contentTypeJPEG, contentTypePNG, contentType)
 		return "", fe.err()
 	}
 	return mt, nil

@@ -6,15 +6,15 @@ import (
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Version reads GET /version: the SDK version and the supported features,
 // with the whole document kept in Version.Raw (its other fields are not
 // published).
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
-	defer exportTo(&err)
 	var raw json.RawMessage
-	if err := c.getJSON(ctx, EndpointVersion, "", &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
+	if err := c.getJSON(ctx, epVersion, "", &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
 		return nil, err
 	}
 	return decodeVersion(raw)
@@ -22,17 +22,16 @@ func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 
 // Health reports whether the container answers GET /version with a
 // version document: nil when it does, else the error (a connection error
-// after the client's retries, an *APIError, a malformed document). Use a
-// context deadline to bound it, and WithRetries(-1, 0, 0) on a client made
+// after the client's retries, an *pfc.APIError, a malformed document). Use a
+// context deadline to bound it, and pfc.WithRetries(-1, 0, 0) on a client made
 // for probing when the probe must not wait for retries.
 func (c *Client) Health(ctx context.Context) (err error) {
-	defer exportTo(&err)
 	v, err := c.Version(ctx)
 	if err != nil {
 		return err
 	}
 	if v.SDKVersion == "" {
-		return &ResponseError{Endpoint: EndpointVersion, Field: "version", Reason: "names no SDK version"}
+		return &pfc.ResponseError{Endpoint: string(epVersion), Field: "version", Reason: "names no SDK version"}
 	}
 	return nil
 }

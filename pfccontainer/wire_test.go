@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The one HTTP test double of this file: a raw TCP listener that writes
@@ -55,7 +57,7 @@ func rawContainer(t *testing.T, write func(io.Writer)) string {
 
 // TestInformationalAnswersNeverHang: GET /pfc/{imageKey} documents no 102,
 // but a proxy or a broken container may send one. Followed by nothing it
-// ends with the response header timeout as a typed *APIError (status 102)
+// ends with the response header timeout as a typed *pfc.APIError (status 102)
 // rather than a hang; followed by a final 200 it is skipped as HTTP says;
 // followed by garbage it is a typed error too.
 func TestInformationalAnswersNeverHang(t *testing.T) {
@@ -76,7 +78,7 @@ func TestInformationalAnswersNeverHang(t *testing.T) {
 			t.Parallel()
 			require.Len(t, ok, 59)
 			base := rawContainer(t, func(w io.Writer) { _, _ = io.WriteString(w, tt.answer) })
-			c, err := NewClient(WithBaseURL(base), WithRetries(-1, 0, 0), WithResponseHeaderTimeout(300*time.Millisecond))
+			c, err := NewClient(pfc.WithBaseURL(base), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(300*time.Millisecond))
 			require.NoError(t, err)
 			defer c.CloseIdleConnections()
 			corr, err := c.Correct(t.Context(), "k.jpg", nil)
@@ -85,9 +87,9 @@ func TestInformationalAnswersNeverHang(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, Scene(2), corr.Scene)
 			case -1:
-				assert.ErrorIs(t, err, ErrResponseHeaderTimeout)
+				assert.ErrorIs(t, err, pfc.ErrResponseHeaderTimeout)
 			default:
-				var ae *APIError
+				var ae *pfc.APIError
 				require.ErrorAs(t, err, &ae)
 				assert.Equal(t, tt.status, ae.StatusCode)
 			}

@@ -121,9 +121,9 @@ func TestMiddlewareStalledBodyReservesLittle(t *testing.T) {
 	t.Run("64 requests claiming the default cap", func(t *testing.T) {
 		const n = 64
 		h := Middleware(newTestVerifier(t))(&recordingHandler{})
-		growth := stalledGrowth(t, h, n, DefaultMaxBodyBytes)
+		growth := stalledGrowth(t, h, n, defaultMaxBodyBytes)
 		t.Logf("heap growth: %.2f MiB", float64(growth)/(1<<20))
-		assert.Less(t, growth, int64(n*DefaultMaxBodyBytes/4),
+		assert.Less(t, growth, int64(n*defaultMaxBodyBytes/4),
 			"each stalled request must reserve a small fraction of its claim")
 	})
 }

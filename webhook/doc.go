@@ -41,7 +41,7 @@
 //   - The timestamp must be within the tolerance of the clock in both
 //     directions, in whole seconds, bounds included (default 5 minutes;
 //     WithTolerance, WithClock). The window is checked after the
-//     signature, so ErrTimestampTooOld and ErrTimestampTooNew mean an
+//     signature, so ErrTimestampOutOfTolerance means an
 //     authentic delivery with a clock problem or a replay, never a forgery.
 //   - Errors never contain a secret, a signature or a header value, and a
 //     printed or logged Verifier (fmt, slog) shows only its number of

@@ -9,20 +9,16 @@ import (
 // Sentinel errors, usable with errors.Is. No error of this package includes
 // a secret or a signature.
 var (
-	// ErrEmptySecret: NewVerifier was given no secret or an empty one.
-	ErrEmptySecret = errors.New("webhook: empty secret")
-	// ErrInvalidSecret: NewVerifier was given something that is not the
-	// raw API key, such as a Standard Webhooks "whsec_..." signing secret;
-	// the error says what to pass instead.
+	// ErrInvalidSecret: NewVerifier was given no secret, an empty one, or
+	// something that is not the raw API key, such as a Standard Webhooks
+	// "whsec_..." signing secret; the error says what to pass instead.
 	ErrInvalidSecret = errors.New("webhook: invalid secret")
 	// ErrInvalidOption: an option was given an unusable value.
 	ErrInvalidOption = errors.New("webhook: invalid option")
 
-	// ErrMissingHeaders: a webhook header is absent or empty. The
-	// *HeaderError wrapping it names the header.
-	ErrMissingHeaders = errors.New("webhook: missing header")
-	// ErrInvalidHeader: a webhook header appears more than once, which
-	// makes the delivery ambiguous.
+	// ErrInvalidHeader: a webhook header is absent, empty, or appears more
+	// than once (which makes the delivery ambiguous). The *HeaderError
+	// wrapping it names the header.
 	ErrInvalidHeader = errors.New("webhook: invalid header")
 	// ErrInvalidTimestamp: webhook-timestamp is not canonical unix seconds
 	// (decimal digits only, no sign, no leading zero, at most int64).
@@ -31,13 +27,11 @@ var (
 	// ErrNoValidSignature: no "v1" entry of webhook-signature matches the
 	// body under any of the verifier's secrets.
 	ErrNoValidSignature = errors.New("webhook: no valid signature")
-	// ErrTimestampTooOld: the signature is valid but webhook-timestamp is
-	// further in the past than the tolerance (a replay or a slow clock).
-	ErrTimestampTooOld = errors.New("webhook: timestamp too old")
-	// ErrTimestampTooNew: the signature is valid but webhook-timestamp is
-	// further in the future than the tolerance (a fast sender clock or a
-	// slow receiver clock).
-	ErrTimestampTooNew = errors.New("webhook: timestamp too new")
+	// ErrTimestampOutOfTolerance: the signature is valid but
+	// webhook-timestamp is further in the past (a replay or a slow clock)
+	// or the future (a fast sender clock) than the tolerance; the
+	// *TimestampError wrapping it says which.
+	ErrTimestampOutOfTolerance = errors.New("webhook: timestamp outside the tolerance")
 
 	// ErrInvalidPayload: the body is authentic but does not decode into a
 	// hosted.Job. The error wrapping it also wraps the encoding/json error.
@@ -60,12 +54,12 @@ var (
 
 // HeaderError reports a missing, repeated or malformed webhook header.
 type HeaderError struct {
-	// Header is the header name, one of HeaderID, HeaderTimestamp and
-	// HeaderSignature.
+	// Header is the header name, one of headerID, headerTimestamp and
+	// headerSignature.
 	Header string
 	// Reason says what is wrong in a few words; empty for a missing header.
 	Reason string
-	// Err is ErrMissingHeaders, ErrInvalidHeader or ErrInvalidTimestamp.
+	// Err is ErrInvalidHeader or ErrInvalidTimestamp.
 	Err error
 }
 
@@ -73,7 +67,7 @@ type HeaderError struct {
 // The header value is never included.
 func (e *HeaderError) Error() string {
 	if e.Reason == "" {
-		return e.Err.Error() + ": " + e.Header
+		return e.Err.Error() + ": " + e.Header + ": missing"
 	}
 	return e.Err.Error() + ": " + e.Header + ": " + e.Reason
 }
@@ -91,14 +85,17 @@ type TimestampError struct {
 	Now time.Time
 	// Tolerance is the verifier's tolerance.
 	Tolerance time.Duration
-	// Err is ErrTimestampTooOld or ErrTimestampTooNew.
+	// Err is ErrTimestampOutOfTolerance.
 	Err error
 }
 
 // Error returns e.g. "webhook: timestamp too old: 301 s from the receiver's clock, tolerance 5m0s".
 func (e *TimestampError) Error() string {
-	skew := absDiff(e.Now.Unix(), e.Timestamp.Unix())
-	return fmt.Sprintf("%v: %d s from the receiver's clock, tolerance %v", e.Err, skew, e.Tolerance)
+	skew, dir := absDiff(e.Now.Unix(), e.Timestamp.Unix()), "in the past"
+	if e.Timestamp.After(e.Now) {
+		dir = "in the future"
+	}
+	return fmt.Sprintf("%v: %d s %s by the receiver's clock, tolerance %v", e.Err, skew, dir, e.Tolerance)
 }
 
 // Unwrap returns the sentinel in Err.

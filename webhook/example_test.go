@@ -63,7 +63,7 @@ func ExampleVerifier_Verify() {
 		panic(err)
 	}
 	err = v.Verify(h, body)
-	fmt.Println(errors.Is(err, webhook.ErrTimestampTooOld), err)
+	fmt.Println(errors.Is(err, webhook.ErrTimestampOutOfTolerance), err)
 
 	v, _ = webhook.NewVerifier([][]byte{apiKey}, webhook.WithClock(func() time.Time { return sent }))
 	fmt.Println(v.Verify(h, body))
@@ -71,7 +71,7 @@ func ExampleVerifier_Verify() {
 	job, err := v.VerifyJob(h, body)
 	fmt.Println(job.ID, job.Status, job.Code, err)
 	// Output:
-	// true webhook: timestamp too old: 600 s from the receiver's clock, tolerance 5m0s
+	// true webhook: timestamp outside the tolerance: 600 s in the past by the receiver's clock, tolerance 5m0s
 	// <nil>
 	// webhook: no valid signature: no v1 entry matches
 	// 6651f0c2a1b2c3d4e5f60718 FAILED 415 <nil>
@@ -80,9 +80,9 @@ func ExampleVerifier_Verify() {
 func ExampleSign() {
 	h := webhook.Sign([]byte("test-api-key-123"), "evt_6651f0c2a1b2c3d4e5f60718", time.Unix(1763800000, 0),
 		[]byte(`{"_id":"6651f0c2a1b2c3d4e5f60718","status":"COMPLETED","statusText":"","code":0,"correctedFile":"https://files.example.test/out/6651f0c2a1b2c3d4e5f60718.jpg"}`))
-	fmt.Println(h.Get(webhook.HeaderID))
-	fmt.Println(h.Get(webhook.HeaderTimestamp))
-	fmt.Println(h.Get(webhook.HeaderSignature))
+	fmt.Println(h.Get("webhook-id"))
+	fmt.Println(h.Get("webhook-timestamp"))
+	fmt.Println(h.Get("webhook-signature"))
 	// Output:
 	// evt_6651f0c2a1b2c3d4e5f60718
 	// 1763800000

@@ -37,7 +37,7 @@ func TestNewVerifierKey(t *testing.T) {
 	require.NoError(t, v.Verify(r.Header, testBody))
 
 	_, err = NewVerifierKey("")
-	assert.ErrorIs(t, err, ErrEmptySecret)
+	assert.ErrorIs(t, err, ErrInvalidSecret)
 }
 
 // The handler gets the webhook-id and timestamp beside the job.

@@ -12,10 +12,10 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/hostedjob"
 )
 
-// DefaultMaxBodyBytes is the middleware's default cap on the request body.
+// defaultMaxBodyBytes is the middleware's default cap on the request body.
 // Job records are a few KiB; the cap keeps a hostile sender from making the
 // receiver buffer and hash arbitrary amounts of data.
-const DefaultMaxBodyBytes int64 = 1 << 20
+const defaultMaxBodyBytes int64 = 1 << 20
 
 // MiddlewareOption configures Middleware.
 type MiddlewareOption func(*middlewareConfig)
@@ -27,7 +27,7 @@ type middlewareConfig struct {
 }
 
 // WithMaxBodyBytes caps the request body; a larger body is answered 413
-// without being verified. n <= 0 means DefaultMaxBodyBytes.
+// without being verified. n <= 0 means defaultMaxBodyBytes.
 func WithMaxBodyBytes(n int64) MiddlewareOption {
 	return func(c *middlewareConfig) {
 		if n > 0 {
@@ -99,7 +99,7 @@ func Middleware(v *Verifier, opts ...MiddlewareOption) func(http.Handler) http.H
 	if v.numSecrets() == 0 {
 		panic("webhook: Middleware: Verifier not made by NewVerifier")
 	}
-	cfg := middlewareConfig{maxBodyBytes: DefaultMaxBodyBytes}
+	cfg := middlewareConfig{maxBodyBytes: defaultMaxBodyBytes}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
@@ -136,7 +136,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := rc.v.verify(d, body); err != nil {
 		status := http.StatusBadRequest
-		if errors.Is(err, ErrNoValidSignature) || errors.Is(err, ErrTimestampTooOld) || errors.Is(err, ErrTimestampTooNew) {
+		if errors.Is(err, ErrNoValidSignature) || errors.Is(err, ErrTimestampOutOfTolerance) {
 			status = http.StatusUnauthorized
 		}
 		rc.fail(w, r, status, err)

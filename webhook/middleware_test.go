@@ -74,13 +74,13 @@ func TestMiddlewareAccepts(t *testing.T) {
 func TestMiddlewareRejects(t *testing.T) {
 	t.Parallel()
 	forged := signedRequest(testID, testBody)
-	forged.Header.Set(HeaderSignature, "v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+	forged.Header.Set(headerSignature, "v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
 	noID := signedRequest(testID, testBody)
-	noID.Header.Del(HeaderID)
+	noID.Header.Del(headerID)
 	badTS := signedRequest(testID, testBody)
-	badTS.Header.Set(HeaderTimestamp, "01763800000")
+	badTS.Header.Set(headerTimestamp, "01763800000")
 	repeated := signedRequest(testID, testBody)
-	repeated.Header.Add(HeaderSignature, "v1,x")
+	repeated.Header.Add(headerSignature, "v1,x")
 	stale := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(testBody))
 	for k, v := range Sign(testSecret, testID, testTime.Add(-time.Hour), testBody) {
 		stale.Header[k] = v
@@ -97,12 +97,12 @@ func TestMiddlewareRejects(t *testing.T) {
 	}{
 		{"forged signature", forged, http.StatusUnauthorized, ErrNoValidSignature},
 		{"tampered body", tampered, http.StatusUnauthorized, ErrNoValidSignature},
-		{"stale timestamp", stale, http.StatusUnauthorized, ErrTimestampTooOld},
-		{"missing id", noID, http.StatusBadRequest, ErrMissingHeaders},
+		{"stale timestamp", stale, http.StatusUnauthorized, ErrTimestampOutOfTolerance},
+		{"missing id", noID, http.StatusBadRequest, ErrInvalidHeader},
 		{"bad timestamp", badTS, http.StatusBadRequest, ErrInvalidTimestamp},
 		{"repeated signature header", repeated, http.StatusBadRequest, ErrInvalidHeader},
 		{"authentic body that is not a job", notJob, http.StatusBadRequest, ErrInvalidPayload},
-		{"no headers at all", httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}")), http.StatusBadRequest, ErrMissingHeaders},
+		{"no headers at all", httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}")), http.StatusBadRequest, ErrInvalidHeader},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestMiddlewareDefaultLimit(t *testing.T) {
 	t.Parallel()
 	next := &recordingHandler{}
 	h := Middleware(newTestVerifier(t))(next)
-	body := make([]byte, DefaultMaxBodyBytes+1)
+	body := make([]byte, defaultMaxBodyBytes+1)
 	r := signedRequest(testID, body)
 	r.ContentLength = -1
 	assert.Equal(t, http.StatusRequestEntityTooLarge, serve(h, r).Code)

@@ -14,13 +14,13 @@ import (
 // service documents. http.Header lookups are case-insensitive, so these work
 // with Header.Get and Header.Set.
 const (
-	// HeaderID carries the event identifier, "evt_<job_id>". Retries of a
+	// headerID carries the event identifier, "evt_<job_id>". Retries of a
 	// delivery carry the same id.
-	HeaderID = "webhook-id"
-	// HeaderTimestamp carries the time of sending in unix seconds.
-	HeaderTimestamp = "webhook-timestamp"
-	// HeaderSignature carries space-separated "<version>,<base64>" entries.
-	HeaderSignature = "webhook-signature"
+	headerID = "webhook-id"
+	// headerTimestamp carries the time of sending in unix seconds.
+	headerTimestamp = "webhook-timestamp"
+	// headerSignature carries space-separated "<version>,<base64>" entries.
+	headerSignature = "webhook-signature"
 )
 
 // signatureVersion is the only entry version this package computes and
@@ -34,14 +34,14 @@ var encodedDigestLen = base64.StdEncoding.EncodedLen(sha256.Size)
 // Canonical map keys, computed once: http.Header.Get canonicalises its
 // argument on every call, which allocates for these names.
 var (
-	canonicalID        = http.CanonicalHeaderKey(HeaderID)
-	canonicalTimestamp = http.CanonicalHeaderKey(HeaderTimestamp)
-	canonicalSignature = http.CanonicalHeaderKey(HeaderSignature)
+	canonicalID        = http.CanonicalHeaderKey(headerID)
+	canonicalTimestamp = http.CanonicalHeaderKey(headerTimestamp)
+	canonicalSignature = http.CanonicalHeaderKey(headerSignature)
 )
 
 // Sign returns the three webhook headers for body, as the hosted service
-// sends them: HeaderID set to id, HeaderTimestamp set to timestamp in unix
-// seconds, and HeaderSignature set to "v1," followed by the standard base64
+// sends them: headerID set to id, headerTimestamp set to timestamp in unix
+// seconds, and headerSignature set to "v1," followed by the standard base64
 // (padded) HMAC-SHA256, keyed with secret, of id + "." + timestamp + "." +
 // body. secret is the raw API key bytes.
 //

@@ -55,19 +55,19 @@ type IdempotencyStore interface {
 
 // Defaults of MemoryStoreOptions.
 const (
-	DefaultStoreTTL        = 24 * time.Hour
-	DefaultStoreMaxEntries = 100_000
+	defaultStoreTTL        = 24 * time.Hour
+	defaultStoreMaxEntries = 100_000
 )
 
 // MemoryStoreOptions configures NewMemoryStore; the zero value gives the
 // defaults.
 type MemoryStoreOptions struct {
 	// TTL is how long a completed id is remembered; zero or less means
-	// DefaultStoreTTL. Keep it above the 48-minute retry window.
+	// defaultStoreTTL. Keep it above the 48-minute retry window.
 	TTL time.Duration
 	// MaxEntries bounds the number of completed ids remembered; when it is
 	// reached the oldest is forgotten first. Zero or less means
-	// DefaultStoreMaxEntries.
+	// defaultStoreMaxEntries.
 	MaxEntries int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -112,10 +112,10 @@ func (s *MemoryStore) init() {
 		return
 	}
 	if s.ttl <= 0 {
-		s.ttl = DefaultStoreTTL
+		s.ttl = defaultStoreTTL
 	}
 	if s.maxEntries <= 0 {
-		s.maxEntries = DefaultStoreMaxEntries
+		s.maxEntries = defaultStoreMaxEntries
 	}
 	if s.now == nil {
 		s.now = time.Now

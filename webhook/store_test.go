@@ -123,8 +123,8 @@ func TestMemoryStoreBound(t *testing.T) {
 func TestMemoryStoreDefaults(t *testing.T) {
 	t.Parallel()
 	s := NewMemoryStore(MemoryStoreOptions{TTL: -1, MaxEntries: -1})
-	assert.Equal(t, DefaultStoreTTL, s.ttl)
-	assert.Equal(t, DefaultStoreMaxEntries, s.maxEntries)
+	assert.Equal(t, defaultStoreTTL, s.ttl)
+	assert.Equal(t, defaultStoreMaxEntries, s.maxEntries)
 	assert.NotNil(t, s.now)
 }
 
@@ -171,8 +171,8 @@ func TestMemoryStoreZeroValue(t *testing.T) {
 				assert.Equal(t, ClaimDone, begin(t, s, "a"))
 				require.NoError(t, s.Abort(ctx, "b"))
 			})
-			assert.Equal(t, DefaultStoreTTL, s.ttl)
-			assert.Equal(t, DefaultStoreMaxEntries, s.maxEntries)
+			assert.Equal(t, defaultStoreTTL, s.ttl)
+			assert.Equal(t, defaultStoreMaxEntries, s.maxEntries)
 		})
 	}
 	var zero MemoryStore

@@ -20,9 +20,9 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/hostedjob"
 )
 
-// DefaultTolerance is how far webhook-timestamp may be from the receiver's
+// defaultTolerance is how far webhook-timestamp may be from the receiver's
 // clock, in either direction, unless WithTolerance says otherwise.
-const DefaultTolerance = 5 * time.Minute
+const defaultTolerance = 5 * time.Minute
 
 // strictBase64 rejects missing padding and non-zero trailing bits, so every
 // digest has exactly one accepted encoding.
@@ -68,7 +68,7 @@ type verifierConfig struct {
 }
 
 // WithTolerance sets how far webhook-timestamp may be from the clock, in
-// either direction; the default is DefaultTolerance. Comparison is in
+// either direction; the default is defaultTolerance. Comparison is in
 // whole seconds: a timestamp exactly d away is accepted. d must be at least
 // one second.
 func WithTolerance(d time.Duration) Option {
@@ -98,14 +98,14 @@ func NewVerifierKey(apiKey string, opts ...Option) (*Verifier, error) {
 // retries of deliveries for jobs started with the old key are still signed
 // with it. The secrets are copied.
 //
-// It fails with ErrEmptySecret when secrets is empty or holds an empty
+// It fails with ErrInvalidSecret when secrets is empty or holds an empty
 // secret, and with ErrInvalidOption for a tolerance under one second or a
 // nil clock.
 func NewVerifier(secrets [][]byte, opts ...Option) (*Verifier, error) {
 	if len(secrets) == 0 {
-		return nil, fmt.Errorf("%w: no secret given", ErrEmptySecret)
+		return nil, fmt.Errorf("%w: no secret given", ErrInvalidSecret)
 	}
-	cfg := verifierConfig{tolerance: DefaultTolerance, now: time.Now}
+	cfg := verifierConfig{tolerance: defaultTolerance, now: time.Now}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
@@ -125,7 +125,7 @@ func NewVerifier(secrets [][]byte, opts ...Option) (*Verifier, error) {
 	}
 	for i, s := range secrets {
 		if len(s) == 0 {
-			return nil, fmt.Errorf("%w: secret %d of %d", ErrEmptySecret, i+1, len(secrets))
+			return nil, fmt.Errorf("%w: secret %d of %d", ErrInvalidSecret, i+1, len(secrets))
 		}
 		if bytes.HasPrefix(s, []byte(standardWebhooksPrefix)) {
 			// The secret itself is not quoted.
@@ -154,10 +154,10 @@ func NewVerifier(secrets [][]byte, opts ...Option) (*Verifier, error) {
 // and webhook-timestamp is within the tolerance of the clock.
 //
 // Header problems are reported before the signature is checked (a
-// *HeaderError wrapping ErrMissingHeaders, ErrInvalidHeader or
+// *HeaderError wrapping ErrInvalidHeader or
 // ErrInvalidTimestamp); then ErrNoValidSignature; the timestamp window is
-// checked last, so ErrTimestampTooOld and ErrTimestampTooNew (in a
-// *TimestampError) are only reported for authentic deliveries.
+// checked last, so ErrTimestampOutOfTolerance (in a *TimestampError) is
+// only reported for authentic deliveries.
 //
 // Verify allocates nothing when the delivery is valid.
 func (v *Verifier) Verify(h http.Header, body []byte) error {
@@ -244,7 +244,7 @@ func (v *Verifier) LogValue() slog.Value {
 
 // errUnusableVerifier is returned by the methods of a nil or zero Verifier
 // instead of panicking.
-var errUnusableVerifier = fmt.Errorf("%w: Verifier not made by NewVerifier", ErrEmptySecret)
+var errUnusableVerifier = fmt.Errorf("%w: Verifier not made by NewVerifier", ErrInvalidSecret)
 
 // delivery is the parsed header triple.
 type delivery struct {
@@ -255,13 +255,13 @@ type delivery struct {
 func parseHeaders(h http.Header) (delivery, error) {
 	var d delivery
 	var err error
-	if d.id, err = headerValue(h, canonicalID, HeaderID); err != nil {
+	if d.id, err = headerValue(h, canonicalID, headerID); err != nil {
 		return d, err
 	}
-	if d.timestamp, err = headerValue(h, canonicalTimestamp, HeaderTimestamp); err != nil {
+	if d.timestamp, err = headerValue(h, canonicalTimestamp, headerTimestamp); err != nil {
 		return d, err
 	}
-	if d.signature, err = headerValue(h, canonicalSignature, HeaderSignature); err != nil {
+	if d.signature, err = headerValue(h, canonicalSignature, headerSignature); err != nil {
 		return d, err
 	}
 	if d.seconds, err = parseTimestamp(d.timestamp); err != nil {
@@ -284,7 +284,7 @@ func headerValue(h http.Header, canonical, lower string) (string, error) {
 	}
 	switch {
 	case len(values) == 0 || values[0] == "":
-		return "", &HeaderError{Header: lower, Err: ErrMissingHeaders}
+		return "", &HeaderError{Header: lower, Err: ErrInvalidHeader}
 	case len(values) > 1:
 		return "", &HeaderError{Header: lower, Reason: "repeated", Err: ErrInvalidHeader}
 	}
@@ -297,20 +297,20 @@ func headerValue(h http.Header, canonical, lower string) (string, error) {
 // signed content holds the header text, not the number.
 func parseTimestamp(s string) (int64, error) {
 	if s == "" {
-		return 0, &HeaderError{Header: HeaderTimestamp, Err: ErrMissingHeaders}
+		return 0, &HeaderError{Header: headerTimestamp, Err: ErrInvalidHeader}
 	}
 	if s[0] == '0' && len(s) > 1 {
-		return 0, &HeaderError{Header: HeaderTimestamp, Reason: "leading zero", Err: ErrInvalidTimestamp}
+		return 0, &HeaderError{Header: headerTimestamp, Reason: "leading zero", Err: ErrInvalidTimestamp}
 	}
 	var n int64
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
-			return 0, &HeaderError{Header: HeaderTimestamp, Reason: "not decimal unix seconds", Err: ErrInvalidTimestamp}
+			return 0, &HeaderError{Header: headerTimestamp, Reason: "not decimal unix seconds", Err: ErrInvalidTimestamp}
 		}
 		digit := int64(c - '0')
 		if n > (math.MaxInt64-digit)/10 {
-			return 0, &HeaderError{Header: HeaderTimestamp, Reason: "out of range", Err: ErrInvalidTimestamp}
+			return 0, &HeaderError{Header: headerTimestamp, Reason: "out of range", Err: ErrInvalidTimestamp}
 		}
 		n = n*10 + digit
 	}
@@ -330,11 +330,7 @@ func (v *Verifier) verify(d delivery, body []byte) error {
 	if absDiff(nowSec, d.seconds) <= tol {
 		return nil
 	}
-	te := &TimestampError{Timestamp: time.Unix(d.seconds, 0), Now: now, Tolerance: v.tolerance, Err: ErrTimestampTooOld}
-	if d.seconds > nowSec {
-		te.Err = ErrTimestampTooNew
-	}
-	return te
+	return &TimestampError{Timestamp: time.Unix(d.seconds, 0), Now: now, Tolerance: v.tolerance, Err: ErrTimestampOutOfTolerance}
 }
 
 // checkSignature walks the space-separated entries of the signature header

@@ -25,16 +25,16 @@ func TestSign(t *testing.T) {
 	t.Parallel()
 	h := Sign(testSecret, testID, testTime, testBody)
 	assert.Len(t, h, 3)
-	assert.Equal(t, testID, h.Get(HeaderID))
-	assert.Equal(t, "1763800000", h.Get(HeaderTimestamp))
-	assert.Equal(t, knownSignature, h.Get(HeaderSignature))
+	assert.Equal(t, testID, h.Get(headerID))
+	assert.Equal(t, "1763800000", h.Get(headerTimestamp))
+	assert.Equal(t, knownSignature, h.Get(headerSignature))
 
 	// Against a direct computation, for a long id that spans several chunks.
 	longID := "evt_" + strings.Repeat("x", 200)
 	mac := hmac.New(sha256.New, testSecret)
 	mac.Write([]byte(longID + ".1763800000." + string(testBody)))
 	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	assert.Equal(t, want, Sign(testSecret, longID, testTime, testBody).Get(HeaderSignature))
+	assert.Equal(t, want, Sign(testSecret, longID, testTime, testBody).Get(headerSignature))
 	require.NoError(t, newTestVerifier(t).Verify(Sign(testSecret, longID, testTime, testBody), testBody))
 }
 
@@ -47,11 +47,11 @@ func TestNewVerifier(t *testing.T) {
 		want    error
 	}{
 		{"one secret", [][]byte{testSecret}, nil, nil},
-		{"nil secrets", nil, nil, ErrEmptySecret},
-		{"no secrets", [][]byte{}, nil, ErrEmptySecret},
-		{"empty secret", [][]byte{{}}, nil, ErrEmptySecret},
-		{"nil secret", [][]byte{nil}, nil, ErrEmptySecret},
-		{"second secret empty", [][]byte{testSecret, {}}, nil, ErrEmptySecret},
+		{"nil secrets", nil, nil, ErrInvalidSecret},
+		{"no secrets", [][]byte{}, nil, ErrInvalidSecret},
+		{"empty secret", [][]byte{{}}, nil, ErrInvalidSecret},
+		{"nil secret", [][]byte{nil}, nil, ErrInvalidSecret},
+		{"second secret empty", [][]byte{testSecret, {}}, nil, ErrInvalidSecret},
 		{"tolerance one second", [][]byte{testSecret}, []Option{WithTolerance(time.Second)}, nil},
 		{"tolerance zero", [][]byte{testSecret}, []Option{WithTolerance(0)}, ErrInvalidOption},
 		{"tolerance negative", [][]byte{testSecret}, []Option{WithTolerance(-time.Minute)}, ErrInvalidOption},
@@ -87,9 +87,9 @@ func TestZeroVerifier(t *testing.T) {
 	t.Parallel()
 	h := Sign(testSecret, testID, testTime, testBody)
 	var nilVerifier *Verifier
-	require.ErrorIs(t, nilVerifier.Verify(h, testBody), ErrEmptySecret)
+	require.ErrorIs(t, nilVerifier.Verify(h, testBody), ErrInvalidSecret)
 	_, err := new(Verifier).VerifyJob(h, testBody)
-	require.ErrorIs(t, err, ErrEmptySecret)
+	require.ErrorIs(t, err, ErrInvalidSecret)
 	assert.Panics(t, func() { Middleware(new(Verifier)) })
 }
 
@@ -108,13 +108,13 @@ func TestVerifyRotation(t *testing.T) {
 func headers(id, ts, sig string) http.Header {
 	h := http.Header{}
 	if id != "" {
-		h.Set(HeaderID, id)
+		h.Set(headerID, id)
 	}
 	if ts != "" {
-		h.Set(HeaderTimestamp, ts)
+		h.Set(headerTimestamp, ts)
 	}
 	if sig != "" {
-		h.Set(HeaderSignature, sig)
+		h.Set(headerSignature, sig)
 	}
 	return h
 }
@@ -138,7 +138,7 @@ func TestVerify(t *testing.T) {
 	urlID, urlSig := "", ""
 	for i := 0; !strings.ContainsAny(urlSig, "+/"); i++ {
 		urlID = "evt_" + strconv.Itoa(i)
-		urlSig = Sign(testSecret, urlID, testTime, testBody).Get(HeaderSignature)
+		urlSig = Sign(testSecret, urlID, testTime, testBody).Get(headerSignature)
 	}
 	urlSafe := strings.NewReplacer("+", "-", "/", "_").Replace(urlSig)
 	const ts = "1763800000"
@@ -150,21 +150,21 @@ func TestVerify(t *testing.T) {
 		want error // nil: valid
 	}{
 		{"valid", headers(testID, ts, knownSignature), testBody, nil},
-		{"valid, lower-case keys set by hand", http.Header{HeaderID: {testID}, HeaderTimestamp: {ts}, HeaderSignature: {knownSignature}}, testBody, nil},
+		{"valid, lower-case keys set by hand", http.Header{headerID: {testID}, headerTimestamp: {ts}, headerSignature: {knownSignature}}, testBody, nil},
 		{"valid after an invalid entry", headers(testID, ts, "v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= "+knownSignature), testBody, nil},
 		{"valid after malformed entries", headers(testID, ts, "v1, v1,!!! nocomma v1a,x v2,"+digest+" "+knownSignature), testBody, nil},
 		{"valid with extra spaces", headers(testID, ts, "  "+knownSignature+"  "), testBody, nil},
 
-		{"missing id", headers("", ts, knownSignature), testBody, ErrMissingHeaders},
-		{"missing timestamp", headers(testID, "", knownSignature), testBody, ErrMissingHeaders},
-		{"missing signature", headers(testID, ts, ""), testBody, ErrMissingHeaders},
-		{"no headers", http.Header{}, testBody, ErrMissingHeaders},
-		{"nil headers", nil, testBody, ErrMissingHeaders},
-		{"empty id value", http.Header{"Webhook-Id": {""}, "Webhook-Timestamp": {ts}, "Webhook-Signature": {knownSignature}}, testBody, ErrMissingHeaders},
+		{"missing id", headers("", ts, knownSignature), testBody, ErrInvalidHeader},
+		{"missing timestamp", headers(testID, "", knownSignature), testBody, ErrInvalidHeader},
+		{"missing signature", headers(testID, ts, ""), testBody, ErrInvalidHeader},
+		{"no headers", http.Header{}, testBody, ErrInvalidHeader},
+		{"nil headers", nil, testBody, ErrInvalidHeader},
+		{"empty id value", http.Header{"Webhook-Id": {""}, "Webhook-Timestamp": {ts}, "Webhook-Signature": {knownSignature}}, testBody, ErrInvalidHeader},
 		{"repeated id", http.Header{"Webhook-Id": {testID, "evt_other"}, "Webhook-Timestamp": {ts}, "Webhook-Signature": {knownSignature}}, testBody, ErrInvalidHeader},
 		{"repeated timestamp", http.Header{"Webhook-Id": {testID}, "Webhook-Timestamp": {ts, ts}, "Webhook-Signature": {knownSignature}}, testBody, ErrInvalidHeader},
 		{"repeated signature", http.Header{"Webhook-Id": {testID}, "Webhook-Timestamp": {ts}, "Webhook-Signature": {knownSignature, knownSignature}}, testBody, ErrInvalidHeader},
-		{"id under both spellings", http.Header{"Webhook-Id": {testID}, HeaderID: {testID}, "Webhook-Timestamp": {ts}, "Webhook-Signature": {knownSignature}}, testBody, ErrInvalidHeader},
+		{"id under both spellings", http.Header{"Webhook-Id": {testID}, headerID: {testID}, "Webhook-Timestamp": {ts}, "Webhook-Signature": {knownSignature}}, testBody, ErrInvalidHeader},
 
 		{"timestamp with plus sign", headers(testID, "+"+ts, signWithTimestamp("+"+ts)), testBody, ErrInvalidTimestamp},
 		{"timestamp negative", headers(testID, "-"+ts, signWithTimestamp("-"+ts)), testBody, ErrInvalidTimestamp},
@@ -175,11 +175,11 @@ func TestVerify(t *testing.T) {
 		{"timestamp with trailing space", headers(testID, ts+" ", signWithTimestamp(ts+" ")), testBody, ErrInvalidTimestamp},
 		{"timestamp in exponent form", headers(testID, "1.7638e9", signWithTimestamp("1.7638e9")), testBody, ErrInvalidTimestamp},
 		{"timestamp in fullwidth digits", headers(testID, "１７６３８００００", signWithTimestamp("１７６３８００００")), testBody, ErrInvalidTimestamp},
-		{"timestamp in milliseconds is too new", headers(testID, ts+"000", signWithTimestamp(ts+"000")), testBody, ErrTimestampTooNew},
-		{"timestamp max int64 is too new", headers(testID, "9223372036854775807", signWithTimestamp("9223372036854775807")), testBody, ErrTimestampTooNew},
+		{"timestamp in milliseconds is too new", headers(testID, ts+"000", signWithTimestamp(ts+"000")), testBody, ErrTimestampOutOfTolerance},
+		{"timestamp max int64 is too new", headers(testID, "9223372036854775807", signWithTimestamp("9223372036854775807")), testBody, ErrTimestampOutOfTolerance},
 		{"timestamp overflows int64", headers(testID, "9223372036854775808", signWithTimestamp("9223372036854775808")), testBody, ErrInvalidTimestamp},
 		{"timestamp far beyond int64", headers(testID, strings.Repeat("9", 40), signWithTimestamp(strings.Repeat("9", 40))), testBody, ErrInvalidTimestamp},
-		{"timestamp 0 is canonical but too old", headers(testID, "0", signWithTimestamp("0")), testBody, ErrTimestampTooOld},
+		{"timestamp 0 is canonical but too old", headers(testID, "0", signWithTimestamp("0")), testBody, ErrTimestampOutOfTolerance},
 
 		{"body reformatted", headers(testID, ts, knownSignature), []byte(strings.ReplaceAll(string(testBody), ",", ", ")), ErrNoValidSignature},
 		{"body with trailing newline", headers(testID, ts, knownSignature), append(append([]byte{}, testBody...), '\n'), ErrNoValidSignature},
@@ -232,8 +232,8 @@ func TestVerifyErrorKinds(t *testing.T) {
 	err := v.Verify(headers(testID, "", knownSignature), testBody)
 	var he *HeaderError
 	require.ErrorAs(t, err, &he)
-	assert.Equal(t, HeaderTimestamp, he.Header)
-	assert.Equal(t, "webhook: missing header: webhook-timestamp", err.Error())
+	assert.Equal(t, headerTimestamp, he.Header)
+	assert.Equal(t, "webhook: invalid header: webhook-timestamp: missing", err.Error())
 
 	err = v.Verify(headers(testID, "01", knownSignature), testBody)
 	require.ErrorAs(t, err, &he)
@@ -258,16 +258,16 @@ func TestVerifyTolerance(t *testing.T) {
 		{"same second", testTime, 0, nil},
 		{"300 s late", testTime.Add(300 * time.Second), 0, nil},
 		{"300.9 s late counts as 300", testTime.Add(300*time.Second + 900*time.Millisecond), 0, nil},
-		{"301 s late", testTime.Add(301 * time.Second), 0, ErrTimestampTooOld},
+		{"301 s late", testTime.Add(301 * time.Second), 0, ErrTimestampOutOfTolerance},
 		{"300 s early", testTime.Add(-300 * time.Second), 0, nil},
-		{"301 s early", testTime.Add(-301 * time.Second), 0, ErrTimestampTooNew},
-		{"a day late", testTime.Add(24 * time.Hour), 0, ErrTimestampTooOld},
+		{"301 s early", testTime.Add(-301 * time.Second), 0, ErrTimestampOutOfTolerance},
+		{"a day late", testTime.Add(24 * time.Hour), 0, ErrTimestampOutOfTolerance},
 		{"10 s tolerance, 10 s late", testTime.Add(10 * time.Second), 10 * time.Second, nil},
-		{"10 s tolerance, 11 s late", testTime.Add(11 * time.Second), 10 * time.Second, ErrTimestampTooOld},
-		{"10 s tolerance, 11 s early", testTime.Add(-11 * time.Second), 10 * time.Second, ErrTimestampTooNew},
-		{"1.5 s tolerance counts as 1 s", testTime.Add(2 * time.Second), 1500 * time.Millisecond, ErrTimestampTooOld},
-		{"clock before 1970", time.Unix(-1<<62, 0), 0, ErrTimestampTooNew},
-		{"clock at the end of int64", time.Unix(1<<62, 0), 0, ErrTimestampTooOld},
+		{"10 s tolerance, 11 s late", testTime.Add(11 * time.Second), 10 * time.Second, ErrTimestampOutOfTolerance},
+		{"10 s tolerance, 11 s early", testTime.Add(-11 * time.Second), 10 * time.Second, ErrTimestampOutOfTolerance},
+		{"1.5 s tolerance counts as 1 s", testTime.Add(2 * time.Second), 1500 * time.Millisecond, ErrTimestampOutOfTolerance},
+		{"clock before 1970", time.Unix(-1<<62, 0), 0, ErrTimestampOutOfTolerance},
+		{"clock at the end of int64", time.Unix(1<<62, 0), 0, ErrTimestampOutOfTolerance},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -293,7 +293,7 @@ func TestVerifyTolerance(t *testing.T) {
 
 	v, err := NewVerifier([][]byte{testSecret}, WithClock(fixedClock(testTime.Add(301*time.Second))))
 	require.NoError(t, err)
-	assert.Equal(t, "webhook: timestamp too old: 301 s from the receiver's clock, tolerance 5m0s", v.Verify(h, testBody).Error())
+	assert.Equal(t, "webhook: timestamp outside the tolerance: 301 s in the past by the receiver's clock, tolerance 5m0s", v.Verify(h, testBody).Error())
 }
 
 // A bad signature is reported even when the timestamp is also out of the
@@ -304,7 +304,7 @@ func TestVerifySignatureBeforeWindow(t *testing.T) {
 	require.NoError(t, err)
 	err = v.Verify(Sign([]byte("forger"), testID, testTime, testBody), testBody)
 	require.ErrorIs(t, err, ErrNoValidSignature)
-	assert.NotErrorIs(t, err, ErrTimestampTooOld)
+	assert.NotErrorIs(t, err, ErrTimestampOutOfTolerance)
 }
 
 func TestVerifyJob(t *testing.T) {
@@ -351,12 +351,12 @@ func TestPackageLevelVerify(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "6651f0c2a1b2c3d4e5f60718", job.ID)
 
-	require.ErrorIs(t, Verify(nil, h, testBody), ErrEmptySecret)
+	require.ErrorIs(t, Verify(nil, h, testBody), ErrInvalidSecret)
 	_, err = VerifyJob([]byte{}, h, testBody)
-	require.ErrorIs(t, err, ErrEmptySecret)
+	require.ErrorIs(t, err, ErrInvalidSecret)
 	require.ErrorIs(t, Verify([]byte("other"), h, testBody), ErrNoValidSignature)
 	// Signed an hour ago: outside the default tolerance.
-	require.ErrorIs(t, Verify(testSecret, Sign(testSecret, testID, time.Now().Add(-time.Hour), testBody), testBody), ErrTimestampTooOld)
+	require.ErrorIs(t, Verify(testSecret, Sign(testSecret, testID, time.Now().Add(-time.Hour), testBody), testBody), ErrTimestampOutOfTolerance)
 }
 
 func TestVerifyConcurrent(t *testing.T) {

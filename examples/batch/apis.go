@@ -12,6 +12,7 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -33,14 +34,14 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 	} else if key == "" {
 		return summary{}, errors.New("-url needs -api-key (or $PFC_API_KEY)")
 	}
-	c, err := hosted.NewClient(key, hosted.WithBaseURL(url))
+	c, err := hosted.NewClient(key, pfc.WithBaseURL(url))
 	if err != nil {
 		return summary{}, err
 	}
-	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &hosted.BulkOptions{
+	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
-		OnProgress: func(p hosted.BulkProgress) {
+		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
 	})
@@ -88,19 +89,19 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	defer c.CloseIdleConnections()
 	c = c.RebaseCorrectedURLs()
 	var lost lostReplicas
-	b := &pfccontainer.BulkOptions{
+	b := &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
-		OnProgress: func(p pfccontainer.BulkProgress) {
+		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
-		OnResult: func(r pfccontainer.BulkResult) {
-			if r.Correction != nil {
-				lost.add(r.Correction.LostReplicas)
+		OnResult: func(r pfc.BulkResult) {
+			if corr, ok := r.Result.(*pfccontainer.Correction); ok && corr != nil {
+				lost.add(corr.LostReplicas)
 			}
 		},
 	}
-	var rep *pfccontainer.BulkReport
+	var rep *pfc.BulkReport
 	if cfg.direct {
 		rep, err = c.Direct(input, output).CorrectDir(ctx, cfg.in, cfg.out, nil, b)
 	} else {
@@ -163,15 +164,15 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	}
 	defer c.CloseIdleConnections()
 	var lost lostReplicas
-	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &bgcontainer.BulkOptions{
+	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
-		OnProgress: func(p bgcontainer.BulkProgress) {
+		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
-		OnResult: func(r bgcontainer.BulkResult) {
-			if r.Result != nil {
-				lost.add(r.Result.LostReplicas)
+		OnResult: func(r pfc.BulkResult) {
+			if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
+				lost.add(res.LostReplicas)
 			}
 		},
 	})

@@ -41,6 +41,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func main() {
@@ -119,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	c, err := bgcontainer.NewClient(cfg.key, bgcontainer.WithBaseURL(cfg.url))
+	c, err := bgcontainer.NewClient(cfg.key, pfc.WithBaseURL(cfg.url))
 	if err != nil {
 		return err
 	}
@@ -130,16 +131,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "container model %s, licence %s\n", st.ModelVersion, st.Status)
 
-	opts := &bgcontainer.RemoveOptions{
-		Submit: bgcontainer.SubmitOptions{Mode: bgcontainer.Mode(cfg.mode), Postprocessing: bgcontainer.Bool(cfg.post)},
-		Wait:   &bgcontainer.WaitOptions{MaxWait: cfg.timeout},
-	}
+	opts := &bgcontainer.SubmitOptions{Mode: bgcontainer.Mode(cfg.mode), Postprocessing: bgcontainer.Bool(cfg.post)}
+	flow := &pfc.FlowOptions{Wait: &pfc.WaitOptions{MaxWait: cfg.timeout}}
 	failed := 0
 	for _, in := range images {
 		out := filepath.Join(cfg.dst, strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".png")
-		res, err := c.RemoveBackgroundFile(ctx, in, out, opts)
+		res, err := c.RemoveBackgroundFile(ctx, in, out, opts, flow)
 		switch {
-		case errors.Is(err, bgcontainer.ErrInvalidParameter):
+		case errors.Is(err, pfc.ErrInvalidParameter):
 			return err // a bad flag: every image would fail the same way
 		case errors.Is(err, context.Canceled):
 			return err

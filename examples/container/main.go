@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		cfg.dst = dir
 	}
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(cfg.url))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(cfg.url))
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func correctOverHTTP(ctx context.Context, c *pfccontainer.Client, photos []strin
 	}
 	for _, p := range photos {
 		out := filepath.Join(dst, strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))+".jpg")
-		corr, err := c.CorrectFile(ctx, p, out, o)
+		corr, err := c.CorrectFile(ctx, p, out, o, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", filepath.Base(p), err)
 		}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 //go:embed sample.jpg
@@ -82,8 +83,9 @@ func run(ctx context.Context, args []string) error {
 	for _, j := range jobs {
 		out := filepath.Join(outDir, j.out)
 		start := time.Now()
+		progress := func(id, status string) { fmt.Printf("%s: job %s is %s\n", j.name, id, status) }
 		job, err := client.CorrectFile(ctx, input, out, j.opts,
-			hosted.WithProgress(func(p *hosted.Job) { fmt.Printf("%s: job %s is %s\n", j.name, p.ID, p.Status) }))
+			&pfc.FlowOptions{Wait: &pfc.WaitOptions{OnProgress: progress}})
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)
 		}
@@ -102,7 +104,7 @@ func connect() (*hosted.Client, string, func(), error) {
 		if base == "" {
 			return nil, "", nil, errors.New("PFC_API_KEY is set but PFC_BASE_URL is not (the API's base URL, ending in /v2)")
 		}
-		c, err := hosted.NewClient(key, hosted.WithBaseURL(base))
+		c, err := hosted.NewClient(key, pfc.WithBaseURL(base))
 		return c, base, func() {}, err
 	}
 	mock, err := mockserver.NewHosted(mockserver.HostedOptions{})
@@ -114,8 +116,8 @@ func connect() (*hosted.Client, string, func(), error) {
 		srv.Close()
 		mock.Close()
 	}
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, hosted.WithBaseURL(srv.URL+"/v2"),
-		hosted.WithPolling(hosted.WaitOptions{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second}))
+	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"),
+		hosted.WithPolling(pfc.WaitOptions{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second}))
 	if err != nil {
 		shutdown()
 		return nil, "", nil, err

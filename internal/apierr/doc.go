@@ -1,9 +1,9 @@
-// Package apierr defines the errors every pfc-go client returns. The shared
-// layers (transport, clientopt, fileio, poll) build the types of this
-// package; each client package (hosted, pfccontainer, bgcontainer) exposes
-// them as its own documented structs (see "How a client package exposes
-// errors" below) and forwards the sentinels, so one errors.Is check works
-// with all three clients and go doc shows every field.
+// Package apierr builds the errors every pfc-go client returns. The error
+// types and sentinels are those of the public package pfc (aliased here):
+// the shared layers (transport, clientopt, fileio, poll, bulk) and the
+// client packages build *pfc.APIError and *pfc.ValidationError where the
+// problem arises, so no conversion happens on the way out and one errors.As
+// target works with all three clients.
 //
 // # Service errors
 //
@@ -54,78 +54,6 @@
 //		errs.Add("outputQuality", "must be 40..100, got %d", q)
 //	}
 //	return errs.Err()
-//
-// # How a client package exposes errors
-//
-// Users must see the fields of the errors they handle in go doc, so a
-// client package does not alias APIError, ValidationError or FieldError:
-// it declares them, with the same fields in the same order (the compiler
-// checks it, through Export's type constraints), and delegates every
-// method here. The whole per-package code is (errors.go):
-//
-//	// APIError is ... (document each field for the package's users)
-//	type APIError struct {
-//		StatusCode int
-//		Method     string
-//		URL        string
-//		Code       string
-//		Message    string
-//		Parameter  string
-//		RequestID  string
-//		Body       []byte
-//		Attempts   int
-//	}
-//
-//	func (e *APIError) Error() string { return (*apierr.APIError)(e).Error() }
-//	func (e *APIError) Unwrap() error { return (*apierr.APIError)(e).Unwrap() }
-//
-//	type ValidationError struct {
-//		Errors []FieldError
-//	}
-//
-//	func (e *ValidationError) Error() string    { return apierr.ValidationMessage(e.Errors) }
-//	func (e *ValidationError) Unwrap() error    { return ErrInvalidParameter }
-//	func (e *ValidationError) Fields() []string { return apierr.FieldNames(e.Errors) }
-//
-//	type FieldError struct {
-//		Field   string
-//		Message string
-//	}
-//
-//	func (e FieldError) Error() string { return e.Field + ": " + e.Message }
-//
-//	// The sentinels are forwarded, never redefined, so errors.Is works
-//	// across the three clients.
-//	var (
-//		ErrBadRequest       = apierr.ErrBadRequest
-//		... // ErrUnauthorized, ErrNotFound, ErrTooLarge, ErrRateLimited,
-//		... // ErrServer, ErrInvalidParameter, ErrStillProcessing, ErrResponseHeaderTimeout,
-//		... // ErrDownloadTooLarge, ErrTruncatedResponse
-//	)
-//
-//	func exportErr(err error) error {
-//		return apierr.Export[APIError, FieldError, ValidationError](err)
-//	}
-//
-//	func exportTo(err *error) { *err = exportErr(*err) }
-//
-// and every exported function or method that returns an error names its
-// error result and defers exportTo as its first statement:
-//
-//	func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
-//		defer exportTo(&err)
-//		...
-//	}
-//
-// An iterator yields exportErr(err). Inside the package, build errors with
-// FieldErrors and the shared layers as usual: Export turns a bare
-// *APIError or *ValidationError into the package's own type, and wraps a
-// chain that holds one deeper (fmt.Errorf("...: %w", err)) so that
-// errors.As finds the public type while the message, the sentinels and
-// context.Canceled stay as they were. Exporting twice is harmless, so an
-// exported method may call another. A test per package
-// (hosted/errors_test.go) calls every exported method against a failing
-// server and checks errors.As with the public types.
 //
 // # Error strings
 //

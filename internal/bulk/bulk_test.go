@@ -295,7 +295,7 @@ func TestRunRejectsBadOptions(t *testing.T) {
 	_, err := Run(context.Background(), nil, w.do, Options[string]{Concurrency: -1})
 	var ve *apierr.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, []string{"items", "Concurrency"}, apierr.FieldNames(ve.Errors))
+	assert.Equal(t, []string{"items", "Concurrency"}, ve.Fields())
 }
 
 // TestRunProgressETA: the snapshots count items and estimate the time left

@@ -50,11 +50,11 @@ func TestDirErrors(t *testing.T) {
 	_, err := Dir("", "", DirOptions{})
 	var ve *apierr.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, []string{"inDir", "outDir"}, apierr.FieldNames(ve.Errors))
+	assert.Equal(t, []string{"inDir", "outDir"}, ve.Fields())
 	in := t.TempDir()
 	_, err = Dir(in, in+string(filepath.Separator), DirOptions{})
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, []string{"outDir"}, apierr.FieldNames(ve.Errors))
+	assert.Equal(t, []string{"outDir"}, ve.Fields())
 	_, err = Dir(filepath.Join(t.TempDir(), "missing"), "out", DirOptions{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }

@@ -1,13 +1,8 @@
-// Package clientopt is the one implementation of the functional options
-// shared by the hosted, pfccontainer and bgcontainer clients (go-github
-// style). Each public client package declares
-//
-//	type Option = clientopt.Option
-//
-// and thin, documented With* forwards, so a user who knows hosted's options
-// knows the others. A client's constructor calls Build once to get a
-// configured *transport.Client and the resolved Config (polling defaults
-// included).
+// Package clientopt builds a client's transport from its options. The
+// shared options are declared once in package pfc over config.Config; each
+// client package declares its own Option type with that underlying type
+// (so pfc's options, an unnamed func type, are assignable to it, and
+// another client's own options are not) and calls Build once.
 //
 // Defaults: retries as in package transport (4 retries, 500ms..20s
 // backoff, Retry-After capped at 30s); ResponseHeaderTimeout

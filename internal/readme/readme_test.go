@@ -65,6 +65,7 @@ var knownImports = map[string]string{
 	"mockserver":   "github.com/pfcsdk/pfc-go/mockserver",
 	"pfccontainer": "github.com/pfcsdk/pfc-go/pfccontainer",
 	"bgcontainer":  "github.com/pfcsdk/pfc-go/bgcontainer",
+	"pfc":          "github.com/pfcsdk/pfc-go/pfc",
 }
 
 // source returns a test file with each snippet as the body of its own

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestRunBG serves only the background-removal mock with its own licence
@@ -41,14 +42,14 @@ func TestRunBG(t *testing.T) {
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "bg: ")
 	require.True(t, ok, line)
 
-	wrong, err := bgcontainer.NewClient("not-the-key", bgcontainer.WithBaseURL(url))
+	wrong, err := bgcontainer.NewClient("not-the-key", pfc.WithBaseURL(url))
 	require.NoError(t, err)
 	defer wrong.CloseIdleConnections()
 	st, err := wrong.Authorize(ctx)
 	require.NoError(t, err)
 	assert.False(t, st.IsLicensed())
 
-	c, err := bgcontainer.NewClient(key, bgcontainer.WithBaseURL(url))
+	c, err := bgcontainer.NewClient(key, pfc.WithBaseURL(url))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	var img bytes.Buffer
@@ -62,9 +63,9 @@ func TestRunBG(t *testing.T) {
 	require.NoError(t, err)
 	var out bytes.Buffer
 	_, err = c.DownloadImage(ctx, job.ProcessID, &out)
-	require.ErrorIs(t, err, bgcontainer.ErrStillProcessing, "held by -bg-processing-delay")
-	_, err = c.WaitImage(ctx, job.ProcessID, &bgcontainer.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
-	require.ErrorIs(t, err, bgcontainer.ErrWaitTimeout)
+	require.ErrorIs(t, err, pfc.ErrStillProcessing, "held by -bg-processing-delay")
+	_, err = c.WaitImage(ctx, job.ProcessID, &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxWait: 20 * time.Millisecond})
+	require.ErrorIs(t, err, pfc.ErrWaitTimeout)
 	d, err := c.RemoveImage(ctx, job.ProcessID)
 	require.NoError(t, err)
 	assert.Contains(t, []bgcontainer.JobStatus{bgcontainer.StatusQueued, bgcontainer.StatusProcessing}, d.PreviousStatus)

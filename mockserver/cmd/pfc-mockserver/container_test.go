@@ -60,7 +60,7 @@ func TestBinaryContainer(t *testing.T) {
 	require.True(t, ok, line)
 	require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), line)
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(base))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(base))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	c = c.RebaseCorrectedURLs()
@@ -135,7 +135,7 @@ func TestContainerRunsShareADataDir(t *testing.T) {
 	cancelA()
 	require.Equal(t, 0, <-doneA)
 
-	c, err := pfccontainer.NewClient(pfccontainer.WithBaseURL(baseB))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(baseB))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	img := testJPEG(t)

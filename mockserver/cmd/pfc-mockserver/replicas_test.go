@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestRunFleet: -bg-replicas 3 and -container-replicas 2 print one line
@@ -62,7 +63,7 @@ func TestRunFleet(t *testing.T) {
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 	}
 
-	c0, err := bgcontainer.NewClient(key, bgcontainer.WithBaseURL(bg[0]))
+	c0, err := bgcontainer.NewClient(key, pfc.WithBaseURL(bg[0]))
 	require.NoError(t, err)
 	defer c0.CloseIdleConnections()
 	st, err := c0.Authorize(ctx)
@@ -73,7 +74,7 @@ func TestRunFleet(t *testing.T) {
 	job, err := c0.SubmitImage(ctx, bytes.NewReader(img.Bytes()), int64(img.Len()), nil)
 	require.NoError(t, err)
 	for _, u := range bg[1:] {
-		c, err := bgcontainer.NewClient(key, bgcontainer.WithBaseURL(u))
+		c, err := bgcontainer.NewClient(key, pfc.WithBaseURL(u))
 		require.NoError(t, err)
 		st, err := c.Status(ctx)
 		require.NoError(t, err)
@@ -81,7 +82,7 @@ func TestRunFleet(t *testing.T) {
 		_, err = c.Authorize(ctx)
 		require.NoError(t, err)
 		_, err = c.CheckImage(ctx, job.ProcessID)
-		assert.ErrorIs(t, err, bgcontainer.ErrNotFound, "replica 0's job found on %s", u)
+		assert.ErrorIs(t, err, bgcontainer.ErrJobNotFound, "replica 0's job found on %s", u)
 		c.CloseIdleConnections()
 	}
 

@@ -1,6 +1,8 @@
 package matting
 
-import "math"
+import (
+	"math"
+)
 
 // MaxOutputLongSide is the longest side of a background-removal result; the
 // container has larger results scaled down automatically.

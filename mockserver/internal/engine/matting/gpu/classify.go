@@ -76,6 +76,13 @@ func (r *run) Classify(ctx context.Context, dist, plain []float32, t float32) ([
 // ccChunk is CC_CHUNK of kernels.cu: the pixels one thread numbers.
 const ccChunk = 1024
 
+// ccSeg is CC_SEG of kernels.cu: the pixels of a row one thread of
+// cc_init and cc_stats walks.
+const ccSeg = 32
+
+// segments is the number of row segments of ccSeg pixels of a w×h plane.
+func segments(w, h int) int64 { return int64((w+ccSeg-1)/ccSeg) * int64(h) }
+
 // compBytes is the size of kernels.cu's struct comp (8 int32).
 const compBytes = 32
 
@@ -168,19 +175,20 @@ func (c *cleanup) classify(dist, plain, smoothed devicePtr, t float32) error {
 func (c *cleanup) components(m devicePtr, want, eight bool, score devicePtr) error {
 	wk, n := c.wk, int64(c.n)
 	chunks := (c.n + ccChunk - 1) / ccChunk
+	segs := segments(c.w, c.h)
 	steps := []struct {
 		k    string
 		n    int64
 		args []any
 	}{
-		{kCCInit, n, []any{m, want, c.n, c.parent}},
+		{kCCInit, segs, []any{m, want, c.w, c.h, devicePtr(0), 0, c.parent}},
 		{kCCUnion, n, []any{m, want, c.w, c.h, eight, devicePtr(0), 0, c.parent}},
 		{kCCFlatten, n, []any{c.parent, c.n}},
 		{kCCCount, int64(chunks), []any{c.parent, c.n, c.cnt}},
 		{kCCScan, 1, []any{c.cnt, chunks, c.vals + valNComp}},
 		{kCCNumber, int64(chunks), []any{c.parent, c.n, c.cnt, c.w, c.h, c.labels, c.comps}},
 		{kCCLabel, n, []any{c.parent, c.n, c.labels}},
-		{kCCStats, n, []any{c.labels, score, c.w, c.h, c.comps}},
+		{kCCStats, segs, []any{c.labels, score, c.w, c.h, c.comps}},
 	}
 	for _, s := range steps {
 		if err := wk.launch(s.k, s.n, s.args...); err != nil {
@@ -265,17 +273,18 @@ func (c *cleanup) flood(plain, smoothed devicePtr, t float32) error {
 	}
 	steps := []struct {
 		k    string
+		n    int64
 		args []any
 	}{
-		{kCCInit, []any{c.enter, true, c.n, c.root}},
-		{kCCUnion, []any{c.enter, true, c.w, c.h, false, smoothed, step2, c.root}},
-		{kCCFlatten, []any{c.root, c.n}},
-		{kFillU8, []any{c.hit, c.n, 0}},
-		{kFloodHit, []any{c.labels, c.comps, c.enter, smoothed, c.w, c.h, step2, c.root, c.hit}},
-		{kFloodApply, []any{c.enter, c.root, c.hit, c.n, c.mask}},
+		{kCCInit, segments(c.w, c.h), []any{c.enter, true, c.w, c.h, smoothed, step2, c.root}},
+		{kCCUnion, n, []any{c.enter, true, c.w, c.h, false, smoothed, step2, c.root}},
+		{kCCFlatten, n, []any{c.root, c.n}},
+		{kFillU8, n, []any{c.hit, c.n, 0}},
+		{kFloodHit, n, []any{c.labels, c.comps, c.enter, smoothed, c.w, c.h, step2, c.root, c.hit}},
+		{kFloodApply, n, []any{c.enter, c.root, c.hit, c.n, c.mask}},
 	}
 	for _, s := range steps {
-		if err := wk.launch(s.k, n, s.args...); err != nil {
+		if err := wk.launch(s.k, s.n, s.args...); err != nil {
 			return err
 		}
 	}

@@ -15,13 +15,23 @@
 // clang-19 (see generate.go; the output is byte-identical when rerun);
 // both files are committed and neither the build nor CI needs clang.
 //
-// One goroutine, locked to its OS thread, owns the primary context, a
-// stream, the module and a pool of device buffers (by size class of
+// Options.Streams workers (DefaultStreams, 4), goroutines each locked to
+// its OS thread with the primary context current and a stream of its
+// own, share the module and a pool of device buffers (by size class of
 // 64 KiB, at most 1 GiB kept idle by default; on out-of-memory the idle
-// buffers are freed and the allocation retried). Work reaches it as jobs
-// over a channel: each job queues copies and kernels on the stream and
-// synchronises before it returns, so removals from many goroutines share
-// the device one job at a time. The host slices a removal's results are
+// buffers are freed and the allocation retried; a mutex guards it). Work
+// reaches them as jobs over one channel: each job queues copies and
+// kernels on its worker's stream and synchronises before it returns, so
+// up to Streams jobs of different removals are in flight on the device at
+// once, and one removal's host work (its stages left on the CPU, the
+// caller's decoding and encoding) overlaps the others' device work. A
+// removal holds a run slot from Begin to Close: at most Options.MaxRuns
+// (2·Streams) removals hold device buffers at once, about 250 MB each at
+// 12 MP, whatever the number of callers (TestMaxRunsBoundsDeviceMemory:
+// 32 callers with MaxRuns 2 use at most twice one removal's memory, all
+// freed at Close). A driver error fails the job it hit, and so that
+// removal only (TestDriverErrorFailsOnlyItsRemoval; an error that breaks
+// the context, such as an illegal address, breaks it for every job). The host slices a removal's results are
 // downloaded into (analysis planes, distances, masks, the clean plate's
 // samples) come from a host pool (by type and length, at most 512 MiB
 // idle by default, Options.MaxIdleHostBytes) and go back when the run
@@ -50,18 +60,22 @@
 //     graph cut runs on the CPU, downloads them (Analyse);
 //   - general mode's background model (matting.BackgroundFitter:
 //     FitBackground, for the frame's border and then the whole frame),
-//     bit for bit the CPU's: the border's starting model, the medians of
+//     the CPU's to the last bits (below): the border's starting model, the medians of
 //     the samples' linear light (fit_gather, then the radix select below,
 //     fit_init), and six rounds of iteratively reweighted least
 //     squares over at most 20 000 samples, each the samples' residuals
 //     against the model (fit_residuals), their median selected exactly
 //     by a four-pass radix select on the bits of the non-negative floats
 //     (fit_hist, counting with integer atomics, and fit_pick), the Tukey
-//     weights (fit_weights), the 39 sums of the normal equations, one
-//     thread per sum adding the samples in their order in double
-//     precision as the CPU does (fit_sums), and the 6×6 solves with the
-//     CPU's ridge and pivoting (fit_solve); 74 launches and one
-//     synchronisation per fit. A NaN residual or non-finite linear light
+//     weights (fit_weights), the 39 sums of the normal equations as a
+//     two-pass reduction in double precision (fit_partial, one thread per
+//     sum and chunk of 64 samples adding them in order, 12 207 threads
+//     for 20 000 samples; then fit_sums adding the chunks in order: an
+//     order fixed by the chunk, not the launch, so the emulator computes
+//     what a GPU does; bit for bit the CPU's up to 64 samples, beyond it
+//     within 1e-9, and the parity set's mattes unchanged), and the 6×6
+//     solves with the CPU's ridge and pivoting (fit_solve); 80 launches
+//     and one synchronisation per fit. A NaN residual or non-finite linear light
 //     at a sample (which no image gives) is flagged and the host refits;
 //   - general mode's background fields (matting.FieldEvaluator), bit for
 //     bit the CPU's: each field's L*a*b* grid at every 4th analysis pixel,
@@ -81,10 +95,15 @@
 //     the device copies when handed the very slices it returned);
 //   - general mode's mask clean-up (matting.Classifier: classify, once per
 //     classification round), bit for bit the CPU's: the threshold, the
-//     connected components (union-find over pixel indices with lock-free
-//     atomicMin links, then numbered in raster order of their first pixel
-//     as the CPU numbers them, with area, frame contact, peak score and
-//     bounding box from integer atomics), keepComponents, fillSlits (one
+//     connected components (union-find over pixel indices: cc_init links
+//     the runs of each 32-pixel row segment to the run's first pixel
+//     without atomics, cc_union makes the other joins with lock-free
+//     atomicMin links, leaving out those already made or implied by a
+//     square of joins, so few atomics contend at a large component's
+//     root; then numbered in raster order of their first pixel as the CPU
+//     numbers them, with area, frame contact, peak score and bounding box
+//     from cc_stats, one thread per row segment merging each run of a
+//     label with one integer atomic of each kind), keepComponents, fillSlits (one
 //     thread per row, then per column; the wide candidates' sorted-width
 //     test by bisection on the value, one thread per column), fillHoles,
 //     the 3×3 L*a*b* smoothing and the smooth-change flood, computed as
@@ -327,9 +346,53 @@
 //	.ci/gpu-device bench       # BenchmarkGPU12MP, BenchmarkCPU12MP at GOMAXPROCS=2 and on all cores
 //	.ci/gpu-device standalone  # TestStandaloneThroughput, -bg-engine=cuda against cpu
 //
+//	.ci/gpu-device all         # the three above, shortened, in one call of at most 10 minutes
+//
 // The speed goal is ≥ 10× the CPU engine at GOMAXPROCS=2 for the 12 MP
-// benchmark. None of these GPU runs has been made yet: the figures belong
-// in the note once measured.
+// benchmark, and the cuda mock server's throughput ≥ 2× the cpu one's. The
+// first GPU run (H200, before the reductions and streams below) measured
+// 153 ms against 658 ms (4.3×) and 0.63× the throughput, about 158 ms of
+// kernel time per removal, 90% of it in fit_sums (one block adding
+// 20 000 products per thread), cc_stats and cc_union (contended atomics
+// per pixel). Those are now the two-pass reduction and the run-wise
+// components above, and up to Streams jobs share the device at once; the
+// GPU figures of that build are not measured yet (no GPU was lent to the
+// session that wrote it): .ci/gpu-device all measures them in one call.
+//
+// # Launches and synchronisations per image
+//
+// TestLaunchesAndSyncsPerImage counts them on the emulator for one
+// RemoveAndComposite (general mode, transparent background) of a
+// 1200×900 product shot, per stage; the sequence does not depend on the
+// image's size. Before the reductions: 459 launches and 21
+// synchronisations; now 471 and 21 (12 more: fit_partial, once per round
+// of the two fits):
+//
+//	stage           launches  syncs
+//	Begin                  0      1  the image's upload (pageable memory, staged)
+//	analyse                2      1  the planes kept; the job's end
+//	FitBackground        190      2  (80 + 30 from the medians, 80) the model read back
+//	FieldGrid              3      3  the grid kept; the job's end
+//	FieldThreshold        33      3  the threshold read back by the host
+//	bgDistance             3      3  the job's end
+//	Classify             222      3  (74 a round) the job's end
+//	SamplePlate            8      2  the samples and cell sums read back
+//	PlanRefine             8      2  the means flag read back
+//	refineImages           1      0  queued with the composite
+//	CompositeRun           1      1  the matte and composite read back
+//	total                471     21
+//
+// Each stage is one job that synchronises once at its end (scratch.done),
+// which every job needs: its scratch buffers go back to the pool shared by
+// the streams, its downloads land in host memory the caller reads next,
+// and the next stage of the pipeline, on the CPU in package matting,
+// reads what the device computed (the model, the threshold, the samples,
+// the plan's flag) or decides from it; a stage whose result stays on the
+// device still synchronises so that another stream may take the run's
+// next job. With Streams jobs in flight, a job's synchronisation waits
+// only for its own stream. Fusing the fits' 144 selection launches
+// (fit_hist and fit_pick) and the components' numbering (cc_count, cc_scan,
+// cc_number: small grids) is what remains for fewer launches.
 //
 // # What bounds the speed-up today
 //
@@ -358,7 +421,7 @@
 // masks, samples and grids), from pageable memory; a removal and a
 // separate Composite copied 108 MB up and 154 MB back before the analysis
 // planes and the rounds' distances stayed on the device and the
-// composite read the removal's image and matte there. Launches: 74 per fit
+// composite read the removal's image and matte there. Launches: 80 per fit
 // from a model and 30 more from the medians, 12 per field threshold, 74
 // per round's clean-up, 4 for the clean plate's samples, 8 for the
 // refinement's plan, each stage with one synchronisation at its end.

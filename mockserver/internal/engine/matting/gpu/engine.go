@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"fmt"
 	"image"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
@@ -17,7 +18,20 @@ type Options struct {
 	// MaxIdleHostBytes bounds the host memory kept pooled for results
 	// (analysis planes, distances, masks) while unused; 0 means 512 MiB.
 	MaxIdleHostBytes uint64
+	// Streams is the number of jobs the device runs at once, each on a
+	// stream of its own served by its own thread, so that one removal's
+	// host work overlaps the device work of others; 0 means
+	// DefaultStreams.
+	Streams int
+	// MaxRuns bounds the removals holding device buffers at once (about
+	// 250 MB each at 12 MP); a removal beyond it waits for one to end,
+	// which bounds device memory under any number of concurrent callers.
+	// 0 means 2·Streams.
+	MaxRuns int
 }
+
+// DefaultStreams is Options.Streams when 0.
+const DefaultStreams = 4
 
 // Engine is the GPU background-removal engine: a matting.Remover (and
 // matting.Compositor) that runs the per-pixel stages on a CUDA device. It
@@ -50,10 +64,21 @@ func New(o Options) (*Engine, error) {
 
 // newEngine opens the engine on drv.
 func newEngine(drv driver, o Options) (*Engine, error) {
+	if o.Streams < 0 || o.MaxRuns < 0 {
+		return nil, fmt.Errorf("gpu: Options.Streams (%d) and Options.MaxRuns (%d) must not be negative", o.Streams, o.MaxRuns)
+	}
+	streams := o.Streams
+	if streams == 0 {
+		streams = DefaultStreams
+	}
+	maxRuns := o.MaxRuns
+	if maxRuns == 0 {
+		maxRuns = 2 * streams
+	}
 	var tables [numTables][]float32
 	tables[tabLin], tables[tabCbrt] = matting.ColourTables()
 	tables[tabGamma], tables[tabSRGB8] = matting.CompositeTables()
-	d, err := openDevice(drv, deviceConfig{ordinal: o.Device, maxIdle: o.MaxIdleBytes, maxIdleHost: o.MaxIdleHostBytes, ptx: kernelsPTX, tables: tables})
+	d, err := openDevice(drv, deviceConfig{ordinal: o.Device, streams: streams, maxRuns: maxRuns, maxIdle: o.MaxIdleBytes, maxIdleHost: o.MaxIdleHostBytes, ptx: kernelsPTX, tables: tables})
 	if err != nil {
 		return nil, err
 	}

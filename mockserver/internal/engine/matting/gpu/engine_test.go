@@ -18,7 +18,7 @@ import (
 // TestEngineOnFakeDriver runs the whole engine on the fake driver, whose
 // kernels compute nothing: it checks the Go side's protocol — every
 // launch matches its kernel's signature, the stages run in order, every
-// buffer goes back to the pool, all on the worker's thread.
+// buffer goes back to the pool, each worker on its own thread.
 func TestEngineOnFakeDriver(t *testing.T) {
 	t.Parallel()
 	f := newFakeDriver()
@@ -80,7 +80,7 @@ func TestEngineOnFakeDriver(t *testing.T) {
 
 	require.NoError(t, e.Close(), "no buffer left in use")
 	threads, live, retained, streams, modules := f.snapshot()
-	assert.Equal(t, 1, threads)
+	assert.Equal(t, DefaultStreams, threads, "one thread per stream")
 	assert.Zero(t, live+retained+streams+modules)
 	_, err = e.RemoveBackground(ctx, img, matting.Options{})
 	assert.ErrorIs(t, err, ErrClosed)

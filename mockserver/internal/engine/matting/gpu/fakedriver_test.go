@@ -222,7 +222,7 @@ func (f *fakeDriver) StreamCreate(s *handle, _ uint32) result {
 		return r
 	}
 	f.streams++
-	*s = 3
+	*s = handle(2 + f.calls["cuStreamCreate"]) // one of its own
 	return 0
 }
 

@@ -40,6 +40,13 @@ const fitHead = unsafe.Offsetof(fitState{}.Flag) + 4
 // thread each: the upper triangle of AᵀWA and AᵀWb per channel.
 const fitEntries = matting.PolyTerms*(matting.PolyTerms+1)/2 + 3*matting.PolyTerms
 
+// fitChunk is FIT_CHUNK of kernels.cu: the samples each fit_partial
+// thread adds, in their order, for one entry.
+const fitChunk = 64
+
+// fitChunks is the number of partial sums of each entry for m samples.
+func fitChunks(m int) int { return (m + fitChunk - 1) / fitChunk }
+
 // FitBackground fits the background model on the device
 // (matting.BackgroundFitter), bit for bit matting.ReferenceFitBackground:
 // without a starting model, the medians of the samples' linear light
@@ -47,9 +54,11 @@ const fitEntries = matting.PolyTerms*(matting.PolyTerms+1)/2 + 3*matting.PolyTer
 // (fit_basis), then per round their residuals
 // (fit_residuals), the median residual (four passes of fit_hist and
 // fit_pick), the Tukey weights (fit_weights), the normal equations
-// (fit_sums, each entry summed by one thread in the samples' order, as
-// the CPU's) and their solution (fit_solve), and the final residuals; one
-// synchronisation at the end. The planes are Analyse's, kept on the
+// (a two-pass reduction: fit_partial, one thread per entry and chunk of
+// fitChunk samples adding them in order, then fit_sums adding the chunks
+// in order; the result differs from the CPU's sequential sum in the last
+// bits only, and not at all up to fitChunk samples) and their solution
+// (fit_solve), and the final residuals; one synchronisation at the end. The planes are Analyse's, kept on the
 // device. A NaN residual or a sample's linear light that is not finite
 // (which image data cannot produce) would make the device's result
 // depend on how it orders NaN and skips samples: the device flags them
@@ -160,10 +169,11 @@ func (b *fitBufs) initial(wk *worker, m int, idx, state, lin devicePtr) error {
 }
 
 // fitBufs are the device arrays of one fit of m samples, from one
-// scratch: the basis and the weighted basis (6 doubles a sample) and the
-// residuals.
+// scratch: the basis and the weighted basis (6 doubles a sample), the
+// residuals and the normal equations' partial sums (fitEntries doubles a
+// chunk).
 type fitBufs struct {
-	basis, wb, res devicePtr
+	basis, wb, res, part devicePtr
 }
 
 // newFitBufs allocates the arrays for m samples from s.
@@ -172,7 +182,7 @@ func newFitBufs(s *scratch, m int) (*fitBufs, error) {
 	for _, a := range []struct {
 		p    *devicePtr
 		size int
-	}{{&b.basis, 8 * matting.PolyTerms * m}, {&b.wb, 8 * matting.PolyTerms * m}, {&b.res, 4 * m}} {
+	}{{&b.basis, 8 * matting.PolyTerms * m}, {&b.wb, 8 * matting.PolyTerms * m}, {&b.res, 4 * m}, {&b.part, 8 * fitEntries * fitChunks(m)}} {
 		d, err := s.alloc(uint64(max(a.size, 1)))
 		if err != nil {
 			return nil, err
@@ -204,7 +214,10 @@ func (b *fitBufs) fit(wk *worker, w, h, m int, idx, state, lin, lab devicePtr) e
 		if err := wk.launch(kFitWeights, n, b.res, b.basis, lin, idx, m, state, b.wb); err != nil {
 			return err
 		}
-		if err := wk.launch(kFitSums, fitEntries, b.basis, b.wb, lin, idx, m, state); err != nil {
+		if err := wk.launch(kFitPartial, int64(fitEntries*fitChunks(m)), b.basis, b.wb, lin, idx, m, b.part); err != nil {
+			return err
+		}
+		if err := wk.launch(kFitSums, fitEntries, b.part, m, state); err != nil {
 			return err
 		}
 		if err := wk.launch(kFitSolve, 1, state); err != nil {

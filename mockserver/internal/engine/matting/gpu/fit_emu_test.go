@@ -16,7 +16,7 @@ import (
 )
 
 // The background model's fit on the kernel emulator against matting's
-// reference, bit for bit: fitBufs.fit on random planes (every order of
+// reference (bit for bit up to fitChunk samples, to the last bits beyond): fitBufs.fit on random planes (every order of
 // samples, repeated samples, ties in the median, models clipped to black,
 // a handful of samples, from the samples' medians or a given model) and whole FitBackground calls on the analysis of
 // synthetic product shots, with and without a NaN in the planes.
@@ -132,17 +132,31 @@ func devFit(t *testing.T, e *Engine, c fitCase) (*fitState, []float32) {
 	return st, res
 }
 
-// requireSameFit checks a device fit against the reference bit for bit.
-func requireSameFit(t *testing.T, name string, want *matting.BackgroundFit, coef matting.BackgroundCoef, res []float32) {
+// requireSameFit checks a device fit of m samples against the reference:
+// bit for bit up to fitChunk samples (one partial sum per entry, the CPU's order);
+// beyond, the normal equations are summed in chunks, so the model may
+// differ in the last bits: each coefficient within 1e-9 of the
+// reference's (relative, at least 1e-9 absolute) and each residual
+// within 1e-3 (L*a*b* units; the parity bars allow far more).
+func requireSameFit(t *testing.T, name string, m int, want *matting.BackgroundFit, coef matting.BackgroundCoef, res []float32) {
 	t.Helper()
+	exact := m <= fitChunk
 	for c := range coef {
 		for k := range coef[c] {
-			require.Equal(t, math.Float64bits(want.Coef[c][k]), math.Float64bits(coef[c][k]), "%s: coefficient %d of channel %d", name, k, c)
+			if exact {
+				require.Equal(t, math.Float64bits(want.Coef[c][k]), math.Float64bits(coef[c][k]), "%s: coefficient %d of channel %d", name, k, c)
+				continue
+			}
+			require.InDelta(t, want.Coef[c][k], coef[c][k], 1e-9*max(1, math.Abs(want.Coef[c][k])), "%s: coefficient %d of channel %d", name, k, c)
 		}
 	}
 	require.Equal(t, len(want.Residuals), len(res), name)
 	for i := range res {
-		require.Equal(t, math.Float32bits(want.Residuals[i]), math.Float32bits(res[i]), "%s: residual %d", name, i)
+		if exact {
+			require.Equal(t, math.Float32bits(want.Residuals[i]), math.Float32bits(res[i]), "%s: residual %d", name, i)
+			continue
+		}
+		require.InDelta(t, want.Residuals[i], res[i], 1e-3, "%s: residual %d", name, i)
 	}
 }
 
@@ -167,7 +181,7 @@ func TestEmulatedFitSteps(t *testing.T) {
 				c.name += " init " + name
 				st, res := devFit(t, e, c)
 				require.Zero(t, st.Flag, c.name)
-				requireSameFit(t, c.name, matting.ReferenceFitBackground(c.w, c.h, c.lin, c.lab, c.in), st.Coef, res)
+				requireSameFit(t, c.name, len(c.in.Samples), matting.ReferenceFitBackground(c.w, c.h, c.lin, c.lab, c.in), st.Coef, res)
 				cases++
 			}
 		}
@@ -180,7 +194,7 @@ func TestEmulatedFitSteps(t *testing.T) {
 	c.lin[3*int(c.in.Samples[9])+2] = float32(math.Inf(1))
 	st, _ = devFit(t, e, c)
 	require.NotZero(t, st.Flag, "linear light that is not finite is flagged")
-	t.Logf("%d fits bit for bit", cases)
+	t.Logf("%d fits match the reference", cases)
 }
 
 // TestEmulatedFitBackground runs FitBackground on the analysis of
@@ -222,12 +236,12 @@ func TestEmulatedFitBackground(t *testing.T) {
 		in := &matting.FitInput{Samples: border, Residuals: true} // from the medians
 		fit, err := run.FitBackground(ctx, in)
 		require.NoError(t, err, name)
-		requireSameFit(t, name+" border", matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, in), fit.Coef, fit.Residuals)
+		requireSameFit(t, name+" border", len(border), matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, in), fit.Coef, fit.Residuals)
 		in = &matting.FitInput{Samples: grid, Init: &fit.Coef, Residuals: i%2 == 0}
 		fit, err = run.FitBackground(ctx, in)
 		require.NoError(t, err, name)
 		want := matting.ReferenceFitBackground(w, h, pl.Lin, pl.Lab, in)
-		requireSameFit(t, name+" grid", want, fit.Coef, fit.Residuals)
+		requireSameFit(t, name+" grid", len(grid), want, fit.Coef, fit.Residuals)
 
 		// a NaN in the L*a*b* plane, on the host and the device alike
 		k := 3*int(grid[len(grid)/2]) + 2

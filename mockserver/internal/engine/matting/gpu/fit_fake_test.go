@@ -21,7 +21,7 @@ var medianLaunches = "fit_gather" + strings.Repeat(" fit_hist fit_pick", 4) + " 
 
 // fitLaunches is the launch sequence of one FitBackground from a model.
 var fitLaunches = func() string {
-	round := "fit_residuals" + strings.Repeat(" fit_hist fit_pick", 4) + " fit_weights fit_sums fit_solve"
+	round := "fit_residuals" + strings.Repeat(" fit_hist fit_pick", 4) + " fit_weights fit_partial fit_sums fit_solve"
 	return "fit_basis " + strings.Repeat(round+" ", matting.FitRounds) + "fit_residuals"
 }()
 
@@ -96,6 +96,7 @@ func TestFitBackgroundOnFakeDriver(t *testing.T) {
 		assert.Equal(t, gridOf(len(in.Samples)), grids[kFitResiduals], "one thread per sample")
 		assert.Equal(t, gridOf(1), grids[kFitPick])
 		assert.Equal(t, gridOf(1), grids[kFitSolve])
+		assert.Equal(t, gridOf(fitEntries*fitChunks(len(in.Samples))), grids[kFitPartial], "one thread per entry and chunk")
 		assert.Equal(t, gridOf(fitEntries), grids[kFitSums], "one thread per entry")
 
 		noRes := fitInput(w, h, false)

@@ -61,6 +61,7 @@ const (
 	kFitHist              = "fit_hist"
 	kFitPick              = "fit_pick"
 	kFitWeights           = "fit_weights"
+	kFitPartial           = "fit_partial"
 	kFitSums              = "fit_sums"
 	kFitSolve             = "fit_solve"
 	kFitGather            = "fit_gather"
@@ -99,7 +100,7 @@ var kernelSig = map[string]string{
 	// passed as their bits in an int
 	kFillU8:      "pii",       // p, n, v
 	kFillI32:     "pii",       // p, n, v
-	kCCInit:      "piip",      // m, want, n, parent
+	kCCInit:      "piiipip",   // m, want, w, h, lab, step2Bits, parent
 	kCCUnion:     "piiiipip",  // m, want, w, h, eight, lab, step2Bits, parent
 	kCCFlatten:   "pi",        // parent, n
 	kCCCount:     "pip",       // parent, n, cnt
@@ -135,7 +136,8 @@ var kernelSig = map[string]string{
 	kFitHist:      "piip",    // res, n, pass, state
 	kFitPick:      "iip",     // n, pass, state
 	kFitWeights:   "ppppipp", // res, basis, lin, idx, n, state, wb
-	kFitSums:      "ppppip",  // basis, wb, lin, idx, n, state
+	kFitPartial:   "ppppip",  // basis, wb, lin, idx, n, part
+	kFitSums:      "pip",     // part, n, state
 	kFitSolve:     "p",       // state
 	kFitGather:    "ppiip",   // lin, idx, n, c, vals
 	kFitInit:      "ip",      // c, state

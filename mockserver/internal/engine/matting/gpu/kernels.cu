@@ -625,6 +625,7 @@ extern "C" __global__ void composite_back(const u8 *fg, const u8 *colours,
 // emulator runs them sequentially and cannot catch a race).
 
 #define CC_CHUNK 1024 // pixels per thread of the numbering pass
+#define CC_SEG 32     // pixels of a row per thread of cc_init and cc_stats
 
 // comp is one component's summary, 8 ints: its area, whether it touches
 // the frame, the largest score above 0 as float bits (0 without), and its
@@ -697,17 +698,55 @@ extern "C" __global__ void fill_i32(int *p, int n, int v) {
   FOR_EACH(i, (i64)n) p[i] = v;
 }
 
-// cc_init makes every pixel with m == want its own root and marks the
-// others -1.
-extern "C" __global__ void cc_init(const u8 *m, int want, int n, int *parent) {
-  FOR_EACH(p, (i64)n) parent[p] = m[p] == want ? (int)p : -1;
+// cc_join is whether the graph joins the earlier pixel q with its
+// neighbour p: both have m == want and, with lab, their squared L*a*b*
+// distance is at most step2 (the flood's graph, matting.floodSmooth).
+__device__ static inline bool cc_join(const u8 *m, int want, const float *lab, float step2, i64 q, i64 p) {
+  return m[q] == want && m[p] == want && (!lab || lab_step2(lab, q, p) <= step2);
+}
+
+// cc_init links the runs of each row segment of CC_SEG pixels (one thread
+// per segment, left to right): every pixel with m == want points at the
+// first pixel of its run in the segment (pixels joined to their left
+// neighbour, see cc_join), which is a root; the others are marked -1.
+// The segment's horizontal joins are then made without any atomic, and
+// cc_union makes only the others. Each thread writes only its segment.
+extern "C" __global__ void cc_init(const u8 *m, int want, int w, int h, const float *lab, int step2Bits,
+                                   int *parent) {
+  int segs = (w + CC_SEG - 1) / CC_SEG;
+  float step2 = fbits(step2Bits);
+  FOR_EACH(s, (i64)segs * h) {
+    int y = (int)(s / segs), x0 = (int)(s % segs) * CC_SEG, x1 = imin(x0 + CC_SEG, w);
+    i64 row = (i64)y * w;
+    int start = -1;
+    for (int x = x0; x < x1; x++) {
+      i64 p = row + x;
+      if (m[p] != want) {
+        parent[p] = -1;
+        start = -1;
+        continue;
+      }
+      if (start < 0 || (lab && !(lab_step2(lab, p - 1, p) <= step2))) start = (int)p;
+      parent[p] = start;
+    }
+  }
 }
 
 // cc_union unites each pixel with m == want with its earlier neighbours
-// with m == want (left and up; with eight also up-left and up-right,
-// which with the symmetric later ones cover all 8 neighbours). With lab,
-// a step joins only pixels whose squared L*a*b* distance is at most
-// step2 (float bits): the flood's graph (matting.floodSmooth).
+// joined to it (cc_join: left and up; with eight also up-left and
+// up-right, which with the symmetric later ones cover all 8 neighbours),
+// leaving out the joins already made or implied by others, so that the
+// atomics (which contend at the roots of large components) are few:
+//   - left, inside a row segment: made by cc_init;
+//   - up, when the left neighbour, the up-left one and the up one are
+//     joined in a square (left-p, upleft-up horizontally, upleft-left
+//     vertically): p reaches up through them;
+//   - up-left, when p-up and up-upleft, or p-left and left-upleft, are
+//     joined; up-right when p-up and up-upright are.
+// Horizontal joins are never left out, an up join only for one at x-1 and
+// horizontal ones, a diagonal only for vertical and horizontal ones; so by
+// induction on x every join of the graph connects pixels of one tree when
+// the kernel ends, and the trees are exactly the components.
 extern "C" __global__ void cc_union(const u8 *m, int want, int w, int h, int eight,
                                     const float *lab, int step2Bits, int *parent) {
   i64 n = (i64)w * h;
@@ -715,20 +754,19 @@ extern "C" __global__ void cc_union(const u8 *m, int want, int w, int h, int eig
   FOR_EACH(p, n) {
     if (m[p] != want) continue;
     int x = (int)(p % w), y = (int)(p / w);
-    int nb[4];
-    int k = 0;
-    if (x > 0) nb[k++] = (int)p - 1;
-    if (y > 0) {
-      nb[k++] = (int)p - w;
-      if (eight && x > 0) nb[k++] = (int)p - w - 1;
-      if (eight && x + 1 < w) nb[k++] = (int)p - w + 1;
-    }
-    for (int j = 0; j < k; j++) {
-      int q = nb[j];
-      if (m[q] != want) continue;
-      if (lab && !(lab_step2(lab, q, p) <= step2)) continue;
-      cc_unite(parent, (int)p, q);
-    }
+    bool left = x > 0 && cc_join(m, want, lab, step2, p - 1, p);
+    if (left && x % CC_SEG == 0) cc_unite(parent, (int)p, (int)p - 1);
+    if (y == 0) continue;
+    i64 u = p - w;
+    bool up = cc_join(m, want, lab, step2, u, p);
+    bool leftUp = x > 0 && cc_join(m, want, lab, step2, u - 1, p - 1);
+    bool upRow = x > 0 && cc_join(m, want, lab, step2, u - 1, u);
+    if (up && !(left && leftUp && upRow)) cc_unite(parent, (int)p, (int)u);
+    if (!eight) continue;
+    if (x > 0 && !(up && upRow) && !(left && leftUp) && cc_join(m, want, lab, step2, u - 1, p))
+      cc_unite(parent, (int)p, (int)u - 1);
+    if (x + 1 < w && !(up && cc_join(m, want, lab, step2, u, u + 1)) && cc_join(m, want, lab, step2, u + 1, p))
+      cc_unite(parent, (int)p, (int)u + 1);
   }
 }
 
@@ -801,26 +839,49 @@ extern "C" __global__ void cc_label(const int *parent, int n, int *labels) {
 // cc_stats accumulates each component's area, frame contact, bounding box
 // and, with score, the largest score above 0 (matting.components' peak:
 // the CPU keeps the score when it exceeds the peak so far, from 0, so the
-// result is the maximum of the scores above 0, NaN never included). All
-// updates are integer atomics (the peak as the bits of a positive float,
-// which order as the floats do), so the result does not depend on order.
+// result is the maximum of the scores above 0, NaN never included). One
+// thread per row segment of CC_SEG pixels sums each run of one label in
+// registers and merges it with integer atomics when the label changes
+// (the peak as the bits of a positive float, which order as the floats
+// do), so the result does not depend on order, and a large component
+// takes one atomic of each kind per run rather than per pixel.
+__device__ static inline void cc_merge(struct comp *comps, int l, int area, int border, unsigned int peak, int x0,
+                                       int x1, int y) {
+  if (l == 0) return;
+  struct comp *c = comps + (l - 1);
+  __atomic_fetch_add(&c->area, area, __ATOMIC_RELAXED);
+  if (border) __atomic_store_n(&c->border, 1, __ATOMIC_RELAXED);
+  if (peak) __atomic_fetch_max(&c->peak, peak, __ATOMIC_RELAXED);
+  __atomic_fetch_min(&c->x0, x0, __ATOMIC_RELAXED);
+  __atomic_fetch_min(&c->y0, y, __ATOMIC_RELAXED);
+  __atomic_fetch_max(&c->x1, x1, __ATOMIC_RELAXED);
+  __atomic_fetch_max(&c->y1, y, __ATOMIC_RELAXED);
+}
+
 extern "C" __global__ void cc_stats(const int *labels, const float *score, int w, int h, struct comp *comps) {
-  i64 n = (i64)w * h;
-  FOR_EACH(p, n) {
-    int l = labels[p];
-    if (l == 0) continue;
-    struct comp *c = comps + (l - 1);
-    int x = (int)(p % w), y = (int)(p / w);
-    __atomic_fetch_add(&c->area, 1, __ATOMIC_RELAXED);
-    if (x == 0 || y == 0 || x == w - 1 || y == h - 1) __atomic_store_n(&c->border, 1, __ATOMIC_RELAXED);
-    if (score) {
-      float s = score[p];
-      if (s > 0.0f) __atomic_fetch_max(&c->peak, __builtin_bit_cast(unsigned int, s), __ATOMIC_RELAXED);
+  int segs = (w + CC_SEG - 1) / CC_SEG;
+  FOR_EACH(s, (i64)segs * h) {
+    int y = (int)(s / segs), x0 = (int)(s % segs) * CC_SEG, x1 = imin(x0 + CC_SEG, w);
+    i64 row = (i64)y * w;
+    int cur = 0, area = 0, border = 0, lo = 0, hi = 0;
+    unsigned int peak = 0;
+    for (int x = x0; x < x1; x++) {
+      int l = labels[row + x];
+      if (l != cur) {
+        cc_merge(comps, cur, area, border, peak, lo, hi, y);
+        cur = l, area = 0, border = 0, lo = x, peak = 0;
+      }
+      if (l == 0) continue;
+      area++;
+      hi = x;
+      if (x == 0 || y == 0 || x == w - 1 || y == h - 1) border = 1;
+      if (score) {
+        float v = score[row + x];
+        unsigned int b = __builtin_bit_cast(unsigned int, v);
+        if (v > 0.0f && b > peak) peak = b;
+      }
     }
-    __atomic_fetch_min(&c->x0, x, __ATOMIC_RELAXED);
-    __atomic_fetch_min(&c->y0, y, __ATOMIC_RELAXED);
-    __atomic_fetch_max(&c->x1, x, __ATOMIC_RELAXED);
-    __atomic_fetch_max(&c->y1, y, __ATOMIC_RELAXED);
+    cc_merge(comps, cur, area, border, peak, lo, hi, y);
   }
 }
 
@@ -1301,13 +1362,16 @@ extern "C" __global__ void refine_means(const int *index, int n, const float *me
 
 // ---------------------------------------------------------------------------
 // The background model's robust fit (fit.go): matting.fitBackground's
-// rounds of iteratively reweighted least squares, bit for bit. Each round
+// rounds of iteratively reweighted least squares. Each round
 // is fit_residuals, four passes of fit_hist and fit_pick (the median
 // residual, selected exactly by radix on the bits of the non-negative
-// floats), fit_weights, fit_sums and fit_solve, all on one struct fitstate.
+// floats), fit_weights, fit_partial and fit_sums and fit_solve, all on
+// one struct fitstate. The normal equations are summed in chunks (see
+// fit_partial), so the model differs from the CPU's in the last bits.
 
 #define FIT_TERMS 6
 #define FIT_ENTRIES 39 // 21 entries of A^T W A's upper triangle, 18 of A^T W b
+#define FIT_CHUNK 64    // samples per partial sum of fit_partial
 
 // fitstate is the state of one fit, shared by its kernels; the Go side
 // (fitState in fit.go) has the same layout. The host writes coef, cutK,
@@ -1460,40 +1524,73 @@ extern "C" __global__ void fit_weights(const float *res, const double *basis, co
   }
 }
 
-// fit_sums sets the normal equations (matting.normalSums), one thread per
-// entry: entry e < 21 is ata[p][q], p ≤ q, in row order, the others
-// atb[c][p]. Each adds the samples in their order, as the CPU's sum of
-// that entry does. The CPU skips the samples of zero weight; adding
-// them instead changes nothing, which keeps the loop free of branches so
-// that its loads are issued in unrolled batches: their products are ±0
-// (the basis and, unless flagged, the linear light are finite), and a sum
-// from +0 is never -0, so adding ±0 leaves it as it is.
-extern "C" __global__ void fit_sums(const double *basis, const double *wb, const float *lin, const int *idx, int n,
-                                    struct fitstate *st) {
-  FOR_EACH(e, (i64)FIT_ENTRIES) {
-    int p, q = -1, c = -1;
-    if (e < 21) {
-      int r = (int)e;
-      p = 0;
-      while (r >= FIT_TERMS - p) {
-        r -= FIT_TERMS - p;
-        p++;
-      }
-      q = p + r;
-    } else {
-      c = (int)(e - 21) / FIT_TERMS;
-      p = (int)(e - 21) % FIT_TERMS;
+// fit_entry decodes entry e of the normal equations: e < 21 is ata[p][q],
+// p ≤ q, in row order (c = -1); the others atb[c][p] (q = -1).
+__device__ static inline void fit_entry(int e, int *p, int *q, int *c) {
+  *q = -1;
+  *c = -1;
+  if (e < 21) {
+    int r = e, pp = 0;
+    while (r >= FIT_TERMS - pp) {
+      r -= FIT_TERMS - pp;
+      pp++;
     }
+    *p = pp;
+    *q = pp + r;
+  } else {
+    *c = (e - 21) / FIT_TERMS;
+    *p = (e - 21) % FIT_TERMS;
+  }
+}
+
+// fit_partial is the first pass of the normal equations
+// (matting.normalSums) as a two-pass reduction: one thread per entry and
+// chunk of FIT_CHUNK samples, each adding its chunk's products in the
+// samples' order in double precision into part[chunk·FIT_ENTRIES + e]
+// (a 20 000-sample fit: 313 chunks, 12 207 threads, where one thread per
+// entry added 20 000 products in a row). The order of every addition is
+// fixed by the chunk size, not by the launch, so the result is the same
+// on any grid and on the emulator; it differs from the CPU's sequential
+// sum only in the last bits, and not at all for a fit of at most
+// FIT_CHUNK samples. The CPU skips the samples of zero weight; adding
+// them instead changes nothing: their products are ±0 (the basis and,
+// unless flagged, the linear light are finite), and a sum from +0 is
+// never -0, so adding ±0 leaves it as it is.
+extern "C" __global__ void fit_partial(const double *basis, const double *wb, const float *lin, const int *idx, int n,
+                                       double *part) {
+  int chunks = (n + FIT_CHUNK - 1) / FIT_CHUNK;
+  FOR_EACH(t, (i64)chunks * FIT_ENTRIES) {
+    int chunk = (int)(t / FIT_ENTRIES), e = (int)(t % FIT_ENTRIES);
+    int p, q, c;
+    fit_entry(e, &p, &q, &c);
+    int lo = chunk * FIT_CHUNK, hi = imin(lo + FIT_CHUNK, n);
     const double *a = wb + p;
     double acc = 0.0;
     if (q >= 0) {
       const double *f = basis + q;
 #pragma unroll 8
-      for (int i = 0; i < n; i++) acc += a[FIT_TERMS * i] * f[FIT_TERMS * i];
-      st->ata[p][q] = acc;
+      for (int i = lo; i < hi; i++) acc += a[FIT_TERMS * (i64)i] * f[FIT_TERMS * (i64)i];
     } else {
 #pragma unroll 8
-      for (int i = 0; i < n; i++) acc += a[FIT_TERMS * i] * (double)lin[3 * (i64)idx[i] + c];
+      for (int i = lo; i < hi; i++) acc += a[FIT_TERMS * (i64)i] * (double)lin[3 * (i64)idx[i] + c];
+    }
+    part[t] = acc;
+  }
+}
+
+// fit_sums is the second pass: one thread per entry adds the chunks'
+// partial sums in chunk order into the normal equations.
+extern "C" __global__ void fit_sums(const double *part, int n, struct fitstate *st) {
+  int chunks = (n + FIT_CHUNK - 1) / FIT_CHUNK;
+  FOR_EACH(e, (i64)FIT_ENTRIES) {
+    int p, q, c;
+    fit_entry((int)e, &p, &q, &c);
+    double acc = 0.0;
+#pragma unroll 8
+    for (int k = 0; k < chunks; k++) acc += part[(i64)k * FIT_ENTRIES + e];
+    if (q >= 0) {
+      st->ata[p][q] = acc;
+    } else {
       st->atb[c][p] = acc;
     }
   }

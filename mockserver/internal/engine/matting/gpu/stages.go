@@ -91,6 +91,11 @@ func ensure(wk *worker, b *buf, n uint64) error {
 // Begin uploads img.
 func (s stages) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRun, error) {
 	W, H := img.Rect.Dx(), img.Rect.Dy()
+	// A slot first: the device holds the buffers of at most maxRuns runs
+	// (Options.MaxRuns), whatever the number of callers.
+	if err := s.d.beginRun(ctx); err != nil {
+		return nil, err
+	}
 	r := &run{d: s.d, W: W, H: H, stride: img.Stride, results: hostSlices{pool: s.d.host}}
 	src := img.Pix[:img.Stride*(H-1)+4*W]
 	err := s.d.do(ctx, func(w *worker) error {
@@ -104,9 +109,7 @@ func (s stages) Begin(ctx context.Context, img *image.NRGBA) (matting.StageRun, 
 		return w.sync()
 	})
 	if err != nil {
-		if r.img.p != 0 {
-			r.Close()
-		}
+		r.Close() // gives back the slot, and the image's buffer if any
 		return nil, err
 	}
 	return r, nil
@@ -449,4 +452,5 @@ func (r *run) Close() {
 	// Every job of the run has returned (do waits for a job the worker
 	// took), so no download still writes into these.
 	r.results.release()
+	r.d.endRun()
 }

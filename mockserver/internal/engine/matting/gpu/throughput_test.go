@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,10 +21,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// throughputJobs is how many SubmitImage jobs each engine serves.
+// throughputJobs is how many SubmitImage jobs each engine serves, unless
+// PFC_THROUGHPUT_JOBS says otherwise (.ci/gpu-device all runs fewer).
 const throughputJobs = 100
+
+// jobsToRun is throughputJobs or PFC_THROUGHPUT_JOBS.
+func jobsToRun(t *testing.T) int {
+	v := os.Getenv("PFC_THROUGHPUT_JOBS")
+	if v == "" {
+		return throughputJobs
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, "PFC_THROUGHPUT_JOBS")
+	require.Positive(t, n, "PFC_THROUGHPUT_JOBS")
+	return n
+}
 
 // TestStandaloneThroughput runs the pfc-mockserver binary at
 // PFC_MOCKSERVER_BIN (built with -tags cuda) twice, with -bg-engine=cuda
@@ -37,14 +52,15 @@ func TestStandaloneThroughput(t *testing.T) {
 		t.Skip("skipping: set PFC_MOCKSERVER_BIN to a pfc-mockserver built with -tags cuda")
 	}
 	openGPU(t) // skips without a GPU
+	total := jobsToRun(t)
 	var jpg bytes.Buffer
 	require.NoError(t, jpeg.Encode(&jpg, bigProduct(), &jpeg.Options{Quality: 90}))
 	data := jpg.Bytes()
 	rate := map[string]float64{}
 	for _, engine := range []string{"cuda", "cpu"} {
 		url := startMockserver(t, bin, engine)
-		c, err := bgcontainer.NewClient("test-license-key", bgcontainer.WithBaseURL(url),
-			bgcontainer.WithPolling(bgcontainer.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}))
+		c, err := bgcontainer.NewClient("test-license-key", pfc.WithBaseURL(url),
+			bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}))
 		require.NoError(t, err)
 		jobs := make(chan int)
 		var wg sync.WaitGroup
@@ -59,14 +75,14 @@ func TestStandaloneThroughput(t *testing.T) {
 				}
 			}()
 		}
-		for i := 0; i < throughputJobs; i++ {
+		for i := 0; i < total; i++ {
 			jobs <- i
 		}
 		close(jobs)
 		wg.Wait()
 		el := time.Since(start)
-		rate[engine] = throughputJobs / el.Seconds()
-		t.Logf("-bg-engine=%s: %d jobs of 12 MP in %v: %.2f jobs/s", engine, throughputJobs, el.Round(time.Millisecond), rate[engine])
+		rate[engine] = float64(total) / el.Seconds()
+		t.Logf("-bg-engine=%s: %d jobs of 12 MP in %v: %.2f jobs/s", engine, total, el.Round(time.Millisecond), rate[engine])
 	}
 	t.Logf("cuda/cpu throughput: %.2f×", rate["cuda"]/rate["cpu"])
 }

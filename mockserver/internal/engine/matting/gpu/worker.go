@@ -17,23 +17,32 @@ type job struct {
 	done chan error // buffered: the worker never blocks on it
 }
 
-// device is a CUDA context, its stream, the kernels' module and the buffer
-// pool, all owned by one goroutine locked to its OS thread (the driver's
-// current context is per thread). Work reaches it through jobs; device is
-// safe for concurrent use.
+// device is a CUDA context, the kernels' module and the buffer pool,
+// served by workers: goroutines locked to their OS threads (the driver's
+// current context is per thread), each with its own stream, so that
+// several jobs are in flight on the device at once and one job's host
+// work overlaps the others' device work. Work reaches them through jobs;
+// device is safe for concurrent use.
 type device struct {
 	jobs chan job
 	quit chan struct{}
-	exit chan error // the worker's teardown result, once
+	exit chan error // the workers' teardown result, once
 	name string
 	// host recycles the host slices of runs' results.
 	host *hostPool
+	// runs holds a slot per run between Begin and Close (a cap on the
+	// runs whose buffers the device holds at once).
+	runs chan struct{}
+	// pool is the workers' buffer pool (for the tests' accounting).
+	pool *bufferPool
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// worker is the state the worker goroutine owns.
+// worker is the state a worker goroutine owns; the first worker set up
+// the context, module, functions, tables and pool, which the others
+// share (read-only but for the pool, which locks).
 type worker struct {
 	drv    driver
 	dev    int32
@@ -63,18 +72,23 @@ func (w *worker) table(i int) devicePtr { return w.tables[i].p }
 // deviceConfig is what openDevice needs besides the driver.
 type deviceConfig struct {
 	ordinal     int
+	streams     int    // workers, each with a stream (at least 1)
+	maxRuns     int    // runs holding device buffers at once (at least 1)
 	maxIdle     uint64 // device bytes kept pooled (bufferPool)
 	maxIdleHost uint64 // host bytes kept pooled (hostPool)
 	ptx         string
 	tables      [numTables][]float32 // lookup tables uploaded once (tab*; empty ones are skipped)
 }
 
-// openDevice starts the worker goroutine, which locks its OS thread, loads
-// the driver state (init, device, primary context, stream, module,
-// functions, tables) and then serves jobs until close. It returns once the
-// setup finished; on failure the worker has undone what it did.
+// openDevice starts the first worker goroutine, which locks its OS
+// thread, loads the driver state (init, device, primary context, stream,
+// module, functions, tables) and starts the other workers (each the
+// context made current on its thread and a stream of its own); then they
+// serve jobs until close. It returns once the setup finished; on failure
+// the workers have undone what they did.
 func openDevice(drv driver, cfg deviceConfig) (*device, error) {
-	d := &device{jobs: make(chan job), quit: make(chan struct{}), exit: make(chan error, 1), host: newHostPool(cfg.maxIdleHost)}
+	d := &device{jobs: make(chan job), quit: make(chan struct{}), exit: make(chan error, 1), host: newHostPool(cfg.maxIdleHost),
+		runs: make(chan struct{}, max(1, cfg.maxRuns))}
 	ready := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -86,31 +100,89 @@ func openDevice(drv driver, cfg deviceConfig) (*device, error) {
 		defer runtime.UnlockOSThread()
 		w := &worker{drv: drv, fns: map[string]handle{}}
 		name, err := w.setup(cfg)
+		var helpers []chan error
+		// stop ends the started helpers (quit is closed), then the first
+		// worker's state.
+		stop := func() error {
+			var first error
+			for _, h := range helpers {
+				if herr := <-h; herr != nil && first == nil {
+					first = herr
+				}
+			}
+			if terr := w.teardown(); terr != nil && first == nil {
+				first = terr
+			}
+			return first
+		}
+		for i := 1; err == nil && i < cfg.streams; i++ {
+			h := make(chan error, 1) // the helper's start, then its exit
+			go w.helper(d, h)
+			if err = <-h; err == nil {
+				helpers = append(helpers, h)
+			}
+		}
 		if err != nil {
-			_ = w.teardown()
+			close(d.quit) // the device was never returned: nobody else closes it
+			_ = stop()
 			ready <- err
 			return
 		}
 		d.name = name
+		d.pool = w.pool
 		ready <- nil
-		for {
-			select {
-			case j := <-d.jobs:
-				if err := j.ctx.Err(); err != nil {
-					j.done <- err
-					continue
-				}
-				j.done <- w.run(j.fn)
-			case <-d.quit:
-				d.exit <- w.teardown()
-				return
-			}
-		}
+		d.serve(w)
+		d.exit <- stop()
 	}()
 	if err := <-ready; err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// serve runs jobs on w until quit.
+func (d *device) serve(w *worker) {
+	for {
+		select {
+		case j := <-d.jobs:
+			if err := j.ctx.Err(); err != nil {
+				j.done <- err
+				continue
+			}
+			j.done <- w.run(j.fn)
+		case <-d.quit:
+			return
+		}
+	}
+}
+
+// helper is another worker sharing w's context, module, functions, tables
+// and pool with a stream of its own: it reports its start on res, serves
+// jobs until quit, and reports its teardown on res.
+func (w *worker) helper(d *device, res chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	drv := w.drv
+	h := &worker{drv: drv, dev: w.dev, mod: w.mod, fns: w.fns, pool: w.pool, tables: w.tables}
+	if err := check(drv, "cuCtxSetCurrent", drv.CtxSetCurrent(w.ctx)); err != nil {
+		res <- err
+		return
+	}
+	if err := check(drv, "cuStreamCreate", drv.StreamCreate(&h.stream, 1 /* CU_STREAM_NON_BLOCKING */)); err != nil {
+		_ = drv.CtxSetCurrent(0)
+		res <- err
+		return
+	}
+	res <- nil
+	d.serve(h)
+	err := check(drv, "cuStreamSynchronize", drv.StreamSynchronize(h.stream))
+	if derr := check(drv, "cuStreamDestroy", drv.StreamDestroy(h.stream)); err == nil {
+		err = derr
+	}
+	if cerr := check(drv, "cuCtxSetCurrent", drv.CtxSetCurrent(0)); err == nil {
+		err = cerr
+	}
+	res <- err
 }
 
 // run calls fn, turning a panic into an error so that the worker survives.
@@ -139,7 +211,23 @@ func (d *device) do(ctx context.Context, fn func(w *worker) error) error {
 	return <-j.done
 }
 
-// close stops the worker after the jobs already taken and releases the
+// beginRun takes a run's slot, waiting while maxRuns runs hold one; the
+// run gives it back with endRun at its Close.
+func (d *device) beginRun(ctx context.Context) error {
+	select {
+	case d.runs <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.quit:
+		return ErrClosed
+	}
+}
+
+// endRun gives back a slot of beginRun.
+func (d *device) endRun() { <-d.runs }
+
+// close stops the workers after the jobs already taken and releases the
 // device state. It is idempotent.
 func (d *device) close() error {
 	d.closeOnce.Do(func() {

@@ -1,0 +1,114 @@
+package pfc
+
+import "time"
+
+// BulkItem is one file of a bulk run (CorrectDir, CorrectAll, RemoveDir,
+// RemoveAll): SrcPath is processed into DstPath.
+type BulkItem struct {
+	// ID identifies the item in the manifest and must be unique within a
+	// run; empty means SrcPath. The Dir variants use the path relative to
+	// the input directory.
+	ID string
+	// SrcPath is the file to process.
+	SrcPath string
+	// DstPath is where the result goes (written atomically; its directory
+	// is created if needed).
+	DstPath string
+}
+
+// BulkOptions configures a bulk run. The zero value (or nil) processes 4
+// files at once, without rate limit, with the client's settings.
+type BulkOptions struct {
+	// Concurrency bounds the files in flight (0: 4).
+	Concurrency int
+	// RateLimit, if positive, bounds how many files start per second on
+	// average (a token bucket), for accounts with a request quota.
+	RateLimit float64
+	// RateBurst is the token bucket's size: how many files may start at
+	// once after a pause (0: 1).
+	RateBurst int
+	// Manifest is the path of the run's manifest (JSON Lines), which makes
+	// the run resumable: a rerun with the same manifest skips the files
+	// done before and retries the others. The Dir variants use
+	// <outDir>/.pfc-bulk.jsonl when it is empty; the All variants keep no
+	// manifest then. One run at a time per manifest.
+	Manifest string
+	// Exts are the file extensions the Dir variants take (case-insensitive,
+	// with the dot); nil means .jpg, .jpeg and .png. The hosted API also
+	// corrects ".mp4" and ".mov".
+	Exts []string
+	// OnProgress, if set, receives a snapshot each time a file starts or
+	// finishes. Calls are serialised; keep it quick.
+	OnProgress func(BulkProgress)
+	// OnResult, if set, receives the outcome of every file as it finishes,
+	// skipped files included. Calls are serialised with OnProgress.
+	OnResult func(BulkResult)
+	// Flow holds the controls of each file's flow (see FlowOptions); a
+	// Wait.OnProgress runs on the goroutines of several files at once.
+	Flow *FlowOptions
+}
+
+// BulkProgress is a snapshot of a bulk run.
+type BulkProgress struct {
+	// Total is the number of files, or -1 when unknown (the All variants).
+	Total int
+	// Done, Failed and Skipped count the files processed in this run,
+	// failed in this run, and skipped as done by an earlier run.
+	Done, Failed, Skipped int
+	// InFlight counts the files being processed.
+	InFlight int
+	// Bytes is the input size of the files done or failed in this run.
+	Bytes int64
+	// Elapsed is the time since the run started.
+	Elapsed time.Duration
+	// ETA estimates the time left from this run's pace; 0 when unknown.
+	ETA time.Duration
+}
+
+// BulkResult is the outcome of one file of a bulk run.
+type BulkResult struct {
+	// Item is the file, its ID filled in.
+	Item BulkItem
+	// JobID is the job's id (hosted job id, bgcontainer process id), also
+	// for a skipped file and for a wait that timed out (the job may still
+	// finish); empty for pfccontainer.
+	JobID string
+	// Result is what the flow returned: a *hosted.Job, a
+	// *pfccontainer.Correction or a *bgcontainer.Result; for a failed
+	// hosted job, the terminal record. nil when skipped or when the file
+	// failed before there was one.
+	Result any
+	// Err is nil for a file done or skipped, else the flow's error, usable
+	// with errors.As and errors.Is.
+	Err error
+	// Kind classifies Err, as the manifest records it: "job_failed",
+	// "job_rejected", "wait_timeout", "download_too_large",
+	// "invalid_parameter", "http_<status>", "file", "deadline", "error" or
+	// a container's own kind.
+	Kind string
+	// Skipped reports a file done by an earlier run of the manifest.
+	Skipped bool
+	// Bytes is the input's size.
+	Bytes int64
+	// Duration is how long the file took.
+	Duration time.Duration
+}
+
+// BulkReport sums up a bulk run.
+type BulkReport struct {
+	// Total is the number of files seen.
+	Total int
+	// Done, Failed and Skipped count the files processed, failed, and
+	// skipped as done by an earlier run.
+	Done, Failed, Skipped int
+	// Interrupted counts the files not finished when the run was stopped
+	// (cancelled in flight or not started); a rerun processes them.
+	Interrupted int
+	// Bytes is the input size of the files done or failed in this run.
+	Bytes int64
+	// Elapsed is how long the run took.
+	Elapsed time.Duration
+	// Failures lists every failed file with its error, in the order they
+	// failed.
+	Failures []BulkResult
+}

@@ -1,0 +1,85 @@
+// Package pfc holds what the three pfc-go clients share, defined once: the
+// errors they return, the transport options that configure any of them,
+// the wait options, the one-call flow options, the bulk-run types and the
+// correction vocabulary of the two correction APIs.
+//
+// The clients are hosted (the hosted correction API), pfccontainer (the
+// correction container) and bgcontainer (the background-removal
+// container). Learn one and you know the others.
+//
+// # Errors
+//
+// Every error a client returns classifies with the same targets:
+//
+//	var apiErr *pfc.APIError     // an error status the service answered
+//	var ve *pfc.ValidationError  // bad input, refused before any request
+//	switch {
+//	case errors.As(err, &ve):
+//		fmt.Println("fix:", ve.Fields())
+//	case errors.Is(err, pfc.ErrRateLimited):
+//		// back off
+//	case errors.As(err, &apiErr):
+//		fmt.Println(apiErr.StatusCode, apiErr.Message, apiErr.RequestID)
+//	}
+//
+// An *APIError unwraps to the sentinel of its status class:
+//
+//	400, 422  ErrBadRequest
+//	401, 403  ErrUnauthorized
+//	404, 410  ErrNotFound
+//	413       ErrTooLarge
+//	429       ErrRateLimited
+//	5xx       ErrServer
+//	102       ErrStillProcessing (a final 102 Processing: poll again)
+//
+// Other statuses (408, 409, 3xx ...) unwrap to nil; test StatusCode. The
+// containers add errors of their own that explain an answer from their
+// API documentation's error tables (pfccontainer.Error, bgcontainer.Error):
+// errors.As still finds the *APIError behind them.
+//
+// Every string in an error has passed the client's redactor first: the
+// API key, licence keys and pre-signed URL signatures never appear in an
+// error message, a log record or a file the SDK writes.
+//
+// # Options
+//
+// The transport options (WithBaseURL, required, WithHTTPClient, WithLogger,
+// WithRetries, WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
+// WithMaxDownloadSize) configure any client:
+//
+//	c, err := hosted.NewClient(key, pfc.WithBaseURL(u), pfc.WithRetries(2, time.Second, 10*time.Second))
+//
+// Each client package declares its own Option type, which accepts these
+// and its own options (hosted.WithPolling, bgcontainer.WithPolling); an
+// option of another client package is a compile error, and NewClient
+// refuses one forced through a conversion with a *ValidationError naming
+// it. Defaults: 4 retries with 500 ms to 20 s of jittered backoff,
+// Retry-After capped at 30 s, a 5 minute response header timeout.
+//
+// # One-call flows
+//
+// hosted Correct and CorrectFile, pfccontainer CorrectFile, and
+// bgcontainer RemoveBackground and RemoveBackgroundFile take the service's
+// parameters and then a *FlowOptions for the client-side controls: wait
+// bounds and progress (Wait), a download limit, and the background-removal
+// container's job cleanup. nil keeps the client's settings; a control the
+// flow cannot honour is refused, never ignored.
+//
+// # Bulk runs
+//
+// CorrectDir and CorrectAll (hosted, pfccontainer and pfccontainer's
+// Direct), RemoveDir and RemoveAll (bgcontainer) run a flow over many
+// files, BulkOptions.Concurrency at once, optionally rate limited. A run
+// keeps a manifest (JSON Lines; the Dir variants default to
+// <outDir>/.pfc-bulk.jsonl), so a rerun after an interruption (a
+// cancelled context, Ctrl-C, a crash) skips the files already done. A file
+// that fails does not stop the run: it is listed in BulkReport.Failures
+// with its error and a Kind. The error result is non-nil only when the
+// run itself stopped: the context's error, one matching
+// context.DeadlineExceeded when the rate limit leaves no start before the
+// deadline (the report says how far it got), or a problem with the
+// options, the input directory or the manifest. Two files whose outputs
+// would be one (photo.jpg and photo.png, both to photo.png) are not both
+// written: the later fails with kind invalid_parameter. Each request is
+// retried by the client as usual; a run never repeats a file.
+package pfc
