@@ -67,13 +67,12 @@
 // several addresses, re-resolved every 30 s) spread a client over replicas.
 // New jobs go to the one with the fewest calls in flight for its weight
 // (WithReplicaWeight); a job's later calls go to the one that accepted it.
-// The licence key is applied per replica on first use (Authorize: to all).
-// A replica refusing connections or answering 5xx three calls running is
-// set aside until GET /Status answers (backoff 1 s to 1 min). A call moves
-// only when it provably never reached a replica: a SubmitImage whose
-// answer was lost is reported, never resent. A flow (RemoveBackground,
-// RemoveDir) whose replica is then down (GET /Status never reaches it) lost
-// its job with it and is done again on another (Result.LostReplicas).
+// The key is applied per replica on first use (Authorize: to all). A
+// replica refusing connections or answering 5xx three calls running is set
+// aside until GET /Status answers. A call moves only when it provably
+// never reached a replica: a SubmitImage whose answer was lost is
+// reported, never resent; a flow (RemoveBackground, RemoveDir) whose
+// replica is then down is done again on another (Result.LostReplicas).
 //
 // # Errors
 //
