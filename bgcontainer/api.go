@@ -30,7 +30,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *tra
 	if ctx == nil {
 		return nil, errNilContext()
 	}
-	resp, err := c.http.Do(ctx, r)
+	resp, err := c.route(ctx, ep, processID, r)
 	if err != nil {
 		return nil, wrapErr(ep, processID, err)
 	}
@@ -73,6 +73,31 @@ func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
 	if err := validateLicenseKey(c.key()); err != nil {
 		return nil, err
 	}
+	if ctx != nil && pinned(ctx) == nil && c.fleet() {
+		return c.authorizeAll(ctx)
+	}
+	return c.authorize(ctx)
+}
+
+// authorizeAll applies the key to every replica, in order: the first
+// error, else the first answer that is not Licensed, else the first
+// answer.
+func (c *Client) authorizeAll(ctx context.Context) (*LicenseStatus, error) {
+	var first *LicenseStatus
+	for _, r := range c.reps.Live() {
+		st, err := c.authorize(pin(ctx, r))
+		if err != nil {
+			return nil, err
+		}
+		if first == nil || (first.IsLicensed() && !st.IsLicensed()) {
+			first = st
+		}
+	}
+	return first, nil
+}
+
+// authorize is Authorize on the replica the context routes to.
+func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 	// The key is in the path: a redirect, which may name another host and
 	// keep the path, is not followed (an *Error with the 3xx status).
 	body, err := c.getJSON(ctx, epAuthorize, "", &transport.Request{
@@ -139,6 +164,7 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 		return nil, err
 	}
 	defer body.Close()
+	c.reps.Unbind(processID)
 	return decodeDeleteResult(body, c.redact)
 }
 

@@ -69,13 +69,15 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 type bulkSummary struct {
 	ProcessID string `json:"processId"`
 	Bytes     int64  `json:"pngBytes"`
+	// Replica is the replica that ran the job (a client of several).
+	Replica string `json:"replica,omitempty"`
 }
 
 func summarizeResult(r *Result) json.RawMessage {
 	if r == nil {
 		return nil
 	}
-	s := bulkSummary{Bytes: r.Bytes}
+	s := bulkSummary{Bytes: r.Bytes, Replica: r.Replica}
 	if r.Job != nil {
 		s.ProcessID = r.Job.ProcessID
 	}

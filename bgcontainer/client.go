@@ -1,6 +1,7 @@
 package bgcontainer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -27,7 +29,10 @@ type Client struct {
 	// prints an address rather than the key. nil: no key.
 	licenseKey *secret
 	http       *transport.Client
-	wait       poll.Options
+	// reps are the container's replicas (one for a single base URL);
+	// http is the first one's transport.
+	reps *replicas.List[*transport.Client]
+	wait poll.Options
 	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
 	maxDownload int64
 }
@@ -68,7 +73,12 @@ func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{baseURL: cfg.BaseURL, http: tc, wait: pollOf(pfc.WaitOptions(cfg.Polling)), maxDownload: cfg.MaxDownloadSize}
+	auth := clientopt.Auth{Secrets: []string{licenseKey}}
+	reps, err := clientopt.BuildReplicas(context.Background(), cfg, auth, tc, probe)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{baseURL: reps.First().URL, http: tc, reps: reps, wait: pollOf(pfc.WaitOptions(cfg.Polling)), maxDownload: cfg.MaxDownloadSize}
 	if licenseKey != "" {
 		c.licenseKey = &secret{licenseKey}
 	}
@@ -89,7 +99,11 @@ func (c *Client) key() string {
 
 // CloseIdleConnections closes the idle keep-alive connections of the
 // client's HTTP transport.
-func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	for _, r := range c.reps.All() {
+		r.Value.CloseIdleConnections()
+	}
+}
 
 // redact removes the licence key (in every form) from s.
 func (c *Client) redact(s string) string {
@@ -123,4 +137,25 @@ func (c Client) keyState() string {
 		return "no license key"
 	}
 	return "license key " + redacted
+}
+
+// WithReplicas spreads the client's work over several replicas of the
+// container, one base URL each (instead of pfc.WithBaseURL): new jobs go to
+// the replica with the fewest in flight, a job's later calls to the
+// replica that accepted it, and a replica that is down is set aside. See
+// "Replicas" in the package documentation.
+func WithReplicas(baseURLs ...string) Option { return clientopt.WithReplicas(baseURLs...) }
+
+// WithReplicaHost is WithReplicas for replicas behind one host name that
+// resolves to several addresses (a Kubernetes headless Service), e.g.
+// "http://bg.studio.svc:8000": one replica per address, resolved again
+// every 30 seconds.
+func WithReplicaHost(baseURL string) Option { return clientopt.WithReplicaHost(baseURL) }
+
+// WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
+// an address of WithReplicaHost such as "http://10.0.0.7:8000") weight
+// times the work of a replica of weight 1, the default: a box with 4 GPUs
+// takes weight 4.
+func WithReplicaWeight(baseURL string, weight int) Option {
+	return clientopt.WithReplicaWeight(baseURL, weight)
 }

@@ -37,13 +37,11 @@
 // resends it from the start. The request is never resent once it may have
 // reached the container (each one starts a job): only failures proving it
 // never left (refused dial, DNS) or refused unread (429) are retried; an
-// answer cut off mid-body
-// is not either, and its error (matching pfc.ErrTruncatedResponse) says the
-// answer was lost. The JSON answers of the other endpoints (Authorize,
-// Status, CheckImage, RemoveImage) are retried when cut off mid-body,
-// like a connection error. The file part's content type
-// is sniffed from the bytes; the client does not refuse formats itself
-// (the container answers 404 for a file it cannot read, ErrInvalidFile).
+// answer cut off mid-body is not either, and its error (matching
+// pfc.ErrTruncatedResponse) says the answer was lost. The JSON answers of the
+// other endpoints are retried when cut off mid-body, like a connection
+// error. The file part's content type is sniffed from the bytes; the
+// container answers 404 for a file it cannot read (ErrInvalidFile).
 //
 // DownloadImage streams the PNG to an io.Writer, DownloadImageFile to a
 // temporary file renamed into place once complete. The container answers a
@@ -53,18 +51,28 @@
 // (processing failed) is final too. The first bytes must be a PNG
 // signature, else *pfc.ResponseError and nothing is written. A PNG cut off
 // before its Content-Length is not retried (bytes reached the writer): it
-// fails with an error matching pfc.ErrTruncatedResponse, and
-// DownloadImageFile leaves no file. WithMaxDownloadSize bounds a download.
+// fails with an error matching pfc.ErrTruncatedResponse, and DownloadImageFile
+// leaves no file. WithMaxDownloadSize bounds a download.
 //
 // # Records
 //
-// LicenseStatus reads the keys "licensed org" and "expiration date" (with
-// spaces) and parses both date forms: the year-month (YYYY-MM) of Authorize
-// and the ISO 8601 timestamp of Status, keeping the raw text. Job reads
-// preprocessing_enabled, which arrives as the string "true" or "false".
-// CheckResult's processing_time (seconds) becomes a time.Duration. Unknown
-// JSON members are ignored; a member of the wrong type gives a
-// *pfc.ResponseError naming it (errors.Is pfc.ErrInvalidResponse).
+// LicenseStatus reads "licensed org" and "expiration date" (both date
+// forms, raw text kept); Job's preprocessing_enabled is the string "true"
+// or "false"; processing_time becomes a time.Duration. Unknown members are
+// ignored; one of the wrong type is a *pfc.ResponseError naming it.
+//
+// # Replicas
+//
+// WithReplicas (several base URLs) or WithReplicaHost (a name resolving to
+// several addresses, re-resolved every 30 s) spread a client over replicas.
+// New jobs go to the one with the fewest calls in flight for its weight
+// (WithReplicaWeight); a job's later calls go to the one that accepted it.
+// The key is applied per replica on first use (Authorize: to all). A
+// replica refusing connections or answering 5xx three calls running is set
+// aside until GET /Status answers. A call moves only when it provably
+// never reached a replica: a SubmitImage whose answer was lost is
+// reported, never resent; a flow (RemoveBackground, RemoveDir) whose
+// replica is then down is done again on another (Result.LostReplicas).
 //
 // # Errors
 //
@@ -98,10 +106,8 @@
 // *pfc.WaitTimeoutError (pfc.ErrWaitTimeout); RemoveBackground a licence key the
 // container refuses as a *LicenseError (ErrNotActivated).
 //
-// The licence key never appears in errors, logs or a printed Client: it is
-// redacted, raw, URL-escaped or JSON-escaped, from URLs (it is a path segment of
-// /Authorize) and from every string taken from an answer or quoted from
-// an argument.
+// The licence key (a path segment of /Authorize), raw or escaped, never
+// appears in errors, logs or a printed Client.
 //
 // # Choices where the API documentation is silent
 //
@@ -114,16 +120,14 @@
 //   - /Authorize with a wrong key answers 200 with status "Unlicensed" (the
 //     API documentation lists only 200, 400 and 500 for it); check
 //     LicenseStatus.IsLicensed.
-//   - Defaults: mode general, no preprocessing, no postprocessing. The
-//     client sends only the options that are set.
+//   - Defaults: mode general, no pre- or postprocessing; set options only are sent.
 //   - preprocessing_config is a JSON object; the mock understands "denoise"
 //     (bool, default true: a median filter before segmentation) and
 //     "detect_faces" (bool, default true: portrait mode seeds the subject
 //     from detected faces), applied when preprocessing is enabled, and
 //     ignores other keys. Malformed JSON, or a value that is not an object,
 //     is refused with 400.
-//   - A bad mode or a preprocessing/postprocessing value other than true or
-//     false is 400 naming the parameter.
+//   - A bad mode, or a pre/postprocessing value not true or false, is 400.
 //   - Error bodies are {"status", "code", "message", "parameter"} (the one
 //     shape of every pfc-go mock); the client also reads other common shapes.
 //   - Transitions: queued (waiting for a worker) → processing → completed

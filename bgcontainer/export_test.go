@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -100,3 +102,6 @@ func TestContextErrorsStayInTheChain(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	f.noSecret(t, secretKey, err.Error())
 }
+
+// WithResolver sets the resolver of WithReplicaHost, for tests.
+func WithResolver(r replicas.Resolver) Option { return clientopt.WithResolver(r) }

@@ -33,6 +33,12 @@ type Result struct {
 	// RemoveErr is why the final RemoveImage failed, if it did. It does
 	// not fail the call: the PNG is complete.
 	RemoveErr error
+	// Replica is the base URL of the replica that ran the job, for a
+	// client of several replicas (WithReplicas, WithReplicaHost).
+	Replica string
+	// LostReplicas are the replicas found down during the call (their job
+	// died with them and the image was done again on another one).
+	LostReplicas []string
 }
 
 // LicenseError reports that the container is not activated and applying
@@ -109,6 +115,65 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 	if err := validateFlow(o, flow); err != nil {
 		return nil, err
 	}
+	if pinned(ctx) != nil || !c.fleet() {
+		return c.runOn(ctx, image, size, o, flow, download)
+	}
+	// A fleet: the job runs on the least busy replica; when that replica
+	// turns out to be down (a call and a probe never reach it), the job
+	// died with it and the image is done again on another one.
+	var tried []*replica
+	for {
+		rep := c.reps.Pick(tried...)
+		if rep == nil {
+			return res, err
+		}
+		lost := false
+		r, e := c.runOn(context.WithValue(pin(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
+		c.reps.Release(rep)
+		if r != nil {
+			r.Replica = rep.URL
+			r.LostReplicas = append(res.lostReplicas(), r.LostReplicas...)
+		}
+		res, err = r, e
+		if !lost {
+			return res, err
+		}
+		if res == nil {
+			res = &Result{}
+		}
+		res.LostReplicas = append(res.LostReplicas, rep.URL)
+		tried = append(tried, rep)
+	}
+}
+
+// lostKey carries a *bool that runOn sets when the replica it runs on is
+// down.
+type lostKey struct{}
+
+// checkLost marks a flow's replica lost (and sets it aside) when a step
+// failed without an answer from it and a probe never reaches it.
+func (c *Client) checkLost(ctx context.Context, err error) {
+	lost, ok := ctx.Value(lostKey{}).(*bool)
+	rep := pinned(ctx)
+	var answered *Error // the replica answered: it is up
+	var ae *pfc.APIError
+	if !ok || rep == nil || err == nil || errors.As(err, &answered) || errors.As(err, &ae) || !c.unreachable(ctx, rep) {
+		return
+	}
+	c.reps.SetAside(rep)
+	*lost = true
+}
+
+func (r *Result) lostReplicas() []string {
+	if r == nil {
+		return nil
+	}
+	return r.LostReplicas
+}
+
+// runOn is the flow on one replica (pinned in ctx, or the only one).
+func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
+	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	var f pfc.FlowOptions
 	if flow != nil {
 		f = *flow
@@ -129,6 +194,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		job, err = c.SubmitImage(ctx, image, size, o)
 	}
 	if err != nil {
+		c.checkLost(ctx, err)
 		return nil, err
 	}
 	res.Job = job
@@ -137,6 +203,8 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 			res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, f.CleanupTimeout)
 		}()
 	}
+	// Before the removal above: a replica found down gets one attempt.
+	defer func() { c.checkLost(ctx, err) }()
 	res.Check, err = c.WaitImage(ctx, job.ProcessID, f.Wait)
 	if err != nil {
 		var te *pfc.WaitTimeoutError

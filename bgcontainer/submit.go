@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -47,6 +48,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	for i, f := range fields {
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
+	ctx, where := replicas.WithNote(ctx)
 	body, err := c.getJSON(ctx, epSubmitImage, "", &transport.Request{
 		Method: http.MethodPost,
 		Path:   "SubmitImage",
@@ -61,7 +63,11 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 		return nil, err
 	}
 	defer body.Close()
-	return decodeJob(body, c.redact)
+	job, err := decodeJob(body, c.redact)
+	if err == nil && where.Replica != nil {
+		c.reps.Bind(job.ProcessID, where.Replica) // its later calls go there
+	}
+	return job, err
 }
 
 // SubmitImageFile is SubmitImage of the regular file at path, sent under

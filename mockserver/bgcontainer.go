@@ -51,7 +51,8 @@ type BGContainerOptions struct {
 	Clock clock.Clock
 	// ProcessingDelay keeps each job processing at least this long on
 	// Clock after its engine returned (default 0), so that tests can hold
-	// jobs in processing; it does not hold a worker.
+	// jobs in processing. It does not hold a worker, but it holds the job's
+	// place in PixelBudget, as a slower engine would.
 	ProcessingDelay time.Duration
 	// Engine picks the background-removal engine: BGEngineCPU (empty
 	// means it), BGEngineCUDA or BGEngineAuto. Asking for cuda where it

@@ -147,9 +147,10 @@ func summarizeCorrection(c *Correction) json.RawMessage {
 		return nil
 	}
 	b, _ := json.Marshal(struct {
-		File  string `json:"file"`
-		Scene Scene  `json:"scene"`
-	}{c.FileName(), c.Scene})
+		File    string `json:"file"`
+		Scene   Scene  `json:"scene"`
+		Replica string `json:"replica,omitempty"`
+	}{c.FileName(), c.Scene, c.Replica})
 	return b
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/config"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -20,6 +21,9 @@ import (
 // Create one with NewClient and reuse it.
 type Client struct {
 	http *transport.Client
+	// reps are the container's replicas (one for a single base URL);
+	// http is the first one's transport.
+	reps *replicas.Fleet
 	// base is the container's base URL as configured (WithBaseURL).
 	base string
 	// rebase moves corrected_url onto base (RebaseCorrectedURLs).
@@ -52,7 +56,11 @@ func NewClient(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{http: tc, base: cfg.BaseURL, maxDownload: cfg.MaxDownloadSize}, nil
+	reps, err := clientopt.BuildReplicas(context.Background(), cfg, clientopt.Auth{}, tc, probe)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{http: tc, reps: reps, base: reps.First().URL, maxDownload: cfg.MaxDownloadSize}, nil
 }
 
 // RebaseCorrectedURLs returns a client sharing c's connections and
@@ -76,7 +84,11 @@ func (c *Client) BaseURL() string { return c.base }
 
 // CloseIdleConnections closes the idle keep-alive connections of the
 // client's transport (when the container is going away).
-func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	for _, r := range c.reps.All() {
+		r.Value.CloseIdleConnections()
+	}
+}
 
 // apiError turns an error of the transport for a call of ep into the
 // container's typed error: an API error whose body names one of the
@@ -101,12 +113,13 @@ const maxJSONBody = 1 << 20
 // getJSON sends r (asking for JSON, with the container's retry policy)
 // and decodes its 2xx answer into out. A body that is not one JSON value
 // of out's shape, or larger than maxJSONBody, is a *pfc.ResponseError.
-func (c *Client) getJSON(ctx context.Context, ep endpoint, r *transport.Request, out any) error {
+// key is the imageKey the call is about (its replica), "" for new work.
+func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transport.Request, out any) error {
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Permanent = permanent
 	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)
 	r.BufferLimit = maxJSONBody
-	resp, err := c.http.Do(ctx, r)
+	resp, err := replicas.Send(ctx, c.reps, key, r, replicaPolicy)
 	if err != nil {
 		return apiError(ep, err)
 	}

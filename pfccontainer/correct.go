@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -35,7 +36,8 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	}
 	// An answer without scene reads as "not detected", not as scene 0.
 	res := Correction{Scene: SceneUnknown}
-	err = c.getJSON(ctx, epCorrect, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
+	ctx, where := replicas.WithNote(ctx)
+	err = c.getJSON(ctx, epCorrect, imageKey, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
 		RawQuery: q}, &res)
 	if err != nil {
 		return nil, err
@@ -45,7 +47,11 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	}
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
-		u, err := rebaseURL(res.CorrectedURL, c.base)
+		base := c.base
+		if where.Replica != nil {
+			base = where.Replica.URL // the replica that corrected it
+		}
+		u, err := rebaseURL(res.CorrectedURL, base)
 		if err != nil {
 			return nil, &pfc.ResponseError{Endpoint: string(epCorrect), Field: "corrected_url",
 				Reason: c.http.Redact(fmt.Sprintf("cannot be rebased (%q): an absolute URL under /output/ without dot segments is expected",

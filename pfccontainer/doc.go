@@ -19,45 +19,47 @@
 // # Authentication
 //
 // The container documents none: it is licensed by files mounted in
-// /sdk_license, and NewClient takes no key and sends no credential.
-// Without a valid licence the container answers normally but the
-// "corrected" file is the original. Keep the port on a private network,
-// or put an authenticating proxy in front (a WithHTTPClient transport can
-// add its header, for the proxy's host only). The client itself sends
-// nothing to another host but the download of corrected_url, which carries
-// no credential and no header of the caller.
+// /sdk_license (without a valid licence the "corrected" file is the
+// original), and NewClient takes no key. Keep the port on a private
+// network, or behind an authenticating proxy (a WithHTTPClient transport
+// can add its header, for the proxy's host only). The download of
+// corrected_url carries no credential and no header of the caller.
 //
 // # Transport
 //
 // The options are package pfc's transport options. The container has no
 // jobs (no WithPolling, no FlowOptions.Wait): GET /pfc/{imageKey} answers
-// once the image is corrected. That answer can
-// take long for large images, so the response header timeout (default 5
+// once the image is corrected, so the response header timeout (default 5
 // minutes per attempt) must cover the slowest correction; a context
-// deadline bounds the whole call, retries included. Connection errors,
-// 408, 429 and 5xx other than 501 are retried with jittered exponential
-// backoff (Retry-After honoured, capped), except the rows below that no
-// retry can help. A JSON answer (PUT /pfc, GET /pfc/{imageKey}, GET
-// /version) cut off mid-body is retried the same way; a download cut off
-// before its Content-Length is not (bytes reached the writer): it fails
-// with an error matching pfc.ErrTruncatedResponse, and DownloadFile and
-// CorrectFile leave no file.
+// deadline bounds the whole call. Connection errors, 408, 429 and 5xx but
+// 501 are retried with jittered backoff (Retry-After honoured, capped),
+// except the rows below that no retry can help; so is a JSON answer cut
+// off mid-body, but not a download (bytes reached the writer: an error
+// matching pfc.ErrTruncatedResponse, and no file left).
 //
-// PUT /pfc and GET /pfc/{imageKey} are retried although not idempotent: a
-// first attempt that reached the container leaves at most an orphan file,
-// which its TTL sweep (PFC_IMG_CACHE_TTL) deletes.
+// PUT /pfc and GET /pfc/{imageKey} are retried although not idempotent: an
+// attempt that reached the container leaves at most an orphan file (swept).
+//
+// # Replicas
+//
+// WithReplicas (several base URLs) or WithReplicaHost (a name resolving to
+// several addresses, re-resolved every 30 s) spread a client over replicas.
+// An upload goes to the one with the fewest calls in flight for its weight
+// (WithReplicaWeight), its imageKey's correction to the same one (whose URL
+// corrected URLs are rebased on). A replica refusing connections or
+// answering 5xx three calls running is set aside until GET /version
+// answers. A call moves only when it provably never reached a replica; a
+// CorrectFile whose replica is then down is done again on another.
 //
 // # Options
 //
-// CorrectionOptions carries every query parameter of GET /pfc/{imageKey}
-// (preset, outputType, outputQuality, outputColorSpace, width, height,
-// long, short, scale, autocrop, skip, skip-exif-software,
-// preserveInputFileName, enableComposite). Validate reports every invalid
-// field in one *pfc.ValidationError (errors.Is pfc.ErrInvalidParameter). Plan says
-// which resize parameter applies, by the container's priority width >
-// height > long > short > scale, and which parameters it will ignore (skip
-// under AI preset selection, outputQuality for PNG output); Strict turns
-// those into validation errors.
+// CorrectionOptions carries every query parameter of GET /pfc/{imageKey}.
+// Validate reports every invalid field in one *pfc.ValidationError
+// (errors.Is pfc.ErrInvalidParameter). Plan says which resize parameter
+// applies, by the container's priority width > height > long > short >
+// scale, and which parameters it will ignore (skip under AI preset
+// selection, outputQuality for PNG output); Strict turns those into
+// validation errors.
 //
 // # Download URLs
 //
@@ -138,8 +140,7 @@
 //     (the mock refuses uploads above 50 MB with 413, an *pfc.APIError);
 //   - /version: typed SDK version and features, whatever the document's
 //     key names ("version", "sdkVersion", "build"), the rest in Raw;
-//   - versioning of the HTTP interface: none assumed; the paths are used
-//     as documented, without a version prefix.
+//   - versioning of the HTTP interface: none assumed, no version prefix.
 //
 // # Scenes
 //

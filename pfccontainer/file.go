@@ -28,18 +28,21 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		return nil, err
 	}
 	defer f.Close()
-	key, err := c.Upload(ctx, f, size, "")
-	if err != nil {
-		return nil, err
-	}
-	corr, err := c.Correct(ctx, key, o)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dl.DownloadFile(ctx, corr, dstPath); err != nil {
-		return nil, err
-	}
-	return corr, nil
+	return c.correctFile(ctx, func(ctx context.Context) (_ *Correction, err error) {
+		defer func() { c.checkLost(ctx, err) }()
+		key, err := c.Upload(ctx, f, size, "")
+		if err != nil {
+			return nil, err
+		}
+		corr, err := c.Correct(ctx, key, o)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := dl.DownloadFile(ctx, corr, dstPath); err != nil {
+			return nil, err
+		}
+		return corr, nil
+	})
 }
 
 // checkFileArgs reports the problems of a file-to-file call at once.

@@ -39,6 +39,12 @@ type Correction struct {
 	// differs from CorrectedURL only on a client made with
 	// RebaseCorrectedURLs.
 	ReportedURL string `json:"-"`
+	// Replica is the base URL of the replica that corrected the image,
+	// set by CorrectFile on a client of several replicas (WithReplicas).
+	Replica string `json:"-"`
+	// LostReplicas are the replicas CorrectFile found down (the image was
+	// done again on another one).
+	LostReplicas []string `json:"-"`
 }
 
 // FileName returns the last path segment of CorrectedURL, unescaped: the

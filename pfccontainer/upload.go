@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -41,7 +42,8 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 		return "", err
 	}
 	var res UploadResponse
-	err = c.getJSON(ctx, epUpload, &transport.Request{Method: http.MethodPut, Path: "pfc",
+	ctx, where := replicas.WithNote(ctx)
+	err = c.getJSON(ctx, epUpload, "", &transport.Request{Method: http.MethodPut, Path: "pfc",
 		Body: transport.ReaderAtBody(src, size, ct)}, &res)
 	if err != nil {
 		return "", err
@@ -53,6 +55,9 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 			reason = c.http.Redact(ve.Errors[0].Message)
 		}
 		return "", &pfc.ResponseError{Endpoint: string(epUpload), Field: "imageKey", Reason: reason}
+	}
+	if where.Replica != nil && c.reps.Many() {
+		c.reps.Bind(res.ImageKey, where.Replica) // its correction goes there
 	}
 	return res.ImageKey, nil
 }

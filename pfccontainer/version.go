@@ -14,7 +14,7 @@ import (
 // published).
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 	var raw json.RawMessage
-	if err := c.getJSON(ctx, epVersion, &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
+	if err := c.getJSON(ctx, epVersion, "", &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
 		return nil, err
 	}
 	return decodeVersion(raw)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
@@ -75,17 +78,27 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	} else if cfg.direct && (input == "" || output == "") {
 		return summary{}, errors.New("-direct with -url needs -input and -output (the host directories mounted as /input and /output)")
 	}
-	c, err := pfccontainer.NewClient(pfc.WithBaseURL(url))
+	urls := strings.Split(url, ",")
+	if cfg.direct && len(urls) > 1 {
+		return summary{}, errors.New("-direct needs one -url: the mounted directories are one container's")
+	}
+	c, err := pfccontainer.NewClient(pfccontainer.WithReplicas(urls...))
 	if err != nil {
 		return summary{}, err
 	}
 	defer c.CloseIdleConnections()
 	c = c.RebaseCorrectedURLs()
+	var lost lostReplicas
 	b := &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
+		},
+		OnResult: func(r pfc.BulkResult) {
+			if corr, ok := r.Result.(*pfccontainer.Correction); ok && corr != nil {
+				lost.add(corr.LostReplicas)
+			}
 		},
 	}
 	var rep *pfc.BulkReport
@@ -97,11 +110,33 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	if rep == nil {
 		return summary{}, err
 	}
-	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed}
+	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed, lost: lost.list()}
 	for _, f := range rep.Failures {
 		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
 	}
 	return s, err
+}
+
+// lostReplicas collects the replicas a run found down, in order.
+type lostReplicas struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (l *lostReplicas) add(urls []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, u := range urls {
+		if !slices.Contains(l.urls, u) {
+			l.urls = append(l.urls, u)
+		}
+	}
+}
+
+func (l *lostReplicas) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.urls)
 }
 
 // runBG removes the backgrounds of cfg.in with the background-removal
@@ -123,22 +158,28 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	} else if key == "" {
 		return summary{}, errors.New("-api bg with -url needs the licence key in -license-key (or $PFC_BG_LICENSE_KEY)")
 	}
-	c, err := bgcontainer.NewClient(key, pfc.WithBaseURL(url))
+	c, err := bgcontainer.NewClient(key, bgcontainer.WithReplicas(strings.Split(url, ",")...))
 	if err != nil {
 		return summary{}, err
 	}
 	defer c.CloseIdleConnections()
+	var lost lostReplicas
 	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
+		OnResult: func(r pfc.BulkResult) {
+			if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
+				lost.add(res.LostReplicas)
+			}
+		},
 	})
 	if rep == nil {
 		return summary{}, err
 	}
-	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed}
+	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed, lost: lost.list()}
 	for _, f := range rep.Failures {
 		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
 	}

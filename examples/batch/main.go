@@ -22,6 +22,12 @@
 //	go run ./examples/batch -api container -direct -url http://localhost:80 -input /srv/pfc/input -output /srv/pfc/output
 //	PFC_BG_LICENSE_KEY=... go run ./examples/batch -api bg -url http://gpu-box:8000 -in ./photos -out ./cutouts
 //
+// For the two containers, -url may list several replicas, comma-separated
+// (-url http://gpu1:8000,http://gpu2:8000,http://gpu3:8000): the photos are
+// spread over them, each job stays on its replica, and a replica that dies
+// during the run is named in the summary while its photos are done on the
+// others.
+//
 // The exit status is 0 when every photo is done, 1 when some failed (each
 // is listed with its error), 130 when interrupted.
 package main
@@ -76,6 +82,8 @@ type summary struct {
 	done, failed, skipped, interrupted int
 	elapsed                            time.Duration
 	failures                           []failure
+	// lost are the replicas found down during the run.
+	lost []string
 }
 
 type failure struct{ id, kind, err string }
@@ -95,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.StringVar(&cfg.api, "api", "hosted", "API: hosted, container or bg")
 	fs.StringVar(&cfg.in, "in", "", "folder of photos (default: ./batch-in with generated samples)")
 	fs.StringVar(&cfg.out, "out", "", "folder for the results and the manifest .pfc-bulk.jsonl (default: ./batch-out/<api>)")
-	fs.StringVar(&cfg.url, "url", "", "base URL of a real service (default: the in-process mock)")
+	fs.StringVar(&cfg.url, "url", "", "base URL of a real service (default: the in-process mock); for container and bg, several replicas comma-separated")
 	// Keys default to "" and are read from the environment after Parse:
 	// a flag's default is printed by -h.
 	fs.StringVar(&cfg.apiKey, "api-key", "", "hosted API key (default $PFC_API_KEY)")
@@ -170,6 +178,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		label, s.done, s.skipped, s.failed, s.elapsed.Round(time.Millisecond), cfg.out)
 	for _, f := range s.failures {
 		fmt.Fprintf(stdout, "  failed %s (%s): %s\n", f.id, f.kind, f.err)
+	}
+	for _, u := range s.lost {
+		fmt.Fprintf(stdout, "  replica down: %s (its photos were done on the others)\n", u)
 	}
 	switch {
 	case err != nil:

@@ -33,7 +33,7 @@ func Poll(w config.Wait, record func(v any) (jobID, status string)) poll.Options
 func Build[O ~func(*config.Config)](opts []O, auth Auth, fe apierr.FieldErrors) (*transport.Client, config.Config, error) {
 	cfg := config.Apply(opts)
 	fe = append(apierr.FieldErrors(nil), fe...)
-	if cfg.BaseURL == "" {
+	if primaryURL(cfg) == "" {
 		fe.Add("BaseURL", "is required (use pfc.WithBaseURL)")
 	}
 	if cfg.MaxDownloadSize < 0 {
@@ -43,8 +43,17 @@ func Build[O ~func(*config.Config)](opts []O, auth Auth, fe apierr.FieldErrors) 
 	if err := fe.Err(); err != nil {
 		return nil, cfg, err
 	}
-	tc, err := transport.New(transport.Options{
-		BaseURL:               cfg.BaseURL,
+	tc, err := transport.New(transportOptions(cfg, auth, primaryURL(cfg)))
+	if err != nil {
+		return nil, cfg, err
+	}
+	return tc, cfg, nil
+}
+
+// transportOptions are the transport settings of cfg for baseURL.
+func transportOptions(cfg config.Config, auth Auth, baseURL string) transport.Options {
+	return transport.Options{
+		BaseURL:               baseURL,
 		HTTPClient:            cfg.HTTPClient,
 		UserAgent:             cfg.UserAgent,
 		AuthHeader:            auth.Header,
@@ -56,9 +65,5 @@ func Build[O ~func(*config.Config)](opts []O, auth Auth, fe apierr.FieldErrors) 
 		MaxRetryAfter:         cfg.MaxRetryAfter,
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
 		Logger:                cfg.Logger,
-	})
-	if err != nil {
-		return nil, cfg, err
 	}
-	return tc, cfg, nil
 }

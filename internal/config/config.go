@@ -5,6 +5,7 @@
 package config
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -36,6 +37,22 @@ type Config struct {
 	// that a WithPolling option was given.
 	Polling    Wait
 	PollingSet bool
+	// Replicas are a container client's replicas (WithReplicas ...).
+	Replicas Replicas
+}
+
+// Replicas are the replica options of the container clients.
+type Replicas struct {
+	// URLs are static replicas' base URLs.
+	URLs []string
+	// Host is a base URL whose host name resolves to the replicas.
+	Host string
+	// Weights are replicas' weights by base URL.
+	Weights map[string]int
+	// Resolver resolves Host (tests); nil means net.DefaultResolver.
+	Resolver interface {
+		LookupHost(ctx context.Context, host string) ([]string, error)
+	}
 }
 
 // Wait has the fields of pfc.WaitOptions, which converts to it.

@@ -190,10 +190,10 @@ var errFinal102 = errors.New("final 102 Processing")
 //     one (a server that answers a final 102 and closes); either way the
 //     attempt's result is a synthetic 102 response that send turns into an
 //     *apierr.APIError matching apierr.ErrStillProcessing;
-//   - for a NoReplay request, a failure before any connection was obtained
-//     is marked as never sent (see neverSent), which such requests may
-//     retry. Only NoReplay requests use that mark, so only theirs have the
-//     connection hooks;
+//   - for a NoReplay or FailOver request, a failure before any connection
+//     was obtained is marked as never sent (see neverSent), which such
+//     requests may retry or move. Only they use that mark, so only theirs
+//     have the connection hooks;
 //   - for DoJSON and Request.BufferBody, a 2xx answer is read whole here
 //     (bufferJSON), so that a body cut off mid-read fails the attempt with
 //     a *truncatedError, which the retry policy sees like a connection
@@ -205,7 +205,7 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	ctx, cancel := context.WithCancel(r.Context())
 	a.cancel = cancel
 	a.trace.Got1xxResponse = a.got1xx
-	if cl.noReplay {
+	if cl.noReplay || cl.failOver {
 		a.trace.GetConn = func(string) { a.getConn.Store(true) }
 		a.trace.GotConn = func(httptrace.GotConnInfo) { a.gotConn.Store(true) }
 	}
@@ -400,6 +400,13 @@ type notSentError struct{ err error }
 
 func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
+
+// NeverSent reports whether err, a call's error, proves that its last
+// attempt never reached a server: no connection was obtained (for NoReplay
+// and FailOver requests), the dial was refused or failed, or the host did
+// not resolve. With Request.RetriedAfterLanding false, no attempt of the
+// call may have been processed, so it may be sent to another replica.
+func NeverSent(err error) bool { return err != nil && neverSent(err) }
 
 // neverSent reports whether err proves that no byte of the request reached
 // a server: no connection was obtained (httptrace), or dialing failed

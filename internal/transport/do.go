@@ -52,6 +52,11 @@ type Request struct {
 	// unread (429 Too Many Requests) are retried; no other status and no
 	// error after connecting is.
 	NoReplay bool
+	// FailOver ends the call at once, not retried here, when an attempt
+	// provably never reached the server (see NeverSent): the caller has
+	// another replica of the service to send it to. Other failures keep
+	// the policy.
+	FailOver bool
 	// PermanentStatus, when set, reports statuses the service documents as
 	// final for this endpoint: they are never retried, even when the
 	// default policy would (e.g. 500 "processing failed").
@@ -128,6 +133,7 @@ type call struct {
 	noFollow      bool
 	// noReplay, permanent and finalProcessing are the Request's policy.
 	noReplay        bool
+	failOver        bool
 	permanent       func(int) bool
 	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
@@ -309,6 +315,7 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 		noFollow: r.NoFollowRedirects,
 
 		noReplay:        r.NoReplay,
+		failOver:        r.FailOver,
 		permanent:       r.PermanentStatus,
 		permanentErr:    r.Permanent,
 		finalProcessing: r.FinalProcessing,
@@ -464,7 +471,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 		return false, nil // never retry once the caller gave up
 	}
 	if err != nil {
-		if !retryableError(err) || (cl.noReplay && !neverSent(err)) {
+		if !retryableError(err) || (cl.noReplay && !neverSent(err)) || (cl.failOver && neverSent(err)) {
 			return false, nil
 		}
 	} else if !retryableStatus(resp.StatusCode) || (cl.noReplay && resp.StatusCode != http.StatusTooManyRequests) ||

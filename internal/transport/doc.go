@@ -83,6 +83,11 @@
 // matching apierr.ErrTruncatedResponse that says the request may have been
 // processed and its answer was lost.
 //
+// Request.FailOver serves a client with several replicas of one service
+// (internal/replicas): an attempt that provably never reached the server
+// ends the call at once instead of being retried on the same replica, and
+// NeverSent tells the caller so, which may then send it to another one.
+//
 // Request.PermanentStatus lists statuses an endpoint documents as final
 // (e.g. 500 "processing failed" of GET /DownloadImage): they are returned
 // at once. Other statuses keep the default policy.

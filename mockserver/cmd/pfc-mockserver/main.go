@@ -31,7 +31,8 @@
 //	                 "Fault injection" in package mockserver for the grammar, the kinds
 //	                 and the routes
 //	-bg-processing-delay  how long each background-removal job stays processing
-//	                 after its engine returned (default 0; scaled by -time-scale)
+//	                 after its engine returned (default 0; scaled by -time-scale),
+//	                 keeping its place in -pixel-budget as a slower engine would
 //	-bg-engine       background-removal engine of the hosted mock (its background
 //	                 option) and the background-removal container, one engine
 //	                 shared by both: cpu, cuda or auto (default auto in
@@ -43,6 +44,13 @@
 //	                 (sdk_license, presets, addons, input, output, scene), kept on
 //	                 exit; default: a private tree under -data-dir (or the system's
 //	                 temporary directory), removed on exit
+//	-bg-replicas, -container-replicas  how many independent replicas of that
+//	                 container to serve (default 1), a fleet standing in for
+//	                 several hosts: each has its own state, data directory (with
+//	                 -container-root, its subdirectory replica-<i>) and licence
+//	                 activation, listens on the address's port plus its index
+//	                 (port 0: a free port each), and tags its JSON log lines with
+//	                 "replica": <i>
 //
 // The correction container mock reads the container's environment
 // variables (PFC_SITE_URL, PFC_LOG_LEVEL, PFC_IMG_CACHE_TTL, PFC_AVX,
@@ -65,7 +73,8 @@
 //
 // and logs JSON to stderr (one key once per line; levels debug, info,
 // warning and error, as the container spells them); a listener on every interface (":8080") is
-// printed as 127.0.0.1.
+// printed as 127.0.0.1. A fleet prints one line per replica, in replica
+// order ("bg: http://127.0.0.1:8000", "bg: http://127.0.0.1:8001", ...).
 //
 // Timeouts: request headers must arrive within 30 seconds, and an idle
 // keep-alive connection is closed after 2 minutes. There is deliberately
@@ -143,6 +152,9 @@ type env struct {
 	url string
 	// stderr receives the container mock's own JSON log lines.
 	stderr io.Writer
+	// replica is the index of the replica being built, and replicas how
+	// many of its backend are served (1: no fleet).
+	replica, replicas int
 }
 
 // served is a constructed backend.
@@ -166,7 +178,10 @@ type backend struct {
 	addrFlag    string
 	defaultAddr string
 	usage       string
-	setup       func(fs *flag.FlagSet) func(env) (*served, error)
+	// replicasFlag, when set, names the flag giving how many independent
+	// replicas of the backend to serve (default 1).
+	replicasFlag string
+	setup        func(fs *flag.FlagSet) func(env) (*served, error)
 }
 
 // backends are served in this order; each prints "<name>: <URL>".
@@ -174,9 +189,9 @@ var backends = []backend{
 	{name: "hosted", addrFlag: "hosted-addr", defaultAddr: "127.0.0.1:8080",
 		usage: "listen address of the hosted API v2 mock", setup: setupHosted},
 	{name: "container", addrFlag: "container-addr", defaultAddr: "127.0.0.1:8081",
-		usage: "listen address of the correction container mock", setup: setupContainer},
+		usage: "listen address of the correction container mock", setup: setupContainer, replicasFlag: "container-replicas"},
 	{name: "bg", addrFlag: "bg-addr", defaultAddr: "127.0.0.1:8000",
-		usage: "listen address of the background-removal container mock", setup: setupBG},
+		usage: "listen address of the background-removal container mock", setup: setupBG, replicasFlag: "bg-replicas"},
 }
 
 func setupHosted(*flag.FlagSet) func(env) (*served, error) {
@@ -215,6 +230,9 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 			return nil, err
 		}
 		o.Root = *root
+		if o.Root != "" && e.replicas > 1 {
+			o.Root = filepath.Join(o.Root, fmt.Sprintf("replica-%d", e.replica))
+		}
 		if os.Getenv("PFC_SITE_URL") == "" {
 			// corrected_url opens as printed: on the listener's own URL
 			// rather than the container's default, http://localhost.
@@ -268,9 +286,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pfc-mockserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addrs := make([]*string, len(backends))
+	counts := make([]*int, len(backends))
 	ctors := make([]func(env) (*served, error), len(backends))
 	for i, b := range backends {
 		addrs[i] = fs.String(b.addrFlag, b.defaultAddr, b.usage+"; empty disables it")
+		counts[i] = new(int)
+		*counts[i] = 1
+		if b.replicasFlag != "" {
+			fs.IntVar(counts[i], b.replicasFlag, 1, "how many independent replicas of the "+b.name+" backend to serve, on consecutive ports (own state, data and licence activation)")
+		}
 		ctors[i] = b.setup(fs)
 	}
 	apiKey := fs.String("api-key", mockserver.DefaultAPIKey, "API key of the hosted mock")
@@ -309,6 +333,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *bodyTimeout <= 0 {
 		return fail("-body-timeout must be positive, got %v", *bodyTimeout)
+	}
+	total := 0
+	for i, b := range backends {
+		if n := *counts[i]; n < 1 || n > maxReplicas {
+			return fail("-%s must be between 1 and %d, got %d", b.replicasFlag, maxReplicas, n)
+		}
+		total += *counts[i]
 	}
 	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, bgEngine: mockserver.BGEngine(*bgEngine), log: log, stderr: stderr}
 	if *faultSpec != "" {
@@ -356,7 +387,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	var running []*listener
-	stopped := make(chan stop, len(backends))
+	stopped := make(chan stop, total)
 	// Shut down in reverse order of start: each http.Server first, so no
 	// request is in flight, then its backend (which removes its data).
 	defer func() {
@@ -372,30 +403,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if *addrs[i] == "" {
 			continue
 		}
-		ln, err := net.Listen("tcp", *addrs[i])
-		if err != nil {
-			shutdown(running, log)
-			return fail("-%s: %v", b.addrFlag, err)
+		n := *counts[i]
+		for r := range n {
+			er := e
+			er.replica, er.replicas = r, n
+			attrs := []any{"backend", b.name}
+			if n > 1 {
+				er.log = e.log.With("replica", r)
+				er.stderr = httpx.ReplicaLogWriter(e.stderr, r)
+				attrs = append(attrs, "replica", r)
+			}
+			addr, err := replicaAddr(*addrs[i], r)
+			if err != nil {
+				shutdown(running, log)
+				return fail("-%s: %v", b.addrFlag, err)
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				shutdown(running, log)
+				return fail("-%s: %v", b.addrFlag, err)
+			}
+			er.url = "http://" + dialAddr(ln.Addr())
+			s, err := ctors[i](er)
+			if err != nil {
+				_ = ln.Close()
+				shutdown(running, log)
+				return fail("%s: %v", b.name, err)
+			}
+			l := &listener{name: b.name, served: s, srv: &http.Server{
+				Handler:           httpx.BodyProgressTimeout(*bodyTimeout, s.handler),
+				ReadHeaderTimeout: readHeaderTimeout,
+				IdleTimeout:       idleTimeout,
+				ErrorLog:          slog.NewLogLogger(er.log.Handler(), slog.LevelWarn),
+			}}
+			running = append(running, l)
+			go func() { stopped <- stop{b.name, l.srv.Serve(ln)} }()
+			base := er.url + s.path
+			fmt.Fprintf(stdout, "%s: %s\n", b.name, base)
+			log.Info("serving", append(attrs, "url", base, "time_scale", *timeScale)...)
 		}
-		be := e
-		be.url = "http://" + dialAddr(ln.Addr())
-		s, err := ctors[i](be)
-		if err != nil {
-			_ = ln.Close()
-			shutdown(running, log)
-			return fail("%s: %v", b.name, err)
-		}
-		l := &listener{name: b.name, served: s, srv: &http.Server{
-			Handler:           httpx.BodyProgressTimeout(*bodyTimeout, s.handler),
-			ReadHeaderTimeout: readHeaderTimeout,
-			IdleTimeout:       idleTimeout,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		}}
-		running = append(running, l)
-		go func() { stopped <- stop{b.name, l.srv.Serve(ln)} }()
-		base := be.url + s.path
-		fmt.Fprintf(stdout, "%s: %s\n", b.name, base)
-		log.Info("serving", "backend", b.name, "url", base, "time_scale", *timeScale)
 	}
 
 	code := 0
@@ -429,6 +475,32 @@ func shutdown(running []*listener, log *slog.Logger) bool {
 		}
 	}
 	return ok
+}
+
+// maxReplicas bounds -bg-replicas and -container-replicas.
+const maxReplicas = 64
+
+// replicaAddr is the listen address of replica r of a backend listening on
+// addr: the same host, the port plus r (port 0: each a free port).
+func replicaAddr(addr string, r int) (string, error) {
+	if r == 0 {
+		return addr, nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return "", fmt.Errorf("replica %d needs a numeric port in %q", r, addr)
+	}
+	if p == 0 {
+		return addr, nil // each a free port
+	}
+	if p+r > 65535 {
+		return "", fmt.Errorf("port %d of replica %d is out of range", p+r, r)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p+r)), nil
 }
 
 // dialAddr is addr as a client can dial it: a listener on every interface

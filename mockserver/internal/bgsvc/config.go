@@ -47,7 +47,8 @@ type Config struct {
 	Clock clock.Clock
 	// ProcessingDelay keeps each job processing this long on the clock
 	// after its engine returned (0: it ends when the engine returns); the
-	// worker is free again during the delay, taking the next job.
+	// worker is free again during the delay, taking the next job, but the
+	// job keeps its place in the PixelBudget, as a slower engine would.
 	ProcessingDelay time.Duration
 	// DataDir is the directory for input and result files. Required; the
 	// Service removes nothing in it on Close (the caller owns it).

@@ -87,7 +87,9 @@
 // order. States: queued → processing (a worker took it) → completed |
 // failed. Config.ProcessingDelay keeps a job processing that long on the
 // clock after its engine returned, simulating processing time without
-// holding a worker (as the hosted mock does). The submit answer always says
+// holding a worker (as the hosted mock does) but holding the job's place in
+// the pixel budget, as a slower engine would: with a budget of one image,
+// one image is processed at a time. The submit answer always says
 // "processing" (as documented). processing_time is the seconds from the start
 // of processing to completion on the clock. Jobs are kept until removed
 // (the API documentation shows no retention). Removing a queued job takes it out of the

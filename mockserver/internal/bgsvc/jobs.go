@@ -42,6 +42,8 @@ type job struct {
 
 	delay   *activity.Timer // the ProcessingDelay, once the engine returned
 	pending string          // the result PNG (a temporary file) waiting out the delay
+	// releaseBudget gives back the pixel budget the delay holds.
+	releaseBudget func()
 }
 
 // Upload is a received file part waiting for Submit, which takes it over.
@@ -345,6 +347,7 @@ func (s *Service) Remove(id string) (*RemoveResponse, *httpx.Error) {
 	var pending string
 	if j.delay.Stop() { // its callback will not run to store or discard it
 		pending = j.pending
+		j.release()
 	}
 	j.pending = ""
 	blobs := []string{j.input, j.result}

@@ -39,11 +39,17 @@ func (s *Service) run(ctx context.Context, j *job) {
 		return
 	}
 	// Remove and Close stop the timer and discard j.pending themselves.
+	// The delay keeps the job's place in the pixel budget, as a slower
+	// engine would; the worker takes the next job meanwhile.
 	j.pending = tmp
+	if j.qjob != nil {
+		j.releaseBudget = j.qjob.HoldBudget()
+	}
 	j.delay = s.tracker.AfterFunc(s.cfg.ProcessingDelay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		j.pending = ""
+		j.release()
 		if s.jobs[j.id] != j {
 			discard(tmp)
 			return
@@ -52,7 +58,15 @@ func (s *Service) run(ctx context.Context, j *job) {
 	})
 	if j.delay == nil { // closing
 		j.pending = ""
+		j.release()
 		discard(tmp)
+	}
+}
+
+// release gives back the pixel budget j's delay held, if any.
+func (j *job) release() {
+	if j.releaseBudget != nil {
+		j.releaseBudget()
 	}
 }
 

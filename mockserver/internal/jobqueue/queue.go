@@ -83,6 +83,12 @@ type Job struct {
 	state  State
 	cancel context.CancelFunc // set while Processing
 	done   chan struct{}
+	// held: HoldBudget was called and its release not yet; returned: the
+	// worker is done with run. The cost leaves inUse when both end.
+	held, returned bool
+	// parked: queued behind budget that only holds keep (no job runs), so
+	// it waits for a timer: its Tracker count is given back meanwhile.
+	parked bool
 }
 
 // New starts a Queue and its workers.
@@ -126,6 +132,7 @@ func (q *Queue) Submit(cost int64, run func(ctx context.Context)) (*Job, error) 
 		return nil, ErrClosed
 	}
 	q.queue = append(q.queue, j)
+	q.reparkLocked()
 	q.cond.Broadcast()
 	q.mu.Unlock()
 	return j, nil
@@ -138,11 +145,44 @@ func (q *Queue) end() {
 	}
 }
 
+// endJob matches the tracker's Begin of j, unless j's count was given
+// back while it was parked.
+func (q *Queue) endJob(j *Job) {
+	q.mu.Lock()
+	parked := j.parked
+	q.mu.Unlock()
+	if !parked {
+		q.end()
+	}
+}
+
+// reparkLocked keeps the Tracker's count right when budget held past a
+// job's run (HoldBudget: a timer) is all that keeps the queued jobs
+// waiting: no job runs, so they wait for that timer, like the timer
+// itself, and are not running work (WaitIdle returns, and a fake clock can
+// be advanced to release the budget). Otherwise every queued job counts.
+// Called with q.mu held.
+func (q *Queue) reparkLocked() {
+	if q.cfg.Tracker == nil {
+		return
+	}
+	park := len(q.queue) > 0 && q.running == 0 && q.inUse > 0 && !q.admissible()
+	for _, j := range q.queue {
+		switch {
+		case park && !j.parked:
+			j.parked = true
+			q.cfg.Tracker.End()
+		case !park && j.parked && q.cfg.Tracker.Begin():
+			j.parked = false
+		}
+	}
+}
+
 // admissible reports whether the head job may start now. Called with
 // q.mu held and a non-empty queue.
 func (q *Queue) admissible() bool {
-	if q.cfg.PixelBudget == 0 || q.running == 0 {
-		return true // no budget, or nothing runs: even an oversize job goes
+	if q.cfg.PixelBudget == 0 || (q.running == 0 && q.inUse == 0) {
+		return true // no budget, or nothing runs or holds: even an oversize job goes
 	}
 	return q.inUse+q.queue[0].cost <= q.cfg.PixelBudget
 }
@@ -174,12 +214,42 @@ func (q *Queue) worker() {
 
 		q.mu.Lock()
 		j.state, j.cancel = Done, nil
-		q.inUse -= j.cost
+		j.returned = true
+		if !j.held {
+			q.inUse -= j.cost
+		}
 		q.running--
+		q.reparkLocked()
 		q.cond.Broadcast()
 		q.mu.Unlock()
 		close(j.done)
-		q.end()
+		q.endJob(j)
+	}
+}
+
+// HoldBudget, called by a job's run, keeps the job's cost in the pixel
+// budget after run returns, until release is called (once; later calls
+// do nothing): the background-removal mock's processing delay holds its
+// place in the budget as a slower engine would, while the worker takes
+// the next job. Jobs waiting for that budget stay queued, so with a fake
+// clock the delay's timer must fire before they count as idle.
+func (j *Job) HoldBudget() (release func()) {
+	q := j.q
+	q.mu.Lock()
+	j.held = true
+	q.mu.Unlock()
+	return func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if !j.held {
+			return
+		}
+		j.held = false
+		if j.returned {
+			q.inUse -= j.cost
+			q.reparkLocked()
+			q.cond.Broadcast()
+		}
 	}
 }
 
@@ -209,7 +279,7 @@ func (q *Queue) Close() {
 		q.cancel()
 		for _, j := range dropped {
 			close(j.done)
-			q.end()
+			q.endJob(j)
 		}
 		q.workers.Wait()
 	})
@@ -261,10 +331,11 @@ func (j *Job) Cancel() bool {
 		}
 		j.state = Cancelled
 		// The new head may fit where the removed one did not.
+		q.reparkLocked()
 		q.cond.Broadcast()
 		q.mu.Unlock()
 		close(j.done)
-		q.end()
+		q.endJob(j)
 		return true
 	case Processing:
 		j.cancel()

@@ -1,0 +1,58 @@
+package bgcontainer
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// replica is one container instance of the client's list.
+type replica = replicas.Node
+
+func pin(ctx context.Context, r *replica) context.Context { return replicas.Pin(ctx, r) }
+
+func pinned(ctx context.Context) *replica { return replicas.Pinned(ctx) }
+
+// fleet reports whether the client has several replicas.
+func (c *Client) fleet() bool { return c.reps.Many() }
+
+// replicaPolicy: a 500 of GET /DownloadImage is the job's failure, not
+// the replica's; a 404 about a process id means another replica holds it.
+var replicaPolicy = replicas.Policy{
+	Elsewhere: func(err error) bool {
+		var ae *apierr.APIError
+		return errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound
+	},
+}
+
+// route sends r to its replica (see replicas.Send).
+func (c *Client) route(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
+	p := replicaPolicy
+	if ep == epDownloadImage {
+		p.Failure = func(ae *apierr.APIError) bool {
+			return ae.StatusCode != http.StatusNotImplemented && ae.StatusCode != http.StatusInternalServerError
+		}
+	}
+	return replicas.Send(ctx, c.reps, processID, r, p)
+}
+
+// probe is the health check of a replica: GET /Status, once.
+func probe(ctx context.Context, tc *transport.Client) error {
+	resp, err := tc.Do(ctx, &transport.Request{Path: "Status", Header: jsonHeader(), FailOver: true, BufferBody: true, BufferLimit: maxJSONBody})
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// unreachable reports whether rep is down: a GET /Status, sent once,
+// never reaches it.
+func (c *Client) unreachable(ctx context.Context, rep *replica) bool {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultCleanupTimeout)
+	defer cancel()
+	return ctx.Err() == nil && replicas.Unreachable(pctx, rep, probe)
+}

@@ -1,0 +1,220 @@
+package bgcontainer_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/pfc"
+)
+
+// fleetClient returns a client of every replica of fleet.
+func fleetClient(t *testing.T, fleet []*mockserver.BGContainerTestServer, opts ...bgcontainer.Option) *bgcontainer.Client {
+	t.Helper()
+	var urls []string
+	for _, s := range fleet {
+		urls = append(urls, s.URL)
+	}
+	c, err := bgcontainer.NewClient(fleet[0].LicenseKey, append([]bgcontainer.Option{
+		bgcontainer.WithReplicas(urls...),
+		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}),
+		pfc.WithRetries(4, time.Millisecond, 5*time.Millisecond),
+	}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// kill makes a replica unreachable, as a host that died: its listener
+// closes (new connections are refused) and its connections are cut.
+func kill(s *mockserver.BGContainerTestServer) {
+	_ = s.Server.Listener.Close()
+	s.Server.CloseClientConnections()
+}
+
+// A job's later calls go to the replica that accepted it, also from a
+// client that did not submit it (it finds the replica holding the id);
+// each replica is activated on its own.
+func TestReplicasAffinity(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := mockserver.StartBGContainers(t, 3, nil)
+	c := fleetClient(t, fleet)
+	st, err := c.Authorize(ctx)
+	require.NoError(t, err)
+	require.True(t, st.IsLicensed())
+	var jobs []*bgcontainer.Job
+	for i := range 6 {
+		img := bulkJPEG(t, i)
+		job, err := c.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
+		require.NoError(t, err)
+		jobs = append(jobs, job)
+	}
+	held := 0
+	for _, s := range fleet {
+		n := s.BGContainer.JobCount()
+		assert.Positive(t, n, "a replica got no job")
+		held += n
+	}
+	require.Equal(t, 6, held)
+	other := fleetClient(t, fleet) // knows no job
+	for _, job := range jobs {
+		_, err := c.WaitImage(ctx, job.ProcessID, nil)
+		require.NoError(t, err)
+		var png bytes.Buffer
+		_, err = c.DownloadImage(ctx, job.ProcessID, &png)
+		require.NoError(t, err)
+		chk, err := other.CheckImage(ctx, job.ProcessID)
+		require.NoError(t, err)
+		assert.Equal(t, bgcontainer.StatusCompleted, chk.Status)
+		_, err = other.RemoveImage(ctx, job.ProcessID)
+		require.NoError(t, err)
+		_, err = c.CheckImage(ctx, job.ProcessID)
+		assert.ErrorIs(t, err, bgcontainer.ErrJobNotFound)
+	}
+}
+
+// New work moves to another replica only when the request provably never
+// reached the first: a dead replica is skipped, and RemoveBackground
+// activates each live replica on first use.
+func TestReplicasSubmitSkipsADeadReplica(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := mockserver.StartBGContainers(t, 3, nil)
+	kill(fleet[1])
+	c := fleetClient(t, fleet)
+	for i := range 6 {
+		img := bulkJPEG(t, i)
+		var out bytes.Buffer
+		res, err := c.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+		require.NoError(t, err)
+		assert.NotEqual(t, fleet[1].URL, res.Replica)
+	}
+	for _, i := range []int{0, 2} {
+		st, err := fleet[i].Client.Status(ctx)
+		require.NoError(t, err)
+		assert.True(t, st.IsLicensed(), "replica %d not activated on first use", i)
+	}
+}
+
+// A submission whose answer was lost is reported, never sent twice: the
+// container's connection is cut after it read the request.
+func TestReplicasSubmissionAnswerLostNotResent(t *testing.T) {
+	t.Parallel()
+	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{
+		Activated: true,
+		Faults:    mustFaults(t, "bg:rate=1,kinds=reset-after,routes=submit"),
+	})
+	c := fleetClient(t, fleet)
+	img := bulkJPEG(t, 1)
+	_, err := c.SubmitImage(context.Background(), bytes.NewReader(img), int64(len(img)), nil)
+	require.Error(t, err, "the answer was cut off")
+	n := 0
+	for _, s := range fleet {
+		n += s.BGContainer.JobCount()
+	}
+	assert.Equal(t, 1, n, "the submission was sent once, to one replica")
+}
+
+func mustFaults(t *testing.T, spec string) *mockserver.FaultSpec {
+	t.Helper()
+	f, err := mockserver.ParseFaults(spec)
+	require.NoError(t, err)
+	return f
+}
+
+// Killing one replica in the middle of a bulk run loses nothing and
+// duplicates no output: the run finishes on the others and the results
+// name the replica that was lost.
+func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
+	t.Parallel()
+	const n = 60
+	// The delay keeps jobs in flight on every replica when one dies.
+	fleet := mockserver.StartBGContainers(t, 3, &mockserver.BGContainerOptions{
+		ProcessingDelay: 50 * time.Millisecond, PixelBudget: oneAtATime,
+	})
+	c := fleetClient(t, fleet)
+	in, out := t.TempDir(), t.TempDir()
+	writeBulkImages(t, in, n)
+	var (
+		once   sync.Once
+		done   atomic.Int32
+		mu     sync.Mutex
+		lost   = map[string]bool{}
+		byRepl = map[string]int{}
+	)
+	rep, err := c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{
+		Concurrency: 6,
+		OnResult: func(r pfc.BulkResult) {
+			if done.Add(1) == n/3 {
+				once.Do(func() { kill(fleet[2]) })
+			}
+			if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
+				mu.Lock()
+				byRepl[res.Replica]++
+				for _, l := range res.LostReplicas {
+					lost[l] = true
+				}
+				mu.Unlock()
+			}
+		},
+	})
+	require.NoError(t, err)
+	require.Empty(t, rep.Failures)
+	assert.Equal(t, n, rep.Done)
+	var outputs int
+	require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) != ".jsonl" {
+			require.Equal(t, ".png", filepath.Ext(p), "a stray file %s", p)
+			outputs++
+		}
+		return err
+	}))
+	assert.Equal(t, n, outputs)
+	for _, s := range fleet {
+		assert.Positive(t, byRepl[s.URL], "replica %s took no work", s.URL)
+	}
+	assert.Equal(t, map[string]bool{fleet[2].URL: true}, lost, "the results name the replica lost")
+}
+
+// staticResolver resolves every name to its addresses.
+type staticResolver []string
+
+func (r staticResolver) LookupHost(context.Context, string) ([]string, error) { return r, nil }
+
+// One host name resolving to several addresses gives one replica each.
+func TestReplicaHost(t *testing.T) {
+	t.Parallel()
+	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+	// Both replicas listen on 127.0.0.1 with different ports; a host
+	// name gives one port, so serve the second on another loopback
+	// address: only the first is reachable through the name's port.
+	u, err := url.Parse(fleet[0].URL)
+	require.NoError(t, err)
+	_, port, _ := net.SplitHostPort(u.Host)
+	c, err := bgcontainer.NewClient(fleet[0].LicenseKey,
+		bgcontainer.WithReplicaHost("http://bg.test:"+port), bgcontainer.WithResolver(staticResolver{"127.0.0.1"}))
+	require.NoError(t, err)
+	defer c.CloseIdleConnections()
+	st, err := c.Status(context.Background())
+	require.NoError(t, err)
+	assert.True(t, st.IsLicensed())
+	_, err = bgcontainer.NewClient("k", bgcontainer.WithReplicaHost("http://bg.test:1"), bgcontainer.WithResolver(staticResolver{}))
+	require.Error(t, err)
+	_, err = bgcontainer.NewClient("k", bgcontainer.WithReplicas("http://a:1", "http://a:1"))
+	var ve *pfc.ValidationError
+	require.True(t, errors.As(err, &ve), "%v", err)
+}

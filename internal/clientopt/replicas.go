@@ -1,0 +1,108 @@
+package clientopt
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/config"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// WithReplicas sets several base URLs, one per replica of the container.
+func WithReplicas(urls ...string) func(*config.Config) {
+	return func(c *config.Config) { c.Replicas.URLs = append([]string(nil), urls...) }
+}
+
+// WithReplicaHost sets a base URL whose host name resolves to the
+// replicas' addresses.
+func WithReplicaHost(baseURL string) func(*config.Config) {
+	return func(c *config.Config) { c.Replicas.Host = baseURL }
+}
+
+// WithReplicaWeight gives the replica at baseURL weight times the work
+// of a replica of weight 1 (the default).
+func WithReplicaWeight(baseURL string, weight int) func(*config.Config) {
+	return func(c *config.Config) {
+		if c.Replicas.Weights == nil {
+			c.Replicas.Weights = map[string]int{}
+		}
+		c.Replicas.Weights[strings.TrimSuffix(baseURL, "/")] = weight
+	}
+}
+
+// WithResolver sets the resolver of WithReplicaHost (tests).
+func WithResolver(r replicas.Resolver) func(*config.Config) {
+	return func(c *config.Config) { c.Replicas.Resolver = r }
+}
+
+// primaryURL is the base URL Build validates and builds its transport
+// on: BaseURL, else the first replica URL, else the replica host.
+func primaryURL(c config.Config) string {
+	switch {
+	case c.BaseURL != "":
+		return c.BaseURL
+	case len(c.Replicas.URLs) > 0:
+		return c.Replicas.URLs[0]
+	}
+	return c.Replicas.Host
+}
+
+// Probe is a client's health check of one replica (GET /Status, GET
+// /version).
+type Probe func(ctx context.Context, tc *transport.Client) error
+
+// BuildReplicas returns the replica list of a client configured by cfg:
+// the replicas of WithReplicas or WithReplicaHost, else the one BaseURL,
+// whose transport is primary (already built by Build). Each replica has a
+// transport of its own with the same options and secrets.
+func BuildReplicas(ctx context.Context, cfg config.Config, auth Auth, primary *transport.Client, probe Probe) (*replicas.Fleet, error) {
+	rc := cfg.Replicas
+	var fe apierr.FieldErrors
+	if rc.Host != "" && len(rc.URLs) > 0 {
+		fe.Add("ReplicaHost", "cannot be combined with WithReplicas")
+	}
+	if cfg.BaseURL != "" && (rc.Host != "" || len(rc.URLs) > 0) {
+		fe.Add("BaseURL", "cannot be combined with WithReplicas or WithReplicaHost")
+	}
+	seen := map[string]bool{}
+	var targets []replicas.Target
+	for i, u := range rc.URLs {
+		u = strings.TrimSuffix(u, "/")
+		if seen[u] {
+			fe.Add(fmt.Sprintf("Replicas[%d]", i), "repeats an earlier URL")
+		}
+		seen[u] = true
+		targets = append(targets, replicas.Target{URL: u})
+	}
+	for u := range rc.Weights {
+		if len(targets) > 0 && !seen[u] {
+			fe.Add("ReplicaWeight", "names %s, which is not one of the replicas", u)
+		}
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	if len(targets) == 0 && rc.Host == "" {
+		targets = []replicas.Target{{URL: cfg.BaseURL}}
+	}
+	primaryBase := strings.TrimSuffix(primaryURL(cfg), "/")
+	o := replicas.Options[*transport.Client]{
+		Targets: targets, Host: rc.Host, Weights: rc.Weights,
+		New: func(baseURL string) (*transport.Client, error) {
+			if strings.TrimSuffix(baseURL, "/") == primaryBase && len(targets) > 0 {
+				return primary, nil
+			}
+			return transport.New(transportOptions(cfg, auth, baseURL))
+		},
+	}
+	if rc.Resolver != nil {
+		o.Resolver = rc.Resolver
+	}
+	if probe != nil {
+		o.Probe = func(ctx context.Context, r *replicas.Node) error { return probe(ctx, r.Value) }
+	}
+	return replicas.New(ctx, o)
+}

@@ -1,0 +1,47 @@
+// Package replicas is the replica list of a container client
+// (pfccontainer, bgcontainer): the several instances of one container
+// that a user runs behind Kubernetes, Docker Swarm or a plain list of
+// hosts. It discovers them, chooses one for new work, keeps each job on
+// the replica that accepted it and sets aside the ones that fail. It has
+// no scheduler and no goroutine of its own that outlives a call: the
+// orchestration is the user's, the client only uses the replicas.
+//
+// # Discovery
+//
+// A List is built from static base URLs (Options.Targets, each with an
+// optional weight) or from one base URL whose host name resolves to
+// several addresses (Options.Host: a Kubernetes headless Service). Each
+// address gives one replica, the URL with the host replaced by the address
+// (port, scheme and path kept). The name is resolved when the list is made
+// and again, in the background, once Options.ResolveEvery has passed
+// (default 30s) when a replica is next chosen; a failed re-resolution keeps
+// the current set. Replicas whose address disappeared take no new work but
+// keep serving the jobs bound to them.
+//
+// # Choice
+//
+// Pick returns the replica with the fewest calls in flight relative to its
+// weight (in-flight+1 over weight, smallest first; ties rotate), so a
+// replica of weight 4 takes four times the work of one of weight 1 and N
+// equal replicas are kept equally busy. Set-aside replicas are skipped
+// unless no other is left, so a list of one URL behaves as a single URL.
+//
+// # Health
+//
+// The client reports each call's outcome. Failure counts a call that
+// never reached the replica (connection refused, dial or DNS failure) or
+// was answered 5xx; Options.Threshold consecutive failures (default 3)
+// set the replica aside, as SetAside does at once. A replica set aside
+// waits a backoff (Options.MinBackoff doubling to Options.MaxBackoff,
+// defaults 1s and 1min), then the next Pick runs Options.Probe on it in
+// the background (GET /Status for the background-removal container, GET
+// /version for the correction container); a successful probe readmits it
+// and resets its backoff, a failed one doubles the backoff.
+//
+// # Affinity
+//
+// Bind records which replica holds a job or image key, Lookup finds it
+// again (a bounded map, oldest entries dropped first, Options.MaxBound,
+// default 100,000), and ByURL finds a replica by its base URL (what a
+// bulk manifest records).
+package replicas

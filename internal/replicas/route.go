@@ -1,0 +1,180 @@
+package replicas
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// Fleet is a client's list of replicas, each with its own transport.
+type Fleet = List[*transport.Client]
+
+// Node is one replica of a Fleet.
+type Node = Replica[*transport.Client]
+
+// Policy is what a client tells Send about its API.
+type Policy struct {
+	// Failure reports whether an error answer of 500 or more counts
+	// against the replica's health (not a failure of the job itself);
+	// nil counts every 5xx but 501.
+	Failure func(*apierr.APIError) bool
+	// Elsewhere reports whether an error answer to a call about a key
+	// means that this replica does not hold the key (404 of GET
+	// /CheckImage, 400 unknownImageIdMessage of GET /pfc/{imageKey}), so
+	// that Send asks the next replica.
+	Elsewhere func(err error) bool
+}
+
+type pinKey struct{}
+
+// Pin makes every call under ctx go to r: a flow's calls stay on one
+// replica.
+func Pin(ctx context.Context, r *Node) context.Context { return context.WithValue(ctx, pinKey{}, r) }
+
+// Pinned returns the replica ctx is pinned to, or nil.
+func Pinned(ctx context.Context) *Node {
+	if ctx == nil {
+		return nil
+	}
+	r, _ := ctx.Value(pinKey{}).(*Node)
+	return r
+}
+
+type noteKey struct{}
+
+// Note is filled by Send: the replica of the last call under its context
+// and whether that call provably never reached it.
+type Note struct {
+	Replica   *Node
+	NeverSent bool
+}
+
+// WithNote returns a context whose calls fill the returned Note.
+func WithNote(ctx context.Context) (context.Context, *Note) {
+	n := &Note{}
+	if ctx == nil {
+		return nil, n // the call reports the nil context
+	}
+	return context.WithValue(ctx, noteKey{}, n), n
+}
+
+// Many reports whether the fleet has several replicas.
+func (l *List[T]) Many() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.all) > 1
+}
+
+// Send sends r to its replica: the pinned one; for a call about key (a
+// job or image key), the replica bound to it, or else each replica in
+// turn until one holds it (p.Elsewhere), which is then bound; for new work
+// (key ""), the least busy replica, moving to the next only when the
+// request provably never reached one (transport.NeverSent, and no attempt
+// that may have landed).
+func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy) (*http.Response, error) {
+	if ctx == nil {
+		return l.First().Value.Do(ctx, r) // the transport reports the nil context
+	}
+	if rep := Pinned(ctx); rep != nil {
+		return sendTo(ctx, l, rep, r, p)
+	}
+	if key != "" {
+		if rep, ok := l.Lookup(key); ok || !l.Many() {
+			if !ok {
+				rep = l.First()
+			}
+			return sendTo(ctx, l, rep, r, p)
+		}
+		return locate(ctx, l, key, r, p)
+	}
+	var tried []*Node
+	for {
+		rep := l.Pick(tried...)
+		if rep == nil { // every replica tried (or none left)
+			rep = l.First()
+			l.Acquire(rep)
+		}
+		rr := *r
+		more := len(tried)+1 < len(l.Live())
+		rr.FailOver = rr.FailOver || more
+		landed := false
+		if rr.RetriedAfterLanding == nil {
+			rr.RetriedAfterLanding = &landed
+		}
+		resp, err := sendTo(ctx, l, rep, &rr, p)
+		l.Release(rep)
+		if err == nil || !more || !transport.NeverSent(err) || *rr.RetriedAfterLanding || ctx.Err() != nil {
+			return resp, err
+		}
+		tried = append(tried, rep)
+	}
+}
+
+// locate asks each replica in turn about key; calls about a key have no
+// side effect on a replica that does not hold it.
+func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy) (*http.Response, error) {
+	var (
+		resp *http.Response
+		err  error
+	)
+	for _, rep := range l.All() {
+		resp, err = sendTo(ctx, l, rep, r, p)
+		if err != nil && p.Elsewhere != nil && p.Elsewhere(err) {
+			continue
+		}
+		if err == nil || (!transport.NeverSent(err) && ctx.Err() == nil) {
+			l.Bind(key, rep)
+			return resp, err
+		}
+	}
+	return resp, err
+}
+
+// sendTo sends r to rep, counts it in flight and records its outcome for
+// the replica's health and in ctx's Note. A replica set aside gets one
+// attempt, not retries, when the call provably never reaches it.
+func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Policy) (*http.Response, error) {
+	many := l.Many()
+	if many {
+		l.Acquire(rep)
+		defer l.Release(rep)
+		if !l.Healthy(rep) {
+			rr := *r
+			rr.FailOver = true
+			r = &rr
+		}
+	}
+	resp, err := rep.Value.Do(ctx, r)
+	never := transport.NeverSent(err)
+	if n, ok := ctx.Value(noteKey{}).(*Note); ok {
+		n.Replica, n.NeverSent = rep, never
+	}
+	if many && ctx.Err() == nil {
+		var ae *apierr.APIError
+		switch {
+		case never:
+			l.Failed(rep)
+		case errors.As(err, &ae) && ae.StatusCode >= 500 && failure(p, ae):
+			l.Failed(rep)
+		default:
+			l.Succeeded(rep)
+		}
+	}
+	return resp, err
+}
+
+func failure(p Policy, ae *apierr.APIError) bool {
+	if p.Failure != nil {
+		return p.Failure(ae)
+	}
+	return ae.StatusCode != http.StatusNotImplemented
+}
+
+// Unreachable reports whether rep is down: probe, sent once
+// (Request.FailOver), never reaches it. It answers false once ctx is done.
+func Unreachable(ctx context.Context, rep *Node, probe func(context.Context, *transport.Client) error) bool {
+	return ctx.Err() == nil && transport.NeverSent(probe(ctx, rep.Value))
+}

@@ -1,0 +1,197 @@
+package replicas
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// server counts its requests and answers status.
+type server struct {
+	*httptest.Server
+	n      atomic.Int32
+	status atomic.Int32
+}
+
+func newServer(t *testing.T, status int) *server {
+	s := &server{}
+	s.status.Store(int32(status))
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.n.Add(1)
+		w.WriteHeader(int(s.status.Load()))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// deadURL is a base URL on which connections are refused.
+func deadURL(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + ln.Addr().String()
+	ln.Close()
+	return u
+}
+
+func fleet(t *testing.T, urls ...string) *Fleet {
+	t.Helper()
+	var ts []Target
+	for _, u := range urls {
+		ts = append(ts, Target{URL: u})
+	}
+	l, err := New(context.Background(), Options[*transport.Client]{
+		Targets: ts, Clock: poll.NewFakeClock(t0),
+		New: func(u string) (*transport.Client, error) {
+			return transport.New(transport.Options{BaseURL: u, MinRetryWait: time.Millisecond, MaxRetryWait: 2 * time.Millisecond})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// New work that never reached a dead replica moves to a live one at once
+// (one attempt on the dead one); a request the live replica answered,
+// even 503, is not moved.
+func TestSendMovesOnlyWhatNeverLeft(t *testing.T) {
+	t.Parallel()
+	live := newServer(t, http.StatusOK)
+	l := fleet(t, deadURL(t), live.URL)
+	for range 4 {
+		resp, err := Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if live.n.Load() != 4 {
+		t.Fatalf("live replica got %d requests, want 4", live.n.Load())
+	}
+
+	busy := newServer(t, http.StatusServiceUnavailable)
+	l = fleet(t, busy.URL, busy.URL+"/") // two replicas, both answering 503
+	_, err := Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
+	var ae *apierr.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 || busy.n.Load() != 1 {
+		t.Fatalf("err = %v, requests = %d: a NoReplay request answered 503 was sent again", err, busy.n.Load())
+	}
+}
+
+// Repeated 5xx answers set a replica aside; new work then goes to the
+// others.
+func TestSendHealth(t *testing.T) {
+	t.Parallel()
+	bad, good := newServer(t, http.StatusBadGateway), newServer(t, http.StatusOK)
+	l := fleet(t, bad.URL, good.URL)
+	b := l.First()
+	for range DefaultThreshold {
+		resp, err := sendTo(context.Background(), l, b, &transport.Request{Path: "Status"}, Policy{})
+		if err == nil {
+			resp.Body.Close()
+		}
+	}
+	if l.Healthy(b) {
+		t.Fatal("a replica answering 502 repeatedly was not set aside")
+	}
+	before := bad.n.Load()
+	for range 4 {
+		resp, err := Send(context.Background(), l, "", &transport.Request{Path: "Status"}, Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if bad.n.Load() != before {
+		t.Fatal("new work went to the replica set aside")
+	}
+}
+
+// A call about a key goes to the replica bound to it; an unbound key is
+// looked for on each replica (Elsewhere) and then bound.
+func TestSendKeyAffinity(t *testing.T) {
+	t.Parallel()
+	a, b := newServer(t, http.StatusNotFound), newServer(t, http.StatusOK)
+	l := fleet(t, a.URL, b.URL)
+	p := Policy{Elsewhere: func(err error) bool {
+		var ae *apierr.APIError
+		return errors.As(err, &ae) && ae.StatusCode == 404
+	}}
+	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if r, ok := l.Lookup("job-1"); !ok || r.URL != b.URL {
+		t.Fatal("the replica holding the key was not bound")
+	}
+	na := a.n.Load()
+	for range 3 {
+		resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if a.n.Load() != na {
+		t.Fatal("a bound key's call went to another replica")
+	}
+	ctx, note := WithNote(context.Background())
+	resp, err = Send(Pin(ctx, l.First()), l, "job-1", &transport.Request{Path: "x"}, p)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if note.Replica != l.First() {
+		t.Fatal("a pinned call did not go to its pin, or the note missed it")
+	}
+}
+
+// A host re-resolved to fewer addresses: new work that never reached the
+// one live replica is reported, not sent on to a replica no longer live
+// (it fell through to none and panicked).
+func TestSendAfterAReplicaVanished(t *testing.T) {
+	t.Parallel()
+	dead := deadURL(t) // http://127.0.0.1:port
+	_, port, _ := net.SplitHostPort(dead[len("http://"):])
+	clk := poll.NewFakeClock(t0)
+	res := &fakeResolver{}
+	res.set(nil, "127.0.0.1", "127.0.0.2")
+	l, err := New(context.Background(), Options[*transport.Client]{
+		Host: "http://bg.studio.svc:" + port, Resolver: hostOnly{res}, Clock: clk,
+		New: func(u string) (*transport.Client, error) {
+			return transport.New(transport.Options{BaseURL: u, MinRetryWait: time.Millisecond, MaxRetryWait: 2 * time.Millisecond})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.set(nil, "127.0.0.1")
+	clk.Advance(DefaultResolveEvery)
+	l.Pick()
+	l.bg.Wait()
+	if len(l.Live()) != 1 || len(l.All()) != 2 {
+		t.Fatalf("live %d of %d, want 1 of 2", len(l.Live()), len(l.All()))
+	}
+	_, err = Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
+	if !transport.NeverSent(err) {
+		t.Fatalf("err = %v, want the refusal", err)
+	}
+}
+
+// hostOnly answers any host name with its resolver's addresses.
+type hostOnly struct{ r *fakeResolver }
+
+func (h hostOnly) LookupHost(ctx context.Context, _ string) ([]string, error) {
+	return h.r.LookupHost(ctx, "bg.studio.svc")
+}

@@ -1,0 +1,118 @@
+package pfccontainer
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
+)
+
+// WithReplicas spreads the client's work over several replicas of the
+// container, one base URL each (instead of pfc.WithBaseURL): an upload goes to
+// the replica with the fewest calls in flight, the correction of its
+// imageKey to the same replica, and a replica that is down is set aside.
+// See "Replicas" in the package documentation.
+func WithReplicas(baseURLs ...string) Option { return clientopt.WithReplicas(baseURLs...) }
+
+// WithReplicaHost is WithReplicas for replicas behind one host name that
+// resolves to several addresses (a Kubernetes headless Service), e.g.
+// "http://pfc.studio.svc:80": one replica per address, resolved again
+// every 30 seconds.
+func WithReplicaHost(baseURL string) Option { return clientopt.WithReplicaHost(baseURL) }
+
+// WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
+// an address of WithReplicaHost such as "http://10.0.0.7:80") weight
+// times the work of a replica of weight 1, the default.
+func WithReplicaWeight(baseURL string, weight int) Option {
+	return clientopt.WithReplicaWeight(baseURL, weight)
+}
+
+// replicaPolicy: the engine failing on an image (503
+// processingPFCErrorMessage) is the image's failure, not the replica's;
+// 400 unknownImageIdMessage about a key means another replica holds it.
+var replicaPolicy = replicas.Policy{
+	Failure: func(ae *apierr.APIError) bool {
+		return ae.StatusCode != http.StatusNotImplemented && !permanent(ae)
+	},
+	Elsewhere: func(err error) bool {
+		var ae *apierr.APIError
+		if !errors.As(err, &ae) {
+			return false
+		}
+		id, ok := findMessageID(ae.Code, ae.Message)
+		return ok && id == msgUnknownImageID
+	},
+}
+
+// probe is the health check of a replica: GET /version, once.
+func probe(ctx context.Context, tc *transport.Client) error {
+	resp, err := tc.Do(ctx, &transport.Request{Path: "version", FailOver: true, BufferBody: true, BufferLimit: maxJSONBody})
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// lostKey carries a *bool that a flow on a pinned replica sets when that
+// replica is down.
+type lostKey struct{}
+
+// probeTimeout bounds the check of a replica that failed a flow.
+const probeTimeout = 30 * time.Second
+
+// checkLost marks the flow's replica lost (and sets it aside) when a step
+// failed without an answer from it and GET /version, sent once, never
+// reaches it either.
+func (c *Client) checkLost(ctx context.Context, err error) {
+	lost, ok := ctx.Value(lostKey{}).(*bool)
+	rep := replicas.Pinned(ctx)
+	var answered *Error
+	var ae *pfc.APIError
+	if !ok || rep == nil || err == nil || ctx.Err() != nil || errors.As(err, &answered) || errors.As(err, &ae) {
+		return
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	defer cancel()
+	if replicas.Unreachable(pctx, rep, probe) {
+		c.reps.SetAside(rep)
+		*lost = true
+	}
+}
+
+// correctFile runs CorrectFile's steps on one replica of a fleet at a
+// time: when the replica dies under it (its upload and correction died
+// with it), the image is done again on another one.
+func (c *Client) correctFile(ctx context.Context, step func(context.Context) (*Correction, error)) (*Correction, error) {
+	if replicas.Pinned(ctx) != nil || !c.reps.Many() {
+		return step(ctx)
+	}
+	var (
+		tried []*replicas.Node
+		lostR []string
+		corr  *Correction
+		err   error
+	)
+	for {
+		rep := c.reps.Pick(tried...)
+		if rep == nil {
+			return corr, err
+		}
+		lost := false
+		corr, err = step(context.WithValue(replicas.Pin(ctx, rep), lostKey{}, &lost))
+		c.reps.Release(rep)
+		if !lost {
+			if corr != nil {
+				corr.Replica, corr.LostReplicas = rep.URL, lostR
+			}
+			return corr, err
+		}
+		lostR = append(lostR, rep.URL)
+		tried = append(tried, rep)
+	}
+}
