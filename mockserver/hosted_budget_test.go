@@ -1,3 +1,5 @@
+//go:build heavy
+
 package mockserver_test
 
 import (
@@ -47,7 +49,8 @@ func heapPeak(stop <-chan struct{}) <-chan uint64 {
 // cost a pixel). Both images would need about twice that at once: 2 ×
 // 9 MP × 6 B ≈ 108 MB against a bound of 9.5 MP × 9 B ≈ 85 MB, while one
 // at a time needs about 55 MB. Not parallel: it owns the heap and the
-// collector's setting while it runs.
+// collector's setting while it runs. Build tag heavy: .ci/run runs it in
+// its heavy step, without the race detector.
 func TestPixelBudgetBoundsPeakHeap(t *testing.T) {
 	const (
 		side   = 3000 // 9 MP an image

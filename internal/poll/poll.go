@@ -40,9 +40,10 @@ type Options struct {
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
-	// AfterFunc calls f in its own goroutine once d has elapsed, unless
-	// the returned stop function is called first (it reports whether it
-	// stopped the call).
+	// AfterFunc calls f once d has elapsed, unless the returned stop
+	// function is called first (it reports whether it stopped the call):
+	// on the real clock in its own goroutine, on FakeClock in the one that
+	// advances the clock, so the f that Until passes never block.
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 

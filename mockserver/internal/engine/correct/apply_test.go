@@ -35,6 +35,7 @@ func assertNeutral(t *testing.T, rgb [3]float64, tol float64) {
 }
 
 func TestApply_RemovesCastWhitePatch(t *testing.T) {
+	t.Parallel()
 	orig := naturalImage(testW, testH, 1, 110, 60, 128, 205)
 	img := castImage(orig, [3]float64{1.15, 1.0, 0.8})
 	before := meanRGB(img, greyPatch(testW, testH))
@@ -54,6 +55,7 @@ func TestApply_RemovesCastWhitePatch(t *testing.T) {
 }
 
 func TestApply_RemovesCastGrayWorld(t *testing.T) {
+	t.Parallel()
 	// No bright highlights: the white patch is unusable, gray-world decides.
 	orig := naturalImage(testW, testH, 2, 80, 30, 90, 0)
 	img := castImage(orig, [3]float64{1.15, 1.0, 0.8})
@@ -69,6 +71,7 @@ func TestApply_RemovesCastGrayWorld(t *testing.T) {
 }
 
 func TestApply_CoolCast(t *testing.T) {
+	t.Parallel()
 	orig := naturalImage(testW, testH, 3, 110, 60, 128, 205)
 	img := castImage(orig, [3]float64{0.85, 0.97, 1.2})
 	_, p := universalFor(t, img)
@@ -77,6 +80,7 @@ func TestApply_CoolCast(t *testing.T) {
 }
 
 func TestApply_BalancedImageChangesLittle(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(10); seed < 13; seed++ {
 		orig := balancedImage(seed)
 		img := cloneImage(orig)
@@ -94,6 +98,7 @@ func TestApply_BalancedImageChangesLittle(t *testing.T) {
 }
 
 func TestApply_PresetNoneIsPixelIdentical(t *testing.T) {
+	t.Parallel()
 	orig := castImage(balancedImage(1), [3]float64{1.2, 1, 0.7})
 	img := cloneImage(orig)
 	g, ok := Builtin(PresetNone)
@@ -110,6 +115,7 @@ func TestApply_PresetNoneIsPixelIdentical(t *testing.T) {
 }
 
 func TestApply_IdentityParams(t *testing.T) {
+	t.Parallel()
 	assert.True(t, Params{}.IsIdentity())
 	assert.True(t, Params{ClipLow: 1, ClipHigh: 1, SkinProtect: 1}.IsIdentity())
 	assert.False(t, Params{Contrast: 0.1}.IsIdentity())
@@ -117,6 +123,7 @@ func TestApply_IdentityParams(t *testing.T) {
 }
 
 func TestApply_GroupsDifferAndArePlausible(t *testing.T) {
+	t.Parallel()
 	sources := map[string]*image.NRGBA{
 		"balanced": balancedImage(20),
 		"warm":     castImage(naturalImage(testW, testH, 21, 110, 90, 128, 205), [3]float64{1.1, 1, 0.85}),
@@ -149,6 +156,7 @@ func TestApply_GroupsDifferAndArePlausible(t *testing.T) {
 }
 
 func TestApply_GroupCharacter(t *testing.T) {
+	t.Parallel()
 	// Pro is gentler than Universal, School and Sports and Attractions
 	// stronger, on every scene.
 	u, _ := Builtin(PresetUniversal)
@@ -167,6 +175,7 @@ func TestApply_GroupCharacter(t *testing.T) {
 }
 
 func TestApply_SkinProtection(t *testing.T) {
+	t.Parallel()
 	src := skinImage(testW, testH, 30)
 	p := Params{Vibrance: 0.6, Saturation: 0.2}
 	unprotected, protected := cloneImage(src), cloneImage(src)
@@ -185,6 +194,7 @@ func TestApply_SkinProtection(t *testing.T) {
 }
 
 func TestApply_AlphaUntouched(t *testing.T) {
+	t.Parallel()
 	img := castImage(balancedImage(40), [3]float64{1.1, 1, 0.9})
 	for i := 3; i < len(img.Pix); i += 4 {
 		img.Pix[i] = uint8(i / 4 % 256)
@@ -202,6 +212,7 @@ func TestApply_AlphaUntouched(t *testing.T) {
 }
 
 func TestApply_EdgeCases(t *testing.T) {
+	t.Parallel()
 	u, _ := Builtin(PresetUniversal)
 	p := u.Default
 	assert.NotPanics(t, func() {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestIsClipart(t *testing.T) {
+	t.Parallel()
 	solid := image.NewNRGBA(image.Rect(0, 0, 300, 200))
 	fillRect(solid, solid.Rect, color.NRGBA{40, 90, 200, 255})
 	tests := []struct {
@@ -41,6 +42,7 @@ func TestIsClipart(t *testing.T) {
 }
 
 func TestIsLegacySkip(t *testing.T) {
+	t.Parallel()
 	assert.True(t, IsLegacySkip(clipartImage(800, 600, 1, 0)), "clipart")
 	assert.True(t, IsLegacySkip(greyscale(balancedImage(9))), "greyscale photo")
 	assert.True(t, IsLegacySkip(greyscale(landscapeImage(800, 600, 2))), "greyscale landscape")
@@ -51,6 +53,7 @@ func TestIsLegacySkip(t *testing.T) {
 }
 
 func TestEstimateNoise(t *testing.T) {
+	t.Parallel()
 	levels := []float64{0, 1, 4, 10, 20}
 	var prev float64 = -1
 	for _, sigma := range levels {

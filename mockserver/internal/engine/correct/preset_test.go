@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuiltin(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"", PresetUniversal, PresetPro, PresetSchoolAndSports, PresetAttractionsAndCruiseLines, PresetNone} {
 		g, ok := Builtin(name)
 		require.True(t, ok, name)
@@ -37,6 +38,7 @@ func TestBuiltin(t *testing.T) {
 }
 
 func TestIsAISelection(t *testing.T) {
+	t.Parallel()
 	assert.True(t, IsAISelection(""))
 	assert.True(t, IsAISelection("Universal"))
 	for _, p := range []string{"Pro", "none", "School and Sports", "my preset", "universal"} {
@@ -45,6 +47,7 @@ func TestIsAISelection(t *testing.T) {
 }
 
 func TestGroupFor(t *testing.T) {
+	t.Parallel()
 	g := Group{Default: Params{Contrast: 0.1}, Scenes: map[Scene]Params{SceneNight: {Contrast: 0.2}}}
 	assert.Equal(t, 0.2, g.For(SceneNight).Contrast)
 	assert.Equal(t, 0.1, g.For(SceneUnknown).Contrast)
@@ -53,6 +56,7 @@ func TestGroupFor(t *testing.T) {
 }
 
 func TestParsePreset(t *testing.T) {
+	t.Parallel()
 	universal, _ := Builtin(PresetUniversal)
 	pro, _ := Builtin(PresetPro)
 

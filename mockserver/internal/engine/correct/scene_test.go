@@ -10,6 +10,7 @@ import (
 )
 
 func TestDetectScene_Synthetic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		img   *image.NRGBA
@@ -42,6 +43,7 @@ func TestDetectScene_Synthetic(t *testing.T) {
 }
 
 func TestDetectScene_CastDoesNotFakeSkin(t *testing.T) {
+	t.Parallel()
 	// A tungsten-like cast makes everything warm; without a centred skin
 	// area that is not a portrait, and not a sunset either.
 	img := castImage(naturalImage(testW, testH, 2, 80, 30, 90, 0), [3]float64{1.15, 1, 0.8})
@@ -49,6 +51,7 @@ func TestDetectScene_CastDoesNotFakeSkin(t *testing.T) {
 }
 
 func TestDetectScene_SizeIndependent(t *testing.T) {
+	t.Parallel()
 	// The decision comes from a fixed-size sample; a much larger rendering
 	// of the same scene gives the same category.
 	assert.Equal(t, SceneLandscape, DetectScene(landscapeImage(2400, 1600, 1), 0))
@@ -69,6 +72,7 @@ func TestDetectScene_Deterministic(t *testing.T) {
 }
 
 func TestScene_Table(t *testing.T) {
+	t.Parallel()
 	all := Scenes()
 	require.Len(t, all, 9)
 	assert.Equal(t, SceneUnknown, all[0])

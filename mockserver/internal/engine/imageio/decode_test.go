@@ -39,6 +39,7 @@ func requireCorrupt(t *testing.T, err error) {
 }
 
 func TestLimitsBoundaries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		lim    Limits
@@ -79,6 +80,7 @@ func TestLimitsBoundaries(t *testing.T) {
 }
 
 func TestDecodeChecksLimitsBeforeDecoding(t *testing.T) {
+	t.Parallel()
 	small := stdJPEG(t, naturalImage(40, 60, 1), 90)
 	_, err := Decode(bytes.NewReader(small), Limits{MinSide: 41})
 	requireReject(t, err, ReasonTooSmall)
@@ -100,6 +102,7 @@ func TestDecodeChecksLimitsBeforeDecoding(t *testing.T) {
 }
 
 func TestDecodeRejectsNonImages(t *testing.T) {
+	t.Parallel()
 	inputs := map[string][]byte{
 		"empty": nil,
 		"text":  []byte("hello, world"),
@@ -120,6 +123,7 @@ func TestDecodeRejectsNonImages(t *testing.T) {
 }
 
 func TestDecodeCorruptIsNotARejection(t *testing.T) {
+	t.Parallel()
 	j := stdJPEG(t, naturalImage(200, 150, 1), 90)
 	p := pngWithChunks(t, naturalImage(200, 150, 1), nil)
 	inputs := map[string][]byte{
@@ -154,6 +158,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 }
 
 func TestDecodeReadErrorIsPassedOn(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 3, 20} {
 		_, err := Decode(&failingReader{n: n}, HostedLimits)
 		require.ErrorIs(t, err, io.ErrClosedPipe)
@@ -179,6 +184,7 @@ func cmykJPEG() []byte {
 }
 
 func TestDecodeRejectsCMYK(t *testing.T) {
+	t.Parallel()
 	data := cmykJPEG()
 	m, err := jpeg.Decode(bytes.NewReader(data))
 	require.NoError(t, err, "the test file must be a valid JPEG")
@@ -188,6 +194,7 @@ func TestDecodeRejectsCMYK(t *testing.T) {
 }
 
 func TestDecodeRejectsUnsupportedJPEGVariant(t *testing.T) {
+	t.Parallel()
 	// Arithmetic-coded (SOF9) JPEG: a JPEG the decoder cannot read.
 	data := cmykJPEG()
 	i := bytes.Index(data, []byte{0xff, 0xc0})
@@ -197,6 +204,7 @@ func TestDecodeRejectsUnsupportedJPEGVariant(t *testing.T) {
 }
 
 func TestDecodeColourModels(t *testing.T) {
+	t.Parallel()
 	const w, h = 40, 36
 	gray := image.NewGray(image.Rect(0, 0, w, h))
 	gray16 := image.NewGray16(image.Rect(0, 0, w, h))
@@ -249,6 +257,7 @@ func TestDecodeColourModels(t *testing.T) {
 }
 
 func TestDecodeYCbCrSubsamplingMatchesStdlib(t *testing.T) {
+	t.Parallel()
 	src := naturalImage(61, 47, 5)
 	for _, ratio := range []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio444, image.YCbCrSubsampleRatio422,
 		image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio440, image.YCbCrSubsampleRatio411, image.YCbCrSubsampleRatio410} {
@@ -275,6 +284,7 @@ func TestDecodeYCbCrSubsamplingMatchesStdlib(t *testing.T) {
 }
 
 func TestDecodeKeepsPNGTransparency(t *testing.T) {
+	t.Parallel()
 	m := image.NewNRGBA(image.Rect(0, 0, 50, 40))
 	m.SetNRGBA(10, 10, color.NRGBA{255, 0, 0, 77})
 	var buf bytes.Buffer
@@ -286,11 +296,13 @@ func TestDecodeKeepsPNGTransparency(t *testing.T) {
 }
 
 func TestChunkCRCHelper(t *testing.T) {
+	t.Parallel()
 	c := appendChunk(nil, "tEXt", []byte("a\x00b"))
 	assert.Equal(t, crc32.ChecksumIEEE(c[4:len(c)-4]), binary.BigEndian.Uint32(c[len(c)-4:]))
 }
 
 func TestCorruptErrorMessage(t *testing.T) {
+	t.Parallel()
 	_, err := Decode(bytes.NewReader([]byte{0xff, 0xd8, 0xff}), HostedLimits)
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the decoder's error stays reachable")
 	assert.Equal(t, "imageio: corrupt jpeg header: unexpected EOF", err.Error())

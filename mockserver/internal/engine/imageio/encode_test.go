@@ -22,6 +22,7 @@ func encodeBytes(t testing.TB, m *image.NRGBA, o EncodeOptions) []byte {
 }
 
 func TestJPEGStripsDecodeLikeOneStream(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{1000, 1100}, {333, 3300}, {17, 40}, {4000, 1300}} {
 		m := naturalImage(size[0], size[1], 3)
 		ours := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 85})
@@ -65,6 +66,7 @@ func TestEncodeSameBytesForAnyCoreCount(t *testing.T) {
 }
 
 func TestPNGIsLossless(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewSource(1))
 	opaque := naturalImage(900, 700, 6) // > 1 MiB of filtered rows: several parts
 	alpha := naturalImage(800, 600, 7)
@@ -99,6 +101,7 @@ func TestPNGIsLossless(t *testing.T) {
 }
 
 func TestAdler32Combine(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewSource(2))
 	data := make([]byte, 300_000)
 	rnd.Read(data)
@@ -109,6 +112,7 @@ func TestAdler32Combine(t *testing.T) {
 }
 
 func TestJPEGFlattensAlphaOntoWhite(t *testing.T) {
+	t.Parallel()
 	m := image.NewNRGBA(image.Rect(0, 0, 32, 32))
 	for i := 0; i < len(m.Pix); i += 4 {
 		m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = 0, 0, 0, 0
@@ -123,6 +127,7 @@ func TestJPEGFlattensAlphaOntoWhite(t *testing.T) {
 }
 
 func TestEncodeQuality(t *testing.T) {
+	t.Parallel()
 	m := naturalImage(200, 200, 1)
 	q40 := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 40})
 	q90 := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 90})
@@ -135,6 +140,7 @@ func TestEncodeQuality(t *testing.T) {
 }
 
 func TestEncodeErrors(t *testing.T) {
+	t.Parallel()
 	m := naturalImage(10, 10, 1)
 	err := Encode(&bytes.Buffer{}, m, EncodeOptions{Format: "gif"})
 	require.Error(t, err)
@@ -151,6 +157,7 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, assert.AnError }
 
 func TestEncodeWriteErrors(t *testing.T) {
+	t.Parallel()
 	m := naturalImage(100, 100, 1)
 	for _, f := range []Format{FormatJPEG, FormatPNG} {
 		require.ErrorIs(t, Encode(failWriter{}, m, EncodeOptions{Format: f}), assert.AnError)
@@ -158,6 +165,7 @@ func TestEncodeWriteErrors(t *testing.T) {
 }
 
 func TestFormatHelpers(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]Format{"jpg": FormatJPEG, "JPEG": FormatJPEG, " jpeg ": FormatJPEG, "image/jpeg": FormatJPEG, "png": FormatPNG, "PNG": FormatPNG, "image/png": FormatPNG} {
 		f, ok := ParseFormat(in)
 		assert.True(t, ok, in)

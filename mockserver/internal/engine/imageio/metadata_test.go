@@ -56,6 +56,7 @@ func richJPEG(t testing.TB, m image.Image, exif, icc []byte, iccOrder []int) []b
 }
 
 func TestMetadataSurvivesJPEGRoundTrip(t *testing.T) {
+	t.Parallel()
 	icc := fakeICC(70_000) // two APP2 chunks
 	exif := tiffBuilder{order: binary.BigEndian, ifd0: map[uint16]uint16{0x0131: 7}}.build()
 	src := richJPEG(t, naturalImage(80, 60, 1), exif, icc, []int{1, 0}) // chunks out of order
@@ -95,6 +96,7 @@ func TestMetadataSurvivesJPEGRoundTrip(t *testing.T) {
 }
 
 func TestMetadataSurvivesPNGRoundTrip(t *testing.T) {
+	t.Parallel()
 	icc := fakeICC(70_000)
 	exif := exifWithOrientation(binary.LittleEndian, 1)
 	text := []PNGChunk{{Type: "tEXt", Data: []byte("Comment\x00hello")}, {Type: "iTXt", Data: []byte("Title\x00\x00\x00en\x00\x00Bonjour")}}
@@ -122,6 +124,7 @@ func TestMetadataSurvivesPNGRoundTrip(t *testing.T) {
 }
 
 func TestPNGReadsCompressedXMPAndIgnoresBadCRC(t *testing.T) {
+	t.Parallel()
 	var z bytes.Buffer
 	zw := newZlib(&z)
 	zw.Write(testXMP)
@@ -137,6 +140,7 @@ func TestPNGReadsCompressedXMPAndIgnoresBadCRC(t *testing.T) {
 }
 
 func TestStripAllMetadata(t *testing.T) {
+	t.Parallel()
 	src := richJPEG(t, naturalImage(80, 60, 1), exifWithOrientation(binary.LittleEndian, 6), fakeICC(1000), nil)
 	img, err := Decode(bytes.NewReader(src), HostedLimits)
 	require.NoError(t, err)
@@ -153,6 +157,7 @@ func TestStripAllMetadata(t *testing.T) {
 }
 
 func TestICCWithMissingChunkIsDropped(t *testing.T) {
+	t.Parallel()
 	icc := fakeICC(140_000) // three chunks
 	segs := iccSegments(icc, []int{0, 2})
 	data := withSegments(stdJPEG(t, naturalImage(40, 40, 1), 90), segs...)
@@ -167,6 +172,7 @@ func TestICCWithMissingChunkIsDropped(t *testing.T) {
 }
 
 func TestEXIFPixelDimensionsUpdated(t *testing.T) {
+	t.Parallel()
 	for _, short := range []bool{false, true} {
 		exif := tiffBuilder{order: binary.LittleEndian, ifd0: map[uint16]uint16{tagOrientation: 6}, pixelDims: [2]uint32{40, 80}, dimsShort: short}.build()
 		var out bytes.Buffer
@@ -192,6 +198,7 @@ func TestEXIFPixelDimensionsUpdated(t *testing.T) {
 }
 
 func TestMalformedEXIFIsDropped(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	require.NoError(t, Encode(&out, naturalImage(40, 40, 1), EncodeOptions{Format: FormatJPEG, Meta: &Metadata{EXIF: []byte("II*\x00\xff\xff\x00\x00junk"), XMP: testXMP}}))
 	img, err := Decode(bytes.NewReader(out.Bytes()), Limits{})
@@ -232,6 +239,7 @@ func checkThumbnail(t *testing.T, exif []byte, wantW, wantH int) {
 }
 
 func TestUpdateThumbnail(t *testing.T) {
+	t.Parallel()
 	oldThumb := solidJPEG(t, 160, 120, color.NRGBA{220, 10, 10, 255})
 	for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
 		exif := tiffBuilder{order: order, ifd0: map[uint16]uint16{tagOrientation: 1}, thumbnail: oldThumb}.build()
@@ -254,6 +262,7 @@ func TestUpdateThumbnail(t *testing.T) {
 }
 
 func TestUpdateThumbnailNotAtEnd(t *testing.T) {
+	t.Parallel()
 	// A small old thumbnail followed by other data: the new one cannot
 	// replace it in place and is appended; everything else stays put.
 	oldThumb := solidJPEG(t, 8, 8, color.NRGBA{220, 10, 10, 255})
@@ -269,6 +278,7 @@ func TestUpdateThumbnailNotAtEnd(t *testing.T) {
 }
 
 func TestUpdateThumbnailWithoutIFD1AddsNone(t *testing.T) {
+	t.Parallel()
 	exif := exifWithOrientation(binary.LittleEndian, 1)
 	var out bytes.Buffer
 	require.NoError(t, Encode(&out, newPicture(), EncodeOptions{Format: FormatJPEG, Meta: &Metadata{EXIF: exif}, UpdateThumbnail: true}))
@@ -279,6 +289,7 @@ func TestUpdateThumbnailWithoutIFD1AddsNone(t *testing.T) {
 }
 
 func TestUpdateThumbnailThatCannotFitIsUnlinked(t *testing.T) {
+	t.Parallel()
 	// The EXIF block is nearly the whole 64 KiB APP1 and the old thumbnail is
 	// tiny and not at the end: no new thumbnail fits, so IFD1 is unlinked
 	// rather than left pointing at a stale picture.
@@ -310,6 +321,7 @@ func jpegSegments(t *testing.T, b []byte) [][]byte {
 }
 
 func TestUpdateThumbnailInPlace(t *testing.T) {
+	t.Parallel()
 	// A large old thumbnail followed by other data: the new (smaller) one
 	// overwrites it in place and the payload keeps its size.
 	oldThumb := stdJPEG(t, naturalImage(160, 120, 4), 100)

@@ -91,6 +91,7 @@ func maxDiff(t *testing.T, a, b *image.NRGBA) int {
 }
 
 func TestDecodeAppliesAllEightOrientations(t *testing.T) {
+	t.Parallel()
 	upright := quadrants()
 	for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
 		for o := 1; o <= 8; o++ {
@@ -132,6 +133,7 @@ func TestDecodeAppliesAllEightOrientations(t *testing.T) {
 }
 
 func TestOrientOutOfRangeIsIdentity(t *testing.T) {
+	t.Parallel()
 	m := quadrants()
 	for _, o := range []int{-1, 0, 1, 9, 100} {
 		assert.Same(t, m, Orient(m, o))
@@ -139,6 +141,7 @@ func TestOrientOutOfRangeIsIdentity(t *testing.T) {
 }
 
 func TestOrientSubImage(t *testing.T) {
+	t.Parallel()
 	big := naturalImage(50, 40, 2)
 	sub := big.SubImage(image.Rect(5, 7, 25, 17)).(*image.NRGBA)
 	got := Orient(sub, 6)
@@ -149,6 +152,7 @@ func TestOrientSubImage(t *testing.T) {
 }
 
 func TestEXIFOrientationParsing(t *testing.T) {
+	t.Parallel()
 	for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
 		for o := uint16(1); o <= 8; o++ {
 			assert.Equal(t, int(o), EXIFOrientation(exifWithOrientation(order, o)))

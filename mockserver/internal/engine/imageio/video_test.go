@@ -17,6 +17,7 @@ func ftyp(major string, compat ...string) []byte {
 }
 
 func TestSniffVideo(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		head      []byte

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"image"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,35 +16,80 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting/synth"
 )
 
+// goldenCase is a fixed removal whose CPU output is pinned by hash. Its
+// image and CPU matte are computed once per test binary and shared by
+// TestCPUGolden and the accelerated pipeline's tests (acceleratedGolden).
+type goldenCase struct {
+	name string
+	gen  func() (*image.NRGBA, image.Rectangle) // the image and its face box
+	o    func(face image.Rectangle) Options
+
+	once, cpuOnce sync.Once
+	img           *image.NRGBA
+	face          image.Rectangle
+	matte         *Matte
+	err           error
+}
+
+// input returns the case's image and options, generated once.
+func (c *goldenCase) input() (*image.NRGBA, Options) {
+	c.once.Do(func() { c.img, c.face = c.gen() })
+	return c.img, c.o(c.face)
+}
+
+// cpuMatte returns the CPU engine's matte of the case, computed once (the
+// engine is deterministic: TestRepeatableAndConcurrent).
+func (c *goldenCase) cpuMatte() (*Matte, error) {
+	c.cpuOnce.Do(func() {
+		img, o := c.input()
+		c.matte, c.err = NewCPU().RemoveBackground(context.Background(), img, o)
+	})
+	return c.matte, c.err
+}
+
+func product(seed int64, w, h int, style synth.BackgroundStyle) func() (*image.NRGBA, image.Rectangle) {
+	return func() (*image.NRGBA, image.Rectangle) {
+		img, _ := synth.Product(seed, w, h, style)
+		return img, image.Rectangle{}
+	}
+}
+
+func portrait(seed int64, w, h int) func() (*image.NRGBA, image.Rectangle) {
+	return func() (*image.NRGBA, image.Rectangle) {
+		img, _, face := synth.Portrait(seed, w, h)
+		return img, face
+	}
+}
+
 // goldenCases are fixed removals whose CPU output is pinned by hash, so that
 // refactors (stages made swappable for the GPU engine) provably keep the
-// reference engine's bytes.
-var goldenCases = []struct {
-	name string
-	img  func() *image.NRGBA
-	o    func(face image.Rectangle) Options
-}{
-	{"product_plain", func() *image.NRGBA { i, _ := synth.Product(1, 640, 480, synth.Plain); return i },
-		func(image.Rectangle) Options { return Options{} }},
-	{"product_gradient_spill_pre", func() *image.NRGBA { i, _ := synth.Product(6, 640, 480, synth.Gradient); return i },
-		func(image.Rectangle) Options { return Options{SpillReduction: true, Preprocess: true} }},
-	{"product_factor3_spill", func() *image.NRGBA { i, _ := synth.Product(2, 2400, 1800, synth.Gradient); return i },
-		func(image.Rectangle) Options { return Options{SpillReduction: true} }},
-	{"portrait_face_spill", func() *image.NRGBA { i, _, _ := synth.Portrait(2, 640, 480); return i },
-		func(f image.Rectangle) Options {
+// reference engine's bytes. product_factor2_spill is the smallest general
+// mode image analysed at a reduced resolution (factor 2); the build tag
+// heavy adds the full-size product_factor3_spill (golden_heavy_test.go).
+var goldenCases = []*goldenCase{
+	{name: "product_plain", gen: product(1, 640, 480, synth.Plain),
+		o: func(image.Rectangle) Options { return Options{} }},
+	{name: "product_gradient_spill_pre", gen: product(6, 640, 480, synth.Gradient),
+		o: func(image.Rectangle) Options { return Options{SpillReduction: true, Preprocess: true} }},
+	{name: "product_factor2_spill", gen: product(2, 1600, 1000, synth.Gradient),
+		o: func(image.Rectangle) Options { return Options{SpillReduction: true} }},
+	{name: "portrait_face_spill", gen: portrait(2, 640, 480),
+		o: func(f image.Rectangle) Options {
 			return Options{Mode: ModePortrait, Faces: []image.Rectangle{f}, SpillReduction: true}
 		}},
-	{"portrait_noface", func() *image.NRGBA { i, _, _ := synth.Portrait(3, 640, 480); return i },
-		func(image.Rectangle) Options { return Options{Mode: ModePortrait} }},
+	{name: "portrait_noface", gen: portrait(3, 640, 480),
+		o: func(image.Rectangle) Options { return Options{Mode: ModePortrait} }},
 }
 
 // goldenHashes are the SHA-256 of alpha‖foreground, computed with the CPU
-// engine before the refactor (main at 91b6350) on amd64; other
-// architectures may fuse multiply-adds differently, so only amd64 asserts
-// them.
+// engine before the refactor (main at 91b6350) on amd64;
+// product_factor2_spill was added later (main at 425de2c, CPU engine
+// unchanged since 91b6350 as the other hashes show). Other architectures
+// may fuse multiply-adds differently, so only amd64 asserts them.
 var goldenHashes = map[string]string{
 	"portrait_face_spill":        "244231090818fb96e93b5095e9723b89d778016c8e3f4cc9fa3b9aacc0127e6c",
 	"portrait_noface":            "bf81be88a54dfe57d2fe23c6191b590dcc54827a591ea12be7bf27e9dad91a02",
+	"product_factor2_spill":      "db34bb0a76aa973a739610dd6568024905c9a8c8aa2fa34737cd68f6c3428a01",
 	"product_factor3_spill":      "4b97474d228c35a3f69922c094c78f304da26005f0ffda0f8f87a3a2d88bb73d",
 	"product_gradient_spill_pre": "1e44eedc223000e72b6a655cf76f31ab4604a4773629420518506f95a155905e",
 	"product_plain":              "edd772bf209c5f955c615768cb4188ae2c4b54b483039859a438b183cb6cb2de",
@@ -61,18 +108,31 @@ func TestCPUGolden(t *testing.T) {
 	t.Parallel()
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
-			img := c.img()
-			var face image.Rectangle
-			if c.name == "portrait_face_spill" {
-				_, _, face = synth.Portrait(2, 640, 480)
-			}
-			m, err := NewCPU().RemoveBackground(context.Background(), img, c.o(face))
+			t.Parallel()
+			m, err := c.cpuMatte()
 			require.NoError(t, err)
 			got := goldenHash(m)
 			t.Logf("%s: %s", c.name, got)
-			if want, ok := goldenHashes[c.name]; ok && runtime.GOARCH == "amd64" {
+			want, ok := goldenHashes[c.name]
+			assert.True(t, ok, "no golden hash")
+			if runtime.GOARCH == "amd64" {
 				assert.Equal(t, want, got)
 			}
 		})
+	}
+}
+
+// TestGoldenFactors: the product_factor cases are analysed at a reduced
+// resolution (factor 2: 2400×1800 too, its name predates the 1.5 MP
+// bound), the others at full resolution.
+func TestGoldenFactors(t *testing.T) {
+	t.Parallel()
+	for _, c := range goldenCases {
+		img, _ := c.input()
+		want := 1
+		if strings.HasPrefix(c.name, "product_factor") {
+			want = 2
+		}
+		assert.Equal(t, want, analysisFactor(img.Rect.Dx(), img.Rect.Dy(), defaultAnalysisPixels), c.name)
 	}
 }

@@ -38,6 +38,46 @@ var productSeeds = []struct {
 
 var portraitSeeds = []int64{1, 2, 3, 4, 5, 6}
 
+// raceSubset returns s, or under the race detector only the elements at
+// the given indices: the race detector checks the engine's goroutines,
+// which are the same on every scene, and .ci/run's heavy step runs every
+// scene without it.
+func raceSubset[T any](s []T, indices ...int) []T {
+	if !raceEnabled {
+		return s
+	}
+	out := make([]T, 0, len(indices))
+	for _, i := range indices {
+		out = append(out, s[i])
+	}
+	return out
+}
+
+var (
+	productMu    sync.Mutex
+	productCache = map[int64]productCase{}
+)
+
+type productCase struct {
+	img   *image.NRGBA
+	truth *image.Alpha
+}
+
+// testProduct returns the synthetic product scene for seed and style at
+// the test size, generated once per test binary (several tests share
+// them).
+func testProduct(seed int64, style synth.BackgroundStyle) (*image.NRGBA, *image.Alpha) {
+	productMu.Lock()
+	defer productMu.Unlock()
+	key := seed<<1 | int64(style)
+	c, ok := productCache[key]
+	if !ok {
+		c.img, c.truth = synth.Product(seed, testW, testH, style)
+		productCache[key] = c
+	}
+	return c.img, c.truth
+}
+
 type portraitCase struct {
 	img   *image.NRGBA
 	truth *image.Alpha
@@ -63,10 +103,12 @@ func testPortrait(seed int64) (*image.NRGBA, *image.Alpha, image.Rectangle) {
 }
 
 func TestProductQuality(t *testing.T) {
+	t.Parallel()
 	c := NewCPU()
-	for _, ps := range productSeeds {
+	for _, ps := range raceSubset(productSeeds, 0, 4) {
 		t.Run(fmt.Sprintf("seed%d_style%d", ps.seed, ps.style), func(t *testing.T) {
-			img, truth := synth.Product(ps.seed, testW, testH, ps.style)
+			t.Parallel()
+			img, truth := testProduct(ps.seed, ps.style)
 			r, err := c.run(context.Background(), img, Options{Mode: ModeGeneral}, true)
 			require.NoError(t, err)
 			iou := synth.IoU(r.alpha, truth, iouThreshold)
@@ -81,9 +123,11 @@ func TestProductQuality(t *testing.T) {
 }
 
 func TestPortraitQuality(t *testing.T) {
+	t.Parallel()
 	c := NewCPU()
-	for _, seed := range portraitSeeds {
+	for _, seed := range raceSubset(portraitSeeds, 0, 1) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			t.Parallel()
 			img, truth, face := testPortrait(seed)
 			r, err := c.run(context.Background(), img, Options{Mode: ModePortrait, Faces: []image.Rectangle{face}}, true)
 			require.NoError(t, err)
@@ -102,6 +146,10 @@ func TestPortraitQuality(t *testing.T) {
 // portrait mode must be doing the work (guards the test set against
 // becoming trivially easy).
 func TestPortraitBackgroundsDefeatBorderModel(t *testing.T) {
+	t.Parallel()
+	if raceEnabled {
+		t.Skip("a property of the test scenes, not of the engine's goroutines: .ci/run runs it without the race detector")
+	}
 	c := NewCPU()
 	worse := 0
 	for _, seed := range portraitSeeds {
@@ -116,9 +164,10 @@ func TestPortraitBackgroundsDefeatBorderModel(t *testing.T) {
 }
 
 func TestPreprocessKeepsQuality(t *testing.T) {
+	t.Parallel()
 	c := NewCPU()
-	for _, ps := range productSeeds[:2] {
-		img, truth := synth.Product(ps.seed, testW, testH, ps.style)
+	for _, ps := range raceSubset(productSeeds[:2], 0) {
+		img, truth := testProduct(ps.seed, ps.style)
 		m, err := c.RemoveBackground(context.Background(), img, Options{Preprocess: true})
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, synth.IoU(m.Alpha, truth, iouThreshold), productMinIoU)
@@ -129,7 +178,8 @@ func TestPreprocessKeepsQuality(t *testing.T) {
 // A portrait without face boxes falls back to the border model with an
 // open bottom edge; it must still produce a sane matte.
 func TestPortraitWithoutFaces(t *testing.T) {
-	img, truth := synth.Product(2, testW, testH, synth.Plain)
+	t.Parallel()
+	img, truth := testProduct(2, synth.Plain)
 	m, err := NewCPU().RemoveBackground(context.Background(), img, Options{Mode: ModePortrait})
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, synth.IoU(m.Alpha, truth, iouThreshold), productMinIoU)

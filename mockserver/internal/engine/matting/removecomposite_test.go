@@ -55,15 +55,15 @@ func (s compositorStages) Composite(_ context.Context, fg *image.NRGBA, m *Matte
 // composite has its rectangle.
 func TestRemoveAndComposite(t *testing.T) {
 	t.Parallel()
-	img, _ := synth.Product(2, 200, 150, synth.Gradient)
+	img, _ := synth.Product(2, 120, 90, synth.Gradient)
 	shifted := &image.NRGBA{Pix: img.Pix, Stride: img.Stride, Rect: img.Rect.Add(image.Pt(7, -3))}
 	ctx := context.Background()
 	bgs := []Background{{}, {Kind: Color, Color: color.NRGBA{R: 200, G: 10, B: 90}, Shadow: ShadowSoft}}
 	for _, in := range []*image.NRGBA{img, shifted} {
-		for _, bg := range bgs {
-			for _, o := range []Options{{}, {SpillReduction: true}} {
-				want, err := NewCPU().RemoveBackground(ctx, in, o)
-				require.NoError(t, err)
+		for _, o := range raceSubset([]Options{{}, {SpillReduction: true}}, 1) {
+			want, err := NewCPU().RemoveBackground(ctx, in, o)
+			require.NoError(t, err)
+			for _, bg := range bgs {
 				wantOut := Composite(in, want, bg)
 				check := func(name string, r Remover, calls *[2]int, wantCalls [2]int) {
 					t.Helper()

@@ -116,10 +116,9 @@ func TestEmulatedClassifyParity(t *testing.T) {
 	e := emuEngine(t)
 	rec := &recStages{inner: stages{e.dev}}
 	remover := matting.NewAccelerated(rec)
-	cpu := matting.NewCPU()
 	ctx := context.Background()
 	for _, c := range parityCases() {
-		want, err := cpu.RemoveBackground(ctx, c.img, c.o)
+		want, err := cpuMatte(c)
 		require.NoError(t, err)
 		got, err := remover.RemoveBackground(ctx, c.img, c.o)
 		require.NoError(t, err)

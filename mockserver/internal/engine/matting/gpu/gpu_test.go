@@ -55,7 +55,12 @@ type parityCase struct {
 	maxMAE float64
 }
 
-func parityCases() []parityCase {
+// parityCases returns the set, generated once per test binary (its 22
+// images take seconds to render) and shared by the parity tests, which
+// must not modify it.
+var parityCases = sync.OnceValue(buildParityCases)
+
+func buildParityCases() []parityCase {
 	var cs []parityCase
 	for i, st := range []synth.BackgroundStyle{synth.Plain, synth.Plain, synth.Plain, synth.Plain, synth.Gradient, synth.Gradient, synth.Gradient, synth.Gradient} {
 		seed := int64(i + 1)
@@ -79,6 +84,19 @@ func parityCases() []parityCase {
 	cs = append(cs, parityCase{"portrait4_1600x1200", bp, bpTruth,
 		matting.Options{Mode: matting.ModePortrait, Faces: []image.Rectangle{bpFace}, SpillReduction: true}, portraitMinIoU, portraitMaxMAE})
 	return cs
+}
+
+// cpuMattes holds the CPU engine's matte of each parity case by name,
+// computed once (the engine is deterministic).
+var cpuMattes sync.Map // name → func() (*matting.Matte, error)
+
+// cpuMatte returns the CPU engine's matte of c, computed once per test
+// binary.
+func cpuMatte(c parityCase) (*matting.Matte, error) {
+	f, _ := cpuMattes.LoadOrStore(c.name, sync.OnceValues(func() (*matting.Matte, error) {
+		return matting.NewCPU().RemoveBackground(context.Background(), c.img, c.o)
+	}))
+	return f.(func() (*matting.Matte, error))()
 }
 
 // alphaDiff returns the largest and the mean absolute difference.
@@ -113,11 +131,10 @@ func TestGPUParity(t *testing.T) { checkParity(t, openGPU(t)) }
 // checkParity compares e with the CPU engine over the synthetic composite
 // set.
 func checkParity(t *testing.T, e matting.Remover) {
-	cpu := matting.NewCPU()
 	ctx := context.Background()
 	for _, c := range parityCases() {
 		t.Run(c.name, func(t *testing.T) {
-			want, err := cpu.RemoveBackground(ctx, c.img, c.o)
+			want, err := cpuMatte(c)
 			require.NoError(t, err)
 			got, err := e.RemoveBackground(ctx, c.img, c.o)
 			require.NoError(t, err)

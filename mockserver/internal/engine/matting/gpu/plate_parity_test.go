@@ -130,12 +130,11 @@ func checkGeneralMask(t *testing.T, name string, rec *plateRec) {
 func TestEmulatedPlateParity(t *testing.T) {
 	t.Parallel()
 	e := emuEngine(t)
-	cpu := matting.NewCPU()
 	ctx := context.Background()
 	calls, general := 0, 0
 	for _, c := range parityCases() {
 		rec := &plateRec{inner: stages{e.dev}}
-		want, err := cpu.RemoveBackground(ctx, c.img, c.o)
+		want, err := cpuMatte(c)
 		require.NoError(t, err)
 		got, err := matting.NewAccelerated(rec).RemoveBackground(ctx, c.img, c.o)
 		require.NoError(t, err)

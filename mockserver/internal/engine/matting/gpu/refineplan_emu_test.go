@@ -331,12 +331,11 @@ func (r *planRecRun) PlanRefine(ctx context.Context, in *matting.RefinePlanInput
 func TestEmulatedRefinePlanParity(t *testing.T) {
 	t.Parallel()
 	e := emuEngine(t)
-	cpu := matting.NewCPU()
 	ctx := context.Background()
 	global := 0
 	for _, c := range parityCases() {
 		rec := &planRec{inner: stages{e.dev}}
-		want, err := cpu.RemoveBackground(ctx, c.img, c.o)
+		want, err := cpuMatte(c)
 		require.NoError(t, err)
 		got, err := matting.NewAccelerated(rec).RemoveBackground(ctx, c.img, c.o)
 		require.NoError(t, err)
@@ -377,10 +376,9 @@ func TestPlanRefineOnStubDriver(t *testing.T) {
 			cases++
 		}
 	}
-	cpu := matting.NewCPU()
 	for _, c := range parityCases()[:4] {
 		rec := &planRec{inner: stages{e.dev}}
-		want, err := cpu.RemoveBackground(context.Background(), c.img, c.o)
+		want, err := cpuMatte(c)
 		require.NoError(t, err)
 		got, err := matting.NewAccelerated(rec).RemoveBackground(context.Background(), c.img, c.o)
 		require.NoError(t, err)

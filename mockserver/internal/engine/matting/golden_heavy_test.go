@@ -1,0 +1,18 @@
+//go:build heavy
+
+package matting
+
+import (
+	"image"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting/synth"
+)
+
+// Under the build tag heavy (a separate step of .ci/run), the golden set
+// gains the full-size 2400×1800 removal: its CPU output pinned since
+// 91b6350, and the accelerated pipeline's parity on it, as before the
+// default set took the smaller product_factor2_spill.
+func init() {
+	goldenCases = append(goldenCases, &goldenCase{name: "product_factor3_spill", gen: product(2, 2400, 1800, synth.Gradient),
+		o: func(image.Rectangle) Options { return Options{SpillReduction: true} }})
+}
