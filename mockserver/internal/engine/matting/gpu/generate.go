@@ -58,8 +58,7 @@ const (
 	kRefineMeans          = "refine_means"
 	kFitBasis             = "fit_basis"
 	kFitResiduals         = "fit_residuals"
-	kFitHist              = "fit_hist"
-	kFitPick              = "fit_pick"
+	kFitSelect            = "fit_select"
 	kFitWeights           = "fit_weights"
 	kFitPartial           = "fit_partial"
 	kFitSums              = "fit_sums"
@@ -133,8 +132,7 @@ var kernelSig = map[string]string{
 	// the background model's fit (fit.go); state is a struct fitstate
 	kFitBasis:     "piiip",   // idx, n, w, h, basis
 	kFitResiduals: "pppippp", // lab, idx, basis, n, state, cbrtLUT, res
-	kFitHist:      "piip",    // res, n, pass, state
-	kFitPick:      "iip",     // n, pass, state
+	kFitSelect:    "piip",    // res, n, pass, state
 	kFitWeights:   "ppppipp", // res, basis, lin, idx, n, state, wb
 	kFitPartial:   "ppppip",  // basis, wb, lin, idx, n, part
 	kFitSums:      "pip",     // part, n, state

@@ -1363,15 +1363,17 @@ extern "C" __global__ void refine_means(const int *index, int n, const float *me
 // ---------------------------------------------------------------------------
 // The background model's robust fit (fit.go): matting.fitBackground's
 // rounds of iteratively reweighted least squares. Each round
-// is fit_residuals, four passes of fit_hist and fit_pick (the median
-// residual, selected exactly by radix on the bits of the non-negative
-// floats), fit_weights, fit_partial and fit_sums and fit_solve, all on
+// is fit_residuals, three passes of fit_select (the median residual,
+// selected exactly by radix on the bits of the non-negative floats), fit_weights, fit_partial and fit_sums and fit_solve, all on
 // one struct fitstate. The normal equations are summed in chunks (see
 // fit_partial), so the model differs from the CPU's in the last bits.
 
 #define FIT_TERMS 6
 #define FIT_ENTRIES 39 // 21 entries of A^T W A's upper triangle, 18 of A^T W b
 #define FIT_CHUNK 64    // samples per partial sum of fit_partial
+#define SEL_BINS 2048   // fit_select's digits: 11 bits
+#define SEL_PASSES 3    // fit_select's passes: digits of 11, 11 and 10 bits
+#define SEL_THREADS 256 // the most threads of a block (launch.go's blockSize)
 
 // fitstate is the state of one fit, shared by its kernels; the Go side
 // (fitState in fit.go) has the same layout. The host writes coef, cutK,
@@ -1386,13 +1388,14 @@ struct fitstate {
   double cut;                                // the round's Tukey cut
   double ata[FIT_TERMS][FIT_TERMS];          // upper triangle summed
   double atb[3][FIT_TERMS];
-  unsigned int hist[256]; // the selection's digit counts
-  int count;              // field_residuals: the residuals below 20
-  float t;                // thresh_final: the round's threshold
+  unsigned int hist[SEL_BINS]; // the selection's digit counts
+  int count;                   // field_residuals: the residuals below 20
+  float t;                     // thresh_final: the round's threshold
+  unsigned int ticket;         // fit_select: the blocks done with a pass
 };
-static_assert(sizeof(struct fitstate) == 1648, "fitstate layout");
+static_assert(sizeof(struct fitstate) == 8824, "fitstate layout");
 static_assert(__builtin_offsetof(struct fitstate, flag) == 160, "fitstate layout");
-static_assert(__builtin_offsetof(struct fitstate, count) == 1640, "fitstate layout");
+static_assert(__builtin_offsetof(struct fitstate, count) == 8808, "fitstate layout");
 
 // fit_basis writes each sample's quadratic basis (matting.polyBasis of
 // bgModel.coords): 1, x, y, x², xy, y² over pixel centres scaled to
@@ -1413,7 +1416,7 @@ extern "C" __global__ void fit_basis(const int *idx, int n, int w, int h, double
 }
 
 // fit_gather sets vals to channel c of each sample's linear light, whose
-// median (fit_hist, fit_pick) starts a fit from no model.
+// median (fit_select) starts a fit from no model.
 extern "C" __global__ void fit_gather(const float *lin, const int *idx, int n, int c, float *vals) {
   FOR_EACH(i, (i64)n) vals[i] = lin[3 * (i64)idx[i] + c];
 }
@@ -1457,46 +1460,89 @@ extern "C" __global__ void fit_residuals(const float *lab, const int *idx, const
   }
 }
 
-// fit_hist counts, for selection pass (0 to 3), the residuals whose
-// higher bytes are the prefix selected so far by their next byte. The
-// residuals are square roots of sums of squares: +0 or positive (NaN
-// flags the fit), so their bits order as their values.
-extern "C" __global__ void fit_hist(const float *res, int n, int pass, struct fitstate *st) {
-  int shift = 24 - 8 * pass;
-  unsigned int prefix = st->prefix;
-  FOR_EACH(i, (i64)n) {
-    unsigned int v = __builtin_bit_cast(unsigned int, res[i]);
-    if (pass > 0 && (v >> (shift + 8)) != (prefix >> (shift + 8))) continue;
-    __atomic_fetch_add(&st->hist[(v >> shift) & 255u], 1u, __ATOMIC_RELAXED);
+// The selection is a parallel radix select on the bits of the
+// non-negative floats (+0 or positive: NaN flags the fit), which order as
+// their values: three passes of fit_select over digits of 11, 11 and 10
+// bits (SEL_SHIFT), each one launch over the whole grid. Each block
+// counts the values whose higher bits are the prefix selected so far by
+// their digit in a histogram in shared memory, adds its counts to the
+// state's (integer atomics, so exact in any order) and takes a ticket;
+// the block that takes the last ticket (every other block's counts are
+// then added: each fenced them before its ticket) finds the digit of the
+// sought rank with a block-wide prefix sum, clears the counts and the
+// ticket for the next pass, and after the last pass keeps the selected
+// value (for the fit, the median: matting.medianOf, the element at index
+// n/2 once sorted), sets the round's cut, max(cutK·median, cutMin) as
+// math.Max, and resets the selection for the next round.
+
+// sel_shift is the lowest bit of pass's digit; the digit has the bits
+// from there up to the previous pass's shift (32 for the first).
+__device__ static inline int sel_shift(int pass) { return pass == 0 ? 21 : (pass == 1 ? 10 : 0); }
+
+// block_scan turns part[tid] (tid < nt, nt a power of two at most
+// SEL_THREADS) into its inclusive prefix sum over the block (Hillis and
+// Steele, in place: each step reads, synchronises, then writes). Every
+// thread of the block must call it.
+__device__ static void block_scan(unsigned int *part, unsigned int tid, unsigned int nt) {
+  for (unsigned int off = 1; off < nt; off <<= 1) {
+    unsigned int add = tid >= off ? part[tid - off] : 0u;
+    __syncthreads();
+    part[tid] += add;
+    __syncthreads();
   }
 }
 
-// fit_pick (one thread) finds the byte of the sought rank in the pass's
-// counts and clears them; after the last pass the prefix is the selected
-// value's bits (for the fit, the median: matting.medianOf, the element at
-// index n/2 once sorted), which it keeps in value, and it sets the
-// round's cut, max(cutK·median, cutMin) as math.Max, and resets
-// the selection for the next round. The scan has no early exit, so that
-// its loads are issued in unrolled batches rather than one at a time.
-extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
-  FOR_EACH(t, (i64)1) {
-    int shift = 24 - 8 * pass;
-    unsigned int k = (unsigned int)st->k, cum = 0, before = 0;
-    int digit = -1;
-#pragma unroll 16
-    for (int d = 0; d < 256; d++) {
-      unsigned int c = st->hist[d];
-      if (digit < 0 && k < cum + c) {
+extern "C" __global__ void fit_select(const float *res, int n, int pass, struct fitstate *st) {
+  __attribute__((shared)) unsigned int hist[SEL_BINS];
+  __attribute__((shared)) unsigned int part[SEL_THREADS];
+  __attribute__((shared)) int last;
+  unsigned int tid = __nvvm_read_ptx_sreg_tid_x(), nt = __nvvm_read_ptx_sreg_ntid_x();
+  int shift = sel_shift(pass), top = pass == 0 ? 32 : sel_shift(pass - 1);
+  unsigned int digits = (1u << (top - shift)) - 1u;
+  for (unsigned int d = tid; d < SEL_BINS; d += nt) hist[d] = 0;
+  __syncthreads();
+  unsigned int prefix = st->prefix;
+  FOR_EACH(i, (i64)n) {
+    unsigned int v = __builtin_bit_cast(unsigned int, res[i]);
+    if (top < 32 && (v >> top) != (prefix >> top)) continue;
+    __atomic_fetch_add(&hist[(v >> shift) & digits], 1u, __ATOMIC_RELAXED);
+  }
+  __syncthreads();
+  for (unsigned int d = tid; d < SEL_BINS; d += nt) {
+    unsigned int c = hist[d];
+    if (c) __atomic_fetch_add(&st->hist[d], c, __ATOMIC_RELAXED);
+  }
+  __nvvm_membar_gl();
+  __syncthreads();
+  if (tid == 0)
+    last = __atomic_fetch_add(&st->ticket, 1u, __ATOMIC_RELAXED) == __nvvm_read_ptx_sreg_nctaid_x() - 1u;
+  __syncthreads();
+  if (!last) return;
+  __nvvm_membar_gl();
+  // the last block: each thread sums a run of per bins, then the scan
+  unsigned int per = SEL_BINS / nt, lo = tid * per, sum = 0;
+  for (unsigned int d = lo; d < lo + per; d++) sum += __atomic_load_n(&st->hist[d], __ATOMIC_RELAXED);
+  part[tid] = sum;
+  __syncthreads();
+  block_scan(part, tid, nt);
+  unsigned int k = (unsigned int)st->k, before = part[tid] - sum;
+  bool mine = before <= k && k < part[tid];
+  if (tid == nt - 1 && k >= part[tid]) mine = true, before = part[tid]; // unreachable: k < n
+  __syncthreads(); // every thread has read k
+  if (mine) {
+    unsigned int digit = lo + per - 1;
+    for (unsigned int d = lo, cum = before; d < lo + per; d++) {
+      unsigned int c = __atomic_load_n(&st->hist[d], __ATOMIC_RELAXED);
+      if (k < cum + c) {
         digit = d;
         before = cum;
+        break;
       }
       cum += c;
     }
-    if (digit < 0) digit = 255, before = cum; // unreachable: k < n
     st->k -= (int)before;
-    st->prefix |= (unsigned int)digit << shift;
-    for (int d = 0; d < 256; d++) st->hist[d] = 0;
-    if (pass == 3) {
+    st->prefix |= (digit & digits) << shift;
+    if (pass == SEL_PASSES - 1) {
       st->value = st->prefix;
       double scale = (double)__builtin_bit_cast(float, st->prefix);
       double c = st->cutK * scale;
@@ -1505,6 +1551,8 @@ extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
       st->prefix = 0;
     }
   }
+  for (unsigned int d = lo; d < lo + per; d++) st->hist[d] = 0;
+  if (tid == 0) st->ticket = 0;
 }
 
 // fit_weights sets the products w·b[p] of each sample's Tukey weight w
