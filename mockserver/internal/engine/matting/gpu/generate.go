@@ -31,7 +31,6 @@ const (
 	kCCInit               = "cc_init"
 	kCCUnion              = "cc_union"
 	kCCFlatten            = "cc_flatten"
-	kCCCount              = "cc_count"
 	kCCScan               = "cc_scan"
 	kCCNumber             = "cc_number"
 	kCCLabel              = "cc_label"
@@ -101,9 +100,8 @@ var kernelSig = map[string]string{
 	kFillI32:     "pii",       // p, n, v
 	kCCInit:      "piiipip",   // m, want, w, h, lab, step2Bits, parent
 	kCCUnion:     "piiiipip",  // m, want, w, h, eight, lab, step2Bits, parent
-	kCCFlatten:   "pi",        // parent, n
-	kCCCount:     "pip",       // parent, n, cnt
-	kCCScan:      "pip",       // cnt, chunks, total
+	kCCFlatten:   "pip",       // parent, n, cnt (0: no counts)
+	kCCScan:      "pip",       // cnt, tiles, total
 	kCCNumber:    "pipiipp",   // parent, n, off, w, h, labels, comps
 	kCCLabel:     "pip",       // parent, n, labels
 	kCCStats:     "ppiip",     // labels, score, w, h, comps

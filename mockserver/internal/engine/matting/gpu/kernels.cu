@@ -42,6 +42,44 @@ __device__ static inline float fminx(float a, float b) { return a < b ? a : b; }
 __device__ static inline float fmaxx(float a, float b) { return a > b ? a : b; }
 __device__ static inline float sq(float v) { return v * v; }
 
+// Block-wide helpers of the kernels whose threads cooperate in a block
+// (shared memory and __syncthreads): the block has nt threads, a power of
+// two at most MAX_THREADS (launch.go's blockSize; the emulator runs one).
+#define MAX_THREADS 256
+
+__device__ static inline unsigned int thread_id(void) { return __nvvm_read_ptx_sreg_tid_x(); }
+__device__ static inline unsigned int block_threads(void) { return __nvvm_read_ptx_sreg_ntid_x(); }
+__device__ static inline unsigned int block_id(void) { return __nvvm_read_ptx_sreg_ctaid_x(); }
+__device__ static inline unsigned int grid_blocks(void) { return __nvvm_read_ptx_sreg_nctaid_x(); }
+
+// block_scan turns part[tid] (tid < nt, nt a power of two at most
+// MAX_THREADS) into its inclusive prefix sum over the block (Hillis and
+// Steele, in place: each step reads, synchronises, then writes). Every
+// thread of the block must call it.
+__device__ static void block_scan(unsigned int *part, unsigned int tid, unsigned int nt) {
+  for (unsigned int off = 1; off < nt; off <<= 1) {
+    unsigned int add = tid >= off ? part[tid - off] : 0u;
+    __syncthreads();
+    part[tid] += add;
+    __syncthreads();
+  }
+}
+
+// block_sum returns to every thread the sum of v over the block (a tree
+// in part); every thread of the block must call it, and part is free
+// again when it returns.
+__device__ static unsigned int block_sum(unsigned int *part, unsigned int v, unsigned int tid, unsigned int nt) {
+  part[tid] = v;
+  __syncthreads();
+  for (unsigned int s = nt / 2; s > 0; s >>= 1) {
+    if (tid < s) part[tid] += part[tid + s];
+    __syncthreads();
+  }
+  unsigned int sum = part[0];
+  __syncthreads();
+  return sum;
+}
+
 // lookup interpolates a colour table on [0,1] (matting's lookup).
 __device__ static inline float lookup(const float *lut, float v) {
   if (v <= 0.0f) return lut[0];
@@ -616,15 +654,15 @@ extern "C" __global__ void composite_back(const u8 *fg, const u8 *colours,
 //
 // The mask is one byte per analysis pixel (0 or 1). Connected components
 // are found by union-find over pixel indices (cc_init, cc_union,
-// cc_flatten), numbered in raster order of their first pixel (cc_count,
-// cc_scan, cc_number, cc_label) and summarised (cc_stats) in a struct comp
+// cc_flatten), numbered in raster order of their first pixel (cc_flatten
+// counting each tile's roots, cc_scan, cc_number, cc_label) and summarised (cc_stats) in a struct comp
 // per component; the clean-up steps read those. Every step is a fixed
 // sequence of launches: nothing iterates to convergence, so no changed
 // flag and no bound on rounds is needed, and every kernel's result is the
 // same under any interleaving of its threads (argued at each kernel; the
 // emulator runs them sequentially and cannot catch a race).
 
-#define CC_CHUNK 1024 // pixels per thread of the numbering pass
+#define CC_TILE 2048  // pixels per block of the numbering (cc_flatten, cc_number)
 #define CC_SEG 32     // pixels of a row per thread of cc_init and cc_stats
 
 // comp is one component's summary, 8 ints: its area, whether it touches
@@ -772,54 +810,83 @@ extern "C" __global__ void cc_union(const u8 *m, int want, int w, int h, int eig
 
 // cc_flatten points every member at its root (the component's smallest
 // pixel index, as pointers only go down). No link changes any more: a
-// concurrent walk over a flattened pointer reaches the same root.
-extern "C" __global__ void cc_flatten(int *parent, int n) {
-  FOR_EACH(p, (i64)n) {
-    if (parent[p] < 0) continue;
-    __atomic_store_n(&parent[p], cc_root(parent, (int)p), __ATOMIC_RELAXED);
-  }
-}
-
-// cc_count counts the roots of each chunk of CC_CHUNK pixels.
-extern "C" __global__ void cc_count(const int *parent, int n, int *cnt) {
-  int chunks = (n + CC_CHUNK - 1) / CC_CHUNK;
-  FOR_EACH(c, (i64)chunks) {
-    int lo = (int)c * CC_CHUNK, hi = imin(lo + CC_CHUNK, n), k = 0;
-    for (int p = lo; p < hi; p++) k += parent[p] == p;
-    cnt[c] = k;
-  }
-}
-
-// cc_scan turns the chunk counts into exclusive offsets and writes the
-// component count to *total (one thread).
-extern "C" __global__ void cc_scan(int *cnt, int chunks, int *total) {
-  FOR_EACH(i, (i64)1) {
-    int s = 0;
-    for (int c = 0; c < chunks; c++) {
-      int k = cnt[c];
-      cnt[c] = s;
-      s += k;
+// concurrent walk over a flattened pointer reaches the same root. With
+// cnt, it also counts the roots of each tile of CC_TILE pixels (one block
+// a tile, its threads interleaved over the tile, summed in the block):
+// roots are not written, so the count is exact.
+extern "C" __global__ void cc_flatten(int *parent, int n, int *cnt) {
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  unsigned int tid = thread_id(), nt = block_threads();
+  int tiles = (int)(((i64)n + CC_TILE - 1) / CC_TILE);
+  for (int c = (int)block_id(); c < tiles; c += (int)grid_blocks()) {
+    i64 lo = (i64)c * CC_TILE, hi = lo + CC_TILE < n ? lo + CC_TILE : n;
+    unsigned int k = 0;
+    for (i64 p = lo + tid; p < hi; p += nt) {
+      int q = parent[p];
+      if (q < 0) continue;
+      if (q == p) {
+        k++;
+        continue;
+      }
+      __atomic_store_n(&parent[p], cc_root(parent, (int)p), __ATOMIC_RELAXED);
     }
-    *total = s;
+    if (cnt) {
+      unsigned int sum = block_sum(part, k, tid, nt);
+      if (tid == 0) cnt[c] = (int)sum;
+    }
   }
+}
+
+// cc_scan (one block) turns the tiles' root counts into exclusive offsets
+// and writes the component count to *total: each thread adds a run of
+// tiles, a block-wide prefix sum gives each run's offset.
+extern "C" __global__ void cc_scan(int *cnt, int tiles, int *total) {
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  if (block_id() != 0) return;
+  unsigned int tid = thread_id(), nt = block_threads();
+  int per = (int)((tiles + nt - 1) / nt), lo = imin((int)tid * per, tiles), hi = imin(lo + per, tiles);
+  unsigned int s = 0;
+  for (int c = lo; c < hi; c++) s += (unsigned int)cnt[c];
+  part[tid] = s;
+  __syncthreads();
+  block_scan(part, tid, nt);
+  unsigned int off = part[tid] - s;
+  for (int c = lo; c < hi; c++) {
+    unsigned int k = (unsigned int)cnt[c];
+    cnt[c] = (int)off;
+    off += k;
+  }
+  if (tid == nt - 1) *total = (int)part[tid];
 }
 
 // cc_number gives each root its component number (1-based, raster order
 // of the roots, which are the components' first pixels, as
 // matting.components numbers them) in labels, and initialises the
-// component's summary. Each thread writes only its chunk's roots.
+// component's summary. One block a tile of CC_TILE pixels, each thread a
+// run of them in order, numbered from the tile's offset and the run's
+// (a block-wide prefix sum of the runs' root counts). Each thread writes
+// only its run's roots.
 extern "C" __global__ void cc_number(const int *parent, int n, const int *off, int w, int h,
                                      int *labels, struct comp *comps) {
-  int chunks = (n + CC_CHUNK - 1) / CC_CHUNK;
-  FOR_EACH(c, (i64)chunks) {
-    int lo = (int)c * CC_CHUNK, hi = imin(lo + CC_CHUNK, n), id = off[c];
-    for (int p = lo; p < hi; p++) {
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  unsigned int tid = thread_id(), nt = block_threads();
+  int tiles = (int)(((i64)n + CC_TILE - 1) / CC_TILE), per = CC_TILE / (int)nt;
+  for (int c = (int)block_id(); c < tiles; c += (int)grid_blocks()) {
+    i64 lo = (i64)c * CC_TILE + (i64)tid * per, hi = lo + per < n ? lo + per : n;
+    unsigned int k = 0;
+    for (i64 p = lo; p < hi; p++) k += parent[p] == p;
+    part[tid] = k;
+    __syncthreads();
+    block_scan(part, tid, nt);
+    int id = off[c] + (int)(part[tid] - k);
+    for (i64 p = lo; p < hi; p++) {
       if (parent[p] != p) continue;
       id++;
       labels[p] = id;
       struct comp e = {0, 0, 0u, w, h, -1, -1, 0};
       comps[id - 1] = e;
     }
+    __syncthreads(); // part is read before the next tile's counts
   }
 }
 
@@ -891,15 +958,15 @@ extern "C" __global__ void mask_above(const float *dist, int n, int tBits, u8 *m
   FOR_EACH(p, (i64)n) mask[p] = dist[p] > t ? 1 : 0;
 }
 
-// count_true adds the set pixels of mask to *total (each thread counts a
-// chunk and adds once; integer addition, so any order gives the count).
+// count_true adds the set pixels of mask to *total: each thread counts
+// its pixels, each block adds its threads' counts and then once to
+// *total (integer addition, so any order gives the count).
 extern "C" __global__ void count_true(const u8 *mask, int n, int *total) {
-  int chunks = (n + CC_CHUNK - 1) / CC_CHUNK;
-  FOR_EACH(c, (i64)chunks) {
-    int lo = (int)c * CC_CHUNK, hi = imin(lo + CC_CHUNK, n), k = 0;
-    for (int p = lo; p < hi; p++) k += mask[p] != 0;
-    __atomic_fetch_add(total, k, __ATOMIC_RELAXED);
-  }
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  unsigned int k = 0;
+  FOR_EACH(p, (i64)n) k += mask[p] != 0;
+  unsigned int sum = block_sum(part, k, thread_id(), block_threads());
+  if (thread_id() == 0 && sum) __atomic_fetch_add(total, (int)sum, __ATOMIC_RELAXED);
 }
 
 // keep_largest raises *largest to the area of every component whose peak
@@ -950,83 +1017,87 @@ __device__ static inline bool slit_sliver(const struct comp *comps, int c, int w
   return cw <= wideMax && ch >= 3 * cw;
 }
 
-// slit_scan is one line of matting.fillSlits' scan: m pixels from base,
-// stride apart; the extent of a component is its width (rows) or height.
-__device__ static void slit_scan(const int *labels, const struct comp *comps, i64 base, i64 stride, int m,
-                                 int rows, int maxGap, u8 *fill, int *wide) {
+// slit_gap is one gap of a line of matting.fillSlits' scan, whose m
+// pixels start at base, stride apart: the labelled pixel j follows an
+// unlabelled one, and the gap reaches back to the line's last labelled
+// pixel before it (none: no gap). The scan's decisions are each such
+// pair's, so every gap is one thread's and its pixels are written by no
+// other. The extent of a component is its width (rows) or height.
+__device__ static void slit_gap(const int *labels, const struct comp *comps, i64 base, i64 stride, int j,
+                                int rows, int maxGap, u8 *fill, int *wide) {
   int wideMax = 2 * maxGap;
-  int last = -1, lastLabel = 0;
-  for (int j = 0; j < m; j++) {
-    int l = labels[base + j * stride];
-    if (l == 0) continue;
-    if (lastLabel != 0 && j - last > 1) {
-      int gap = j - last - 1;
-      const struct comp *c = comps + (l - 1);
-      int ext = rows ? c->x1 - c->x0 + 1 : c->y1 - c->y0 + 1;
-      if (l != lastLabel) {
-        if (rows && gap <= wideMax && (slit_sliver(comps, l - 1, wideMax) || slit_sliver(comps, lastLabel - 1, wideMax))) {
-          for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
-        }
-      } else if (gap <= maxGap && gap * 10 <= 3 * ext) {
-        for (int k = last + 1; k < j; k++) fill[base + k * stride] = 1;
-      } else if (rows && gap <= wideMax && gap * 20 <= 9 * ext) {
-        for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
-      }
+  int last = j - 2;
+  while (last >= 0 && labels[base + last * stride] == 0) last--;
+  if (last < 0) return;
+  int l = labels[base + j * stride], lastLabel = labels[base + last * stride];
+  int gap = j - last - 1;
+  const struct comp *c = comps + (l - 1);
+  int ext = rows ? c->x1 - c->x0 + 1 : c->y1 - c->y0 + 1;
+  if (l != lastLabel) {
+    if (rows && gap <= wideMax && (slit_sliver(comps, l - 1, wideMax) || slit_sliver(comps, lastLabel - 1, wideMax))) {
+      for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
     }
-    last = j;
-    lastLabel = l;
+  } else if (gap <= maxGap && gap * 10 <= 3 * ext) {
+    for (int k = last + 1; k < j; k++) fill[base + k * stride] = 1;
+  } else if (rows && gap <= wideMax && gap * 20 <= 9 * ext) {
+    for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
   }
 }
 
-// slit_rows scans each row (one thread per row; it writes only its row),
-// with the wide candidates; fill and wide must be cleared.
+// slit_rows scans the rows: one thread per pixel, which handles the gap
+// ending there (slit_gap), with the wide candidates; fill and wide must
+// be cleared.
 extern "C" __global__ void slit_rows(const int *labels, const struct comp *comps, int w, int h, int maxGap,
                                      u8 *fill, int *wide) {
-  FOR_EACH(y, (i64)h) slit_scan(labels, comps, y * w, 1, w, 1, maxGap, fill, wide);
+  FOR_EACH(p, (i64)w * h) {
+    int x = (int)(p % w);
+    if (x == 0 || labels[p] == 0 || labels[p - 1] != 0) continue;
+    slit_gap(labels, comps, p - x, 1, x, 1, maxGap, fill, wide);
+  }
 }
 
-// slit_cols scans each column (one thread per column, after slit_rows).
+// slit_cols scans the columns likewise (after slit_rows).
 extern "C" __global__ void slit_cols(const int *labels, const struct comp *comps, int w, int h, int maxGap,
                                      u8 *fill) {
-  FOR_EACH(x, (i64)w) slit_scan(labels, comps, x, w, h, 0, maxGap, fill, 0);
+  FOR_EACH(p, (i64)w * h) {
+    int y = (int)(p / w);
+    if (y == 0 || labels[p] == 0 || labels[p - w] != 0) continue;
+    slit_gap(labels, comps, p % w, w, y, 0, maxGap, fill, 0);
+  }
 }
 
-// slit_wide accepts the wide candidates of each column's vertical runs as
-// matting.fillSlits does (one thread per column): a run of n candidates
-// whose widest gap is widest and whose median, the element n/2 of the
-// sorted widths, is typical. typical is found without sorting, by
-// bisection on the value: the smallest v with more than n/2 widths ≤ v.
-// Then it sets the mask where fill is set in its column.
+// slit_wide sets the mask where fill is set, and accepts the wide
+// candidates of each column's vertical runs as matting.fillSlits does (a
+// thread per pixel; the one at the top of a run handles the run): a run
+// of n candidates whose widest gap is widest and whose median, the
+// element n/2 of the sorted widths, is typical. typical is found without
+// sorting, by bisection on the value: the smallest v with more than n/2
+// widths ≤ v. An accepted run is set in the mask (fill is read by no one
+// after this). Every write sets a mask pixel to 1, so the result does not
+// depend on their order.
 extern "C" __global__ void slit_wide(const int *wide, int w, int h, u8 *fill, u8 *mask) {
-  FOR_EACH(x, (i64)w) {
-    for (int y = 0; y < h;) {
-      if (wide[(i64)y * w + x] == 0) {
-        y++;
-        continue;
-      }
-      int y0 = y, widest = 0;
-      while (y < h && wide[(i64)y * w + x] > 0) {
-        widest = imax(widest, wide[(i64)y * w + x]);
-        y++;
-      }
-      int n = y - y0;
-      int lo = 1, hi = widest;
-      while (lo < hi) {
-        int mid = lo + (hi - lo) / 2, k = 0;
-        for (int j = y0; j < y; j++) k += wide[(i64)j * w + x] <= mid;
-        if (k > n / 2) {
-          hi = mid;
-        } else {
-          lo = mid + 1;
-        }
-      }
-      int typical = lo;
-      if (n >= 3 * widest || (2 * n >= 3 * typical && 2 * widest <= 3 * typical)) {
-        for (int k = y0; k < y; k++) fill[(i64)k * w + x] = 1;
+  FOR_EACH(p, (i64)w * h) {
+    if (fill[p]) mask[p] = 1;
+    if (wide[p] == 0 || (p >= w && wide[p - w] > 0)) continue;
+    int x = (int)(p % w), y0 = (int)(p / w), y = y0, widest = 0;
+    while (y < h && wide[(i64)y * w + x] > 0) {
+      widest = imax(widest, wide[(i64)y * w + x]);
+      y++;
+    }
+    int n = y - y0;
+    int lo = 1, hi = widest;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2, k = 0;
+      for (int j = y0; j < y; j++) k += wide[(i64)j * w + x] <= mid;
+      if (k > n / 2) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
       }
     }
-    for (int y = 0; y < h; y++) {
-      if (fill[(i64)y * w + x]) mask[(i64)y * w + x] = 1;
+    int typical = lo;
+    if (n >= 3 * widest || (2 * n >= 3 * typical && 2 * widest <= 3 * typical)) {
+      for (int k = y0; k < y; k++) mask[(i64)k * w + x] = 1;
     }
   }
 }
@@ -1373,7 +1444,6 @@ extern "C" __global__ void refine_means(const int *index, int n, const float *me
 #define FIT_CHUNK 64    // samples per partial sum of fit_partial
 #define SEL_BINS 2048   // fit_select's digits: 11 bits
 #define SEL_PASSES 3    // fit_select's passes: digits of 11, 11 and 10 bits
-#define SEL_THREADS 256 // the most threads of a block (launch.go's blockSize)
 
 // fitstate is the state of one fit, shared by its kernels; the Go side
 // (fitState in fit.go) has the same layout. The host writes coef, cutK,
@@ -1479,22 +1549,9 @@ extern "C" __global__ void fit_residuals(const float *lab, const int *idx, const
 // from there up to the previous pass's shift (32 for the first).
 __device__ static inline int sel_shift(int pass) { return pass == 0 ? 21 : (pass == 1 ? 10 : 0); }
 
-// block_scan turns part[tid] (tid < nt, nt a power of two at most
-// SEL_THREADS) into its inclusive prefix sum over the block (Hillis and
-// Steele, in place: each step reads, synchronises, then writes). Every
-// thread of the block must call it.
-__device__ static void block_scan(unsigned int *part, unsigned int tid, unsigned int nt) {
-  for (unsigned int off = 1; off < nt; off <<= 1) {
-    unsigned int add = tid >= off ? part[tid - off] : 0u;
-    __syncthreads();
-    part[tid] += add;
-    __syncthreads();
-  }
-}
-
 extern "C" __global__ void fit_select(const float *res, int n, int pass, struct fitstate *st) {
   __attribute__((shared)) unsigned int hist[SEL_BINS];
-  __attribute__((shared)) unsigned int part[SEL_THREADS];
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
   __attribute__((shared)) int last;
   unsigned int tid = __nvvm_read_ptx_sreg_tid_x(), nt = __nvvm_read_ptx_sreg_ntid_x();
   int shift = sel_shift(pass), top = pass == 0 ? 32 : sel_shift(pass - 1);
