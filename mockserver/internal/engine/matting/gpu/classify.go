@@ -73,8 +73,19 @@ func (r *run) Classify(ctx context.Context, dist, plain []float32, t float32) ([
 	return mask, nil
 }
 
-// ccChunk is CC_CHUNK of kernels.cu: the pixels one thread numbers.
-const ccChunk = 1024
+// ccTile is CC_TILE of kernels.cu: the pixels one block of cc_flatten
+// and cc_number counts and numbers.
+const ccTile = 2048
+
+// tiles is the number of ccTile tiles of n pixels.
+func tiles(n int) int { return (n + ccTile - 1) / ccTile }
+
+// perBlock is the element count to launch for one block per tile of n
+// pixels (launch.go: a block per blockSize elements).
+func perBlock(n int) int64 { return int64(tiles(n)) * blockSize }
+
+// countPerThread is the pixels each thread of count_true adds.
+const countPerThread = 4
 
 // ccSeg is CC_SEG of kernels.cu: the pixels of a row one thread of
 // cc_init and cc_stats walks.
@@ -110,7 +121,7 @@ type cleanup struct {
 	root, wide                   devicePtr
 	// parent, labels and comps are the last labelling's union-find
 	// forest, component numbers (0 outside) and summaries (struct comp);
-	// cnt holds the numbering's per-chunk counts; vals the counters.
+	// cnt holds the numbering's per-tile counts; vals the counters.
 	parent, labels, comps, cnt, vals devicePtr
 }
 
@@ -119,14 +130,13 @@ type cleanup struct {
 func newCleanupOn(s *scratch, w, h int, mask devicePtr) (*cleanup, error) {
 	n := w * h
 	c := &cleanup{wk: s.w, w: w, h: h, n: n, mask: mask}
-	chunks := (n + ccChunk - 1) / ccChunk
 	for _, b := range []struct {
 		p    *devicePtr
 		size int
 	}{
 		{&c.mask, n}, {&c.kept, n}, {&c.enter, n}, {&c.hit, n}, {&c.fill, n},
 		{&c.root, 4 * n}, {&c.wide, 4 * n}, {&c.parent, 4 * n}, {&c.labels, 4 * n},
-		{&c.comps, compBytes * n}, {&c.cnt, 4 * chunks}, {&c.vals, valsBytes},
+		{&c.comps, compBytes * n}, {&c.cnt, 4 * tiles(n)}, {&c.vals, valsBytes},
 	} {
 		if *b.p != 0 {
 			continue // the given mask
@@ -174,7 +184,6 @@ func (c *cleanup) classify(dist, plain, smoothed devicePtr, t float32) error {
 // 0); vals[valNComp] is their count.
 func (c *cleanup) components(m devicePtr, want, eight bool, score devicePtr) error {
 	wk, n := c.wk, int64(c.n)
-	chunks := (c.n + ccChunk - 1) / ccChunk
 	segs := segments(c.w, c.h)
 	steps := []struct {
 		k    string
@@ -183,10 +192,9 @@ func (c *cleanup) components(m devicePtr, want, eight bool, score devicePtr) err
 	}{
 		{kCCInit, segs, []any{m, want, c.w, c.h, devicePtr(0), 0, c.parent}},
 		{kCCUnion, n, []any{m, want, c.w, c.h, eight, devicePtr(0), 0, c.parent}},
-		{kCCFlatten, n, []any{c.parent, c.n}},
-		{kCCCount, int64(chunks), []any{c.parent, c.n, c.cnt}},
-		{kCCScan, 1, []any{c.cnt, chunks, c.vals + valNComp}},
-		{kCCNumber, int64(chunks), []any{c.parent, c.n, c.cnt, c.w, c.h, c.labels, c.comps}},
+		{kCCFlatten, perBlock(c.n), []any{c.parent, c.n, c.cnt}},
+		{kCCScan, blockSize, []any{c.cnt, tiles(c.n), c.vals + valNComp}},
+		{kCCNumber, perBlock(c.n), []any{c.parent, c.n, c.cnt, c.w, c.h, c.labels, c.comps}},
 		{kCCLabel, n, []any{c.parent, c.n, c.labels}},
 		{kCCStats, segs, []any{c.labels, score, c.w, c.h, c.comps}},
 	}
@@ -227,13 +235,13 @@ func (c *cleanup) fillSlits(maxGap int) error {
 	if err := wk.launch(kFillI32, n, c.wide, c.n, 0); err != nil {
 		return err
 	}
-	if err := wk.launch(kSlitRows, int64(c.h), c.labels, c.comps, c.w, c.h, maxGap, c.fill, c.wide); err != nil {
+	if err := wk.launch(kSlitRows, n, c.labels, c.comps, c.w, c.h, maxGap, c.fill, c.wide); err != nil {
 		return err
 	}
-	if err := wk.launch(kSlitCols, int64(c.w), c.labels, c.comps, c.w, c.h, maxGap, c.fill); err != nil {
+	if err := wk.launch(kSlitCols, n, c.labels, c.comps, c.w, c.h, maxGap, c.fill); err != nil {
 		return err
 	}
-	return wk.launch(kSlitWide, int64(c.w), c.wide, c.w, c.h, c.fill, c.mask)
+	return wk.launch(kSlitWide, n, c.wide, c.w, c.h, c.fill, c.mask)
 }
 
 // fillHoles is matting's fillHoles on the mask with maxArea half its set
@@ -243,8 +251,7 @@ func (c *cleanup) fillHoles() error {
 	if err := wk.launch(kFillI32, 1, c.vals+valCount, 1, 0); err != nil {
 		return err
 	}
-	chunks := (c.n + ccChunk - 1) / ccChunk
-	if err := wk.launch(kCountTrue, int64(chunks), c.mask, c.n, c.vals+valCount); err != nil {
+	if err := wk.launch(kCountTrue, int64((c.n+countPerThread-1)/countPerThread), c.mask, c.n, c.vals+valCount); err != nil {
 		return err
 	}
 	if err := c.components(c.mask, false, false, 0); err != nil {
@@ -278,7 +285,7 @@ func (c *cleanup) flood(plain, smoothed devicePtr, t float32) error {
 	}{
 		{kCCInit, segments(c.w, c.h), []any{c.enter, true, c.w, c.h, smoothed, step2, c.root}},
 		{kCCUnion, n, []any{c.enter, true, c.w, c.h, false, smoothed, step2, c.root}},
-		{kCCFlatten, n, []any{c.root, c.n}},
+		{kCCFlatten, perBlock(c.n), []any{c.root, c.n, devicePtr(0)}},
 		{kFillU8, n, []any{c.hit, c.n, 0}},
 		{kFloodHit, n, []any{c.labels, c.comps, c.enter, smoothed, c.w, c.h, step2, c.root, c.hit}},
 		{kFloodApply, n, []any{c.enter, c.root, c.hit, c.n, c.mask}},

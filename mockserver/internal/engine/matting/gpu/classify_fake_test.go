@@ -17,7 +17,7 @@ import (
 // classifyLaunches is the launch sequence of one Classify (see
 // cleanup.classify).
 func classifyLaunches() string {
-	cc := "cc_init cc_union cc_flatten cc_count cc_scan cc_number cc_label cc_stats"
+	cc := "cc_init cc_union cc_flatten cc_scan cc_number cc_label cc_stats"
 	keep := cc + " fill_i32 keep_largest keep_apply"
 	holes := "fill_i32 count_true " + cc + " holes_apply"
 	return strings.Join([]string{
@@ -44,7 +44,7 @@ func TestClassifyLaunchesOnFakeDriver(t *testing.T) {
 	f := newFakeDriver()
 	e, err := newEngine(f, Options{})
 	require.NoError(t, err)
-	const w, h = 300, 7 // 2100 pixels: 3 chunks of the numbering
+	const w, h = 300, 7 // 2100 pixels: 2 tiles of the numbering
 	r := fakeRun(t, e, w, h)
 	var mask []bool
 	names, grids := launched(t, f, func() {
@@ -54,11 +54,13 @@ func TestClassifyLaunchesOnFakeDriver(t *testing.T) {
 	assert.Len(t, mask, w*h)
 	assert.Equal(t, classifyLaunches(), names)
 	assert.Equal(t, gridOf(w*h), grids[kCCUnion])
-	assert.Equal(t, gridOf(3), grids[kCCNumber], "one thread per chunk")
-	assert.Equal(t, gridOf(1), grids[kCCScan])
-	assert.Equal(t, gridOf(h), grids[kSlitRows], "one thread per row")
-	assert.Equal(t, gridOf(w), grids[kSlitCols], "one thread per column")
-	assert.Equal(t, gridOf(w), grids[kSlitWide])
+	assert.Equal(t, uint32(2), grids[kCCNumber], "one block per tile")
+	assert.Equal(t, uint32(2), grids[kCCFlatten], "one block per tile")
+	assert.Equal(t, uint32(1), grids[kCCScan], "one block")
+	assert.Equal(t, gridOf((w*h+3)/4), grids[kCountTrue], "four pixels a thread")
+	assert.Equal(t, gridOf(w*h), grids[kSlitRows], "one thread per pixel")
+	assert.Equal(t, gridOf(w*h), grids[kSlitCols], "one thread per pixel")
+	assert.Equal(t, gridOf(w*h), grids[kSlitWide], "one thread per pixel")
 
 	_, err = r.Classify(context.Background(), make([]float32, 5), make([]float32, w*h), 8)
 	assert.ErrorContains(t, err, "wrong size")

@@ -65,8 +65,12 @@
 //     fit_init), and six rounds of iteratively reweighted least
 //     squares over at most 20 000 samples, each the samples' residuals
 //     against the model (fit_residuals), their median selected exactly
-//     by a four-pass radix select on the bits of the non-negative floats
-//     (fit_hist, counting with integer atomics, and fit_pick), the Tukey
+//     by a parallel radix select on the bits of the non-negative floats
+//     (three launches of fit_select, digits of 11, 11 and 10 bits: each
+//     block counts its values in a shared-memory histogram and adds it to
+//     the state's with integer atomics, and the block that takes the
+//     last ticket picks the digit with a block-wide prefix sum; 8 values
+//     a thread, 10 blocks for 20 000 samples), the Tukey
 //     weights (fit_weights), the 39 sums of the normal equations as a
 //     two-pass reduction in double precision (fit_partial, one thread per
 //     sum and chunk of 64 samples adding them in order, 12 207 threads
@@ -74,8 +78,8 @@
 //     order fixed by the chunk, not the launch, so the emulator computes
 //     what a GPU does; bit for bit the CPU's up to 64 samples, beyond it
 //     within 1e-9, and the parity set's mattes unchanged), and the 6×6
-//     solves with the CPU's ridge and pivoting (fit_solve); 80 launches
-//     and one synchronisation per fit. A NaN residual or non-finite linear light
+//     solves with the CPU's ridge and pivoting (fit_solve); 50 launches
+//     (80 before the parallel select) and one synchronisation per fit. A NaN residual or non-finite linear light
 //     at a sample (which no image gives) is flagged and the host refits;
 //   - general mode's background fields (matting.FieldEvaluator), bit for
 //     bit the CPU's: each field's L*a*b* grid at every 4th analysis pixel,
@@ -101,11 +105,16 @@
 //     atomicMin links, leaving out those already made or implied by a
 //     square of joins, so few atomics contend at a large component's
 //     root; then numbered in raster order of their first pixel as the CPU
-//     numbers them, with area, frame contact, peak score and bounding box
+//     numbers them, one block a tile of 2048 pixels: cc_flatten counts
+//     each tile's roots, cc_scan (one block) gives each tile its offset
+//     and cc_number each thread's run of the tile its own, by block-wide
+//     prefix sums; with area, frame contact, peak score and bounding box
 //     from cc_stats, one thread per row segment merging each run of a
 //     label with one integer atomic of each kind), keepComponents, fillSlits (one
-//     thread per row, then per column; the wide candidates' sorted-width
-//     test by bisection on the value, one thread per column), fillHoles,
+//     thread per pixel, the one at the end of a gap of a row, then of a
+//     column, handling it; the wide candidates' sorted-width test by
+//     bisection on the value, by the thread at the top of a run),
+//     fillHoles (its count of set pixels a grid-wide reduction),
 //     the 3×3 L*a*b* smoothing and the smooth-change flood, computed as
 //     reachability: components of the graph of enterable pixels joined by
 //     steps within the colour limit, cleared where one is a step from a
@@ -114,7 +123,9 @@
 //     sequence of launches within one job: nothing iterates to
 //     convergence, so no changed flag is polled, and each kernel's result
 //     is the same under any interleaving of its threads (argued in
-//     kernels.cu); the mask stays on the device for the clean plate;
+//     kernels.cu; every kernel of the clean-up runs on a grid of at least
+//     one block per 2048 pixels but cc_scan, one block over the tiles'
+//     counts); the mask stays on the device for the clean plate;
 //   - between general mode's classification rounds, the clean plate's
 //     samples (matting.PlateSampler: SamplePlate, after each round but
 //     the last), bit for bit the CPU's: the square dilation of the mask,
@@ -221,11 +232,21 @@
 // (emulator_test.go) compiles kernels.cu itself as host C++ into a shared
 // library (thread ids are constants, so each grid-stride loop runs every
 // element in one thread), loads it with purego, and runs the whole engine
-// on a driver whose device memory is host memory: TestEmulatedParity and
+// on a driver whose device memory is host memory (a block is one thread,
+// so a kernel's block-wide steps run in order; emuDriver.blocks runs a
+// launch as its grid of blocks one after the other, and
+// TestEmulatedBlocks checks the kernels whose blocks cooperate that way:
+// the radix select's last block and the numbering's tiles, on fits,
+// classify steps and fillSlits); TestEmulatedParity and
 // TestEmulatedComposite then check the Go side and the kernels' arithmetic
 // against the CPU engine over the parity set (on amd64 the mattes and
 // foregrounds are identical, |Δ| = 0, and so are the composites of every
 // background kind and shadow, composite_cases_test.go);
+// TestEmulatedPhotoParity and TestEmulatedPhotoParity12MP (not with
+// -short) do on a real photograph, the faces test data's portrait, at
+// 512×512 and enlarged to 4000×3000, in general and portrait mode
+// (|Δ| = 0 there too; the bars: max |Δ| ≤ 2/255, mean ≤ 0.5/255, the
+// mattes' IoU ≥ 0.999);
 // TestEmulatedRemoveAndComposite checks RemoveAndComposite against
 // RemoveBackground and matting.Composite (56 removals, every background
 // kind and shadow, padded rows, a shifted origin and 1×1 and 3×40 images
@@ -321,6 +342,9 @@
 //     the CPU engine over the synthetic composite set (package synth:
 //     8 products, 6 portraits with and without face box, spill reduction
 //     and preprocessing on and off), and the CPU's IoU and MAE bars;
+//   - TestGPUPhotoParity: the same bars on the faces test data's
+//     photograph at 512×512 and 4000×3000 (TestEmulatedPhotoParity's
+//     cases), and the mattes' IoU at 128 with the CPU's ≥ 0.999;
 //   - TestGPUComposite and TestGPURemoveAndComposite: the composites of
 //     every background kind and shadow (composite_cases_test.go) against
 //     matting.Composite, alone and after the removal in one call (also
@@ -363,24 +387,27 @@
 //
 // TestLaunchesAndSyncsPerImage counts them on the emulator for one
 // RemoveAndComposite (general mode, transparent background) of a
-// 1200×900 product shot, per stage; the sequence does not depend on the
-// image's size. Before the reductions: 459 launches and 21
-// synchronisations; now 471 and 21 (12 more: fit_partial, once per round
-// of the two fits):
+// 1200×900 product shot, per stage, and checks them against its table;
+// the sequence does not depend on the image's size. Before the fit's
+// reductions: 459 launches and 21 synchronisations; with fit_partial 471
+// (12 more); now 363 and 21, the radix select in 3 launches of
+// fit_select where 4 of fit_hist and 4 of fit_pick were (18 selects per
+// image: 144 launches to 54) and cc_count folded into cc_flatten (18
+// fewer):
 //
-//	stage           launches  syncs
-//	Begin                  0      1  the image's upload (pageable memory, staged)
-//	analyse                2      1  the planes kept; the job's end
-//	FitBackground        190      2  (80 + 30 from the medians, 80) the model read back
-//	FieldGrid              3      3  the grid kept; the job's end
-//	FieldThreshold        33      3  the threshold read back by the host
-//	bgDistance             3      3  the job's end
-//	Classify             222      3  (74 a round) the job's end
-//	SamplePlate            8      2  the samples and cell sums read back
-//	PlanRefine             8      2  the means flag read back
-//	refineImages           1      0  queued with the composite
-//	CompositeRun           1      1  the matte and composite read back
-//	total                471     21
+//	stage          launches (before)  syncs
+//	Begin               0     (0)        1  the image's upload (pageable memory, staged)
+//	analyse             2     (2)        1  the planes kept; the job's end
+//	FitBackground     115   (190)        2  (50 + 15 from the medians, 50) the model read back
+//	FieldGrid           3     (3)        3  the grid kept; the job's end
+//	FieldThreshold     18    (33)        3  (6 a round) the threshold read back by the host
+//	bgDistance          3     (3)        3  the job's end
+//	Classify          204   (222)        3  (68 a round) the job's end
+//	SamplePlate         8     (8)        2  the samples and cell sums read back
+//	PlanRefine          8     (8)        2  the means flag read back
+//	refineImages        1     (1)        0  queued with the composite
+//	CompositeRun        1     (1)        1  the matte and composite read back
+//	total             363   (471)       21
 //
 // Each stage is one job that synchronises once at its end (scratch.done),
 // which every job needs: its scratch buffers go back to the pool shared by
@@ -390,9 +417,13 @@
 // the plan's flag) or decides from it; a stage whose result stays on the
 // device still synchronises so that another stream may take the run's
 // next job. With Streams jobs in flight, a job's synchronisation waits
-// only for its own stream. Fusing the fits' 144 selection launches
-// (fit_hist and fit_pick) and the components' numbering (cc_count, cc_scan,
-// cc_number: small grids) is what remains for fewer launches.
+// only for its own stream. No kernel synchronises with the host inside a
+// job: the select's passes and the numbering's tiles cooperate on the
+// device (the last block of a pass, by an atomic ticket). What remains
+// for fewer launches: the select's first pass fused into the kernel that
+// writes the values (fit_residuals, fit_gather, field_residuals; 18
+// fewer), cc_scan into cc_number by a decoupled look-back (18 fewer), and
+// the clean-up's fills into the kernels before them.
 //
 // # What bounds the speed-up today
 //
@@ -421,8 +452,8 @@
 // masks, samples and grids), from pageable memory; a removal and a
 // separate Composite copied 108 MB up and 154 MB back before the analysis
 // planes and the rounds' distances stayed on the device and the
-// composite read the removal's image and matte there. Launches: 80 per fit
-// from a model and 30 more from the medians, 12 per field threshold, 74
+// composite read the removal's image and matte there. Launches: 50 per fit
+// from a model and 15 more from the medians, 6 per field threshold, 68
 // per round's clean-up, 4 for the clean plate's samples, 8 for the
 // refinement's plan, each stage with one synchronisation at its end.
 package gpu

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"unsafe"
@@ -25,12 +26,22 @@ import (
 // code generation and the GPU itself: TestGPUParity does, on a GPU
 // machine. It skips where clang-19 is missing.
 
-// hostShim makes kernels.cu compile as host C++.
+// hostShim makes kernels.cu compile as host C++: a block is one thread,
+// so __syncthreads is nothing, and the grid is one block unless
+// emu_grid sets the block and grid of the calling thread's next calls
+// (emuDriver.blocks runs every block of a launch in turn).
 const hostShim = `#pragma once
-#define __nvvm_read_ptx_sreg_ctaid_x() 0u
+static thread_local unsigned emu_ctaid = 0u, emu_nctaid = 1u;
+extern "C" __attribute__((visibility("default"))) void emu_grid(unsigned b, unsigned g) {
+  emu_ctaid = b;
+  emu_nctaid = g;
+}
+#define __nvvm_read_ptx_sreg_ctaid_x() emu_ctaid
 #define __nvvm_read_ptx_sreg_ntid_x() 1u
 #define __nvvm_read_ptx_sreg_tid_x() 0u
-#define __nvvm_read_ptx_sreg_nctaid_x() 1u
+#define __nvvm_read_ptx_sreg_nctaid_x() emu_nctaid
+#define __syncthreads() ((void)0)
+#define __nvvm_membar_gl() ((void)0)
 `
 
 var (
@@ -76,6 +87,11 @@ type emuDriver struct {
 	*fakeDriver
 	lib  uintptr
 	bufs map[devicePtr][]byte
+	// blocks runs each launch as its grid of one-thread blocks, one
+	// block after the other (else as one block), so that kernels whose
+	// blocks cooperate (the last block of fit_select, the tiles of the
+	// components' numbering) are checked with several blocks.
+	blocks bool
 }
 
 func newEmuDriver(t testing.TB) *emuDriver {
@@ -131,7 +147,7 @@ func (e *emuDriver) MemcpyDtoHAsync(dst unsafe.Pointer, src devicePtr, size uint
 	return 0
 }
 
-func (e *emuDriver) LaunchKernel(fn handle, _, _ [3]uint32, _ uint32, _ handle, params []unsafe.Pointer) result {
+func (e *emuDriver) LaunchKernel(fn handle, grid, _ [3]uint32, _ uint32, _ handle, params []unsafe.Pointer) result {
 	e.mu.Lock()
 	name := e.funcs[fn]
 	e.mu.Unlock()
@@ -144,7 +160,22 @@ func (e *emuDriver) LaunchKernel(fn handle, _, _ [3]uint32, _ uint32, _ handle, 
 		// pointers are host addresses, integers sit in the low 32 bits
 		args[i] = uintptr(*(*uint64)(p))
 	}
-	purego.SyscallN(sym, args...)
+	if !e.blocks {
+		purego.SyscallN(sym, args...)
+		return 0
+	}
+	// the block's id is the calling thread's: keep it for the launch
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	set, err := purego.Dlsym(e.lib, "emu_grid")
+	if err != nil {
+		return 500
+	}
+	for b := uint32(0); b < grid[0]; b++ {
+		purego.SyscallN(set, uintptr(b), uintptr(grid[0]))
+		purego.SyscallN(sym, args...)
+	}
+	purego.SyscallN(set, 0, 1)
 	return 0
 }
 

@@ -56,7 +56,7 @@ func (r *run) FieldGrid(ctx context.Context, f *matting.Field, step int) ([]floa
 // matting.ReferenceFieldThreshold: the residuals on the subsampling grid
 // and the count of those below 20 (field_residuals), the rank of their
 // 95th percentile (thresh_rank), its exact selection by the fit's radix
-// select (four passes of fit_hist and fit_pick) and the threshold
+// select (selPasses launches of fit_select) and the threshold
 // (thresh_final); one synchronisation. use is read from the device when it
 // is the slice the last SamplePlate returned, else uploaded.
 func (r *run) FieldThreshold(ctx context.Context, f *matting.Field, use []bool) (float32, error) {
@@ -104,13 +104,8 @@ func (r *run) FieldThreshold(ctx context.Context, f *matting.Field, use []bool) 
 		if err := wk.launch(kThreshRank, 1, state); err != nil {
 			return err
 		}
-		for pass := 0; pass < 4; pass++ {
-			if err := wk.launch(kFitHist, int64(m), res, m, pass, state); err != nil {
-				return err
-			}
-			if err := wk.launch(kFitPick, 1, m, pass, state); err != nil {
-				return err
-			}
+		if err := selectOn(wk, res, m, state); err != nil {
+			return err
 		}
 		if err := wk.launch(kThreshFinal, 1, state); err != nil {
 			return err

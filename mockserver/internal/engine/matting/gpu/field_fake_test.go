@@ -14,7 +14,7 @@ import (
 )
 
 // thresholdLaunches is the launch sequence of one FieldThreshold.
-var thresholdLaunches = "field_residuals thresh_rank" + strings.Repeat(" fit_hist fit_pick", 4) + " thresh_final"
+var thresholdLaunches = "field_residuals thresh_rank" + strings.Repeat(" fit_select", selPasses) + " thresh_final"
 
 // testFields returns a model and a plate that fit a w×h analysis image.
 func testFields(w, h int) []*matting.Field {

@@ -21,10 +21,37 @@ type fitState struct {
 	Cut           float64
 	ATA           [matting.PolyTerms][matting.PolyTerms]float64
 	ATB           [3][matting.PolyTerms]float64
-	Hist          [256]uint32
+	Hist          [selBins]uint32
 	// Count and T are the threshold's (field.go).
 	Count int32
 	T     float32
+	// Ticket counts the blocks done with a pass of fit_select.
+	Ticket uint32
+}
+
+// selBins and selPasses are SEL_BINS and SEL_PASSES of kernels.cu: the
+// radix select's digits (11 bits) and passes (digits of 11, 11 and 10
+// bits).
+const (
+	selBins   = 2048
+	selPasses = 3
+)
+
+// selPerThread is the values each thread of fit_select counts: about as
+// many as the bins each clears and adds to the state, so a select of
+// 20 000 values runs on 10 blocks.
+const selPerThread = 8
+
+// selectOn queues the radix select of the element of rank state.k among
+// the m values vals (selPasses launches of fit_select, the last block of
+// each picking the pass's digit).
+func selectOn(wk *worker, vals devicePtr, m int, state devicePtr) error {
+	for pass := 0; pass < selPasses; pass++ {
+		if err := wk.launch(kFitSelect, int64((m+selPerThread-1)/selPerThread), vals, m, pass, state); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // bytes is the state's memory, to copy to and from the device.
@@ -50,10 +77,10 @@ func fitChunks(m int) int { return (m + fitChunk - 1) / fitChunk }
 // FitBackground fits the background model on the device
 // (matting.BackgroundFitter), bit for bit matting.ReferenceFitBackground:
 // without a starting model, the medians of the samples' linear light
-// (fit_gather, fit_hist, fit_pick, fit_init); the samples' basis
+// (fit_gather, fit_select, fit_init); the samples' basis
 // (fit_basis), then per round their residuals
-// (fit_residuals), the median residual (four passes of fit_hist and
-// fit_pick), the Tukey weights (fit_weights), the normal equations
+// (fit_residuals), the median residual (selPasses passes of the radix
+// select fit_select), the Tukey weights (fit_weights), the normal equations
 // (a two-pass reduction: fit_partial, one thread per entry and chunk of
 // fitChunk samples adding them in order, then fit_sums adding the chunks
 // in order; the result differs from the CPU's sequential sum in the last
@@ -153,13 +180,8 @@ func (b *fitBufs) initial(wk *worker, m int, idx, state, lin devicePtr) error {
 		if err := wk.launch(kFitGather, int64(m), lin, idx, m, c, vals); err != nil {
 			return err
 		}
-		for pass := 0; pass < 4; pass++ {
-			if err := wk.launch(kFitHist, int64(m), vals, m, pass, state); err != nil {
-				return err
-			}
-			if err := wk.launch(kFitPick, 1, m, pass, state); err != nil {
-				return err
-			}
+		if err := selectOn(wk, vals, m, state); err != nil {
+			return err
 		}
 		if err := wk.launch(kFitInit, 1, c, state); err != nil {
 			return err
@@ -203,13 +225,8 @@ func (b *fitBufs) fit(wk *worker, w, h, m int, idx, state, lin, lab devicePtr) e
 		if err := wk.launch(kFitResiduals, n, lab, idx, b.basis, m, state, wk.table(tabCbrt), b.res); err != nil {
 			return err
 		}
-		for pass := 0; pass < 4; pass++ {
-			if err := wk.launch(kFitHist, n, b.res, m, pass, state); err != nil {
-				return err
-			}
-			if err := wk.launch(kFitPick, 1, m, pass, state); err != nil {
-				return err
-			}
+		if err := selectOn(wk, b.res, m, state); err != nil {
+			return err
 		}
 		if err := wk.launch(kFitWeights, n, b.res, b.basis, lin, idx, m, state, b.wb); err != nil {
 			return err

@@ -17,11 +17,11 @@ import (
 
 // medianLaunches is the launch sequence of one channel's median of a
 // FitBackground without a starting model.
-var medianLaunches = "fit_gather" + strings.Repeat(" fit_hist fit_pick", 4) + " fit_init"
+var medianLaunches = "fit_gather" + strings.Repeat(" fit_select", selPasses) + " fit_init"
 
 // fitLaunches is the launch sequence of one FitBackground from a model.
 var fitLaunches = func() string {
-	round := "fit_residuals" + strings.Repeat(" fit_hist fit_pick", 4) + " fit_weights fit_partial fit_sums fit_solve"
+	round := "fit_residuals" + strings.Repeat(" fit_select", selPasses) + " fit_weights fit_partial fit_sums fit_solve"
 	return "fit_basis " + strings.Repeat(round+" ", matting.FitRounds) + "fit_residuals"
 }()
 
@@ -31,8 +31,9 @@ var fitLaunches = func() string {
 func TestFitStateLayout(t *testing.T) {
 	t.Parallel()
 	var s fitState
-	assert.Equal(t, uintptr(1648), unsafe.Sizeof(s))
-	assert.Equal(t, uintptr(1640), unsafe.Offsetof(s.Count))
+	assert.Equal(t, uintptr(8824), unsafe.Sizeof(s))
+	assert.Equal(t, uintptr(8808), unsafe.Offsetof(s.Count))
+	assert.Equal(t, uintptr(8816), unsafe.Offsetof(s.Ticket))
 	assert.Equal(t, uintptr(144), unsafe.Offsetof(s.CutK))
 	assert.Equal(t, uintptr(160), unsafe.Offsetof(s.Flag))
 	assert.Equal(t, uintptr(168), unsafe.Offsetof(s.Prefix))
@@ -94,7 +95,7 @@ func TestFitBackgroundOnFakeDriver(t *testing.T) {
 		}
 		assert.Equal(t, fitLaunches, names)
 		assert.Equal(t, gridOf(len(in.Samples)), grids[kFitResiduals], "one thread per sample")
-		assert.Equal(t, gridOf(1), grids[kFitPick])
+		assert.Equal(t, gridOf((len(in.Samples)+selPerThread-1)/selPerThread), grids[kFitSelect], "selPerThread values a thread")
 		assert.Equal(t, gridOf(1), grids[kFitSolve])
 		assert.Equal(t, gridOf(fitEntries*fitChunks(len(in.Samples))), grids[kFitPartial], "one thread per entry and chunk")
 		assert.Equal(t, gridOf(fitEntries), grids[kFitSums], "one thread per entry")

@@ -31,7 +31,6 @@ const (
 	kCCInit               = "cc_init"
 	kCCUnion              = "cc_union"
 	kCCFlatten            = "cc_flatten"
-	kCCCount              = "cc_count"
 	kCCScan               = "cc_scan"
 	kCCNumber             = "cc_number"
 	kCCLabel              = "cc_label"
@@ -58,8 +57,7 @@ const (
 	kRefineMeans          = "refine_means"
 	kFitBasis             = "fit_basis"
 	kFitResiduals         = "fit_residuals"
-	kFitHist              = "fit_hist"
-	kFitPick              = "fit_pick"
+	kFitSelect            = "fit_select"
 	kFitWeights           = "fit_weights"
 	kFitPartial           = "fit_partial"
 	kFitSums              = "fit_sums"
@@ -102,9 +100,8 @@ var kernelSig = map[string]string{
 	kFillI32:     "pii",       // p, n, v
 	kCCInit:      "piiipip",   // m, want, w, h, lab, step2Bits, parent
 	kCCUnion:     "piiiipip",  // m, want, w, h, eight, lab, step2Bits, parent
-	kCCFlatten:   "pi",        // parent, n
-	kCCCount:     "pip",       // parent, n, cnt
-	kCCScan:      "pip",       // cnt, chunks, total
+	kCCFlatten:   "pip",       // parent, n, cnt (0: no counts)
+	kCCScan:      "pip",       // cnt, tiles, total
 	kCCNumber:    "pipiipp",   // parent, n, off, w, h, labels, comps
 	kCCLabel:     "pip",       // parent, n, labels
 	kCCStats:     "ppiip",     // labels, score, w, h, comps
@@ -133,8 +130,7 @@ var kernelSig = map[string]string{
 	// the background model's fit (fit.go); state is a struct fitstate
 	kFitBasis:     "piiip",   // idx, n, w, h, basis
 	kFitResiduals: "pppippp", // lab, idx, basis, n, state, cbrtLUT, res
-	kFitHist:      "piip",    // res, n, pass, state
-	kFitPick:      "iip",     // n, pass, state
+	kFitSelect:    "piip",    // res, n, pass, state
 	kFitWeights:   "ppppipp", // res, basis, lin, idx, n, state, wb
 	kFitPartial:   "ppppip",  // basis, wb, lin, idx, n, part
 	kFitSums:      "pip",     // part, n, state

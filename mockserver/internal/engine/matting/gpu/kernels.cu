@@ -42,6 +42,44 @@ __device__ static inline float fminx(float a, float b) { return a < b ? a : b; }
 __device__ static inline float fmaxx(float a, float b) { return a > b ? a : b; }
 __device__ static inline float sq(float v) { return v * v; }
 
+// Block-wide helpers of the kernels whose threads cooperate in a block
+// (shared memory and __syncthreads): the block has nt threads, a power of
+// two at most MAX_THREADS (launch.go's blockSize; the emulator runs one).
+#define MAX_THREADS 256
+
+__device__ static inline unsigned int thread_id(void) { return __nvvm_read_ptx_sreg_tid_x(); }
+__device__ static inline unsigned int block_threads(void) { return __nvvm_read_ptx_sreg_ntid_x(); }
+__device__ static inline unsigned int block_id(void) { return __nvvm_read_ptx_sreg_ctaid_x(); }
+__device__ static inline unsigned int grid_blocks(void) { return __nvvm_read_ptx_sreg_nctaid_x(); }
+
+// block_scan turns part[tid] (tid < nt, nt a power of two at most
+// MAX_THREADS) into its inclusive prefix sum over the block (Hillis and
+// Steele, in place: each step reads, synchronises, then writes). Every
+// thread of the block must call it.
+__device__ static void block_scan(unsigned int *part, unsigned int tid, unsigned int nt) {
+  for (unsigned int off = 1; off < nt; off <<= 1) {
+    unsigned int add = tid >= off ? part[tid - off] : 0u;
+    __syncthreads();
+    part[tid] += add;
+    __syncthreads();
+  }
+}
+
+// block_sum returns to every thread the sum of v over the block (a tree
+// in part); every thread of the block must call it, and part is free
+// again when it returns.
+__device__ static unsigned int block_sum(unsigned int *part, unsigned int v, unsigned int tid, unsigned int nt) {
+  part[tid] = v;
+  __syncthreads();
+  for (unsigned int s = nt / 2; s > 0; s >>= 1) {
+    if (tid < s) part[tid] += part[tid + s];
+    __syncthreads();
+  }
+  unsigned int sum = part[0];
+  __syncthreads();
+  return sum;
+}
+
 // lookup interpolates a colour table on [0,1] (matting's lookup).
 __device__ static inline float lookup(const float *lut, float v) {
   if (v <= 0.0f) return lut[0];
@@ -616,15 +654,15 @@ extern "C" __global__ void composite_back(const u8 *fg, const u8 *colours,
 //
 // The mask is one byte per analysis pixel (0 or 1). Connected components
 // are found by union-find over pixel indices (cc_init, cc_union,
-// cc_flatten), numbered in raster order of their first pixel (cc_count,
-// cc_scan, cc_number, cc_label) and summarised (cc_stats) in a struct comp
+// cc_flatten), numbered in raster order of their first pixel (cc_flatten
+// counting each tile's roots, cc_scan, cc_number, cc_label) and summarised (cc_stats) in a struct comp
 // per component; the clean-up steps read those. Every step is a fixed
 // sequence of launches: nothing iterates to convergence, so no changed
 // flag and no bound on rounds is needed, and every kernel's result is the
 // same under any interleaving of its threads (argued at each kernel; the
 // emulator runs them sequentially and cannot catch a race).
 
-#define CC_CHUNK 1024 // pixels per thread of the numbering pass
+#define CC_TILE 2048  // pixels per block of the numbering (cc_flatten, cc_number)
 #define CC_SEG 32     // pixels of a row per thread of cc_init and cc_stats
 
 // comp is one component's summary, 8 ints: its area, whether it touches
@@ -772,54 +810,83 @@ extern "C" __global__ void cc_union(const u8 *m, int want, int w, int h, int eig
 
 // cc_flatten points every member at its root (the component's smallest
 // pixel index, as pointers only go down). No link changes any more: a
-// concurrent walk over a flattened pointer reaches the same root.
-extern "C" __global__ void cc_flatten(int *parent, int n) {
-  FOR_EACH(p, (i64)n) {
-    if (parent[p] < 0) continue;
-    __atomic_store_n(&parent[p], cc_root(parent, (int)p), __ATOMIC_RELAXED);
-  }
-}
-
-// cc_count counts the roots of each chunk of CC_CHUNK pixels.
-extern "C" __global__ void cc_count(const int *parent, int n, int *cnt) {
-  int chunks = (n + CC_CHUNK - 1) / CC_CHUNK;
-  FOR_EACH(c, (i64)chunks) {
-    int lo = (int)c * CC_CHUNK, hi = imin(lo + CC_CHUNK, n), k = 0;
-    for (int p = lo; p < hi; p++) k += parent[p] == p;
-    cnt[c] = k;
-  }
-}
-
-// cc_scan turns the chunk counts into exclusive offsets and writes the
-// component count to *total (one thread).
-extern "C" __global__ void cc_scan(int *cnt, int chunks, int *total) {
-  FOR_EACH(i, (i64)1) {
-    int s = 0;
-    for (int c = 0; c < chunks; c++) {
-      int k = cnt[c];
-      cnt[c] = s;
-      s += k;
+// concurrent walk over a flattened pointer reaches the same root. With
+// cnt, it also counts the roots of each tile of CC_TILE pixels (one block
+// a tile, its threads interleaved over the tile, summed in the block):
+// roots are not written, so the count is exact.
+extern "C" __global__ void cc_flatten(int *parent, int n, int *cnt) {
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  unsigned int tid = thread_id(), nt = block_threads();
+  int tiles = (int)(((i64)n + CC_TILE - 1) / CC_TILE);
+  for (int c = (int)block_id(); c < tiles; c += (int)grid_blocks()) {
+    i64 lo = (i64)c * CC_TILE, hi = lo + CC_TILE < n ? lo + CC_TILE : n;
+    unsigned int k = 0;
+    for (i64 p = lo + tid; p < hi; p += nt) {
+      int q = parent[p];
+      if (q < 0) continue;
+      if (q == p) {
+        k++;
+        continue;
+      }
+      __atomic_store_n(&parent[p], cc_root(parent, (int)p), __ATOMIC_RELAXED);
     }
-    *total = s;
+    if (cnt) {
+      unsigned int sum = block_sum(part, k, tid, nt);
+      if (tid == 0) cnt[c] = (int)sum;
+    }
   }
+}
+
+// cc_scan (one block) turns the tiles' root counts into exclusive offsets
+// and writes the component count to *total: each thread adds a run of
+// tiles, a block-wide prefix sum gives each run's offset.
+extern "C" __global__ void cc_scan(int *cnt, int tiles, int *total) {
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  if (block_id() != 0) return;
+  unsigned int tid = thread_id(), nt = block_threads();
+  int per = (int)((tiles + nt - 1) / nt), lo = imin((int)tid * per, tiles), hi = imin(lo + per, tiles);
+  unsigned int s = 0;
+  for (int c = lo; c < hi; c++) s += (unsigned int)cnt[c];
+  part[tid] = s;
+  __syncthreads();
+  block_scan(part, tid, nt);
+  unsigned int off = part[tid] - s;
+  for (int c = lo; c < hi; c++) {
+    unsigned int k = (unsigned int)cnt[c];
+    cnt[c] = (int)off;
+    off += k;
+  }
+  if (tid == nt - 1) *total = (int)part[tid];
 }
 
 // cc_number gives each root its component number (1-based, raster order
 // of the roots, which are the components' first pixels, as
 // matting.components numbers them) in labels, and initialises the
-// component's summary. Each thread writes only its chunk's roots.
+// component's summary. One block a tile of CC_TILE pixels, each thread a
+// run of them in order, numbered from the tile's offset and the run's
+// (a block-wide prefix sum of the runs' root counts). Each thread writes
+// only its run's roots.
 extern "C" __global__ void cc_number(const int *parent, int n, const int *off, int w, int h,
                                      int *labels, struct comp *comps) {
-  int chunks = (n + CC_CHUNK - 1) / CC_CHUNK;
-  FOR_EACH(c, (i64)chunks) {
-    int lo = (int)c * CC_CHUNK, hi = imin(lo + CC_CHUNK, n), id = off[c];
-    for (int p = lo; p < hi; p++) {
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  unsigned int tid = thread_id(), nt = block_threads();
+  int tiles = (int)(((i64)n + CC_TILE - 1) / CC_TILE), per = CC_TILE / (int)nt;
+  for (int c = (int)block_id(); c < tiles; c += (int)grid_blocks()) {
+    i64 lo = (i64)c * CC_TILE + (i64)tid * per, hi = lo + per < n ? lo + per : n;
+    unsigned int k = 0;
+    for (i64 p = lo; p < hi; p++) k += parent[p] == p;
+    part[tid] = k;
+    __syncthreads();
+    block_scan(part, tid, nt);
+    int id = off[c] + (int)(part[tid] - k);
+    for (i64 p = lo; p < hi; p++) {
       if (parent[p] != p) continue;
       id++;
       labels[p] = id;
       struct comp e = {0, 0, 0u, w, h, -1, -1, 0};
       comps[id - 1] = e;
     }
+    __syncthreads(); // part is read before the next tile's counts
   }
 }
 
@@ -891,15 +958,15 @@ extern "C" __global__ void mask_above(const float *dist, int n, int tBits, u8 *m
   FOR_EACH(p, (i64)n) mask[p] = dist[p] > t ? 1 : 0;
 }
 
-// count_true adds the set pixels of mask to *total (each thread counts a
-// chunk and adds once; integer addition, so any order gives the count).
+// count_true adds the set pixels of mask to *total: each thread counts
+// its pixels, each block adds its threads' counts and then once to
+// *total (integer addition, so any order gives the count).
 extern "C" __global__ void count_true(const u8 *mask, int n, int *total) {
-  int chunks = (n + CC_CHUNK - 1) / CC_CHUNK;
-  FOR_EACH(c, (i64)chunks) {
-    int lo = (int)c * CC_CHUNK, hi = imin(lo + CC_CHUNK, n), k = 0;
-    for (int p = lo; p < hi; p++) k += mask[p] != 0;
-    __atomic_fetch_add(total, k, __ATOMIC_RELAXED);
-  }
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  unsigned int k = 0;
+  FOR_EACH(p, (i64)n) k += mask[p] != 0;
+  unsigned int sum = block_sum(part, k, thread_id(), block_threads());
+  if (thread_id() == 0 && sum) __atomic_fetch_add(total, (int)sum, __ATOMIC_RELAXED);
 }
 
 // keep_largest raises *largest to the area of every component whose peak
@@ -950,83 +1017,87 @@ __device__ static inline bool slit_sliver(const struct comp *comps, int c, int w
   return cw <= wideMax && ch >= 3 * cw;
 }
 
-// slit_scan is one line of matting.fillSlits' scan: m pixels from base,
-// stride apart; the extent of a component is its width (rows) or height.
-__device__ static void slit_scan(const int *labels, const struct comp *comps, i64 base, i64 stride, int m,
-                                 int rows, int maxGap, u8 *fill, int *wide) {
+// slit_gap is one gap of a line of matting.fillSlits' scan, whose m
+// pixels start at base, stride apart: the labelled pixel j follows an
+// unlabelled one, and the gap reaches back to the line's last labelled
+// pixel before it (none: no gap). The scan's decisions are each such
+// pair's, so every gap is one thread's and its pixels are written by no
+// other. The extent of a component is its width (rows) or height.
+__device__ static void slit_gap(const int *labels, const struct comp *comps, i64 base, i64 stride, int j,
+                                int rows, int maxGap, u8 *fill, int *wide) {
   int wideMax = 2 * maxGap;
-  int last = -1, lastLabel = 0;
-  for (int j = 0; j < m; j++) {
-    int l = labels[base + j * stride];
-    if (l == 0) continue;
-    if (lastLabel != 0 && j - last > 1) {
-      int gap = j - last - 1;
-      const struct comp *c = comps + (l - 1);
-      int ext = rows ? c->x1 - c->x0 + 1 : c->y1 - c->y0 + 1;
-      if (l != lastLabel) {
-        if (rows && gap <= wideMax && (slit_sliver(comps, l - 1, wideMax) || slit_sliver(comps, lastLabel - 1, wideMax))) {
-          for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
-        }
-      } else if (gap <= maxGap && gap * 10 <= 3 * ext) {
-        for (int k = last + 1; k < j; k++) fill[base + k * stride] = 1;
-      } else if (rows && gap <= wideMax && gap * 20 <= 9 * ext) {
-        for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
-      }
+  int last = j - 2;
+  while (last >= 0 && labels[base + last * stride] == 0) last--;
+  if (last < 0) return;
+  int l = labels[base + j * stride], lastLabel = labels[base + last * stride];
+  int gap = j - last - 1;
+  const struct comp *c = comps + (l - 1);
+  int ext = rows ? c->x1 - c->x0 + 1 : c->y1 - c->y0 + 1;
+  if (l != lastLabel) {
+    if (rows && gap <= wideMax && (slit_sliver(comps, l - 1, wideMax) || slit_sliver(comps, lastLabel - 1, wideMax))) {
+      for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
     }
-    last = j;
-    lastLabel = l;
+  } else if (gap <= maxGap && gap * 10 <= 3 * ext) {
+    for (int k = last + 1; k < j; k++) fill[base + k * stride] = 1;
+  } else if (rows && gap <= wideMax && gap * 20 <= 9 * ext) {
+    for (int k = last + 1; k < j; k++) wide[base + k * stride] = gap;
   }
 }
 
-// slit_rows scans each row (one thread per row; it writes only its row),
-// with the wide candidates; fill and wide must be cleared.
+// slit_rows scans the rows: one thread per pixel, which handles the gap
+// ending there (slit_gap), with the wide candidates; fill and wide must
+// be cleared.
 extern "C" __global__ void slit_rows(const int *labels, const struct comp *comps, int w, int h, int maxGap,
                                      u8 *fill, int *wide) {
-  FOR_EACH(y, (i64)h) slit_scan(labels, comps, y * w, 1, w, 1, maxGap, fill, wide);
+  FOR_EACH(p, (i64)w * h) {
+    int x = (int)(p % w);
+    if (x == 0 || labels[p] == 0 || labels[p - 1] != 0) continue;
+    slit_gap(labels, comps, p - x, 1, x, 1, maxGap, fill, wide);
+  }
 }
 
-// slit_cols scans each column (one thread per column, after slit_rows).
+// slit_cols scans the columns likewise (after slit_rows).
 extern "C" __global__ void slit_cols(const int *labels, const struct comp *comps, int w, int h, int maxGap,
                                      u8 *fill) {
-  FOR_EACH(x, (i64)w) slit_scan(labels, comps, x, w, h, 0, maxGap, fill, 0);
+  FOR_EACH(p, (i64)w * h) {
+    int y = (int)(p / w);
+    if (y == 0 || labels[p] == 0 || labels[p - w] != 0) continue;
+    slit_gap(labels, comps, p % w, w, y, 0, maxGap, fill, 0);
+  }
 }
 
-// slit_wide accepts the wide candidates of each column's vertical runs as
-// matting.fillSlits does (one thread per column): a run of n candidates
-// whose widest gap is widest and whose median, the element n/2 of the
-// sorted widths, is typical. typical is found without sorting, by
-// bisection on the value: the smallest v with more than n/2 widths ≤ v.
-// Then it sets the mask where fill is set in its column.
+// slit_wide sets the mask where fill is set, and accepts the wide
+// candidates of each column's vertical runs as matting.fillSlits does (a
+// thread per pixel; the one at the top of a run handles the run): a run
+// of n candidates whose widest gap is widest and whose median, the
+// element n/2 of the sorted widths, is typical. typical is found without
+// sorting, by bisection on the value: the smallest v with more than n/2
+// widths ≤ v. An accepted run is set in the mask (fill is read by no one
+// after this). Every write sets a mask pixel to 1, so the result does not
+// depend on their order.
 extern "C" __global__ void slit_wide(const int *wide, int w, int h, u8 *fill, u8 *mask) {
-  FOR_EACH(x, (i64)w) {
-    for (int y = 0; y < h;) {
-      if (wide[(i64)y * w + x] == 0) {
-        y++;
-        continue;
-      }
-      int y0 = y, widest = 0;
-      while (y < h && wide[(i64)y * w + x] > 0) {
-        widest = imax(widest, wide[(i64)y * w + x]);
-        y++;
-      }
-      int n = y - y0;
-      int lo = 1, hi = widest;
-      while (lo < hi) {
-        int mid = lo + (hi - lo) / 2, k = 0;
-        for (int j = y0; j < y; j++) k += wide[(i64)j * w + x] <= mid;
-        if (k > n / 2) {
-          hi = mid;
-        } else {
-          lo = mid + 1;
-        }
-      }
-      int typical = lo;
-      if (n >= 3 * widest || (2 * n >= 3 * typical && 2 * widest <= 3 * typical)) {
-        for (int k = y0; k < y; k++) fill[(i64)k * w + x] = 1;
+  FOR_EACH(p, (i64)w * h) {
+    if (fill[p]) mask[p] = 1;
+    if (wide[p] == 0 || (p >= w && wide[p - w] > 0)) continue;
+    int x = (int)(p % w), y0 = (int)(p / w), y = y0, widest = 0;
+    while (y < h && wide[(i64)y * w + x] > 0) {
+      widest = imax(widest, wide[(i64)y * w + x]);
+      y++;
+    }
+    int n = y - y0;
+    int lo = 1, hi = widest;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2, k = 0;
+      for (int j = y0; j < y; j++) k += wide[(i64)j * w + x] <= mid;
+      if (k > n / 2) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
       }
     }
-    for (int y = 0; y < h; y++) {
-      if (fill[(i64)y * w + x]) mask[(i64)y * w + x] = 1;
+    int typical = lo;
+    if (n >= 3 * widest || (2 * n >= 3 * typical && 2 * widest <= 3 * typical)) {
+      for (int k = y0; k < y; k++) mask[(i64)k * w + x] = 1;
     }
   }
 }
@@ -1363,15 +1434,16 @@ extern "C" __global__ void refine_means(const int *index, int n, const float *me
 // ---------------------------------------------------------------------------
 // The background model's robust fit (fit.go): matting.fitBackground's
 // rounds of iteratively reweighted least squares. Each round
-// is fit_residuals, four passes of fit_hist and fit_pick (the median
-// residual, selected exactly by radix on the bits of the non-negative
-// floats), fit_weights, fit_partial and fit_sums and fit_solve, all on
+// is fit_residuals, three passes of fit_select (the median residual,
+// selected exactly by radix on the bits of the non-negative floats), fit_weights, fit_partial and fit_sums and fit_solve, all on
 // one struct fitstate. The normal equations are summed in chunks (see
 // fit_partial), so the model differs from the CPU's in the last bits.
 
 #define FIT_TERMS 6
 #define FIT_ENTRIES 39 // 21 entries of A^T W A's upper triangle, 18 of A^T W b
 #define FIT_CHUNK 64    // samples per partial sum of fit_partial
+#define SEL_BINS 2048   // fit_select's digits: 11 bits
+#define SEL_PASSES 3    // fit_select's passes: digits of 11, 11 and 10 bits
 
 // fitstate is the state of one fit, shared by its kernels; the Go side
 // (fitState in fit.go) has the same layout. The host writes coef, cutK,
@@ -1386,13 +1458,14 @@ struct fitstate {
   double cut;                                // the round's Tukey cut
   double ata[FIT_TERMS][FIT_TERMS];          // upper triangle summed
   double atb[3][FIT_TERMS];
-  unsigned int hist[256]; // the selection's digit counts
-  int count;              // field_residuals: the residuals below 20
-  float t;                // thresh_final: the round's threshold
+  unsigned int hist[SEL_BINS]; // the selection's digit counts
+  int count;                   // field_residuals: the residuals below 20
+  float t;                     // thresh_final: the round's threshold
+  unsigned int ticket;         // fit_select: the blocks done with a pass
 };
-static_assert(sizeof(struct fitstate) == 1648, "fitstate layout");
+static_assert(sizeof(struct fitstate) == 8824, "fitstate layout");
 static_assert(__builtin_offsetof(struct fitstate, flag) == 160, "fitstate layout");
-static_assert(__builtin_offsetof(struct fitstate, count) == 1640, "fitstate layout");
+static_assert(__builtin_offsetof(struct fitstate, count) == 8808, "fitstate layout");
 
 // fit_basis writes each sample's quadratic basis (matting.polyBasis of
 // bgModel.coords): 1, x, y, x², xy, y² over pixel centres scaled to
@@ -1413,7 +1486,7 @@ extern "C" __global__ void fit_basis(const int *idx, int n, int w, int h, double
 }
 
 // fit_gather sets vals to channel c of each sample's linear light, whose
-// median (fit_hist, fit_pick) starts a fit from no model.
+// median (fit_select) starts a fit from no model.
 extern "C" __global__ void fit_gather(const float *lin, const int *idx, int n, int c, float *vals) {
   FOR_EACH(i, (i64)n) vals[i] = lin[3 * (i64)idx[i] + c];
 }
@@ -1457,46 +1530,76 @@ extern "C" __global__ void fit_residuals(const float *lab, const int *idx, const
   }
 }
 
-// fit_hist counts, for selection pass (0 to 3), the residuals whose
-// higher bytes are the prefix selected so far by their next byte. The
-// residuals are square roots of sums of squares: +0 or positive (NaN
-// flags the fit), so their bits order as their values.
-extern "C" __global__ void fit_hist(const float *res, int n, int pass, struct fitstate *st) {
-  int shift = 24 - 8 * pass;
+// The selection is a parallel radix select on the bits of the
+// non-negative floats (+0 or positive: NaN flags the fit), which order as
+// their values: three passes of fit_select over digits of 11, 11 and 10
+// bits (SEL_SHIFT), each one launch over the whole grid. Each block
+// counts the values whose higher bits are the prefix selected so far by
+// their digit in a histogram in shared memory, adds its counts to the
+// state's (integer atomics, so exact in any order) and takes a ticket;
+// the block that takes the last ticket (every other block's counts are
+// then added: each fenced them before its ticket) finds the digit of the
+// sought rank with a block-wide prefix sum, clears the counts and the
+// ticket for the next pass, and after the last pass keeps the selected
+// value (for the fit, the median: matting.medianOf, the element at index
+// n/2 once sorted), sets the round's cut, max(cutK·median, cutMin) as
+// math.Max, and resets the selection for the next round.
+
+// sel_shift is the lowest bit of pass's digit; the digit has the bits
+// from there up to the previous pass's shift (32 for the first).
+__device__ static inline int sel_shift(int pass) { return pass == 0 ? 21 : (pass == 1 ? 10 : 0); }
+
+extern "C" __global__ void fit_select(const float *res, int n, int pass, struct fitstate *st) {
+  __attribute__((shared)) unsigned int hist[SEL_BINS];
+  __attribute__((shared)) unsigned int part[MAX_THREADS];
+  __attribute__((shared)) int last;
+  unsigned int tid = __nvvm_read_ptx_sreg_tid_x(), nt = __nvvm_read_ptx_sreg_ntid_x();
+  int shift = sel_shift(pass), top = pass == 0 ? 32 : sel_shift(pass - 1);
+  unsigned int digits = (1u << (top - shift)) - 1u;
+  for (unsigned int d = tid; d < SEL_BINS; d += nt) hist[d] = 0;
+  __syncthreads();
   unsigned int prefix = st->prefix;
   FOR_EACH(i, (i64)n) {
     unsigned int v = __builtin_bit_cast(unsigned int, res[i]);
-    if (pass > 0 && (v >> (shift + 8)) != (prefix >> (shift + 8))) continue;
-    __atomic_fetch_add(&st->hist[(v >> shift) & 255u], 1u, __ATOMIC_RELAXED);
+    if (top < 32 && (v >> top) != (prefix >> top)) continue;
+    __atomic_fetch_add(&hist[(v >> shift) & digits], 1u, __ATOMIC_RELAXED);
   }
-}
-
-// fit_pick (one thread) finds the byte of the sought rank in the pass's
-// counts and clears them; after the last pass the prefix is the selected
-// value's bits (for the fit, the median: matting.medianOf, the element at
-// index n/2 once sorted), which it keeps in value, and it sets the
-// round's cut, max(cutK·median, cutMin) as math.Max, and resets
-// the selection for the next round. The scan has no early exit, so that
-// its loads are issued in unrolled batches rather than one at a time.
-extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
-  FOR_EACH(t, (i64)1) {
-    int shift = 24 - 8 * pass;
-    unsigned int k = (unsigned int)st->k, cum = 0, before = 0;
-    int digit = -1;
-#pragma unroll 16
-    for (int d = 0; d < 256; d++) {
-      unsigned int c = st->hist[d];
-      if (digit < 0 && k < cum + c) {
+  __syncthreads();
+  for (unsigned int d = tid; d < SEL_BINS; d += nt) {
+    unsigned int c = hist[d];
+    if (c) __atomic_fetch_add(&st->hist[d], c, __ATOMIC_RELAXED);
+  }
+  __nvvm_membar_gl();
+  __syncthreads();
+  if (tid == 0)
+    last = __atomic_fetch_add(&st->ticket, 1u, __ATOMIC_RELAXED) == __nvvm_read_ptx_sreg_nctaid_x() - 1u;
+  __syncthreads();
+  if (!last) return;
+  __nvvm_membar_gl();
+  // the last block: each thread sums a run of per bins, then the scan
+  unsigned int per = SEL_BINS / nt, lo = tid * per, sum = 0;
+  for (unsigned int d = lo; d < lo + per; d++) sum += __atomic_load_n(&st->hist[d], __ATOMIC_RELAXED);
+  part[tid] = sum;
+  __syncthreads();
+  block_scan(part, tid, nt);
+  unsigned int k = (unsigned int)st->k, before = part[tid] - sum;
+  bool mine = before <= k && k < part[tid];
+  if (tid == nt - 1 && k >= part[tid]) mine = true, before = part[tid]; // unreachable: k < n
+  __syncthreads(); // every thread has read k
+  if (mine) {
+    unsigned int digit = lo + per - 1;
+    for (unsigned int d = lo, cum = before; d < lo + per; d++) {
+      unsigned int c = __atomic_load_n(&st->hist[d], __ATOMIC_RELAXED);
+      if (k < cum + c) {
         digit = d;
         before = cum;
+        break;
       }
       cum += c;
     }
-    if (digit < 0) digit = 255, before = cum; // unreachable: k < n
     st->k -= (int)before;
-    st->prefix |= (unsigned int)digit << shift;
-    for (int d = 0; d < 256; d++) st->hist[d] = 0;
-    if (pass == 3) {
+    st->prefix |= (digit & digits) << shift;
+    if (pass == SEL_PASSES - 1) {
       st->value = st->prefix;
       double scale = (double)__builtin_bit_cast(float, st->prefix);
       double c = st->cutK * scale;
@@ -1505,6 +1608,8 @@ extern "C" __global__ void fit_pick(int n, int pass, struct fitstate *st) {
       st->prefix = 0;
     }
   }
+  for (unsigned int d = lo; d < lo + per; d++) st->hist[d] = 0;
+  if (tid == 0) st->ticket = 0;
 }
 
 // fit_weights sets the products w·b[p] of each sample's Tukey weight w
