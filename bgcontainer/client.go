@@ -138,24 +138,3 @@ func (c Client) keyState() string {
 	}
 	return "license key " + redacted
 }
-
-// WithReplicas spreads the client's work over several replicas of the
-// container, one base URL each (instead of pfc.WithBaseURL): new jobs go to
-// the replica with the fewest in flight, a job's later calls to the
-// replica that accepted it, and a replica that is down is set aside. See
-// "Replicas" in the package documentation.
-func WithReplicas(baseURLs ...string) Option { return clientopt.WithReplicas(baseURLs...) }
-
-// WithReplicaHost is WithReplicas for replicas behind one host name that
-// resolves to several addresses (a Kubernetes headless Service), e.g.
-// "http://bg.studio.svc:8000": one replica per address, resolved again
-// every 30 seconds.
-func WithReplicaHost(baseURL string) Option { return clientopt.WithReplicaHost(baseURL) }
-
-// WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
-// an address of WithReplicaHost such as "http://10.0.0.7:8000") weight
-// times the work of a replica of weight 1, the default: a box with 4 GPUs
-// takes weight 4.
-func WithReplicaWeight(baseURL string, weight int) Option {
-	return clientopt.WithReplicaWeight(baseURL, weight)
-}

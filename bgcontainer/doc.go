@@ -63,10 +63,10 @@
 //
 // # Replicas
 //
-// WithReplicas (several base URLs) or WithReplicaHost (a name resolving to
+// pfc.WithReplicas (several base URLs) or pfc.WithReplicaHost (a name resolving to
 // several addresses, re-resolved every 30 s) spread a client over replicas.
 // New jobs go to the one with the fewest calls in flight for its weight
-// (WithReplicaWeight); a job's later calls go to the one that accepted it.
+// (pfc.WithReplicaWeight); a job's later calls go to the one that accepted it.
 // The key is applied per replica on first use (Authorize: to all). A
 // replica refusing connections or answering 5xx three calls running is set
 // aside until GET /Status answers. A call moves only when it provably

@@ -34,7 +34,7 @@ type Result struct {
 	// not fail the call: the PNG is complete.
 	RemoveErr error
 	// Replica is the base URL of the replica that ran the job, for a
-	// client of several replicas (WithReplicas, WithReplicaHost).
+	// client of several replicas (pfc.WithReplicas, pfc.WithReplicaHost).
 	Replica string
 	// LostReplicas are the replicas found down during the call (their job
 	// died with them and the image was done again on another one).

@@ -47,7 +47,7 @@ func BenchmarkReplicas(b *testing.B) {
 				for _, s := range fleet {
 					urls = append(urls, s.URL)
 				}
-				cl, err := bgcontainer.NewClient(fleet[0].LicenseKey, bgcontainer.WithReplicas(urls...),
+				cl, err := bgcontainer.NewClient(fleet[0].LicenseKey, pfc.WithReplicas(urls...),
 					bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 30 * time.Millisecond}),
 					pfc.WithRetries(4, 5*time.Millisecond, 20*time.Millisecond))
 				if err != nil {

@@ -29,7 +29,7 @@ func fleetClient(t *testing.T, fleet []*mockserver.BGContainerTestServer, opts .
 		urls = append(urls, s.URL)
 	}
 	c, err := bgcontainer.NewClient(fleet[0].LicenseKey, append([]bgcontainer.Option{
-		bgcontainer.WithReplicas(urls...),
+		pfc.WithReplicas(urls...),
 		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}),
 		pfc.WithRetries(4, time.Millisecond, 5*time.Millisecond),
 	}, opts...)...)
@@ -206,15 +206,15 @@ func TestReplicaHost(t *testing.T) {
 	require.NoError(t, err)
 	_, port, _ := net.SplitHostPort(u.Host)
 	c, err := bgcontainer.NewClient(fleet[0].LicenseKey,
-		bgcontainer.WithReplicaHost("http://bg.test:"+port), bgcontainer.WithResolver(staticResolver{"127.0.0.1"}))
+		pfc.WithReplicaHost("http://bg.test:"+port), bgcontainer.WithResolver(staticResolver{"127.0.0.1"}))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	st, err := c.Status(context.Background())
 	require.NoError(t, err)
 	assert.True(t, st.IsLicensed())
-	_, err = bgcontainer.NewClient("k", bgcontainer.WithReplicaHost("http://bg.test:1"), bgcontainer.WithResolver(staticResolver{}))
+	_, err = bgcontainer.NewClient("k", pfc.WithReplicaHost("http://bg.test:1"), bgcontainer.WithResolver(staticResolver{}))
 	require.Error(t, err)
-	_, err = bgcontainer.NewClient("k", bgcontainer.WithReplicas("http://a:1", "http://a:1"))
+	_, err = bgcontainer.NewClient("k", pfc.WithReplicas("http://a:1", "http://a:1"))
 	var ve *pfc.ValidationError
 	require.True(t, errors.As(err, &ve), "%v", err)
 }

@@ -59,7 +59,11 @@ func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 	if apiKey == "" {
 		fe.Add("apiKey", "is required")
 	}
-	if base := config.Apply(opts).BaseURL; base != "" {
+	applied := config.Apply(opts)
+	if r := applied.Replicas; len(r.URLs) > 0 || r.Host != "" || len(r.Weights) > 0 {
+		fe.Add("WithReplicas", "applies to the container clients only: the hosted API is one service")
+	}
+	if base := applied.BaseURL; base != "" {
 		if u, err := url.Parse(base); err == nil && path.Base(strings.TrimSuffix(u.Path, "/")) != apiVersion {
 			fe.Add("BaseURL", "must end with the API version /%s, as in https://api.example.com/%s", apiVersion, apiVersion)
 		}

@@ -197,7 +197,7 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 
 // TestCorrectRefusesAnotherJobsRecord: when /status answers with another
 // job's COMPLETED record, Correct fails with an
-// *InconsistentResponseError and never fetches that job's file.
+// *pfc.ResponseError and never fetches that job's file.
 func TestCorrectRefusesAnotherJobsRecord(t *testing.T) {
 	t.Parallel()
 	c, mux, srv := setup(t)
@@ -219,7 +219,7 @@ func TestCorrectRefusesAnotherJobsRecord(t *testing.T) {
 	var out bytes.Buffer
 	job, err := c.Correct(context.Background(), strings.NewReader("img"), 3, nil, &out, nil)
 	assert.Nil(t, job)
-	require.ErrorIs(t, err, ErrInconsistentResponse)
+	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	assert.False(t, fetched.Load(), "the other job's file was downloaded")
 	assert.Zero(t, out.Len())
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // maxRecordBytes bounds a job record read from the network; real records
@@ -85,7 +86,7 @@ func (c *Client) quote(s string, max int) string { return apierr.Excerpt(c.http.
 // arrives anyway reads as completion: status COMPLETED, correctedFile the
 // redirect's Location; it is never followed with the API key. Any other
 // 3xx is a *pfc.APIError. A record whose _id is not jobID is refused with
-// an *InconsistentResponseError naming "_id"; one without _id is taken as
+// an *pfc.ResponseError naming "_id"; one without _id is taken as
 // jobID's.
 func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 	if jobID == "" {
@@ -153,37 +154,9 @@ func (c *Client) checkJobID(want, got string) error {
 	if got == "" || got == want {
 		return nil
 	}
-	return &InconsistentResponseError{
-		Op:      "GET /status/" + c.quote(want, 200),
-		Field:   "_id",
-		Message: "the record is for job " + c.quote(got, 200) + ", not the job asked for",
+	return &pfc.ResponseError{
+		Endpoint: "GET /status/" + c.quote(want, 200),
+		Field:    "_id",
+		Reason:   "the record is for job " + c.quote(got, 200) + ", not the job asked for",
 	}
 }
-
-// ErrInconsistentResponse is matched by an *InconsistentResponseError.
-var ErrInconsistentResponse = errors.New("pfc: the service's answer contradicts the request")
-
-// InconsistentResponseError reports an answer refused because it
-// contradicts the request or the answers before it: a job record whose
-// _id is another job's (GetJob, Wait, Correct, CorrectFile), or a preset
-// listing that repeats itself or outgrows the total it reported
-// (Presets.All). Nothing of such an answer is returned. It matches
-// ErrInconsistentResponse with errors.Is.
-type InconsistentResponseError struct {
-	// Op is the request, e.g. "GET /status/<jobID>" or "GET /presets".
-	Op string
-	// Field is the field of the answer at fault: "_id" of a job record,
-	// "presets" or "total" of a preset listing.
-	Field string
-	// Message says what is wrong; text from the service in it is
-	// redacted and cut short.
-	Message string
-}
-
-// Error returns "pfc: <op>: <field>: <message>".
-func (e *InconsistentResponseError) Error() string {
-	return "pfc: " + e.Op + ": " + e.Field + ": " + e.Message
-}
-
-// Unwrap returns ErrInconsistentResponse.
-func (e *InconsistentResponseError) Unwrap() error { return ErrInconsistentResponse }

@@ -208,7 +208,7 @@ func TestStartJobRedactsWebhookToken(t *testing.T) {
 }
 
 // TestGetJobRefusesAnotherJobsRecord: a record whose _id is another job's,
-// in a 200 or as the body of a 302, is an *InconsistentResponseError
+// in a 200 or as the body of a 302, is an *pfc.ResponseError
 // naming _id, with no record; the id it quotes is redacted. A record
 // without _id, or a redirect's body that is this job's record or no
 // record at all, is accepted.
@@ -245,8 +245,8 @@ func TestGetJobRefusesAnotherJobsRecord(t *testing.T) {
 				return
 			}
 			assert.Nil(t, job)
-			require.ErrorIs(t, err, ErrInconsistentResponse)
-			var ie *InconsistentResponseError
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
+			var ie *pfc.ResponseError
 			require.ErrorAs(t, err, &ie)
 			assert.Equal(t, "_id", ie.Field)
 			assert.Contains(t, err.Error(), "j1")

@@ -152,7 +152,7 @@ func decodePresetPage(raw json.RawMessage, redact func(string) string) (*PresetP
 	if obj.Total != nil {
 		if *obj.Total < 0 {
 			// Read as "no total", it lifted All's bound on the walk.
-			return nil, &InconsistentResponseError{Op: "GET /presets", Field: "total", Message: fmt.Sprintf("%d is negative", *obj.Total)}
+			return nil, &pfc.ResponseError{Endpoint: "GET /presets", Field: "total", Reason: fmt.Sprintf("%d is negative", *obj.Total)}
 		}
 		page.Total = *obj.Total
 	}
@@ -164,7 +164,7 @@ func decodePresetPage(raw json.RawMessage, redact func(string) string) (*PresetP
 // a nil preset and ends the iteration. The walk trusts the service only
 // so far: a page of presets already seen, or a listing that outgrows its
 // total by more than presets created meanwhile could explain, or a negative
-// total, ends it with an *InconsistentResponseError. Without a total it ends at the first
+// total, ends it with an *pfc.ResponseError. Without a total it ends at the first
 // short page.
 func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Preset, error] {
 	return func(yield func(*Preset, error) bool) {
@@ -211,7 +211,7 @@ func (s *PresetsService) All(ctx context.Context, pageSize int) iter.Seq2[*Prese
 // total of the first page, and how far later totals may move from it:
 // presets created or deleted during the walk (creations ahead of the
 // offset also show a preset twice, which All skips). A larger change
-// ends the walk with an *InconsistentResponseError; list again.
+// ends the walk with an *pfc.ResponseError; list again.
 func presetTotalDrift(total int) int { return 100 + total/10 }
 
 // addSat is a+b for b >= 0, at most math.MaxInt: a huge total plus its
@@ -234,7 +234,7 @@ type presetWalk struct {
 // presets not listed before, or the error that ends the walk.
 func (w *presetWalk) take(offset int, page *PresetPage) ([]*Preset, error) {
 	fail := func(field, format string, args ...any) error {
-		return &InconsistentResponseError{Op: "GET /presets", Field: field, Message: fmt.Sprintf(format, args...)}
+		return &pfc.ResponseError{Endpoint: "GET /presets", Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	if page.Total >= 0 {
 		if w.firstTotal < 0 {

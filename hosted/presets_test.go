@@ -200,7 +200,7 @@ func TestPresetsAllStopsWhenOffsetIsIgnored(t *testing.T) {
 		ids = append(ids, p.ID)
 	}
 	assert.Equal(t, []string{"a", "b"}, ids)
-	require.ErrorIs(t, lastErr, ErrInconsistentResponse)
+	require.ErrorIs(t, lastErr, pfc.ErrInvalidResponse)
 	assert.ErrorContains(t, lastErr, "only presets already listed")
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
@@ -320,7 +320,7 @@ func presetRecords(prefix string, n int, sig int64) []map[string]any {
 // TestPresetsAllEndsAgainstAServiceThatLoops: services that ignore offset
 // (their records changing on every answer, or their pages alternating),
 // or whose total keeps moving, end the walk with an
-// *InconsistentResponseError once nothing new arrives or the total
+// *pfc.ResponseError once nothing new arrives or the total
 // cannot hold, after every real preset was yielded once.
 func TestPresetsAllEndsAgainstAServiceThatLoops(t *testing.T) {
 	t.Parallel()
@@ -359,8 +359,8 @@ func TestPresetsAllEndsAgainstAServiceThatLoops(t *testing.T) {
 				return httpmock.NewJsonResponse(200, tc.page(n.Add(1), off))
 			})
 			ids, err := walkPresets(t, c, 20, 10_000)
-			require.ErrorIs(t, err, ErrInconsistentResponse)
-			var ie *InconsistentResponseError
+			require.ErrorIs(t, err, pfc.ErrInvalidResponse)
+			var ie *pfc.ResponseError
 			require.ErrorAs(t, err, &ie)
 			assert.Equal(t, tc.field, ie.Field, err.Error())
 			assert.Len(t, ids, tc.want)
@@ -446,7 +446,7 @@ func TestPresetsAllOddTotals(t *testing.T) {
 			}
 		}
 		if wantErr {
-			var ie *InconsistentResponseError
+			var ie *pfc.ResponseError
 			require.ErrorAs(t, last, &ie, total)
 			assert.Equal(t, "total", ie.Field)
 			assert.Zero(t, n)

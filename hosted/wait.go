@@ -31,7 +31,7 @@ func pollOf(o pfc.WaitOptions) poll.Options {
 // (nil opts: the client's WithPolling). A FAILED or REJECTED job gives a
 // *JobError carrying the record; a MaxWait that runs out, even during a
 // poll, a *pfc.WaitTimeoutError; a record of another job GetJob's
-// *InconsistentResponseError. Cancelling ctx ends the wait at once with
+// *pfc.ResponseError. Cancelling ctx ends the wait at once with
 // ctx's error. The last delay is trimmed so that the wait never overruns
 // MaxWait or ctx's deadline.
 func (c *Client) Wait(ctx context.Context, jobID string, opts *pfc.WaitOptions) (_ *Job, err error) {

@@ -127,7 +127,7 @@ func TestWaitReportsContextDeadline(t *testing.T) {
 
 // TestWaitRefusesAnotherJobsRecord: a status answer that turns into
 // another job's COMPLETED record ends the wait with an
-// *InconsistentResponseError, not with that job as jobID's.
+// *pfc.ResponseError, not with that job as jobID's.
 func TestWaitRefusesAnotherJobsRecord(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
@@ -140,8 +140,8 @@ func TestWaitRefusesAnotherJobsRecord(t *testing.T) {
 	})
 	job, err := c.Wait(context.Background(), "j1", nil)
 	assert.Nil(t, job)
-	require.ErrorIs(t, err, ErrInconsistentResponse)
-	var ie *InconsistentResponseError
+	require.ErrorIs(t, err, pfc.ErrInvalidResponse)
+	var ie *pfc.ResponseError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "_id", ie.Field)
 }

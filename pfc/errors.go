@@ -194,7 +194,10 @@ func (e *ValidationError) Fields() []string {
 
 // ResponseError is a 2xx answer whose body is not what the API
 // documentation describes: not JSON, a member missing or of the wrong
-// type, a download that is not an image. It matches ErrInvalidResponse.
+// type, a download that is not an image, or an answer that contradicts
+// the request (a job record of another job, a preset listing that repeats
+// itself or outgrows its total). Nothing of it is returned. It matches
+// ErrInvalidResponse.
 type ResponseError struct {
 	// Endpoint is the call whose answer was invalid ("PUT /pfc",
 	// "CheckImage" ...).

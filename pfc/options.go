@@ -3,6 +3,7 @@ package pfc
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/config"
@@ -76,4 +77,35 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 // encoding, so the bound applies to the bytes on the wire.
 func WithMaxDownloadSize(n int64) Option {
 	return func(c *config.Config) { c.MaxDownloadSize = n }
+}
+
+// WithReplicas spreads a container client's work over several replicas of
+// the container, one base URL each (instead of WithBaseURL): new work goes
+// to the replica with the fewest calls in flight, a job's later calls to
+// the replica that accepted it, and a replica that is down is set aside.
+// The hosted client refuses it. See "Replicas" in the package
+// documentation of pfccontainer and bgcontainer.
+func WithReplicas(baseURLs ...string) Option {
+	return func(c *config.Config) { c.Replicas.URLs = append([]string(nil), baseURLs...) }
+}
+
+// WithReplicaHost is WithReplicas for replicas behind one host name that
+// resolves to several addresses (a Kubernetes headless Service), e.g.
+// "http://bg.studio.svc:8000": one replica per address, resolved again
+// every 30 seconds.
+func WithReplicaHost(baseURL string) Option {
+	return func(c *config.Config) { c.Replicas.Host = baseURL }
+}
+
+// WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
+// an address of WithReplicaHost such as "http://10.0.0.7:8000") weight
+// times the work of a replica of weight 1, the default: a box with 4 GPUs
+// takes weight 4.
+func WithReplicaWeight(baseURL string, weight int) Option {
+	return func(c *config.Config) {
+		if c.Replicas.Weights == nil {
+			c.Replicas.Weights = map[string]int{}
+		}
+		c.Replicas.Weights[strings.TrimSuffix(baseURL, "/")] = weight
+	}
 }

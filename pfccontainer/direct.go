@@ -90,7 +90,7 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string,
 // under a name unique to the call and returns that name:
 // "pfc-<token>-<n>-<base name>", token random for the call (or bulk run),
 // n counting its files, the base name cut where needed (its extension
-// kept) to stay within MaxImageKeyLength, or left out where it cannot be
+// kept) to stay within maxImageKeyLength, or left out where it cannot be
 // part of an image key. So concurrent callers, in this process or
 // another, never replace each other's file, even for one base name.
 func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err error) {
@@ -124,13 +124,13 @@ const maxKeptExt = 16
 func (r *runNames) next(base string) string {
 	own := r.prefix + strconv.FormatUint(r.n.Add(1), 10)
 	name := own + "-" + base
-	if len(name) > MaxImageKeyLength {
+	if len(name) > maxImageKeyLength {
 		ext := filepath.Ext(base)
 		if len(ext) > maxKeptExt {
 			ext = ""
 		}
 		stem := base[:len(base)-len(ext)]
-		cut := MaxImageKeyLength - len(own) - len("-") - len(ext)
+		cut := maxImageKeyLength - len(own) - len("-") - len(ext)
 		for cut > 0 && !utf8.RuneStart(stem[cut]) {
 			cut--
 		}

@@ -110,7 +110,7 @@ func TestDirectCorrectFile(t *testing.T) {
 }
 
 // TestRunNames: the names a run places in /input are unique, valid image
-// keys within MaxImageKeyLength that end in the source's name, cut on a
+// keys within maxImageKeyLength that end in the source's name, cut on a
 // character boundary (extension kept) where it is too long, and without
 // it where it cannot be part of a key.
 func TestRunNames(t *testing.T) {
@@ -143,9 +143,9 @@ func TestRunNames(t *testing.T) {
 		n := a.next(c.base)
 		require.NoError(t, ValidateImageKey(n), c.base)
 		assert.Regexp(t, "^"+regexp.QuoteMeta(a.prefix)+c.want, n, c.base)
-		assert.LessOrEqual(t, len(n), MaxImageKeyLength, c.base)
+		assert.LessOrEqual(t, len(n), maxImageKeyLength, c.base)
 		if len(c.base) > 200 {
-			assert.GreaterOrEqual(t, len(n), MaxImageKeyLength-1, "cut no more than needed: %s", c.base)
+			assert.GreaterOrEqual(t, len(n), maxImageKeyLength-1, "cut no more than needed: %s", c.base)
 		}
 	}
 }

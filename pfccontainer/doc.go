@@ -42,10 +42,10 @@
 //
 // # Replicas
 //
-// WithReplicas (several base URLs) or WithReplicaHost (a name resolving to
+// pfc.WithReplicas (several base URLs) or pfc.WithReplicaHost (a name resolving to
 // several addresses, re-resolved every 30 s) spread a client over replicas.
 // An upload goes to the one with the fewest calls in flight for its weight
-// (WithReplicaWeight), its imageKey's correction to the same one (whose URL
+// (pfc.WithReplicaWeight), its imageKey's correction to the same one (whose URL
 // corrected URLs are rebased on). A replica refusing connections or
 // answering 5xx three calls running is set aside until GET /version
 // answers. A call moves only when it provably never reached a replica; a

@@ -22,7 +22,7 @@ import (
 
 // longName is a 255-byte file name: the longest ValidateImageKey accepts
 // and a file system takes.
-var longName = strings.Repeat("a", MaxImageKeyLength-len(".png")) + ".png"
+var longName = strings.Repeat("a", maxImageKeyLength-len(".png")) + ".png"
 
 // longDir returns a directory that takes 255-byte names, or skips.
 func longDir(t *testing.T) string {

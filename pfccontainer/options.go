@@ -8,8 +8,9 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// MaxImageKeyLength bounds an image key (a file name in direct file mode).
-const MaxImageKeyLength = pfcparams.MaxNameLength
+// maxImageKeyLength bounds an image key (a file name in direct file mode):
+// 255 bytes, the longest file name of common file systems.
+const maxImageKeyLength = pfcparams.MaxNameLength
 
 // Colour spaces of outputColorSpace; any other value names an ICC profile
 // file mounted in /presets.
@@ -221,13 +222,13 @@ func (o *CorrectionOptions) Query() (string, error) {
 	return strings.ReplaceAll(v.Encode(), "+", "%20"), nil
 }
 
-// ParameterNames returns the wire names of the GET /pfc/{imageKey}
+// parameterNames returns the wire names of the GET /pfc/{imageKey}
 // parameters, in the order of the SDK's declaration table.
-func ParameterNames() []string { return binding.Names() }
+func parameterNames() []string { return binding.Names() }
 
 // ValidateImageKey checks key against the container's sanity rule (what
 // the container answers with invalidIdMessage or noIdMessage): a plain
-// file name of at most MaxImageKeyLength bytes, valid UTF-8, without path
+// file name of at most maxImageKeyLength bytes, valid UTF-8, without path
 // separators, "..", control characters or a leading dot. It returns nil or
 // a *pfc.ValidationError naming "imageKey".
 func ValidateImageKey(key string) error {
@@ -235,8 +236,8 @@ func ValidateImageKey(key string) error {
 	switch {
 	case key == "":
 		fe.add("imageKey", "is required")
-	case len(key) > MaxImageKeyLength:
-		fe.add("imageKey", "must be at most %d bytes, got %d", MaxImageKeyLength, len(key))
+	case len(key) > maxImageKeyLength:
+		fe.add("imageKey", "must be at most %d bytes, got %d", maxImageKeyLength, len(key))
 	case !plainFileName(key):
 		fe.add("imageKey", "must be a plain file name (no path separators, \"..\", control characters or leading dot)")
 	}

@@ -127,7 +127,7 @@ func TestParameterNamesMatchTags(t *testing.T) {
 	for k := range v {
 		keys = append(keys, k)
 	}
-	assert.ElementsMatch(t, ParameterNames(), keys, "every parameter of the table has a field")
+	assert.ElementsMatch(t, parameterNames(), keys, "every parameter of the table has a field")
 }
 
 func TestValidateImageKey(t *testing.T) {
@@ -135,8 +135,8 @@ func TestValidateImageKey(t *testing.T) {
 	for key, ok := range map[string]bool{
 		"0123abcd.jpg": true, "holiday photo.jpg": true, "é.png": true,
 		"": false, "a/b": false, `a\b`: false, "..": false, "a..b": false, ".hidden": false,
-		"a\x00b": false, "a\nb": false, "\xff": false, strings.Repeat("k", MaxImageKeyLength+1): false,
-		strings.Repeat("k", MaxImageKeyLength): true,
+		"a\x00b": false, "a\nb": false, "\xff": false, strings.Repeat("k", maxImageKeyLength+1): false,
+		strings.Repeat("k", maxImageKeyLength): true,
 	} {
 		err := ValidateImageKey(key)
 		if ok {

@@ -40,7 +40,7 @@ type Correction struct {
 	// RebaseCorrectedURLs.
 	ReportedURL string `json:"-"`
 	// Replica is the base URL of the replica that corrected the image,
-	// set by CorrectFile on a client of several replicas (WithReplicas).
+	// set by CorrectFile on a client of several replicas (pfc.WithReplicas).
 	Replica string `json:"-"`
 	// LostReplicas are the replicas CorrectFile found down (the image was
 	// done again on another one).

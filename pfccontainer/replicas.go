@@ -7,31 +7,10 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
-	"github.com/pfcsdk/pfc-go/internal/clientopt"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-// WithReplicas spreads the client's work over several replicas of the
-// container, one base URL each (instead of pfc.WithBaseURL): an upload goes to
-// the replica with the fewest calls in flight, the correction of its
-// imageKey to the same replica, and a replica that is down is set aside.
-// See "Replicas" in the package documentation.
-func WithReplicas(baseURLs ...string) Option { return clientopt.WithReplicas(baseURLs...) }
-
-// WithReplicaHost is WithReplicas for replicas behind one host name that
-// resolves to several addresses (a Kubernetes headless Service), e.g.
-// "http://pfc.studio.svc:80": one replica per address, resolved again
-// every 30 seconds.
-func WithReplicaHost(baseURL string) Option { return clientopt.WithReplicaHost(baseURL) }
-
-// WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
-// an address of WithReplicaHost such as "http://10.0.0.7:80") weight
-// times the work of a replica of weight 1, the default.
-func WithReplicaWeight(baseURL string, weight int) Option {
-	return clientopt.WithReplicaWeight(baseURL, weight)
-}
 
 // replicaPolicy: the engine failing on an image (503
 // processingPFCErrorMessage) is the image's failure, not the replica's;

@@ -24,7 +24,7 @@ func fleetClient(t *testing.T, fleet []*mockserver.PFCContainerTestServer) *pfcc
 	for _, s := range fleet {
 		urls = append(urls, s.URL)
 	}
-	c, err := pfccontainer.NewClient(pfccontainer.WithReplicas(urls...),
+	c, err := pfccontainer.NewClient(pfc.WithReplicas(urls...),
 		pfc.WithRetries(4, time.Millisecond, 5*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)

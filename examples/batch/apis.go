@@ -82,7 +82,7 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	if cfg.direct && len(urls) > 1 {
 		return summary{}, errors.New("-direct needs one -url: the mounted directories are one container's")
 	}
-	c, err := pfccontainer.NewClient(pfccontainer.WithReplicas(urls...))
+	c, err := pfccontainer.NewClient(pfc.WithReplicas(urls...))
 	if err != nil {
 		return summary{}, err
 	}
@@ -158,7 +158,7 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	} else if key == "" {
 		return summary{}, errors.New("-api bg with -url needs the licence key in -license-key (or $PFC_BG_LICENSE_KEY)")
 	}
-	c, err := bgcontainer.NewClient(key, bgcontainer.WithReplicas(strings.Split(url, ",")...))
+	c, err := bgcontainer.NewClient(key, pfc.WithReplicas(strings.Split(url, ",")...))
 	if err != nil {
 		return summary{}, err
 	}

@@ -11,28 +11,6 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
-// WithReplicas sets several base URLs, one per replica of the container.
-func WithReplicas(urls ...string) func(*config.Config) {
-	return func(c *config.Config) { c.Replicas.URLs = append([]string(nil), urls...) }
-}
-
-// WithReplicaHost sets a base URL whose host name resolves to the
-// replicas' addresses.
-func WithReplicaHost(baseURL string) func(*config.Config) {
-	return func(c *config.Config) { c.Replicas.Host = baseURL }
-}
-
-// WithReplicaWeight gives the replica at baseURL weight times the work
-// of a replica of weight 1 (the default).
-func WithReplicaWeight(baseURL string, weight int) func(*config.Config) {
-	return func(c *config.Config) {
-		if c.Replicas.Weights == nil {
-			c.Replicas.Weights = map[string]int{}
-		}
-		c.Replicas.Weights[strings.TrimSuffix(baseURL, "/")] = weight
-	}
-}
-
 // WithResolver sets the resolver of WithReplicaHost (tests).
 func WithResolver(r replicas.Resolver) func(*config.Config) {
 	return func(c *config.Config) { c.Replicas.Resolver = r }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/config"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 type cfgOption = func(*config.Config)
@@ -22,14 +23,14 @@ func TestBuildReplicas(t *testing.T) {
 		_, err = BuildReplicas(context.Background(), cfg, Auth{}, tc, nil)
 		return err
 	}
-	if err := build(WithReplicas("http://a:1", "http://b:1/"), WithReplicaWeight("http://b:1", 4)); err != nil {
+	if err := build(pfc.WithReplicas("http://a:1", "http://b:1/"), pfc.WithReplicaWeight("http://b:1", 4)); err != nil {
 		t.Fatal(err)
 	}
 	for name, opts := range map[string][]cfgOption{
-		"Replicas[1]":   {WithReplicas("http://a:1", "http://a:1/")},
-		"ReplicaWeight": {WithReplicas("http://a:1"), WithReplicaWeight("http://c:1", 2)},
-		"BaseURL":       {base("http://a:1"), WithReplicas("http://b:1")},
-		"ReplicaHost":   {WithReplicaHost("http://h:1"), WithReplicas("http://b:1")},
+		"Replicas[1]":   {pfc.WithReplicas("http://a:1", "http://a:1/")},
+		"ReplicaWeight": {pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight("http://c:1", 2)},
+		"BaseURL":       {base("http://a:1"), pfc.WithReplicas("http://b:1")},
+		"ReplicaHost":   {pfc.WithReplicaHost("http://h:1"), pfc.WithReplicas("http://b:1")},
 	} {
 		var ve *apierr.ValidationError
 		if err := build(opts...); !errors.As(err, &ve) || ve.Errors[0].Field != name {

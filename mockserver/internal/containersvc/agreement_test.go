@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -16,7 +17,7 @@ import (
 // both pick the same resize parameter.
 func TestClientAndMockAgree(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, pfccontainer.ParameterNames(), CorrectParams())
+	assert.Equal(t, pfcparams.MustBind(pfcparams.Container, pfccontainer.CorrectionOptions{}).Names(), CorrectParams())
 	c := Config{}
 	require.NoError(t, c.check())
 	for _, o := range []*pfccontainer.CorrectionOptions{
