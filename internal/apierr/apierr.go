@@ -29,9 +29,6 @@ var (
 	ErrTruncatedResponse     = pfc.ErrTruncatedResponse
 )
 
-// maxMessageInError bounds the message quoted by APIError.Error.
-const maxMessageInError = 200
-
 // FieldErrors collects validation problems so that one error reports all of
 // them at once. The zero value is empty and ready to use.
 type FieldErrors []FieldError

@@ -39,7 +39,7 @@ func ParseColor(s string) (color.NRGBA, string) {
 	}
 	if c, ok := colornames.Map[name]; ok {
 		// colornames values are opaque, so RGBA and NRGBA coincide.
-		return color.NRGBA{R: c.R, G: c.G, B: c.B, A: c.A}, ""
+		return color.NRGBA(c), ""
 	}
 	return color.NRGBA{}, "want #rrggbb or a CSS color name"
 }

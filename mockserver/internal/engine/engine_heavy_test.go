@@ -18,15 +18,12 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 )
 
-// TestBackgroundRemovalOutputFitsTheSeed: a background-removal result is
-// at most 5000 px on the long side and about 14 MP (seed 000): a
+// TestBackgroundRemovalOutputFitsTheLimit: a background-removal result is
+// at most 5000 px on the long side and about 14 MP (the hosted API's limit): a
 // 4800×4800 input, whose long side already fits, does not give a 23 MP
 // image.
-func TestBackgroundRemovalOutputFitsTheSeed(t *testing.T) {
+func TestBackgroundRemovalOutputFitsTheLimit(t *testing.T) {
 	t.Parallel()
-	if raceEnabled {
-		t.Skip("a 23 MP background removal takes minutes under the race detector; TestFitOutput covers the size rule, .ci/run runs this without it")
-	}
 	src := encodeJPEG(t, scene(4800, 4800))
 	res, out := process(t, src, Request{Preset: "none", OutputType: "jpg",
 		Background: &matting.Background{Kind: matting.Color, Color: color.NRGBA{R: 255, A: 255}}})

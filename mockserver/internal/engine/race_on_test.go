@@ -1,7 +1,0 @@
-//go:build race
-
-package engine
-
-// raceEnabled reports a build with the race detector, which makes the
-// engine about twenty times slower.
-const raceEnabled = true
