@@ -188,6 +188,9 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 	job, err := c.SubmitImage(ctx, image, size, o)
 	if errors.Is(err, ErrNotActivated) && c.licenseKey != nil {
 		if err = c.activate(ctx); err != nil {
+			// A replica that died between the submission and the
+			// activation is lost like one that died at any other step.
+			c.checkLost(ctx, err)
 			return nil, err
 		}
 		res.Activated = true

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -217,4 +219,41 @@ func TestReplicaHost(t *testing.T) {
 	_, err = bgcontainer.NewClient("k", pfc.WithReplicas("http://a:1", "http://a:1"))
 	var ve *pfc.ValidationError
 	require.True(t, errors.As(err, &ve), "%v", err)
+}
+
+// A replica that refuses a submission as not activated and dies before
+// the licence key reaches it is lost like one that died at any other
+// step: the image is done on another replica (the activation failed with
+// "connection refused" and ended the flow).
+func TestReplicasActivationOnADeadReplicaMovesOn(t *testing.T) {
+	t.Parallel()
+	var submits atomic.Int32
+	var dying *httptest.Server
+	dying = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/SubmitImage" {
+			submits.Add(1)
+		}
+		_ = dying.Listener.Close() // every later connection is refused
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"status":403,"code":"not_activated","message":"not activated"}`))
+	}))
+	t.Cleanup(dying.Close)
+	live := mockserver.StartBGContainer(t, nil)
+	c, err := bgcontainer.NewClient(live.LicenseKey,
+		pfc.WithReplicas(dying.URL, live.URL),
+		pfc.WithReplicaWeight(dying.URL, 100), // picked first
+		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}),
+		pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	img := bulkJPEG(t, 1)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), submits.Load(), "the dying replica was tried first")
+	assert.Equal(t, live.URL, res.Replica)
+	assert.Contains(t, res.LostReplicas, dying.URL)
+	assert.NotZero(t, out.Len())
 }
