@@ -157,6 +157,37 @@ func TestSendKeyAffinity(t *testing.T) {
 	}
 }
 
+// An unbound key whose first replica answers 503 is not bound to it: the
+// 503 shows nothing about where the key lives, and once that replica says
+// it does not hold the key the next call finds the one that does (it was
+// bound to the 503 replica for good and every later call got its 404).
+func TestLocateBindsOnlyAReplicaShownToHoldTheKey(t *testing.T) {
+	t.Parallel()
+	a, b := newServer(t, http.StatusServiceUnavailable), newServer(t, http.StatusOK)
+	l := fleet(t, a.URL, b.URL)
+	p := Policy{Elsewhere: func(err error) bool {
+		var ae *apierr.APIError
+		return errors.As(err, &ae) && ae.StatusCode == 404
+	}}
+	_, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	var ae *apierr.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 {
+		t.Fatalf("err = %v, want the first replica's 503", err)
+	}
+	if r, ok := l.Lookup("job-1"); ok {
+		t.Fatalf("the key was bound to %s after a 503", r.URL)
+	}
+	a.status.Store(http.StatusNotFound)
+	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	if err != nil {
+		t.Fatalf("err = %v: the replica holding the key was not found", err)
+	}
+	resp.Body.Close()
+	if r, ok := l.Lookup("job-1"); !ok || r.URL != b.URL {
+		t.Fatal("the replica holding the key was not bound")
+	}
+}
+
 // A host re-resolved to fewer addresses: new work that never reached the
 // one live replica is reported, not sent on to a replica no longer live
 // (it fell through to none and panicked).
