@@ -215,7 +215,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 // processing it returns promptly with an *Error matching
 // pfc.ErrStillProcessing (the container's HTTP 102); a failed job matches
 // pfc.ErrJobFailed, an unknown or removed one ErrJobNotFound. A result
-// larger than WithMaxDownloadSize fails with a *pfc.DownloadTooLargeError once
+// larger than pfc.WithMaxDownloadSize fails with a *pfc.DownloadTooLargeError once
 // that many bytes were written (at once when the Content-Length says so).
 func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Writer) (_ int64, err error) {
 	if w == nil {
