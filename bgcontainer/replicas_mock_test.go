@@ -106,6 +106,24 @@ func TestReplicasLookupSkipsAReplicaNotActivated(t *testing.T) {
 	assert.Equal(t, job.ProcessID, chk.ProcessID)
 }
 
+// Authorize applies the key to every replica, also past one that is down:
+// the error is reported, and the others are activated (it stopped at the
+// first replica that failed).
+func TestReplicasAuthorizePastADeadReplica(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := mockserver.StartBGContainers(t, 3, nil)
+	kill(fleet[0])
+	c := fleetClient(t, fleet)
+	_, err := c.Authorize(ctx)
+	require.Error(t, err, "replica 0 is down")
+	for _, i := range []int{1, 2} {
+		st, err := fleet[i].Client.Status(ctx)
+		require.NoError(t, err)
+		assert.True(t, st.IsLicensed(), "replica %d not activated", i)
+	}
+}
+
 // New work moves to another replica only when the request provably never
 // reached the first: a dead replica is skipped, and RemoveBackground
 // activates each live replica on first use.
