@@ -124,7 +124,7 @@ func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p P
 		resp *http.Response
 		err  error
 	)
-	for _, rep := range l.All() {
+	for _, rep := range l.lookupOrder() {
 		resp, err = sendTo(ctx, l, rep, r, p)
 		if err != nil && p.Elsewhere != nil && p.Elsewhere(err) {
 			continue
@@ -138,6 +138,27 @@ func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p P
 		return resp, err
 	}
 	return resp, err
+}
+
+// lookupOrder is the order locate asks the replicas in: those still
+// resolved first, then those whose address vanished (they may still hold
+// jobs, but a vanished pod's address can make each call wait out a dial
+// timeout).
+func (l *List[T]) lookupOrder() []*Replica[T] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]*Replica[T], 0, len(l.all))
+	for _, r := range l.all {
+		if !r.gone {
+			out = append(out, r)
+		}
+	}
+	for _, r := range l.all {
+		if r.gone {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // holds reports whether a call's outcome, not Elsewhere, shows that the

@@ -220,6 +220,62 @@ func TestSendAfterAReplicaVanished(t *testing.T) {
 	}
 }
 
+// A key no replica is bound to is looked for on the replicas still
+// resolved before those whose address vanished (it asked in discovery
+// order, so every lookup first waited on the vanished pods' addresses).
+func TestLocateAsksLiveReplicasFirst(t *testing.T) {
+	t.Parallel()
+	liveLn, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skip("no 127.0.0.2 loopback address:", err)
+	}
+	_, port, _ := net.SplitHostPort(liveLn.Addr().String())
+	goneLn, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		liveLn.Close()
+		t.Skip("port taken on 127.0.0.1:", err)
+	}
+	serve := func(ln net.Listener, status int, n *atomic.Int32) {
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			n.Add(1)
+			w.WriteHeader(status)
+		}))
+		s.Listener.Close()
+		s.Listener = ln
+		s.Start()
+		t.Cleanup(s.Close)
+	}
+	var liveN, goneN atomic.Int32
+	serve(liveLn, http.StatusOK, &liveN)
+	serve(goneLn, http.StatusNotFound, &goneN)
+	clk := poll.NewFakeClock(t0)
+	res := &fakeResolver{}
+	res.set(nil, "127.0.0.1")
+	l, err := New(context.Background(), Options[*transport.Client]{
+		Host: "http://bg.studio.svc:" + port, Resolver: hostOnly{res}, Clock: clk,
+		New: func(u string) (*transport.Client, error) { return transport.New(transport.Options{BaseURL: u}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.set(nil, "127.0.0.2")
+	clk.Advance(DefaultResolveEvery)
+	l.Release(l.Pick()) // starts the re-resolution
+	l.bg.Wait()
+	p := Policy{Elsewhere: func(err error) bool {
+		var ae *apierr.APIError
+		return errors.As(err, &ae) && ae.StatusCode == 404
+	}}
+	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if goneN.Load() != 0 || liveN.Load() != 1 {
+		t.Fatalf("vanished replica asked %d times, live one %d: want 0 and 1", goneN.Load(), liveN.Load())
+	}
+}
+
 // hostOnly answers any host name with its resolver's addresses.
 type hostOnly struct{ r *fakeResolver }
 
