@@ -68,7 +68,8 @@ func (c *Client) checkID(id string) error { return validateProcessID(id, c.redac
 // (check IsLicensed). The key never appears in errors or logs, and since it
 // is part of the URL a redirect is never followed: it fails with an *Error
 // carrying the 3xx status. A client made without a key returns a
-// *pfc.ValidationError naming license_key.
+// *pfc.ValidationError naming license_key. A client of several replicas
+// applies the key to each and reports the first error.
 func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
 	if err := validateLicenseKey(c.key()); err != nil {
 		return nil, err
@@ -79,19 +80,32 @@ func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
 	return c.authorize(ctx)
 }
 
-// authorizeAll applies the key to every replica, in order: the first
-// error, else the first answer that is not Licensed, else the first
+// authorizeAll applies the key to every replica, in order, also past one
+// that fails (a replica down does not keep the others unactivated): the
+// first error, else the first answer that is not Licensed, else the first
 // answer.
 func (c *Client) authorizeAll(ctx context.Context) (*LicenseStatus, error) {
-	var first *LicenseStatus
+	var (
+		first    *LicenseStatus
+		firstErr error
+	)
 	for _, r := range c.reps.Live() {
 		st, err := c.authorize(pin(ctx, r))
 		if err != nil {
-			return nil, err
+			if firstErr == nil {
+				firstErr = err
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			continue
 		}
 		if first == nil || (first.IsLicensed() && !st.IsLicensed()) {
 			first = st
 		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	return first, nil
 }
@@ -111,7 +125,9 @@ func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 }
 
 // Status reports the container's licence and model version (GET /Status).
-// It works before activation (Status Unlicensed).
+// It works before activation (Status Unlicensed). A client of several
+// replicas asks the least busy one that answers; Authorize applies the key
+// to all.
 func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
 	body, err := c.getJSON(ctx, epStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
 	if err != nil {
@@ -215,7 +231,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 // processing it returns promptly with an *Error matching
 // pfc.ErrStillProcessing (the container's HTTP 102); a failed job matches
 // pfc.ErrJobFailed, an unknown or removed one ErrJobNotFound. A result
-// larger than WithMaxDownloadSize fails with a *pfc.DownloadTooLargeError once
+// larger than pfc.WithMaxDownloadSize fails with a *pfc.DownloadTooLargeError once
 // that many bytes were written (at once when the Content-Length says so).
 func (c *Client) DownloadImage(ctx context.Context, processID string, w io.Writer) (_ int64, err error) {
 	if w == nil {

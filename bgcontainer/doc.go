@@ -52,7 +52,7 @@
 // signature, else *pfc.ResponseError and nothing is written. A PNG cut off
 // before its Content-Length is not retried (bytes reached the writer): it
 // fails with an error matching pfc.ErrTruncatedResponse, and DownloadImageFile
-// leaves no file. WithMaxDownloadSize bounds a download.
+// leaves no file. pfc.WithMaxDownloadSize bounds a download.
 //
 // # Records
 //
@@ -143,7 +143,7 @@
 //   - Limits: the mock accepts files up to 50 MB (413 beyond) and images
 //     below 200 megapixels (404 invalid_file beyond), and has no rate
 //     limit; the client imposes none of its own on uploads (see
-//     WithMaxDownloadSize for downloads).
+//     pfc.WithMaxDownloadSize for downloads).
 //   - Versioning: none; the client does not check model_version.
 //   - The result is a PNG at the input's upright size (EXIF orientation
 //     applied), scaled down beyond 5000 px on the long side.

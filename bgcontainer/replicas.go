@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
@@ -21,11 +22,20 @@ func pinned(ctx context.Context) *replica { return replicas.Pinned(ctx) }
 func (c *Client) fleet() bool { return c.reps.Many() }
 
 // replicaPolicy: a 500 of GET /DownloadImage is the job's failure, not
-// the replica's; a 404 about a process id means another replica holds it.
+// the replica's; a 404 about a process id means another replica holds it,
+// and so does a replica not activated (401, 403, code not_activated),
+// which holds no job.
 var replicaPolicy = replicas.Policy{
 	Elsewhere: func(err error) bool {
 		var ae *apierr.APIError
-		return errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound
+		if !errors.As(err, &ae) {
+			return false
+		}
+		switch ae.StatusCode {
+		case http.StatusNotFound, http.StatusUnauthorized, http.StatusForbidden:
+			return true
+		}
+		return strings.EqualFold(ae.Code, "not_activated")
 	},
 }
 

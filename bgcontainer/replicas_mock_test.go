@@ -89,6 +89,43 @@ func TestReplicasAffinity(t *testing.T) {
 	}
 }
 
+// A replica that is not activated holds no job: a client looking for a
+// process id it did not submit asks the next replica instead of stopping
+// at the first one's 403 (it returned ErrNotActivated for a job another
+// replica held).
+func TestReplicasLookupSkipsAReplicaNotActivated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := mockserver.StartBGContainers(t, 2, nil)
+	_, err := fleet[1].Client.Authorize(ctx)
+	require.NoError(t, err)
+	img := bulkJPEG(t, 1)
+	job, err := fleet[1].Client.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
+	require.NoError(t, err)
+	other := fleetClient(t, fleet) // knows no job; replica 0 is not activated
+	chk, err := other.CheckImage(ctx, job.ProcessID)
+	require.NoError(t, err)
+	assert.Equal(t, job.ProcessID, chk.ProcessID)
+}
+
+// Authorize applies the key to every replica, also past one that is down:
+// the error is reported, and the others are activated (it stopped at the
+// first replica that failed).
+func TestReplicasAuthorizePastADeadReplica(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := mockserver.StartBGContainers(t, 3, nil)
+	kill(fleet[0])
+	c := fleetClient(t, fleet)
+	_, err := c.Authorize(ctx)
+	require.Error(t, err, "replica 0 is down")
+	for _, i := range []int{1, 2} {
+		st, err := fleet[i].Client.Status(ctx)
+		require.NoError(t, err)
+		assert.True(t, st.IsLicensed(), "replica %d not activated", i)
+	}
+}
+
 // New work moves to another replica only when the request provably never
 // reached the first: a dead replica is skipped, and RemoveBackground
 // activates each live replica on first use.

@@ -64,7 +64,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	}
 	defer body.Close()
 	job, err := decodeJob(body, c.redact)
-	if err == nil && where.Replica != nil {
+	if err == nil && where.Replica != nil && c.fleet() {
 		c.reps.Bind(job.ProcessID, where.Replica) // its later calls go there
 	}
 	return job, err

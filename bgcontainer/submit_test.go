@@ -188,3 +188,17 @@ func TestSubmitImageValidatesBeforeSending(t *testing.T) {
 	assert.Equal(t, []string{"mode", "preprocessing_config"}, fields)
 	assert.Zero(t, f.mt.GetTotalCallCount())
 }
+
+// A client of one base URL keeps no job-to-replica map: every call goes to
+// its one container (it recorded every process id submitted and not
+// removed, up to 100,000 of them, for nothing).
+func TestSubmitImageSingleURLRecordsNoReplica(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, secretKey)
+	f.json(t, http.MethodPost, "/SubmitImage", http.StatusOK, submitAnswer)
+	img := pngBytes(t, 2, 2)
+	job, err := f.c.SubmitImage(context.Background(), bytes.NewReader(img), int64(len(img)), nil)
+	require.NoError(t, err)
+	_, bound := f.c.reps.Lookup(job.ProcessID)
+	assert.False(t, bound, "a single-URL client recorded the job's replica")
+}

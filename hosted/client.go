@@ -60,8 +60,17 @@ func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 		fe.Add("apiKey", "is required")
 	}
 	applied := config.Apply(opts)
-	if r := applied.Replicas; len(r.URLs) > 0 || r.Host != "" || len(r.Weights) > 0 {
-		fe.Add("WithReplicas", "applies to the container clients only: the hosted API is one service")
+	for _, o := range []struct {
+		name  string
+		given bool
+	}{
+		{"WithReplicas", len(applied.Replicas.URLs) > 0},
+		{"WithReplicaHost", applied.Replicas.Host != ""},
+		{"WithReplicaWeight", len(applied.Replicas.Weights) > 0},
+	} {
+		if o.given {
+			fe.Add(o.name, "applies to the container clients only: the hosted API is one service")
+		}
 	}
 	if base := applied.BaseURL; base != "" {
 		if u, err := url.Parse(base); err == nil && path.Base(strings.TrimSuffix(u.Path, "/")) != apiVersion {

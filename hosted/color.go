@@ -12,7 +12,7 @@ import (
 var ErrInvalidColor = errors.New("pfc: invalid color")
 
 // ColorTransparent is the bgColor value the service documents as its
-// default: a transparent background.
+// default, "transparent": a transparent background.
 const ColorTransparent = pfcparams.ColorTransparent
 
 // ParseColor parses a bgColor value: exactly "#rrggbb" (hex digits in

@@ -25,7 +25,7 @@ var downloadHeader = http.Header{"Accept-Encoding": {"identity"}}
 // of bytes written. The file is fetched from its public URL without the API
 // key, asking for the identity encoding (the bytes are written as they
 // arrive, never decompressed). The job must be COMPLETED (correctedFile
-// set). A file larger than WithMaxDownloadSize fails with a
+// set). A file larger than pfc.WithMaxDownloadSize fails with a
 // *pfc.DownloadTooLargeError once that many bytes were written (at once when
 // the Content-Length says so).
 func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64, err error) {

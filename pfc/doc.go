@@ -55,6 +55,9 @@
 // refuses one forced through a conversion with a *ValidationError naming
 // it. Defaults: 4 retries with 500 ms to 20 s of jittered backoff,
 // Retry-After capped at 30 s, a 5 minute response header timeout.
+// WithReplicas, WithReplicaHost and WithReplicaWeight spread a container
+// client over several replicas of its container; hosted.NewClient refuses
+// them with a *ValidationError.
 //
 // # One-call flows
 //

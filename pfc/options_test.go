@@ -42,25 +42,26 @@ func TestSharedOptionsConfigureEveryClient(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestOptionOfAnotherClientIsRefused: an option of one client given to
-// another does not compile; forced through a conversion, NewClient names
-// it.
 // TestReplicaOptionsRefusedByHosted: the replica options are shared
-// options of the container clients; the hosted client names them.
+// options of the container clients; the hosted client names each one
+// given (it named WithReplicas for WithReplicaHost and WithReplicaWeight).
 func TestReplicaOptionsRefusedByHosted(t *testing.T) {
 	t.Parallel()
-	for _, o := range []pfc.Option{
-		pfc.WithReplicas("https://a.test/v2", "https://b.test/v2"),
-		pfc.WithReplicaHost("https://h.test/v2"),
-		pfc.WithReplicaWeight("https://a.test/v2", 2),
+	for name, o := range map[string]pfc.Option{
+		"WithReplicas":      pfc.WithReplicas("https://a.test/v2", "https://b.test/v2"),
+		"WithReplicaHost":   pfc.WithReplicaHost("https://h.test/v2"),
+		"WithReplicaWeight": pfc.WithReplicaWeight("https://a.test/v2", 2),
 	} {
 		_, err := hosted.NewClient("k", pfc.WithBaseURL("https://x.test/v2"), o)
 		var ve *pfc.ValidationError
 		require.ErrorAs(t, err, &ve)
-		assert.Equal(t, []string{"WithReplicas"}, ve.Fields())
+		assert.Equal(t, []string{name}, ve.Fields())
 	}
 }
 
+// TestOptionOfAnotherClientIsRefused: an option of one client given to
+// another does not compile; forced through a conversion, NewClient names
+// it.
 func TestOptionOfAnotherClientIsRefused(t *testing.T) {
 	t.Parallel()
 	forced := pfccontainer.Option(hosted.WithPolling(pfc.WaitOptions{}))

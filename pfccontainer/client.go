@@ -43,7 +43,7 @@ type Option func(*config.Config)
 // The container documents no request authentication (it is licensed by
 // files mounted in /sdk_license), so no credential is sent; put it behind
 // a network boundary or an authenticating reverse proxy, whose header a
-// custom WithHTTPClient transport can add (to requests for the proxy's
+// custom pfc.WithHTTPClient transport can add (to requests for the proxy's
 // host only: the same transport fetches corrected_url, which may name
 // another host). Invalid settings are reported
 // all at once as a *pfc.ValidationError naming the options' fields.
@@ -64,22 +64,25 @@ func NewClient(opts ...Option) (*Client, error) {
 }
 
 // RebaseCorrectedURLs returns a client sharing c's connections and
-// settings that rewrites every corrected_url onto c's base URL (keeping
-// the /output/... tail) before returning it or downloading from it.
+// settings that rewrites every corrected_url onto c's base URL (on a
+// client of several replicas, the URL of the replica that corrected the
+// image), keeping the /output/... tail, before returning it or
+// downloading from it.
 //
 // Use it when the container's PFC_SITE_URL names a host this client
 // cannot reach: the default http://localhost seen from another machine or
-// container, or a site URL of the container's internal network. Do not use
-// it when PFC_SITE_URL is set to an address the client can reach that
-// serves /output differently from the API (a CDN or gateway). The
-// container's own answer stays in Correction.ReportedURL.
+// container, or a site URL of the container's internal network; not when
+// it names a reachable gateway or CDN that serves /output. The container's
+// own answer stays in Correction.ReportedURL.
 func (c *Client) RebaseCorrectedURLs() *Client {
 	cc := *c
 	cc.rebase = true
 	return &cc
 }
 
-// BaseURL returns the container's base URL the client was built with.
+// BaseURL returns the container's base URL the client was built with; for
+// a client of several replicas, the first replica's (with
+// pfc.WithReplicaHost, the URL of its first resolved address).
 func (c *Client) BaseURL() string { return c.base }
 
 // CloseIdleConnections closes the idle keep-alive connections of the

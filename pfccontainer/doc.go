@@ -21,7 +21,7 @@
 // The container documents none: it is licensed by files mounted in
 // /sdk_license (without a valid licence the "corrected" file is the
 // original), and NewClient takes no key. Keep the port on a private
-// network, or behind an authenticating proxy (a WithHTTPClient transport
+// network, or behind an authenticating proxy (a pfc.WithHTTPClient transport
 // can add its header, for the proxy's host only). The download of
 // corrected_url carries no credential and no header of the caller.
 //

@@ -11,7 +11,8 @@ import (
 
 // Version reads GET /version: the SDK version and the supported features,
 // with the whole document kept in Version.Raw (its other fields are not
-// published).
+// published). A client of several replicas asks the least busy one that
+// answers.
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 	var raw json.RawMessage
 	if err := c.getJSON(ctx, epVersion, "", &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
@@ -24,7 +25,9 @@ func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 // version document: nil when it does, else the error (a connection error
 // after the client's retries, an *pfc.APIError, a malformed document). Use a
 // context deadline to bound it, and pfc.WithRetries(-1, 0, 0) on a client made
-// for probing when the probe must not wait for retries.
+// for probing when the probe must not wait for retries. A client of
+// several replicas asks one that answers, like Version: nil means some
+// replica is up, not all.
 func (c *Client) Health(ctx context.Context) (err error) {
 	v, err := c.Version(ctx)
 	if err != nil {

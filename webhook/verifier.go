@@ -193,7 +193,9 @@ func Verify(secret []byte, h http.Header, body []byte) error {
 	return v.Verify(h, body)
 }
 
-// VerifyJob is the VerifyJob counterpart of the package-level Verify.
+// VerifyJob is Verify for one secret followed by the decoding of the
+// body as the job record, a *hosted.Job (the same type; see its fields
+// there): Verifier.VerifyJob for a single secret and the default options.
 func VerifyJob(secret []byte, h http.Header, body []byte) (*hostedjob.Job, error) {
 	v, err := NewVerifier([][]byte{secret})
 	if err != nil {

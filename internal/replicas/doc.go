@@ -3,8 +3,10 @@
 // that a user runs behind Kubernetes, Docker Swarm or a plain list of
 // hosts. It discovers them, chooses one for new work, keeps each job on
 // the replica that accepted it and sets aside the ones that fail. It has
-// no scheduler and no goroutine of its own that outlives a call: the
-// orchestration is the user's, the client only uses the replicas.
+// no scheduler: the orchestration is the user's, the client only uses the
+// replicas. Its only goroutines are the re-resolutions and probes that
+// Pick starts, each bounded by 10 s, so a client dropped by its user
+// leaves nothing running past that and needs no Close.
 //
 // # Discovery
 //
@@ -43,5 +45,7 @@
 // Bind records which replica holds a job or image key, Lookup finds it
 // again (a bounded map, oldest entries dropped first, Options.MaxBound,
 // default 100,000), and ByURL finds a replica by its base URL (what a
-// bulk manifest records).
+// bulk manifest records). Send asks each replica in turn about a key bound
+// to none (the replicas still resolved first) and binds it only to one
+// whose answer shows that it holds the key.
 package replicas

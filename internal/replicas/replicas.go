@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,6 +165,9 @@ func New[T any](ctx context.Context, o Options[T]) (*List[T], error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 			fe.Add("Host", "must be an absolute http or https URL with a host name")
 		} else {
+			// A replica's URL is compared without a trailing slash, as
+			// the static ones are (weights, manifests).
+			u.Path, u.RawPath = strings.TrimSuffix(u.Path, "/"), strings.TrimSuffix(u.RawPath, "/")
 			base = u
 		}
 	}

@@ -193,3 +193,24 @@ func TestResolveEveryOption(t *testing.T) {
 		t.Fatalf("lookups = %d, want 2 after ResolveEvery", res.calls)
 	}
 }
+
+// A host URL written with a trailing slash gives replica URLs without one,
+// as static URLs are, so a weight given for an address applies (it was
+// keyed "http://10.0.0.1:8000" and the replica "http://10.0.0.1:8000/":
+// the weight was silently dropped).
+func TestHostTrailingSlashKeepsWeights(t *testing.T) {
+	t.Parallel()
+	res := &fakeResolver{}
+	res.set(nil, "10.0.0.1", "10.0.0.2")
+	l, err := New(context.Background(), Options[string]{
+		Host: "http://bg.studio.svc:8000/", Resolver: res, New: newURL, Clock: poll.NewFakeClock(t0),
+		Weights: map[string]int{"http://10.0.0.1:8000": 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.ByURL("http://10.0.0.1:8000")
+	if r == nil || r.Weight != 3 {
+		t.Fatalf("first replica %q: the weighted address is missing or has not weight 3", l.First().URL)
+	}
+}

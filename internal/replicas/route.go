@@ -114,23 +114,66 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 }
 
 // locate asks each replica in turn about key; calls about a key have no
-// side effect on a replica that does not hold it.
+// side effect on a replica that does not hold it. The key is bound only to
+// a replica whose answer shows that it holds the key (see holds): an
+// error that shows nothing (a 5xx of a struggling replica, a timeout) is
+// returned unbound, so that the next call looks again instead of staying
+// on a replica that may not hold the key.
 func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy) (*http.Response, error) {
 	var (
 		resp *http.Response
 		err  error
 	)
-	for _, rep := range l.All() {
+	for _, rep := range l.lookupOrder() {
 		resp, err = sendTo(ctx, l, rep, r, p)
 		if err != nil && p.Elsewhere != nil && p.Elsewhere(err) {
 			continue
 		}
-		if err == nil || (!transport.NeverSent(err) && ctx.Err() == nil) {
-			l.Bind(key, rep)
-			return resp, err
+		if err != nil && transport.NeverSent(err) && ctx.Err() == nil {
+			continue
 		}
+		if holds(p, err) {
+			l.Bind(key, rep)
+		}
+		return resp, err
 	}
 	return resp, err
+}
+
+// lookupOrder is the order locate asks the replicas in: those still
+// resolved first, then those whose address vanished (they may still hold
+// jobs, but a vanished pod's address can make each call wait out a dial
+// timeout).
+func (l *List[T]) lookupOrder() []*Replica[T] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]*Replica[T], 0, len(l.all))
+	for _, r := range l.all {
+		if !r.gone {
+			out = append(out, r)
+		}
+	}
+	for _, r := range l.all {
+		if r.gone {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// holds reports whether a call's outcome, not Elsewhere, shows that the
+// replica holds the key: a success, an informational answer (still
+// processing), or a 5xx the policy counts as the job's failure rather
+// than the replica's (processing failed).
+func holds(p Policy, err error) bool {
+	if err == nil {
+		return true
+	}
+	var ae *apierr.APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	return ae.StatusCode < 400 || (ae.StatusCode >= 500 && ae.StatusCode != http.StatusNotImplemented && !failure(p, ae))
 }
 
 // sendTo sends r to rep, counts it in flight and records its outcome for

@@ -157,6 +157,37 @@ func TestSendKeyAffinity(t *testing.T) {
 	}
 }
 
+// An unbound key whose first replica answers 503 is not bound to it: the
+// 503 shows nothing about where the key lives, and once that replica says
+// it does not hold the key the next call finds the one that does (it was
+// bound to the 503 replica for good and every later call got its 404).
+func TestLocateBindsOnlyAReplicaShownToHoldTheKey(t *testing.T) {
+	t.Parallel()
+	a, b := newServer(t, http.StatusServiceUnavailable), newServer(t, http.StatusOK)
+	l := fleet(t, a.URL, b.URL)
+	p := Policy{Elsewhere: func(err error) bool {
+		var ae *apierr.APIError
+		return errors.As(err, &ae) && ae.StatusCode == 404
+	}}
+	_, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	var ae *apierr.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 {
+		t.Fatalf("err = %v, want the first replica's 503", err)
+	}
+	if r, ok := l.Lookup("job-1"); ok {
+		t.Fatalf("the key was bound to %s after a 503", r.URL)
+	}
+	a.status.Store(http.StatusNotFound)
+	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	if err != nil {
+		t.Fatalf("err = %v: the replica holding the key was not found", err)
+	}
+	resp.Body.Close()
+	if r, ok := l.Lookup("job-1"); !ok || r.URL != b.URL {
+		t.Fatal("the replica holding the key was not bound")
+	}
+}
+
 // A host re-resolved to fewer addresses: new work that never reached the
 // one live replica is reported, not sent on to a replica no longer live
 // (it fell through to none and panicked).
@@ -186,6 +217,62 @@ func TestSendAfterAReplicaVanished(t *testing.T) {
 	_, err = Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
 	if !transport.NeverSent(err) {
 		t.Fatalf("err = %v, want the refusal", err)
+	}
+}
+
+// A key no replica is bound to is looked for on the replicas still
+// resolved before those whose address vanished (it asked in discovery
+// order, so every lookup first waited on the vanished pods' addresses).
+func TestLocateAsksLiveReplicasFirst(t *testing.T) {
+	t.Parallel()
+	liveLn, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skip("no 127.0.0.2 loopback address:", err)
+	}
+	_, port, _ := net.SplitHostPort(liveLn.Addr().String())
+	goneLn, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		liveLn.Close()
+		t.Skip("port taken on 127.0.0.1:", err)
+	}
+	serve := func(ln net.Listener, status int, n *atomic.Int32) {
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			n.Add(1)
+			w.WriteHeader(status)
+		}))
+		s.Listener.Close()
+		s.Listener = ln
+		s.Start()
+		t.Cleanup(s.Close)
+	}
+	var liveN, goneN atomic.Int32
+	serve(liveLn, http.StatusOK, &liveN)
+	serve(goneLn, http.StatusNotFound, &goneN)
+	clk := poll.NewFakeClock(t0)
+	res := &fakeResolver{}
+	res.set(nil, "127.0.0.1")
+	l, err := New(context.Background(), Options[*transport.Client]{
+		Host: "http://bg.studio.svc:" + port, Resolver: hostOnly{res}, Clock: clk,
+		New: func(u string) (*transport.Client, error) { return transport.New(transport.Options{BaseURL: u}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.set(nil, "127.0.0.2")
+	clk.Advance(DefaultResolveEvery)
+	l.Release(l.Pick()) // starts the re-resolution
+	l.bg.Wait()
+	p := Policy{Elsewhere: func(err error) bool {
+		var ae *apierr.APIError
+		return errors.As(err, &ae) && ae.StatusCode == 404
+	}}
+	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if goneN.Load() != 0 || liveN.Load() != 1 {
+		t.Fatalf("vanished replica asked %d times, live one %d: want 0 and 1", goneN.Load(), liveN.Load())
 	}
 }
 
