@@ -169,6 +169,15 @@ func openNoFollow(param, path string, flags int, between func()) (*os.File, int6
 	if between != nil {
 		between()
 	}
+	return openExpected(param, path, flags, func(st fs.FileInfo) bool { return os.SameFile(checked, st) }, errReplaced)
+}
+
+// openExpected opens path read-only with flags and returns it when it is
+// a regular file that expected accepts; otherwise it closes it and
+// returns a *FileError naming param: ErrSymlink for a link the open
+// refused, ErrNotRegular for anything but a regular file, mismatch for a
+// regular file expected refuses.
+func openExpected(param, path string, flags int, expected func(fs.FileInfo) bool, mismatch error) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|flags, 0)
 	if err != nil {
 		// O_NOFOLLOW's refusal of a link swapped in is ELOOP on Linux,
@@ -186,9 +195,9 @@ func openNoFollow(param, path string, flags int, between func()) (*os.File, int6
 	case !st.Mode().IsRegular():
 		f.Close()
 		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
-	case !os.SameFile(checked, st):
+	case !expected(st):
 		f.Close()
-		return nil, 0, &FileError{Param: param, Path: path, Err: errReplaced}
+		return nil, 0, &FileError{Param: param, Path: path, Err: mismatch}
 	}
 	return f, st.Size(), nil
 }

@@ -85,24 +85,9 @@ func OpenParamContext(ctx context.Context, param, path string) (*os.File, int64,
 	if s == nil || s.SrcID.IsZero() || s.Src != path || path == "" {
 		return OpenParam(param, path)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollowFlags, 0)
+	f, size, err := openExpected(param, path, noFollowFlags, s.SrcID.Same, errNotListed)
 	if err != nil {
-		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
-			return nil, 0, &FileError{Param: param, Path: path, Err: ErrSymlink}
-		}
-		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
-	}
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-		f.Close()
-		return nil, 0, &FileError{Param: param, Path: path, Err: unwrapPathError(err)}
-	case !st.Mode().IsRegular():
-		f.Close()
-		return nil, 0, &FileError{Param: param, Path: path, Err: ErrNotRegular}
-	case !s.SrcID.Same(st):
-		f.Close()
-		return nil, 0, &FileError{Param: param, Path: path, Err: errNotListed}
+		return nil, 0, err
 	}
 	if noFollowFlags == 0 {
 		// Without O_NOFOLLOW a link to the listed file itself was
@@ -112,5 +97,5 @@ func OpenParamContext(ctx context.Context, param, path string) (*os.File, int64,
 			return nil, 0, &FileError{Param: param, Path: path, Err: ErrSymlink}
 		}
 	}
-	return f, st.Size(), nil
+	return f, size, nil
 }
