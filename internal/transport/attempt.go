@@ -26,22 +26,22 @@ type attempt struct {
 	trace  httptrace.ClientTrace
 	cancel context.CancelFunc
 	body   io.ReadCloser
-	// expireFn is a.expire, made once (a method value allocates each
-	// time it is taken), when the Client has a header watch.
-	expireFn func()
+	// headerEntry and readEntry are the first registrations of the wait
+	// for the headers and of a body read here (readWatched); renewals
+	// allocate their own.
+	headerEntry, readEntry watchEntry
 	// read is the watched read of a body the transport reads itself.
 	read watchedReader
 
 	// The caller's reads of the body (see Read), guarded by rmu: the
 	// registration bounding them and when it was made, whether a read is
 	// waiting, and whether the bound ran out during one.
-	rmu          sync.Mutex
-	rEntry       *watchEntry
-	rRenewed     time.Time
-	rInRead      bool
-	rClosed      bool // Close ran: no registration any more
-	bodyExpired  bool
-	expireReadFn func() // a.expireRead, made once
+	rmu         sync.Mutex
+	rEntry      *watchEntry
+	rRenewed    time.Time
+	rInRead     bool
+	rClosed     bool // Close ran: no registration any more
+	bodyExpired bool
 
 	getConn, gotConn, timedOut atomic.Bool
 
@@ -120,10 +120,7 @@ func (a *attempt) Read(p []byte) (int, error) {
 		if a.rEntry != nil {
 			a.rEntry.stop()
 		}
-		if a.expireReadFn == nil {
-			a.expireReadFn = a.expireRead
-		}
-		a.rEntry, a.rRenewed = w.add(a.expireReadFn), now
+		a.rEntry, a.rRenewed = w.add((*readExpirer)(a)), now
 	}
 	a.rInRead = true
 	a.rmu.Unlock()
@@ -141,6 +138,11 @@ func (a *attempt) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// readExpirer is an attempt whose registration bounds the caller's reads.
+type readExpirer attempt
+
+func (r *readExpirer) expire() { (*attempt)(r).expireRead() }
 
 // expireRead runs when the registration of the caller's reads runs out. It
 // ends the attempt only while a read waits, and only for the current
@@ -220,8 +222,8 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		a.watchBody(r)
 	}
 	if w != nil {
-		a.expireFn = a.expire
-		a.watch = w.add(a.expireFn)
+		w.addEntry(&a.headerEntry, a)
+		a.watch = &a.headerEntry
 	}
 	resp, err := rt.RoundTrip(r)
 	a.wmu.Lock()
@@ -333,7 +335,7 @@ func (a *attempt) renew() {
 	if a.headersIn || a.watch == nil || !a.watch.stop() {
 		return
 	}
-	a.watch = a.cl.c.watch.add(a.expireFn)
+	a.watch = a.cl.c.watch.add(a)
 }
 
 // timeoutError is the error of an attempt whose header bound expired.

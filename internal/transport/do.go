@@ -107,6 +107,25 @@ type Request struct {
 // callKey carries the *call in the request context, for checkRedirect.
 type callKey struct{}
 
+// A call is also the context of its requests: its caller's context, with
+// the call itself as the value of callKey (see callOf), which spares a
+// context.WithValue per call.
+func (cl *call) Deadline() (time.Time, bool) { return cl.ctx.Deadline() }
+
+// Done is the caller's context's.
+func (cl *call) Done() <-chan struct{} { return cl.ctx.Done() }
+
+// Err is the caller's context's.
+func (cl *call) Err() error { return cl.ctx.Err() }
+
+// Value is the call for callKey, else the caller's context's value.
+func (cl *call) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return cl
+	}
+	return cl.ctx.Value(key)
+}
+
 // call is the state of one Do/DoExternal invocation across its attempts.
 // retryablehttp runs the hooks, and http.Client the redirect policy, on the
 // calling goroutine, one attempt after the other, so it needs no locking.
@@ -358,7 +377,7 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	// The request is built on u itself (keeping the caller's escaping
 	// exactly) rather than on its text, which retryablehttp.NewRequest
 	// would parse again; SetBody is what NewRequest does with the body.
-	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, callKey{}, cl), cl.method, "", nil)
+	hreq, err := http.NewRequestWithContext(cl, cl.method, "", nil)
 	if err != nil {
 		return nil, fieldError("Method", "is not a valid HTTP method")
 	}

@@ -31,12 +31,25 @@ const minCompact = 64
 // watchEntry is one attempt's registration. state moves once, from
 // watching to stopped (the headers, or a failure, came first) or to expired
 // (the deadline came first); whoever moves it owns the outcome. expire is
-// dropped once stopped so that the queue does not keep the attempt alive.
+// dropped once stopped so that the queue does not keep the attempt alive
+// (an entry that is part of its attempt does until it leaves the queue,
+// which a stopped entry at its head does at the next add).
 type watchEntry struct {
 	deadline time.Time
 	state    atomic.Int32
-	expire   func()
+	expire   expirer
 }
+
+// expirer is what a registration ends when its deadline passes: an
+// attempt (its headers or a body read it does itself) or the caller's
+// reads of a body (readExpirer). An interface, not a func, so that
+// registering costs no method value.
+type expirer interface{ expire() }
+
+// expireFunc is a func as an expirer.
+type expireFunc func()
+
+func (f expireFunc) expire() { f() }
 
 const (
 	watching int32 = iota
@@ -48,10 +61,19 @@ func newHeaderWatch(d time.Duration) *headerWatch {
 	return &headerWatch{d: d, compactAt: minCompact}
 }
 
-// add starts the bound of one attempt: expire runs (on the timer's
+// add starts the bound of one attempt: x.expire runs (on the timer's
 // goroutine) unless stop is called first.
-func (w *headerWatch) add(expire func()) *watchEntry {
-	e := &watchEntry{expire: expire}
+func (w *headerWatch) add(x expirer) *watchEntry {
+	e := new(watchEntry)
+	w.addEntry(e, x)
+	return e
+}
+
+// addEntry is add with the registration e, zero and never registered
+// before: an attempt's first ones are part of the attempt, one allocation
+// less each.
+func (w *headerWatch) addEntry(e *watchEntry, x expirer) {
+	e.expire = x
 	w.mu.Lock()
 	e.deadline = time.Now().Add(w.d)
 	w.dropStoppedHead()
@@ -71,7 +93,6 @@ func (w *headerWatch) add(expire func()) *watchEntry {
 		w.arm(w.d)
 	}
 	w.mu.Unlock()
-	return e
 }
 
 // stop ends the bound of an attempt; it reports false when the deadline
@@ -110,7 +131,7 @@ func (w *headerWatch) arm(d time.Duration) {
 // fire expires every attempt whose deadline has passed and re-arms the
 // timer for the next live one.
 func (w *headerWatch) fire() {
-	var due []func()
+	var due []expirer
 	w.mu.Lock()
 	w.armed = false
 	now := time.Now()
@@ -136,7 +157,7 @@ func (w *headerWatch) fire() {
 		w.arm(w.queue[0].deadline.Sub(now))
 	}
 	w.mu.Unlock()
-	for _, f := range due {
-		f()
+	for _, x := range due {
+		x.expire()
 	}
 }

@@ -16,7 +16,7 @@ func TestHeaderWatchExpires(t *testing.T) {
 	t.Parallel()
 	w := newHeaderWatch(time.Millisecond)
 	done := make(chan struct{})
-	e := w.add(func() { close(done) })
+	e := w.add(expireFunc(func() { close(done) }))
 	select {
 	case <-done:
 	case <-time.After(time.Minute):
@@ -25,7 +25,7 @@ func TestHeaderWatchExpires(t *testing.T) {
 	assert.False(t, e.stop(), "expired first")
 	// The timer re-arms for later attempts.
 	done2 := make(chan struct{})
-	w.add(func() { close(done2) })
+	w.add(expireFunc(func() { close(done2) }))
 	select {
 	case <-done2:
 	case <-time.After(time.Minute):
@@ -39,7 +39,7 @@ func TestHeaderWatchStopAndCompact(t *testing.T) {
 	t.Parallel()
 	w := newHeaderWatch(time.Hour)
 	var fired atomic.Int32
-	expire := func() { fired.Add(1) }
+	expire := expireFunc(func() { fired.Add(1) })
 	head := w.add(expire) // stays live: everything behind it is out of order
 	for range 10_000 {
 		require.True(t, w.add(expire).stop())
@@ -70,7 +70,7 @@ func TestHeaderWatchConcurrent(t *testing.T) {
 			for i := range 2000 {
 				var calls atomic.Int32
 				done := make(chan struct{})
-				e := w.add(func() { calls.Add(1); close(done) })
+				e := w.add(expireFunc(func() { calls.Add(1); close(done) }))
 				if (g+i)%3 == 0 {
 					<-done // let it expire
 					assert.False(t, e.stop())

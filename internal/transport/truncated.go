@@ -137,9 +137,10 @@ func (a *attempt) readWatched(buf *bytes.Buffer, limit int64) (int64, error) {
 	}
 	// Part of the attempt, so reading costs no allocation but the
 	// registration's.
-	a.read = watchedReader{r: a.body, left: limit, w: w, expire: a.expireFn, last: time.Now()}
+	a.read = watchedReader{r: a.body, left: limit, w: w, expire: a, last: time.Now()}
 	wr := &a.read
-	wr.entry = w.add(wr.expire)
+	w.addEntry(&a.readEntry, a)
+	wr.entry = &a.readEntry
 	n, err := buf.ReadFrom(wr)
 	if !wr.expired && !wr.entry.stop() {
 		wr.expired = true
@@ -156,7 +157,7 @@ type watchedReader struct {
 	r       io.Reader
 	left    int64
 	w       *headerWatch
-	expire  func()
+	expire  expirer
 	entry   *watchEntry
 	last    time.Time
 	expired bool
