@@ -45,7 +45,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	// Check everything once, before the first file: a bad option is one
 	// error, not one failure per file.
 	o := opts.Clone()
-	if err := o.ValidateForUpload(); err != nil {
+	if err := c.validateForUpload(o); err != nil {
 		return nil, err
 	}
 	if _, _, err := c.flowSettings(bo.Flow); err != nil {

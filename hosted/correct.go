@@ -63,7 +63,7 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 		return nil, err
 	}
 	o := opts.Clone()
-	if err := o.ValidateForUpload(); err != nil {
+	if err := c.validateForUpload(o); err != nil {
 		return nil, err
 	}
 	fileType := o.FileType
@@ -103,7 +103,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
 	o := opts.Clone()
-	if err := o.ValidateForUpload(); err != nil {
+	if err := c.validateForUpload(o); err != nil {
 		return nil, err
 	}
 	if _, _, err := c.flowSettings(flow); err != nil {

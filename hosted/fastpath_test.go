@@ -33,6 +33,9 @@ func TestStartQueryMatchesQuery(t *testing.T) {
 		{Preset: "x"},                   // no file key: invalid
 		{FileKey: "k11", Width: 5},      // out of range
 		base.Clone().WithFileKey("k12"), // back to the first options
+		base.Clone(),                    // remembered options, no file key: invalid
+		base.Clone().WithFileKey(" \t"), // remembered options, a blank file key: invalid
+		base.Clone().WithFileKey("k13"),
 	}
 	encoded := 0
 	for i, o := range steps {
@@ -47,7 +50,7 @@ func TestStartQueryMatchesQuery(t *testing.T) {
 		assert.Equal(t, want, got, "step %d", i)
 		encoded++
 	}
-	assert.Equal(t, len(steps)-2, encoded, "every step but the two invalid ones encoded")
+	assert.Equal(t, len(steps)-4, encoded, "every step but the four invalid ones encoded")
 }
 
 // TestStartQueryAllocs: with the options remembered, the query for a new
@@ -66,4 +69,21 @@ func TestStartQueryAllocs(t *testing.T) {
 		}
 	})
 	assert.LessOrEqual(t, got, 1.0, "allocations per startQuery")
+}
+
+// TestValidateForUploadRemembered: options equal to those StartJob last
+// encoded (file key aside) skip the check, and any other options get it.
+func TestValidateForUploadRemembered(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"))
+	require.NoError(t, err)
+	good := NewCorrection().WithPreset("School and Sports").WithLong(1200)
+	bad := good.Clone().WithLong(1)
+	require.Error(t, c.validateForUpload(bad))
+	require.NoError(t, c.validateForUpload(good))
+	_, err = c.startQuery(good.Clone().WithFileKey("k1"))
+	require.NoError(t, err)
+	assert.NoError(t, c.validateForUpload(good.Clone().WithFileKey("other")))
+	assert.Equal(t, bad.ValidateForUpload(), c.validateForUpload(bad), "options the memo does not hold are checked")
+	assert.NoError(t, c.validateForUpload(nil))
 }

@@ -63,15 +63,21 @@ func newQueryMemo(k optionsKey, o *CorrectionOptions) *queryMemo {
 // (unset ones left out), so the parameters of o are those of o without its
 // file key, plus fileKey when it is set; only the former are remembered
 // (see queryMemo), and fileKey is escaped as encodeQuery escapes it.
+//
+// The memo holds only options that passed Validate, and validity does not
+// depend on the file key but for its presence: options equal to the memo's
+// with a file key are valid without being checked again.
 func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
-	if err := o.Validate(); err != nil {
-		return "", err
-	}
 	k := keyOf(o)
 	m := c.queryMemo.Load()
-	if m == nil || m.key != k {
-		m = newQueryMemo(k, o)
-		c.queryMemo.Store(m)
+	if hit := m != nil && m.key == k; !hit || strings.TrimSpace(o.FileKey) == "" {
+		if err := o.Validate(); err != nil {
+			return "", err
+		}
+		if !hit {
+			m = newQueryMemo(k, o)
+			c.queryMemo.Store(m)
+		}
 	}
 	if o.FileKey == "" {
 		switch {
@@ -96,4 +102,15 @@ func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
 		b.WriteString(m.after)
 	}
 	return b.String(), nil
+}
+
+// validateForUpload is o.ValidateForUpload(), skipped for options equal
+// (file key aside) to those of the memo, which passed Validate.
+func (c *Client) validateForUpload(o *CorrectionOptions) error {
+	if o != nil {
+		if m := c.queryMemo.Load(); m != nil && m.key == keyOf(o) {
+			return nil
+		}
+	}
+	return o.ValidateForUpload()
 }
