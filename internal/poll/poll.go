@@ -228,11 +228,18 @@ func Until[T any](ctx context.Context, o Options, fetch func(context.Context) (T
 	// clock reuses one timer; a test clock gets an AfterFunc per delay.
 	var sleep func(d time.Duration) bool
 	if o.Clock == nil {
-		timer := time.NewTimer(time.Hour)
-		timer.Stop()
-		defer timer.Stop()
+		var timer *time.Timer // made on the first sleep: most waits on a done job need none
+		defer func() {
+			if timer != nil {
+				timer.Stop()
+			}
+		}()
 		sleep = func(d time.Duration) bool {
-			timer.Reset(d)
+			if timer == nil {
+				timer = time.NewTimer(d)
+			} else {
+				timer.Reset(d)
+			}
 			select {
 			case <-waitCtx.Done():
 				return false
