@@ -145,7 +145,10 @@ type call struct {
 	// built, their spellings computed (secretSpellings, the Client's kept
 	// from New), only when a string is first redacted (redactorStale),
 	// since redaction is needed on the error and log paths alone.
-	secrets       []string
+	secrets []string
+	// secretQuery is DoExternal's URL while its query values are not yet
+	// in secrets (see redact).
+	secretQuery   *url.URL
 	redactor      *strings.Replacer
 	redactorStale bool
 	external      bool
@@ -186,6 +189,12 @@ func hostWithoutEmptyPort(host string) string {
 // goroutine (see call), so the lazy build needs no locking.
 func (cl *call) redact(s string) string {
 	if cl.redactorStale {
+		if cl.secretQuery != nil {
+			// DoExternal's URL: its query values, found only now, since
+			// most calls never redact.
+			cl.secrets = append(queryValues(cl.secretQuery), cl.secrets...)
+			cl.secretQuery = nil
+		}
 		forms := append(slices.Clip(cl.c.secrets), secretSpellings(cl.secrets...)...)
 		cl.redactor, cl.redactorStale = newReplacer(forms...), false
 	}
@@ -289,8 +298,8 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 		redactor: c.redactor,
 		external: true,
 	}
-	if values := queryValues(u); len(values) > 0 {
-		cl.secrets, cl.redactorStale = values, true
+	if u.RawQuery != "" {
+		cl.secretQuery, cl.redactorStale = u, true
 	}
 	resp, err := c.send(ctx, cl, u, header, body)
 	return resp, err
