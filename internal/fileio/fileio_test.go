@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,4 +254,26 @@ func TestCopyLimitedTruncated(t *testing.T) {
 	}
 	assert.NoError(t, ShortBody(nil, 6, 6))
 	assert.NoError(t, ShortBody(nil, 6, -1))
+}
+
+// TestDetectContentTypeMagic: the signature fast path of DetectContentType
+// answers what http.DetectContentType answers, for the images it tells by
+// their first bytes and for anything that only starts like them.
+func TestDetectContentTypeMagic(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	prefixes := []string{"", "\xFF", "\xFF\xD8", "\xFF\xD8\xFF", "\xFF\xD8\xFF\xE0", "\xFF\xFE", "\x89PNG", "\x89PNG\r\n\x1a", "\x89PNG\r\n\x1a\n",
+		"\x89PNG\r\n\x1a\n\x00", "GIF89a", "<html>", " \xFF\xD8\xFF"}
+	for _, p := range prefixes {
+		for _, tail := range []int{0, 1, 5, 600} {
+			b := []byte(p)
+			for range tail {
+				b = append(b, byte(rng.IntN(256)))
+			}
+			if len(b) == 0 {
+				continue // an empty file is application/octet-stream (see above)
+			}
+			assert.Equal(t, http.DetectContentType(b), DetectContentType(bytes.NewReader(b), int64(len(b))), "%q", b[:min(len(b), 12)])
+		}
+	}
 }
