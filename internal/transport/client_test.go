@@ -273,3 +273,15 @@ func TestDefaultTransportIsAPooledClone(t *testing.T) {
 	assert.Equal(t, def.TLSHandshakeTimeout, ta.TLSHandshakeTimeout)
 	assert.True(t, ta.ForceAttemptHTTP2)
 }
+
+// TestInvalidMethod: a method that is not a token is refused before
+// anything is sent, naming the field.
+func TestInvalidMethod(t *testing.T) {
+	t.Parallel()
+	c, err := New(Options{BaseURL: "http://127.0.0.1:1", HTTPClient: &http.Client{Transport: cannedJSON{}}})
+	require.NoError(t, err)
+	_, err = c.Do(context.Background(), &Request{Method: "GET /x", Path: "a"})
+	var ve *apierr.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "Method", ve.Errors[0].Field)
+}

@@ -383,14 +383,17 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	if readerFunc != nil {
 		raw = retryablehttp.ReaderFunc(readerFunc)
 	}
-	// The request is built on u itself (keeping the caller's escaping
-	// exactly) rather than on its text, which retryablehttp.NewRequest
-	// would parse again; SetBody is what NewRequest does with the body.
-	hreq, err := http.NewRequestWithContext(cl, cl.method, "", nil)
-	if err != nil {
+	// The request is built as http.NewRequestWithContext builds one, on u
+	// itself (keeping the caller's escaping exactly) rather than on its
+	// text, which retryablehttp.NewRequest would parse again; SetBody is
+	// what NewRequest does with the body. WithContext copies a literal
+	// that stays on the stack: one allocation, where NewRequestWithContext
+	// makes three (a URL and a header map, both replaced at once).
+	if !validHeaderName(cl.method) { // a method is a token, as a header name is
 		return nil, fieldError("Method", "is not a valid HTTP method")
 	}
-	hreq.URL, hreq.Host = u, hostWithoutEmptyPort(u.Host)
+	hreq := (&http.Request{Method: cl.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: header, Host: hostWithoutEmptyPort(u.Host)}).WithContext(cl)
 	req := &retryablehttp.Request{Request: hreq}
 	if err := req.SetBody(raw); err != nil {
 		// Only a body source can fail here: a ReaderBody used twice.
