@@ -34,7 +34,10 @@ func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *Uploa
 		if fileType != FileTypeImage && fileType != FileTypeVideo {
 			return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "fileType", Message: fmt.Sprintf("must be image or video, got %q", fileType)}}}
 		}
-		rawQuery = "fileType=" + string(fileType)
+		rawQuery = "fileType=image"
+		if fileType == FileTypeVideo {
+			rawQuery = "fileType=video"
+		}
 	}
 	var t UploadTicket
 	if err := c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "upload", RawQuery: rawQuery}, &t); err != nil {

@@ -59,16 +59,24 @@ func (c *Client) wait(ctx context.Context, jobID string, o poll.Options) (*Job, 
 		}
 		return job, job.Status.Terminal(), nil
 	})
-	var te *poll.TimeoutError
 	switch {
-	case errors.As(err, &te):
-		return nil, c.waitTimeout(jobID, job, te.Waited)
 	case err != nil:
-		return nil, err
+		return nil, c.waitError(jobID, job, err)
 	case job.Status != StatusCompleted:
 		return job, &JobError{Job: job, redact: c.http.Redact}
 	}
 	return job, nil
+}
+
+// waitError is err, the error of a wait for jobID, as Wait returns it: a
+// *pfc.WaitTimeoutError when MaxWait ran out. (A function of its own, so
+// that the target of errors.As is not allocated on every wait.)
+func (c *Client) waitError(jobID string, last *Job, err error) error {
+	var te *poll.TimeoutError
+	if errors.As(err, &te) {
+		return c.waitTimeout(jobID, last, te.Waited)
+	}
+	return err
 }
 
 // waitTimeout is the *pfc.WaitTimeoutError of a wait for jobID that ran

@@ -285,3 +285,28 @@ func TestInvalidMethod(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "Method", ve.Errors[0].Field)
 }
+
+// TestDoExternalLeavesCallersHeader: DoExternal sends its own copy of the
+// caller's header, without the credential and with its User-Agent and
+// Content-Type, and leaves the caller's map as it was.
+func TestDoExternalLeavesCallersHeader(t *testing.T) {
+	t.Parallel()
+	var sent http.Header
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = r.Header.Clone()
+		return cannedJSON{}.RoundTrip(r)
+	})
+	c, err := New(Options{BaseURL: "http://127.0.0.1:1", AuthHeader: "X-API-KEY", AuthValue: "k-0123456789abcdef",
+		HTTPClient: &http.Client{Transport: rt}})
+	require.NoError(t, err)
+	header := http.Header{"X-Api-Key": {"k-0123456789abcdef"}, "X-Custom": {"a"}}
+	before := header.Clone()
+	resp, err := c.DoExternal(context.Background(), http.MethodPut, "http://storage.test/u?sig=0123456789", header, BytesBody([]byte("x"), "image/jpeg"))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, before, header, "the caller's header is unchanged")
+	assert.Empty(t, sent.Get("X-Api-Key"))
+	assert.Equal(t, "a", sent.Get("X-Custom"))
+	assert.Equal(t, "image/jpeg", sent.Get("Content-Type"))
+	assert.NotEmpty(t, sent.Get("User-Agent"))
+}

@@ -284,10 +284,14 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 		// The URL is not quoted: it may carry a signature.
 		return nil, fieldError("url", "must be an absolute http or https URL")
 	}
-	header = header.Clone()
-	if header == nil {
-		header = http.Header{}
+	// A copy of the map (send adds User-Agent and Content-Type) sharing
+	// the caller's value slices, which nothing here modifies in place:
+	// two allocations where Clone takes three.
+	h := make(http.Header, len(header)+2)
+	for k, v := range header {
+		h[k] = v
 	}
+	header = h
 	if c.authHeader != "" {
 		delHeader(header, c.authHeader)
 	}
