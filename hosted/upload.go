@@ -52,7 +52,9 @@ func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *Uploa
 // UploadTo streams size bytes of src to the ticket's pre-signed URL with
 // HTTP PUT and an exact Content-Length. The API key is not sent: the
 // authorization is in the URL. src is read through io.SectionReader, so a
-// retried attempt re-reads from the start and nothing is buffered.
+// retried attempt re-reads from the start and nothing is buffered; a
+// *bytes.Reader of exactly size bytes is sent as http.NewRequest sends
+// one, through a rewound copy (do not Read or Seek it meanwhile).
 // contentType may be empty (application/octet-stream).
 func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt, size int64, contentType string) (err error) {
 	var fe apierr.FieldErrors

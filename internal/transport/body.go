@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -31,12 +32,17 @@ type Body struct {
 	once *singleUse
 	// bytes is set for BytesBody: its reader cannot fail or end early.
 	bytes []byte
+	// inMemory is set for a ReaderAtBody whose source holds its bytes in
+	// memory: it returns a rewound copy of that reader, once per attempt.
+	inMemory func() io.Reader
 	// err is a construction error, reported by Do before any request.
 	err error
 }
 
 // IsZero reports whether b is the zero Body (no request body).
-func (b Body) IsZero() bool { return b.open == nil && b.once == nil && b.err == nil }
+func (b Body) IsZero() bool {
+	return b.open == nil && b.once == nil && b.inMemory == nil && b.err == nil
+}
 
 // ContentType returns the media type the body was built with.
 func (b Body) ContentType() string { return b.contentType }
@@ -74,14 +80,47 @@ func JSONBody(v any) (Body, error) {
 // attempt, so a retry resends it from the start and nothing is buffered. The
 // request carries Content-Length: size; a source shorter than size fails the
 // request without a retry.
+//
+// A *bytes.Reader or *strings.Reader of exactly size bytes is sent as
+// http.NewRequest sends one: a copy of the reader (not of its bytes),
+// rewound, which net/http knows to be in memory, so it writes the headers
+// and the body together instead of flushing the headers first (one packet
+// and one wake-up of the server less per upload). Like http.NewRequest,
+// making the copy reads the reader's position: the caller must not Read,
+// Seek or Reset it during the request.
 func ReaderAtBody(r io.ReaderAt, size int64, contentType string) Body {
 	if r == nil || size < 0 {
 		return Body{err: invalidBody("ReaderAtBody needs a non-nil io.ReaderAt and a size >= 0")}
+	}
+	if size > 0 {
+		switch src := r.(type) {
+		case *bytes.Reader:
+			if src.Size() == size {
+				return Body{contentType: contentType, size: size, inMemory: rewound(src)}
+			}
+		case *strings.Reader:
+			if src.Size() == size {
+				return Body{contentType: contentType, size: size, inMemory: rewound(src)}
+			}
+		}
 	}
 	return Body{
 		contentType: contentType,
 		size:        size,
 		open:        func() (io.Reader, error) { return io.NewSectionReader(r, 0, size), nil },
+	}
+}
+
+// rewound returns a func that copies the reader src (a *bytes.Reader or
+// *strings.Reader, whose copies share its bytes) and rewinds the copy.
+func rewound[R any, P interface {
+	*R
+	io.ReadSeeker
+}](src P) func() io.Reader {
+	return func() io.Reader {
+		cp := *src
+		_, _ = P(&cp).Seek(0, io.SeekStart)
+		return P(&cp)
 	}
 }
 
@@ -142,6 +181,9 @@ func (b Body) readerFunc() (func() (io.Reader, error), int64) {
 		// memory and sends headers and body together instead of flushing
 		// the headers first (one packet less per request).
 		return func() (io.Reader, error) { return bytes.NewReader(b.bytes), nil }, b.size
+	case b.inMemory != nil:
+		// Like bytes: exactly size bytes, which cannot fail or end early.
+		return func() (io.Reader, error) { return b.inMemory(), nil }, b.size
 	case b.once != nil:
 		return func() (io.Reader, error) {
 			r, err := b.once.attempt()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -302,4 +303,48 @@ func TestInvalidBodies(t *testing.T) {
 	assert.Equal(t, int64(0), Body{}.Size())
 	assert.Equal(t, int64(-1), StreamBody(func() (io.ReadCloser, error) { return nil, nil }, -5, "a/b").Size())
 	assert.Equal(t, "a/b", BytesBody(nil, "a/b").ContentType())
+}
+
+// TestReaderAtBodyInMemory: a *bytes.Reader or *strings.Reader of exactly
+// size bytes is sent as a rewound copy of the reader, a type net/http
+// sends with its headers in one write; every attempt sends it whole, and
+// the caller's reader keeps its position. Any other size, or source, is
+// read through a section of it.
+func TestReaderAtBodyInMemory(t *testing.T) {
+	t.Parallel()
+	data := "0123456789abcdef-in-memory"
+	br, sr := bytes.NewReader([]byte(data)), strings.NewReader(data)
+	_, _ = br.Read(make([]byte, 3))
+	_, _ = sr.Read(make([]byte, 5))
+	size := int64(len(data))
+	for name, src := range map[string]io.ReaderAt{"bytes": br, "strings": sr} {
+		got, base := recordingServer(t, http.StatusBadGateway)
+		c := newClient(t, Options{BaseURL: base, MinRetryWait: time.Millisecond})
+		resp, err := c.Do(context.Background(), &Request{Method: "PUT", Path: "u", Body: ReaderAtBody(src, size, "image/jpeg")})
+		require.NoError(t, err, name)
+		require.NoError(t, resp.Body.Close())
+		require.Len(t, *got, 2, name)
+		for _, r := range *got {
+			assert.Equal(t, data, string(r.body), name)
+			assert.Equal(t, size, r.contentLength, name)
+		}
+		open, _ := ReaderAtBody(src, size, "").readerFunc()
+		r, err := open()
+		require.NoError(t, err)
+		assert.True(t, isInMemory(r), "%s: sent as net/http's in-memory type, got %T", name, r)
+		open, _ = ReaderAtBody(src, size-1, "").readerFunc()
+		r, err = open()
+		require.NoError(t, err)
+		assert.False(t, isInMemory(r), "%s: a part of it is read through a section", name)
+	}
+	assert.Equal(t, len(data)-3, br.Len(), "the caller's reader kept its position")
+	assert.Equal(t, len(data)-5, sr.Len(), "the caller's reader kept its position")
+}
+
+func isInMemory(r io.Reader) bool {
+	switch r.(type) {
+	case *bytes.Reader, *strings.Reader:
+		return true
+	}
+	return false
 }
