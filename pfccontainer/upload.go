@@ -23,11 +23,10 @@ const (
 // the imageKey to give Correct. contentType is "image/jpeg" or
 // "image/png", or empty to sniff it; anything else is refused before any
 // request, as are a nil src and a size below 1. The body is streamed with
-// an exact Content-Length (a *bytes.Reader of exactly size bytes through a
-// rewound copy, as http.NewRequest sends one: do not Read or Seek it
-// meanwhile). The upload is retried on connection errors and
-// the container's upload 503s; a retry after the container stored the
-// first attempt leaves an unused key, which its TTL sweep deletes.
+// an exact Content-Length (a *bytes.Reader of exactly size bytes as
+// http.NewRequest sends one: do not Read or Seek it meanwhile). It is retried on connection errors and upload 503s; a retry
+// after the container stored the first attempt leaves an unused key that
+// its TTL sweep deletes.
 func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
 	var fe fieldErrors
 	if src == nil {
