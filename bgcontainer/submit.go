@@ -23,7 +23,7 @@ const fileField = "file"
 // ErrInvalidFile; a container not activated, ErrNotActivated.
 func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions) (_ *Job, err error) {
 	var fe fieldErrors
-	if image == nil {
+	if fileio.NilReader(image) {
 		fe.add("image", "is required")
 	}
 	if size <= 0 {

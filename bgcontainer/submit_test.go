@@ -179,6 +179,9 @@ func TestSubmitImageValidatesBeforeSending(t *testing.T) {
 		fields = append(fields, e.Field)
 	}
 	assert.Equal(t, []string{"image", "size"}, fields)
+	_, err = f.c.SubmitImage(context.Background(), (*bytes.Reader)(nil), 5, nil)
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "image", ve.Errors[0].Field, "a nil *bytes.Reader is no image either")
 	_, err = f.c.SubmitImage(context.Background(), bytes.NewReader([]byte("x")), 1, &SubmitOptions{Mode: "landscape", PreprocessingConfigJSON: "[1]"})
 	require.ErrorAs(t, err, &ve)
 	fields = nil

@@ -1,6 +1,7 @@
 package hosted
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -31,6 +32,11 @@ func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
 	_, err := c.Correct(context.Background(), nil, -1, nil, io.Discard, nil)
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"src", "size"}, ve.Fields())
+	// A nil *bytes.Reader in the interface is no source either: reading
+	// it would panic.
+	_, err = c.Correct(context.Background(), (*bytes.Reader)(nil), 5, nil, io.Discard, nil)
+	require.ErrorAs(t, err, &ve)
+	assert.ElementsMatch(t, []string{"src"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
 }
 

@@ -61,7 +61,7 @@ func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt,
 	if t == nil || t.UploadURL == "" {
 		fe.Add("uploadUrl", "is required")
 	}
-	if src == nil {
+	if fileio.NilReader(src) {
 		fe.Add("src", "is required")
 	}
 	if size < 0 {

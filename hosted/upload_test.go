@@ -55,6 +55,9 @@ func TestUploadToSendsNoKeyAndExactLength(t *testing.T) {
 	err = c.UploadTo(context.Background(), &UploadTicket{}, nil, -1, "")
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"uploadUrl", "src", "size"}, ve.Fields())
+	err = c.UploadTo(context.Background(), &UploadTicket{FileKey: "fk1", UploadURL: "https://store.test/u/fk1?sig=abc"}, (*bytes.Reader)(nil), 5, "")
+	require.ErrorAs(t, err, &ve)
+	assert.ElementsMatch(t, []string{"src"}, ve.Fields())
 }
 
 func TestUploadErrorRedactsSignature(t *testing.T) {

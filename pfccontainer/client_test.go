@@ -123,6 +123,7 @@ func TestUploadRefusedBeforeAnyRequest(t *testing.T) {
 		{"malformed type", bytes.NewReader([]byte("x")), 1, "image/", []string{"contentType"}},
 		{"empty", bytes.NewReader(nil), 0, "image/png", []string{"size"}},
 		{"nil source", nil, 5, "image/png", []string{"src"}},
+		{"nil *bytes.Reader", (*bytes.Reader)(nil), 5, "", []string{"src"}},
 	} {
 		_, err := c.Upload(t.Context(), tc.src, tc.size, tc.ct)
 		var ve *pfc.ValidationError

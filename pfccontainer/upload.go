@@ -29,7 +29,7 @@ const (
 // its TTL sweep deletes.
 func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
 	var fe fieldErrors
-	if src == nil {
+	if fileio.NilReader(src) {
 		fe.add("src", "is required")
 	}
 	if size < 1 {

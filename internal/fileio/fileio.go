@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -220,7 +221,7 @@ const sniffLen = 512
 // (http.DetectContentType), "application/octet-stream" when they cannot be
 // read.
 func DetectContentType(r io.ReaderAt, size int64) string {
-	if r == nil || size <= 0 {
+	if NilReader(r) || size <= 0 {
 		return "application/octet-stream"
 	}
 	// The images the APIs take are told by their first bytes, before the
@@ -241,6 +242,18 @@ func DetectContentType(r io.ReaderAt, size int64) string {
 		return "application/octet-stream"
 	}
 	return http.DetectContentType(head[:n])
+}
+
+// NilReader reports whether r is nil or a nil pointer (a nil
+// *bytes.Reader or *os.File put in the interface): the client methods
+// refuse both as a missing source, where using the second would panic,
+// possibly in net/http's goroutine, out of the caller's reach.
+func NilReader(r io.ReaderAt) bool {
+	if r == nil {
+		return true
+	}
+	v := reflect.ValueOf(r)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // jpegMagic and pngMagic are the signatures http.DetectContentType checks

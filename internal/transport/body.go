@@ -95,11 +95,11 @@ func ReaderAtBody(r io.ReaderAt, size int64, contentType string) Body {
 	if size > 0 {
 		switch src := r.(type) {
 		case *bytes.Reader:
-			if src.Size() == size {
+			if src != nil && src.Size() == size {
 				return Body{contentType: contentType, size: size, inMemory: rewound(src)}
 			}
 		case *strings.Reader:
-			if src.Size() == size {
+			if src != nil && src.Size() == size {
 				return Body{contentType: contentType, size: size, inMemory: rewound(src)}
 			}
 		}
