@@ -37,6 +37,10 @@ func TestCorrectRejectsBadSourceWithoutPanicking(t *testing.T) {
 	_, err = c.Correct(context.Background(), (*bytes.Reader)(nil), 5, nil, io.Discard, nil)
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"src"}, ve.Fields())
+	// Upload refuses a missing source before it asks for a ticket.
+	_, err = c.Upload(context.Background(), FileTypeImage, (*bytes.Reader)(nil), 5, "")
+	require.ErrorAs(t, err, &ve)
+	assert.ElementsMatch(t, []string{"src"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
 }
 

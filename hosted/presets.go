@@ -363,7 +363,7 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 	if err := req.validate(size); err != nil {
 		return nil, err
 	}
-	if file == nil {
+	if fileio.NilReader(file) {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "file", Message: "is required"}}}
 	}
 	body, err := transport.JSONBody(req)

@@ -142,6 +142,10 @@ func TestPresetCreateRefusesBadInputBeforeAnyRequest(t *testing.T) {
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.ElementsMatch(t, []string{"name", "fileName"}, ve.Fields())
+	// A nil *strings.Reader is no file: refused before the preset is created.
+	_, err = c.Presets.Create(context.Background(), CreatePresetRequest{Name: "Warm", FileName: "w.pcp"}, (*strings.Reader)(nil), 1)
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, []string{"file"}, ve.Fields())
 	_, err = c.Presets.CreateFromFile(context.Background(), "n", "", "/does/not/exist/preset.xmp")
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"fileName"}, ve.Fields())

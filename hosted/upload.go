@@ -84,6 +84,10 @@ func (c *Client) UploadTo(ctx context.Context, t *UploadTicket, src io.ReaderAt,
 // Upload requests a ticket and uploads src to it, returning the fileKey to
 // pass to /pfc. See UploadTo.
 func (c *Client) Upload(ctx context.Context, fileType FileType, src io.ReaderAt, size int64, contentType string) (_ string, err error) {
+	if fileio.NilReader(src) {
+		// Refused before a ticket is asked for (UploadTo checks the rest).
+		return "", &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "src", Message: "is required"}}}
+	}
 	t, err := c.RequestUpload(ctx, fileType)
 	if err != nil {
 		return "", err
