@@ -128,7 +128,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 			return res, err
 		}
 		lost := false
-		r, e := c.runOn(context.WithValue(pin(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
+		r, e := c.runOn(context.WithValue(pinMovable(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
 		c.reps.Release(rep)
 		if r != nil {
 			r.Replica = rep.URL

@@ -16,6 +16,10 @@ type replica = replicas.Node
 
 func pin(ctx context.Context, r *replica) context.Context { return replicas.Pin(ctx, r) }
 
+// pinMovable pins a flow that is done again on another replica when r is
+// lost (see replicas.PinMovable).
+func pinMovable(ctx context.Context, r *replica) context.Context { return replicas.PinMovable(ctx, r) }
+
 func pinned(ctx context.Context) *replica { return replicas.Pinned(ctx) }
 
 // fleet reports whether the client has several replicas.

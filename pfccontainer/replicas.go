@@ -83,7 +83,7 @@ func (c *Client) correctFile(ctx context.Context, step func(context.Context) (*C
 			return corr, err
 		}
 		lost := false
-		corr, err = step(context.WithValue(replicas.Pin(ctx, rep), lostKey{}, &lost))
+		corr, err = step(context.WithValue(replicas.PinMovable(ctx, rep), lostKey{}, &lost))
 		c.reps.Release(rep)
 		if !lost {
 			if corr != nil {

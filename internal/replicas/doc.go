@@ -47,5 +47,8 @@
 // default 100,000), and ByURL finds a replica by its base URL (what a
 // bulk manifest records). Send asks each replica in turn about a key bound
 // to none (the replicas still resolved first) and binds it only to one
-// whose answer shows that it holds the key.
+// whose answer shows that it holds the key. A flow's calls are pinned to
+// one replica (Pin); a flow that does its work again elsewhere when its
+// replica is lost is pinned with PinMovable, and a call of it that never
+// reaches the replica then ends at once instead of being retried there.
 package replicas

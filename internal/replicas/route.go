@@ -30,17 +30,40 @@ type Policy struct {
 
 type pinKey struct{}
 
+// pin is a replica calls are pinned to; movable says the caller does the
+// work again on another replica when this one is lost (see PinMovable).
+type pin struct {
+	node    *Node
+	movable bool
+}
+
 // Pin makes every call under ctx go to r: a flow's calls stay on one
 // replica.
-func Pin(ctx context.Context, r *Node) context.Context { return context.WithValue(ctx, pinKey{}, r) }
+func Pin(ctx context.Context, r *Node) context.Context {
+	return context.WithValue(ctx, pinKey{}, pin{node: r})
+}
+
+// PinMovable is Pin for a flow that, when r is lost, does its work again
+// on another replica: while the fleet has another live replica, a call
+// that provably never reaches r ends at once (Request.FailOver) instead of
+// being retried against a replica that is down, so the flow moves on
+// without waiting out the retries.
+func PinMovable(ctx context.Context, r *Node) context.Context {
+	return context.WithValue(ctx, pinKey{}, pin{node: r, movable: true})
+}
 
 // Pinned returns the replica ctx is pinned to, or nil.
 func Pinned(ctx context.Context) *Node {
+	p, _ := pinOf(ctx)
+	return p.node
+}
+
+func pinOf(ctx context.Context) (pin, bool) {
 	if ctx == nil {
-		return nil
+		return pin{}, false
 	}
-	r, _ := ctx.Value(pinKey{}).(*Node)
-	return r
+	p, ok := ctx.Value(pinKey{}).(pin)
+	return p, ok && p.node != nil
 }
 
 type noteKey struct{}
@@ -78,8 +101,13 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 	if ctx == nil {
 		return l.First().Value.Do(ctx, r) // the transport reports the nil context
 	}
-	if rep := Pinned(ctx); rep != nil {
-		return sendTo(ctx, l, rep, r, p)
+	if pinned, ok := pinOf(ctx); ok {
+		if pinned.movable && len(l.Live()) > 1 && !r.FailOver {
+			rr := *r
+			rr.FailOver = true
+			r = &rr
+		}
+		return sendTo(ctx, l, pinned.node, r, p)
 	}
 	if key != "" {
 		if rep, ok := l.Lookup(key); ok || !l.Many() {
