@@ -3,7 +3,9 @@ package hostedjob
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -281,10 +283,10 @@ func (p *parser) timestamp(dst *Timestamp) bool {
 	return ok && dst.UnmarshalJSON(p.b[start:p.i]) == nil
 }
 
-// intObject reads an object into the ints dst[i] of names[i], and the
-// string str of the key strName (when not empty), as encoding/json fills a
-// struct of them.
-func (p *parser) intObject(names []string, dst []*int, strName string, str *string) bool {
+// intObject reads an object of a struct whose keys are known into the
+// ints dst[i] of names[i], and the string str of the key strName (when not
+// empty), as encoding/json fills the struct.
+func (p *parser) intObject(known, names []string, dst []*int, strName string, str *string) bool {
 	if p.peek() != '{' {
 		return false // null, or not an object: encoding/json's to decide
 	}
@@ -297,23 +299,37 @@ func (p *parser) intObject(names []string, dst []*int, strName string, str *stri
 				return p.integer(dst[i])
 			}
 		}
-		if strName != "" && asciiEqualFold(strName, key) {
-			return false
-		}
-		return p.unknown(key, names)
+		return p.unknown(key, known)
 	})
 }
 
+// The keys of each struct, from its fields' tags. A key the parser does
+// not read is skipped only when it is none of them in any case: a field
+// added to a struct and not to the parser sends its records to
+// encoding/json instead of being dropped.
 var (
-	// jobKeys are the record's keys, for the case check of unknown ones.
-	jobKeys = []string{"_id", "status", "statusText", "code", "createdAt", "updatedAt",
-		"correctedFile", "usage", "aiserver", "timeTaken", "originalDimensions", "detectionData", "cropRect"}
-	usageKeys = []string{"imageCorrectionCount", "imageResizeCount", "classicResizeCount",
-		"glaresDetectorCount", "videoCorrectionCount", "removeBackgroundCount", "removeGlaresCount",
-		"autoCropCount", "removeGlaresTotalCount"}
-	dimensionKeys = []string{"width", "height"}
-	cropKeys      = []string{"left", "top", "width", "height"}
+	jobKeys       = jsonKeys(reflect.TypeFor[Job]())
+	usageKeys     = jsonKeys(reflect.TypeFor[Usage]())
+	dimensionKeys = jsonKeys(reflect.TypeFor[Dimensions]())
+	cropKeys      = jsonKeys(reflect.TypeFor[CropRect]())
 )
+
+// jsonKeys returns the JSON keys of the fields of the struct type t.
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case name == "":
+			keys = append(keys, f.Name)
+		default:
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
 
 // job reads a whole record: one object and nothing after it but
 // whitespace.
@@ -337,7 +353,9 @@ func (p *parser) job(j *Job) bool {
 		case "usage":
 			u := new(Usage)
 			j.Usage = u
-			return p.intObject(usageKeys, []*int{&u.ImageCorrectionCount, &u.ImageResizeCount,
+			return p.intObject(usageKeys, []string{"imageCorrectionCount", "imageResizeCount", "classicResizeCount",
+				"glaresDetectorCount", "videoCorrectionCount", "removeBackgroundCount", "removeGlaresCount",
+				"autoCropCount", "removeGlaresTotalCount"}, []*int{&u.ImageCorrectionCount, &u.ImageResizeCount,
 				&u.ClassicResizeCount, &u.GlaresDetectorCount, &u.VideoCorrectionCount, &u.RemoveBackgroundCount,
 				&u.RemoveGlaresCount, &u.AutoCropCount, &u.RemoveGlaresTotalCount}, "size", &u.Size)
 		case "aiserver":
@@ -347,11 +365,12 @@ func (p *parser) job(j *Job) bool {
 		case "originalDimensions":
 			d := new(Dimensions)
 			j.OriginalDimensions = d
-			return p.intObject(dimensionKeys, []*int{&d.Width, &d.Height}, "", nil)
+			return p.intObject(dimensionKeys, []string{"width", "height"}, []*int{&d.Width, &d.Height}, "", nil)
 		case "cropRect":
 			r := new(CropRect)
 			j.CropRect = r
-			return p.intObject(cropKeys, []*int{&r.Left, &r.Top, &r.Width, &r.Height}, "", nil)
+			return p.intObject(cropKeys, []string{"left", "top", "width", "height"},
+				[]*int{&r.Left, &r.Top, &r.Width, &r.Height}, "", nil)
 		case "detectionData":
 			// Rare and nested: its bytes are handed to encoding/json.
 			if p.peek() != '{' {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -145,4 +146,39 @@ func BenchmarkDecode(b *testing.B) {
 			_ = json.Unmarshal(rec, &j)
 		}
 	})
+}
+
+// TestDecodeReadsEveryField: a record holding every key of Job and of the
+// structs in it is read by the fast path alike, and a key of a struct that
+// the parser does not read sends the record to encoding/json rather than
+// being skipped (what a field added to Job and not to the parser meets).
+func TestDecodeReadsEveryField(t *testing.T) {
+	t.Parallel()
+	ai, taken := true, 0.25
+	at := Timestamp{time.Date(2026, 11, 27, 18, 39, 57, 496e6, time.UTC)}
+	full := Job{ID: "j1", Status: StatusCompleted, StatusText: "done", Code: 7, CreatedAt: at, UpdatedAt: at,
+		CorrectedFile: "https://files.test/j1.jpg", Usage: &Usage{Size: "S", ImageCorrectionCount: 1},
+		AIServer: &ai, TimeTaken: &taken, OriginalDimensions: &Dimensions{Width: 48, Height: 40},
+		DetectionData: &DetectionData{FacesCount: 1, Faces: []Face{{Confidence: 90}}}, CropRect: &CropRect{Width: 30}}
+	b, err := json.Marshal(full)
+	require.NoError(t, err)
+	var keys map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(b, &keys))
+	for _, k := range jobKeys {
+		require.Contains(t, keys, k, "the test's record holds every key of Job")
+	}
+	var fast Job
+	p := parser{b: b}
+	require.True(t, p.job(&fast), "read by the fast path")
+	var want Job
+	require.NoError(t, json.Unmarshal(b, &want))
+	assert.Equal(t, want, fast)
+
+	var d Dimensions
+	p = parser{b: []byte(`{"width":1,"height":2}`)}
+	assert.False(t, p.intObject(dimensionKeys, []string{"width"}, []*int{&d.Width}, "", nil),
+		"height is a key of Dimensions the parser was not told to read")
+	p = parser{b: []byte(`{"width":1,"depth":2}`)}
+	assert.True(t, p.intObject(dimensionKeys, []string{"width"}, []*int{&d.Width}, "", nil),
+		"depth is no key of Dimensions: skipped, as encoding/json skips it")
 }
