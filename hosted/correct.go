@@ -41,9 +41,9 @@ func (c *Client) flowSettings(flow *pfc.FlowOptions) (poll.Options, int64, error
 // as UploadTo does, starts a job with opts (its FileKey is set to the
 // uploaded file's key; nil opts means the service defaults), waits with the
 // client's polling defaults or flow.Wait (see pfc.FlowOptions), and
-// streams the corrected file to dst. Options are checked with ValidateForUpload before
-// anything is uploaded. On a FAILED or REJECTED job it returns the record
-// with a *JobError.
+// streams the corrected file to dst. Options are checked with
+// ValidateForUpload before anything is uploaded. On a FAILED or REJECTED
+// job it returns the record with a *JobError.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Job, err error) {
 	var fe apierr.FieldErrors
 	if fileio.NilReader(src) {
