@@ -224,24 +224,21 @@ func DetectContentType(r io.ReaderAt, size int64) string {
 	if NilReader(r) || size <= 0 {
 		return "application/octet-stream"
 	}
-	// The images the APIs take are told by their first bytes, before the
-	// 512 bytes and the dozens of signatures of http.DetectContentType,
-	// which gives the same answer for them (TestDetectContentTypeMagic).
-	var magic [8]byte
-	if n, err := r.ReadAt(magic[:min(size, int64(len(magic)))], 0); err == nil || errors.Is(err, io.EOF) {
-		switch m := magic[:n]; {
-		case bytes.HasPrefix(m, jpegMagic):
-			return "image/jpeg"
-		case bytes.HasPrefix(m, pngMagic):
-			return "image/png"
-		}
-	}
 	head := make([]byte, min(size, sniffLen))
 	n, err := r.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "application/octet-stream"
 	}
-	return http.DetectContentType(head[:n])
+	// The images the APIs take are told by their first bytes, before the
+	// dozens of signatures of http.DetectContentType, which gives the same
+	// answer for them (TestDetectContentTypeMagic).
+	switch head = head[:n]; {
+	case bytes.HasPrefix(head, jpegMagic):
+		return "image/jpeg"
+	case bytes.HasPrefix(head, pngMagic):
+		return "image/png"
+	}
+	return http.DetectContentType(head)
 }
 
 // NilReader reports whether r is nil or a nil pointer (a nil
