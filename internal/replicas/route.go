@@ -102,7 +102,7 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 		return l.First().Value.Do(ctx, r) // the transport reports the nil context
 	}
 	if pinned, ok := pinOf(ctx); ok {
-		if pinned.movable && len(l.Live()) > 1 && !r.FailOver {
+		if pinned.movable && l.Len() > 1 && !r.FailOver {
 			rr := *r
 			rr.FailOver = true
 			r = &rr
