@@ -3,6 +3,8 @@ package hosted
 import (
 	"net/url"
 	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 )
 
 // queryMemo is what a Client remembers of the last options it started a
@@ -70,7 +72,7 @@ func newQueryMemo(k optionsKey, o *CorrectionOptions) *queryMemo {
 func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
 	k := keyOf(o)
 	m := c.queryMemo.Load()
-	if hit := m != nil && m.key == k; !hit || strings.TrimSpace(o.FileKey) == "" {
+	if hit := m != nil && m.key == k; !hit || fileKeyParam.StringProblem(o.FileKey, true) != "" {
 		if err := o.Validate(); err != nil {
 			return "", err
 		}
@@ -103,6 +105,10 @@ func (c *Client) startQuery(o *CorrectionOptions) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// fileKeyParam is the declaration of fileKey, the one parameter startQuery
+// checks on a memo hit.
+var fileKeyParam, _ = pfcparams.Lookup("fileKey")
 
 // validateForUpload is o.ValidateForUpload(), skipped for options equal
 // (file key aside) to those of the memo, which passed Validate.

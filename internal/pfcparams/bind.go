@@ -121,16 +121,8 @@ func (b *Binding) Check(ptr any, required bool) []Problem {
 		p, v := f.param, f.value(sv)
 		switch p.Kind {
 		case String:
-			s := v.String()
-			switch {
-			case p.Required && strings.TrimSpace(s) == "":
-				if required {
-					add(p, "is required")
-				}
-			case s != "" && p.Check != nil:
-				if why := p.Check(s); why != "" {
-					add(p, "%s", why)
-				}
+			if why := p.StringProblem(v.String(), required); why != "" {
+				add(p, "%s", why)
 			}
 		case Enum:
 			if s := v.String(); s != "" && !p.ValidValue(s) {

@@ -122,6 +122,21 @@ func (p *Param) canonical(v string) int {
 	return -1
 }
 
+// StringProblem returns what is wrong with s as the value of the String
+// parameter p ("" when nothing is); required says whether a Required
+// parameter left blank is a problem (Binding.Check's rule).
+func (p *Param) StringProblem(s string, required bool) string {
+	switch {
+	case p.Required && strings.TrimSpace(s) == "":
+		if required {
+			return "is required"
+		}
+	case s != "" && p.Check != nil:
+		return p.Check(s)
+	}
+	return ""
+}
+
 // ValidValue reports whether v is one of an Enum's values (or an alias).
 func (p *Param) ValidValue(v string) bool { return p.canonical(v) >= 0 }
 
