@@ -126,7 +126,7 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 			l.Acquire(rep)
 		}
 		rr := *r
-		more := len(tried)+1 < len(l.Live())
+		more := len(tried)+1 < l.Len()
 		rr.FailOver = rr.FailOver || more
 		landed := false
 		if rr.RetriedAfterLanding == nil {
