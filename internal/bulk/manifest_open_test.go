@@ -20,27 +20,10 @@ import (
 func TestRunManifestSymlink(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	target := filepath.Join(t.TempDir(), "notes.txt")
-	const content = "first line\nlast line without newline"
-	require.NoError(t, os.WriteFile(target, []byte(content), 0o644))
-	man := filepath.Join(dir, ManifestName)
-	if err := os.Symlink(target, man); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
+	err := refusedManifest(t, dir, filepath.Join(t.TempDir(), "notes.txt"), "open", os.Symlink)
+	assert.ErrorIs(t, err, fileio.ErrSymlink)
 	items := makeInputs(t, dir, 2)
 	w := &copyWork{}
-	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: man})
-	assert.Nil(t, rep)
-	var me *ManifestError
-	require.ErrorAs(t, err, &me)
-	assert.Equal(t, man, me.Path)
-	assert.Equal(t, "open", me.Op)
-	assert.ErrorIs(t, err, fileio.ErrSymlink)
-	assert.ErrorContains(t, err, man)
-	got, err := os.ReadFile(target)
-	require.NoError(t, err)
-	assert.Equal(t, content, string(got), "the link's target is untouched")
-	assert.Zero(t, w.count(items[0].ID), "nothing ran")
 
 	// A dangling link is not created through either.
 	dangling := filepath.Join(dir, "dangling.jsonl")
@@ -57,12 +40,21 @@ func TestRunManifestSymlink(t *testing.T) {
 func TestRunManifestNotAManifest(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	target := filepath.Join(dir, "notes.txt")
+	refusedManifest(t, dir, filepath.Join(dir, "notes.txt"), "read", os.Link)
+}
+
+// refusedManifest writes a user's file at target, plants it at dir's
+// manifest path with plant (os.Symlink, os.Link), runs two items there and
+// checks that the manifest is refused by the step op, naming it, while the
+// file keeps its content (a last line without newline, which a manifest
+// would cut as a torn record) and nothing runs. It returns Run's error.
+func refusedManifest(t *testing.T, dir, target, op string, plant func(oldname, newname string) error) error {
+	t.Helper()
 	const content = "first line\nlast line without newline"
 	require.NoError(t, os.WriteFile(target, []byte(content), 0o644))
 	man := filepath.Join(dir, ManifestName)
-	if err := os.Link(target, man); err != nil {
-		t.Skipf("no hard links here: %v", err)
+	if err := plant(target, man); err != nil {
+		t.Skipf("no such links here: %v", err)
 	}
 	items := makeInputs(t, dir, 2)
 	w := &copyWork{}
@@ -71,11 +63,13 @@ func TestRunManifestNotAManifest(t *testing.T) {
 	var me *ManifestError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, man, me.Path)
-	assert.Equal(t, "read", me.Op)
-	got, err := os.ReadFile(target)
-	require.NoError(t, err)
-	assert.Equal(t, content, string(got), "the file is untouched")
+	assert.Equal(t, op, me.Op)
+	assert.ErrorContains(t, err, man)
+	got, rerr := os.ReadFile(target)
+	require.NoError(t, rerr)
+	assert.Equal(t, content, string(got), "the user's file is untouched")
 	assert.Zero(t, w.count(items[0].ID), "nothing ran")
+	return err
 }
 
 // TestRunManifestNotRegular: a directory at the manifest's path is refused
