@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"image"
 	"image/png"
-	"io"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,23 +20,12 @@ import (
 // (ErrStillProcessing), and removing it works; the key never reaches the
 // log.
 func TestRunBG(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
 	const key = "bg-key-5f4e3d2c"
-	go func() {
-		done <- run(ctx, []string{"-hosted-addr", "", "-container-addr", "", "-bg-addr", "127.0.0.1:0",
-			"-license-key", key, "-bg-processing-delay", "1h", "-data-dir", t.TempDir()}, pw, &stderr)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
-	require.NoError(t, err)
-	go func() { _, _ = io.Copy(io.Discard, br) }()
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "bg: ")
-	require.True(t, ok, line)
+	cmd := startCommand(t, 1, "-hosted-addr", "", "-container-addr", "", "-bg-addr", "127.0.0.1:0",
+		"-license-key", key, "-bg-processing-delay", "1h", "-data-dir", t.TempDir())
+	ctx, cancel, done, stderr := t.Context(), cmd.cancel, cmd.done, cmd.stderr
+	require.Equal(t, []string{"bg"}, cmd.names)
+	url := cmd.urls[0]
 
 	wrong, err := bgcontainer.NewClient("not-the-key", pfc.WithBaseURL(url))
 	require.NoError(t, err)

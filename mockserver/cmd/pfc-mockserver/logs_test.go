@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
 
 // jsonKeys returns the top-level keys of the JSON object line, in order,
@@ -40,26 +36,13 @@ func jsonKeys(t *testing.T, line string) []string {
 // the container's documented levels do: debug, info, warning or error.
 func TestRunLogLines(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr streamtest.SyncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
-			"-data-dir", t.TempDir(), "-faults", "rate=1,kinds=503"}, pw, &stderr)
-		pw.Close()
-	}()
-	r := bufio.NewReader(pr)
+	cmd := startCommand(t, 3, "-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
+		"-data-dir", t.TempDir(), "-faults", "rate=1,kinds=503")
+	cancel, done, stderr := cmd.cancel, cmd.done, cmd.stderr
 	urls := map[string]string{}
-	for range 3 {
-		line, err := r.ReadString('\n')
-		require.NoError(t, err)
-		name, u, ok := strings.Cut(strings.TrimSpace(line), ": ")
-		require.True(t, ok, line)
-		urls[name] = u
+	for i, u := range cmd.urls {
+		urls[cmd.names[i]] = u
 	}
-	go func() { _, _ = io.Copy(io.Discard, r) }()
 	client := &http.Client{}
 	defer client.CloseIdleConnections()
 	for _, u := range []string{urls["hosted"] + "/presets", urls["container"] + "/version", urls["bg"] + "/Status"} {

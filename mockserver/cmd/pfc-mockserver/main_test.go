@@ -149,17 +149,10 @@ func TestBinary(t *testing.T) {
 type syncBuffer = streamtest.SyncBuffer
 
 func TestRunInProcess(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"-hosted-addr", "127.0.0.1:0", "-container-addr", "", "-bg-addr", ""}, pw, &stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	require.NoError(t, err)
-	base := strings.TrimSpace(strings.TrimPrefix(line, "hosted: "))
+	cmd := startCommand(t, 1, "-hosted-addr", "127.0.0.1:0", "-container-addr", "", "-bg-addr", "")
+	cancel, done, stderr := cmd.cancel, cmd.done, cmd.stderr
+	require.Equal(t, []string{"hosted"}, cmd.names)
+	base := cmd.urls[0]
 	client := &http.Client{}
 	req, err := http.NewRequest(http.MethodGet, base+"/upload", nil)
 	require.NoError(t, err)
@@ -220,20 +213,43 @@ func startRun(t *testing.T, args ...string) (string, context.CancelFunc, <-chan 
 // the backend name listening, and returns what startRun does.
 func startBackend(t *testing.T, name string, args ...string) (string, context.CancelFunc, <-chan int) {
 	t.Helper()
+	cmd := startCommand(t, 1, args...)
+	require.Equal(t, []string{name}, cmd.names)
+	return cmd.urls[0], cmd.cancel, cmd.done
+}
+
+// command is the command run in-process by startCommand.
+type command struct {
+	names, urls []string // its "name: url" lines, in the order printed
+	stderr      *syncBuffer
+	cancel      context.CancelFunc // stops it
+	done        <-chan int         // its exit status
+}
+
+// startCommand runs the command in-process with args, reads the n
+// "name: url" lines it prints once its backends listen, and discards the
+// rest of its standard output. It is stopped when the test ends.
+func startCommand(t *testing.T, n int, args ...string) *command {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	c := &command{stderr: new(syncBuffer), cancel: cancel, done: done}
 	go func() {
-		done <- run(ctx, args, pw, io.Discard)
+		done <- run(ctx, args, pw, c.stderr)
 		pw.Close()
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	require.NoError(t, err)
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), name+": ")
-	require.True(t, ok, line)
-	return base, cancel, done
+	br := bufio.NewReader(pr)
+	for range n {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		name, u, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		require.True(t, ok, line)
+		c.names, c.urls = append(c.names, name), append(c.urls, u)
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
+	return c
 }
 
 func getUploadTicket(t *testing.T, base, query string) (fileKey, uploadURL string) {
@@ -367,30 +383,14 @@ func TestRunWebhookCAAndTimeScale(t *testing.T) {
 // the correction container answers /version; the background-removal
 // backend answers 501 with the JSON error body until it is implemented.
 func TestRunAllThreeBackends(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0"}, pw, &stderr)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
+	cmd := startCommand(t, 3, "-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0")
 	urls := map[string]string{}
-	var order []string
-	for range 3 {
-		line, err := br.ReadString('\n')
-		require.NoError(t, err)
-		name, u, ok := strings.Cut(strings.TrimSpace(line), ": ")
-		require.True(t, ok, line)
-		require.True(t, strings.HasPrefix(u, "http://127.0.0.1:"), line)
+	for i, u := range cmd.urls {
+		require.True(t, strings.HasPrefix(u, "http://127.0.0.1:"), u)
 		assert.NotContains(t, u, ":0/")
-		order = append(order, name)
-		urls[name] = u
+		urls[cmd.names[i]] = u
 	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
-	assert.Equal(t, []string{"hosted", "container", "bg"}, order)
+	assert.Equal(t, []string{"hosted", "container", "bg"}, cmd.names)
 	assert.True(t, strings.HasSuffix(urls["hosted"], "/v2"))
 	getUploadTicket(t, urls["hosted"], "")
 
@@ -409,8 +409,8 @@ func TestRunAllThreeBackends(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "Unlicensed", st.Status, "the bg mock starts unactivated")
 	assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
-	cancel()
-	assert.Equal(t, 0, <-done)
+	cmd.cancel()
+	assert.Equal(t, 0, <-cmd.done)
 }
 
 // TestRunListenFailureStopsTheOthers: a backend whose address cannot be

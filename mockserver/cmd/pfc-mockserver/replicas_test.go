@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -24,28 +23,11 @@ import (
 // leaves the others unlicensed; a job exists only on its replica) and tag
 // their JSON log lines with "replica".
 func TestRunFleet(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
 	const key = "fleet-key-1a2b3c4d"
-	go func() {
-		done <- run(ctx, []string{"-hosted-addr", "", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
-			"-bg-replicas", "3", "-container-replicas", "2", "-license-key", key, "-data-dir", t.TempDir()}, pw, &stderr)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
-	var names, urls []string
-	for range 5 {
-		line, err := br.ReadString('\n')
-		require.NoError(t, err)
-		name, u, ok := strings.Cut(strings.TrimSpace(line), ": ")
-		require.True(t, ok, line)
-		names, urls = append(names, name), append(urls, u)
-	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
-	require.Equal(t, []string{"container", "container", "bg", "bg", "bg"}, names)
+	cmd := startCommand(t, 5, "-hosted-addr", "", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
+		"-bg-replicas", "3", "-container-replicas", "2", "-license-key", key, "-data-dir", t.TempDir())
+	ctx, cancel, done, stderr, urls := t.Context(), cmd.cancel, cmd.done, cmd.stderr, cmd.urls
+	require.Equal(t, []string{"container", "container", "bg", "bg", "bg"}, cmd.names)
 	seen := map[string]bool{}
 	for _, u := range urls {
 		require.False(t, seen[u], "two replicas on %s", u)
