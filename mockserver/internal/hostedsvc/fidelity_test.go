@@ -3,9 +3,7 @@ package hostedsvc
 import (
 	"bytes"
 	"context"
-	"image"
 	"image/color"
-	"image/color/palette"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/testimage"
 )
 
 // engineProcessor runs the reference engine (no correction, the
@@ -129,37 +128,6 @@ func TestNoWebhookWithoutWebhookURL(t *testing.T) {
 	assert.Equal(t, []string{"https://hook.example/in"}, hooks.sent())
 }
 
-// colourModelInputs are JPEG and PNG inputs outside 8-bit RGB(A): the API
-// documentation lists RGB or RGBA; the mocks accept these and convert them
-// on decode (grey to RGB, a palette to RGB(A), 16 bits to 8).
-func colourModelInputs(t *testing.T) map[string][]byte {
-	const w, h = 48, 40
-	gray := image.NewGray(image.Rect(0, 0, w, h))
-	gray16 := image.NewGray16(gray.Rect)
-	rgb64 := image.NewNRGBA64(gray.Rect)
-	pal := image.NewPaletted(gray.Rect, palette.Plan9)
-	for y := range h {
-		for x := range w {
-			v := uint8(40 + 3*x + 2*y)
-			gray.SetGray(x, y, color.Gray{Y: v})
-			gray16.SetGray16(x, y, color.Gray16{Y: uint16(v) * 257})
-			rgb64.SetNRGBA64(x, y, color.NRGBA64{R: uint16(v) * 250, G: 30000, B: uint16(x) * 1000, A: 0xffff})
-			pal.SetColorIndex(x, y, uint8((x+y)%256))
-		}
-	}
-	enc := func(img image.Image) []byte {
-		var b bytes.Buffer
-		require.NoError(t, png.Encode(&b, img))
-		return b.Bytes()
-	}
-	var gj bytes.Buffer
-	require.NoError(t, jpeg.Encode(&gj, gray, nil))
-	return map[string][]byte{
-		"grey JPEG": gj.Bytes(), "grey PNG": enc(gray), "16-bit grey PNG": enc(gray16),
-		"16-bit RGBA PNG": enc(rgb64), "palette PNG": enc(pal),
-	}
-}
-
 // TestGreyPaletteAnd16BitInputsAreConverted: each is COMPLETED and written
 // as an 8-bit RGB(A) PNG, or a three-component JPEG.
 func TestGreyPaletteAnd16BitInputsAreConverted(t *testing.T) {
@@ -182,4 +150,12 @@ func TestGreyPaletteAnd16BitInputsAreConverted(t *testing.T) {
 			assert.Equal(t, color.YCbCrModel, img.ColorModel(), name)
 		}
 	}
+}
+
+// colourModelInputs are a gradient in the colour models outside 8-bit
+// RGB(A) (testimage.ColourModels), keyed by file name.
+func colourModelInputs(t *testing.T) map[string][]byte {
+	in, err := testimage.ColourModels(48, 40, func(x, y int) uint8 { return uint8(40 + 3*x + 2*y) })
+	require.NoError(t, err)
+	return in
 }
