@@ -4,32 +4,20 @@ import (
 	"context"
 	"io"
 	"log/slog"
-)
 
-// levelName spells a level as the correction container's log lines do
-// (its documented levels: debug, info, warning, error), so that every line
-// the command writes, from any backend, spells levels one way.
-func levelName(l slog.Level) string {
-	switch {
-	case l < slog.LevelInfo:
-		return "debug"
-	case l < slog.LevelWarn:
-		return "info"
-	case l < slog.LevelError:
-		return "warning"
-	}
-	return "error"
-}
+	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
+)
 
 // newLogger is the command's JSON logger, which it also hands to the
 // hosted and background-removal mocks: one object per line, levels spelt
-// by levelName, each key at most once (uniqueKeys).
+// as the correction container spells them (containersvc.LevelName), each
+// key at most once (uniqueKeys).
 func newLogger(w io.Writer) *slog.Logger {
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			if len(groups) == 0 && a.Key == slog.LevelKey {
 				if l, ok := a.Value.Any().(slog.Level); ok {
-					return slog.String(slog.LevelKey, levelName(l))
+					return slog.String(slog.LevelKey, containersvc.LevelName(l))
 				}
 			}
 			return a

@@ -39,9 +39,10 @@ const (
 	MsgFaultInjected    = "faultInjectedMessage"     // warning, any route: the mock's fault injection changed this answer
 )
 
-// levelName is how the log lines spell a level: the documented level
-// names are debug, info, warning and error.
-func levelName(l slog.Level) string {
+// LevelName is how the log lines spell a level: the documented level
+// names are debug, info, warning and error. The standalone command spells
+// every backend's levels with it.
+func LevelName(l slog.Level) string {
 	switch {
 	case l < slog.LevelInfo:
 		return "debug"
@@ -67,7 +68,7 @@ func newLogger(w io.Writer, level slog.Level, now func() time.Time) *slog.Logger
 			switch a.Key {
 			case slog.LevelKey:
 				if l, ok := a.Value.Any().(slog.Level); ok {
-					return slog.String(slog.LevelKey, levelName(l))
+					return slog.String(slog.LevelKey, LevelName(l))
 				}
 			case slog.TimeKey:
 				return slog.Time(slog.TimeKey, now())
