@@ -118,16 +118,20 @@ func TestSendHealth(t *testing.T) {
 	}
 }
 
+// notFoundElsewhere reads a 404 about a key as "another replica holds it",
+// as the container clients' policies do.
+var notFoundElsewhere = Policy{Elsewhere: func(err error) bool {
+	var ae *apierr.APIError
+	return errors.As(err, &ae) && ae.StatusCode == 404
+}}
+
 // A call about a key goes to the replica bound to it; an unbound key is
 // looked for on each replica (Elsewhere) and then bound.
 func TestSendKeyAffinity(t *testing.T) {
 	t.Parallel()
 	a, b := newServer(t, http.StatusNotFound), newServer(t, http.StatusOK)
 	l := fleet(t, a.URL, b.URL)
-	p := Policy{Elsewhere: func(err error) bool {
-		var ae *apierr.APIError
-		return errors.As(err, &ae) && ae.StatusCode == 404
-	}}
+	p := notFoundElsewhere
 	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	if err != nil {
 		t.Fatal(err)
@@ -165,10 +169,7 @@ func TestLocateBindsOnlyAReplicaShownToHoldTheKey(t *testing.T) {
 	t.Parallel()
 	a, b := newServer(t, http.StatusServiceUnavailable), newServer(t, http.StatusOK)
 	l := fleet(t, a.URL, b.URL)
-	p := Policy{Elsewhere: func(err error) bool {
-		var ae *apierr.APIError
-		return errors.As(err, &ae) && ae.StatusCode == 404
-	}}
+	p := notFoundElsewhere
 	_, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 503 {
@@ -262,10 +263,7 @@ func TestLocateAsksLiveReplicasFirst(t *testing.T) {
 	clk.Advance(DefaultResolveEvery)
 	l.Release(l.Pick()) // starts the re-resolution
 	l.bg.Wait()
-	p := Policy{Elsewhere: func(err error) bool {
-		var ae *apierr.APIError
-		return errors.As(err, &ae) && ae.StatusCode == 404
-	}}
+	p := notFoundElsewhere
 	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	if err != nil {
 		t.Fatal(err)
