@@ -1,11 +1,7 @@
 package containersvc
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
-	"encoding/binary"
-	"hash/crc32"
 	"net/http"
 	"testing"
 	"time"
@@ -14,40 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/testimage"
 )
 
 // stripedPNG writes a w×h PNG of colour type ctype at depth bits whose
-// rows are vertical stripes (alternate bytes 0xff and 0): a 14000×14000
-// 1-bit one makes about 60 KB.
+// rows are vertical stripes (testimage.GiantPNG): a 14000×14000 1-bit one
+// makes about 60 KB.
 func stripedPNG(t testing.TB, w, h int, depth, ctype byte) []byte {
 	t.Helper()
-	channels := map[byte]int{0: 1, 2: 3, 6: 4}[ctype]
-	line := make([]byte, 1+(w*channels*int(depth)+7)/8)
-	for i := 1; i < len(line); i++ {
-		if (i/8)%2 == 0 {
-			line[i] = 0xff
-		}
-	}
-	var z bytes.Buffer
-	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	b, err := testimage.GiantPNG(w, h, depth, ctype, testimage.Stripes)
 	require.NoError(t, err)
-	for range h {
-		_, err := zw.Write(line)
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	out := []byte("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, body []byte) {
-		out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
-		start := len(out)
-		out = append(append(out, typ...), body...)
-		out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
-	}
-	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))
-	chunk("IHDR", append(ihdr, depth, ctype, 0, 0, 0))
-	chunk("IDAT", z.Bytes())
-	chunk("IEND", nil)
-	return out
+	return b
 }
 
 // TestCostCountsBytesNotPixels: a 1-bit PNG costs what decoding it to
