@@ -31,8 +31,10 @@
 // # Health
 //
 // The client reports each call's outcome. Failure counts a call that
-// never reached the replica (connection refused, dial or DNS failure) or
-// was answered 5xx; Options.Threshold consecutive failures (default 3)
+// never reached the replica (connection refused, dial or DNS failure), that
+// got no answer within the response header timeout (a replica that accepts
+// connections and hangs) or that was answered 5xx (as the Policy counts
+// them); Options.Threshold consecutive failures (default 3)
 // set the replica aside, as SetAside does at once. A replica set aside
 // waits a backoff (Options.MinBackoff doubling to Options.MaxBackoff,
 // defaults 1s and 1min), then the next Pick runs Options.Probe on it in
@@ -46,8 +48,12 @@
 // again (a bounded map, oldest entries dropped first, Options.MaxBound,
 // default 100,000), and ByURL finds a replica by its base URL (what a
 // bulk manifest records). Send asks each replica in turn about a key bound
-// to none (the replicas still resolved first) and binds it only to one
-// whose answer shows that it holds the key. A flow's calls are pinned to
+// to none (those taking work first, then those whose address vanished,
+// then those set aside) and binds it only to one whose answer shows that
+// it holds the key. A replica whose call failed as above (no answer in
+// time, a 5xx) is passed over, not taken as the answer; when no replica
+// holds the key, the first such failure is returned rather than another
+// replica's "not here". A flow's calls are pinned to
 // one replica (Pin); a flow that does its work again elsewhere when its
 // replica is lost is pinned with PinMovable, and a call of it that never
 // reaches the replica then ends at once instead of being retried there.

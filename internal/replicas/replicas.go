@@ -359,8 +359,9 @@ func (l *List[T]) Succeeded(r *Replica[T]) {
 	l.mu.Unlock()
 }
 
-// Failed reports a call that never reached r or that r answered 5xx;
-// Threshold consecutive ones set it aside.
+// Failed reports a call that never reached r, that r did not answer
+// within the response header timeout, or that r answered 5xx; Threshold
+// consecutive ones set it aside.
 func (l *List[T]) Failed(r *Replica[T]) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
