@@ -357,3 +357,24 @@ func TestReplicasLookupSkipsASickReplica(t *testing.T) {
 		})
 	}
 }
+
+// A fleet's Status answers from a replica that works, not with a sick
+// replica's 503 (it returned the 503 whenever that replica was the least
+// busy).
+func TestReplicasStatusSkipsASickReplica(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+	c := sickFleetClient(t, sickReplica(t, false), fleet)
+	failed := 0
+	for range 6 {
+		st, err := c.Status(ctx)
+		if err != nil {
+			failed++
+			t.Log(err)
+			continue
+		}
+		assert.True(t, st.IsLicensed())
+	}
+	assert.Zero(t, failed, "%d of 6 Status calls failed", failed)
+}

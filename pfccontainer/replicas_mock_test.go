@@ -166,3 +166,21 @@ func TestReplicasHungReplicaSetAside(t *testing.T) {
 	t.Logf("%d of %d files failed", failed, n)
 	assert.LessOrEqual(t, failed, 3, "%d of %d files failed", failed, n)
 }
+
+// A fleet's Version (and Health) answers from a replica that works, not
+// with a sick replica's 503 or its timeout.
+func TestReplicasVersionSkipsASickReplica(t *testing.T) {
+	t.Parallel()
+	for _, hang := range []bool{false, true} {
+		fleet := mockserver.StartPFCContainers(t, 2, nil)
+		c := sickFleetClient(t, sickReplica(t, hang), fleet)
+		failed := 0
+		for range 6 {
+			if err := c.Health(context.Background()); err != nil {
+				failed++
+				t.Log(err)
+			}
+		}
+		assert.Zero(t, failed, "hang %v: %d of 6 Health calls failed", hang, failed)
+	}
+}

@@ -53,7 +53,9 @@
 // it holds the key. A replica whose call failed as above (no answer in
 // time, a 5xx) is passed over, not taken as the answer; when no replica
 // holds the key, the first such failure is returned rather than another
-// replica's "not here". A flow's calls are pinned to
+// replica's "not here". Ask sends a call that every replica answers alike
+// (GET /Status, GET /version) to the least busy one, and on to the next
+// while calls fail as above. A flow's calls are pinned to
 // one replica (Pin); a flow that does its work again elsewhere when its
 // replica is lost is pinned with PinMovable, and a call of it that never
 // reaches the replica then ends at once instead of being retried there.

@@ -204,6 +204,42 @@ func (l *List[T]) lookupOrder() []*Replica[T] {
 	return out
 }
 
+// Ask sends r, a call without side effects that every replica answers
+// alike (GET /Status, GET /version), to the least busy replica, and to
+// the next when the call failed as the replica's fault (see Failed): not
+// reached, not answered in time, answered 5xx. Replicas set aside are
+// asked last. It returns the first answer that is not such a fault, else
+// the first fault. A pinned call goes to its pin only.
+func Ask(ctx context.Context, l *Fleet, r *transport.Request, p Policy) (*http.Response, error) {
+	if _, ok := pinOf(ctx); ok || ctx == nil || !l.Many() {
+		return Send(ctx, l, "", r, p)
+	}
+	var (
+		tried    []*Node
+		firstErr error
+	)
+	for {
+		rep := l.Pick(tried...)
+		if rep == nil { // every live replica asked (or none left)
+			if firstErr == nil {
+				return Send(ctx, l, "", r, p)
+			}
+			return nil, firstErr
+		}
+		rr := *r
+		rr.FailOver = rr.FailOver || len(tried)+1 < l.Len()
+		resp, err := sendTo(ctx, l, rep, &rr, p)
+		l.Release(rep)
+		if ctx.Err() != nil || !fault(p, err) {
+			return resp, err
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		tried = append(tried, rep)
+	}
+}
+
 // fault reports whether a call's error is the replica's fault, counted
 // against its health (see Failed): the call never reached it, it sent no
 // answer within the response header timeout, or it answered a 5xx that

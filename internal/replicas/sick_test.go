@@ -150,3 +150,38 @@ func TestHeaderTimeoutSetsAside(t *testing.T) {
 		t.Fatal("new work went to the hung replica set aside")
 	}
 }
+
+// Ask answers from a replica that works: a replica answering 503, not
+// answering, or refusing connections is passed over; with every replica
+// sick it returns the first one's error; a pinned call stays on its pin.
+func TestAskPassesOverASickReplica(t *testing.T) {
+	t.Parallel()
+	busy := newServer(t, http.StatusServiceUnavailable)
+	hung, _ := hungServer(t)
+	for name, sick := range map[string]string{"503": busy.URL, "hang": hung, "dead": deadURL(t)} {
+		good := newServer(t, http.StatusOK)
+		l := timeoutFleet(t, sick, good.URL)
+		for i := range 6 {
+			resp, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+			if err != nil {
+				t.Fatalf("%s: call %d: err = %v, want the healthy replica's answer", name, i, err)
+			}
+			resp.Body.Close()
+		}
+		if good.n.Load() != 6 {
+			t.Fatalf("%s: the healthy replica answered %d of 6 calls", name, good.n.Load())
+		}
+	}
+	l := timeoutFleet(t, busy.URL, busy.URL+"/x")
+	_, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+	var ae *apierr.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 {
+		t.Fatalf("every replica sick: err = %v, want the 503", err)
+	}
+	good := newServer(t, http.StatusOK)
+	l = timeoutFleet(t, busy.URL, good.URL)
+	_, err = Ask(Pin(context.Background(), l.First()), l, &transport.Request{Path: "Status"}, Policy{})
+	if !errors.As(err, &ae) || ae.StatusCode != 503 || good.n.Load() != 0 {
+		t.Fatalf("pinned: err = %v, healthy replica asked %d times: the call left its pin", err, good.n.Load())
+	}
+}
