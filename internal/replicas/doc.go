@@ -14,8 +14,10 @@
 // optional weight) or from one base URL whose host name resolves to
 // several addresses (Options.Host: a Kubernetes headless Service). Each
 // address gives one replica, the URL with the host replaced by the address
-// (port, scheme and path kept). The name is resolved when the list is made
-// and again, in the background, once Options.ResolveEvery has passed
+// (port, scheme and path kept). URLs are compared by Key: spellings of one
+// URL ("HTTP://A.TEST:1", "http://a.test:1/.") are one replica, and
+// Weights and ByURL take any of them. The name is resolved when the list
+// is made and again, in the background, once Options.ResolveEvery has passed
 // (default 30s) when a replica is next chosen; a failed re-resolution keeps
 // the current set. Replicas whose address disappeared take no new work but
 // keep serving the jobs bound to them.
@@ -25,7 +27,8 @@
 // Pick returns the replica with the fewest calls in flight relative to its
 // weight (in-flight+1 over weight, smallest first; ties rotate), so a
 // replica of weight 4 takes four times the work of one of weight 1 and N
-// equal replicas are kept equally busy. Set-aside replicas are skipped
+// equal replicas are kept equally busy (a weight is at most MaxWeight, so
+// that this arithmetic cannot overflow). Set-aside replicas are skipped
 // unless no other is left, so a list of one URL behaves as a single URL.
 //
 // # Health

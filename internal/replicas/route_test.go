@@ -81,7 +81,7 @@ func TestSendMovesOnlyWhatNeverLeft(t *testing.T) {
 	}
 
 	busy := newServer(t, http.StatusServiceUnavailable)
-	l = fleet(t, busy.URL, busy.URL+"/") // two replicas, both answering 503
+	l = fleet(t, busy.URL, busy.URL+"/x") // two replicas, both answering 503
 	_, err := Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 503 || busy.n.Load() != 1 {
