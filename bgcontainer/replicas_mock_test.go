@@ -318,14 +318,15 @@ func sickReplica(t *testing.T, hang bool) string {
 }
 
 // sickFleetClient returns a client of a sick replica (first) and the
-// replicas of fleet, whose calls wait at most 100 ms for an answer.
+// replicas of fleet, whose calls are not retried and wait at most 2 s for
+// an answer (ample for a mock on a loaded machine).
 func sickFleetClient(t *testing.T, sick string, fleet []*mockserver.BGContainerTestServer) *bgcontainer.Client {
 	t.Helper()
 	urls := []string{sick}
 	for _, s := range fleet {
 		urls = append(urls, s.URL)
 	}
-	return fleetClient(t, fleet, pfc.WithReplicas(urls...), pfc.WithResponseHeaderTimeout(100*time.Millisecond))
+	return fleetClient(t, fleet, pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
 }
 
 // A job no binding is known for is found on the replica that holds it

@@ -31,8 +31,8 @@ func hungServer(t *testing.T) (string, *atomic.Int32) {
 	return s.URL, &n
 }
 
-// timeoutFleet is fleet with transports that wait 50 ms for an answer
-// and retry once.
+// timeoutFleet is fleet with transports that wait 500 ms for an answer
+// and do not retry.
 func timeoutFleet(t *testing.T, urls ...string) *Fleet {
 	t.Helper()
 	var ts []Target
@@ -42,8 +42,7 @@ func timeoutFleet(t *testing.T, urls ...string) *Fleet {
 	l, err := New(context.Background(), Options[*transport.Client]{
 		Targets: ts, Clock: poll.NewFakeClock(t0),
 		New: func(u string) (*transport.Client, error) {
-			return transport.New(transport.Options{BaseURL: u, MaxRetries: 1, MinRetryWait: time.Millisecond,
-				MaxRetryWait: 2 * time.Millisecond, ResponseHeaderTimeout: 50 * time.Millisecond})
+			return transport.New(transport.Options{BaseURL: u, MaxRetries: -1, ResponseHeaderTimeout: 500 * time.Millisecond})
 		},
 	})
 	if err != nil {
