@@ -126,8 +126,8 @@ func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 
 // Status reports the container's licence and model version (GET /Status).
 // It works before activation (Status Unlicensed). A client of several
-// replicas asks the least busy one that answers; Authorize applies the key
-// to all.
+// replicas asks the least busy one, and the next while one gives no
+// answer or a 5xx; Authorize applies the key to all.
 func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
 	body, err := c.getJSON(ctx, epStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
 	if err != nil {

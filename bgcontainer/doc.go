@@ -68,11 +68,15 @@
 // New jobs go to the one with the fewest calls in flight for its weight
 // (pfc.WithReplicaWeight); a job's later calls go to the one that accepted it.
 // The key is applied per replica on first use (Authorize: to all). A
-// replica refusing connections or answering 5xx three calls running is set
-// aside until GET /Status answers. A call moves only when it provably
-// never reached a replica: a SubmitImage whose answer was lost is
-// reported, never resent; a flow (RemoveBackground, RemoveDir) whose
-// replica is then down is done again on another (Result.LostReplicas).
+// replica refusing connections, not answering within the response header
+// timeout or answering 5xx three calls running is set aside until GET
+// /Status answers. A call moves only when it provably never reached a
+// replica: a SubmitImage whose answer was lost is reported, never resent;
+// a flow (RemoveBackground, RemoveDir) whose replica is then down is done
+// again on another (Result.LostReplicas). A job the client did not submit
+// is looked for on each replica, passing over one that fails so (set-aside
+// ones last); Status answers from a replica that works. Spellings of one
+// URL are one replica.
 //
 // # Errors
 //

@@ -43,13 +43,17 @@ var replicaPolicy = replicas.Policy{
 	},
 }
 
-// route sends r to its replica (see replicas.Send).
+// route sends r to its replica (see replicas.Send); GET /Status, which
+// every replica answers, to one that works (replicas.Ask).
 func (c *Client) route(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	p := replicaPolicy
-	if ep == epDownloadImage {
+	switch ep {
+	case epDownloadImage:
 		p.Failure = func(ae *apierr.APIError) bool {
 			return ae.StatusCode != http.StatusNotImplemented && ae.StatusCode != http.StatusInternalServerError
 		}
+	case epStatus:
+		return replicas.Ask(ctx, c.reps, r, p)
 	}
 	return replicas.Send(ctx, c.reps, processID, r, p)
 }

@@ -294,3 +294,88 @@ func TestReplicasActivationOnADeadReplicaMovesOn(t *testing.T) {
 	assert.Contains(t, res.LostReplicas, dying.URL)
 	assert.NotZero(t, out.Len())
 }
+
+// sickReplica starts a replica that answers every request 503 or, with
+// hang, accepts it and never answers (until the test ends).
+func sickReplica(t *testing.T, hang bool) string {
+	t.Helper()
+	release := make(chan struct{})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"status":503,"message":"overloaded"}`))
+	}))
+	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release) }) // runs before Close
+	return s.URL
+}
+
+// sickFleetClient returns a client of a sick replica (first) and the
+// replicas of fleet, whose calls are not retried and wait at most 2 s for
+// an answer (ample for a mock on a loaded machine).
+func sickFleetClient(t *testing.T, sick string, fleet []*mockserver.BGContainerTestServer) *bgcontainer.Client {
+	t.Helper()
+	urls := []string{sick}
+	for _, s := range fleet {
+		urls = append(urls, s.URL)
+	}
+	return fleetClient(t, fleet, pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+}
+
+// A job no binding is known for is found on the replica that holds it
+// behind a replica answering 503 or not answering at all: the sick
+// replica's answer is skipped, not taken as the lookup's (6 of 6 calls
+// failed with the 503, 3 of 3 with the timeout).
+func TestReplicasLookupSkipsASickReplica(t *testing.T) {
+	t.Parallel()
+	for name, calls := range map[string]int{"503": 6, "hang": 3} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+			img := bulkJPEG(t, 1)
+			job, err := fleet[1].Client.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
+			require.NoError(t, err)
+			c := sickFleetClient(t, sickReplica(t, name == "hang"), fleet) // knows no job
+			failed := 0
+			for range calls {
+				chk, err := c.CheckImage(ctx, job.ProcessID)
+				if err != nil {
+					failed++
+					t.Log(err)
+					continue
+				}
+				assert.Equal(t, job.ProcessID, chk.ProcessID)
+			}
+			assert.Zero(t, failed, "%d of %d CheckImage calls failed", failed, calls)
+		})
+	}
+}
+
+// A fleet's Status answers from a replica that works, not with a sick
+// replica's 503 (it returned the 503 whenever that replica was the least
+// busy).
+func TestReplicasStatusSkipsASickReplica(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+	c := sickFleetClient(t, sickReplica(t, false), fleet)
+	failed := 0
+	for range 6 {
+		st, err := c.Status(ctx)
+		if err != nil {
+			failed++
+			t.Log(err)
+			continue
+		}
+		assert.True(t, st.IsLicensed())
+	}
+	assert.Zero(t, failed, "%d of 6 Status calls failed", failed)
+}

@@ -83,7 +83,8 @@ func WithMaxDownloadSize(n int64) Option {
 // the container, one base URL each (instead of WithBaseURL): new work goes
 // to the replica with the fewest calls in flight, a job's later calls to
 // the replica that accepted it, and a replica that is down is set aside.
-// The hosted client refuses it. See "Replicas" in the package
+// A URL given twice, in any spelling ("HTTP://A:1", "http://a:1/."), is
+// refused. The hosted client refuses it. See "Replicas" in the package
 // documentation of pfccontainer and bgcontainer.
 func WithReplicas(baseURLs ...string) Option {
 	return func(c *config.Config) { c.Replicas.URLs = append([]string(nil), baseURLs...) }
@@ -100,7 +101,7 @@ func WithReplicaHost(baseURL string) Option {
 // WithReplicaWeight gives the replica at baseURL (one of WithReplicas, or
 // an address of WithReplicaHost such as "http://10.0.0.7:8000") weight
 // times the work of a replica of weight 1, the default: a box with 4 GPUs
-// takes weight 4.
+// takes weight 4. A weight is from 1 to 1,000,000.
 func WithReplicaWeight(baseURL string, weight int) Option {
 	return func(c *config.Config) {
 		if c.Replicas.Weights == nil {

@@ -122,7 +122,13 @@ func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transp
 	r.Permanent = permanent
 	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)
 	r.BufferLimit = maxJSONBody
-	resp, err := replicas.Send(ctx, c.reps, key, r, replicaPolicy)
+	var resp *http.Response
+	var err error
+	if ep == epVersion { // every replica answers it: ask one that works
+		resp, err = replicas.Ask(ctx, c.reps, r, replicaPolicy)
+	} else {
+		resp, err = replicas.Send(ctx, c.reps, key, r, replicaPolicy)
+	}
 	if err != nil {
 		return apiError(ep, err)
 	}

@@ -46,10 +46,14 @@
 // several addresses, re-resolved every 30 s) spread a client over replicas.
 // An upload goes to the one with the fewest calls in flight for its weight
 // (pfc.WithReplicaWeight), its imageKey's correction to the same one (whose URL
-// corrected URLs are rebased on). A replica refusing connections or
-// answering 5xx three calls running is set aside until GET /version
-// answers. A call moves only when it provably never reached a replica; a
-// CorrectFile whose replica is then down is done again on another.
+// corrected URLs are rebased on). A replica refusing connections, not
+// answering within the response header timeout or answering 5xx three
+// calls running is set aside until GET /version answers. A call moves only
+// when it provably never reached a replica; a CorrectFile whose replica is
+// then down is done again on another. The correction of an imageKey the
+// client did not upload is looked for on each replica, passing over one
+// that fails so (set-aside ones last); Version and Health answer from a
+// replica that works. Spellings of one URL are one replica.
 //
 // # Options
 //

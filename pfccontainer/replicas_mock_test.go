@@ -3,6 +3,8 @@ package pfccontainer_test
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,14 +20,14 @@ import (
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
-func fleetClient(t *testing.T, fleet []*mockserver.PFCContainerTestServer) *pfccontainer.Client {
+func fleetClient(t *testing.T, fleet []*mockserver.PFCContainerTestServer, opts ...pfccontainer.Option) *pfccontainer.Client {
 	t.Helper()
 	var urls []string
 	for _, s := range fleet {
 		urls = append(urls, s.URL)
 	}
-	c, err := pfccontainer.NewClient(pfc.WithReplicas(urls...),
-		pfc.WithRetries(4, time.Millisecond, 5*time.Millisecond))
+	c, err := pfccontainer.NewClient(append([]pfccontainer.Option{pfc.WithReplicas(urls...),
+		pfc.WithRetries(4, time.Millisecond, 5*time.Millisecond)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
@@ -111,5 +113,79 @@ func TestReplicasCorrectDirSurvivesAKilledReplica(t *testing.T) {
 	}
 	for l := range lost {
 		assert.Equal(t, fleet[1].URL, l)
+	}
+}
+
+// sickReplica starts a replica that answers every request 503 or, with
+// hang, accepts it and never answers (until the test ends).
+func sickReplica(t *testing.T, hang bool) string {
+	t.Helper()
+	release := make(chan struct{})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release) }) // runs before Close
+	return s.URL
+}
+
+// sickFleetClient returns a client of a sick replica (first) and the
+// replicas of fleet, whose calls are not retried and wait at most 2 s for
+// an answer (ample for a mock on a loaded machine).
+func sickFleetClient(t *testing.T, sick string, fleet []*mockserver.PFCContainerTestServer, opts ...pfccontainer.Option) *pfccontainer.Client {
+	t.Helper()
+	urls := []string{sick}
+	for _, s := range fleet {
+		urls = append(urls, s.URL)
+	}
+	return fleetClient(t, fleet, append([]pfccontainer.Option{pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0),
+		pfc.WithResponseHeaderTimeout(2 * time.Second)}, opts...)...)
+}
+
+// A replica that accepts connections and never answers is set aside once
+// its calls time out three times running, like one refusing connections:
+// it no longer takes its share of new work (10 of 30 files failed).
+func TestReplicasHungReplicaSetAside(t *testing.T) {
+	t.Parallel()
+	const n = 30
+	fleet := mockserver.StartPFCContainers(t, 2, nil)
+	c := sickFleetClient(t, sickReplica(t, true), fleet)
+	in, out := t.TempDir(), t.TempDir()
+	rels := writeImages(t, in, n)
+	failed := 0
+	for _, rel := range rels {
+		if _, err := c.CorrectFile(context.Background(), filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil); err != nil {
+			failed++
+		}
+	}
+	t.Logf("%d of %d files failed", failed, n)
+	assert.LessOrEqual(t, failed, 3, "%d of %d files failed", failed, n)
+}
+
+// A fleet's Version (and Health) answers from a replica that works, not
+// with a sick replica's 503 or its timeout.
+func TestReplicasVersionSkipsASickReplica(t *testing.T) {
+	t.Parallel()
+	for name, hang := range map[string]bool{"503": false, "hang": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fleet := mockserver.StartPFCContainers(t, 2, nil)
+			c := sickFleetClient(t, sickReplica(t, hang), fleet)
+			failed := 0
+			for range 6 {
+				if err := c.Health(context.Background()); err != nil {
+					failed++
+					t.Log(err)
+				}
+			}
+			assert.Zero(t, failed, "%d of 6 Health calls failed", failed)
+		})
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 // Version reads GET /version: the SDK version and the supported features,
 // with the whole document kept in Version.Raw (its other fields are not
-// published). A client of several replicas asks the least busy one that
-// answers.
+// published). A client of several replicas asks the least busy one, and
+// the next while one gives no answer or a 5xx.
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 	var raw json.RawMessage
 	if err := c.getJSON(ctx, epVersion, "", &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {

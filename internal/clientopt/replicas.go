@@ -3,6 +3,8 @@ package clientopt
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -45,19 +47,31 @@ func BuildReplicas(ctx context.Context, cfg config.Config, auth Auth, primary *t
 	if cfg.BaseURL != "" && (rc.Host != "" || len(rc.URLs) > 0) {
 		fe.Add("BaseURL", "cannot be combined with WithReplicas or WithReplicaHost")
 	}
+	// Spellings of one URL ("HTTP://A:1", "http://a:1/.") are one
+	// replica: a second one is refused like a repeat.
 	seen := map[string]bool{}
 	var targets []replicas.Target
 	for i, u := range rc.URLs {
 		u = strings.TrimSuffix(u, "/")
-		if seen[u] {
+		if k := replicas.Key(u); seen[k] {
 			fe.Add(fmt.Sprintf("Replicas[%d]", i), "repeats an earlier URL")
+		} else {
+			seen[k] = true
 		}
-		seen[u] = true
 		targets = append(targets, replicas.Target{URL: u})
 	}
-	for u := range rc.Weights {
-		if len(targets) > 0 && !seen[u] {
+	weights := map[string]int{}
+	for _, u := range slices.Sorted(maps.Keys(rc.Weights)) {
+		w, k := rc.Weights[u], replicas.Key(u)
+		prev, twice := weights[k]
+		weights[k] = w
+		switch {
+		case w < 1 || w > replicas.MaxWeight:
+			fe.Add("ReplicaWeight", "the weight of %s must be from 1 to %d, got %d", u, replicas.MaxWeight, w)
+		case len(targets) > 0 && !seen[k]:
 			fe.Add("ReplicaWeight", "names %s, which is not one of the replicas", u)
+		case twice && prev != w:
+			fe.Add("ReplicaWeight", "gives %s two weights, %d and %d", k, prev, w)
 		}
 	}
 	if err := fe.Err(); err != nil {
@@ -66,11 +80,11 @@ func BuildReplicas(ctx context.Context, cfg config.Config, auth Auth, primary *t
 	if len(targets) == 0 && rc.Host == "" {
 		targets = []replicas.Target{{URL: cfg.BaseURL}}
 	}
-	primaryBase := strings.TrimSuffix(primaryURL(cfg), "/")
+	primaryBase := replicas.Key(primaryURL(cfg))
 	o := replicas.Options[*transport.Client]{
 		Targets: targets, Host: rc.Host, Weights: rc.Weights,
 		New: func(baseURL string) (*transport.Client, error) {
-			if strings.TrimSuffix(baseURL, "/") == primaryBase && len(targets) > 0 {
+			if replicas.Key(baseURL) == primaryBase && len(targets) > 0 {
 				return primary, nil
 			}
 			return transport.New(transportOptions(cfg, auth, baseURL))

@@ -3,6 +3,7 @@ package clientopt
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -23,18 +24,29 @@ func TestBuildReplicas(t *testing.T) {
 		_, err = BuildReplicas(context.Background(), cfg, Auth{}, tc, nil)
 		return err
 	}
-	if err := build(pfc.WithReplicas("http://a:1", "http://b:1/"), pfc.WithReplicaWeight("http://b:1", 4)); err != nil {
+	if err := build(pfc.WithReplicas("http://a:1", "http://b:1/"), pfc.WithReplicaWeight("HTTP://B:1/.", 4)); err != nil {
 		t.Fatal(err)
 	}
-	for name, opts := range map[string][]cfgOption{
-		"Replicas[1]":   {pfc.WithReplicas("http://a:1", "http://a:1/")},
-		"ReplicaWeight": {pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight("http://c:1", 2)},
-		"BaseURL":       {base("http://a:1"), pfc.WithReplicas("http://b:1")},
-		"ReplicaHost":   {pfc.WithReplicaHost("http://h:1"), pfc.WithReplicas("http://b:1")},
+	for i, c := range []struct {
+		field string
+		opts  []cfgOption
+	}{
+		{"Replicas[1]", []cfgOption{pfc.WithReplicas("http://a:1", "http://a:1/")}},
+		{"ReplicaWeight", []cfgOption{pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight("http://c:1", 2)}},
+		// Spellings of one replica are one (each made another replica).
+		{"Replicas[1]", []cfgOption{pfc.WithReplicas("http://a.test:1", "HTTP://a.test:1")}},
+		{"Replicas[1]", []cfgOption{pfc.WithReplicas("http://a.test:1", "http://A.TEST:1")}},
+		{"Replicas[1]", []cfgOption{pfc.WithReplicas("http://a.test:1", "http://a.test:1/.")}},
+		{"ReplicaWeight", []cfgOption{pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight("http://a:1", 2), pfc.WithReplicaWeight("HTTP://a:1", 3)}},
+		// A weight that overflows the choice's arithmetic (it was taken).
+		{"ReplicaWeight", []cfgOption{pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight("http://a:1", math.MaxInt)}},
+		{"ReplicaWeight", []cfgOption{pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight("http://a:1", 0)}},
+		{"BaseURL", []cfgOption{base("http://a:1"), pfc.WithReplicas("http://b:1")}},
+		{"ReplicaHost", []cfgOption{pfc.WithReplicaHost("http://h:1"), pfc.WithReplicas("http://b:1")}},
 	} {
 		var ve *apierr.ValidationError
-		if err := build(opts...); !errors.As(err, &ve) || ve.Errors[0].Field != name {
-			t.Errorf("%s: err = %v", name, err)
+		if err := build(c.opts...); !errors.As(err, &ve) || ve.Errors[0].Field != c.field {
+			t.Errorf("case %d (%s): err = %v", i, c.field, err)
 		}
 	}
 }

@@ -14,8 +14,10 @@
 // optional weight) or from one base URL whose host name resolves to
 // several addresses (Options.Host: a Kubernetes headless Service). Each
 // address gives one replica, the URL with the host replaced by the address
-// (port, scheme and path kept). The name is resolved when the list is made
-// and again, in the background, once Options.ResolveEvery has passed
+// (port, scheme and path kept). URLs are compared by Key: spellings of one
+// URL ("HTTP://A.TEST:1", "http://a.test:1/.") are one replica, and
+// Weights and ByURL take any of them. The name is resolved when the list
+// is made and again, in the background, once Options.ResolveEvery has passed
 // (default 30s) when a replica is next chosen; a failed re-resolution keeps
 // the current set. Replicas whose address disappeared take no new work but
 // keep serving the jobs bound to them.
@@ -25,14 +27,17 @@
 // Pick returns the replica with the fewest calls in flight relative to its
 // weight (in-flight+1 over weight, smallest first; ties rotate), so a
 // replica of weight 4 takes four times the work of one of weight 1 and N
-// equal replicas are kept equally busy. Set-aside replicas are skipped
+// equal replicas are kept equally busy (a weight is at most MaxWeight, so
+// that this arithmetic cannot overflow). Set-aside replicas are skipped
 // unless no other is left, so a list of one URL behaves as a single URL.
 //
 // # Health
 //
 // The client reports each call's outcome. Failure counts a call that
-// never reached the replica (connection refused, dial or DNS failure) or
-// was answered 5xx; Options.Threshold consecutive failures (default 3)
+// never reached the replica (connection refused, dial or DNS failure), that
+// got no answer within the response header timeout (a replica that accepts
+// connections and hangs) or that was answered 5xx (as the Policy counts
+// them); Options.Threshold consecutive failures (default 3)
 // set the replica aside, as SetAside does at once. A replica set aside
 // waits a backoff (Options.MinBackoff doubling to Options.MaxBackoff,
 // defaults 1s and 1min), then the next Pick runs Options.Probe on it in
@@ -46,8 +51,14 @@
 // again (a bounded map, oldest entries dropped first, Options.MaxBound,
 // default 100,000), and ByURL finds a replica by its base URL (what a
 // bulk manifest records). Send asks each replica in turn about a key bound
-// to none (the replicas still resolved first) and binds it only to one
-// whose answer shows that it holds the key. A flow's calls are pinned to
+// to none (those taking work first, then those whose address vanished,
+// then those set aside) and binds it only to one whose answer shows that
+// it holds the key. A replica whose call failed as above (no answer in
+// time, a 5xx) is passed over, not taken as the answer; when no replica
+// holds the key, the first such failure is returned rather than another
+// replica's "not here". Ask sends a call that every replica answers alike
+// (GET /Status, GET /version) to the least busy one, and on to the next
+// while calls fail as above. A flow's calls are pinned to
 // one replica (Pin); a flow that does its work again elsewhere when its
 // replica is lost is pinned with PinMovable, and a call of it that never
 // reaches the replica then ends at once instead of being retried there.

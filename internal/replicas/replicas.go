@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -23,11 +24,16 @@ const (
 	DefaultMinBackoff   = time.Second
 	DefaultMaxBackoff   = time.Minute
 	DefaultMaxBound     = 100_000
+	// MaxWeight is the largest weight a replica may have; a larger one
+	// would overflow the choice's arithmetic.
+	MaxWeight = 1_000_000
 	// probeTimeout bounds one background probe.
 	probeTimeout = 10 * time.Second
 )
 
-// Target is one static replica: its base URL and weight (0 means 1).
+// Target is one static replica: its base URL and weight (0 means 1, at
+// most MaxWeight). Targets of one Key (two spellings of one URL) are one
+// replica, the first one's.
 type Target struct {
 	URL    string
 	Weight int
@@ -47,8 +53,9 @@ type Options[T any] struct {
 	Host string
 	// Resolver resolves Host; nil means net.DefaultResolver.
 	Resolver Resolver
-	// Weights gives replicas, by base URL, a weight other than their
-	// Target's (for Host, a resolved address's URL).
+	// Weights gives replicas, by base URL (any spelling of the same Key),
+	// a weight other than their Target's (for Host, a resolved address's
+	// URL), from 1 to MaxWeight.
 	Weights map[string]int
 	// ResolveEvery is how old a resolution may get before the next Pick
 	// starts another; 0 means DefaultResolveEvery.
@@ -99,8 +106,8 @@ type List[T any] struct {
 	base  *url.URL // Host mode: the template
 
 	mu         sync.Mutex
-	all        []*Replica[T] // every replica ever made, in discovery order
-	byURL      map[string]*Replica[T]
+	all        []*Replica[T]          // every replica ever made, in discovery order
+	byURL      map[string]*Replica[T] // by Key
 	rotate     int
 	resolvedAt time.Time
 	resolving  bool
@@ -147,15 +154,21 @@ func New[T any](ctx context.Context, o Options[T]) (*List[T], error) {
 		fe.Add("New", "is required")
 	}
 	for i, t := range o.Targets {
-		if t.Weight < 0 {
-			fe.Add(fmt.Sprintf("Targets[%d].Weight", i), "must not be negative")
+		if t.Weight < 0 || t.Weight > MaxWeight {
+			fe.Add(fmt.Sprintf("Targets[%d].Weight", i), "must be from 0 to %d, got %d", MaxWeight, t.Weight)
 		}
 	}
-	for u, w := range o.Weights {
-		if w < 1 {
-			fe.Add("Weights", "the weight of %s must be at least 1, got %d", u, w)
+	weights := make(map[string]int, len(o.Weights))
+	for _, u := range slices.Sorted(maps.Keys(o.Weights)) {
+		w, k := o.Weights[u], Key(u)
+		if w < 1 || w > MaxWeight {
+			fe.Add("Weights", "the weight of %s must be from 1 to %d, got %d", u, MaxWeight, w)
+		} else if prev, ok := weights[k]; ok && prev != w {
+			fe.Add("Weights", "%s is given two weights, %d and %d", k, prev, w)
 		}
+		weights[k] = w
 	}
+	o.Weights = weights
 	if o.ResolveEvery < 0 || o.MinBackoff < 0 || o.MaxBackoff < 0 || o.Threshold < 0 || o.MaxBound < 0 {
 		fe.Add("Options", "durations and counts must not be negative")
 	}
@@ -206,9 +219,10 @@ func cmpOr[N int | time.Duration](v, def N) N {
 	return v
 }
 
-// add makes the replica of baseURL, or revives the one it had.
+// add makes the replica of baseURL, or revives the one of its Key.
 func (l *List[T]) add(baseURL string, weight int) (*Replica[T], error) {
-	if r, ok := l.byURL[baseURL]; ok {
+	k := Key(baseURL)
+	if r, ok := l.byURL[k]; ok {
 		r.gone = false
 		return r, nil
 	}
@@ -216,12 +230,12 @@ func (l *List[T]) add(baseURL string, weight int) (*Replica[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if w, ok := l.o.Weights[baseURL]; ok {
+	if w, ok := l.o.Weights[k]; ok {
 		weight = w
 	}
 	r := &Replica[T]{URL: baseURL, Index: len(l.all), Weight: max(weight, 1), Value: v}
 	l.all = append(l.all, r)
-	l.byURL[baseURL] = r
+	l.byURL[k] = r
 	return r, nil
 }
 
@@ -239,7 +253,7 @@ func (l *List[T]) resolve(ctx context.Context) error {
 		return fmt.Errorf("pfc: resolving the replicas of %s: %w", l.base.Hostname(), err)
 	}
 	sort.Strings(addrs)
-	keep := map[string]bool{}
+	keep := map[*Replica[T]]bool{}
 	for _, a := range addrs {
 		u := *l.base
 		if p := l.base.Port(); p != "" {
@@ -253,10 +267,10 @@ func (l *List[T]) resolve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		keep[r.URL] = true
+		keep[r] = true
 	}
 	for _, r := range l.all {
-		r.gone = !keep[r.URL]
+		r.gone = !keep[r]
 	}
 	return nil
 }
@@ -359,8 +373,9 @@ func (l *List[T]) Succeeded(r *Replica[T]) {
 	l.mu.Unlock()
 }
 
-// Failed reports a call that never reached r or that r answered 5xx;
-// Threshold consecutive ones set it aside.
+// Failed reports a call that never reached r, that r did not answer
+// within the response header timeout, or that r answered 5xx; Threshold
+// consecutive ones set it aside.
 func (l *List[T]) Failed(r *Replica[T]) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -436,11 +451,11 @@ func (l *List[T]) First() *Replica[T] {
 	return l.all[0]
 }
 
-// ByURL returns the replica of baseURL, or nil.
+// ByURL returns the replica of baseURL (any spelling of its Key), or nil.
 func (l *List[T]) ByURL(baseURL string) *Replica[T] {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.byURL[baseURL]
+	return l.byURL[Key(baseURL)]
 }
 
 // Bind records that key (a process id, an image key) lives on r. When

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/transport"
@@ -142,22 +143,31 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 }
 
 // locate asks each replica in turn about key; calls about a key have no
-// side effect on a replica that does not hold it. The key is bound only to
-// a replica whose answer shows that it holds the key (see holds): an
-// error that shows nothing (a 5xx of a struggling replica, a timeout) is
-// returned unbound, so that the next call looks again instead of staying
-// on a replica that may not hold the key.
+// side effect on a replica that does not hold it. A replica that does not
+// hold the key (p.Elsewhere) or whose call failed as the replica's fault
+// (see fault: never reached, no answer in time, a 5xx of a struggling
+// replica) is passed over for the next. The key is bound only to a
+// replica whose answer shows that it holds the key (see holds). When none
+// does, the first fault is returned, unbound: that replica may hold the
+// key, so the next call looks again; else the last replica's answer.
 func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy) (*http.Response, error) {
 	var (
-		resp *http.Response
-		err  error
+		resp     *http.Response
+		err      error
+		firstErr error // the first fault
 	)
 	for _, rep := range l.lookupOrder() {
 		resp, err = sendTo(ctx, l, rep, r, p)
+		if err != nil && ctx.Err() != nil {
+			return resp, err
+		}
 		if err != nil && p.Elsewhere != nil && p.Elsewhere(err) {
 			continue
 		}
-		if err != nil && transport.NeverSent(err) && ctx.Err() == nil {
+		if fault(p, err) {
+			if firstErr == nil {
+				firstErr = err
+			}
 			continue
 		}
 		if holds(p, err) {
@@ -165,28 +175,84 @@ func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p P
 		}
 		return resp, err
 	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
 	return resp, err
 }
 
-// lookupOrder is the order locate asks the replicas in: those still
-// resolved first, then those whose address vanished (they may still hold
-// jobs, but a vanished pod's address can make each call wait out a dial
-// timeout).
+// lookupOrder is the order locate asks the replicas in: those taking work
+// first, then those whose address vanished (they may still hold jobs, but
+// a vanished pod's address can make each call wait out a dial timeout),
+// then those set aside (a hung one makes each call wait out the response
+// header timeout), each group in discovery order.
 func (l *List[T]) lookupOrder() []*Replica[T] {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]*Replica[T], 0, len(l.all))
-	for _, r := range l.all {
-		if !r.gone {
-			out = append(out, r)
-		}
-	}
-	for _, r := range l.all {
+	out := slices.Clone(l.all)
+	rank := func(r *Replica[T]) int {
+		n := 0
 		if r.gone {
-			out = append(out, r)
+			n++
 		}
+		if r.aside {
+			n += 2
+		}
+		return n
 	}
+	slices.SortStableFunc(out, func(a, b *Replica[T]) int { return rank(a) - rank(b) })
 	return out
+}
+
+// Ask sends r, a call without side effects that every replica answers
+// alike (GET /Status, GET /version), to the least busy replica, and to
+// the next when the call failed as the replica's fault (see Failed): not
+// reached, not answered in time, answered 5xx. Replicas set aside are
+// asked last. It returns the first answer that is not such a fault, else
+// the first fault. A pinned call goes to its pin only.
+func Ask(ctx context.Context, l *Fleet, r *transport.Request, p Policy) (*http.Response, error) {
+	if _, ok := pinOf(ctx); ok || ctx == nil || !l.Many() {
+		return Send(ctx, l, "", r, p)
+	}
+	var (
+		tried    []*Node
+		firstErr error
+	)
+	for {
+		rep := l.Pick(tried...)
+		if rep == nil { // every live replica asked (or none left)
+			if firstErr == nil {
+				return Send(ctx, l, "", r, p)
+			}
+			return nil, firstErr
+		}
+		rr := *r
+		rr.FailOver = rr.FailOver || len(tried)+1 < l.Len()
+		resp, err := sendTo(ctx, l, rep, &rr, p)
+		l.Release(rep)
+		if ctx.Err() != nil || !fault(p, err) {
+			return resp, err
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		tried = append(tried, rep)
+	}
+}
+
+// fault reports whether a call's error is the replica's fault, counted
+// against its health (see Failed): the call never reached it, it sent no
+// answer within the response header timeout, or it answered a 5xx that
+// the policy counts as the replica's failure.
+func fault(p Policy, err error) bool {
+	if err == nil {
+		return false
+	}
+	var ae *apierr.APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode >= 500 && failure(p, ae)
+	}
+	return transport.NeverSent(err) || errors.Is(err, apierr.ErrResponseHeaderTimeout)
 }
 
 // holds reports whether a call's outcome, not Elsewhere, shows that the
@@ -224,13 +290,9 @@ func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Po
 		n.Replica, n.NeverSent = rep, never
 	}
 	if many && ctx.Err() == nil {
-		var ae *apierr.APIError
-		switch {
-		case never:
+		if fault(p, err) {
 			l.Failed(rep)
-		case errors.As(err, &ae) && ae.StatusCode >= 500 && failure(p, ae):
-			l.Failed(rep)
-		default:
+		} else {
 			l.Succeeded(rep)
 		}
 	}

@@ -81,7 +81,7 @@ func TestSendMovesOnlyWhatNeverLeft(t *testing.T) {
 	}
 
 	busy := newServer(t, http.StatusServiceUnavailable)
-	l = fleet(t, busy.URL, busy.URL+"/") // two replicas, both answering 503
+	l = fleet(t, busy.URL, busy.URL+"/x") // two replicas, both answering 503
 	_, err := Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 503 || busy.n.Load() != 1 {
@@ -161,13 +161,13 @@ func TestSendKeyAffinity(t *testing.T) {
 	}
 }
 
-// An unbound key whose first replica answers 503 is not bound to it: the
-// 503 shows nothing about where the key lives, and once that replica says
-// it does not hold the key the next call finds the one that does (it was
-// bound to the 503 replica for good and every later call got its 404).
+// An unbound key that the only replica not answering 404 answers 503 is
+// not bound to it: the 503 shows nothing about where the key lives, so it
+// is returned (not the other replica's 404) and the next call looks
+// again, finding the key once that replica recovers.
 func TestLocateBindsOnlyAReplicaShownToHoldTheKey(t *testing.T) {
 	t.Parallel()
-	a, b := newServer(t, http.StatusServiceUnavailable), newServer(t, http.StatusOK)
+	a, b := newServer(t, http.StatusServiceUnavailable), newServer(t, http.StatusNotFound)
 	l := fleet(t, a.URL, b.URL)
 	p := notFoundElsewhere
 	_, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
@@ -178,13 +178,13 @@ func TestLocateBindsOnlyAReplicaShownToHoldTheKey(t *testing.T) {
 	if r, ok := l.Lookup("job-1"); ok {
 		t.Fatalf("the key was bound to %s after a 503", r.URL)
 	}
-	a.status.Store(http.StatusNotFound)
+	a.status.Store(http.StatusOK)
 	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	if err != nil {
 		t.Fatalf("err = %v: the replica holding the key was not found", err)
 	}
 	resp.Body.Close()
-	if r, ok := l.Lookup("job-1"); !ok || r.URL != b.URL {
+	if r, ok := l.Lookup("job-1"); !ok || r.URL != a.URL {
 		t.Fatal("the replica holding the key was not bound")
 	}
 }

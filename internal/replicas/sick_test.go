@@ -1,0 +1,186 @@
+package replicas
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/transport"
+)
+
+// hungServer accepts every request and never answers it, until the test
+// ends; n counts the requests.
+func hungServer(t *testing.T) (string, *atomic.Int32) {
+	release := make(chan struct{})
+	var n atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release) }) // runs before Close
+	return s.URL, &n
+}
+
+// timeoutFleet is fleet with transports that wait 500 ms for an answer
+// and do not retry.
+func timeoutFleet(t *testing.T, urls ...string) *Fleet {
+	t.Helper()
+	var ts []Target
+	for _, u := range urls {
+		ts = append(ts, Target{URL: u})
+	}
+	l, err := New(context.Background(), Options[*transport.Client]{
+		Targets: ts, Clock: poll.NewFakeClock(t0),
+		New: func(u string) (*transport.Client, error) {
+			return transport.New(transport.Options{BaseURL: u, MaxRetries: -1, ResponseHeaderTimeout: 500 * time.Millisecond})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// holderOf answers 200 about key, 404 about any other.
+func holderOf(t *testing.T, key string) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/CheckImage/"+key {
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func check(ctx context.Context, l *Fleet, key string) error {
+	resp, err := Send(ctx, l, key, &transport.Request{Path: "CheckImage/" + key}, notFoundElsewhere)
+	if err == nil {
+		resp.Body.Close()
+	}
+	return err
+}
+
+// A key bound to no replica is found on the one holding it behind a
+// replica answering 503 or not answering within the response header
+// timeout: that answer is passed over, not returned (every call failed
+// with it), and the key is bound to the holder.
+func TestLocatePassesOverASickReplica(t *testing.T) {
+	t.Parallel()
+	busy := newServer(t, http.StatusServiceUnavailable)
+	hung, _ := hungServer(t)
+	for name, sick := range map[string]string{"503": busy.URL, "hang": hung} {
+		holder, other := holderOf(t, "job-1"), newServer(t, http.StatusNotFound)
+		l := timeoutFleet(t, sick, other.URL, holder.URL)
+		if err := check(context.Background(), l, "job-1"); err != nil {
+			t.Fatalf("%s: err = %v, want the holder's answer", name, err)
+		}
+		if r, ok := l.Lookup("job-1"); !ok || r.URL != holder.URL {
+			t.Fatalf("%s: the key was not bound to its holder", name)
+		}
+		// No replica holds it: the sick replica's error, which shows
+		// nothing, is returned rather than another's "not here".
+		err := check(context.Background(), l, "job-2")
+		var ae *apierr.APIError
+		switch {
+		case name == "503" && (!errors.As(err, &ae) || ae.StatusCode != 503):
+			t.Fatalf("503: err = %v, want the sick replica's 503", err)
+		case name == "hang" && !errors.Is(err, apierr.ErrResponseHeaderTimeout):
+			t.Fatalf("hang: err = %v, want the sick replica's timeout", err)
+		}
+		if _, ok := l.Lookup("job-2"); ok {
+			t.Fatalf("%s: a key no replica showed it holds was bound", name)
+		}
+	}
+}
+
+// The lookup of an unbound key asks the replicas set aside last (it asked
+// in discovery order, waiting on a hung replica first every time).
+func TestLocateAsksSetAsideReplicasLast(t *testing.T) {
+	t.Parallel()
+	hung, n := hungServer(t)
+	holder := newServer(t, http.StatusOK)
+	l := timeoutFleet(t, hung, holder.URL)
+	l.SetAside(l.First())
+	if err := check(context.Background(), l, "job-1"); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 0 {
+		t.Fatalf("the replica set aside was asked %d times before the holder", n.Load())
+	}
+}
+
+// A replica that accepts connections and never answers is set aside after
+// Threshold calls that ran out of the response header timeout, and new
+// work then goes to the others (it kept its share).
+func TestHeaderTimeoutSetsAside(t *testing.T) {
+	t.Parallel()
+	hung, n := hungServer(t)
+	good := newServer(t, http.StatusOK)
+	l := timeoutFleet(t, hung, good.URL)
+	h := l.First()
+	for range DefaultThreshold {
+		_, err := sendTo(context.Background(), l, h, &transport.Request{Path: "Status"}, Policy{})
+		if !errors.Is(err, apierr.ErrResponseHeaderTimeout) {
+			t.Fatalf("err = %v, want a response header timeout", err)
+		}
+	}
+	if l.Healthy(h) {
+		t.Fatal("a replica that never answers was not set aside")
+	}
+	before := n.Load()
+	for range 4 {
+		resp, err := Send(context.Background(), l, "", &transport.Request{Path: "Status"}, Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if n.Load() != before {
+		t.Fatal("new work went to the hung replica set aside")
+	}
+}
+
+// Ask answers from a replica that works: a replica answering 503, not
+// answering, or refusing connections is passed over; with every replica
+// sick it returns the first one's error; a pinned call stays on its pin.
+func TestAskPassesOverASickReplica(t *testing.T) {
+	t.Parallel()
+	busy := newServer(t, http.StatusServiceUnavailable)
+	hung, _ := hungServer(t)
+	for name, sick := range map[string]string{"503": busy.URL, "hang": hung, "dead": deadURL(t)} {
+		good := newServer(t, http.StatusOK)
+		l := timeoutFleet(t, sick, good.URL)
+		for i := range 6 {
+			resp, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+			if err != nil {
+				t.Fatalf("%s: call %d: err = %v, want the healthy replica's answer", name, i, err)
+			}
+			resp.Body.Close()
+		}
+		if good.n.Load() != 6 {
+			t.Fatalf("%s: the healthy replica answered %d of 6 calls", name, good.n.Load())
+		}
+	}
+	l := timeoutFleet(t, busy.URL, busy.URL+"/x")
+	_, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+	var ae *apierr.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 {
+		t.Fatalf("every replica sick: err = %v, want the 503", err)
+	}
+	good := newServer(t, http.StatusOK)
+	l = timeoutFleet(t, busy.URL, good.URL)
+	_, err = Ask(Pin(context.Background(), l.First()), l, &transport.Request{Path: "Status"}, Policy{})
+	if !errors.As(err, &ae) || ae.StatusCode != 503 || good.n.Load() != 0 {
+		t.Fatalf("pinned: err = %v, healthy replica asked %d times: the call left its pin", err, good.n.Load())
+	}
+}
