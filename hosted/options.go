@@ -102,8 +102,8 @@ type CorrectionOptions struct {
 // StartJob, add it with WithFileKey:
 //
 //	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(1200)
-//	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", opts)
-//	ref, err := c.StartJob(ctx, hosted.NewCorrection().WithFileKey(key))
+//	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", opts, nil)
+//	ref, err := c.StartJob(ctx, hosted.NewCorrection().WithFileKey(fileKey))
 func NewCorrection() *CorrectionOptions {
 	return &CorrectionOptions{}
 }
