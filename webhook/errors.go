@@ -54,8 +54,8 @@ var (
 
 // HeaderError reports a missing, repeated or malformed webhook header.
 type HeaderError struct {
-	// Header is the header name, one of headerID, headerTimestamp and
-	// headerSignature.
+	// Header is the header name: "webhook-id", "webhook-timestamp" or
+	// "webhook-signature".
 	Header string
 	// Reason says what is wrong in a few words; empty for a missing header.
 	Reason string

@@ -10,4 +10,7 @@
 // to classify), c (the documented package's *Client), apiKey, licenseKey,
 // fileKey (strings) and handler (an http.Handler), and need not use every
 // variable it declares. Shell commands, JSON, headers and tables are not Go.
+//
+// A doc comment names no unexported identifier of its package, and no
+// family of names ("every Resize* setter") without members.
 package doccheck
