@@ -12,5 +12,6 @@
 // variable it declares. Shell commands, JSON, headers and tables are not Go.
 //
 // A doc comment names no unexported identifier of its package, and no
-// family of names ("every Resize* setter") without members.
+// family of names ("every Resize* setter") without members; an Error
+// method that quotes its text returns that text.
 package doccheck
