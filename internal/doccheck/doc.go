@@ -10,6 +10,8 @@
 // to classify), c (the documented package's *Client), apiKey, licenseKey,
 // fileKey (strings) and handler (an http.Handler), and need not use every
 // variable it declares. Shell commands, JSON, headers and tables are not Go.
+// The ```go blocks of the Markdown documents (docs/, examples/) compile
+// the same way; README.md's are internal/readme's.
 //
 // A doc comment names no unexported identifier of its package, and no
 // family of names ("every Resize* setter") without members; an Error

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -317,9 +318,60 @@ func goSnippets(t *testing.T) []snippet {
 	return out
 }
 
+// markdownSnippets returns the ```go blocks of the module's Markdown
+// documents other than README.md, which internal/readme checks, and
+// CHANGELOG.md, which quotes old code.
+func markdownSnippets(t *testing.T) []snippet {
+	t.Helper()
+	root := moduleRoot()
+	var out []snippet
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".md") || filepath.Dir(path) == root && (name == "README.md" || name == "CHANGELOG.md") {
+			return nil
+		}
+		md, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		var cur *snippet
+		for n, line := range strings.Split(string(md), "\n") {
+			switch {
+			case cur == nil && strings.TrimSpace(line) == "```go":
+				cur = &snippet{file: filepath.ToSlash(rel), line: n + 2}
+			case cur != nil && strings.TrimSpace(line) == "```":
+				out = append(out, *cur)
+				cur = nil
+			case cur != nil:
+				cur.code += line + "\n"
+			}
+		}
+		if cur != nil {
+			t.Errorf("%s: unterminated ```go block", cur)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return out
+}
+
 // TestDocSnippetsCompile builds every Go snippet of the public packages'
-// doc comments against the module as it is, with go vet (which
-// type-checks and runs the usual checks). The snippets are written to a
+// doc comments, and every ```go block of the Markdown documents besides
+// README.md, against the module as it is, with go vet (which type-checks
+// and runs the usual checks). The snippets are written to a
 // temporary directory inside this package whose name starts with "_", so
 // that ./... never sees it.
 func TestDocSnippetsCompile(t *testing.T) {
@@ -344,6 +396,7 @@ func TestDocSnippetsCompile(t *testing.T) {
 	}
 	snips := goSnippets(t)
 	require.GreaterOrEqual(t, len(snips), 10, "too few Go snippets found: is the walk broken?")
+	snips = append(snips, markdownSnippets(t)...)
 
 	dir, err := os.MkdirTemp(".", "_snippets")
 	require.NoError(t, err)
