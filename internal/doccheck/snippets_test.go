@@ -21,10 +21,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// snippet is one code block of a doc comment.
+// snippet is one code block of a doc comment or of a Markdown document.
 type snippet struct {
-	pkg  *pkg
-	file string // module-relative file of the comment
+	pkg  *pkg   // nil for Markdown
+	file string // module-relative, slash-separated
 	line int    // line of the block's first code line in file
 	code string // as go doc shows it: the common indentation removed
 }
@@ -130,14 +130,6 @@ var stdImports = map[string]string{
 	"time":     "time",
 }
 
-// snippetError is a snippet that does not parse as Go.
-type snippetError struct {
-	s   snippet
-	msg string
-}
-
-func (e *snippetError) Error() string { return e.s.String() + ": " + e.msg }
-
 // generate returns a test file in package snippet that holds s: a block of
 // statements becomes the body of a function whose parameters are the
 // given names it uses, and declarations stay top-level declarations. The
@@ -236,7 +228,7 @@ func assemble(s snippet, imports map[string]string, params, free []string, code 
 		paths = append(paths, "\t"+path)
 	}
 	sort.Strings(paths)
-	return "// Code generated from the doc comment at " + s.String() + " by doccheck. DO NOT EDIT.\n\npackage snippet\n\nimport (\n" +
+	return "// Code generated from " + s.String() + " by doccheck. DO NOT EDIT.\n\npackage snippet\n\nimport (\n" +
 		strings.Join(paths, "\n") + "\n)\n\n" + code
 }
 
@@ -260,7 +252,7 @@ func parseError(s snippet, err error, prefixLines int) error {
 	if strings.Contains(s.code, "...") {
 		msg += ` (a literal "..." does not compile: write a comment, or the code)`
 	}
-	return &snippetError{s: s, msg: "does not parse as Go statements or declarations: " + msg}
+	return fmt.Errorf("%s: does not parse as Go statements or declarations: %s", s, msg)
 }
 
 // declaredNames returns the names a statement declares: the new names of
