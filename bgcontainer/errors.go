@@ -139,8 +139,9 @@ func classify(ep endpoint, status int, code string) error {
 	return nil
 }
 
-// Error returns "pfc: <Endpoint>[ <process id>]: <status> <text>:
-// <message> (parameter <p>, code <code>, request id <id>)".
+// Error returns "pfc: <Endpoint>[ <process id>]: <status>[ <text>][:
+// <message>][ (<details>)]", the details being those known of "parameter
+// <p>", "code <code>" and "request id <id>".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("pfc: ")

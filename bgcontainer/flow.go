@@ -50,7 +50,7 @@ type LicenseError struct {
 	message string
 }
 
-// Error returns "pfc: activation failed: <status>: <message>".
+// Error returns "pfc: activation failed: <status>[: <message>]".
 func (e *LicenseError) Error() string { return e.message }
 
 // Unwrap returns ErrNotActivated.

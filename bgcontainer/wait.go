@@ -38,7 +38,7 @@ type JobError struct {
 	message string
 }
 
-// Error returns "pfc: job <id> failed: <error text>".
+// Error returns "pfc: job <id> failed[: <error text>]".
 func (e *JobError) Error() string {
 	if e.message != "" {
 		return e.message

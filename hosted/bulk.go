@@ -33,7 +33,7 @@ func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *Cor
 // CorrectAll corrects every item of items with opts (see CorrectFile),
 // several at once; see CorrectDir for failures, the error result and
 // retries. items is read as the run goes, so it may be long or generated;
-// with bulk.Manifest set the run is resumable (items are matched by ID).
+// with b.Manifest set the run is resumable (items are matched by ID).
 func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], opts *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
 	bo := bulk.Deref(b)
 	return c.correctBulk(ctx, bulk.PublicItems(items), 0, opts, bo, bulk.SettingsOf(bo))

@@ -6,9 +6,11 @@
 // Client.Correct and Client.CorrectFile do all four steps in one call:
 //
 //	c, err := hosted.NewClient(apiKey, pfc.WithBaseURL("https://api.example.com/v2"))
-//	...
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg",
-//		hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(1200))
+//		hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(1200), nil)
 //
 // # Options
 //

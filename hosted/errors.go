@@ -20,8 +20,8 @@ type JobError struct {
 	redact func(string) string // the client's redactor; nil: none
 }
 
-// Error describes the job's status, code and statusText (at most 200
-// characters of it, on one line). Text from the service is redacted: a
+// Error returns "pfc: job <id> <status> (code <code>)[: <statusText>]" on
+// one line, cut to 300 bytes. Text from the service is redacted: a
 // statusText that echoes the API key does not put it in the message.
 func (e *JobError) Error() string {
 	if e.Job == nil {

@@ -15,8 +15,8 @@ import (
 // Cache and PreserveMetadata default to true and are pointers so that an
 // explicit false is sent.
 //
-// The setters (With*, Resize*, RemoveBackground*) modify the options they
-// are called on and return that same pointer; derive variants with Clone.
+// The setters (With*) modify the options they are called on and return
+// that same pointer; derive variants with Clone.
 // Validate checks the options locally, Plan shows how the service's
 // priority rules resolve them, and Query encodes them.
 type CorrectionOptions struct {
@@ -102,8 +102,8 @@ type CorrectionOptions struct {
 // StartJob, add it with WithFileKey:
 //
 //	opts := hosted.NewCorrection().WithPreset(hosted.PresetPro).WithLong(1200)
-//	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", opts)
-//	ref, err := c.StartJob(ctx, hosted.NewCorrection().WithFileKey(key))
+//	job, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", opts, nil)
+//	ref, err := c.StartJob(ctx, hosted.NewCorrection().WithFileKey(fileKey))
 func NewCorrection() *CorrectionOptions {
 	return &CorrectionOptions{}
 }
@@ -167,7 +167,8 @@ func (o *CorrectionOptions) setSize(target *int, v int) *CorrectionOptions {
 }
 
 // WithWidth resizes to px pixels wide, keeping the aspect ratio. Like
-// every Resize* setter it clears the other size parameters.
+// WithHeight, WithLong, WithShort and WithScale, it clears the other size
+// parameters.
 // It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithWidth(px int) *CorrectionOptions { return o.setSize(&o.Width, px) }
 
@@ -191,7 +192,8 @@ func (o *CorrectionOptions) WithScale(percent int) *CorrectionOptions {
 	return o.setSize(&o.Scale, percent)
 }
 
-// WithResizeMode sets the upscaling mode used by a Resize* request.
+// WithResizeMode sets the upscaling mode of a resize (WithWidth,
+// WithHeight, WithLong, WithShort, WithScale).
 // It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithResizeMode(m ResizeMode) *CorrectionOptions {
 	o.Resize = m
@@ -236,8 +238,9 @@ func (o *CorrectionOptions) setBackground(color, prompt, fileKey string) *Correc
 }
 
 // WithTransparentBackground removes the background, leaving it
-// transparent. Like every RemoveBackground* setter it clears the other
-// background mode parameters.
+// transparent. Like WithBackgroundColor, WithBackgroundImage and
+// WithGenerativeBackground, it clears the other background mode
+// parameters.
 // It modifies o and returns o itself, for chaining (see Clone).
 func (o *CorrectionOptions) WithTransparentBackground() *CorrectionOptions {
 	return o.setBackground("", "", "")

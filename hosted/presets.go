@@ -45,6 +45,39 @@ type Preset struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
+// Format prints p as fmt prints a struct, but each Extra value as the JSON
+// text it is (compacted), not as a list of bytes: %+v gives {ID:p1
+// Name:Warm ... Extra:map[status:"awaiting_upload"]}. %#v is Go syntax, as
+// without this method.
+func (p Preset) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		type preset Preset // without this method
+		fmt.Fprint(f, "hosted.Preset"+strings.TrimPrefix(fmt.Sprintf("%#v", preset(p)), "hosted.preset"))
+		return
+	}
+	var extra map[string]string
+	if p.Extra != nil {
+		extra = make(map[string]string, len(p.Extra))
+		for k, v := range p.Extra {
+			extra[k] = jsonText(v)
+		}
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), struct {
+		ID, Name, Description, UploadURL string
+		Extra                            map[string]string
+	}{p.ID, p.Name, p.Description, p.UploadURL, extra})
+}
+
+// jsonText returns raw as text on one line: compacted, or as it is when
+// it is not JSON.
+func jsonText(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
 // UnmarshalJSON decodes the documented fields and keeps the rest in Extra.
 func (p *Preset) UnmarshalJSON(b []byte) error {
 	type plain Preset

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -459,4 +460,26 @@ func TestPresetsAllOddTotals(t *testing.T) {
 		require.NoError(t, last, total)
 		assert.Equal(t, 40, n, total)
 	}
+}
+
+// A printed Preset shows its undocumented fields as the JSON text they
+// are, not as lists of bytes, under %v and %+v, also inside a PresetPage;
+// %+v names every field of Preset.
+func TestPresetPrintsExtraAsText(t *testing.T) {
+	t.Parallel()
+	p := Preset{ID: "p1", Name: "Warm", Description: "d", UploadURL: "https://store.test/p1",
+		Extra: map[string]json.RawMessage{"status": json.RawMessage(`"awaiting_upload"`), "n": json.RawMessage("\n 3 ")}}
+	assert.Equal(t, `{p1 Warm d https://store.test/p1 map[n:3 status:"awaiting_upload"]}`, fmt.Sprintf("%v", p))
+	plus := fmt.Sprintf("%+v", p)
+	assert.Equal(t, `{ID:p1 Name:Warm Description:d UploadURL:https://store.test/p1 Extra:map[n:3 status:"awaiting_upload"]}`, plus)
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Preset]()) {
+		assert.Regexp(t, `[{ ]`+f.Name+`:`, plus, "a field Format leaves out")
+	}
+	assert.Equal(t, plus, fmt.Sprintf("%+v", &p))
+	assert.Contains(t, fmt.Sprintf("%v", PresetPage{Presets: []Preset{p}, Total: 1}), `map[n:3 status:"awaiting_upload"]`)
+	assert.Equal(t, `{p1 Warm   map[]}`, fmt.Sprintf("%v", Preset{ID: "p1", Name: "Warm"}))
+	assert.Equal(t, `{p1    map[x:not JSON]}`, fmt.Sprintf("%v", Preset{ID: "p1", Extra: map[string]json.RawMessage{"x": json.RawMessage("not JSON")}}))
+
+	// %#v stays Go syntax, of the type Preset.
+	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", p), `hosted.Preset{ID:"p1", Name:"Warm", Description:"d",`), fmt.Sprintf("%#v", p))
 }

@@ -218,7 +218,7 @@ type BGContainerTestServer struct {
 // polling), so they can override them. It fails tb on error.
 //
 //	srv := mockserver.StartBGContainer(t, nil)
-//	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil) // activates, then removes the job
+//	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil) // activates, then removes the job
 func StartBGContainer(tb testing.TB, opts *BGContainerOptions, clientOpts ...bgcontainer.Option) *BGContainerTestServer {
 	tb.Helper()
 	var o BGContainerOptions

@@ -13,7 +13,7 @@
 // # In-process use
 //
 //	srv := mockserver.StartHosted(t, nil) // httptest + cleanup + a ready client
-//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection())
+//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection(), nil)
 //
 // StartHosted(tb, opts, clientOpts...) takes a *HostedOptions (nil for
 // the defaults) and options for the ready-made client, applied after the
@@ -41,6 +41,7 @@
 // HostedTestServer.WebhookClock the webhook.WithClock option for a
 // verifier (or webhook.Middleware) of your own:
 //
+//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Clock: clock.NewFake(time.Unix(0, 0))})
 //	rc := httptest.NewTLSServer(webhook.Middleware(srv.WebhookVerifier())(handler))
 //
 // # Processors, the engine and memory
@@ -101,7 +102,7 @@
 // # Correction container (PFCContainer)
 //
 //	srv := mockserver.StartPFCContainer(t, nil) // httptest + cleanup + a ready pfccontainer client
-//	corr, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", nil)
+//	corr, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", nil, nil)
 //
 // The mock serves PUT /pfc, GET /pfc/{imageKey}, GET /output/{name} and GET
 // /version on mount directories under PFCContainerOptions.Root (a private
@@ -113,7 +114,7 @@
 // # Background-removal container (BGContainer)
 //
 //	srv := mockserver.StartBGContainer(t, nil) // httptest + cleanup + a ready bgcontainer client
-//	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil)
+//	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil)
 //
 // The mock serves /Authorize/{license_key}, /Status, /SubmitImage,
 // /CheckImage/{id}, /DownloadImage/{id} and /RemoveImage/{id}. It starts

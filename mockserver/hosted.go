@@ -246,7 +246,9 @@ type HostedTestServer struct {
 // polling), so they can override them. It fails tb on error.
 //
 //	srv := mockserver.StartHosted(t, nil)
-//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Clock: fake}, pfc.WithLogger(l))
+//	// or on a fake clock, with the client's requests logged:
+//	fake := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+//	srv = mockserver.StartHosted(t, &mockserver.HostedOptions{Clock: fake}, pfc.WithLogger(slog.Default()))
 func StartHosted(tb testing.TB, opts *HostedOptions, clientOpts ...hosted.Option) *HostedTestServer {
 	tb.Helper()
 	var o HostedOptions

@@ -47,7 +47,8 @@
 // WithRetries, WithMaxRetryAfter, WithUserAgent, WithResponseHeaderTimeout,
 // WithMaxDownloadSize) configure any client:
 //
-//	c, err := hosted.NewClient(key, pfc.WithBaseURL(u), pfc.WithRetries(2, time.Second, 10*time.Second))
+//	c, err := hosted.NewClient(apiKey, pfc.WithBaseURL("https://api.example.com/v2"),
+//		pfc.WithRetries(2, time.Second, 10*time.Second))
 //
 // Each client package declares its own Option type, which accepts these
 // and its own options (hosted.WithPolling, bgcontainer.WithPolling); an

@@ -78,8 +78,11 @@ type APIError struct {
 	Attempts int
 }
 
-// Error returns one line:
-// "pfc: GET https://host/v2/pfc?...: 400 Bad Request: <message> (parameter P, code X, request id Y)".
+// Error returns one line, "pfc: [<method> <URL>: ]<status>[ <text>][:
+// <message>][ (<details>)]", the details being those known of "parameter
+// <p>", "code <code>", "request id <id>" and "<n> attempts" (more than
+// one), as in "pfc: GET https://host/v2/status/j1?noRedirect=true: 404
+// Not Found: no such job (request id r1, 3 attempts)".
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("pfc: ")
@@ -166,7 +169,8 @@ type ValidationError struct {
 	Errors []FieldError
 }
 
-// Error returns "pfc: invalid parameters: a: ...; b: ...".
+// Error returns "pfc: invalid parameters: <field>: <message>[; <field>:
+// <message>]...".
 func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Errors))
 	for i, fe := range e.Errors {
@@ -208,7 +212,7 @@ type ResponseError struct {
 	Reason string
 }
 
-// Error returns "pfc: <Endpoint>: invalid response[: field <f>]: <reason>".
+// Error returns "pfc: <Endpoint>: invalid response[: field "<f>"]: <reason>".
 func (e *ResponseError) Error() string {
 	s := "pfc: " + e.Endpoint + ": invalid response"
 	if e.Field != "" {
@@ -235,7 +239,8 @@ type DownloadTooLargeError struct {
 	Written int64
 }
 
-// Error says what was over which limit.
+// Error returns "pfc: download of <Name>: larger than the limit of <Limit>
+// bytes (WithMaxDownloadSize)".
 func (e *DownloadTooLargeError) Error() string {
 	return fmt.Sprintf("pfc: download of %s: larger than the limit of %d bytes (WithMaxDownloadSize)", e.Name, e.Limit)
 }
@@ -258,7 +263,8 @@ type WaitTimeoutError struct {
 	Waited time.Duration
 }
 
-// Error says which job was still in which state after how long.
+// Error returns "pfc: job <JobID> still <Status> after <Waited>", with
+// Status "unknown" when no poll succeeded.
 func (e *WaitTimeoutError) Error() string {
 	state := e.Status
 	if state == "" {

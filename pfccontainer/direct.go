@@ -90,8 +90,8 @@ func (d *Direct) Put(ctx context.Context, name string, src io.Reader) (_ string,
 // under a name unique to the call and returns that name:
 // "pfc-<token>-<n>-<base name>", token random for the call (or bulk run),
 // n counting its files, the base name cut where needed (its extension
-// kept) to stay within maxImageKeyLength, or left out where it cannot be
-// part of an image key. So concurrent callers, in this process or
+// kept) to stay within an image key's 255 bytes, or left out where it
+// cannot be part of an image key. So concurrent callers, in this process or
 // another, never replace each other's file, even for one base name.
 func (d *Direct) PutFile(ctx context.Context, srcPath string) (_ string, err error) {
 	f, _, err := fileio.OpenParam("srcPath", srcPath)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -112,16 +113,19 @@ type Error struct {
 	Err error
 }
 
-// Error returns "pfc: <endpoint>: <status>: <message id>: <message>
-// (request id <id>)", the parts that are known, on one line (the message
-// cut to 200 bytes; the whole of it is in Message).
+// Error returns "pfc: [<Endpoint>: ]<status>[ <text>][: <message id>][:
+// <message>][ (request id <id>)]", the parts that are known, on one line
+// (the message cut to 200 bytes; the whole of it is in Message).
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("pfc: ")
 	if e.Endpoint != "" {
 		b.WriteString(string(e.Endpoint) + ": ")
 	}
-	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	b.WriteString(strconv.Itoa(e.StatusCode))
+	if t := http.StatusText(e.StatusCode); t != "" {
+		b.WriteString(" " + t)
+	}
 	if e.MessageID != "" {
 		b.WriteString(": " + string(e.MessageID))
 	}

@@ -105,8 +105,8 @@ func (o *CorrectionOptions) setSize(target *int, v int) *CorrectionOptions {
 }
 
 // WithWidth resizes to px pixels wide, keeping the aspect ratio. Like
-// every Resize* setter it clears the other size parameters, changes o and
-// returns it.
+// WithHeight, WithLong, WithShort and WithScale, it clears the other size
+// parameters, changes o and returns it.
 func (o *CorrectionOptions) WithWidth(px int) *CorrectionOptions { return o.setSize(&o.Width, px) }
 
 // WithHeight resizes to px pixels high, keeping the aspect ratio.
@@ -228,7 +228,7 @@ func parameterNames() []string { return binding.Names() }
 
 // ValidateImageKey checks key against the container's sanity rule (what
 // the container answers with invalidIdMessage or noIdMessage): a plain
-// file name of at most maxImageKeyLength bytes, valid UTF-8, without path
+// file name of at most 255 bytes, valid UTF-8, without path
 // separators, "..", control characters or a leading dot. It returns nil or
 // a *pfc.ValidationError naming "imageKey".
 func ValidateImageKey(key string) error {

@@ -132,6 +132,7 @@ func TestParameterNamesMatchTags(t *testing.T) {
 
 func TestValidateImageKey(t *testing.T) {
 	t.Parallel()
+	assert.Equal(t, 255, maxImageKeyLength, "the bound ValidateImageKey and Direct.PutFile document")
 	for key, ok := range map[string]bool{
 		"0123abcd.jpg": true, "holiday photo.jpg": true, "é.png": true,
 		"": false, "a/b": false, `a\b`: false, "..": false, "a..b": false, ".hidden": false,

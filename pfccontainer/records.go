@@ -1,7 +1,9 @@
 package pfccontainer
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -72,6 +74,33 @@ type Version struct {
 	Features []string
 	// Raw is the document as received.
 	Raw json.RawMessage
+}
+
+// Format prints v as fmt prints a struct, but Raw as the JSON text it is
+// (compacted), not as a list of bytes: %+v gives {SDKVersion:10.7.2.1269
+// ... Raw:{"version":"10.7.2.1269",...}}. %#v is Go syntax, as without
+// this method.
+func (v Version) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		type version Version // without this method
+		fmt.Fprint(f, "pfccontainer.Version"+strings.TrimPrefix(fmt.Sprintf("%#v", version(v)), "pfccontainer.version"))
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), struct {
+		SDKVersion string
+		Features   []string
+		Raw        string
+	}{v.SDKVersion, v.Features, jsonText(v.Raw)})
+}
+
+// jsonText returns raw as text on one line: compacted, or as it is when
+// it is not JSON.
+func jsonText(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // HasFeature reports whether name is among Features (case insensitive).

@@ -2,6 +2,9 @@ package pfccontainer
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,4 +53,19 @@ func TestDecodeVersionShapes(t *testing.T) {
 		_, err := decodeVersion([]byte(bad))
 		assert.Error(t, err, bad)
 	}
+}
+
+// A printed Version shows the document it was read from as JSON text, not
+// as a list of bytes, under %v and %+v; %+v names every field.
+func TestVersionPrintsRawAsText(t *testing.T) {
+	t.Parallel()
+	v, err := decodeVersion([]byte("{\n  \"version\": \"10.7.2.1269\",\n  \"features\": [\"autocrop\"]\n}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, `{10.7.2.1269 [autocrop] {"version":"10.7.2.1269","features":["autocrop"]}}`, fmt.Sprintf("%v", v))
+	plus := fmt.Sprintf("%+v", *v)
+	assert.Equal(t, `{SDKVersion:10.7.2.1269 Features:[autocrop] Raw:{"version":"10.7.2.1269","features":["autocrop"]}}`, plus)
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Version]()) {
+		assert.Regexp(t, `[{ ]`+f.Name+`:`, plus, "a field Format leaves out")
+	}
+	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", v), `pfccontainer.Version{SDKVersion:"10.7.2.1269",`), fmt.Sprintf("%#v", v))
 }

@@ -60,7 +60,9 @@
 // the job in the context:
 //
 //	v, err := webhook.NewVerifierKey(apiKey) // or NewVerifier for several keys
-//	if err != nil { ... }
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	store := webhook.NewMemoryStore(webhook.MemoryStoreOptions{})
 //	mw := webhook.Middleware(v, webhook.WithIdempotency(store))
 //	http.Handle("POST /webhook", mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

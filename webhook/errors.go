@@ -54,8 +54,8 @@ var (
 
 // HeaderError reports a missing, repeated or malformed webhook header.
 type HeaderError struct {
-	// Header is the header name, one of headerID, headerTimestamp and
-	// headerSignature.
+	// Header is the header name: "webhook-id", "webhook-timestamp" or
+	// "webhook-signature".
 	Header string
 	// Reason says what is wrong in a few words; empty for a missing header.
 	Reason string
@@ -89,7 +89,9 @@ type TimestampError struct {
 	Err error
 }
 
-// Error returns e.g. "webhook: timestamp too old: 301 s from the receiver's clock, tolerance 5m0s".
+// Error returns e.g. "webhook: timestamp outside the tolerance: 301 s in
+// the past by the receiver's clock, tolerance 5m0s" ("in the future" for
+// a timestamp ahead of the clock).
 func (e *TimestampError) Error() string {
 	skew, dir := absDiff(e.Now.Unix(), e.Timestamp.Unix()), "in the past"
 	if e.Timestamp.After(e.Now) {

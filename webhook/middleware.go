@@ -27,7 +27,7 @@ type middlewareConfig struct {
 }
 
 // WithMaxBodyBytes caps the request body; a larger body is answered 413
-// without being verified. n <= 0 means defaultMaxBodyBytes.
+// without being verified. n <= 0 means the default, 1 MiB.
 func WithMaxBodyBytes(n int64) MiddlewareOption {
 	return func(c *middlewareConfig) {
 		if n > 0 {

@@ -40,10 +40,10 @@ var (
 )
 
 // Sign returns the three webhook headers for body, as the hosted service
-// sends them: headerID set to id, headerTimestamp set to timestamp in unix
-// seconds, and headerSignature set to "v1," followed by the standard base64
-// (padded) HMAC-SHA256, keyed with secret, of id + "." + timestamp + "." +
-// body. secret is the raw API key bytes.
+// sends them: webhook-id set to id, webhook-timestamp set to timestamp in
+// unix seconds, and webhook-signature set to "v1," followed by the standard
+// base64 (padded) HMAC-SHA256, keyed with secret, of id + "." + timestamp +
+// "." + body. secret is the raw API key bytes.
 //
 // Sign is meant for tests and for the mock server. It cannot fail; headers
 // signed with an empty secret, an empty id or a timestamp before 1970 are

@@ -63,11 +63,10 @@ const (
 // defaults.
 type MemoryStoreOptions struct {
 	// TTL is how long a completed id is remembered; zero or less means
-	// defaultStoreTTL. Keep it above the 48-minute retry window.
+	// 24 hours. Keep it above the 48-minute retry window.
 	TTL time.Duration
 	// MaxEntries bounds the number of completed ids remembered; when it is
-	// reached the oldest is forgotten first. Zero or less means
-	// defaultStoreMaxEntries.
+	// reached the oldest is forgotten first. Zero or less means 100,000.
 	MaxEntries int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time

@@ -67,7 +67,7 @@ type verifierConfig struct {
 }
 
 // WithTolerance sets how far webhook-timestamp may be from the clock, in
-// either direction; the default is defaultTolerance. Comparison is in
+// either direction; the default is 5 minutes. Comparison is in
 // whole seconds: a timestamp exactly d away is accepted. d must be at least
 // one second.
 func WithTolerance(d time.Duration) Option {
