@@ -42,7 +42,7 @@ type gate struct {
 type gateEvent struct {
 	Host, Method, Path string
 	Status             int            // 0: refused
-	Resp               *http.Response // the answer
+	Resp               *http.Response // the answer; the script may replace its Body
 }
 
 func newGate(t *testing.T, script func(g *gate, ev gateEvent)) *gate {
@@ -303,3 +303,55 @@ func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 	assert.ErrorIs(t, a.RemoveErr, context.Canceled)
 	assert.Equal(t, []int{1, 0}, jobs(fleet))
 }
+
+// A replica that drops in the middle of RemoveBackground's download: part
+// of the PNG already reached the caller's writer, so the image is not
+// done again elsewhere (it wrote a second PNG after the first one's
+// start, and returned success); the error says the answer was cut off,
+// and the job is removed once its replica answers again.
+func TestReplicaDropMidDownloadNotRedoneIntoAWriter(t *testing.T) {
+	t.Parallel()
+	var fleet []*mockserver.BGContainerTestServer
+	g := newGate(t, func(g *gate, ev gateEvent) {
+		switch {
+		case ev.Host == hostOf(fleet[0].URL) && strings.HasPrefix(ev.Path, "/DownloadImage/") && ev.Status == http.StatusOK:
+			// Half the PNG, then the connection dies with the replica.
+			body := ev.Resp.Body
+			half := ev.Resp.ContentLength / 2
+			ev.Resp.Body = &cutBody{r: io.LimitReader(body, half), c: body}
+			g.set(fleet[0].URL, true)
+		case ev.Status == 0 && ev.Method == http.MethodDelete:
+			g.set(fleet[0].URL, false) // back for the removal
+		}
+	})
+	fleet, c := blipFleet(t, g)
+	img := bulkJPEG(t, 4)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, pfc.ErrTruncatedResponse)
+	assert.Equal(t, 1, bytes.Count(out.Bytes(), []byte("\x89PNG\r\n\x1a\n")), "one PNG started in the writer")
+	assert.Empty(t, g.accepted(fleet[1].URL), "the image was done again into the same writer")
+	require.NotNil(t, res)
+	assert.Equal(t, fleet[0].URL, res.Replica)
+	assert.Equal(t, int64(out.Len()), res.Bytes)
+	require.NoError(t, res.RemoveErr)
+	assert.NotNil(t, res.Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+}
+
+// cutBody reads r, then fails as a connection that died.
+type cutBody struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (b *cutBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // what net/http reports for a connection closed mid-body
+	}
+	return n, err
+}
+
+func (b *cutBody) Close() error { return b.c.Close() }

@@ -72,8 +72,8 @@
 // aside until GET /Status answers. A call moves only when it provably
 // never reached a replica: a SubmitImage whose answer was lost is
 // reported, never resent; a flow (RemoveBackground, RemoveDir) whose
-// replica is then down is done again on another (Result.LostReplicas);
-// the job it left there is removed once it answers (Result.Abandoned).
+// replica is then down is done again on another (Result.LostReplicas)
+// unless RemoveBackground's writer got bytes; see Result.Abandoned.
 //
 // # Errors
 //

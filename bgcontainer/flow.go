@@ -74,6 +74,7 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 // flow.CleanupTimeout. Everything is checked before anything is sent. The
 // Result is non-nil once a job was submitted, also with an error. A failed
 // job gives a *JobError, a licence that does not activate a *LicenseError.
+// Once w got bytes, a lost replica is not replaced.
 func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions, w io.Writer, flow *pfc.FlowOptions) (_ *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
@@ -85,7 +86,7 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 	if w == nil {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "w", Message: "is required"}}}
 	}
-	return c.run(ctx, image, size, &o, flow, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, image, size, &o, flow, true, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		return dl.DownloadImage(ctx, id, w)
 	})
 }
@@ -114,13 +115,15 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 	if o.FileName == "" {
 		o.FileName = filepath.Base(srcPath)
 	}
-	return c.run(ctx, in, size, &o, flow, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, in, size, &o, flow, false, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		return dl.DownloadImageFile(ctx, id, dstPath)
 	})
 }
 
 // run is the flow shared by RemoveBackground and RemoveBackgroundFile.
-func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
+// streamed says that download writes to the caller's io.Writer, which a
+// redo cannot take back once bytes reached it.
+func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, streamed bool,
 	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	if err := validateFlow(o, flow); err != nil {
 		return nil, err
@@ -177,6 +180,11 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		}
 		if r != nil && r.Job != nil {
 			lostRuns = append(lostRuns, &leftJob{res: r, rep: rep}) // runOn did not remove its job
+		}
+		if streamed && r != nil && r.Bytes > 0 {
+			// Part of this run's PNG reached the caller's writer: a redo
+			// would write a second PNG after it.
+			return res, err
 		}
 		tried = append(tried, rep)
 	}
