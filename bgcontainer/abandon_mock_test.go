@@ -355,3 +355,36 @@ func (b *cutBody) Read(p []byte) (int, error) {
 }
 
 func (b *cutBody) Close() error { return b.c.Close() }
+
+// A bulk run tells of a job it could not remove: the done file's manifest
+// record lists it under "leftJobs" with its replica, so that it can be
+// removed later.
+func TestBulkManifestNamesJobsLeft(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, func(g *gate, ev gateEvent) { dropAfterAccepting(g, ev) })
+	fleet, c := blipFleet(t, g)
+	clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	bgcontainer.SetRetryClock(c, clk)
+	in, out := t.TempDir(), t.TempDir()
+	writeBulkImages(t, in, 1)
+	manifest := filepath.Join(t.TempDir(), "run.jsonl")
+	rep, err := driveClock(clk, func() (*pfc.BulkReport, error) {
+		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{Manifest: manifest})
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Done)
+	b, err := os.ReadFile(manifest)
+	require.NoError(t, err)
+	var left []map[string]string
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var rec struct {
+			Result struct {
+				Left []map[string]string `json:"leftJobs"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(line, &rec), "%s", line)
+		left = append(left, rec.Result.Left...)
+	}
+	require.Len(t, g.accepted(fleet[0].URL), 1)
+	assert.Equal(t, []map[string]string{{"processId": g.accepted(fleet[0].URL)[0], "replica": fleet[0].URL}}, left)
+}
