@@ -237,7 +237,7 @@ func TestReplicaGoneAbandonedJobReported(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "out.png")
 	src := filepath.Join(t.TempDir(), "in.jpg")
 	require.NoError(t, os.WriteFile(src, img, 0o600))
-	res, err := driveClock(clk, func() (*bgcontainer.Result, error) {
+	res, err := poll.Drive(clk, func() (*bgcontainer.Result, error) {
 		return c.RemoveBackgroundFile(context.Background(), src, dst, nil, &pfc.FlowOptions{CleanupTimeout: time.Minute})
 	})
 	require.NoError(t, err, "the image was done on the other replica")
@@ -250,31 +250,6 @@ func TestReplicaGoneAbandonedJobReported(t *testing.T) {
 	assert.ErrorIs(t, a.RemoveErr, context.DeadlineExceeded, "%v", a.RemoveErr)
 	assert.Contains(t, a.RemoveErr.Error(), a.Job.ProcessID)
 	assert.Equal(t, []int{1, 0}, jobs(fleet), "the abandoned job is reported, not removed")
-}
-
-// driveClock runs f in a goroutine and moves clk to each timer it sets
-// until f returns.
-func driveClock[T any](clk *poll.FakeClock, f func() (T, error)) (T, error) {
-	type out struct {
-		v   T
-		err error
-	}
-	done := make(chan out, 1)
-	go func() {
-		v, err := f()
-		done <- out{v, err}
-	}()
-	for {
-		ch := clk.Changed()
-		if clk.AdvanceToNext() {
-			continue
-		}
-		select {
-		case r := <-done:
-			return r.v, r.err
-		case <-ch:
-		}
-	}
 }
 
 // The wait for a replica to come back ends with the caller's context: a
@@ -368,7 +343,7 @@ func TestBulkManifestNamesJobsLeft(t *testing.T) {
 	in, out := t.TempDir(), t.TempDir()
 	writeBulkImages(t, in, 1)
 	manifest := filepath.Join(t.TempDir(), "run.jsonl")
-	rep, err := driveClock(clk, func() (*pfc.BulkReport, error) {
+	rep, err := poll.Drive(clk, func() (*pfc.BulkReport, error) {
 		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{Manifest: manifest})
 	})
 	require.NoError(t, err)

@@ -200,7 +200,7 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 		byRepl = map[string]int{}
 		left   []*bgcontainer.Result
 	)
-	rep, err := driveClock(clk, func() (*pfc.BulkReport, error) {
+	rep, err := poll.Drive(clk, func() (*pfc.BulkReport, error) {
 		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{
 			Concurrency: 6,
 			OnResult: func(r pfc.BulkResult) {
