@@ -132,8 +132,8 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		return c.runOn(ctx, image, size, o, flow, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
-	// turns out to be down (a call and a probe never reach it), the job
-	// died with it and the image is done again on another one. The jobs
+	// turns out to be down (a call and a probe never reach it), its job is
+	// out of reach and the image is done again on another one. The jobs
 	// left on lost replicas are removed once the flow ends, when their
 	// replica answers again (removeLeft).
 	var (
@@ -190,7 +190,8 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 	}
 }
 
-// cleanupTimeout is the bound of a flow's removals.
+// cleanupTimeout is the bound of a flow's removals
+// (pfc.FlowOptions.CleanupTimeout, 0: defaultCleanupTimeout).
 func cleanupTimeout(flow *pfc.FlowOptions) time.Duration {
 	if flow == nil || flow.CleanupTimeout <= 0 {
 		return defaultCleanupTimeout
@@ -255,7 +256,7 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 	if !f.KeepJob {
 		defer func() {
 			if !isLost(ctx) { // else run removes it once its replica answers
-				res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, f.CleanupTimeout)
+				res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, cleanupTimeout(&f))
 			}
 		}()
 	}
@@ -318,9 +319,6 @@ func (c *Client) activate(ctx context.Context) error {
 // cleanup removes a job on a context of its own: the caller's values, not
 // its cancellation, bounded by timeout.
 func (c *Client) cleanup(ctx context.Context, processID string, timeout time.Duration) (*DeleteResult, error) {
-	if timeout <= 0 {
-		timeout = defaultCleanupTimeout
-	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	return c.RemoveImage(cctx, processID)
