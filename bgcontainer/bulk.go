@@ -16,7 +16,8 @@ import (
 // RemoveDir removes the background of every image under inDir
 // (recursively; hidden files and outDir are left out) into a PNG at the
 // same relative path under outDir, several at once, each through
-// RemoveBackgroundFile (so each job is removed afterwards). The run is
+// RemoveBackgroundFile (so each job is removed afterwards; the manifest
+// lists any left on a lost replica as "leftJobs"). The run is
 // resumable through its manifest, and a failed file does not stop it:
 // see "Bulk runs" in package pfc for the report, the error result and
 // retries. SubmitImage is never resent once it may have arrived.
@@ -71,6 +72,15 @@ type bulkSummary struct {
 	Bytes     int64  `json:"pngBytes"`
 	// Replica is the replica that ran the job (a client of several).
 	Replica string `json:"replica,omitempty"`
+	// Left are the jobs of runs abandoned on a replica found down that
+	// could not be removed (Result.Abandoned): still there, to remove.
+	Left []leftSummary `json:"leftJobs,omitempty"`
+}
+
+// leftSummary is a job a bulk item left on a replica.
+type leftSummary struct {
+	ProcessID string `json:"processId"`
+	Replica   string `json:"replica"`
 }
 
 func summarizeResult(r *Result) json.RawMessage {
@@ -80,6 +90,11 @@ func summarizeResult(r *Result) json.RawMessage {
 	s := bulkSummary{Bytes: r.Bytes, Replica: r.Replica}
 	if r.Job != nil {
 		s.ProcessID = r.Job.ProcessID
+	}
+	for _, a := range r.Abandoned {
+		if a.Removed == nil && a.Job != nil {
+			s.Left = append(s.Left, leftSummary{ProcessID: a.Job.ProcessID, Replica: a.Replica})
+		}
 	}
 	b, _ := json.Marshal(s)
 	return b

@@ -33,6 +33,9 @@ type Client struct {
 	// http is the first one's transport.
 	reps *replicas.List[*transport.Client]
 	wait poll.Options
+	// retry paces the wait for a lost replica to answer again (the
+	// transport's retry delays, pfc.WithRetries; tests set its Clock).
+	retry poll.Options
 	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
 	maxDownload int64
 }
@@ -79,6 +82,7 @@ func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
 		return nil, err
 	}
 	c := &Client{baseURL: reps.First().URL, http: tc, reps: reps, wait: pollOf(pfc.WaitOptions(cfg.Polling)), maxDownload: cfg.MaxDownloadSize}
+	c.retry = poll.Options{MinDelay: cfg.MinRetryWait, MaxDelay: cfg.MaxRetryWait}.WithDefaults(transport.DefaultMinRetryWait, transport.DefaultMaxRetryWait)
 	if licenseKey != "" {
 		c.licenseKey = &secret{licenseKey}
 	}

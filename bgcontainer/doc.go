@@ -73,8 +73,9 @@
 // /Status answers. A call moves only when it provably never reached a
 // replica: a SubmitImage whose answer was lost is reported, never resent;
 // a flow (RemoveBackground, RemoveDir) whose replica is then down is done
-// again on another (Result.LostReplicas). A job the client did not submit
-// is looked for on each replica, passing over one that fails so (set-aside
+// again on another (Result.LostReplicas) unless RemoveBackground's writer
+// got bytes; see Result.Abandoned. A job the client did not submit is
+// looked for on each replica, passing over one that fails so (set-aside
 // ones last); Status answers from a replica that works. Spellings of one
 // URL are one replica.
 //

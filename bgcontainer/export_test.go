@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
+	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -105,3 +106,6 @@ func TestContextErrorsStayInTheChain(t *testing.T) {
 
 // WithResolver sets the resolver of WithReplicaHost, for tests.
 func WithResolver(r replicas.Resolver) Option { return clientopt.WithResolver(r) }
+
+// SetRetryClock makes c wait for a lost replica to answer again on clk.
+func SetRetryClock(c *Client, clk poll.Clock) { c.retry.Clock = clk }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -36,9 +37,18 @@ type Result struct {
 	// Replica is the base URL of the replica that ran the job, for a
 	// client of several replicas (pfc.WithReplicas, pfc.WithReplicaHost).
 	Replica string
-	// LostReplicas are the replicas found down during the call (their job
-	// died with them and the image was done again on another one).
+	// LostReplicas are the replicas found down during the call (the image
+	// was done again on another one; see Abandoned).
 	LostReplicas []string
+	// Abandoned are the earlier runs of this call whose replica was found
+	// down after it accepted their job, the image then done again on
+	// another one: each with its Job and Replica. Once the call ends,
+	// also failed or cancelled, it removes their jobs (KeepJob or not),
+	// waiting up to CleanupTimeout for a replica to answer again, at the
+	// pace of the client's retries, while ctx lasts. Removed is set, or
+	// RemoveErr says why not: it matches context.DeadlineExceeded when the
+	// replica stayed away (else ctx's error) and holds the last attempt's.
+	Abandoned []*Result
 }
 
 // LicenseError reports that the container is not activated and applying
@@ -57,13 +67,14 @@ func (e *LicenseError) Error() string { return e.message }
 func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 
 // RemoveBackground removes the background of size bytes of image and
-// streams the PNG to w (arguments in hosted Correct's order). It submits
+// streams the PNG to w (hosted Correct's argument order). It submits
 // (applying the licence key first if the container is not activated),
 // waits, downloads, and then always removes the job, also after a failure
-// or a cancelled ctx, on a context of its own bounded by
+// or a cancelled ctx, on its own context bounded by
 // flow.CleanupTimeout. Everything is checked before anything is sent. The
 // Result is non-nil once a job was submitted, also with an error. A failed
 // job gives a *JobError, a licence that does not activate a *LicenseError.
+// Once w got bytes, a lost replica is not replaced.
 func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions, w io.Writer, flow *pfc.FlowOptions) (_ *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
@@ -75,7 +86,7 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 	if w == nil {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "w", Message: "is required"}}}
 	}
-	return c.run(ctx, image, size, &o, flow, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, image, size, &o, flow, true, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		return dl.DownloadImage(ctx, id, w)
 	})
 }
@@ -104,13 +115,15 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 	if o.FileName == "" {
 		o.FileName = filepath.Base(srcPath)
 	}
-	return c.run(ctx, in, size, &o, flow, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, in, size, &o, flow, false, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		return dl.DownloadImageFile(ctx, id, dstPath)
 	})
 }
 
 // run is the flow shared by RemoveBackground and RemoveBackgroundFile.
-func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
+// streamed says that download writes to the caller's io.Writer, which a
+// redo cannot take back once bytes reached it.
+func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, streamed bool,
 	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	if err := validateFlow(o, flow); err != nil {
 		return nil, err
@@ -119,9 +132,34 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		return c.runOn(ctx, image, size, o, flow, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
-	// turns out to be down (a call and a probe never reach it), the job
-	// died with it and the image is done again on another one.
-	var tried []*replica
+	// turns out to be down (a call and a probe never reach it), its job is
+	// out of reach and the image is done again on another one. The jobs
+	// left on lost replicas are removed once the flow ends, when their
+	// replica answers again (removeLeft).
+	var (
+		tried    []*replica
+		lostURLs []string
+		lostRuns []*leftJob // the runs on lost replicas that left a job
+	)
+	defer func() {
+		var abandoned []*Result
+		var left []*leftJob
+		for _, j := range lostRuns {
+			if j.res != res {
+				abandoned = append(abandoned, j.res)
+				left = append(left, j)
+			} else if flow == nil || !flow.KeepJob {
+				left = append(left, j) // the Result's own job
+			}
+		}
+		c.removeLeft(ctx, left, cleanupTimeout(flow))
+		if res == nil && len(lostURLs) > 0 {
+			res = &Result{LostReplicas: lostURLs}
+		}
+		if res != nil {
+			res.Abandoned = abandoned
+		}
+	}()
 	for {
 		rep := c.reps.Pick(tried...)
 		if rep == nil {
@@ -130,20 +168,35 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		lost := false
 		r, e := c.runOn(context.WithValue(pinMovable(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
 		c.reps.Release(rep)
+		if lost {
+			lostURLs = append(lostURLs, rep.URL)
+		}
 		if r != nil {
-			r.Replica = rep.URL
-			r.LostReplicas = append(res.lostReplicas(), r.LostReplicas...)
+			r.Replica, r.LostReplicas = rep.URL, slices.Clone(lostURLs)
 		}
 		res, err = r, e
 		if !lost {
 			return res, err
 		}
-		if res == nil {
-			res = &Result{}
+		if r != nil && r.Job != nil {
+			lostRuns = append(lostRuns, &leftJob{res: r, rep: rep}) // runOn did not remove its job
 		}
-		res.LostReplicas = append(res.LostReplicas, rep.URL)
+		if streamed && r != nil && r.Bytes > 0 {
+			// Part of this run's PNG reached the caller's writer: a redo
+			// would write a second PNG after it.
+			return res, err
+		}
 		tried = append(tried, rep)
 	}
+}
+
+// cleanupTimeout is the bound of a flow's removals
+// (pfc.FlowOptions.CleanupTimeout, 0: defaultCleanupTimeout).
+func cleanupTimeout(flow *pfc.FlowOptions) time.Duration {
+	if flow == nil || flow.CleanupTimeout <= 0 {
+		return defaultCleanupTimeout
+	}
+	return flow.CleanupTimeout
 }
 
 // lostKey carries a *bool that runOn sets when the replica it runs on is
@@ -164,11 +217,10 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 	*lost = true
 }
 
-func (r *Result) lostReplicas() []string {
-	if r == nil {
-		return nil
-	}
-	return r.LostReplicas
+// isLost reports whether checkLost found ctx's flow's replica down.
+func isLost(ctx context.Context) bool {
+	lost, ok := ctx.Value(lostKey{}).(*bool)
+	return ok && *lost
 }
 
 // runOn is the flow on one replica (pinned in ctx, or the only one).
@@ -203,10 +255,13 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 	res.Job = job
 	if !f.KeepJob {
 		defer func() {
-			res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, f.CleanupTimeout)
+			if !isLost(ctx) { // else run removes it once its replica answers
+				res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, cleanupTimeout(&f))
+			}
 		}()
 	}
-	// Before the removal above: a replica found down gets one attempt.
+	// Before the removal above, which leaves the job of a replica found
+	// down to run.
 	defer func() { c.checkLost(ctx, err) }()
 	res.Check, err = c.WaitImage(ctx, job.ProcessID, f.Wait)
 	if err != nil {
@@ -264,9 +319,6 @@ func (c *Client) activate(ctx context.Context) error {
 // cleanup removes a job on a context of its own: the caller's values, not
 // its cancellation, bounded by timeout.
 func (c *Client) cleanup(ctx context.Context, processID string, timeout time.Duration) (*DeleteResult, error) {
-	if timeout <= 0 {
-		timeout = defaultCleanupTimeout
-	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	return c.RemoveImage(cctx, processID)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -177,7 +178,8 @@ func mustFaults(t *testing.T, spec string) *mockserver.FaultSpec {
 
 // Killing one replica in the middle of a bulk run loses nothing and
 // duplicates no output: the run finishes on the others and the results
-// name the replica that was lost.
+// name the replica that was lost, and each job left on it, not removed
+// (the wait for the replica to answer again runs out on a fake clock).
 func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	t.Parallel()
 	const n = 60
@@ -186,6 +188,8 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 		ProcessingDelay: 50 * time.Millisecond, PixelBudget: oneAtATime,
 	})
 	c := fleetClient(t, fleet)
+	clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	bgcontainer.SetRetryClock(c, clk)
 	in, out := t.TempDir(), t.TempDir()
 	writeBulkImages(t, in, n)
 	var (
@@ -194,22 +198,26 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 		mu     sync.Mutex
 		lost   = map[string]bool{}
 		byRepl = map[string]int{}
+		left   []*bgcontainer.Result
 	)
-	rep, err := c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{
-		Concurrency: 6,
-		OnResult: func(r pfc.BulkResult) {
-			if done.Add(1) == n/3 {
-				once.Do(func() { kill(fleet[2]) })
-			}
-			if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
-				mu.Lock()
-				byRepl[res.Replica]++
-				for _, l := range res.LostReplicas {
-					lost[l] = true
+	rep, err := poll.Drive(clk, func() (*pfc.BulkReport, error) {
+		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{
+			Concurrency: 6,
+			OnResult: func(r pfc.BulkResult) {
+				if done.Add(1) == n/3 {
+					once.Do(func() { kill(fleet[2]) })
 				}
-				mu.Unlock()
-			}
-		},
+				if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
+					mu.Lock()
+					byRepl[res.Replica]++
+					for _, l := range res.LostReplicas {
+						lost[l] = true
+					}
+					left = append(left, res.Abandoned...)
+					mu.Unlock()
+				}
+			},
+		})
 	})
 	require.NoError(t, err)
 	require.Empty(t, rep.Failures)
@@ -227,6 +235,14 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 		assert.Positive(t, byRepl[s.URL], "replica %s took no work", s.URL)
 	}
 	assert.Equal(t, map[string]bool{fleet[2].URL: true}, lost, "the results name the replica lost")
+	// Every job reported left is on the dead replica; a submission whose
+	// answer the kill cut off left one that no one knows of.
+	for _, a := range left {
+		assert.Equal(t, fleet[2].URL, a.Replica)
+		assert.Nil(t, a.Removed)
+		assert.ErrorIs(t, a.RemoveErr, context.DeadlineExceeded)
+	}
+	assert.LessOrEqual(t, len(left), fleet[2].BGContainer.JobCount())
 }
 
 // staticResolver resolves every name to its addresses.

@@ -73,25 +73,10 @@ func benchmarkWaitDetection(b *testing.B, dur, minD, maxD time.Duration) {
 				clk.Store(fc)
 				end.Store(t0.Add(dur).UnixNano())
 				calls.Store(0)
-				done := make(chan error, 1)
-				go func() {
-					_, err := c.wait(context.Background(), "j1", poll.Options{MinDelay: minD, MaxDelay: maxD, Clock: fc})
-					done <- err
-				}()
-			drive:
-				for {
-					ch := fc.Changed()
-					if fc.AdvanceToNext() {
-						continue
-					}
-					select {
-					case err := <-done:
-						if err != nil {
-							b.Fatal(err)
-						}
-						break drive
-					case <-ch:
-					}
+				if _, err := poll.Drive(fc, func() (*Job, error) {
+					return c.wait(context.Background(), "j1", poll.Options{MinDelay: minD, MaxDelay: maxD, Clock: fc})
+				}); err != nil {
+					b.Fatal(err)
 				}
 				lat := fc.Now().Sub(t0.Add(dur))
 				sumLat += lat

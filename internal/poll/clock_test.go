@@ -9,31 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// DriveFake runs wait in a goroutine and moves clk to each timer it sets
-// until it returns.
-func driveFake[T any](clk *FakeClock, wait func() (T, error)) (T, error) {
-	type out struct {
-		v   T
-		err error
-	}
-	done := make(chan out, 1)
-	go func() {
-		v, err := wait()
-		done <- out{v, err}
-	}()
-	for {
-		ch := clk.Changed()
-		if clk.AdvanceToNext() {
-			continue
-		}
-		select {
-		case r := <-done:
-			return r.v, r.err
-		case <-ch:
-		}
-	}
-}
-
 // TestUntilFakeClock: on a fake clock a 10 s job is polled with the
 // doubling, capped delays and detected at the first fetch after it ends.
 func TestUntilFakeClock(t *testing.T) {
@@ -42,7 +17,7 @@ func TestUntilFakeClock(t *testing.T) {
 	clk := NewFakeClock(t0)
 	var at []time.Duration
 	o := Options{MinDelay: time.Second, MaxDelay: 4 * time.Second, Clock: clk}
-	v, err := driveFake(clk, func() (time.Duration, error) {
+	v, err := Drive(clk, func() (time.Duration, error) {
 		return Until(context.Background(), o, func(context.Context) (time.Duration, bool, error) {
 			el := clk.Now().Sub(t0)
 			at = append(at, el)
@@ -67,7 +42,7 @@ func TestUntilFakeClockMaxWait(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clk := NewFakeClock(t0)
 	o := Options{MinDelay: time.Second, MaxDelay: 4 * time.Second, MaxWait: 30 * time.Second, Clock: clk}
-	_, err := driveFake(clk, func() (int, error) {
+	_, err := Drive(clk, func() (int, error) {
 		return Until(context.Background(), o, func(context.Context) (int, bool, error) { return 1, false, nil })
 	})
 	var te *TimeoutError

@@ -47,3 +47,29 @@ func (c *FakeClock) Advance(d time.Duration) { c.c.Advance(d) }
 // (not backwards) and fires the timers due then; it reports whether one
 // was pending.
 func (c *FakeClock) AdvanceToNext() bool { return c.c.AdvanceToNext() }
+
+// Drive runs f in a goroutine and moves clk to each timer set until f
+// returns, then returns what f did: a wait on clk (poll.Until with
+// Options.Clock) runs through its delays at once. Only for tests.
+func Drive[T any](clk *FakeClock, f func() (T, error)) (T, error) {
+	type out struct {
+		v   T
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		v, err := f()
+		done <- out{v, err}
+	}()
+	for {
+		ch := clk.Changed()
+		if clk.AdvanceToNext() {
+			continue
+		}
+		select {
+		case r := <-done:
+			return r.v, r.err
+		case <-ch:
+		}
+	}
+}
