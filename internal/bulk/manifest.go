@@ -43,6 +43,44 @@ type Record struct {
 	Result json.RawMessage `json:"result,omitempty"`
 }
 
+// encodeRecord returns rec as one manifest line (without its newline).
+// Every string goes through redact first (nil: none), Result too (as
+// text: a result that is no JSON once redacted is kept as a JSON
+// string of that text). A line that still holds a secret (a spelling
+// across fields) loses its Result and is written redacted whole: such an
+// item is done again by a rerun, but no secret reaches the file.
+func encodeRecord(rec Record, redact func(string) string) ([]byte, error) {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	rec.ID, rec.Src, rec.Dst = redact(rec.ID), redact(rec.Src), redact(rec.Dst)
+	rec.Kind, rec.Error = redact(rec.Kind), redact(rec.Error)
+	if len(rec.Result) > 0 {
+		if red := redact(string(rec.Result)); red != string(rec.Result) {
+			rec.Result = json.RawMessage(red)
+			if !json.Valid(rec.Result) {
+				b, err := json.Marshal(red)
+				if err != nil {
+					return nil, err
+				}
+				rec.Result = b
+			}
+		}
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	if redact(string(line)) == string(line) {
+		return line, nil
+	}
+	rec.Result = nil
+	if line, err = json.Marshal(rec); err != nil {
+		return nil, err
+	}
+	return []byte(redact(string(line))), nil
+}
+
 // ManifestError reports a manifest that could not be read or written.
 type ManifestError struct {
 	// Path is the manifest's path.
@@ -189,10 +227,11 @@ func readLine(br *bufio.Reader) (line []byte, n int64, err error) {
 // manifestWriter appends records with group commit: a record waits for
 // the fsync of the write that holds it.
 type manifestWriter struct {
-	path string
-	f    *os.File
-	reqs chan writeReq
-	done chan struct{}
+	path   string
+	f      *os.File
+	redact func(string) string // applied to every record (nil: none)
+	reqs   chan writeReq
+	done   chan struct{}
 }
 
 type writeReq struct {
@@ -203,8 +242,8 @@ type writeReq struct {
 // maxBatch bounds the records of one write.
 const maxBatch = 256
 
-func newManifestWriter(path string, f *os.File) *manifestWriter {
-	w := &manifestWriter{path: path, f: f, reqs: make(chan writeReq), done: make(chan struct{})}
+func newManifestWriter(path string, f *os.File, redact func(string) string) *manifestWriter {
+	w := &manifestWriter{path: path, f: f, redact: redact, reqs: make(chan writeReq), done: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -250,9 +289,9 @@ func (w *manifestWriter) loop() {
 	}
 }
 
-// append writes rec and returns once it is durable.
+// append writes rec (see encodeRecord) and returns once it is durable.
 func (w *manifestWriter) append(rec Record) error {
-	line, err := json.Marshal(rec)
+	line, err := encodeRecord(rec, w.redact)
 	if err != nil {
 		return &ManifestError{Path: w.path, Op: "write", Err: err}
 	}
