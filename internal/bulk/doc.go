@@ -47,9 +47,16 @@
 // client's redactor (Options.Redact) before it is written, so no API key,
 // licence key or pre-signed signature reaches the file in any spelling
 // the redactor knows; a line that would still hold one once encoded is
-// written redacted whole, without its result (its item is then done
-// again by a rerun, like an item whose name holds a secret: its redacted
-// ID matches nothing).
+// written redacted whole, without its raw names and result (its item is
+// then done again by a rerun, like an item whose name holds a secret: its
+// redacted ID matches nothing).
+//
+// A name (id, src, dst) that is not valid UTF-8, which a JSON string
+// cannot hold, is written with U+FFFD for each invalid byte and, beside
+// it, its exact bytes in base64 ("idRaw", "srcRaw", "dstRaw"), which a
+// rerun reads back: such a file is skipped like any other. Manifests
+// written without those fields still load; their items whose names were
+// mangled are done once more.
 //
 // A later run with the same manifest skips the items whose latest record
 // is "done" and whose output still exists (Result.Skipped), and does the
