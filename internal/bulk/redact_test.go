@@ -72,3 +72,17 @@ func TestEncodeRecordKeepsResultJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(line, &back))
 	assert.JSONEq(t, `"{REDACTED\":1}"`, string(back.Result))
 }
+
+// TestEncodeRecordRedactsASecretAcrossFields: a secret that only the
+// encoded line spells (across a field boundary) is still kept out: the
+// line loses its raw names and result and is redacted whole.
+func TestEncodeRecordRedactsASecretAcrossFields(t *testing.T) {
+	t.Parallel()
+	const secret = `a.jpg","status`
+	redact := func(s string) string { return strings.ReplaceAll(s, secret, "REDACTED") }
+	line, err := encodeRecord(Record{ID: "a.jpg", Status: StatusDone, Dst: "out/\xff.jpg", Result: json.RawMessage(`{"jobId":"j1"}`)}, redact)
+	require.NoError(t, err)
+	assert.NotContains(t, string(line), secret)
+	assert.NotContains(t, string(line), "j1", "the result is dropped")
+	assert.NotContains(t, string(line), "dstRaw", "the raw names are dropped")
+}
