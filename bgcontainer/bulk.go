@@ -57,7 +57,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 			oo := o // RemoveBackgroundFile names the file part after each item
 			return c.RemoveBackgroundFile(ctx, it.Src, it.Dst, &oo, bo.Flow)
 		},
-		Summarize: summarizeResult, Kind: bulkKind, Public: bulkResult,
+		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
 	})
 	if rep == nil {

@@ -59,7 +59,8 @@
 // LicenseStatus reads "licensed org" and "expiration date" (both date
 // forms, raw text kept); Job's preprocessing_enabled is the string "true"
 // or "false"; processing_time becomes a time.Duration. Unknown members are
-// ignored; one of the wrong type is a *pfc.ResponseError naming it.
+// ignored; one of the wrong type is a *pfc.ResponseError naming it, as is
+// a process_id that is not a UUID or holds the licence key (in any case).
 //
 // # Replicas
 //
@@ -128,11 +129,10 @@
 //   - Defaults: mode general, no pre- or postprocessing; set options only are sent.
 //   - preprocessing_config is a JSON object; the mock understands "denoise"
 //     (bool, default true: a median filter before segmentation) and
-//     "detect_faces" (bool, default true: portrait mode seeds the subject
-//     from detected faces), applied when preprocessing is enabled, and
-//     ignores other keys. Malformed JSON, or a value that is not an object,
-//     is refused with 400.
-//   - A bad mode, or a pre/postprocessing value not true or false, is 400.
+//     "detect_faces" (bool, default true: portrait mode seeds the subject from
+//     detected faces), applied when preprocessing is enabled, and ignores
+//     other keys. Malformed JSON, a value that is not an object, a bad mode
+//     or a pre/postprocessing value not true or false is refused with 400.
 //   - Error bodies are {"status", "code", "message", "parameter"} (the one
 //     shape of every pfc-go mock); the client also reads other common shapes.
 //   - Transitions: queued (waiting for a worker) → processing → completed

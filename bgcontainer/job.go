@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/serverid"
 )
 
 // JobStatus is the state of a job.
@@ -83,6 +84,11 @@ func decodeJob(r io.Reader, redact func(string) string) (*Job, error) {
 	switch {
 	case j.ProcessID == "":
 		return nil, o.fail("process_id", "missing")
+	case serverid.HoldsSecret(j.ProcessID, redact):
+		// A UUID-shaped licence key passes the shape check: echoed as the
+		// id, it would be returned, quoted in errors (Error.ProcessID)
+		// and written into a bulk manifest.
+		return nil, o.fail("process_id", "holds the client's licence key (not quoted); refused")
 	case !isUUID(j.ProcessID):
 		// Every later call would refuse it as a *pfc.ValidationError, as if the
 		// caller had passed a bad id; a hostile one ("..") would also

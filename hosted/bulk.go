@@ -56,7 +56,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
 			return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Flow)
 		},
-		Summarize: summarizeJob, Kind: bulkKind, Public: bulkResult,
+		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
 	})
 	if rep == nil {

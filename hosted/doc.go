@@ -116,6 +116,10 @@
 //     Content-Type and Content-Length, as for the preset file upload.
 //   - GetJob always sends noRedirect=true. A 302 that arrives anyway is
 //     read as a COMPLETED job whose correctedFile is the Location.
+//   - The job id is the last path segment of statusEndpoint: 1 to 128
+//     ASCII letters, digits, '-', '_' or '.', not starting with '.'. One
+//     outside that shape, or a statusEndpoint holding the API key in any
+//     spelling, is a *pfc.ResponseError naming statusEndpoint.
 //   - The bodies of the preset list, get and delete calls are not
 //     documented: List accepts a JSON array or an object holding it under
 //     "presets", "items" or "data"; undocumented preset fields are kept in

@@ -3,14 +3,15 @@ package hosted
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/hostedjob"
+	"github.com/pfcsdk/pfc-go/internal/serverid"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -28,7 +29,8 @@ type JobRef struct {
 }
 
 // StartJob validates opts and starts a correction job (GET /pfc). Invalid
-// options are reported as a *pfc.ValidationError before any request is sent.
+// options are reported as a *pfc.ValidationError before any request is sent,
+// an unusable job id (see the package doc) as a *pfc.ResponseError.
 //
 // GET /pfc is not idempotent: if a 5xx answer is retried, the service may
 // have started the job twice. With cache enabled (the default) the second
@@ -56,23 +58,39 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 	if err := c.http.DoJSON(ctx, req, &out); err != nil {
 		return nil, err
 	}
-	id, err := jobIDFromEndpoint(out.StatusEndpoint)
+	id, err := c.jobIDFromEndpoint(out.StatusEndpoint)
 	if err != nil {
-		return nil, c.errorf("pfc: GET /pfc answered %s: %q", err, c.quote(out.StatusEndpoint, apierr.MaxQuotedMessage))
+		return nil, err
 	}
 	return &JobRef{ID: id, StatusEndpoint: out.StatusEndpoint}, nil
 }
 
 // jobIDFromEndpoint returns the job id, the last path segment of a
-// statusEndpoint; its error says what is wrong, without quoting endpoint.
-func jobIDFromEndpoint(endpoint string) (string, error) {
+// statusEndpoint, checked (see package serverid: its shape, and no
+// secret of the client in it or anywhere in the URL); otherwise a
+// *pfc.ResponseError naming statusEndpoint, which quotes the URL only
+// redacted and cut, and never an id that holds a secret.
+func (c *Client) jobIDFromEndpoint(endpoint string) (string, error) {
+	fail := func(reason string) error {
+		return &pfc.ResponseError{Endpoint: "GET /pfc", Field: "statusEndpoint", Reason: reason}
+	}
+	if serverid.HoldsSecret(endpoint, c.http.Redact) {
+		return "", fail("holds a credential of this client (not quoted); refused")
+	}
+	quoted := strconv.Quote(c.quote(endpoint, apierr.MaxQuotedMessage))
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Path == "" {
-		return "", errors.New("an unusable statusEndpoint")
+		return "", fail("unusable: " + quoted)
 	}
-	id := path.Base(u.Path)
-	if id == "" || id == "/" || id == "." || id == "status" {
-		return "", errors.New("a statusEndpoint without a job id")
+	// The last segment as sent, unescaped alone: "j%2F1" is the id "j/1"
+	// (refused below), not "1", another job's.
+	seg := path.Base(u.EscapedPath())
+	id, err := url.PathUnescape(seg)
+	if err != nil || seg == "/" || seg == "." || id == "status" {
+		return "", fail("holds no job id: " + quoted)
+	}
+	if why := serverid.Check(id, c.http.Redact); why != "" {
+		return "", fail("its job id (the last path segment) " + why + ": " + quoted)
 	}
 	return id, nil
 }

@@ -76,7 +76,9 @@
 // files, BulkOptions.Concurrency at once, optionally rate limited. A run
 // keeps a manifest (JSON Lines; the Dir variants default to
 // <outDir>/.pfc-bulk.jsonl), so a rerun after an interruption (a
-// cancelled context, Ctrl-C, a crash) skips the files already done. A file
+// cancelled context, Ctrl-C, a crash) skips the files already done, also
+// those whose names are not valid UTF-8 (recorded byte for byte).
+// Everything written to the manifest passes the client's redactor. A file
 // that fails does not stop the run: it is listed in BulkReport.Failures
 // with its error and a Kind. The error result is non-nil only when the
 // run itself stopped: the context's error, one matching

@@ -21,14 +21,14 @@ import (
 // manifest, and a failed file does not stop it: see "Bulk runs" in package
 // pfc for the report, the error result and retries.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
-	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o, b), false)
+	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o, b), c.http.Redact, false)
 }
 
 // CorrectAll corrects every item of items with o, several at once; see
 // CorrectDir. items is read as the run goes; with b.Manifest set the run
 // is resumable (items are matched by ID).
 func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
-	return bulkAll(ctx, items, o, b, c.bulkWork(o, b), false)
+	return bulkAll(ctx, items, o, b, c.bulkWork(o, b), c.http.Redact, false)
 }
 
 // CorrectDir is Client.CorrectDir in direct file mode: each file is
@@ -41,7 +41,7 @@ func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *Correc
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
-	return bulkDir(ctx, inDir, outDir, o, b, d.bulkWork(o), true)
+	return bulkDir(ctx, inDir, outDir, o, b, d.bulkWork(o), d.Client.http.Redact, true)
 }
 
 // CorrectAll is Client.CorrectAll in direct file mode (see
@@ -50,7 +50,7 @@ func (d *Direct) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
-	return bulkAll(ctx, items, o, b, d.bulkWork(o), true)
+	return bulkAll(ctx, items, o, b, d.bulkWork(o), d.Client.http.Redact, true)
 }
 
 // checked reports missing Direct settings once, before a bulk run.
@@ -86,25 +86,27 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 	}
 }
 
-// bulkDir lists inDir and runs work over it.
-func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions, work func(context.Context, bulk.Item) (*Correction, error), direct bool) (*pfc.BulkReport, error) {
+// bulkDir lists inDir and runs work over it; redact is the client's
+// redactor, for the manifest.
+func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport, error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
 	if err != nil {
 		return nil, err
 	}
-	return runBulk(ctx, items, total, o, bo, s, work, direct)
+	return runBulk(ctx, items, total, o, bo, s, work, redact, direct)
 }
 
-// bulkAll runs work over items.
-func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions, work func(context.Context, bulk.Item) (*Correction, error), direct bool) (*pfc.BulkReport, error) {
+// bulkAll runs work over items; redact is the client's redactor, for the
+// manifest.
+func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport, error) {
 	bo := bulk.Deref(b)
-	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, direct)
+	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, redact, direct)
 }
 
 // runBulk checks the options once and runs the shared runner.
-func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions, s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), direct bool) (*pfc.BulkReport, error) {
+func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions, s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -112,7 +114,7 @@ func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *Corre
 		return nil, err
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult]{
-		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Public: bulkResult,
+		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
 	})
 	if rep == nil {

@@ -35,10 +35,9 @@
 // 501 are retried with jittered backoff (Retry-After honoured, capped),
 // except the rows below that no retry can help; so is a JSON answer cut
 // off mid-body, but not a download (bytes reached the writer: an error
-// matching pfc.ErrTruncatedResponse, and no file left).
-//
-// PUT /pfc and GET /pfc/{imageKey} are retried although not idempotent: an
-// attempt that reached the container leaves at most an orphan file (swept).
+// matching pfc.ErrTruncatedResponse, and no file left). PUT /pfc and GET
+// /pfc/{imageKey} are retried although not idempotent: an attempt that
+// reached the container leaves at most an orphan file (swept).
 //
 // # Replicas
 //
@@ -134,8 +133,9 @@
 //   - error body: the shared JSON {"status", "code", "message",
 //     "parameter"} whose code is the message id; a message quoting the id
 //     is recognised too, and any other body is kept in pfc.APIError;
-//   - unknown output type: 400 unknownOutputTypeMessage;
-//   - size parameters: the hosted API's range 32..10000; scale 1..1000;
+//   - unknown output type: 400 unknownOutputTypeMessage; size parameters:
+//     the hosted API's range 32..10000, scale 1..1000;
+//   - the imageKey of PUT /pfc: [A-Za-z0-9._-]{1,128}, no leading '.';
 //   - request authentication: none (see Authentication);
 //   - job states, events: none; GET /pfc/{imageKey} is synchronous;
 //   - autocrop's further parameters: not sent (Autocrop alone; the mock

@@ -2,13 +2,13 @@ package pfccontainer
 
 import (
 	"context"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
+	"github.com/pfcsdk/pfc-go/internal/serverid"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -49,13 +49,11 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 	if err != nil {
 		return "", err
 	}
-	if err := ValidateImageKey(res.ImageKey); err != nil {
-		var ve *pfc.ValidationError
-		reason := "is missing or fails the image key check"
-		if errors.As(err, &ve) && len(ve.Errors) > 0 {
-			reason = c.http.Redact(ve.Errors[0].Message)
-		}
-		return "", &pfc.ResponseError{Endpoint: string(epUpload), Field: "imageKey", Reason: reason}
+	// The key is the service's: held to the shape of package serverid
+	// (stricter than ValidateImageKey, which also admits the names of
+	// direct file mode), and never a secret of the client.
+	if why := serverid.Check(res.ImageKey, c.http.Redact); why != "" {
+		return "", &pfc.ResponseError{Endpoint: string(epUpload), Field: "imageKey", Reason: why}
 	}
 	if where.Replica != nil && c.reps.Many() {
 		c.reps.Bind(res.ImageKey, where.Replica) // its correction goes there

@@ -131,6 +131,9 @@ type Options[R any] struct {
 	// Kind classifies a failure for Result.Kind and the manifest; nil, or
 	// an empty answer, falls back to DefaultKind.
 	Kind func(error) string
+	// Redact is the client's redactor: every string of a manifest record
+	// passes it before it is written (nil: none). See encodeRecord.
+	Redact func(string) string
 	// Now is the clock of Elapsed and ETA; nil means time.Now. For tests.
 	Now func() time.Time
 }
@@ -195,7 +198,7 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 			return nil, err
 		}
 		r.prior = prior
-		r.mw = newManifestWriter(o.Manifest, f)
+		r.mw = newManifestWriter(o.Manifest, f, o.Redact)
 		r.tempKey, r.token = manifestKey(o.Manifest), newToken()
 		r.scope = &fileio.Scope{TempTag: r.tempKey + "-" + r.token}
 		r.clean = locked

@@ -60,6 +60,8 @@ type Client[R, P any] struct {
 	// Summarize and Kind are Options.Summarize and Options.Kind.
 	Summarize func(R) json.RawMessage
 	Kind      func(error) string
+	// Redact is the client's redactor, for the manifest (Options.Redact).
+	Redact func(string) string
 	// Public converts a result to the client's BulkResult.
 	Public func(Result[R]) P
 	// OnProgress and OnResult are the client's callbacks, if set.
@@ -84,6 +86,7 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		OnProgress:  c.OnProgress,
 		Summarize:   c.Summarize,
 		Kind:        c.Kind,
+		Redact:      c.Redact,
 	}
 	if fn := c.OnResult; fn != nil {
 		o.OnResult = func(r Result[R]) { fn(c.Public(r)) }

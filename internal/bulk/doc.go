@@ -35,14 +35,28 @@
 //	{"id":"a/b.jpg","status":"done","src":"in/a/b.jpg","dst":"out/a/b.jpg","bytes":5120,"ms":41,"time":"2026-11-23T18:00:00Z","result":{"jobId":"..."}}
 //	{"id":"c.jpg","status":"failed","src":"in/c.jpg","dst":"out/c.jpg","bytes":77,"ms":9,"time":"...","kind":"job_rejected","error":"pfc: job ... REJECTED (code 1003): ..."}
 //
-// "error" is the error's message, which the clients have already redacted
-// (no API key, licence key or pre-signed signature), and "kind" a short
-// classification from the client. Order of events per item: the work
-// writes the output atomically (temporary file, fsync, rename, directory
-// fsync), then the record is appended and fsynced, and only then is the
-// item reported done. Concurrent records are written in one write and one
-// fsync (group commit); each is acknowledged only after that fsync, so no
-// acknowledged record can be lost.
+// "error" is the error's message and "kind" a short classification from
+// the client. Order of events per item: the work writes the output
+// atomically (temporary file, fsync, rename, directory fsync), then the
+// record is appended and fsynced, and only then is the item reported
+// done. Concurrent records are written in one write and one fsync (group
+// commit); each is acknowledged only after that fsync, so no acknowledged
+// record can be lost.
+//
+// Every string of a record (names, error, kind, result) passes the
+// client's redactor (Options.Redact) before it is written, so no API key,
+// licence key or pre-signed signature reaches the file in any spelling
+// the redactor knows; a line that would still hold one once encoded is
+// written redacted whole, without its raw names and result (its item is
+// then done again by a rerun, like an item whose name holds a secret: its
+// redacted ID matches nothing).
+//
+// A name (id, src, dst) that is not valid UTF-8, which a JSON string
+// cannot hold, is written with U+FFFD for each invalid byte and, beside
+// it, its exact bytes in base64 ("idRaw", "srcRaw", "dstRaw"), which a
+// rerun reads back: such a file is skipped like any other. Manifests
+// written without those fields still load; their items whose names were
+// mangled are done once more.
 //
 // A later run with the same manifest skips the items whose latest record
 // is "done" and whose output still exists (Result.Skipped), and does the

@@ -110,3 +110,17 @@ func lines(data []byte) iter.Seq[[]byte] {
 		}
 	}
 }
+
+// writeNamed writes one small file per name into dir/in and returns dir/in;
+// it skips the test where the file system refuses such names.
+func writeNamed(t *testing.T, dir string, names []string) string {
+	t.Helper()
+	in := filepath.Join(dir, "in")
+	require.NoError(t, os.MkdirAll(in, 0o755))
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(in, n), []byte("input "+n), 0o644); err != nil {
+			t.Skipf("the file system refuses the name %q: %v", n, err)
+		}
+	}
+	return in
+}

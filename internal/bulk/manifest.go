@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
@@ -41,6 +42,77 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Result is what Options.Summarize made of a successful result.
 	Result json.RawMessage `json:"result,omitempty"`
+	// IDRaw, SrcRaw and DstRaw are written only for an ID, Src or Dst
+	// that is not valid UTF-8, which a JSON string cannot hold (ID then
+	// reads with U+FFFD for each invalid byte): its exact bytes, base64
+	// in the file. Reading a manifest puts them back into ID, Src and
+	// Dst, so that a rerun matches the item (see package doc).
+	IDRaw  []byte `json:"idRaw,omitempty"`
+	SrcRaw []byte `json:"srcRaw,omitempty"`
+	DstRaw []byte `json:"dstRaw,omitempty"`
+}
+
+// restoreNames puts the exact names of IDRaw, SrcRaw and DstRaw, when
+// present, into ID, Src and Dst.
+func (rec *Record) restoreNames() {
+	for _, f := range []struct {
+		raw *[]byte
+		s   *string
+	}{{&rec.IDRaw, &rec.ID}, {&rec.SrcRaw, &rec.Src}, {&rec.DstRaw, &rec.Dst}} {
+		if *f.raw != nil {
+			*f.s = string(*f.raw)
+			*f.raw = nil
+		}
+	}
+}
+
+// encodeRecord returns rec as one manifest line (without its newline).
+// Every string goes through redact first (nil: none), Result too (as
+// text: a result that is no JSON once redacted is kept as a JSON
+// string of that text); a name that is not valid UTF-8 gets its Raw
+// field. A line that still holds a secret (a spelling across fields, or
+// in the base64 of a raw name) loses its Raw fields and Result, and is
+// written redacted whole: such an item is done again by a rerun, but no
+// secret reaches the file.
+func encodeRecord(rec Record, redact func(string) string) ([]byte, error) {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	rec.ID, rec.Src, rec.Dst = redact(rec.ID), redact(rec.Src), redact(rec.Dst)
+	rec.Kind, rec.Error = redact(rec.Kind), redact(rec.Error)
+	if len(rec.Result) > 0 {
+		if red := redact(string(rec.Result)); red != string(rec.Result) {
+			rec.Result = json.RawMessage(red)
+			if !json.Valid(rec.Result) {
+				b, err := json.Marshal(red)
+				if err != nil {
+					return nil, err
+				}
+				rec.Result = b
+			}
+		}
+	}
+	rec.IDRaw, rec.SrcRaw, rec.DstRaw = rawName(rec.ID), rawName(rec.Src), rawName(rec.Dst)
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	if redact(string(line)) == string(line) {
+		return line, nil
+	}
+	rec.IDRaw, rec.SrcRaw, rec.DstRaw, rec.Result = nil, nil, nil, nil
+	if line, err = json.Marshal(rec); err != nil {
+		return nil, err
+	}
+	return []byte(redact(string(line))), nil
+}
+
+// rawName returns the bytes of s when s is not valid UTF-8, else nil.
+func rawName(s string) []byte {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	return []byte(s)
 }
 
 // ManifestError reports a manifest that could not be read or written.
@@ -152,9 +224,11 @@ func readRecords(r io.Reader) (map[string]Record, int64, error) {
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			good += n
 			var rec Record
-			if json.Unmarshal(bytes.TrimSpace(line), &rec) == nil && rec.ID != "" &&
-				(rec.Status == StatusDone || rec.Status == StatusFailed) {
-				prior[rec.ID] = rec
+			if json.Unmarshal(bytes.TrimSpace(line), &rec) == nil {
+				rec.restoreNames()
+				if rec.ID != "" && (rec.Status == StatusDone || rec.Status == StatusFailed) {
+					prior[rec.ID] = rec
+				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -189,10 +263,11 @@ func readLine(br *bufio.Reader) (line []byte, n int64, err error) {
 // manifestWriter appends records with group commit: a record waits for
 // the fsync of the write that holds it.
 type manifestWriter struct {
-	path string
-	f    *os.File
-	reqs chan writeReq
-	done chan struct{}
+	path   string
+	f      *os.File
+	redact func(string) string // applied to every record (nil: none)
+	reqs   chan writeReq
+	done   chan struct{}
 }
 
 type writeReq struct {
@@ -203,8 +278,8 @@ type writeReq struct {
 // maxBatch bounds the records of one write.
 const maxBatch = 256
 
-func newManifestWriter(path string, f *os.File) *manifestWriter {
-	w := &manifestWriter{path: path, f: f, reqs: make(chan writeReq), done: make(chan struct{})}
+func newManifestWriter(path string, f *os.File, redact func(string) string) *manifestWriter {
+	w := &manifestWriter{path: path, f: f, redact: redact, reqs: make(chan writeReq), done: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -250,9 +325,9 @@ func (w *manifestWriter) loop() {
 	}
 }
 
-// append writes rec and returns once it is durable.
+// append writes rec (see encodeRecord) and returns once it is durable.
 func (w *manifestWriter) append(rec Record) error {
-	line, err := json.Marshal(rec)
+	line, err := encodeRecord(rec, w.redact)
 	if err != nil {
 		return &ManifestError{Path: w.path, Op: "write", Err: err}
 	}
