@@ -24,11 +24,9 @@
 // before its answer arrived cannot be removed: its id is unknown.
 //
 // As in every client, the container's parameters (SubmitOptions) and the
-// flow's client-side controls (*pfc.FlowOptions: wait bounds and progress,
-// download limit, KeepJob, cleanup timeout) are separate arguments, in the
-// same order as hosted's Correct (source, size, options, destination,
-// flow; source path, destination path, options, flow). Result reports
-// what each step did.
+// flow's controls (*pfc.FlowOptions) are separate arguments, in hosted's
+// order (source, size, options, destination, flow). Result reports what
+// each step did.
 //
 // # Uploads and downloads
 //
@@ -57,10 +55,9 @@
 // # Records
 //
 // LicenseStatus reads "licensed org" and "expiration date" (both date
-// forms, raw text kept); Job's preprocessing_enabled is the string "true"
-// or "false"; processing_time becomes a time.Duration. Unknown members are
-// ignored; one of the wrong type is a *pfc.ResponseError naming it, as is
-// a process_id that is not a UUID or holds the licence key (in any case).
+// forms, raw text kept); processing_time becomes a time.Duration. Unknown
+// members are ignored; one of the wrong type is a *pfc.ResponseError
+// naming it, as is a process_id that is not a UUID or holds the licence key.
 //
 // # Replicas
 //
@@ -108,12 +105,11 @@
 // pfc.ErrServer ...), shared with the other pfc-go clients. The 500 rows of
 // the other endpoints have no sentinel of their own (pfc.ErrServer); they are
 // retried like any 5xx, except for SubmitImage. WaitImage reports a failed
-// job as a *JobError (pfc.ErrJobFailed) and a MaxWait that ran out as a
-// *pfc.WaitTimeoutError (pfc.ErrWaitTimeout); RemoveBackground a licence key the
-// container refuses as a *LicenseError (ErrNotActivated).
+// job as a *JobError (pfc.ErrJobFailed), a MaxWait that ran out as a
+// *pfc.WaitTimeoutError (pfc.ErrWaitTimeout), a refused licence key as a
+// *LicenseError (ErrNotActivated).
 //
-// The licence key (a path segment of /Authorize), raw or escaped, never
-// appears in errors, logs or a printed Client.
+// The licence key never appears in errors, logs or a printed Client.
 //
 // # Choices where the API documentation is silent
 //
@@ -141,8 +137,8 @@
 //     500 for a failed one.
 //   - Jobs stay until RemoveImage, which works in every state (a queued
 //     job never runs, a processing one is cancelled); previous_status is
-//     processing, completed or failed (a queued job reports processing). Process ids are issued in lower case and compared
-//     as issued.
+//     processing (also for a queued job), completed or failed. Process ids
+//     are issued in lower case and compared as issued.
 //   - Events: none; the client polls CheckImage (WaitImage), from 250 ms
 //     doubling to 5 s between polls by default.
 //   - Limits: the mock accepts files up to 50 MB (413 beyond) and images

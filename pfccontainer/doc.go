@@ -51,8 +51,7 @@
 // when it provably never reached a replica; a CorrectFile whose replica is
 // then down is done again on another. The correction of an imageKey the
 // client did not upload is looked for on each replica, passing over one
-// that fails so (set-aside ones last); Version and Health answer from a
-// replica that works. Spellings of one URL are one replica.
+// that fails so (set-aside ones last); Version and Health ask a working one.
 //
 // # Options
 //
@@ -88,12 +87,10 @@
 // file), so callers sharing a container never meet on a name, and remove
 // what they placed once done with it, nothing else; other files are left
 // for the container's TTL sweep to delete. The result, named by the
-// container, must be a regular file in the output directory: a symbolic
-// link there (which could point anywhere on this host), a directory or a
-// pipe is refused with a *pfc.ResponseError, and CorrectFile opens the result
-// without following links, so nothing the container answers makes the
-// client read outside the output directory. The caller's own source and
-// destination paths may be links.
+// container, must be a regular file in the output directory, opened
+// without following links (else a *pfc.ResponseError), so nothing the
+// container answers makes the client read outside it. The caller's own
+// source and destination paths may be links.
 //
 // # Errors
 //
