@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
@@ -184,7 +185,8 @@ func (q *Queue) admissible() bool {
 	if q.cfg.PixelBudget == 0 || (q.running == 0 && q.inUse == 0) {
 		return true // no budget, or nothing runs or holds: even an oversize job goes
 	}
-	return q.inUse+q.queue[0].cost <= q.cfg.PixelBudget
+	// Not inUse+cost <= PixelBudget: a cost near MaxInt64 would wrap the sum.
+	return q.queue[0].cost <= q.cfg.PixelBudget-q.inUse
 }
 
 func (q *Queue) worker() {
@@ -289,7 +291,7 @@ func (q *Queue) Close() {
 type Stats struct {
 	Queued, Processing int   // jobs in each state
 	PixelsInUse        int64 // summed cost of the running jobs
-	PixelsQueued       int64 // summed cost of the queued jobs
+	PixelsQueued       int64 // summed cost of the queued jobs, at most MaxInt64
 }
 
 // Stats returns a snapshot of the queue.
@@ -298,7 +300,7 @@ func (q *Queue) Stats() Stats {
 	defer q.mu.Unlock()
 	var queued int64
 	for _, j := range q.queue {
-		queued += j.cost
+		queued += min(j.cost, math.MaxInt64-queued)
 	}
 	return Stats{Queued: len(q.queue), Processing: q.running, PixelsInUse: q.inUse, PixelsQueued: queued}
 }

@@ -2,6 +2,7 @@ package jobqueue
 
 import (
 	"context"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -292,6 +293,32 @@ func TestOversizeJobRunsAlone(t *testing.T) {
 	recv(t, x.Done())
 	recv(t, small.Done())
 	assert.Equal(t, []string{"a start", "a end", "x start", "x end", "small"}, ev.get())
+}
+
+// TestOversizeCostDoesNotWrapTheBudget: while a job costing about
+// MaxInt64 runs alone (a PNG whose header claims a billion by a billion
+// pixels, counted in bytes), the next job is not admissible: the running
+// cost plus its own wrapped negative and fitted the budget. One worker,
+// so nothing but admissible decides (white box).
+func TestOversizeCostDoesNotWrapTheBudget(t *testing.T) {
+	t.Parallel()
+	q := newQueue(t, Config{Workers: 1, PixelBudget: 100})
+	var ev events
+	started := make(chan string, 1)
+	release := make(chan struct{})
+	x, err := q.Submit(math.MaxInt64, gated(&ev, "x", started, release))
+	require.NoError(t, err)
+	assert.Equal(t, "x", recv(t, started))
+	small, err := q.Submit(1, func(context.Context) { ev.add("small") })
+	require.NoError(t, err)
+	q.mu.Lock()
+	admissible := q.admissible()
+	q.mu.Unlock()
+	assert.False(t, admissible, "a job beside one costing MaxInt64")
+	assert.Equal(t, Stats{Queued: 1, Processing: 1, PixelsInUse: math.MaxInt64, PixelsQueued: 1}, q.Stats())
+	close(release)
+	recv(t, x.Done())
+	recv(t, small.Done())
 }
 
 // TestCancelHeadUnblocksTheNext: removing the queued job that waits for
