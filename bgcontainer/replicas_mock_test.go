@@ -183,7 +183,7 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	const n = 60
 	// The delay keeps jobs in flight on every replica when one dies.
 	fleet := mockserver.StartBGContainers(t, 3, &mockserver.BGContainerOptions{
-		ProcessingDelay: 50 * time.Millisecond, PixelBudget: oneAtATime,
+		ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
 	})
 	c := fleetClient(t, fleet)
 	in, out := t.TempDir(), t.TempDir()

@@ -76,7 +76,7 @@ func newQueue(t *testing.T, cfg Config) *Queue {
 
 func TestConfig(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []Config{{Workers: 0}, {Workers: -1}, {Workers: 1, PixelBudget: -1}} {
+	for _, cfg := range []Config{{Workers: 0}, {Workers: -1}, {Workers: 1, Budget: -1}} {
 		_, err := New(cfg)
 		require.ErrorIs(t, err, ErrInvalidConfig)
 	}
@@ -227,7 +227,7 @@ func TestPanicEndsTheJobOnly(t *testing.T) {
 // behind it (first come, first served), until enough budget is free.
 func TestBudgetAdmission(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, Config{Workers: 4, PixelBudget: 100})
+	q := newQueue(t, Config{Workers: 4, Budget: 100})
 	var ev events
 	started := make(chan string, 4)
 	relA, relB, relC := make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -238,7 +238,7 @@ func TestBudgetAdmission(t *testing.T) {
 	// a and b fit together (80 <= 100): both start, with workers to spare.
 	got := []string{recv(t, started), recv(t, started)}
 	assert.ElementsMatch(t, []string{"a", "b"}, got)
-	assert.Equal(t, int64(80), q.Stats().PixelsInUse)
+	assert.Equal(t, int64(80), q.Stats().InUse)
 
 	c, err := q.Submit(50, gated(&ev, "c", started, relC)) // 130 > 100: waits
 	require.NoError(t, err)
@@ -274,7 +274,7 @@ func TestBudgetAdmission(t *testing.T) {
 // when nothing else runs, and nothing starts beside it.
 func TestOversizeJobRunsAlone(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, Config{Workers: 3, PixelBudget: 100})
+	q := newQueue(t, Config{Workers: 3, Budget: 100})
 	var ev events
 	started := make(chan string, 3)
 	relA, relX := make(chan struct{}), make(chan struct{})
@@ -288,7 +288,7 @@ func TestOversizeJobRunsAlone(t *testing.T) {
 
 	close(relA)
 	assert.Equal(t, "x", recv(t, started))
-	assert.Equal(t, Stats{Queued: 1, Processing: 1, PixelsInUse: 500, PixelsQueued: 1}, q.Stats())
+	assert.Equal(t, Stats{Queued: 1, Processing: 1, InUse: 500, QueuedCost: 1}, q.Stats())
 	close(relX)
 	recv(t, x.Done())
 	recv(t, small.Done())
@@ -302,7 +302,7 @@ func TestOversizeJobRunsAlone(t *testing.T) {
 // so nothing but admissible decides (white box).
 func TestOversizeCostDoesNotWrapTheBudget(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, Config{Workers: 1, PixelBudget: 100})
+	q := newQueue(t, Config{Workers: 1, Budget: 100})
 	var ev events
 	started := make(chan string, 1)
 	release := make(chan struct{})
@@ -315,7 +315,7 @@ func TestOversizeCostDoesNotWrapTheBudget(t *testing.T) {
 	admissible := q.admissible()
 	q.mu.Unlock()
 	assert.False(t, admissible, "a job beside one costing MaxInt64")
-	assert.Equal(t, Stats{Queued: 1, Processing: 1, PixelsInUse: math.MaxInt64, PixelsQueued: 1}, q.Stats())
+	assert.Equal(t, Stats{Queued: 1, Processing: 1, InUse: math.MaxInt64, QueuedCost: 1}, q.Stats())
 	close(release)
 	recv(t, x.Done())
 	recv(t, small.Done())
@@ -325,7 +325,7 @@ func TestOversizeCostDoesNotWrapTheBudget(t *testing.T) {
 // budget lets the smaller one behind it start.
 func TestCancelHeadUnblocksTheNext(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, Config{Workers: 2, PixelBudget: 100})
+	q := newQueue(t, Config{Workers: 2, Budget: 100})
 	var ev events
 	started := make(chan string, 2)
 	release := make(chan struct{})
