@@ -15,14 +15,14 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// oneAtATime is a pixel budget that holds one small image's background
-// removal (about 11 M of the budget's 6-byte pixels: the engine's fixed
-// 64 MiB) but not two, so each replica processes one image at a time.
-const oneAtATime = 16_000_000
+// oneAtATime is a memory budget that holds one small image's background
+// removal (about 68 MB: the engine's fixed 64 MiB) but not two, so each
+// replica processes one image at a time.
+const oneAtATime = 96_000_000
 
 // BenchmarkReplicas removes the backgrounds of 60 images over 1 and over
 // 3 replicas of the mock, each processing one image at a time for 300ms
-// (the delay holds its place in the pixel budget, as a slower engine
+// (the delay holds its place in the memory budget, as a slower engine
 // would), and over 3 with one killed when half the images are done. The
 // goal: 3 replicas at least 2.7 times faster than 1, and every image done
 // despite the kill.
@@ -41,7 +41,7 @@ func BenchmarkReplicas(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				fleet := mockserver.StartBGContainers(b, c.replicas, &mockserver.BGContainerOptions{
-					Activated: true, ProcessingDelay: 300 * time.Millisecond, PixelBudget: oneAtATime,
+					Activated: true, ProcessingDelay: 300 * time.Millisecond, MemoryBudget: oneAtATime,
 				})
 				var urls []string
 				for _, s := range fleet {

@@ -185,7 +185,7 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	const n = 60
 	// The delay keeps jobs in flight on every replica when one dies.
 	fleet := mockserver.StartBGContainers(t, 3, &mockserver.BGContainerOptions{
-		ProcessingDelay: 50 * time.Millisecond, PixelBudget: oneAtATime,
+		ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
 	})
 	c := fleetClient(t, fleet)
 	clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

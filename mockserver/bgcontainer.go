@@ -52,7 +52,7 @@ type BGContainerOptions struct {
 	// ProcessingDelay keeps each job processing at least this long on
 	// Clock after its engine returned (default 0), so that tests can hold
 	// jobs in processing. It does not hold a worker, but it holds the job's
-	// place in PixelBudget, as a slower engine would.
+	// place in MemoryBudget, as a slower engine would.
 	ProcessingDelay time.Duration
 	// Engine picks the background-removal engine: BGEngineCPU (empty
 	// means it), BGEngineCUDA or BGEngineAuto. Asking for cuda where it
@@ -62,12 +62,13 @@ type BGContainerOptions struct {
 	Engine BGEngine
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
-	// PixelBudget bounds the memory of the images processed at once, in
-	// pixels of an ordinary 8-bit image (see "Memory" in the package
-	// documentation); 0 means DefaultPixelBudget. Jobs that would exceed
-	// it stay queued, in order; an image larger than the whole budget is
-	// refused as an invalid file.
-	PixelBudget int64
+	// MemoryBudget bounds the memory of the images processed at once, in
+	// bytes: what decoding and removing each one's background hold (a
+	// 400×300 JPEG about 70 MB; see "Memory" in docs/mockserver.md); 0
+	// means DefaultMemoryBudget. Jobs that would exceed it stay queued, in
+	// order; an image larger than the whole budget is refused as an
+	// invalid file, with a message naming this option.
+	MemoryBudget int64
 	// MaxFileBytes bounds an uploaded file (413 beyond); 0 means 50 MB.
 	MaxFileBytes int64
 	// DataDir is where a private working directory is created (and
@@ -107,9 +108,9 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 	if key == "" {
 		key = DefaultBGLicenseKey
 	}
-	budget := opts.PixelBudget
+	budget := opts.MemoryBudget
 	if budget == 0 {
-		budget = DefaultPixelBudget
+		budget = DefaultMemoryBudget
 	}
 	eng, err := chooseBGEngine(opts.remover, opts.Engine, opts.Logger)
 	if err != nil {
@@ -129,7 +130,8 @@ func NewBGContainer(opts BGContainerOptions) (*BGContainer, error) {
 		ProcessingDelay: opts.ProcessingDelay,
 		DataDir:         dir.path,
 		Workers:         opts.Workers,
-		PixelBudget:     budget,
+		MemoryBudget:    budget,
+		BudgetName:      budgetName("BGContainerOptions"),
 		MaxFileBytes:    opts.MaxFileBytes,
 		Remover:         eng.remover,
 		Logger:          opts.Logger,

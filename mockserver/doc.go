@@ -57,12 +57,15 @@
 // (CUDAEngineCompiled).
 //
 // Correcting an image costs about 9 bytes a pixel. Jobs are admitted
-// against each backend's pixel budget (the options' PixelBudget, default
-// DefaultPixelBudget, 200 megapixels): a job that would take the images
-// being processed past it waits PENDING, in order. The container mocks
-// cost an image by the memory its decoding and processing hold (bit depth
-// and colour model included) and refuse one over the whole budget; the
-// hosted mock processes it alone. See docs/mockserver.md, "Memory".
+// against each backend's memory budget (the options' MemoryBudget, in
+// bytes, default DefaultMemoryBudget, 1.2 GB of live heap): a job that
+// would take the images being processed past it waits PENDING, in order.
+// The container mocks cost an image by the memory its decoding and
+// processing hold (bit depth and colour model included; a 400×300 JPEG's
+// background removal about 70 MB) and refuse one over the whole budget,
+// naming the option to raise; the hosted mock counts 6 bytes a pixel and
+// processes an image over the budget alone. See docs/mockserver.md,
+// "Memory".
 //
 // # Errors
 //

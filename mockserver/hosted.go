@@ -79,12 +79,14 @@ type HostedOptions struct {
 	BGEngine BGEngine
 	// Workers bounds the jobs processed at once; 0 means GOMAXPROCS.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images processed at
-	// once, which bounds the memory the engine uses (about 9 bytes a
-	// pixel); 0 means DefaultPixelBudget. Jobs that would exceed it wait
-	// in the queue (PENDING), in order; an image larger than the whole
-	// budget is processed alone.
-	PixelBudget int64
+	// MemoryBudget bounds the memory of the images processed at once, in
+	// bytes; each job counts 6 bytes a pixel of its image (twice for a
+	// 16-bit PNG or a progressive JPEG), of its resized output and of its
+	// background image (see "Memory" in docs/mockserver.md); 0 means
+	// DefaultMemoryBudget. Jobs that would exceed it wait in the queue
+	// (PENDING), in order; an image larger than the whole budget is
+	// processed alone.
+	MemoryBudget int64
 	// MaxPresets caps the custom presets of one account; 0 means
 	// DefaultMaxPresets. Creating one more answers 409 conflict.
 	MaxPresets int
@@ -109,9 +111,18 @@ type Hosted struct {
 	engine  *bgEngine // nil with HostedOptions.Processor
 }
 
-// DefaultPixelBudget is the default of HostedOptions.PixelBudget (and of
-// the container mocks): 200 megapixels, about 2 GB of engine memory.
-const DefaultPixelBudget = 200_000_000
+// DefaultMemoryBudget is the default of HostedOptions.MemoryBudget (and of
+// the container mocks), in bytes: 1.2 GB of live heap, what 200 megapixels
+// of an ordinary 8-bit image hold while corrected, about 2 GB of heap with
+// the collector's headroom.
+const DefaultMemoryBudget = 1_200_000_000
+
+// budgetName names what sets a container mock's MemoryBudget in its
+// refusal of an image over the whole budget, for the option's struct: the
+// option, or the binary's flag.
+func budgetName(options string) string {
+	return options + ".MemoryBudget (pfc-mockserver: -memory-budget)"
+}
 
 // DefaultMaxPresets is the default of HostedOptions.MaxPresets: an
 // account holds at most 10,000 custom presets.
@@ -145,7 +156,7 @@ func NewHosted(opts HostedOptions) (*Hosted, error) {
 		BaseURL:         opts.BaseURL,
 		Processor:       serviceProcessor(proc),
 		Workers:         opts.Workers,
-		PixelBudget:     opts.PixelBudget,
+		MemoryBudget:    opts.MemoryBudget,
 		MaxPresets:      opts.MaxPresets,
 		WebhookClient:   opts.WebhookClient,
 		WebhookCAs:      opts.WebhookCAs,

@@ -17,7 +17,7 @@ import (
 // answers into have exactly the wire shape the service writes.
 func TestPublicTypesMatchTheService(t *testing.T) {
 	t.Parallel()
-	assert.EqualValues(t, hostedsvc.DefaultPixelBudget, DefaultPixelBudget)
+	assert.EqualValues(t, hostedsvc.DefaultMemoryBudget, DefaultMemoryBudget)
 	assert.Equal(t, hostedsvc.BackgroundGenerative, HostedBackgroundGenerative)
 	assert.Equal(t, hostedsvc.BackgroundImage, HostedBackgroundImage)
 	assert.Equal(t, hostedsvc.BackgroundColor, HostedBackgroundColor)

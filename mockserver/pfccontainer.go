@@ -74,12 +74,14 @@ type PFCContainerOptions struct {
 	MaxUploadBytes int64
 	// Workers bounds the corrections run at once; 0 means 4.
 	Workers int
-	// PixelBudget bounds the memory of the images corrected at once, in
-	// pixels of an ordinary 8-bit image (see "Memory" in the package
-	// documentation); 0 means DefaultPixelBudget. A correction that would
-	// exceed it waits, first come first served; an image larger than the
-	// whole budget is refused as the engine refuses one over its limits.
-	PixelBudget int64
+	// MemoryBudget bounds the memory of the images corrected at once, in
+	// bytes: what decoding and correcting each one hold (about 6 bytes a
+	// pixel of an ordinary 8-bit image, plus 17 MiB; see "Memory" in
+	// docs/mockserver.md); 0 means DefaultMemoryBudget. A correction that
+	// would exceed it waits, first come first served; an image larger than
+	// the whole budget is refused as the engine refuses one over its
+	// limits, with a message naming this option.
+	MemoryBudget int64
 	// Faults injects failures into the answers (see ParseFaults and the
 	// package documentation's "Fault injection"); nil injects none. Each
 	// injected fault is one line of the JSON log (LogWriter) at warning,
@@ -128,16 +130,16 @@ func NewPFCContainer(opts PFCContainerOptions) (*PFCContainer, error) {
 			return fail(err)
 		}
 	}
-	budget := opts.PixelBudget
+	budget := opts.MemoryBudget
 	if budget == 0 {
-		budget = DefaultPixelBudget
+		budget = DefaultMemoryBudget
 	}
 	svc, err := containersvc.New(containersvc.Config{
 		Root: root, SiteURL: opts.SiteURL, LogLevel: opts.LogLevel, ImageTTL: opts.ImageTTL,
 		AVX: opts.AVX, UseFastFAE: opts.UseFastFAE, SkipMode: opts.SkipMode, SkipEXIFSoftware: opts.SkipEXIFSoftware,
 		PreserveInputFileName: opts.PreserveInputFileName, EnableComposite: opts.EnableComposite, UseAIServer: opts.UseAIServer,
 		LogWriter: opts.LogWriter, Clock: opts.Clock, MaxUploadBytes: opts.MaxUploadBytes, Workers: opts.Workers,
-		PixelBudget: budget,
+		MemoryBudget: budget, BudgetName: budgetName("PFCContainerOptions"),
 	})
 	if err != nil {
 		return fail(err)

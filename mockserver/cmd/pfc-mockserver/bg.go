@@ -18,7 +18,7 @@ func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 			Clock:           e.clock,
 			ProcessingDelay: *delay,
 			DataDir:         e.dataDir,
-			PixelBudget:     e.pixelBudget,
+			MemoryBudget:    e.memoryBudget,
 			Faults:          e.faults,
 			Logger:          e.log.With("backend", "bg"),
 			Engine:          e.bgEngine,

@@ -20,10 +20,18 @@
 //	                 the 30 s webhook attempt timeout, which bounds a real network
 //	                 exchange, is not scaled
 //	-webhook-ca      PEM file of CAs trusted for webhook delivery, besides the system roots
-//	-pixel-budget    pixels of the images processed at once by each backend, counted
-//	                 in ordinary 8-bit pixels by the memory decoding and processing
-//	                 hold (default 200000000, about 2 GB); the container mocks refuse
-//	                 larger images, the hosted mock runs them alone
+//	-memory-budget   memory of the images processed at once by each backend: a size
+//	                 with a unit, B, KB, MB, GB, TB (powers of 1000) or KiB, MiB,
+//	                 GiB, TiB (powers of 1024), such as 2GiB or 500MB; a bare number
+//	                 is bytes (default 1200MB of live heap, about 2 GB of heap with
+//	                 the collector's headroom). Each image counts what decoding and
+//	                 processing it hold (a 400×300 JPEG's background removal about
+//	                 70 MB); the container mocks refuse an image over the whole
+//	                 budget, naming this flag, the hosted mock runs it alone
+//	-pixel-budget    deprecated: the same budget in units of 6 bytes, what the engine
+//	                 holds a pixel of an ordinary 8-bit image; -pixel-budget N is
+//	                 -memory-budget of N×6 bytes, and a warning on stderr says so.
+//	                 It cannot be combined with -memory-budget
 //	-body-timeout    how long a request body may stall without a byte before the
 //	                 connection is cut off (default 1m)
 //	-faults          fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7"
@@ -32,7 +40,7 @@
 //	                 and the routes
 //	-bg-processing-delay  how long each background-removal job stays processing
 //	                 after its engine returned (default 0; scaled by -time-scale),
-//	                 keeping its place in -pixel-budget as a slower engine would
+//	                 keeping its place in -memory-budget as a slower engine would
 //	-bg-engine       background-removal engine of the hosted mock (its background
 //	                 option) and the background-removal container, one engine
 //	                 shared by both: cpu, cuda or auto (default auto in
@@ -136,13 +144,13 @@ const (
 // env is what every backend's constructor gets: the values of the shared
 // flags.
 type env struct {
-	apiKey      string
-	licenseKey  string
-	dataDir     string
-	clock       clock.Clock
-	webhookCAs  *x509.CertPool
-	pixelBudget int64
-	faults      *mockserver.FaultSpec // nil: none
+	apiKey       string
+	licenseKey   string
+	dataDir      string
+	clock        clock.Clock
+	webhookCAs   *x509.CertPool
+	memoryBudget int64
+	faults       *mockserver.FaultSpec // nil: none
 	// bgEngine is the background-removal engine of the hosted mock and
 	// the background-removal container.
 	bgEngine mockserver.BGEngine
@@ -197,14 +205,14 @@ var backends = []backend{
 func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 	return func(e env) (*served, error) {
 		h, err := mockserver.NewHosted(mockserver.HostedOptions{
-			APIKeys:     []string{e.apiKey},
-			Clock:       e.clock,
-			DataDir:     e.dataDir,
-			WebhookCAs:  e.webhookCAs,
-			PixelBudget: e.pixelBudget,
-			Faults:      e.faults,
-			Logger:      e.log.With("backend", "hosted"),
-			BGEngine:    e.bgEngine,
+			APIKeys:      []string{e.apiKey},
+			Clock:        e.clock,
+			DataDir:      e.dataDir,
+			WebhookCAs:   e.webhookCAs,
+			MemoryBudget: e.memoryBudget,
+			Faults:       e.faults,
+			Logger:       e.log.With("backend", "hosted"),
+			BGEngine:     e.bgEngine,
 		})
 		if err != nil {
 			return nil, err
@@ -250,7 +258,7 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 			// Not there yet, so the mock creates it with a licence.
 			o.Root = filepath.Join(private, "container")
 		}
-		o.Clock, o.LogWriter, o.Faults, o.PixelBudget = e.clock, e.stderr, e.faults, e.pixelBudget
+		o.Clock, o.LogWriter, o.Faults, o.MemoryBudget = e.clock, e.stderr, e.faults, e.memoryBudget
 		c, err := mockserver.NewPFCContainer(o)
 		if err != nil {
 			if private != "" {
@@ -302,7 +310,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "", "directory for uploaded and corrected files (default: a temporary directory)")
 	timeScale := fs.Float64("time-scale", 1, "factor applied to every simulated duration (0.001 = a thousand times faster)")
 	webhookCA := fs.String("webhook-ca", "", "PEM file of CAs trusted for webhook delivery, besides the system roots")
-	pixelBudget := fs.Int64("pixel-budget", mockserver.DefaultPixelBudget, "pixels of the images processed at once by each backend, in ordinary 8-bit pixels of memory (memory bound); the container mocks refuse larger images, the hosted mock runs them alone")
+	memBudget := byteSize(mockserver.DefaultMemoryBudget)
+	fs.Var(&memBudget, "memory-budget", "memory the images processed at once by each backend may hold, a `size` such as 2GiB or 500MB: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), a bare number is bytes; the container mocks refuse an image over it, naming this flag, the hosted mock runs it alone")
+	pixelBudget := fs.Int64("pixel-budget", 0, fmt.Sprintf("deprecated: use -memory-budget; `N` pixels are N×%d bytes of -memory-budget", pixelBytes))
 	faultSpec := fs.String("faults", "", `fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7" (default: none)`)
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
 	bgEngine := fs.String("bg-engine", defaultBGEngine(),
@@ -328,8 +338,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *licenseKey == "" {
 		return fail("-license-key must not be empty")
 	}
-	if *pixelBudget <= 0 {
-		return fail("-pixel-budget must be positive, got %d", *pixelBudget)
+	budget, deprecated, err := memoryBudget(fs, memBudget, *pixelBudget)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if deprecated != "" {
+		log.Warn(deprecated)
 	}
 	if *bodyTimeout <= 0 {
 		return fail("-body-timeout must be positive, got %v", *bodyTimeout)
@@ -341,7 +355,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		total += *counts[i]
 	}
-	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), pixelBudget: *pixelBudget, bgEngine: mockserver.BGEngine(*bgEngine), log: log, stderr: stderr}
+	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), memoryBudget: budget, bgEngine: mockserver.BGEngine(*bgEngine), log: log, stderr: stderr}
 	if *faultSpec != "" {
 		spec, err := mockserver.ParseFaults(*faultSpec)
 		if err != nil {

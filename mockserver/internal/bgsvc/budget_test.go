@@ -18,15 +18,16 @@ func giantPNG(t testing.TB, w, h int, depth, ctype byte, row func(y int, b []byt
 }
 
 // TestOverTheMemoryBudgetIsInvalidFile: an image whose decoding and
-// background removal would hold more than the whole pixel budget stands
-// for is refused like one over the limits (404 invalid_file), however
-// small its file: a 24 KB 1-bit 14000×14000 PNG counted as 196 MP under a
-// 200 MP budget and held 2.4 GB for 46 s; a 196 MP RGB PNG peaked at 3.0
-// GB. An ordinary image is still taken under the same budget.
+// background removal would hold more than the whole memory budget is
+// refused like one over the limits (404 invalid_file), however small its
+// file: a 24 KB 1-bit 14000×14000 PNG counted as 196 MP under a 200 MP
+// budget and held 2.4 GB for 46 s; a 196 MP RGB PNG peaked at 3.0 GB. The
+// message names what sets the budget (Config.BudgetName) as what to
+// raise. An ordinary image is still taken under the same budget.
 func TestOverTheMemoryBudgetIsInvalidFile(t *testing.T) {
 	t.Parallel()
 	const side = 14000
-	s, _ := newService(t, func(c *Config) { c.PixelBudget = 200_000_000 })
+	s, _ := newService(t, func(c *Config) { c.MemoryBudget, c.BudgetName = 1_200_000_000, "BGContainerOptions.MemoryBudget" })
 	for name, data := range map[string][]byte{
 		"1-bit grey": giantPNG(t, side, side, 1, 0, testimage.Stripes),
 		"8-bit RGB":  giantPNG(t, side, side, 8, 2, nil),
@@ -34,7 +35,7 @@ func TestOverTheMemoryBudgetIsInvalidFile(t *testing.T) {
 		t.Logf("%s: %d bytes", name, len(data))
 		_, e := s.Submit(SubmitRequest{File: upload(t, s, data)})
 		requireErr(t, e, 404, CodeInvalidFile, ParamFile)
-		assert.Contains(t, e.Message, "more than the memory budget", name)
+		assert.Contains(t, e.Message, "more than the memory budget of 1200 MB; raise BGContainerOptions.MemoryBudget", name)
 	}
 	assert.Zero(t, s.queue.Stats().Queued+s.queue.Stats().Processing)
 

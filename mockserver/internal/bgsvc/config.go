@@ -48,19 +48,21 @@ type Config struct {
 	// ProcessingDelay keeps each job processing this long on the clock
 	// after its engine returned (0: it ends when the engine returns); the
 	// worker is free again during the delay, taking the next job, but the
-	// job keeps its place in the PixelBudget, as a slower engine would.
+	// job keeps its place in the MemoryBudget, as a slower engine would.
 	ProcessingDelay time.Duration
 	// DataDir is the directory for input and result files. Required; the
 	// Service removes nothing in it on Close (the caller owns it).
 	DataDir string
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
-	// PixelBudget bounds the memory of the images processed at once, in
-	// pixels of imageio.BudgetPixelBytes (imageio.Header.BudgetCost); 0
-	// means no bound beyond Workers. A job that does not fit waits,
-	// queued, in order; an image larger than the whole budget is refused
-	// (404 invalid_file).
-	PixelBudget int64
+	// MemoryBudget bounds the memory of the images processed at once, in
+	// bytes (imageio.Header.MemoryCost); 0 means no bound beyond Workers.
+	// A job that does not fit waits, queued, in order; an image larger
+	// than the whole budget is refused (404 invalid_file).
+	MemoryBudget int64
+	// BudgetName names what sets MemoryBudget (an option, a flag) in that
+	// refusal's message, as what to raise; empty: "the memory budget".
+	BudgetName string
 	// MaxFileBytes bounds an uploaded file; 0 means DefaultMaxFileBytes.
 	MaxFileBytes int64
 	// MaxOutputLongSide caps the result's long side; 0 means
@@ -110,8 +112,8 @@ func (c *Config) normalize() error {
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
-	if c.PixelBudget < 0 {
-		problems = append(problems, fmt.Sprintf("PixelBudget: must not be negative, got %d", c.PixelBudget))
+	if c.MemoryBudget < 0 {
+		problems = append(problems, fmt.Sprintf("MemoryBudget: must not be negative, got %d", c.MemoryBudget))
 	}
 	if c.MaxFileBytes < 0 {
 		problems = append(problems, fmt.Sprintf("MaxFileBytes: must not be negative, got %d", c.MaxFileBytes))

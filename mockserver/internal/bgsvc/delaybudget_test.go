@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// oneImageBudget returns a pixel budget that holds one job of in (with the
+// oneImageBudget returns a memory budget that holds one job of in (with the
 // default options) but not two.
 func oneImageBudget(t *testing.T, in []byte) int64 {
 	t.Helper()
@@ -24,17 +24,17 @@ func oneImageBudget(t *testing.T, in []byte) int64 {
 	return cost + cost/2
 }
 
-// The processing delay keeps the job's place in the pixel budget, as a
+// The processing delay keeps the job's place in the memory budget, as a
 // slower engine would: with a budget of one image the second job stays
 // queued until the first one's delay has passed (the fleet benchmark of
 // the container clients relies on it).
-func TestProcessingDelayHoldsThePixelBudget(t *testing.T) {
+func TestProcessingDelayHoldsTheMemoryBudget(t *testing.T) {
 	t.Parallel()
 	in := subjectPNG(t, 64, 48)
 	budget := oneImageBudget(t, in)
 	s, fc := newService(t, func(c *Config) {
 		c.ProcessingDelay = time.Second
-		c.PixelBudget = budget
+		c.MemoryBudget = budget
 		c.Workers = 4
 	})
 	first := submit(t, s, in, SubmitRequest{FileName: "a.png"})

@@ -66,7 +66,7 @@
 // Files. The file part is bounded by Config.MaxFileBytes (413
 // payload_too_large). A file that is not a JPEG or PNG the engine can read
 // (by its header), or that breaks Config.Limits or would hold more memory
-// than the whole Config.PixelBudget, is 404 with code
+// than the whole Config.MemoryBudget, is 404 with code
 // "invalid_file" (the documented "File invalid"); a readable header over a
 // damaged body makes the job fail later. No file part is 422
 // "unprocessable", parameter file.
@@ -82,13 +82,13 @@
 //
 // Jobs. A submitted job is queued in the shared job queue (package
 // jobqueue): at most Config.Workers engines run at once, within
-// Config.PixelBudget (each job costs the memory its decoding and
+// Config.MemoryBudget (each job costs the memory its decoding and
 // background removal hold, see checkImage), in submission
 // order. States: queued → processing (a worker took it) → completed |
 // failed. Config.ProcessingDelay keeps a job processing that long on the
 // clock after its engine returned, simulating processing time without
 // holding a worker (as the hosted mock does) but holding the job's place in
-// the pixel budget, as a slower engine would: with a budget of one image,
+// the memory budget, as a slower engine would: with a budget of one image,
 // one image is processed at a time. The submit answer always says
 // "processing" (as documented). processing_time is the seconds from the start
 // of processing to completion on the clock. Jobs are kept until removed

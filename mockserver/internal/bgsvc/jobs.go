@@ -42,7 +42,7 @@ type job struct {
 
 	delay   *activity.Timer // the ProcessingDelay, once the engine returned
 	pending string          // the result PNG (a temporary file) waiting out the delay
-	// releaseBudget gives back the pixel budget the delay holds.
+	// releaseBudget gives back the memory budget the delay holds.
 	releaseBudget func()
 }
 
@@ -151,9 +151,10 @@ func (s *Service) Submit(req SubmitRequest) (*SubmitResponse, *httpx.Error) {
 }
 
 // checkImage answers 404 invalid_file unless path starts as a JPEG or PNG
-// whose header the engine can read, within the limits and the pixel
-// budget; it returns the image's cost in the queue's pixel budget (what
-// decoding and removing its background under o hold, see work).
+// whose header the engine can read, within the limits and the memory
+// budget; it returns the image's cost in the queue's memory budget, in
+// bytes (what decoding and removing its background under o hold, see
+// work).
 func (s *Service) checkImage(path string, o options) (int64, *httpx.Error) {
 	invalid := func(format string, args ...any) *httpx.Error {
 		e := httpx.Errorf(http.StatusNotFound, CodeInvalidFile, "file: "+format, args...)
@@ -177,7 +178,7 @@ func (s *Service) checkImage(path string, o options) (int64, *httpx.Error) {
 	w := s.work(hdr, o)
 	err = s.cfg.Limits.Check(hdr.Width, hdr.Height)
 	if err == nil {
-		err = hdr.CheckBudget(w, s.cfg.PixelBudget)
+		err = hdr.CheckBudget(w, s.cfg.MemoryBudget, s.cfg.BudgetName)
 	}
 	if err != nil {
 		var re *imageio.RejectError
@@ -186,7 +187,7 @@ func (s *Service) checkImage(path string, o options) (int64, *httpx.Error) {
 		}
 		return 0, invalid("size out of limits")
 	}
-	return hdr.BudgetCost(w), nil
+	return hdr.MemoryCost(w), nil
 }
 
 // Background removal's memory, measured with runtime.MemStats on 4 and 16

@@ -39,7 +39,7 @@ func (s *Service) run(ctx context.Context, j *job) {
 		return
 	}
 	// Remove and Close stop the timer and discard j.pending themselves.
-	// The delay keeps the job's place in the pixel budget, as a slower
+	// The delay keeps the job's place in the memory budget, as a slower
 	// engine would; the worker takes the next job meanwhile.
 	j.pending = tmp
 	if j.qjob != nil {
@@ -63,7 +63,7 @@ func (s *Service) run(ctx context.Context, j *job) {
 	}
 }
 
-// release gives back the pixel budget j's delay held, if any.
+// release gives back the memory budget j's delay held, if any.
 func (j *job) release() {
 	if j.releaseBudget != nil {
 		j.releaseBudget()

@@ -50,7 +50,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	log := redactingLogger(cfg.Logger, cfg.LicenseKey)
 	tracker := activity.New(cfg.Clock)
-	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, PixelBudget: cfg.PixelBudget, Tracker: tracker, Logger: log})
+	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, Budget: cfg.MemoryBudget, Tracker: tracker, Logger: log})
 	if err != nil {
 		tracker.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

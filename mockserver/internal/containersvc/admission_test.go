@@ -15,13 +15,13 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
-// holdBudget occupies the whole pixel budget with a job of the service's
-// own queue until the returned release is called.
-func holdBudget(t *testing.T, f *fixture, pixels int64) (release func()) {
+// holdBudget occupies n bytes of the memory budget with a job of the
+// service's own queue until the returned release is called.
+func holdBudget(t *testing.T, f *fixture, n int64) (release func()) {
 	t.Helper()
 	hold := make(chan struct{})
 	started := make(chan struct{})
-	_, err := f.svc.queue.Submit(pixels, func(context.Context) {
+	_, err := f.svc.queue.Submit(n, func(context.Context) {
 		close(started)
 		<-hold
 	})
@@ -36,13 +36,14 @@ func holdBudget(t *testing.T, f *fixture, pixels int64) (release func()) {
 	}
 }
 
-// budgetCost is what a plain correction of data costs in the pixel budget.
+// budgetCost is what a plain correction of data costs in the memory
+// budget, in bytes.
 func budgetCost(t *testing.T, data []byte) int64 {
 	t.Helper()
 	hdr, ok, err := imageio.ReadHeader(bytes.NewReader(data))
 	require.True(t, ok)
 	require.NoError(t, err)
-	return hdr.BudgetCost(correctionWork(hdr, engine.Request{}))
+	return hdr.MemoryCost(correctionWork(hdr, engine.Request{}))
 }
 
 // queuedSoon waits until n corrections wait in the queue.
@@ -52,17 +53,17 @@ func queuedSoon(t *testing.T, f *fixture, n int) {
 		10*time.Second, time.Millisecond, "a correction waits for the budget")
 }
 
-// TestCorrectionsWaitForThePixelBudget: a correction whose image does not
-// fit in what the running ones leave of PixelBudget waits its turn, then
-// runs (-pixel-budget reached the correction container too).
-func TestCorrectionsWaitForThePixelBudget(t *testing.T) {
+// TestCorrectionsWaitForTheMemoryBudget: a correction whose image does not
+// fit in what the running ones leave of MemoryBudget waits its turn, then
+// runs (-memory-budget reached the correction container too).
+func TestCorrectionsWaitForTheMemoryBudget(t *testing.T) {
 	t.Parallel()
 	img := jpegBytes(t, 64, 48)
 	cost := budgetCost(t, img)
-	f := newFixture(t, func(c *Config) { c.PixelBudget, c.Workers = cost, 4 })
+	f := newFixture(t, func(c *Config) { c.MemoryBudget, c.Workers = cost, 4 })
 	up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(img))
 	require.Nil(t, herr)
-	release := holdBudget(t, f, 1) // one pixel in use: the image's cost more does not fit
+	release := holdBudget(t, f, 1) // one byte in use: the image's cost more does not fit
 	defer release()
 
 	done := make(chan *httpx.Error, 1)
@@ -95,7 +96,7 @@ func TestCorrectionWaitingForTheBudgetEnds(t *testing.T) {
 			t.Parallel()
 			img := jpegBytes(t, 64, 48)
 			cost := budgetCost(t, img)
-			f := newFixture(t, func(c *Config) { c.PixelBudget = cost })
+			f := newFixture(t, func(c *Config) { c.MemoryBudget = cost })
 			up, herr := f.svc.Upload(t.Context(), "image/jpeg", bytes.NewReader(img))
 			require.Nil(t, herr)
 			release := holdBudget(t, f, cost)
@@ -122,17 +123,17 @@ func TestCorrectionWaitingForTheBudgetEnds(t *testing.T) {
 
 // TestOversizeHeaderDoesNotWaitForTheBudget: an image whose header claims
 // a size the engine rejects (a 20000×20000 PNG of a few dozen bytes) costs
-// nothing in the queue: it was costed at 400 MP, more than the whole
+// nothing in the queue: it was costed at 2.4 GB, more than the whole
 // budget, so it waited until nothing ran and held back every correction
 // behind it, only for the engine to refuse it from the header. Now it is
 // refused with the same answer while another correction runs, and a small
 // correction submitted with it does not wait either.
 func TestOversizeHeaderDoesNotWaitForTheBudget(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(c *Config) { c.PixelBudget, c.Workers = 200_000_000, 4 })
+	f := newFixture(t, func(c *Config) { c.MemoryBudget, c.Workers = 1_200_000_000, 4 })
 	f.placeInput(t, "bogus.png", hugeHeaderPNG(t, 20000, 20000))
 	f.placeInput(t, "small.jpg", jpegBytes(t, 64, 48))
-	release := holdBudget(t, f, 1_000_000) // an ordinary correction in progress
+	release := holdBudget(t, f, 6_000_000) // an ordinary correction in progress
 	defer release()
 
 	type answer struct {

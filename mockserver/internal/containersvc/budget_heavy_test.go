@@ -15,7 +15,7 @@ import (
 )
 
 // TestOneBitGiantStaysWithinTheDocumentedHeap: the 1-bit 14000×14000 PNG
-// of about 60 KB is corrected under the default budget of 200 MP with the
+// of about 60 KB is corrected under the default budget of 1.2 GB with the
 // heap within the 2 GB that budget is documented to fit. Behind the build
 // tag heavy (.ci/run's heavy step): it takes tens of seconds and 2 GB
 // (the refusals are cheap and run always). Not parallel: it measures the heap.
@@ -24,7 +24,7 @@ func TestOneBitGiantStaysWithinTheDocumentedHeap(t *testing.T) {
 		t.Skip("a 196 MP correction: tens of seconds and 2 GB of heap")
 	}
 	img := stripedPNG(t, 14000, 14000, 1, 0)
-	f := newFixture(t, func(c *Config) { c.PixelBudget = 200_000_000 })
+	f := newFixture(t, func(c *Config) { c.MemoryBudget = 1_200_000_000 })
 	f.placeInput(t, "giant.png", img)
 	img = nil
 	runtime.GC()

@@ -24,15 +24,15 @@ func stripedPNG(t testing.TB, w, h int, depth, ctype byte) []byte {
 }
 
 // TestCostCountsBytesNotPixels: a 1-bit PNG costs what decoding it to
-// NRGBA and correcting it hold, not its pixels: beside 5 MP of a 10 MP
-// budget in use, a 1-bit 2000×2000 image (4 MP, but about 6.5 MP of
-// memory) waits; it used to start at once.
+// NRGBA and correcting it hold, not its pixels: beside 30 MB of a 60 MB
+// budget in use, a 1-bit 2000×2000 image (4 MP, but about 39 MB: 6.5 MP
+// of an ordinary image's memory) waits; it used to start at once.
 func TestCostCountsBytesNotPixels(t *testing.T) {
 	t.Parallel()
 	img := stripedPNG(t, 2000, 2000, 1, 0)
-	f := newFixture(t, func(c *Config) { c.PixelBudget, c.Workers = 10_000_000, 4 })
+	f := newFixture(t, func(c *Config) { c.MemoryBudget, c.Workers = 60_000_000, 4 })
 	f.placeInput(t, "onebit.png", img)
-	release := holdBudget(t, f, 5_000_000)
+	release := holdBudget(t, f, 30_000_000)
 	defer release()
 
 	done := make(chan *httpx.Error, 1)
@@ -41,7 +41,7 @@ func TestCostCountsBytesNotPixels(t *testing.T) {
 		done <- herr
 	}()
 	// Queued at the byte cost: at its pixel count it fitted and ran.
-	require.Eventually(t, func() bool { return f.svc.queue.Stats().PixelsQueued > 5_000_000 },
+	require.Eventually(t, func() bool { return f.svc.queue.Stats().QueuedCost > 30_000_000 },
 		10*time.Second, time.Millisecond, "the 1-bit image waits at its byte cost (queue: %+v)", f.svc.queue.Stats())
 	release()
 	assert.Nil(t, <-done)
@@ -50,16 +50,17 @@ func TestCostCountsBytesNotPixels(t *testing.T) {
 // TestOverTheMemoryBudgetIsRefused: an image that would hold more than the
 // whole budget is refused as the engine refuses one over its limits (503
 // processingPFCErrorMessage) instead of running alone: a 16-bit RGBA PNG
-// holds 12 bytes a pixel decoded, twice an ordinary image's cost.
+// holds 12 bytes a pixel decoded, twice an ordinary image's cost. The
+// message names what sets the budget (Config.BudgetName) as what to raise.
 func TestOverTheMemoryBudgetIsRefused(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(c *Config) { c.PixelBudget = 4_000_000 })
+	f := newFixture(t, func(c *Config) { c.MemoryBudget, c.BudgetName = 24_000_000, "PFCContainerOptions.MemoryBudget" })
 	f.placeInput(t, "deep.png", stripedPNG(t, 1500, 1500, 16, 6)) // 2.25 MP, about 4.6 MP of memory
 	_, herr := f.svc.Correct(t.Context(), "deep.png", nil)
 	require.NotNil(t, herr)
 	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
 	assert.Equal(t, MsgProcessingPFCError, herr.Code)
 	assert.Contains(t, herr.Message, "16-bit PNG would hold about")
-	assert.Contains(t, herr.Message, "memory budget of 24 MB (4 megapixels")
+	assert.Contains(t, herr.Message, "more than the memory budget of 24 MB; raise PFCContainerOptions.MemoryBudget")
 	assert.Equal(t, "error", f.logs.find(t, MsgProcessingPFCError)["level"])
 }

@@ -105,12 +105,15 @@ type Config struct {
 	// Workers bounds the corrections run at once (the engine holds whole
 	// images in memory); 0 means 4.
 	Workers int
-	// PixelBudget bounds the memory of the images corrected at once, in
-	// pixels of imageio.BudgetPixelBytes (imageio.Header.BudgetCost); 0
-	// means none, only Workers. A correction that does not fit waits its
-	// turn, first come first served; an image larger than the whole
-	// budget is refused (503 processingPFCErrorMessage) when licensed.
-	PixelBudget int64
+	// MemoryBudget bounds the memory of the images corrected at once, in
+	// bytes (imageio.Header.MemoryCost); 0 means none, only Workers. A
+	// correction that does not fit waits its turn, first come first
+	// served; an image larger than the whole budget is refused (503
+	// processingPFCErrorMessage) when licensed.
+	MemoryBudget int64
+	// BudgetName names what sets MemoryBudget (an option, a flag) in that
+	// refusal's message, as what to raise; empty: "the memory budget".
+	BudgetName string
 
 	// logLevel is the resolved level; badLogLevel the value that fell back.
 	logLevel    slog.Level
@@ -271,8 +274,8 @@ func (c *Config) normalize() error {
 	if c.Workers < 0 {
 		problems = append(problems, fmt.Sprintf("Workers: must not be negative, got %d", c.Workers))
 	}
-	if c.PixelBudget < 0 {
-		problems = append(problems, fmt.Sprintf("PixelBudget: must not be negative, got %d", c.PixelBudget))
+	if c.MemoryBudget < 0 {
+		problems = append(problems, fmt.Sprintf("MemoryBudget: must not be negative, got %d", c.MemoryBudget))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(problems, "; "))

@@ -90,9 +90,9 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 		return nil, herr
 	}
 
-	// The correction waits its turn in the queue (Workers, PixelBudget),
+	// The correction waits its turn in the queue (Workers, MemoryBudget),
 	// costed by the image's header: what decoding and correcting it hold
-	// (imageio.Header.BudgetCost). What is no JPEG or PNG, or has a size
+	// (imageio.Header.MemoryCost). What is no JPEG or PNG, or has a size
 	// the engine's limits reject, costs nothing: the engine refuses it from
 	// the header before it decodes a pixel (without a licence it is a byte
 	// copy), so a 33-byte file claiming 20000×20000 neither waits to run
@@ -101,10 +101,10 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 	// over its limits, unless there is no licence (it is copied then).
 	hdr, _ := imageio.FileHeader(inPath)
 	work := correctionWork(hdr, ereq)
-	cost := hdr.BudgetCost(work)
+	cost := hdr.MemoryCost(work)
 	if ereq.Limits.Check(hdr.Width, hdr.Height) != nil {
 		cost = 0
-	} else if err := hdr.CheckBudget(work, s.cfg.PixelBudget); err != nil && s.LicenseError() == nil {
+	} else if err := hdr.CheckBudget(work, s.cfg.MemoryBudget, s.cfg.BudgetName); err != nil && s.LicenseError() == nil {
 		return nil, s.errRow(slog.LevelError, MsgProcessingPFCError, http.StatusServiceUnavailable,
 			"processing failed: "+strings.TrimPrefix(err.Error(), "imageio: "), "imageKey", key)
 	}

@@ -34,7 +34,7 @@ type Service struct {
 	log    *slog.Logger
 	clock  clock.Clock
 	engine *engine.Engine
-	queue  *jobqueue.Queue // admits corrections by Workers and PixelBudget
+	queue  *jobqueue.Queue // admits corrections by Workers and MemoryBudget
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 
@@ -71,7 +71,7 @@ func New(cfg Config) (*Service, error) {
 		}
 	}
 	log := newLogger(cfg.LogWriter, cfg.logLevel, cfg.Clock.Now)
-	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, PixelBudget: cfg.PixelBudget, Logger: log})
+	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, Budget: cfg.MemoryBudget, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

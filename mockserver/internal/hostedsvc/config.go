@@ -38,10 +38,12 @@ const (
 	// MaxBackgroundRemovalBytes: background removal needs an input below
 	// 30 MB; a larger input is REJECTED.
 	MaxBackgroundRemovalBytes = 30_000_000 - 1
-	// DefaultPixelBudget is the pixel budget of the job queue: about 2 GB
-	// of memory, at the ~9 bytes per pixel that decoding, correcting and
-	// encoding cost (a 14000×14000 PNG, 196 megapixels, costs ~1.7 GB).
-	DefaultPixelBudget = 200_000_000
+	// DefaultMemoryBudget is the memory budget of the job queue, in bytes
+	// of live heap: 200 megapixels at imageio.BudgetPixelBytes, about 2 GB
+	// of heap with the collector's headroom, at the ~9 bytes per pixel
+	// that decoding, correcting and encoding cost (a 14000×14000 PNG, 196
+	// megapixels, costs ~1.7 GB).
+	DefaultMemoryBudget = 1_200_000_000
 	// MaxPresetBytes bounds a preset file upload.
 	MaxPresetBytes = 1 << 20
 	// DefaultMaxPresets is the default of Config.MaxPresets.
@@ -79,10 +81,11 @@ type Config struct {
 	Processor Processor
 	// Workers is the number of jobs processed at once; 0 means GOMAXPROCS.
 	Workers int
-	// PixelBudget bounds the summed pixels of the images being processed
-	// at once (see jobqueue); 0 means DefaultPixelBudget. An image larger
+	// MemoryBudget bounds the memory of the images being processed at
+	// once, in bytes: each counts imageio.BudgetPixelBytes a pixel of
+	// jobCost (see jobqueue); 0 means DefaultMemoryBudget. An image larger
 	// than the budget is processed alone.
-	PixelBudget int64
+	MemoryBudget int64
 	// WebhookClient sends webhooks; nil builds one from WebhookCAs.
 	WebhookClient *http.Client
 	// WebhookCAs are the roots trusted for webhook targets when
@@ -156,11 +159,11 @@ func (c *Config) normalize() error {
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
-	if c.PixelBudget < 0 {
-		problems = append(problems, fmt.Sprintf("PixelBudget: must not be negative, got %d", c.PixelBudget))
+	if c.MemoryBudget < 0 {
+		problems = append(problems, fmt.Sprintf("MemoryBudget: must not be negative, got %d", c.MemoryBudget))
 	}
-	if c.PixelBudget == 0 {
-		c.PixelBudget = DefaultPixelBudget
+	if c.MemoryBudget == 0 {
+		c.MemoryBudget = DefaultMemoryBudget
 	}
 	if c.MaxPresets < 0 {
 		problems = append(problems, fmt.Sprintf("MaxPresets: must not be negative, got %d", c.MaxPresets))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"time"
@@ -239,25 +240,35 @@ func (s *Service) removeInputs(j *job) {
 	}
 }
 
-// jobCost is what j counts against the pixel budget: the pixels of its
-// image (by its header) and, when the job resizes, of the resized image
-// too (a small image upscaled to 14000×14000 costs what a large one does),
-// plus those of its background image; 0 for what is not a readable JPEG or
-// PNG (the job fails its checks before decoding).
+// jobCost is what j counts against the memory budget, in bytes: the
+// pixels of its image (by its header) and, when the job resizes, of the
+// resized image too (a small image upscaled to 14000×14000 costs what a
+// large one does), plus those of its background image, at
+// imageio.BudgetPixelBytes each (at most MaxInt64); 0 for what is not a
+// readable JPEG or PNG (the job fails its checks before decoding).
 func (s *Service) jobCost(j *job) int64 {
-	var cost int64
+	var px int64
 	if p, err := s.store.Path(j.input); err == nil {
 		if hdr, ok := imageio.FileHeader(p); ok {
-			cost += resizeCost(hdr, j.spec)
+			px += resizeCost(hdr, j.spec)
 		}
 	}
 	if j.bgInput != "" {
 		if p, err := s.store.Path(j.bgInput); err == nil {
 			hdr, _ := imageio.FileHeader(p)
-			cost += hdr.Cost()
+			px += hdr.Cost()
 		}
 	}
-	return cost
+	return pixelBytes(px)
+}
+
+// pixelBytes is px pixels at imageio.BudgetPixelBytes each, at most
+// MaxInt64: a PNG header may claim a billion by a billion pixels.
+func pixelBytes(px int64) int64 {
+	if px > math.MaxInt64/imageio.BudgetPixelBytes {
+		return math.MaxInt64
+	}
+	return px * imageio.BudgetPixelBytes
 }
 
 // resizeCost is what an image costs under sp's resize: its own cost

@@ -3,6 +3,7 @@ package hostedsvc
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -189,7 +190,7 @@ func ignoredNamesOrNil(ig []pfcdoc.Ignored) []string {
 }
 
 // TestResizeCost: a job that resizes counts the resized image against the
-// pixel budget too, so a small image upscaled to 14000×14000 is admitted
+// memory budget too, so a small image upscaled to 14000×14000 is admitted
 // as the large job it is.
 func TestResizeCost(t *testing.T) {
 	cases := map[string]struct {
@@ -211,4 +212,13 @@ func TestResizeCost(t *testing.T) {
 		require.Nil(t, aerr, name)
 		assert.Equal(t, c.cost, resizeCost(imageio.Header{Width: c.w, Height: c.h}, sp), name)
 	}
+}
+
+// TestPixelBytes: the hosted mock counts its pixels in bytes of the memory
+// budget, saturating where a PNG header claims more than int64 can hold.
+func TestPixelBytes(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, int64(3_000_000), pixelBytes(500_000))
+	assert.Equal(t, int64(0), pixelBytes(0))
+	assert.Equal(t, int64(math.MaxInt64), pixelBytes(1<<61), "a 16-bit PNG claiming 2^60 pixels")
 }

@@ -66,7 +66,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, PixelBudget: cfg.PixelBudget, Tracker: tracker, Logger: cfg.Logger})
+	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, Budget: cfg.MemoryBudget, Tracker: tracker, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (s *Service) now() time.Time { return s.cfg.Clock.Now() }
 // newJobID returns an id shaped like the service's: 24 hex digits.
 func newJobID() string { return httpx.NewID(12) }
 
-// enqueue queues j for the workers, at cost pixels of the pixel budget;
+// enqueue queues j for the workers, at cost bytes of the memory budget;
 // false once Close has begun.
 func (s *Service) enqueue(j *job, cost int64) bool {
 	_, err := s.queue.Submit(cost, func(ctx context.Context) { s.runJob(ctx, j) })

@@ -3,12 +3,13 @@
 // pool of workers takes jobs in submission order; a job is Queued until a
 // worker starts it, then Processing until its function returns.
 //
-// Admission is bounded twice: by the number of workers, and by a pixel
+// Admission is bounded twice: by the number of workers, and by a memory
 // budget, because decoding and correcting an image costs memory in
 // proportion to its pixels (a 14000×14000 PNG costs about 1.7 GB). Each
-// job declares its cost in the budget's pixels (the hosted mock counts
-// pixels, the container mocks memory in pixels of 6 bytes, see
-// imageio.Header.BudgetCost); the job at the head of the queue starts
+// job declares its cost in the budget's unit, bytes in every mock (the
+// hosted mock counts its pixels at imageio.BudgetPixelBytes each, the
+// container mocks what decoding and processing hold, see
+// imageio.Header.MemoryCost); the job at the head of the queue starts
 // only when its cost fits in what the running jobs leave of the budget,
 // and the jobs behind it wait (first come, first served, so a large job is
 // not starved by small ones). A job larger than the whole budget runs

@@ -17,7 +17,7 @@ import (
 // otherwise runs when nothing runs) starts only once it is released.
 func TestHoldBudgetKeepsPlaceUntilRelease(t *testing.T) {
 	t.Parallel()
-	q, err := New(Config{Workers: 2, PixelBudget: 10})
+	q, err := New(Config{Workers: 2, Budget: 10})
 	require.NoError(t, err)
 	defer q.Close()
 
@@ -32,7 +32,7 @@ func TestHoldBudgetKeepsPlaceUntilRelease(t *testing.T) {
 	close(ready)
 	release := recv(t, releaseCh)
 	recv(t, a.Done())
-	assert.Equal(t, int64(10), q.Stats().PixelsInUse, "the held budget was given back when run returned")
+	assert.Equal(t, int64(10), q.Stats().InUse, "the held budget was given back when run returned")
 
 	ran := make(chan struct{})
 	b, err := q.Submit(20, func(context.Context) { close(ran) })
@@ -42,14 +42,14 @@ func TestHoldBudgetKeepsPlaceUntilRelease(t *testing.T) {
 	release() // a second call does nothing
 	recv(t, ran)
 	recv(t, b.Done())
-	assert.Equal(t, int64(0), q.Stats().PixelsInUse)
+	assert.Equal(t, int64(0), q.Stats().InUse)
 }
 
 // Released before run returns, the budget is given back once, when the
 // worker is done.
 func TestHoldBudgetReleasedDuringRun(t *testing.T) {
 	t.Parallel()
-	q, err := New(Config{Workers: 1, PixelBudget: 10})
+	q, err := New(Config{Workers: 1, Budget: 10})
 	require.NoError(t, err)
 	defer q.Close()
 	var a *Job
@@ -61,7 +61,7 @@ func TestHoldBudgetReleasedDuringRun(t *testing.T) {
 	require.NoError(t, err)
 	close(start)
 	recv(t, a.Done())
-	assert.Equal(t, int64(0), q.Stats().PixelsInUse)
+	assert.Equal(t, int64(0), q.Stats().InUse)
 }
 
 // Jobs queued behind budget that only a hold keeps (nothing runs) wait for
@@ -70,7 +70,7 @@ func TestHoldBudgetReleasedDuringRun(t *testing.T) {
 func TestHoldBudgetParksQueuedJobsForTheTracker(t *testing.T) {
 	t.Parallel()
 	tr := activity.New(clock.NewFake(time.Unix(0, 0)))
-	q, err := New(Config{Workers: 2, PixelBudget: 10, Tracker: tr})
+	q, err := New(Config{Workers: 2, Budget: 10, Tracker: tr})
 	require.NoError(t, err)
 	defer q.Close()
 	idle := func() {

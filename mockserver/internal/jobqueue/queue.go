@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
@@ -20,9 +21,10 @@ var ErrInvalidConfig = errors.New("jobqueue: invalid config")
 type Config struct {
 	// Workers is the number of jobs run at once; at least 1.
 	Workers int
-	// PixelBudget bounds the summed cost (pixels) of the running jobs;
-	// 0 means no budget (only Workers bounds them). Must not be negative.
-	PixelBudget int64
+	// Budget bounds the summed cost of the running jobs (the mocks count
+	// bytes of memory); 0 means no budget (only Workers bounds them). Must
+	// not be negative.
+	Budget int64
 	// Tracker, if set, counts every job from Submit to its end as running
 	// work, so that its WaitIdle waits for queued jobs too.
 	Tracker *activity.Tracker
@@ -96,8 +98,8 @@ func New(cfg Config) (*Queue, error) {
 	if cfg.Workers < 1 {
 		return nil, fmt.Errorf("%w: Workers must be at least 1, got %d", ErrInvalidConfig, cfg.Workers)
 	}
-	if cfg.PixelBudget < 0 {
-		return nil, fmt.Errorf("%w: PixelBudget must not be negative, got %d", ErrInvalidConfig, cfg.PixelBudget)
+	if cfg.Budget < 0 {
+		return nil, fmt.Errorf("%w: Budget must not be negative, got %d", ErrInvalidConfig, cfg.Budget)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -113,7 +115,8 @@ func New(cfg Config) (*Queue, error) {
 	return q, nil
 }
 
-// Submit queues run, declaring its cost in pixels (0 or less: free). run
+// Submit queues run, declaring its cost in the budget's unit (0 or less:
+// free). run
 // gets a context cancelled by Job.Cancel and by Close; it should return
 // promptly then. A panic in run is logged and ends the job. Submit fails
 // with ErrClosed once Close has begun (or the Tracker is closed).
@@ -181,10 +184,11 @@ func (q *Queue) reparkLocked() {
 // admissible reports whether the head job may start now. Called with
 // q.mu held and a non-empty queue.
 func (q *Queue) admissible() bool {
-	if q.cfg.PixelBudget == 0 || (q.running == 0 && q.inUse == 0) {
+	if q.cfg.Budget == 0 || (q.running == 0 && q.inUse == 0) {
 		return true // no budget, or nothing runs or holds: even an oversize job goes
 	}
-	return q.inUse+q.queue[0].cost <= q.cfg.PixelBudget
+	// Not inUse+cost <= Budget: a cost near MaxInt64 would wrap the sum.
+	return q.queue[0].cost <= q.cfg.Budget-q.inUse
 }
 
 func (q *Queue) worker() {
@@ -227,7 +231,7 @@ func (q *Queue) worker() {
 	}
 }
 
-// HoldBudget, called by a job's run, keeps the job's cost in the pixel
+// HoldBudget, called by a job's run, keeps the job's cost in the
 // budget after run returns, until release is called (once; later calls
 // do nothing): the background-removal mock's processing delay holds its
 // place in the budget as a slower engine would, while the worker takes
@@ -288,8 +292,8 @@ func (q *Queue) Close() {
 // Stats is a snapshot of a Queue.
 type Stats struct {
 	Queued, Processing int   // jobs in each state
-	PixelsInUse        int64 // summed cost of the running jobs
-	PixelsQueued       int64 // summed cost of the queued jobs
+	InUse              int64 // summed cost of the running jobs
+	QueuedCost         int64 // summed cost of the queued jobs, at most MaxInt64
 }
 
 // Stats returns a snapshot of the queue.
@@ -298,9 +302,9 @@ func (q *Queue) Stats() Stats {
 	defer q.mu.Unlock()
 	var queued int64
 	for _, j := range q.queue {
-		queued += j.cost
+		queued += min(j.cost, math.MaxInt64-queued)
 	}
-	return Stats{Queued: len(q.queue), Processing: q.running, PixelsInUse: q.inUse, PixelsQueued: queued}
+	return Stats{Queued: len(q.queue), Processing: q.running, InUse: q.inUse, QueuedCost: queued}
 }
 
 // State returns the job's state.

@@ -2,6 +2,7 @@ package jobqueue
 
 import (
 	"context"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func newQueue(t *testing.T, cfg Config) *Queue {
 
 func TestConfig(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []Config{{Workers: 0}, {Workers: -1}, {Workers: 1, PixelBudget: -1}} {
+	for _, cfg := range []Config{{Workers: 0}, {Workers: -1}, {Workers: 1, Budget: -1}} {
 		_, err := New(cfg)
 		require.ErrorIs(t, err, ErrInvalidConfig)
 	}
@@ -226,7 +227,7 @@ func TestPanicEndsTheJobOnly(t *testing.T) {
 // behind it (first come, first served), until enough budget is free.
 func TestBudgetAdmission(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, Config{Workers: 4, PixelBudget: 100})
+	q := newQueue(t, Config{Workers: 4, Budget: 100})
 	var ev events
 	started := make(chan string, 4)
 	relA, relB, relC := make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -237,7 +238,7 @@ func TestBudgetAdmission(t *testing.T) {
 	// a and b fit together (80 <= 100): both start, with workers to spare.
 	got := []string{recv(t, started), recv(t, started)}
 	assert.ElementsMatch(t, []string{"a", "b"}, got)
-	assert.Equal(t, int64(80), q.Stats().PixelsInUse)
+	assert.Equal(t, int64(80), q.Stats().InUse)
 
 	c, err := q.Submit(50, gated(&ev, "c", started, relC)) // 130 > 100: waits
 	require.NoError(t, err)
@@ -273,7 +274,7 @@ func TestBudgetAdmission(t *testing.T) {
 // when nothing else runs, and nothing starts beside it.
 func TestOversizeJobRunsAlone(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, Config{Workers: 3, PixelBudget: 100})
+	q := newQueue(t, Config{Workers: 3, Budget: 100})
 	var ev events
 	started := make(chan string, 3)
 	relA, relX := make(chan struct{}), make(chan struct{})
@@ -287,18 +288,44 @@ func TestOversizeJobRunsAlone(t *testing.T) {
 
 	close(relA)
 	assert.Equal(t, "x", recv(t, started))
-	assert.Equal(t, Stats{Queued: 1, Processing: 1, PixelsInUse: 500, PixelsQueued: 1}, q.Stats())
+	assert.Equal(t, Stats{Queued: 1, Processing: 1, InUse: 500, QueuedCost: 1}, q.Stats())
 	close(relX)
 	recv(t, x.Done())
 	recv(t, small.Done())
 	assert.Equal(t, []string{"a start", "a end", "x start", "x end", "small"}, ev.get())
 }
 
+// TestOversizeCostDoesNotWrapTheBudget: while a job costing about
+// MaxInt64 runs alone (a PNG whose header claims a billion by a billion
+// pixels, counted in bytes), the next job is not admissible: the running
+// cost plus its own wrapped negative and fitted the budget. One worker,
+// so nothing but admissible decides (white box).
+func TestOversizeCostDoesNotWrapTheBudget(t *testing.T) {
+	t.Parallel()
+	q := newQueue(t, Config{Workers: 1, Budget: 100})
+	var ev events
+	started := make(chan string, 1)
+	release := make(chan struct{})
+	x, err := q.Submit(math.MaxInt64, gated(&ev, "x", started, release))
+	require.NoError(t, err)
+	assert.Equal(t, "x", recv(t, started))
+	small, err := q.Submit(1, func(context.Context) { ev.add("small") })
+	require.NoError(t, err)
+	q.mu.Lock()
+	admissible := q.admissible()
+	q.mu.Unlock()
+	assert.False(t, admissible, "a job beside one costing MaxInt64")
+	assert.Equal(t, Stats{Queued: 1, Processing: 1, InUse: math.MaxInt64, QueuedCost: 1}, q.Stats())
+	close(release)
+	recv(t, x.Done())
+	recv(t, small.Done())
+}
+
 // TestCancelHeadUnblocksTheNext: removing the queued job that waits for
 // budget lets the smaller one behind it start.
 func TestCancelHeadUnblocksTheNext(t *testing.T) {
 	t.Parallel()
-	q := newQueue(t, Config{Workers: 2, PixelBudget: 100})
+	q := newQueue(t, Config{Workers: 2, Budget: 100})
 	var ev events
 	started := make(chan string, 2)
 	release := make(chan struct{})

@@ -50,8 +50,8 @@
 // (an opaque RGBA from the decoder serves as it), an EXIF rotation's copy.
 // Header.PeakBytes adds what a pipeline holds beside the image (Work,
 // measured per backend: CorrectionWork here, background removal's in the
-// service), and Header.BudgetCost counts it in pixels of BudgetPixelBytes
-// against a pixel budget. TestPeakBytesBoundsDecode checks the decoding
+// service), and Header.MemoryCost counts it in bytes against a memory
+// budget. TestPeakBytesBoundsDecode checks the decoding
 // part against the heap measured with runtime.MemStats.
 //
 // # Metadata

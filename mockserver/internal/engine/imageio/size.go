@@ -34,7 +34,7 @@ type Header struct {
 	// that Decode copies the pixels once more to turn them.
 	Rotated bool
 	// Wide is set for a PNG of 16 bits a sample and a progressive JPEG:
-	// what Cost counts twice (the hosted mock's rule; BudgetCost measures
+	// what Cost counts twice (the hosted mock's rule; MemoryCost measures
 	// every variant in bytes).
 	Wide bool
 
@@ -59,10 +59,11 @@ type Work struct {
 	Extra int64
 }
 
-// BudgetPixelBytes is the live heap a pixel of a pixel budget stands for:
-// correcting an ordinary 8-bit image holds about 6 bytes a pixel at its
-// peak, 9 with the collector's headroom, so the default 200-megapixel
-// budget keeps the heap within 2 GB. Cost divides PeakBytes by it.
+// BudgetPixelBytes is the live heap an ordinary 8-bit image holds a
+// pixel at its peak while corrected: about 6 bytes, 9 with the collector's
+// headroom. The hosted mock counts an image's pixels (Cost) in memory at
+// this rate; the deprecated -pixel-budget flag of pfc-mockserver converts
+// its pixels to bytes at it.
 const BudgetPixelBytes = 6
 
 // CorrectionWork is the correction engine's Work (decode, faces, noise,
@@ -102,7 +103,7 @@ func (h Header) PeakBytes(w Work) int64 {
 const decoderFixed = 1 << 20
 
 // Cost is the image's pixels, twice over when Wide: the hosted mock's
-// pixel count. BudgetCost is the byte-based cost of the container mocks.
+// pixel count. MemoryCost is the byte-based cost of the container mocks.
 func (h Header) Cost() int64 {
 	c := h.Pixels()
 	if h.Wide {
@@ -111,30 +112,42 @@ func (h Header) Cost() int64 {
 	return c
 }
 
-// BudgetCost is what the image counts against a pixel budget processed
-// with w: PeakBytes in units of BudgetPixelBytes, rounded up. An ordinary
-// 8-bit JPEG corrected at its own size costs about its pixels, a 16-bit
-// PNG about twice as much. A Header without pixels costs nothing.
-func (h Header) BudgetCost(w Work) int64 {
+// MemoryCost is what the image counts against a memory budget processed
+// with w, in bytes: PeakBytes. An ordinary 8-bit JPEG corrected at its
+// own size costs about BudgetPixelBytes a pixel, a 16-bit PNG about twice
+// as much. A Header without pixels costs nothing.
+func (h Header) MemoryCost(w Work) int64 {
 	if h.Width <= 0 || h.Height <= 0 {
 		return 0
 	}
-	return (h.PeakBytes(w) + BudgetPixelBytes - 1) / BudgetPixelBytes
+	return h.PeakBytes(w)
 }
 
 // CheckBudget returns a *RejectError (ReasonMegapixels) when the image's
-// BudgetCost under w is above budget: processing it would hold more
-// memory than the whole budget stands for. A budget of 0 or less checks
-// nothing.
-func (h Header) CheckBudget(w Work, budget int64) error {
-	if budget <= 0 || h.BudgetCost(w) <= budget {
+// MemoryCost under w is above budget bytes: processing it would hold more
+// memory than the whole budget. Its detail names raise, what sets the
+// budget (an option, a flag), as what to raise. A budget of 0 or less
+// checks nothing.
+func (h Header) CheckBudget(w Work, budget int64, raise string) error {
+	if budget <= 0 || h.MemoryCost(w) <= budget {
 		return nil
 	}
-	return reject(ReasonMegapixels, "%dx%d: decoding and processing this %s would hold about %d MB, more than the memory budget of %d MB (%d megapixels of an 8-bit image)",
-		h.Width, h.Height, h.describe(), ceilMB(h.PeakBytes(w)), ceilMB(budget*BudgetPixelBytes), budget/1_000_000)
+	if raise == "" {
+		raise = "the memory budget"
+	}
+	return reject(ReasonMegapixels, "%dx%d: decoding and processing this %s would hold about %d MB, more than the memory budget of %d MB; raise %s",
+		h.Width, h.Height, h.describe(), ceilMB(h.PeakBytes(w)), ceilMB(budget), raise)
 }
 
-func ceilMB(b int64) int64 { return (b + 999_999) / 1_000_000 }
+// ceilMB is b bytes in megabytes, rounded up (without overflowing near
+// MaxInt64).
+func ceilMB(b int64) int64 {
+	mb := b / 1_000_000
+	if b%1_000_000 > 0 {
+		mb++
+	}
+	return mb
+}
 
 // describe names the variant for CheckBudget's message.
 func (h Header) describe() string {

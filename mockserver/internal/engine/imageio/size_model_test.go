@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"math"
 	"runtime/debug"
 	"testing"
 
@@ -134,10 +135,11 @@ func TestPeakBytesBoundsDecode(t *testing.T) {
 	}
 }
 
-// TestBudgetCost: an ordinary JPEG corrected costs about its pixels; what
-// decoding holds more of costs more, whatever the file's size; over the
-// budget is a rejection naming the memory.
-func TestBudgetCost(t *testing.T) {
+// TestMemoryCost: an ordinary JPEG corrected costs about BudgetPixelBytes
+// a pixel; what decoding holds more of costs more, whatever the file's
+// size; over the budget is a rejection naming the memory and what to
+// raise.
+func TestMemoryCost(t *testing.T) {
 	t.Parallel()
 	const w, h = 4000, 3000
 	px := int64(w * h)
@@ -148,19 +150,26 @@ func TestBudgetCost(t *testing.T) {
 		return hdr
 	}
 	jpg := cost(stdJPEG(t, naturalImage(w, h, 1), 90))
-	perPixel := float64(jpg.BudgetCost(CorrectionWork)) / float64(px)
-	assert.True(t, perPixel > 0.9 && perPixel < 1.3, "%.2f a pixel", perPixel)
+	perPixel := float64(jpg.MemoryCost(CorrectionWork)) / float64(px*BudgetPixelBytes)
+	assert.True(t, perPixel > 0.9 && perPixel < 1.3, "%.2f × BudgetPixelBytes a pixel", perPixel)
 	oneBit := cost(rawPNG(t, w, h, 1, 0, false, nil))
 	deep := cost(rawPNG(t, w, h, 16, 6, false, nil))
-	assert.Greater(t, deep.BudgetCost(CorrectionWork), 2*px)
-	assert.Greater(t, oneBit.BudgetCost(Work{PerPixel: 7}), oneBit.BudgetCost(CorrectionWork))
-	assert.Zero(t, Header{}.BudgetCost(CorrectionWork))
+	assert.Greater(t, deep.MemoryCost(CorrectionWork), 2*px*BudgetPixelBytes)
+	assert.Greater(t, oneBit.MemoryCost(Work{PerPixel: 7}), oneBit.MemoryCost(CorrectionWork))
+	assert.Zero(t, Header{}.MemoryCost(CorrectionWork))
 
-	require.NoError(t, deep.CheckBudget(CorrectionWork, deep.BudgetCost(CorrectionWork)))
-	require.NoError(t, deep.CheckBudget(CorrectionWork, 0))
-	err := deep.CheckBudget(CorrectionWork, 2*px)
+	require.NoError(t, deep.CheckBudget(CorrectionWork, deep.MemoryCost(CorrectionWork), "X"))
+	require.NoError(t, deep.CheckBudget(CorrectionWork, 0, "X"))
+	err := deep.CheckBudget(CorrectionWork, deep.MemoryCost(CorrectionWork)-1, "Options.MemoryBudget")
 	requireReject(t, err, ReasonMegapixels)
 	assert.Contains(t, err.Error(), "16-bit PNG would hold about")
+	assert.Contains(t, err.Error(), "; raise Options.MemoryBudget")
+	err = deep.CheckBudget(CorrectionWork, 2*px, "")
+	requireReject(t, err, ReasonMegapixels)
+	assert.Contains(t, err.Error(), "more than the memory budget of 24 MB; raise the memory budget")
+	assert.Equal(t, int64(9_223_372_036_855), ceilMB(math.MaxInt64), "no overflow")
+	assert.Equal(t, int64(1), ceilMB(1))
+	assert.Equal(t, int64(2), ceilMB(1_000_001))
 }
 
 // TestHeaderTakesTheFirstIHDR: Go's decoder decodes the pixels by the
