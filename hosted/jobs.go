@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
-	"github.com/pfcsdk/pfc-go/internal/hostedjob"
 	"github.com/pfcsdk/pfc-go/internal/serverid"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -152,7 +151,7 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 		return nil, c.http.StatusError(http.MethodGet, resp)
 	}
 	var j Job
-	if err := transport.DecodeJSONWith(resp.Body, maxRecordBytes, &j, func(b []byte) error { return hostedjob.Decode(b, &j) }); err != nil {
+	if err := transport.DecodeJSON(resp.Body, maxRecordBytes, &j); err != nil {
 		// The decoder's error quotes a whole offending number: a short,
 		// redacted excerpt of it only.
 		return nil, c.errorf("pfc: GET /status/%s: decoding job record: %w", c.quote(jobID, apierr.MaxQuotedMessage), apierr.DecodeError(err, c.http.Redact))

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
@@ -405,7 +406,7 @@ func decodeJob(body []byte) (*hostedjob.Job, error) {
 		return nil, fmt.Errorf("%w: body is not a JSON object", ErrInvalidPayload)
 	}
 	job := new(hostedjob.Job)
-	if err := hostedjob.Decode(body, job); err != nil {
+	if err := json.Unmarshal(body, job); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPayload, err)
 	}
 	return job, nil

@@ -82,18 +82,8 @@ func (*memBody) Close() error { return nil }
 // holds in memory, unread, is decoded in place: without the decoder's copy
 // of the bytes when it is one valid JSON value, the common case.
 func DecodeJSON(body io.Reader, limit int64, out any) error {
-	return DecodeJSONWith(body, limit, out, nil)
-}
-
-// DecodeJSONWith is DecodeJSON with unmarshal, when not nil, in place of
-// json.Unmarshal(b, out) for a body held in memory: a decoder of out's
-// own, which must give json.Unmarshal's result and error.
-func DecodeJSONWith(body io.Reader, limit int64, out any, unmarshal func(b []byte) error) error {
 	if m, ok := body.(*memBody); ok && m.Len() == len(m.b) && int64(len(m.b)) <= limit {
-		if unmarshal == nil {
-			unmarshal = func(b []byte) error { return json.Unmarshal(b, out) }
-		}
-		if unmarshal(m.b) == nil {
+		if json.Unmarshal(m.b, out) == nil {
 			return nil
 		}
 		// Not one value alone (trailing data, a syntax or type error):
