@@ -1,11 +1,16 @@
 package pfc_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,5 +64,56 @@ func TestOneErrorTargetForEveryClient(t *testing.T) {
 		require.True(t, errors.As(err, &ve), "%s: %v", name, err)
 		assert.NotEmpty(t, ve.Fields(), name)
 		assert.ErrorIs(t, err, pfc.ErrInvalidParameter, name)
+	}
+}
+
+// TestUnreachableForEveryClient: a service that cannot be reached (a
+// closed port) gives, from every client and from its one-call flows, an
+// error matching pfc.ErrUnreachable, with the *url.Error and the
+// *net.OpError of the refused dial in its chain.
+func TestUnreachableForEveryClient(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	base := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+	ctx := context.Background()
+	fast := pfc.WithRetries(1, time.Millisecond, 2*time.Millisecond)
+
+	hc, err := hosted.NewClient("key", pfc.WithBaseURL(base+"/v2"), fast)
+	require.NoError(t, err)
+	pc, err := pfccontainer.NewClient(pfc.WithBaseURL(base), fast)
+	require.NoError(t, err)
+	bc, err := bgcontainer.NewClient("licence-key-0001", pfc.WithBaseURL(base), fast)
+	require.NoError(t, err)
+	img := []byte("\xff\xd8\xff\xe0 not much of a JPEG")
+
+	calls := map[string]func() error{
+		"hosted GetJob": func() error { _, err := hc.GetJob(ctx, "j1"); return err },
+		"hosted Correct": func() error {
+			_, err := hc.Correct(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
+			return err
+		},
+		"pfccontainer Version": func() error { _, err := pc.Version(ctx); return err },
+		"pfccontainer Upload": func() error {
+			_, err := pc.Upload(ctx, bytes.NewReader(img), int64(len(img)), "image/jpeg")
+			return err
+		},
+		"bgcontainer Status": func() error { _, err := bc.Status(ctx); return err },
+		"bgcontainer RemoveBackground": func() error {
+			_, err := bc.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
+			return err
+		},
+	}
+	for name, call := range calls {
+		err := call()
+		require.ErrorIs(t, err, pfc.ErrUnreachable, name)
+		var ue *url.Error
+		assert.ErrorAs(t, err, &ue, name)
+		var op *net.OpError
+		if assert.ErrorAs(t, err, &op, name) {
+			assert.Equal(t, "dial", op.Op, name)
+		}
+		assert.NotErrorIs(t, err, pfc.ErrServer, name)
 	}
 }

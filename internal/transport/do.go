@@ -581,14 +581,22 @@ func passLastResult(resp *http.Response, err error, _ int) (*http.Response, erro
 }
 
 // requestError is a transport failure with a redacted message; it unwraps
-// to a *url.Error whose URL is redacted and whose Err is the cause.
+// to a *url.Error whose URL is redacted and whose Err is the cause, and to
+// class, when set: apierr.ErrUnreachable for a server that could not be
+// reached.
 type requestError struct {
-	msg string
-	err error
+	msg   string
+	err   error
+	class error
 }
 
 func (e *requestError) Error() string { return e.msg }
-func (e *requestError) Unwrap() error { return e.err }
+func (e *requestError) Unwrap() []error {
+	if e.class == nil {
+		return []error{e.err}
+	}
+	return []error{e.err, e.class}
+}
 
 // notRetriedError adds why a retryable failure was not retried.
 type notRetriedError struct{ err error }
@@ -611,7 +619,13 @@ func (cl *call) wrapErr(err error) error {
 	if cl.noReplay && errors.As(err, &te) {
 		msg += " (not retried: the request may have been processed, and its answer was lost)"
 	}
-	var out error = &requestError{msg: cl.redact(msg), err: wrapped}
+	re := &requestError{msg: cl.redact(msg), err: wrapped}
+	if cl.ctx != nil && cl.ctx.Err() == nil && unreachable(err) {
+		// Not after a cancellation or an expired deadline, which ended
+		// the dial: the context's error says why.
+		re.class = apierr.ErrUnreachable
+	}
+	var out error = re
 	if cl.notRetried {
 		out = &notRetriedError{err: out}
 	}

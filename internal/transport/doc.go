@@ -20,7 +20,10 @@
 // *apierr.APIError with the status, the service's message and code, a
 // bounded redacted copy of the body and the number of attempts. Transport
 // failures keep their cause in the chain (errors.Is(err, context.Canceled),
-// errors.As(err, **url.Error)) but their text and URL are redacted.
+// errors.As(err, **url.Error)) but their text and URL are redacted; when
+// the last attempt could not reach the server (dial refused or failed,
+// host not resolved) and the context is still live, the error also
+// matches apierr.ErrUnreachable.
 //
 // # Retry policy
 //
