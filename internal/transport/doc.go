@@ -217,7 +217,10 @@
 // bodies: Debug "pfc: sending request" per attempt, "pfc: response" per
 // response and "pfc: following redirect" per hop, Warn "pfc: retrying
 // request" before each wait (with the wait and whether it came from
-// Retry-After).
+// Retry-After), and Warn "pfc: request failed" when a call fails although
+// the policy would retry its last attempt: no retries left, the wait
+// would pass the context deadline, or the body cannot be sent again (with
+// the attempts, the reason and the call's redacted error).
 //
 // # Connections
 //
