@@ -100,14 +100,14 @@
 //
 // and the class sentinel of its status (pfc.ErrBadRequest, pfc.ErrNotFound,
 // pfc.ErrServer ...), shared with the other pfc-go clients. The 500 rows of
-// the other endpoints have no sentinel of their own (pfc.ErrServer); they are
-// retried like any 5xx, except for SubmitImage. WaitImage reports a failed
-// job as a *JobError (pfc.ErrJobFailed) and a MaxWait that ran out as a
-// *pfc.WaitTimeoutError (pfc.ErrWaitTimeout); RemoveBackground a licence key the
-// container refuses as a *LicenseError (ErrNotActivated).
-//
-// The licence key (a path segment of /Authorize), raw or escaped, never
-// appears in errors, logs or a printed Client.
+// the other endpoints have no sentinel of their own (pfc.ErrServer); they
+// are retried like any 5xx, except for SubmitImage. WaitImage reports a
+// failed job as a *JobError (pfc.ErrJobFailed) and a MaxWait that ran out
+// as a *pfc.WaitTimeoutError (pfc.ErrWaitTimeout); RemoveBackground a
+// licence key the container refuses as a *LicenseError (ErrNotActivated,
+// which matches pfc.ErrUnauthorized as every client's refused credential
+// does). The licence key (a path segment of /Authorize), raw or escaped,
+// never appears in errors, logs or a printed Client.
 //
 // # Choices where the API documentation is silent
 //

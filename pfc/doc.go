@@ -33,6 +33,9 @@
 //	102       ErrStillProcessing (a final 102 Processing: poll again)
 //
 // Other statuses (408, 409, 3xx ...) unwrap to nil; test StatusCode.
+// ErrUnauthorized also matches the background-removal container's licence
+// problems (bgcontainer.ErrNotActivated, *bgcontainer.LicenseError): one
+// errors.Is catches a refused credential of any client.
 //
 // A request that got no answer is not an *APIError. Its chain holds the
 // *url.Error of the request (its URL redacted) and the cause from package

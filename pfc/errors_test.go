@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,4 +117,64 @@ func TestUnreachableForEveryClient(t *testing.T) {
 		}
 		assert.NotErrorIs(t, err, pfc.ErrServer, name)
 	}
+}
+
+// TestOneCredentialCheckForEveryClient: errors.Is(err, pfc.ErrUnauthorized)
+// catches every credential problem: a refused API key (hosted), a licence
+// key the background-removal container refuses (a *LicenseError), and an
+// image call to a container not activated by a client holding no key,
+// which the API documentation makes a working client (activation is once
+// per container; no request carries a credential).
+func TestOneCredentialCheckForEveryClient(t *testing.T) {
+	t.Parallel()
+	const wrongKey = "wrong-licence-0001"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/v2/"):
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"message":"invalid API key"}`))
+		case r.URL.Path == "/SubmitImage":
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"code":"not_activated","message":"activate the container first"}`))
+		case r.URL.Path == "/Authorize/"+wrongKey, r.URL.Path == "/Status":
+			_, _ = w.Write([]byte(`{"status":"Unlicensed","message":"Invalid license key"}`))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	img := []byte("\x89PNG\r\n\x1a\n not much of a PNG")
+	hc, err := hosted.NewClient("wrong-api-key", pfc.WithBaseURL(srv.URL+"/v2"))
+	require.NoError(t, err)
+	wrong, err := bgcontainer.NewClient(wrongKey, pfc.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	keyless, err := bgcontainer.NewClient("", pfc.WithBaseURL(srv.URL))
+	require.NoError(t, err, "a keyless client is meaningful")
+
+	_, err = hc.GetJob(ctx, "j1")
+	require.ErrorIs(t, err, pfc.ErrUnauthorized, "hosted, wrong API key")
+
+	_, err = wrong.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
+	var le *bgcontainer.LicenseError
+	require.ErrorAs(t, err, &le, "bgcontainer, wrong licence key")
+	assert.ErrorIs(t, err, bgcontainer.ErrNotActivated)
+	assert.ErrorIs(t, err, pfc.ErrUnauthorized, "bgcontainer, wrong licence key")
+	assert.NotContains(t, err.Error(), wrongKey)
+
+	_, err = keyless.RemoveBackground(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
+	assert.ErrorIs(t, err, bgcontainer.ErrNotActivated)
+	assert.ErrorIs(t, err, pfc.ErrUnauthorized, "bgcontainer, no key, not activated")
+	st, err := keyless.Status(ctx)
+	require.NoError(t, err, "Status needs no key")
+	assert.False(t, st.IsLicensed())
+	_, err = keyless.Authorize(ctx)
+	var ve *pfc.ValidationError
+	require.ErrorAs(t, err, &ve, "Authorize needs the key")
+	assert.Equal(t, []string{"license_key"}, ve.Fields())
+
+	_, err = hosted.NewClient("", pfc.WithBaseURL(srv.URL+"/v2"))
+	require.ErrorAs(t, err, &ve, "the hosted API has no call without a key")
+	assert.Equal(t, []string{"apiKey"}, ve.Fields())
 }
