@@ -131,7 +131,7 @@
 //     "parameter"} whose code is the message id; a message quoting the id
 //     is recognised too, and any other body is kept in pfc.APIError;
 //   - unknown output type: 400 unknownOutputTypeMessage;
-//   - size parameters: the hosted API's range 32..10000; scale 1..1000;
+//   - sizes: the hosted API's 32..10000; scale 1..62500, as in hosted;
 //   - request authentication: none (see Authentication);
 //   - job states, events: none; GET /pfc/{imageKey} is synchronous;
 //   - autocrop's further parameters: not sent (Autocrop alone; the mock
