@@ -52,12 +52,20 @@ func (c *Client) errorf(format string, args ...any) error {
 	return apierr.Redactf(c.http.Redact, format, args...)
 }
 
-// NewClient returns a client that authenticates with apiKey.
-// pfc.WithBaseURL is required; the base URL ends with /v2. Invalid settings are reported as a *pfc.ValidationError.
+// NewClient returns a client that authenticates with apiKey, which is
+// required (every call of the API needs it): an empty or blank key, or
+// one with control characters, is refused. pfc.WithBaseURL is required;
+// the base URL ends with /v2. Invalid settings are reported as a
+// *pfc.ValidationError naming them.
 func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 	var fe apierr.FieldErrors
-	if apiKey == "" {
-		fe.Add("apiKey", "is required")
+	switch {
+	case strings.TrimSpace(apiKey) == "":
+		fe.Add("apiKey", "is required") // as bgcontainer's licenseKey
+	case strings.ContainsFunc(apiKey, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }):
+		// What the transport refuses in a header value, named after this
+		// argument rather than the transport's AuthValue; never echoed.
+		fe.Add("apiKey", "contains control characters")
 	}
 	applied := config.Apply(opts)
 	for _, o := range []struct {
