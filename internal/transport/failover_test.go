@@ -57,15 +57,21 @@ func TestFailOverEndsANeverSentCallAtOnce(t *testing.T) {
 	assert.False(t, NeverSent(errors.New("x")))
 }
 
-// A real refused connection (a closed port) is never sent.
-func TestNeverSentRealRefusal(t *testing.T) {
-	t.Parallel()
+// closedAddr returns the address of a port that refuses connections.
+func closedAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	cl := newClient(t, Options{BaseURL: "http://" + addr})
-	_, err = cl.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true, FailOver: true})
+	return addr
+}
+
+// A real refused connection (a closed port) is never sent.
+func TestNeverSentRealRefusal(t *testing.T) {
+	t.Parallel()
+	cl := newClient(t, Options{BaseURL: "http://" + closedAddr(t)})
+	_, err := cl.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true, FailOver: true})
 	require.Error(t, err)
 	assert.True(t, NeverSent(err), "%v", err)
 }
@@ -75,12 +81,9 @@ func TestNeverSentRealRefusal(t *testing.T) {
 // chain; a server reached, or a call whose context ended, does not.
 func TestUnreachableMatchesTheSentinel(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
+	addr := closedAddr(t)
 	cl := newClient(t, Options{BaseURL: "http://" + addr, MaxRetries: 1})
-	_, err = cl.Do(context.Background(), &Request{Path: "Status"})
+	_, err := cl.Do(context.Background(), &Request{Path: "Status"})
 	require.ErrorIs(t, err, apierr.ErrUnreachable)
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue)
