@@ -59,13 +59,8 @@ func (c *Client) errorf(format string, args ...any) error {
 // *pfc.ValidationError naming them.
 func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 	var fe apierr.FieldErrors
-	switch {
-	case strings.TrimSpace(apiKey) == "":
-		fe.Add("apiKey", "is required") // as bgcontainer's licenseKey
-	case strings.ContainsFunc(apiKey, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }):
-		// What the transport refuses in a header value, named after this
-		// argument rather than the transport's AuthValue; never echoed.
-		fe.Add("apiKey", "contains control characters")
+	if strings.TrimSpace(apiKey) == "" {
+		fe.Add("apiKey", "is required") // blank too, as bgcontainer's licenseKey
 	}
 	applied := config.Apply(opts)
 	for _, o := range []struct {
@@ -85,7 +80,7 @@ func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 			fe.Add("BaseURL", "must end with the API version /%s, as in https://api.example.com/%s", apiVersion, apiVersion)
 		}
 	}
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Header: apiKeyHeader, Value: apiKey}, fe)
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Header: apiKeyHeader, Value: apiKey, Name: "apiKey"}, fe)
 	if err != nil {
 		return nil, err
 	}
