@@ -54,12 +54,16 @@ func WithPolling(o pfc.WaitOptions) Option {
 }
 
 // NewClient returns a client of the container at pfc.WithBaseURL (required)
-// holding licenseKey, which Authorize applies and RemoveBackground applies
-// when the container is not activated yet. licenseKey may be empty for a
-// container that is activated by someone else; Authorize then fails with a
-// *pfc.ValidationError. The key, raw, URL-escaped or JSON-escaped, is redacted from every
-// error and log record. Invalid settings are reported together as a
-// *pfc.ValidationError naming them.
+// holding licenseKey, which Authorize applies, and RemoveBackground when
+// the container is not activated. Unlike hosted's API key it may be empty:
+// the API documentation activates a container once per instance and no
+// other call carries a credential, so a keyless client works with a
+// container someone else activated. Its Authorize fails with a
+// *pfc.ValidationError naming license_key, its image calls to a container
+// not activated with ErrNotActivated (pfc.ErrUnauthorized). Invalid
+// settings, a key of blanks included, are reported as a
+// *pfc.ValidationError naming them. The key never appears in errors or
+// logs.
 func NewClient(licenseKey string, opts ...Option) (_ *Client, err error) {
 	var fe apierr.FieldErrors
 	if licenseKey != "" {

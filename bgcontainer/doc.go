@@ -107,9 +107,9 @@
 // retried like any 5xx, except for SubmitImage. WaitImage reports a failed
 // job as a *JobError (pfc.ErrJobFailed), a MaxWait that ran out as a
 // *pfc.WaitTimeoutError (pfc.ErrWaitTimeout), a refused licence key as a
-// *LicenseError (ErrNotActivated).
-//
-// The licence key never appears in errors, logs or a printed Client.
+// *LicenseError (ErrNotActivated, which matches pfc.ErrUnauthorized as
+// every client's refused credential does). The licence key never appears
+// in errors, logs or a printed Client.
 //
 // # Choices where the API documentation is silent
 //

@@ -50,8 +50,9 @@ var (
 	// ErrNotActivated: the container has no valid licence yet, so image
 	// endpoints refuse to work (mock: 403 with code "not_activated"; any
 	// 401 or 403 of an image endpoint, or the code on any status, matches).
-	// Apply the licence with Client.Authorize.
-	ErrNotActivated = errors.New("pfc: container not activated")
+	// Apply the licence with Client.Authorize. It is a credential problem:
+	// it matches pfc.ErrUnauthorized too, as does a *LicenseError.
+	ErrNotActivated error = &classError{"pfc: container not activated", pfc.ErrUnauthorized}
 	// ErrInvalidProcessID: a process id that is not a UUID (400 from
 	// CheckImage, DownloadImage or RemoveImage; also matched by the
 	// client-side *pfc.ValidationError naming process_id).
@@ -65,6 +66,16 @@ var (
 	// ErrMissingFile: the request had no file part (422 from SubmitImage).
 	ErrMissingFile = errors.New("pfc: image file missing")
 )
+
+// classError is a sentinel of this package inside a class of package pfc:
+// errors.Is finds both.
+type classError struct {
+	msg   string
+	class error
+}
+
+func (e *classError) Error() string { return e.msg }
+func (e *classError) Unwrap() error { return e.class }
 
 // Error is an error answer of the container, classified by the API documentation's
 // error table: it matches (errors.Is) the sentinel of its endpoint and

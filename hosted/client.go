@@ -52,12 +52,15 @@ func (c *Client) errorf(format string, args ...any) error {
 	return apierr.Redactf(c.http.Redact, format, args...)
 }
 
-// NewClient returns a client that authenticates with apiKey.
-// pfc.WithBaseURL is required; the base URL ends with /v2. Invalid settings are reported as a *pfc.ValidationError.
+// NewClient returns a client that authenticates with apiKey, which is
+// required (every call of the API needs it): an empty or blank key, or
+// one with control characters, is refused. pfc.WithBaseURL is required;
+// the base URL ends with /v2. Invalid settings are reported as a
+// *pfc.ValidationError naming them.
 func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 	var fe apierr.FieldErrors
-	if apiKey == "" {
-		fe.Add("apiKey", "is required")
+	if strings.TrimSpace(apiKey) == "" {
+		fe.Add("apiKey", "is required") // blank too, as bgcontainer's licenseKey
 	}
 	applied := config.Apply(opts)
 	for _, o := range []struct {
@@ -77,7 +80,7 @@ func NewClient(apiKey string, opts ...Option) (_ *Client, err error) {
 			fe.Add("BaseURL", "must end with the API version /%s, as in https://api.example.com/%s", apiVersion, apiVersion)
 		}
 	}
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Header: apiKeyHeader, Value: apiKey}, fe)
+	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{Header: apiKeyHeader, Value: apiKey, Name: "apiKey"}, fe)
 	if err != nil {
 		return nil, err
 	}

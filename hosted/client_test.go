@@ -60,6 +60,15 @@ func TestNewClientValidation(t *testing.T) {
 	assert.ElementsMatch(t, []string{"apiKey", "BaseURL"}, ve.Fields())
 	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 
+	// A blank key, or one with control characters, is refused as apiKey
+	// (as bgcontainer refuses licenseKey), and never quoted.
+	for _, key := range []string{"   ", "\t", "k3y-SECRET\r\nX-Evil: 1", "k3y-SECRET\x7f"} {
+		_, err = NewClient(key, pfc.WithBaseURL("https://x.test/v2"))
+		require.ErrorAs(t, err, &ve, "%q", key)
+		assert.Equal(t, []string{"apiKey"}, ve.Fields(), "%q", key)
+		assert.NotContains(t, err.Error(), "k3y-SECRET")
+	}
+
 	_, err = NewClient(testKey, pfc.WithBaseURL("https://x.test/v2"), WithPolling(pfc.WaitOptions{MinDelay: time.Second, MaxDelay: time.Millisecond}))
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDelay"}, ve.Fields())

@@ -205,7 +205,8 @@ type BGContainerTestServer struct {
 	// BGContainer is the mock itself.
 	BGContainer *BGContainer
 	// Client is a bgcontainer client for URL holding LicenseKey. It polls
-	// fast (every 10 to 100 ms) and takes the extra options given to
+	// fast (every 10 to 100 ms), retries fast (after 1 to 20 ms, a
+	// Retry-After capped at 20 ms) and takes the extra options given to
 	// StartBGContainer.
 	Client *bgcontainer.Client
 
@@ -217,7 +218,7 @@ type BGContainerTestServer struct {
 // tb.Cleanup (the httptest server first, then BGContainer.Close), and
 // returns its URL, licence key and a ready client. clientOpts are applied
 // to the client after the test server's own (base URL, HTTP client, fast
-// polling), so they can override them. It fails tb on error.
+// polling and retries), so they can override them. It fails tb on error.
 //
 //	srv := mockserver.StartBGContainer(t, nil)
 //	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil) // activates, then removes the job
@@ -237,6 +238,8 @@ func StartBGContainer(tb testing.TB, opts *BGContainerOptions, clientOpts ...bgc
 		pfc.WithBaseURL(ts.URL),
 		pfc.WithHTTPClient(core.server.Client()),
 		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
+		pfc.WithRetries(0, testRetryMinWait, testRetryMaxWait),
+		pfc.WithMaxRetryAfter(testRetryMaxWait),
 	}, clientOpts...)
 	if ts.Client, err = bgcontainer.NewClient(ts.LicenseKey, copts...); err != nil {
 		tb.Fatalf("mockserver: bgcontainer client: %v", err)

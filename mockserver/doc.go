@@ -17,10 +17,11 @@
 //
 // StartHosted(tb, opts, clientOpts...) takes a *HostedOptions (nil for
 // the defaults) and options for the ready-made client, applied after the
-// test server's own: the base URL, the httptest client, and fast polling
-// (every 10 to 100 ms, since a mock job takes milliseconds). Shutdown is
-// registered with tb.Cleanup: the httptest server closes first, then the
-// mock, which removes its data directory.
+// test server's own: the base URL, the httptest client, fast polling
+// (every 10 to 100 ms, since a mock job takes milliseconds) and fast
+// retries (after 1 to 20 ms, a Retry-After capped at 20 ms, the default 4
+// retries). Shutdown is registered with tb.Cleanup: the httptest server
+// closes first, then the mock, which removes its data directory.
 //
 // Without testing.TB, NewHosted returns an http.Handler to mount on any
 // server (close the server first, then Hosted.Close).

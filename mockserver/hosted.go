@@ -241,7 +241,8 @@ type HostedTestServer struct {
 	// Hosted is the mock itself.
 	Hosted *Hosted
 	// Client is a hosted API client for URL and APIKey. It polls fast
-	// (every 10 to 100 ms: a mock job takes milliseconds) and takes the
+	// (every 10 to 100 ms: a mock job takes milliseconds), retries fast
+	// (after 1 to 20 ms, a Retry-After capped at 20 ms) and takes the
 	// extra options given to StartHosted.
 	Client *hosted.Client
 
@@ -254,7 +255,7 @@ type HostedTestServer struct {
 // tb.Cleanup (the httptest server first, then Hosted.Close), and returns
 // its base URL, API key and a ready client. clientOpts are applied to the
 // client after the test server's own (base URL, HTTP client, fast
-// polling), so they can override them. It fails tb on error.
+// polling and retries), so they can override them. It fails tb on error.
 //
 //	srv := mockserver.StartHosted(t, nil)
 //	// or on a fake clock, with the client's requests logged:
@@ -283,6 +284,8 @@ func StartHosted(tb testing.TB, opts *HostedOptions, clientOpts ...hosted.Option
 		pfc.WithBaseURL(ts.URL),
 		pfc.WithHTTPClient(core.server.Client()),
 		hosted.WithPolling(pfc.WaitOptions{MinDelay: testPollMinDelay, MaxDelay: testPollMaxDelay}),
+		pfc.WithRetries(0, testRetryMinWait, testRetryMaxWait),
+		pfc.WithMaxRetryAfter(testRetryMaxWait),
 	}, clientOpts...)
 	if ts.Client, err = hosted.NewClient(ts.APIKey, copts...); err != nil {
 		tb.Fatalf("mockserver: hosted client: %v", err)

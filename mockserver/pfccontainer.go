@@ -222,8 +222,9 @@ type PFCContainerTestServer struct {
 	// Container is the mock itself: its mount directories (InputDir,
 	// OutputDir, PresetsDir, LicenseDir) and Sweep.
 	Container *PFCContainer
-	// Client is a pfccontainer client for URL, with the extra options given
-	// to StartPFCContainer.
+	// Client is a pfccontainer client for URL that retries fast (after 1
+	// to 20 ms, a Retry-After capped at 20 ms), with the extra options
+	// given to StartPFCContainer.
 	Client *pfccontainer.Client
 
 	core *testServerCore
@@ -259,6 +260,8 @@ func StartPFCContainer(tb testing.TB, opts *PFCContainerOptions, clientOpts ...p
 	copts := append([]pfccontainer.Option{
 		pfc.WithBaseURL(ts.URL),
 		pfc.WithHTTPClient(core.server.Client()),
+		pfc.WithRetries(0, testRetryMinWait, testRetryMaxWait),
+		pfc.WithMaxRetryAfter(testRetryMaxWait),
 	}, clientOpts...)
 	if ts.Client, err = pfccontainer.NewClient(copts...); err != nil {
 		tb.Fatalf("mockserver: pfccontainer client: %v", err)

@@ -21,6 +21,18 @@ const (
 	testPollMaxDelay = 100 * time.Millisecond
 )
 
+// Retries of the clients a test server hands out: the mock is in
+// process, so a failed attempt (a fault the test injected, a refusal of
+// the memory budget) is retried after 1 to 20 ms, and a Retry-After (1 s
+// for the fault kind 429) is capped at 20 ms; the clients' defaults, made
+// for real services (0.5 to 20 s), would make a test with faults take
+// seconds. The number of retries stays the clients' default. Clients a
+// user builds keep the defaults.
+const (
+	testRetryMinWait = time.Millisecond
+	testRetryMaxWait = 20 * time.Millisecond
+)
+
 // idleTimeout bounds WaitIdle in tests: a broken backend fails the test
 // instead of hanging it.
 const idleTimeout = time.Minute
@@ -51,7 +63,8 @@ type backend interface {
 //		}
 //		core := startTestServer(tb, b, o.Clock)
 //		c, err := x.NewClient(append([]x.Option{x.WithBaseURL(core.server.URL),
-//			x.WithHTTPClient(core.server.Client()), x.WithPolling(/* testPollMinDelay, testPollMaxDelay */)}, clientOpts...)...)
+//			x.WithHTTPClient(core.server.Client()), x.WithPolling(/* testPollMinDelay, testPollMaxDelay */),
+//			pfc.WithRetries(0, testRetryMinWait, testRetryMaxWait), pfc.WithMaxRetryAfter(testRetryMaxWait)}, clientOpts...)...)
 //		if err != nil {
 //			tb.Fatalf("mockserver: client: %v", err)
 //		}

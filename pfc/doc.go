@@ -32,10 +32,27 @@
 //	5xx       ErrServer
 //	102       ErrStillProcessing (a final 102 Processing: poll again)
 //
-// Other statuses (408, 409, 3xx ...) unwrap to nil; test StatusCode. The
-// containers add errors of their own that explain an answer from their
-// API documentation's error tables (pfccontainer.Error, bgcontainer.Error):
-// errors.As still finds the *APIError behind them.
+// Other statuses (408, 409, 3xx ...) unwrap to nil; test StatusCode.
+// ErrUnauthorized also matches the background-removal container's licence
+// problems (bgcontainer.ErrNotActivated, *bgcontainer.LicenseError): one
+// errors.Is catches a refused credential of any client.
+//
+// A request that got no answer is not an *APIError. Its chain holds the
+// *url.Error of the request (its URL redacted) and the cause from package
+// net or io (*net.OpError, *net.DNSError, syscall.ECONNREFUSED,
+// io.ErrUnexpectedEOF ...). It matches ErrUnreachable when the service
+// could not be reached (connection refused, dial failed or timed out, host
+// name not resolved), ErrResponseHeaderTimeout when it did not answer in
+// time, and context.Canceled or context.DeadlineExceeded when the
+// caller's context ended (then never ErrUnreachable):
+//
+//	if errors.Is(err, pfc.ErrUnreachable) {
+//		// wrong address, or the service is down
+//	}
+//
+// The containers add errors of their own that explain an answer from
+// their API documentation's error tables (pfccontainer.Error,
+// bgcontainer.Error): errors.As still finds the *APIError behind them.
 //
 // Every string in an error has passed the client's redactor first: the
 // API key, licence keys and pre-signed URL signatures never appear in an

@@ -25,6 +25,12 @@ var (
 	// background-removal container's DownloadImage while the job runs).
 	// It is not a failure: poll again.
 	ErrStillProcessing = errors.New("pfc: still processing")
+	// ErrUnreachable: the last attempt could not reach its server (the
+	// service, or the host of a redirect or of a pre-signed storage URL):
+	// the connection was refused, the dial failed or timed out, or the
+	// host name did not resolve. The chain also holds the *url.Error and
+	// the cause from package net.
+	ErrUnreachable = errors.New("pfc: service unreachable")
 	// ErrResponseHeaderTimeout: no response headers, or no bytes of the
 	// answer, within the response header timeout (WithResponseHeaderTimeout).
 	ErrResponseHeaderTimeout = errors.New("pfc: timed out waiting for response headers")

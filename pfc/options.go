@@ -32,8 +32,11 @@ func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config.Config) { c.HTTPClient = hc }
 }
 
-// WithLogger logs each attempt, retry and response at Debug and Warn level,
-// with every key and URL signature redacted. Without it nothing is logged.
+// WithLogger logs each attempt and response at Debug level, each retry at
+// Warn, and, at Warn, "pfc: request failed" when a request fails with a
+// retry due but not made (retries run out, the wait would pass the
+// context deadline), with its method, URL, attempts and error. Every key
+// and URL signature is redacted. Without it nothing is logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config.Config) { c.Logger = l }
 }

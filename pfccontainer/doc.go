@@ -130,8 +130,8 @@
 //   - error body: the shared JSON {"status", "code", "message",
 //     "parameter"} whose code is the message id; a message quoting the id
 //     is recognised too, and any other body is kept in pfc.APIError;
-//   - unknown output type: 400 unknownOutputTypeMessage; size parameters:
-//     the hosted API's range 32..10000, scale 1..1000;
+//   - unknown output type: 400 unknownOutputTypeMessage;
+//   - sizes: the hosted API's 32..10000; scale 1..62500, as in hosted;
 //   - the imageKey of PUT /pfc: [A-Za-z0-9._-]{1,128}, no leading '.';
 //   - request authentication: none (see Authentication);
 //   - job states, events: none; GET /pfc/{imageKey} is synchronous;

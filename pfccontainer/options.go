@@ -169,8 +169,8 @@ func (o *CorrectionOptions) WithStrict() *CorrectionOptions {
 // Validate checks o against the container's documented rules without any
 // I/O. It returns nil or a *pfc.ValidationError (matching pfc.ErrInvalidParameter)
 // naming every offending parameter by its wire name: values outside their
-// documented set or range (sizes 32..10000, scale 1..62500, outputQuality
-// 40..100), an outputColorSpace that is neither original, srgb nor a plain
+// set or range (outputQuality 40..100; sizes 32..10000 and scale 1..62500,
+// which the API documentation leaves open, as in hosted), an outputColorSpace that is neither original, srgb nor a plain
 // file name, empty or comma-holding skip-exif-software names, a preset
 // with control characters, and, with Strict, every parameter Plan reports
 // as ignored. A nil o is valid: the container's defaults.

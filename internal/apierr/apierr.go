@@ -25,6 +25,7 @@ var (
 	ErrInvalidParameter      = pfc.ErrInvalidParameter
 	ErrStillProcessing       = pfc.ErrStillProcessing
 	ErrResponseHeaderTimeout = pfc.ErrResponseHeaderTimeout
+	ErrUnreachable           = pfc.ErrUnreachable
 	ErrDownloadTooLarge      = pfc.ErrDownloadTooLarge
 	ErrTruncatedResponse     = pfc.ErrTruncatedResponse
 )

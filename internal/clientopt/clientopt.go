@@ -12,6 +12,8 @@ type Auth struct {
 	// Header and Value are the credential header and its value; empty
 	// means none.
 	Header, Value string
+	// Name is the client's name for Value in errors ("apiKey").
+	Name string
 	// Secrets are more strings to redact (a license key, ...).
 	Secrets []string
 }
@@ -58,6 +60,7 @@ func transportOptions(cfg config.Config, auth Auth, baseURL string) transport.Op
 		UserAgent:             cfg.UserAgent,
 		AuthHeader:            auth.Header,
 		AuthValue:             auth.Value,
+		AuthName:              auth.Name,
 		Secrets:               auth.Secrets,
 		MaxRetries:            cfg.MaxRetries,
 		MinRetryWait:          cfg.MinRetryWait,

@@ -410,18 +410,24 @@ func (e *notSentError) Unwrap() error { return e.err }
 // call may have been processed, so it may be sent to another replica.
 func NeverSent(err error) bool { return err != nil && neverSent(err) }
 
-// neverSent reports whether err proves that no byte of the request reached
-// a server: no connection was obtained (httptrace), or dialing failed
-// (refused, unreachable, DNS).
-func neverSent(err error) bool {
-	var ns *notSentError
-	if errors.As(err, &ns) {
-		return true
-	}
+// unreachable reports whether err, an attempt's error, says that the
+// server could not be reached: the dial was refused or failed (timed out,
+// no route), or the host name did not resolve. Unlike neverSent it does
+// not take "no connection obtained" alone, which a TLS handshake failure
+// (a server that was reached) also gives.
+func unreachable(err error) bool {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return true
 	}
 	var dns *net.DNSError
 	return errors.As(err, &dns) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// neverSent reports whether err proves that no byte of the request reached
+// a server: no connection was obtained (httptrace), or dialing failed
+// (refused, unreachable, DNS).
+func neverSent(err error) bool {
+	var ns *notSentError
+	return errors.As(err, &ns) || unreachable(err)
 }

@@ -183,10 +183,15 @@ func TestStreamProducerStopsWhenBodyNotRead(t *testing.T) {
 func TestReaderBodyNotRetriedOnceSent(t *testing.T) {
 	t.Parallel()
 	got, base := recordingServer(t, http.StatusServiceUnavailable)
-	c := newClient(t, Options{BaseURL: base})
+	logs := &logRecorder{}
+	c := newClient(t, Options{BaseURL: base, Logger: slogLogger(logs)})
 	_, err := c.Do(context.Background(), &Request{Method: "PUT", Path: "x", Body: ReaderBody(strings.NewReader("once"), 4, "text/plain")})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrBodyNotReplayable)
+	if failed := logs.find("pfc: request failed"); assert.Len(t, failed, 1) {
+		assert.Equal(t, "the request body cannot be sent again", failed[0]["reason"].String())
+		assert.Equal(t, err.Error(), failed[0]["error"].String())
+	}
 	assert.ErrorIs(t, err, apierr.ErrServer)
 	var ae *apierr.APIError
 	require.ErrorAs(t, err, &ae)

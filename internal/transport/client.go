@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,6 +49,9 @@ type Options struct {
 	// BaseURL's origin, never across a redirect to another one. Empty means
 	// no credential.
 	AuthHeader, AuthValue string
+	// AuthName names AuthValue in New's *apierr.ValidationError: the
+	// client's own argument, e.g. "apiKey"; empty means "AuthValue".
+	AuthName string
 	// Secrets are more strings to remove from errors and logs, e.g. a
 	// license key that appears as a path segment. AuthValue is always one.
 	Secrets []string
@@ -71,9 +75,10 @@ type Options struct {
 	// downloads of any length work too. The caller's http.Client and
 	// Transport are not modified: the bound is this package's timer.
 	ResponseHeaderTimeout time.Duration
-	// Logger receives a Debug record per attempt and per response and a
-	// Warn record per retry, with the method and the redacted URL only
-	// (never headers or bodies). nil disables logging.
+	// Logger receives a Debug record per attempt and per response, a Warn
+	// record per retry and one when a call gives up with a retry due, with
+	// the method and the redacted URL and error only (never headers or
+	// bodies). nil disables logging.
 	Logger *slog.Logger
 }
 
@@ -137,7 +142,7 @@ func New(o Options) (*Client, error) {
 		errs.Add("AuthHeader", "is required when AuthValue is set")
 	}
 	if !validHeaderValue(o.AuthValue) {
-		errs.Add("AuthValue", "contains control characters") // never echo the value
+		errs.Add(cmp.Or(o.AuthName, "AuthValue"), "contains control characters") // never echo the value
 	}
 	if !validHeaderValue(o.UserAgent) {
 		errs.Add("UserAgent", "contains control characters")

@@ -168,6 +168,9 @@ type call struct {
 	nextWait    time.Duration
 	// notRetried is set when a retry was due but the body could not be replayed.
 	notRetried bool
+	// gaveUp says why a retry that was due was not made (no retries left,
+	// the context deadline, the body); "" when none was refused.
+	gaveUp string
 	// retriedAfterLanding is set when a retry followed an attempt that may
 	// have been processed (see Request.RetriedAfterLanding).
 	retriedAfterLanding bool
@@ -427,16 +430,36 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 		if resp != nil {
 			drainAndClose(resp.Body)
 		}
-		return nil, cl.wrapErr(err)
+		out := cl.wrapErr(err)
+		cl.logGaveUp(0, out)
+		return nil, out
 	}
 	if resp.StatusCode >= 400 || resp.StatusCode == http.StatusProcessing {
-		apiErr := apierr.FromResponse(resp, cl.method, cl.url(), cl.attempts, cl.redact)
+		var out error = apierr.FromResponse(resp, cl.method, cl.url(), cl.attempts, cl.redact)
 		if cl.notRetried {
-			return nil, &notRetriedError{err: apiErr}
+			out = &notRetriedError{err: out}
 		}
-		return nil, apiErr
+		cl.logGaveUp(resp.StatusCode, out)
+		return nil, out
 	}
 	return resp, nil
+}
+
+// logGaveUp logs, at Warn, the failure a call returns when a retry was
+// due and not made (cl.gaveUp): the last record of a call that retried
+// says how it ended. out is the call's error, already redacted; status is
+// its answer's, 0 for a transport failure.
+func (cl *call) logGaveUp(status int, out error) {
+	l := cl.c.logger
+	if l == nil || cl.gaveUp == "" {
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempts", cl.attempts)}
+	if status != 0 {
+		attrs = append(attrs, slog.Int("status", status))
+	}
+	attrs = append(attrs, slog.String("reason", cl.gaveUp), slog.String("error", out.Error()))
+	l.LogAttrs(cl.ctx, slog.LevelWarn, "pfc: request failed", attrs...)
 }
 
 // callOf returns the call whose request carries ctx (see send).
@@ -515,10 +538,11 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 	}
 	c := cl.c
 	if cl.attempts > c.maxRetries {
+		cl.gaveUp = "no retries left"
 		return false, nil // retries exhausted: the last result is returned
 	}
 	if cl.once != nil && !cl.once.replayable() {
-		cl.notRetried = true
+		cl.notRetried, cl.gaveUp = true, "the request body cannot be sent again"
 		return false, nil
 	}
 	wait, fromServer := c.retryWait(cl.attempts-1, resp)
@@ -529,6 +553,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 			l.LogAttrs(ctx, slog.LevelDebug, "pfc: not retrying, the wait would pass the context deadline",
 				append(cl.outcomeAttrs(resp, err), slog.Duration("wait", wait))...)
 		}
+		cl.gaveUp = "the wait would pass the context deadline"
 		return false, nil
 	}
 	cl.nextWait = wait
@@ -581,14 +606,22 @@ func passLastResult(resp *http.Response, err error, _ int) (*http.Response, erro
 }
 
 // requestError is a transport failure with a redacted message; it unwraps
-// to a *url.Error whose URL is redacted and whose Err is the cause.
+// to a *url.Error whose URL is redacted and whose Err is the cause, and to
+// class, when set: apierr.ErrUnreachable for a server that could not be
+// reached.
 type requestError struct {
-	msg string
-	err error
+	msg   string
+	err   error
+	class error
 }
 
 func (e *requestError) Error() string { return e.msg }
-func (e *requestError) Unwrap() error { return e.err }
+func (e *requestError) Unwrap() []error {
+	if e.class == nil {
+		return []error{e.err}
+	}
+	return []error{e.err, e.class}
+}
 
 // notRetriedError adds why a retryable failure was not retried.
 type notRetriedError struct{ err error }
@@ -611,7 +644,13 @@ func (cl *call) wrapErr(err error) error {
 	if cl.noReplay && errors.As(err, &te) {
 		msg += " (not retried: the request may have been processed, and its answer was lost)"
 	}
-	var out error = &requestError{msg: cl.redact(msg), err: wrapped}
+	re := &requestError{msg: cl.redact(msg), err: wrapped}
+	if cl.ctx != nil && cl.ctx.Err() == nil && unreachable(err) {
+		// Not after a cancellation or an expired deadline, which ended
+		// the dial: the context's error says why.
+		re.class = apierr.ErrUnreachable
+	}
+	var out error = re
 	if cl.notRetried {
 		out = &notRetriedError{err: out}
 	}

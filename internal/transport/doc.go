@@ -20,7 +20,10 @@
 // *apierr.APIError with the status, the service's message and code, a
 // bounded redacted copy of the body and the number of attempts. Transport
 // failures keep their cause in the chain (errors.Is(err, context.Canceled),
-// errors.As(err, **url.Error)) but their text and URL are redacted.
+// errors.As(err, **url.Error)) but their text and URL are redacted; when
+// the last attempt could not reach the server (dial refused or failed,
+// host not resolved) and the context is still live, the error also
+// matches apierr.ErrUnreachable.
 //
 // # Retry policy
 //
@@ -214,7 +217,10 @@
 // bodies: Debug "pfc: sending request" per attempt, "pfc: response" per
 // response and "pfc: following redirect" per hop, Warn "pfc: retrying
 // request" before each wait (with the wait and whether it came from
-// Retry-After).
+// Retry-After), and Warn "pfc: request failed" when a call fails although
+// the policy would retry its last attempt: no retries left, the wait
+// would pass the context deadline, or the body cannot be sent again (with
+// the attempts, the reason and the call's redacted error).
 //
 // # Connections
 //

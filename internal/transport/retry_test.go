@@ -339,6 +339,10 @@ func TestWaitTrimmedToDeadline(t *testing.T) {
 	assert.NoError(t, ctx.Err())
 	assert.Len(t, logs.find("pfc: not retrying, the wait would pass the context deadline"), 1)
 	assert.Empty(t, logs.find("pfc: retrying request"))
+	failed := logs.find("pfc: request failed")
+	require.Len(t, failed, 1)
+	assert.Equal(t, "the wait would pass the context deadline", failed[0]["reason"].String())
+	assert.Equal(t, int64(1), failed[0]["attempts"].Int64())
 }
 
 func TestCancelDuringRetryWait(t *testing.T) {
@@ -462,4 +466,60 @@ func TestHostileRetryAfter(t *testing.T) {
 			assert.Equal(t, tc.fromServer, retries[0]["retry_after"].Bool())
 		})
 	}
+}
+
+// When retries run out, the call's last log record says that it failed,
+// at Warn, with the method, the redacted URL, the attempts, the reason and
+// the redacted error; a call that succeeds after a retry, or that fails
+// with an answer no retry would change, logs no such record.
+func TestGivingUpIsLogged(t *testing.T) {
+	t.Parallel()
+	const key, lic = "k3y-SECRET", "lic/KEY 9"
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/busy":
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"message":"busy, key `+key+`"}`)
+		case "/gone":
+			w.WriteHeader(http.StatusNotFound)
+		default:
+			hangUp(t, w)
+		}
+	})
+	logs := &logRecorder{}
+	c := newClient(t, Options{BaseURL: srv.URL, AuthHeader: "X-API-KEY", AuthValue: key, Secrets: []string{lic},
+		MaxRetries: 2, Logger: slogLogger(logs)})
+
+	_, err := c.Do(context.Background(), &Request{Path: "busy", Query: url.Values{"license": {lic}}})
+	require.ErrorIs(t, err, apierr.ErrServer)
+	failed := logs.find("pfc: request failed")
+	require.Len(t, failed, 1)
+	rec := failed[0]
+	assert.Equal(t, "WARN", rec["level"].String())
+	assert.Equal(t, "GET", rec["method"].String())
+	assert.Equal(t, srv.URL+"/busy?license=REDACTED", rec["url"].String())
+	assert.Equal(t, int64(3), rec["attempts"].Int64())
+	assert.Equal(t, int64(503), rec["status"].Int64())
+	assert.Equal(t, "no retries left", rec["reason"].String())
+	assert.Equal(t, err.Error(), rec["error"].String())
+	assert.Contains(t, rec["error"].String(), "busy, key REDACTED")
+	logs.mu.Lock()
+	last := logs.records[len(logs.records)-1].Message
+	logs.mu.Unlock()
+	assert.Equal(t, "pfc: request failed", last, "the call's last record")
+
+	_, err = c.Do(context.Background(), &Request{Path: "hang/" + PathJoin(lic)})
+	require.Error(t, err)
+	failed = logs.find("pfc: request failed")
+	require.Len(t, failed, 2)
+	assert.Equal(t, int64(3), failed[1]["attempts"].Int64())
+	assert.Equal(t, srv.URL+"/hang/REDACTED", failed[1]["url"].String())
+	assert.Equal(t, err.Error(), failed[1]["error"].String())
+	_, hasStatus := failed[1]["status"]
+	assert.False(t, hasStatus, "a transport failure has no status")
+
+	_, err = c.Do(context.Background(), &Request{Path: "gone"})
+	require.ErrorIs(t, err, apierr.ErrNotFound)
+	assert.Len(t, logs.find("pfc: request failed"), 2, "a 404 is not retried: nothing was given up")
+	assertNoSecrets(t, logs.String(), key, lic, "lic%2FKEY%209", "KEY 9")
 }

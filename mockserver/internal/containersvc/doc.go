@@ -78,7 +78,7 @@
 //     debug like the other 400 rows. Accepted: JPEG, jpg, PNG, any case.
 //   - Malformed query values (outputQuality outside 40..100, non-decimal
 //     integers, booleans other than true/false, sizes outside 32..10000 as
-//     on the hosted API, scale outside 1..1000, unknown or repeated
+//     on the hosted API, scale outside 1..62500, unknown or repeated
 //     parameters): 400 invalid_parameter or unknown_parameter, logged as
 //     invalidParameterMessage (debug). Every problem is in the message.
 //     GET /version takes no parameter: any is 400 unknown_parameter.
