@@ -108,8 +108,9 @@
 // job as a *JobError (pfc.ErrJobFailed), a MaxWait that ran out as a
 // *pfc.WaitTimeoutError (pfc.ErrWaitTimeout), a refused licence key as a
 // *LicenseError (ErrNotActivated, which matches pfc.ErrUnauthorized as
-// every client's refused credential does). The licence key never appears
-// in errors, logs or a printed Client.
+// every client's refused credential does). The licence key, in any
+// spelling (escaped, in another case, in hex or base64), never appears in
+// errors, logs or a printed Client.
 //
 // # Choices where the API documentation is silent
 //

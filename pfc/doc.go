@@ -56,7 +56,9 @@
 //
 // Every string in an error has passed the client's redactor first: the
 // API key, licence keys and pre-signed URL signatures never appear in an
-// error message, a log record or a file the SDK writes.
+// error message, a log record or a file the SDK writes, in any spelling a
+// server may echo them (escaped for a URL, JSON, HTML or quoted-printable,
+// in another case, in hex or base64, wrapped over lines).
 //
 // # Options
 //

@@ -71,7 +71,9 @@
 // Error strings never contain the API key, license keys or pre-signed URL
 // signatures: every string an APIError takes from a request or response has
 // been passed through the client's redactor, which replaces them with
-// "REDACTED": as written, URL- and JSON-escaped, and in hex and base64.
+// "REDACTED" in any spelling (see package redact): as written, escaped
+// for a URL, JSON, HTML or quoted-printable, in another case, in hex and
+// base64.
 // The body copy is cut where no secret is split, and every other cut is
 // made after redaction (Excerpt), so not even a prefix of a secret
 // survives a bound.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/internal/version"
 )
 
@@ -97,11 +98,12 @@ type Client struct {
 	// setHeader).
 	userAgentValues, authValues []string
 	authValue                   string
-	secrets                     []string // every spelling of each secret (secretSpellings)
-	redactor                    *strings.Replacer
-	maxRetries                  int
-	minWait                     time.Duration
-	maxWait                     time.Duration
+	// redactor removes the credential and Options.Secrets in every
+	// spelling.
+	redactor   *redact.Matcher
+	maxRetries int
+	minWait    time.Duration
+	maxWait    time.Duration
 	// maxRetryAfter caps Retry-After.
 	maxRetryAfter time.Duration
 	// headerTimeout bounds each attempt's wait for headers (0 = none),
@@ -206,8 +208,7 @@ func New(o Options) (*Client, error) {
 	c.baseString = base.String()
 	c.authOrigin = originOf(base)
 
-	c.secrets = secretSpellings(append([]string{o.AuthValue}, o.Secrets...)...)
-	c.redactor = newReplacer(c.secrets...)
+	c.redactor = redact.New(append([]string{o.AuthValue}, o.Secrets...)...)
 
 	var hc http.Client
 	if o.HTTPClient != nil {
@@ -264,11 +265,12 @@ func (c *Client) SameOrigin(rawURL string) bool {
 	return err == nil && u.IsAbs() && originOf(u) == c.authOrigin
 }
 
-// Redact returns s with the credential and every configured secret (in
-// their URL- and JSON-escaped, hex and base64 forms too, escapes with hex
-// digits of either case, and a long one upper- or lower-cased) replaced
-// by "REDACTED".
-func (c *Client) Redact(s string) string { return replace(c.redactor, s) }
+// Redact returns s with the credential and every configured secret
+// replaced by "REDACTED" in every spelling redact.Matcher knows: escaped
+// for a URL, a JSON or JavaScript string, HTML or quoted-printable, in
+// any case, in hex and base64 (the last three for secrets of 8 bytes or
+// more).
+func (c *Client) Redact(s string) string { return c.redactor.Redact(s) }
 
 // Format prints the client as "transport.Client(<BaseURL>)" whatever the
 // verb (%v, %+v, %#v, %d ...): it holds the credential and the secrets, and

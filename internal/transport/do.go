@@ -9,13 +9,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/redact"
 )
 
 // maxJSONResponse bounds what DoJSON decodes; the APIs' JSON answers are a
@@ -142,14 +142,14 @@ type call struct {
 	// URL's query values, Request.Secrets, and the query values of
 	// redirect hops that leave the API origin. redactor replaces them and
 	// the Client's; while the call has none it is the Client's, else it is
-	// built, their spellings computed (secretSpellings, the Client's kept
-	// from New), only when a string is first redacted (redactorStale),
-	// since redaction is needed on the error and log paths alone.
+	// built (the Client's extended, redact.Matcher.With) only when a
+	// string is first redacted (redactorStale), since redaction is needed
+	// on the error and log paths alone.
 	secrets []string
 	// secretQuery is DoExternal's URL while its query values are not yet
 	// in secrets (see redact).
 	secretQuery   *url.URL
-	redactor      *strings.Replacer
+	redactor      *redact.Matcher
 	redactorStale bool
 	external      bool
 	noFollow      bool
@@ -195,13 +195,12 @@ func (cl *call) redact(s string) string {
 		if cl.secretQuery != nil {
 			// DoExternal's URL: its query values, found only now, since
 			// most calls never redact.
-			cl.secrets = append(queryValues(cl.secretQuery), cl.secrets...)
+			cl.secrets = append(redact.QueryValues(cl.secretQuery), cl.secrets...)
 			cl.secretQuery = nil
 		}
-		forms := append(slices.Clip(cl.c.secrets), secretSpellings(cl.secrets...)...)
-		cl.redactor, cl.redactorStale = newReplacer(forms...), false
+		cl.redactor, cl.redactorStale = cl.c.redactor.With(cl.secrets...), false
 	}
-	return replace(cl.redactor, s)
+	return cl.redactor.Redact(s)
 }
 
 // url returns the redacted request URL, for errors and logs: for
@@ -213,7 +212,7 @@ func (cl *call) redact(s string) string {
 func (cl *call) url() string {
 	if cl.logURL == "" {
 		if cl.external {
-			cl.logURL = quoteURL(replace(cl.c.redactor, redactQueryValues(cl.u)))
+			cl.logURL = quoteURL(cl.c.redactor.Redact(redactQueryValues(cl.u)))
 		} else {
 			cl.logURL = quoteURL(cl.redact(cl.u.Redacted()))
 		}

@@ -197,11 +197,10 @@
 // # Secrets and logging
 //
 // Options.AuthValue, Options.Secrets (e.g. a license key sent as a path
-// segment) and Request.Secrets, in every spelling a URL or a JSON encoder
-// gives them (URL-escaped; JSON-escaped as Go, Python and PHP write it;
-// escapes with hex digits of either case; hex and base64; a secret of 8
-// bytes or more also upper- or lower-cased whole), are
-// replaced by "REDACTED" in every
+// segment) and Request.Secrets, in every spelling package redact reads
+// (any mix of URL, JSON, JavaScript, HTML and quoted-printable escapes,
+// MIME line wrapping; a secret of 8 bytes or more also in any case, in
+// hex and in base64), are replaced by "REDACTED" in every
 // error string, every log record and in APIError.URL, Message, Code and
 // Body. For DoExternal every query value of the URL is replaced by REDACTED
 // (pre-signed URLs carry their signature, credential and token there), and

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/redact"
 )
 
 // maxRedirects is net/http's default limit, kept when the caller's client
@@ -83,7 +85,7 @@ func (cl *call) learnHopSecrets(u *url.URL) {
 	if !cl.external && originOf(u) == cl.c.authOrigin {
 		return
 	}
-	values := queryValues(u)
+	values := redact.QueryValues(u)
 	if len(values) == 0 {
 		return
 	}
