@@ -13,7 +13,7 @@
 // method and the routes, never the path, so /authorize/{key} does not echo
 // the key), a wrong method 405 with Allow. Every answer carries
 // X-Request-Id; requests are logged at debug level through a logger that
-// redacts the valid licence key (raw or escaped) and whatever follows
+// redacts the valid licence key (in any spelling) and whatever follows
 // /Authorize/ (in any case: /authorize/ too) to the end of the path, so no
 // key, right or wrong, reaches the logs. A download of a queued or processing
 // job is answered with httpx.WriteFinalStatus (a raw "HTTP/1.1 102 Processing"

@@ -232,6 +232,30 @@ func TestHTTPTriedKeysAreRedactedToTheEndOfThePath(t *testing.T) {
 	}
 }
 
+// TestHTTPKeyInAnotherSpellingIsNotLogged: the request log shows the
+// decoded path of every route, so a client that put the licence key, in
+// another case or escaped twice, in an image route's path got it logged:
+// only the raw and singly escaped key were redacted.
+func TestHTTPKeyInAnotherSpellingIsNotLogged(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	s, _ := newService(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	h := s.Handler()
+	for _, path := range []string{
+		"/CheckImage/" + strings.ToUpper(testKey),
+		"/RemoveImage/Lic-0123456789-Secret",
+		"/DownloadImage/lic%252D0123456789%252Dsecret",
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil)) // logs before it returns
+	}
+	out := strings.ToLower(logs.String())
+	assert.NotContains(t, out, "0123456789")
+	assert.Equal(t, 3, strings.Count(out, "redacted"), "%s", out)
+}
+
 // TestHTTPNotFoundDoesNotEchoThePath: /authorize/{key} (the wrong case) is
 // no route; its 404 quoted the path, and so the licence key.
 func TestHTTPNotFoundDoesNotEchoThePath(t *testing.T) {

@@ -3,19 +3,21 @@ package bgsvc
 import (
 	"context"
 	"log/slog"
-	"net/url"
 	"strings"
+
+	"github.com/pfcsdk/pfc-go/internal/redact"
 )
 
-// redactHandler removes the licence key, raw or URL-escaped, from every
-// record's message and string attributes, and any key tried: whatever
+// redactHandler removes the licence key, in any spelling (redact.Matcher:
+// escaped, in another case, in hex or base64), from every record's message
+// and string attributes, and any key tried: whatever
 // follows "/Authorize/", in any case, to the end of the string (request
 // logs show the decoded path, where a key may hold spaces or quotes; a
 // wrong key is often a typo of the right one, and /authorize/ a typo of
 // the route).
 type redactHandler struct {
 	next slog.Handler
-	rep  *strings.Replacer
+	rep  *redact.Matcher
 }
 
 // authorizeMarker, in ASCII lower case, starts the part of a string that
@@ -24,13 +26,13 @@ const authorizeMarker = "/authorize/"
 
 // replace redacts s.
 func (h *redactHandler) replace(s string) string {
-	s = h.rep.Replace(s)
+	s = h.rep.Redact(s)
 	i := strings.Index(asciiLower(s), authorizeMarker)
 	if i < 0 {
 		return s
 	}
 	if start := i + len(authorizeMarker); start < len(s) {
-		s = s[:start] + "REDACTED"
+		s = s[:start] + redact.Redacted
 	}
 	return s
 }
@@ -50,15 +52,7 @@ func asciiLower(s string) string {
 
 // redactingLogger wraps l so that key never reaches its output.
 func redactingLogger(l *slog.Logger, key string) *slog.Logger {
-	pairs := []string{}
-	seen := map[string]bool{}
-	for _, f := range []string{key, url.PathEscape(key), url.QueryEscape(key)} {
-		if f != "" && !seen[f] {
-			seen[f] = true
-			pairs = append(pairs, f, "REDACTED")
-		}
-	}
-	return slog.New(&redactHandler{next: l.Handler(), rep: strings.NewReplacer(pairs...)})
+	return slog.New(&redactHandler{next: l.Handler(), rep: redact.New(key)})
 }
 
 func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {

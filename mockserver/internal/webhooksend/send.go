@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
 )
@@ -266,11 +267,11 @@ func (s *Sender) post(ctx context.Context, d *Delivery, now time.Time) (int, err
 	req.Header.Set("User-Agent", UserAgent)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		// *url.Error repeats the URL, whose query may hold the receiver's
-		// secret token; the error goes to the logs.
+		// *url.Error repeats the URL, whose path or query may hold the
+		// receiver's secret token; the error goes to the logs.
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			err = fmt.Errorf("webhooksend: POST %s: %w", redactURL(d.URL), ue.Err)
+			err = fmt.Errorf("webhooksend: POST %s: %w", redact.WebhookURL(d.URL), ue.Err)
 		}
 		return 0, err
 	}
@@ -295,15 +296,4 @@ func (s *Sender) report(a Attempt) {
 	if s.cfg.OnAttempt != nil {
 		s.cfg.OnAttempt(a)
 	}
-}
-
-// redactURL returns u without user info, query and fragment: what can be
-// logged of a webhook URL.
-func redactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	r := url.URL{Scheme: p.Scheme, Host: p.Host, Path: p.Path, RawPath: p.RawPath}
-	return r.String()
 }

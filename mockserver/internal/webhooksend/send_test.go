@@ -333,6 +333,36 @@ func TestTransportErrorsDoNotLogTheURLsSecrets(t *testing.T) {
 	assert.Equal(t, 0, rc.count())
 }
 
+// TestTransportErrorsRedactAPathToken: a webhook URL carrying its token
+// in the path (/services/T0/B0/<token>) is logged with the path redacted,
+// as the clients redact it (redact.URLSecrets): the path was logged whole.
+func TestTransportErrorsRedactAPathToken(t *testing.T) {
+	srv := httptest.NewTLSServer(&receiver{status: func(int) int { return 200 }})
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
+	t.Cleanup(srv.Close)
+	tr := activity.New(clock.NewFake(t0))
+	var logs bytes.Buffer
+	var got []webhooksend.Attempt
+	s, err := webhooksend.New(webhooksend.Config{Tracker: tr, Sign: testSign,
+		Logger:    slog.New(slog.NewJSONHandler(&logs, nil)),
+		OnAttempt: func(a webhooksend.Attempt) { got = append(got, a) }})
+	require.NoError(t, err)
+	const token = "XXXXXXXXXXXXXXXXXXXXXXXX"
+	s.Send(webhooksend.Delivery{URL: srv.URL + "/services/T000/B000/" + token, Secret: []byte("k"), EventID: "evt_p", Body: []byte(`{}`)})
+	require.NoError(t, tr.WaitIdle(context.Background()))
+	s.Close()
+	tr.Close()
+	s.CloseIdleConnections()
+
+	require.Len(t, got, 1)
+	require.Error(t, got[0].Err)
+	assert.Contains(t, got[0].Err.Error(), strings.TrimPrefix(srv.URL, "https://")+"/REDACTED")
+	for _, text := range []string{got[0].Err.Error(), logs.String()} {
+		assert.NotContains(t, text, token)
+		assert.NotContains(t, text, "/services/T000")
+	}
+}
+
 func TestOwnClientTrustsRootCAsAndClosesItsConnections(t *testing.T) {
 	rc := &receiver{status: func(int) int { return http.StatusOK }}
 	srv := httptest.NewTLSServer(rc)
