@@ -108,7 +108,9 @@
 // redactor as URLs, so a server that echoes the API key cannot put it into
 // an error string. A webhook URL (WithWebhook) is redacted whole, with its
 // path, its long path segments and its query values, since webhook tokens
-// live in either.
+// live in either. Printed (fmt, any verb) or logged (slog), a Client shows
+// its base URL only, an UploadTicket or a Preset its pre-signed URL with the
+// query values REDACTED, and CorrectionOptions its webhook URL's host.
 //
 // # Behaviour the API documentation leaves open
 //

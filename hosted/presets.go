@@ -18,6 +18,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -48,8 +49,10 @@ type Preset struct {
 // Format prints p as fmt prints a struct, but each Extra value as the JSON
 // text it is (compacted), not as a list of bytes: %+v gives {ID:p1
 // Name:Warm ... Extra:map[status:"awaiting_upload"]}. %#v is Go syntax, as
-// without this method.
+// without this method. UploadURL shows its query values (its signature)
+// as REDACTED.
 func (p Preset) Format(f fmt.State, verb rune) {
+	p.UploadURL = redact.SignedURL(p.UploadURL)
 	if verb == 'v' && f.Flag('#') {
 		type preset Preset // without this method
 		fmt.Fprint(f, "hosted.Preset"+strings.TrimPrefix(fmt.Sprintf("%#v", preset(p)), "hosted.preset"))

@@ -49,7 +49,8 @@ type FaultEvent struct {
 	// request had its side effect but the client did not get the answer.
 	AfterHandler bool
 	// Method and URL are the request's; URL holds the path and the query
-	// as received (pre-signed signatures included: keep it out of logs).
+	// as received (pre-signed signatures included: the event prints and
+	// logs with them REDACTED, the URL on its own does not).
 	Method string
 	URL    *url.URL
 	// Status is what the handler answered (also a final 102 on a hijacked

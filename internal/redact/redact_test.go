@@ -240,3 +240,16 @@ func TestWebhookURL(t *testing.T) {
 	assert.True(t, PathIsSecret("/webhook"))
 	assert.False(t, PathIsSecret("/hook"))
 }
+
+func TestSignedURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://s.example/o?X-Amz-Signature=abc&X-Amz-Expires=60#f": "https://s.example/o?X-Amz-Signature=" + Redacted + "&X-Amz-Expires=" + Redacted,
+		"https://u:pw@s.example/o?tok":                                "https://u:xxxxx@s.example/o?" + Redacted,
+		"https://s.example/o":                                         "https://s.example/o",
+		"http://[::1":                                                 Redacted,
+		"":                                                            "",
+	} {
+		assert.Equal(t, want, SignedURL(in), in)
+	}
+}

@@ -97,6 +97,30 @@ func RedactQuery(q string) string {
 	return strings.Join(parts, "&")
 }
 
+// QueryRedacted returns u as text with every query value, and every bare
+// query token, Redacted (see RedactQuery), its password hidden and its
+// fragment dropped: a pre-signed URL as errors, logs and printed values
+// show it.
+func QueryRedacted(u *url.URL) string {
+	cp := *u
+	cp.Fragment, cp.RawFragment = "", ""
+	cp.RawQuery = RedactQuery(cp.RawQuery)
+	return cp.Redacted()
+}
+
+// SignedURL is QueryRedacted of rawURL; Redacted whole when it does not
+// parse, and "" for "".
+func SignedURL(rawURL string) string {
+	if rawURL == "" {
+		return ""
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return Redacted
+	}
+	return QueryRedacted(u)
+}
+
 // WebhookURL returns a webhook URL as a log line or an error may show it:
 // its scheme and host; its path, or "/REDACTED" where PathIsSecret; its
 // query with every value redacted (RedactQuery); no user info and no

@@ -13,12 +13,7 @@ const Redacted = redact.Redacted
 // bare query token without "=", replaced by REDACTED (pre-signed URLs
 // carry their signature, credential and token in the query), the password
 // hidden and the fragment dropped.
-func redactQueryValues(u *url.URL) string {
-	cp := *u
-	cp.Fragment, cp.RawFragment = "", ""
-	cp.RawQuery = redact.RedactQuery(cp.RawQuery)
-	return cp.Redacted()
-}
+func redactQueryValues(u *url.URL) string { return redact.QueryRedacted(u) }
 
 // URLSecrets returns what in rawURL should be treated as secret when the
 // URL itself travels in a request (a webhook URL sent as a query value):
