@@ -29,6 +29,49 @@ func decodeEscape(s string, j int) (r rune, w int, ok bool) {
 	return 0, 0, false
 }
 
+// decodeNested decodes the escape at s[j] read as escaped twice: "%25XX"
+// and "%2B" (a percent-escape and a "+" for a space escaped again, as a
+// URL inside a URL's query gets them), `\\` followed by an escape (a JSON string inside a JSON
+// string), "&amp;" followed by a character reference (HTML escaped
+// twice).
+func decodeNested(s string, j int) (rune, int, bool) {
+	switch s[j] {
+	case '%':
+		if j+2 < len(s) && s[j+1] == '2' {
+			switch s[j+2] {
+			case '5':
+				return byteEscapes(s, j, "%25")
+			case 'B', 'b':
+				return ' ', 3, true // a space written "+", escaped again
+			}
+		}
+	case '\\':
+		if j+2 >= len(s) || s[j+1] != '\\' {
+			break
+		}
+		if s[j+2] == '\\' {
+			// The inner escape's letter is escaped too (`\\\"` is `\"`).
+			if c, w, ok := backslashEscape(s, j+2); ok && c < utf8.RuneSelf {
+				if r := shortEscapes[c]; r >= 0 {
+					return r, 2 + w, true
+				}
+			}
+			break
+		}
+		// The inner escape's body is written as is (`\\u003c` is `\u003c`).
+		if r, w, ok := backslashEscape(s, j+1); ok {
+			return r, w + 1, true
+		}
+	case '&':
+		if j+5 <= len(s) && strings.EqualFold(s[j:j+5], "&amp;") {
+			if r, end, ok := charRefBody(s, j+5); ok {
+				return r, end - j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
 // byteEscapes decodes escapes of one byte each, intro and two hex digits
 // ("%C3%A9", "=C3=A9", `\xc3\xa9`), at s[j]: one byte, or the rune of
 // the UTF-8 sequence it starts with the escapes that follow. A byte that
@@ -217,7 +260,13 @@ var unhex = func() (t [256]byte) {
 // (&#x2F;), the ';' optional as browsers read them, or a named one for
 // ASCII punctuation (&sol;), its name in any case.
 func charRef(s string, j int) (rune, int, bool) {
-	i := j + 1
+	r, end, ok := charRefBody(s, j+1)
+	return r, end - j, ok
+}
+
+// charRefBody decodes the body of an HTML character reference, what
+// follows its '&', at s[i]: the character and where the reference ends.
+func charRefBody(s string, i int) (rune, int, bool) {
 	if i < len(s) && s[i] == '#' {
 		i++
 		base := uint32(10)
@@ -241,7 +290,7 @@ func charRef(s string, j int) (rune, int, bool) {
 		if i < len(s) && s[i] == ';' {
 			i++
 		}
-		return rune(v), i - j, true
+		return rune(v), i, true
 	}
 	var name [maxEntityName]byte
 	n := 0
@@ -257,9 +306,9 @@ func charRef(s string, j int) (rune, int, bool) {
 	case r < 0:
 		return 0, 0, false
 	case i < len(s) && s[i] == ';':
-		return r, i + 1 - j, true
+		return r, i + 1, true
 	case legacy:
-		return r, i - j, true
+		return r, i, true
 	}
 	return 0, 0, false
 }

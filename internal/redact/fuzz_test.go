@@ -24,7 +24,7 @@ var fuzzSecrets = []string{
 // scheme cannot spell it. fold allows another case.
 func spellRune(b *strings.Builder, r rune, scheme byte, fold bool) {
 	u := string(r)
-	switch scheme % 16 {
+	switch scheme % 19 {
 	case 1:
 		if fold {
 			u = strings.ToUpper(u)
@@ -36,7 +36,7 @@ func spellRune(b *strings.Builder, r rune, scheme byte, fold bool) {
 	case 3, 4:
 		for _, c := range []byte(u) {
 			f := "%%%02X"
-			if scheme%16 == 4 {
+			if scheme%19 == 4 {
 				f = "%%%02x"
 			}
 			fmt.Fprintf(b, f, c)
@@ -44,7 +44,7 @@ func spellRune(b *strings.Builder, r rune, scheme byte, fold bool) {
 		return
 	case 5, 6:
 		f := `\u%04x`
-		if scheme%16 == 6 {
+		if scheme%19 == 6 {
 			f = `\u%04X`
 		}
 		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
@@ -86,6 +86,17 @@ func spellRune(b *strings.Builder, r rune, scheme byte, fold bool) {
 		}
 	case 15:
 		u = fmt.Sprintf(`\u{%x}`, r)
+	case 16: // percent-escaped twice
+		for _, c := range []byte(u) {
+			fmt.Fprintf(b, "%%25%02X", c)
+		}
+		return
+	case 17: // HTML escaped twice
+		u = fmt.Sprintf("&amp;#%d;", r)
+	case 18: // JSON escaped twice
+		if r < 0x10000 {
+			u = fmt.Sprintf(`\\u%04x`, r)
+		}
 	}
 	b.WriteString(u)
 }

@@ -16,6 +16,9 @@
 //     \u{X}, \UXXXXXXXX, \xHH, \/, \\, \", \n ...);
 //   - HTML character references (&#NN;, &#xHH;, &amp;, &sol; ...);
 //   - quoted-printable escapes (=3D) and soft line breaks (=CRLF);
+//   - each of a character's escapes escaped once more: "%252F" and "%2B"
+//     (a URL inside a URL's query), `\\u003c` (JSON inside JSON),
+//     "&amp;lt;" (HTML escaped twice);
 //   - in any case: a secret of MinFoldLen bytes or more matches with its
 //     letters in any case (ASCII and Unicode simple folding), and the hex
 //     digits and letters of every escape are read in either case.
@@ -278,7 +281,10 @@ func (m *Matcher) admits(r rune, s string, j int) bool {
 		if getBit(m.follow, uint16(b0)<<8|uint16(b1)) {
 			return true // written as is
 		}
-		d, _, ok := decodeEscape(s, j)
+		if d, _, ok := decodeEscape(s, j); ok && (d == '\r' || d == '\n' || getBit(m.follow, uint16(b0)<<8|uint16(firstByte(d)))) {
+			return true
+		}
+		d, _, ok := decodeNested(s, j)
 		return ok && (d == '\r' || d == '\n' || getBit(m.follow, uint16(b0)<<8|uint16(firstByte(d))))
 	case b1 >= utf8.RuneSelf || j+1 >= len(s):
 		return true
@@ -310,6 +316,11 @@ func (m *Matcher) indexEscapes(r rune) {
 			m.setPair('\\', byte(i))
 		}
 	}
+	// Escaped twice (see decodeNested): "%25XX", two backslashes, "&amp;".
+	m.setPair('%', '2')
+	m.setPair('\\', '\\')
+	m.setPair('&', 'a')
+	m.setPair('&', 'A')
 	m.setPair('&', '#')
 	if r < utf8.RuneSelf {
 		for _, c := range entityInitials[r] {
@@ -435,8 +446,13 @@ func (m *Matcher) matchAt(s string, i int) int {
 		best = m.try(m.lookup(tried), s, i, best)
 	}
 	if isLead[c] {
-		if d, w, ok := decodeEscape(s, i); ok && foldKey(d) != tried && m.admits(d, s, i+w) {
+		d, w, ok := decodeEscape(s, i)
+		if ok && foldKey(d) != tried && m.admits(d, s, i+w) {
 			best = m.try(m.lookup(foldKey(d)), s, i, best)
+			tried = foldKey(d)
+		}
+		if dd, ww, ok := decodeNested(s, i); ok && foldKey(dd) != tried && m.admits(dd, s, i+ww) {
+			best = m.try(m.lookup(foldKey(dd)), s, i, best)
 		}
 	}
 	return best
@@ -490,7 +506,7 @@ func (t *target) match(s string, j, k int, budget *int) int {
 			return acc
 		}
 		pr, pw := patRune(pat, k)
-		var next [2]int // where the text goes on after each reading
+		var next [3]int // where the text goes on after each reading
 		n := 0
 		d := rune(-1) // the escape at s[j], if any
 		if isLead[c] {
@@ -500,6 +516,10 @@ func (t *target) match(s string, j, k int, budget *int) int {
 				d = -1
 			} else if t.eq(d, pr) {
 				next[n] = j + w
+				n++
+			}
+			if dd, ww, ok := decodeNested(s, j); ok && t.eq(dd, pr) {
+				next[n] = j + ww
 				n++
 			}
 		}
@@ -552,7 +572,12 @@ func (t *target) skip(s string, j int) int {
 	if e == j || !t.wrap() {
 		return -1
 	}
-	return t.run(s, e, ' ', '\t')
+	// The blanks that fold a header, as written: a '+' after a line break
+	// is base64's, not a space.
+	for e < len(s) && (s[e] == ' ' || s[e] == '\t') {
+		e++
+	}
+	return e
 }
 
 // run returns the end of the run of characters a and b, written or
@@ -567,7 +592,11 @@ func (t *target) run(s string, j int, a, b rune) int {
 		if !isLead[c] {
 			break
 		}
-		d, w, ok := decodeEscape(s, j)
+		if d, w, ok := decodeEscape(s, j); ok && (d == a || d == b) {
+			j += w
+			continue
+		}
+		d, w, ok := decodeNested(s, j)
 		if !ok || d != a && d != b {
 			break
 		}

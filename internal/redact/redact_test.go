@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"mime/quotedprintable"
 	"net/url"
 	"strings"
@@ -83,6 +84,8 @@ func spellings(t *testing.T) map[string]string {
 	require.Contains(t, qpKey, "=\r\n")
 	goJSON, err := json.Marshal(key)
 	require.NoError(t, err)
+	jsonInJSON, err := json.Marshal(string(goJSON[1 : len(goJSON)-1]))
+	require.NoError(t, err)
 	b := []byte(key)
 	b64 := base64.StdEncoding.EncodeToString(b)
 	return map[string]string{
@@ -116,6 +119,9 @@ func spellings(t *testing.T) map[string]string {
 		"base64 query-escaped":     url.QueryEscape(b64),
 		"base64 wrapped in JSON":   wrapLines(b64, 12, `\r\n`),
 		"quoted-printable in JSON": strings.ReplaceAll(qpKey, "\r\n", `\r\n`),
+		"percent-escaped twice":    url.QueryEscape(url.QueryEscape(key)),
+		"JSON inside JSON":         string(jsonInJSON[1 : len(jsonInJSON)-1]),
+		"HTML escaped twice":       html.EscapeString(html.EscapeString(key)),
 	}
 }
 
@@ -245,10 +251,10 @@ func TestSignedURL(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"https://s.example/o?X-Amz-Signature=abc&X-Amz-Expires=60#f": "https://s.example/o?X-Amz-Signature=" + Redacted + "&X-Amz-Expires=" + Redacted,
-		"https://u:pw@s.example/o?tok":                                "https://u:xxxxx@s.example/o?" + Redacted,
-		"https://s.example/o":                                         "https://s.example/o",
-		"http://[::1":                                                 Redacted,
-		"":                                                            "",
+		"https://u:pw@s.example/o?tok":                               "https://u:xxxxx@s.example/o?" + Redacted,
+		"https://s.example/o":                                        "https://s.example/o",
+		"http://[::1":                                                Redacted,
+		"":                                                           "",
 	} {
 		assert.Equal(t, want, SignedURL(in), in)
 	}
