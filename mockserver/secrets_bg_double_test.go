@@ -23,7 +23,7 @@ func hostileBG(t *testing.T) *httptest.Server {
 		}
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(map[string]any{"status": status, "code": code,
-			"message": "licence " + r.URL.Path + " (" + key + ") refused", "detail": r.URL.String()})
+			"message": "licence " + r.URL.Path + " (" + key + ", " + respell(r.URL.Path) + ") refused", "detail": r.URL.String()})
 	}))
 	t.Cleanup(srv.Close)
 	return srv

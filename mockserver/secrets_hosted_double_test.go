@@ -2,6 +2,7 @@ package mockserver_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,7 +19,7 @@ func hostileHosted(t *testing.T) *httptest.Server {
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("X-API-KEY")
-		echo := key + " " + r.URL.RawQuery + " " + r.URL.String()
+		echo := key + " " + respell(key) + " " + r.URL.RawQuery + " " + r.URL.String() + " " + respell(r.URL.RawQuery)
 		w.Header().Set("X-Echo", echo)
 		w.Header().Set("X-Request-Id", key)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="`+key+`"`)
@@ -53,6 +54,21 @@ func hostileHosted(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// respell returns s as other servers' encoders and templates write it:
+// upper- and lower-cased, every byte percent-escaped, every character
+// \u-escaped and as HTML references.
+func respell(s string) string {
+	var pct, uni, ent strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&pct, "%%%02x", s[i])
+	}
+	for _, r := range s {
+		fmt.Fprintf(&uni, `\u%04X`, r)
+		fmt.Fprintf(&ent, "&#%d;", r)
+	}
+	return strings.Join([]string{strings.ToUpper(s), strings.ToLower(s), pct.String(), uni.String(), ent.String()}, " ")
 }
 
 // hostileSignature is the pre-signed signature the hostile double hands
