@@ -3,6 +3,7 @@ package hostedmock
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -45,4 +46,13 @@ func TestPublicTypesMatchTheService(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(wire), string(again))
 	}
+}
+
+// TestRejectErrorText: RejectError, now the service's own type, reads as
+// the public HostedRejectError did, with the mock's prefix, not the name
+// of an internal package.
+func TestRejectErrorText(t *testing.T) {
+	t.Parallel()
+	assert.EqualError(t, &RejectError{Reason: "too small"}, "mockserver: rejected: too small")
+	assert.EqualError(t, &RejectError{Reason: "too small", Err: errors.New("33 px")}, "mockserver: rejected: too small: 33 px")
 }
