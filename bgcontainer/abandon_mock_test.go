@@ -20,7 +20,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/internal/poll"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -110,9 +110,9 @@ func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // blipFleet starts two activated replicas and a client of both through g;
 // the first replica is picked first.
-func blipFleet(t *testing.T, g *gate) ([]*mockserver.BGContainerTestServer, *bgcontainer.Client) {
+func blipFleet(t *testing.T, g *gate) ([]*bgmock.TestServer, *bgcontainer.Client) {
 	t.Helper()
-	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
 	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100))
 	return fleet, c
 }
@@ -133,10 +133,10 @@ func dropAfterAccepting(g *gate, ev gateEvent) bool {
 	return true
 }
 
-func jobs(fleet []*mockserver.BGContainerTestServer) []int {
+func jobs(fleet []*bgmock.TestServer) []int {
 	var n []int
 	for _, s := range fleet {
-		n = append(n, s.BGContainer.JobCount())
+		n = append(n, s.Mock.JobCount())
 	}
 	return n
 }
@@ -148,7 +148,7 @@ func jobs(fleet []*mockserver.BGContainerTestServer) []int {
 // replica, and no one was told).
 func TestReplicaBlipAbandonedJobRemoved(t *testing.T) {
 	t.Parallel()
-	var fleet []*mockserver.BGContainerTestServer
+	var fleet []*bgmock.TestServer
 	refusedRemovals := 0
 	g := newGate(t, func(g *gate, ev gateEvent) {
 		dropAfterAccepting(g, ev)
@@ -188,7 +188,7 @@ func TestReplicaBlipAbandonedJobRemovedAfterFailure(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var fleet []*mockserver.BGContainerTestServer
+			var fleet []*bgmock.TestServer
 			g := newGate(t, func(g *gate, ev gateEvent) {
 				if dropAfterAccepting(g, ev) || ev.Host != hostOf(fleet[1].URL) || ev.Method != http.MethodGet || !strings.HasPrefix(ev.Path, "/CheckImage/") {
 					return
@@ -198,9 +198,9 @@ func TestReplicaBlipAbandonedJobRemovedAfterFailure(t *testing.T) {
 					cancel()
 				}
 			})
-			fleet = []*mockserver.BGContainerTestServer{
-				mockserver.StartBGContainer(t, &mockserver.BGContainerOptions{Activated: true}),
-				mockserver.StartBGContainer(t, &mockserver.BGContainerOptions{
+			fleet = []*bgmock.TestServer{
+				bgmock.Start(t, &bgmock.Options{Activated: true}),
+				bgmock.Start(t, &bgmock.Options{
 					Activated: true, Faults: mustFaults(t, "bg:rate=1,kinds=500,routes=check"),
 				}),
 			}
@@ -259,7 +259,7 @@ func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var fleet []*mockserver.BGContainerTestServer
+	var fleet []*bgmock.TestServer
 	g := newGate(t, func(g *gate, ev gateEvent) {
 		dropAfterAccepting(g, ev)
 		if ev.Host == hostOf(fleet[1].URL) && ev.Method == http.MethodDelete {
@@ -286,7 +286,7 @@ func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 // and the job is removed once its replica answers again.
 func TestReplicaDropMidDownloadNotRedoneIntoAWriter(t *testing.T) {
 	t.Parallel()
-	var fleet []*mockserver.BGContainerTestServer
+	var fleet []*bgmock.TestServer
 	g := newGate(t, func(g *gate, ev gateEvent) {
 		switch {
 		case ev.Host == hostOf(fleet[0].URL) && strings.HasPrefix(ev.Path, "/DownloadImage/") && ev.Status == http.StatusOK:

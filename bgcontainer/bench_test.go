@@ -13,7 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -56,7 +56,7 @@ func BenchmarkSubmitImage1GiB(b *testing.B) {
 //
 //	go test ./bgcontainer -run '^$' -bench BenchmarkBGMockCheckImage -benchtime 20000x
 func BenchmarkBGMockCheckImage(b *testing.B) {
-	ts := mockserver.StartBGContainer(b, &mockserver.BGContainerOptions{Activated: true})
+	ts := bgmock.Start(b, &bgmock.Options{Activated: true})
 	in := filepath.Join(b.TempDir(), "a.jpg")
 	if err := os.WriteFile(in, bulkJPEG(b, 1), 0o644); err != nil {
 		b.Fatal(err)
@@ -105,7 +105,7 @@ func BenchmarkBGRemoveDir(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	ts := mockserver.StartBGContainer(b, &mockserver.BGContainerOptions{Activated: true},
+	ts := bgmock.Start(b, &bgmock.Options{Activated: true},
 		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	var images int
 	var spent time.Duration

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -59,7 +59,7 @@ func pngName(rel string) string { return rel[:len(rel)-len(filepath.Ext(rel))] +
 // the container.
 func TestBulkRemoveDir(t *testing.T) {
 	t.Parallel()
-	ts := mockserver.StartBGContainer(t, nil)
+	ts := bgmock.Start(t, nil)
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	rels := writeBulkImages(t, in, 8)
 	require.NoError(t, os.WriteFile(filepath.Join(in, "broken.jpg"), []byte("not a jpeg"), 0o644))
@@ -77,14 +77,14 @@ func TestBulkRemoveDir(t *testing.T) {
 		assert.Equal(t, []byte("\x89PNG"), b[:4])
 	}
 	ts.WaitIdle()
-	assert.Zero(t, ts.BGContainer.JobCount(), "every job removed")
+	assert.Zero(t, ts.Mock.JobCount(), "every job removed")
 }
 
 // TestBulkRemoveDirResume cancels a run after a fixed number of files and
 // resumes it: nothing done is redone, nothing is lost.
 func TestBulkRemoveDirResume(t *testing.T) {
 	t.Parallel()
-	ts := mockserver.StartBGContainer(t, &mockserver.BGContainerOptions{Activated: true})
+	ts := bgmock.Start(t, &bgmock.Options{Activated: true})
 	in, out := t.TempDir(), t.TempDir()
 	const n, cut = 15, 5
 	rels := writeBulkImages(t, in, n)
@@ -122,13 +122,13 @@ func TestBulkRemoveDirResume(t *testing.T) {
 	// cannot be removed (its id never arrived; see RemoveBackground): at
 	// most one per file interrupted in flight is left.
 	ts.WaitIdle()
-	assert.LessOrEqual(t, ts.BGContainer.JobCount(), rep1.Interrupted)
+	assert.LessOrEqual(t, ts.Mock.JobCount(), rep1.Interrupted)
 }
 
 // TestBulkRemoveAll processes a sequence of items; bad options fail first.
 func TestBulkRemoveAll(t *testing.T) {
 	t.Parallel()
-	ts := mockserver.StartBGContainer(t, &mockserver.BGContainerOptions{Activated: true})
+	ts := bgmock.Start(t, &bgmock.Options{Activated: true})
 	in, out := t.TempDir(), t.TempDir()
 	rels := writeBulkImages(t, in, 3)
 	var items []pfc.BulkItem

@@ -4,7 +4,7 @@
 // DownloadImage and RemoveImage, plus WaitImage and the one-call
 // RemoveBackground. It shares the transport, options, errors and
 // redaction of the other pfc-go clients; package mockserver serves a mock
-// of the container (StartBGContainer) for tests and examples.
+// of the container (bgmock.Start) for tests and examples.
 //
 //	c, err := bgcontainer.NewClient(licenseKey, pfc.WithBaseURL("http://gpu-box:8000"))
 //	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil)

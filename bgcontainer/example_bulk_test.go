@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -17,14 +17,14 @@ import (
 // second run skip what is done, and every job is removed from the
 // container as it finishes.
 func ExampleClient_RemoveDir() {
-	bg, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{})
+	bg, err := bgmock.New(bgmock.Options{})
 	if err != nil {
 		panic(err)
 	}
 	defer bg.Close()
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(bgmock.DefaultLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}

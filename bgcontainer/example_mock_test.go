@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -39,7 +39,7 @@ func sample() []byte {
 // client's licence key, submits the image, waits, downloads the PNG and
 // removes the job from the container.
 func ExampleClient_RemoveBackground() {
-	bg, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{})
+	bg, err := bgmock.New(bgmock.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -47,7 +47,7 @@ func ExampleClient_RemoveBackground() {
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
 
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(bgmock.DefaultLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}
@@ -83,7 +83,7 @@ func ExampleClient_RemoveBackground() {
 // A download of a job that is still queued or processing returns at once
 // with ErrStillProcessing (the container answers a final HTTP 102).
 func ExampleClient_DownloadImage_stillProcessing() {
-	bg, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{
+	bg, err := bgmock.New(bgmock.Options{
 		Activated:       true,
 		Clock:           clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		ProcessingDelay: time.Second, // on a clock that never moves: processing for ever
@@ -94,7 +94,7 @@ func ExampleClient_DownloadImage_stillProcessing() {
 	defer bg.Close()
 	srv := httptest.NewServer(bg)
 	defer srv.Close()
-	c, err := bgcontainer.NewClient(mockserver.DefaultBGLicenseKey, pfc.WithBaseURL(srv.URL))
+	c, err := bgcontainer.NewClient(bgmock.DefaultLicenseKey, pfc.WithBaseURL(srv.URL))
 	if err != nil {
 		panic(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -40,7 +40,7 @@ func BenchmarkReplicas(b *testing.B) {
 			}
 			for b.Loop() {
 				b.StopTimer()
-				fleet := mockserver.StartBGContainers(b, c.replicas, &mockserver.BGContainerOptions{
+				fleet := bgmock.StartFleet(b, c.replicas, &bgmock.Options{
 					Activated: true, ProcessingDelay: 300 * time.Millisecond, MemoryBudget: oneAtATime,
 				})
 				var urls []string

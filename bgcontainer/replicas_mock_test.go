@@ -21,11 +21,12 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // fleetClient returns a client of every replica of fleet.
-func fleetClient(t *testing.T, fleet []*mockserver.BGContainerTestServer, opts ...bgcontainer.Option) *bgcontainer.Client {
+func fleetClient(t *testing.T, fleet []*bgmock.TestServer, opts ...bgcontainer.Option) *bgcontainer.Client {
 	t.Helper()
 	var urls []string
 	for _, s := range fleet {
@@ -43,7 +44,7 @@ func fleetClient(t *testing.T, fleet []*mockserver.BGContainerTestServer, opts .
 
 // kill makes a replica unreachable, as a host that died: its listener
 // closes (new connections are refused) and its connections are cut.
-func kill(s *mockserver.BGContainerTestServer) {
+func kill(s *bgmock.TestServer) {
 	_ = s.Server.Listener.Close()
 	s.Server.CloseClientConnections()
 }
@@ -54,7 +55,7 @@ func kill(s *mockserver.BGContainerTestServer) {
 func TestReplicasAffinity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fleet := mockserver.StartBGContainers(t, 3, nil)
+	fleet := bgmock.StartFleet(t, 3, nil)
 	c := fleetClient(t, fleet)
 	st, err := c.Authorize(ctx)
 	require.NoError(t, err)
@@ -68,7 +69,7 @@ func TestReplicasAffinity(t *testing.T) {
 	}
 	held := 0
 	for _, s := range fleet {
-		n := s.BGContainer.JobCount()
+		n := s.Mock.JobCount()
 		assert.Positive(t, n, "a replica got no job")
 		held += n
 	}
@@ -97,7 +98,7 @@ func TestReplicasAffinity(t *testing.T) {
 func TestReplicasLookupSkipsAReplicaNotActivated(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fleet := mockserver.StartBGContainers(t, 2, nil)
+	fleet := bgmock.StartFleet(t, 2, nil)
 	_, err := fleet[1].Client.Authorize(ctx)
 	require.NoError(t, err)
 	img := bulkJPEG(t, 1)
@@ -115,7 +116,7 @@ func TestReplicasLookupSkipsAReplicaNotActivated(t *testing.T) {
 func TestReplicasAuthorizePastADeadReplica(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fleet := mockserver.StartBGContainers(t, 3, nil)
+	fleet := bgmock.StartFleet(t, 3, nil)
 	kill(fleet[0])
 	c := fleetClient(t, fleet)
 	_, err := c.Authorize(ctx)
@@ -133,7 +134,7 @@ func TestReplicasAuthorizePastADeadReplica(t *testing.T) {
 func TestReplicasSubmitSkipsADeadReplica(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fleet := mockserver.StartBGContainers(t, 3, nil)
+	fleet := bgmock.StartFleet(t, 3, nil)
 	kill(fleet[1])
 	c := fleetClient(t, fleet)
 	for i := range 6 {
@@ -154,7 +155,7 @@ func TestReplicasSubmitSkipsADeadReplica(t *testing.T) {
 // container's connection is cut after it read the request.
 func TestReplicasSubmissionAnswerLostNotResent(t *testing.T) {
 	t.Parallel()
-	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{
 		Activated: true,
 		Faults:    mustFaults(t, "bg:rate=1,kinds=reset-after,routes=submit"),
 	})
@@ -164,7 +165,7 @@ func TestReplicasSubmissionAnswerLostNotResent(t *testing.T) {
 	require.Error(t, err, "the answer was cut off")
 	n := 0
 	for _, s := range fleet {
-		n += s.BGContainer.JobCount()
+		n += s.Mock.JobCount()
 	}
 	assert.Equal(t, 1, n, "the submission was sent once, to one replica")
 }
@@ -184,7 +185,7 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	t.Parallel()
 	const n = 60
 	// The delay keeps jobs in flight on every replica when one dies.
-	fleet := mockserver.StartBGContainers(t, 3, &mockserver.BGContainerOptions{
+	fleet := bgmock.StartFleet(t, 3, &bgmock.Options{
 		ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
 	})
 	c := fleetClient(t, fleet)
@@ -242,7 +243,7 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 		assert.Nil(t, a.Removed)
 		assert.ErrorIs(t, a.RemoveErr, context.DeadlineExceeded)
 	}
-	assert.LessOrEqual(t, len(left), fleet[2].BGContainer.JobCount())
+	assert.LessOrEqual(t, len(left), fleet[2].Mock.JobCount())
 }
 
 // staticResolver resolves every name to its addresses.
@@ -253,7 +254,7 @@ func (r staticResolver) LookupHost(context.Context, string) ([]string, error) { 
 // One host name resolving to several addresses gives one replica each.
 func TestReplicaHost(t *testing.T) {
 	t.Parallel()
-	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
 	// Both replicas listen on 127.0.0.1 with different ports; a host
 	// name gives one port, so serve the second on another loopback
 	// address: only the first is reachable through the name's port.
@@ -293,7 +294,7 @@ func TestReplicasActivationOnADeadReplicaMovesOn(t *testing.T) {
 		_, _ = w.Write([]byte(`{"status":403,"code":"not_activated","message":"not activated"}`))
 	}))
 	t.Cleanup(dying.Close)
-	live := mockserver.StartBGContainer(t, nil)
+	live := bgmock.Start(t, nil)
 	c, err := bgcontainer.NewClient(live.LicenseKey,
 		pfc.WithReplicas(dying.URL, live.URL),
 		pfc.WithReplicaWeight(dying.URL, 100), // picked first
@@ -336,7 +337,7 @@ func sickReplica(t *testing.T, hang bool) string {
 // sickFleetClient returns a client of a sick replica (first) and the
 // replicas of fleet, whose calls are not retried and wait at most 2 s for
 // an answer (ample for a mock on a loaded machine).
-func sickFleetClient(t *testing.T, sick string, fleet []*mockserver.BGContainerTestServer) *bgcontainer.Client {
+func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer) *bgcontainer.Client {
 	t.Helper()
 	urls := []string{sick}
 	for _, s := range fleet {
@@ -355,7 +356,7 @@ func TestReplicasLookupSkipsASickReplica(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+			fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
 			img := bulkJPEG(t, 1)
 			job, err := fleet[1].Client.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
 			require.NoError(t, err)
@@ -381,7 +382,7 @@ func TestReplicasLookupSkipsASickReplica(t *testing.T) {
 func TestReplicasStatusSkipsASickReplica(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fleet := mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
 	c := sickFleetClient(t, sickReplica(t, false), fleet)
 	failed := 0
 	for range 6 {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -33,7 +33,7 @@ func benchImages(b *testing.B, n int) string {
 // client polling every 1 to 10 ms, with its request counter.
 func benchBulkClient(b *testing.B) (*hosted.Client, *countingTransport) {
 	b.Helper()
-	srv := mockserver.StartHosted(b, &mockserver.HostedOptions{Processor: instantProcessor})
+	srv := hostedmock.Start(b, &hostedmock.Options{Processor: instantProcessor})
 	tr := srv.Server.Client().Transport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	ct := &countingTransport{next: tr}

@@ -24,15 +24,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // instantProcessor makes mock jobs complete at once: the output is the
 // input.
-var instantProcessor = mockserver.HostedProcessorFunc(func(_ context.Context, src io.Reader, _ mockserver.HostedJobRequest, dst io.Writer) (*mockserver.HostedJobResult, error) {
+var instantProcessor = hostedmock.ProcessorFunc(func(_ context.Context, src io.Reader, _ hostedmock.JobRequest, dst io.Writer) (*hostedmock.JobResult, error) {
 	_, err := io.Copy(dst, src)
-	return &mockserver.HostedJobResult{}, err
+	return &hostedmock.JobResult{}, err
 })
 
 // smallJPEG returns a distinct w×h JPEG for seed.
@@ -99,9 +99,9 @@ func (c *countingTransport) count(p string) int {
 
 // startInstantMock starts the hosted mock with instant processing and
 // returns it with a client whose requests are counted.
-func startInstantMock(t *testing.T) (*mockserver.HostedTestServer, *hosted.Client, *countingTransport) {
+func startInstantMock(t *testing.T) (*hostedmock.TestServer, *hosted.Client, *countingTransport) {
 	t.Helper()
-	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Processor: instantProcessor, Workers: 4})
+	srv := hostedmock.Start(t, &hostedmock.Options{Processor: instantProcessor, Workers: 4})
 	ct := &countingTransport{next: srv.Server.Client().Transport}
 	c, err := hosted.NewClient(srv.APIKey, pfc.WithBaseURL(srv.URL),
 		pfc.WithHTTPClient(&http.Client{Transport: ct}),
@@ -165,7 +165,7 @@ func TestCorrectDirMock(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 14, bytes.Count(man, []byte("\n")))
 	assert.Contains(t, string(man), `"kind":"job_rejected"`)
-	assert.NotContains(t, string(man), mockserver.DefaultAPIKey)
+	assert.NotContains(t, string(man), hostedmock.DefaultAPIKey)
 }
 
 // TestCorrectDirResumeMock cancels a folder run (40 images, and 1,000

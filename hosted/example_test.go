@@ -13,19 +13,19 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // startMock runs the hosted API mock in-process, as a test would with
-// mockserver.StartHosted, and returns a client for it.
+// hostedmock.Start, and returns a client for it.
 func startMock() (*hosted.Client, func()) {
-	mock, err := mockserver.NewHosted(mockserver.HostedOptions{})
+	mock, err := hostedmock.New(hostedmock.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	srv := httptest.NewServer(mock)
-	client, err := hosted.NewClient(mockserver.DefaultAPIKey,
+	client, err := hosted.NewClient(hostedmock.DefaultAPIKey,
 		pfc.WithBaseURL(srv.URL+"/v2"),
 		hosted.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}))
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -23,9 +23,9 @@ import (
 const benchPoll = time.Microsecond
 
 // startBenchMock starts the hosted mock with instant processing.
-func startBenchMock(b *testing.B) *mockserver.HostedTestServer {
+func startBenchMock(b *testing.B) *hostedmock.TestServer {
 	b.Helper()
-	return mockserver.StartHosted(b, &mockserver.HostedOptions{Processor: instantProcessor},
+	return hostedmock.Start(b, &hostedmock.Options{Processor: instantProcessor},
 		hosted.WithPolling(pfc.WaitOptions{MinDelay: benchPoll, MaxDelay: benchPoll}))
 }
 

@@ -1,31 +1,17 @@
 package hosted
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/redact/redacttest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-// printings returns v as every fmt verb and both slog handlers show it.
-func printings(v any) map[string]string {
-	out := map[string]string{}
-	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
-		out[verb] = fmt.Sprintf(verb, v)
-	}
-	var text, js bytes.Buffer
-	slog.New(slog.NewTextHandler(&text, nil)).Info("m", "value", v)
-	slog.New(slog.NewJSONHandler(&js, nil)).Info("m", "value", v)
-	out["slog text"], out["slog JSON"] = text.String(), js.String()
-	return out
-}
 
 const (
 	testSignature  = "7c1e5b0f9d2a4e8b6c3d1f0a9b8e7d6c"
@@ -43,12 +29,12 @@ func TestUploadTicketPrintsWithoutItsSignature(t *testing.T) {
 	ticket, err := c.RequestUpload(context.Background(), FileTypeImage)
 	require.NoError(t, err)
 	require.Equal(t, signed, ticket.UploadURL, "the URL itself stays usable")
-	for how, s := range printings(ticket) {
+	for how, s := range redacttest.Printings(ticket) {
 		assert.NotContains(t, s, testSignature, how)
 		assert.NotContains(t, s, testCredential, how)
 		assert.NotContains(t, s, "frag", how)
 	}
-	for how, s := range printings(*ticket) {
+	for how, s := range redacttest.Printings(*ticket) {
 		assert.NotContains(t, s, testSignature, how)
 	}
 	assert.Equal(t, "{FileKey:fk1 UploadURL:https://store.example/up/fk1?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED}", fmt.Sprintf("%+v", ticket))
@@ -60,7 +46,7 @@ func TestUploadTicketPrintsWithoutItsSignature(t *testing.T) {
 func TestPresetPrintsWithoutItsSignature(t *testing.T) {
 	t.Parallel()
 	p := Preset{ID: "p1", Name: "Warm", UploadURL: "https://store.example/presets/p1?sig=" + testSignature}
-	for how, s := range printings(p) {
+	for how, s := range redacttest.Printings(p) {
 		assert.NotContains(t, s, testSignature, how)
 	}
 	assert.Contains(t, fmt.Sprintf("%+v", p), "UploadURL:https://store.example/presets/p1?sig=REDACTED")
@@ -74,7 +60,7 @@ func TestCorrectionOptionsPrintWithoutTheWebhookToken(t *testing.T) {
 	t.Parallel()
 	const token = "XXXXXXXXXXXXXXXXXXXXXXXX"
 	o := NewCorrection().WithFileKey("fk1").WithWebhook("https://hooks.example.com/services/T000/B000/" + token + "?k=" + testSignature)
-	for how, s := range printings(o) {
+	for how, s := range redacttest.Printings(o) {
 		assert.NotContains(t, s, token, how)
 		assert.NotContains(t, s, testSignature, how)
 	}
@@ -92,7 +78,7 @@ func TestClientPrintsWithoutTheAPIKey(t *testing.T) {
 	t.Parallel()
 	c, err := NewClient(testKey, pfc.WithBaseURL("https://api.example.test/v2"))
 	require.NoError(t, err)
-	for how, s := range printings(c) {
+	for how, s := range redacttest.Printings(c) {
 		assert.NotContains(t, s, testKey, how)
 	}
 	assert.Equal(t, "hosted.Client(https://api.example.test/v2, API key REDACTED)", fmt.Sprintf("%s", c))

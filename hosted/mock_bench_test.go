@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -22,7 +22,7 @@ import (
 //
 //	go test ./hosted -run '^$' -bench BenchmarkMockStatus -benchtime 20000x
 func BenchmarkMockStatus(b *testing.B) {
-	srv := mockserver.StartHosted(b, &mockserver.HostedOptions{Processor: instantProcessor})
+	srv := hostedmock.Start(b, &hostedmock.Options{Processor: instantProcessor})
 	img := smallJPEG(b, 1, 48, 40)
 	job, err := srv.Client.Correct(context.Background(), bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
 	if err != nil {
@@ -63,7 +63,7 @@ func BenchmarkMockStatus(b *testing.B) {
 //
 //	go test ./hosted -run '^$' -bench BenchmarkMockJobs -benchtime 2000x
 func BenchmarkMockJobs(b *testing.B) {
-	srv := mockserver.StartHosted(b, &mockserver.HostedOptions{Processor: instantProcessor},
+	srv := hostedmock.Start(b, &hostedmock.Options{Processor: instantProcessor},
 		hosted.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	img := smallJPEG(b, 7, 48, 40)
 	opts := hosted.NewCorrection().WithCache(false)

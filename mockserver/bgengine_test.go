@@ -1,4 +1,4 @@
-package mockserver
+package mockserver_test
 
 import (
 	"bytes"
@@ -7,6 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 )
 
 // logBuffer is a JSON logger writing to a buffer.
@@ -16,24 +20,24 @@ func logBuffer() (*slog.Logger, *bytes.Buffer) {
 }
 
 // engineHost is a mock that removes backgrounds with a BGEngine: a
-// BGContainer or a Hosted.
+// bgmock.Server or a Hosted.
 type engineHost struct {
-	engine func() BGEngine
+	engine func() mockserver.BGEngine
 	close  func() error
 }
 
 // engineHosts open each kind of mock with engine e; the choice of engine
 // behaves the same in both.
-var engineHosts = map[string]func(t *testing.T, e BGEngine, log *slog.Logger) (*engineHost, error){
-	"bg": func(t *testing.T, e BGEngine, log *slog.Logger) (*engineHost, error) {
-		b, err := NewBGContainer(BGContainerOptions{DataDir: t.TempDir(), Engine: e, Logger: log})
+var engineHosts = map[string]func(t *testing.T, e mockserver.BGEngine, log *slog.Logger) (*engineHost, error){
+	"bg": func(t *testing.T, e mockserver.BGEngine, log *slog.Logger) (*engineHost, error) {
+		b, err := bgmock.New(bgmock.Options{DataDir: t.TempDir(), Engine: e, Logger: log})
 		if err != nil {
 			return nil, err
 		}
 		return &engineHost{engine: b.Engine, close: b.Close}, nil
 	},
-	"hosted": func(t *testing.T, e BGEngine, log *slog.Logger) (*engineHost, error) {
-		h, err := NewHosted(HostedOptions{DataDir: t.TempDir(), BGEngine: e, Logger: log})
+	"hosted": func(t *testing.T, e mockserver.BGEngine, log *slog.Logger) (*engineHost, error) {
+		h, err := hostedmock.New(hostedmock.Options{DataDir: t.TempDir(), BGEngine: e, Logger: log})
 		if err != nil {
 			return nil, err
 		}
@@ -49,7 +53,7 @@ func TestBGEngineDefaultIsCPU(t *testing.T) {
 			log, buf := logBuffer()
 			m, err := open(t, "", log)
 			require.NoError(t, err)
-			assert.Equal(t, BGEngineCPU, m.engine())
+			assert.Equal(t, mockserver.BGEngineCPU, m.engine())
 			require.NoError(t, m.close())
 			require.NoError(t, m.close(), "idempotent")
 			assert.Contains(t, buf.String(), `"msg":"background-removal engine","engine":"cpu"`)
@@ -63,7 +67,7 @@ func TestBGEngineUnknown(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := open(t, "tpu", slog.New(slog.DiscardHandler))
-			require.ErrorIs(t, err, ErrInvalidOptions)
+			require.ErrorIs(t, err, mockserver.ErrInvalidOptions)
 			assert.ErrorContains(t, err, `unknown background-removal engine "tpu" (want cpu, cuda or auto)`)
 		})
 	}
@@ -75,20 +79,20 @@ func TestBGEngineCUDA(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			log, buf := logBuffer()
-			m, err := open(t, BGEngineCUDA, log)
+			m, err := open(t, mockserver.BGEngineCUDA, log)
 			if err == nil {
 				// a cuda build on a GPU machine
-				require.True(t, CUDAEngineCompiled)
-				assert.Equal(t, BGEngineCUDA, m.engine())
+				require.True(t, mockserver.CUDAEngineCompiled)
+				assert.Equal(t, mockserver.BGEngineCUDA, m.engine())
 				assert.Contains(t, buf.String(), `"engine":"cuda"`)
 				require.NoError(t, m.close())
 				return
 			}
-			require.ErrorIs(t, err, ErrEngineUnavailable)
-			var ue *EngineUnavailableError
+			require.ErrorIs(t, err, mockserver.ErrEngineUnavailable)
+			var ue *mockserver.EngineUnavailableError
 			require.ErrorAs(t, err, &ue)
-			assert.Equal(t, BGEngineCUDA, ue.Engine)
-			if !CUDAEngineCompiled {
+			assert.Equal(t, mockserver.BGEngineCUDA, ue.Engine)
+			if !mockserver.CUDAEngineCompiled {
 				assert.EqualError(t, err, "mockserver: background-removal engine unavailable: cuda: "+
 					"this build has only the CPU engine: rebuild with -tags cuda (Linux) for the GPU engine")
 			}
@@ -103,14 +107,14 @@ func TestBGEngineAuto(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			log, buf := logBuffer()
-			m, err := open(t, BGEngineAuto, log)
+			m, err := open(t, mockserver.BGEngineAuto, log)
 			require.NoError(t, err)
 			defer func() { require.NoError(t, m.close()) }()
-			if m.engine() == BGEngineCUDA {
+			if m.engine() == mockserver.BGEngineCUDA {
 				assert.Contains(t, buf.String(), `"engine":"cuda","requested":"auto"`)
 				return
 			}
-			assert.Equal(t, BGEngineCPU, m.engine())
+			assert.Equal(t, mockserver.BGEngineCPU, m.engine())
 			assert.Contains(t, buf.String(), `"engine":"cpu","requested":"auto","gpu_unavailable":`)
 			assert.Equal(t, 1, bytes.Count(buf.Bytes(), []byte("background-removal engine")), "one log line")
 			t.Logf("auto chose the CPU: %s", buf.String())

@@ -1,72 +1,37 @@
-// Package mockserver runs stateful mocks of the three image-processing
-// APIs, in process or as the standalone binary cmd/pfc-mockserver: the
-// hosted API v2 (Hosted, StartHosted), the correction container
-// (PFCContainer, StartPFCContainer) and the background-removal container
-// (BGContainer, StartBGContainer). Each is a thin HTTP layer over a service
-// with real state, and images are processed by the reference engine.
+// Package mockserver is what the stateful mocks of the three
+// image-processing APIs share; each mock is a package of its own:
 //
-// This overview covers use; the full reference (every route, the
-// behaviour the mocks choose where the API documentation leaves a choice
-// open, the fault-injection grammar, the containers' mounts, settings,
-// logs and licensing) is docs/mockserver.md in the module's repository.
+//   - hostedmock: the hosted API v2 (hostedmock.Start, hostedmock.New)
+//   - pfcmock: the correction container (pfcmock.Start, pfcmock.New)
+//   - bgmock: the background-removal container (bgmock.Start, bgmock.New)
 //
-// # In-process use
+// Each runs in process (Start: an httptest server, its cleanup and a
+// ready client; New: an http.Handler) or in the standalone binary
+// cmd/pfc-mockserver, and is a thin HTTP layer over a service with real
+// state; images are processed by the reference engine. This package holds
+// what the three share: the error body (ErrorBody), the fault injection
+// (FaultSpec, ParseFaults), the choice of background-removal engine
+// (BGEngine), the default memory budget and the shared errors.
 //
-//	srv := mockserver.StartHosted(t, nil) // httptest + cleanup + a ready client
-//	job, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", hosted.NewCorrection(), nil)
+// This overview covers the shared parts; the full reference (every route,
+// the behaviour the mocks choose where the API documentation leaves a
+// choice open, the fault-injection grammar, the containers' mounts,
+// settings, logs and licensing) is docs/mockserver.md in the module's
+// repository.
 //
-// StartHosted(tb, opts, clientOpts...) takes a *HostedOptions (nil for
-// the defaults) and options for the ready-made client, applied after the
-// test server's own: the base URL, the httptest client, fast polling
-// (every 10 to 100 ms, since a mock job takes milliseconds) and fast
-// retries (after 1 to 20 ms, a Retry-After capped at 20 ms, the default 4
-// retries). Shutdown is registered with tb.Cleanup: the httptest server
-// closes first, then the mock, which removes its data directory.
+// # Memory
 //
-// Without testing.TB, NewHosted returns an http.Handler to mount on any
-// server (close the server first, then Hosted.Close).
+// Jobs are admitted against each mock's memory budget (its options'
+// MemoryBudget, in bytes, default DefaultMemoryBudget, 1.2 GB of live
+// heap): a job that would take the images being processed past it waits,
+// in order. See docs/mockserver.md, "Memory".
 //
-// # Time
+// # Background-removal engine
 //
-// Tests control time with a clock.Fake in HostedOptions.Clock. After a
-// request, HostedTestServer.WaitIdle (or Hosted.WaitIdle) returns once
-// nothing runs but timers, and HostedTestServer.Advance steps the fake
-// clock through every due timer, waiting for the work each one starts:
-// processing delays, retention, URL expiry and webhook retries happen at
-// their simulated times, without sleeping.
-//
-// Webhook deliveries are stamped with the server's clock, so a
-// webhook.Verifier checking against the real clock rejects those of a
-// server whose fake clock is far from now. HostedTestServer.WebhookVerifier
-// returns a verifier for the server's API keys on its clock, and
-// HostedTestServer.WebhookClock the webhook.WithClock option for a
-// verifier (or webhook.Middleware) of your own:
-//
-//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Clock: clock.NewFake(time.Unix(0, 0))})
-//	rc := httptest.NewTLSServer(webhook.Middleware(srv.WebhookVerifier())(handler))
-//
-// # Processors, the engine and memory
-//
-// Images are corrected by the reference engine (Engine, through
-// HostedEngineProcessor), or by HostedOptions.Processor when set, a
-// HostedProcessor that gets a HostedJobRequest with every default and
-// priority rule applied and returns a HostedJobResult (or a
-// *HostedRejectError for a REJECTED job); videos pass through. NewEngine
-// creates one Engine to share between several mocks. HostedOptions.BGEngine
-// and BGContainerOptions.Engine pick the background-removal engine: the
-// pure-Go CPU engine, or the GPU engine of a build with the tag cuda
-// (CUDAEngineCompiled).
-//
-// Correcting an image costs about 9 bytes a pixel. Jobs are admitted
-// against each backend's memory budget (the options' MemoryBudget, in
-// bytes, default DefaultMemoryBudget, 1.2 GB of live heap): a job that
-// would take the images being processed past it waits PENDING, in order.
-// The container mocks cost an image by the memory its decoding and
-// processing hold (bit depth and colour model included; a 400×300 JPEG's
-// background removal about 70 MB) and refuse one over the whole budget,
-// naming the option to raise; the hosted mock counts 6 bytes a pixel and
-// processes an image over the budget alone. See docs/mockserver.md,
-// "Memory".
+// hostedmock.Options.BGEngine and bgmock.Options.Engine pick the
+// background-removal engine: the pure-Go CPU engine (BGEngineCPU), or the
+// GPU engine of a build with the tag cuda (BGEngineCUDA,
+// CUDAEngineCompiled), or the GPU where it can run (BGEngineAuto).
 //
 // # Errors
 //
@@ -84,13 +49,13 @@
 //
 // # Fault injection
 //
-// Each backend takes a *FaultSpec (HostedOptions.Faults,
-// PFCContainerOptions.Faults, BGContainerOptions.Faults; the binary's
+// Each backend takes a *FaultSpec (hostedmock.Options.Faults,
+// pfcmock.Options.Faults, bgmock.Options.Faults; the binary's
 // -faults flag) that makes it fail some requests on purpose, reproducibly,
 // to test a client's retries and cleanup:
 //
 //	spec, err := mockserver.ParseFaults("rate=0.2,kinds=503|429|reset|latency,seed=7")
-//	srv := mockserver.StartHosted(t, &mockserver.HostedOptions{Faults: spec})
+//	srv := hostedmock.Start(t, &hostedmock.Options{Faults: spec})
 //
 // The spec is sections separated by ";", each a list of name=value
 // parameters, optionally prefixed by a backend ("hosted:", "container:",
@@ -102,30 +67,6 @@
 // FaultSpec.Observe is called after every request with a FaultEvent.
 // docs/mockserver.md gives the full grammar, what each kind does and what a
 // fault after the handler leaves behind, route by route.
-//
-// # Correction container (PFCContainer)
-//
-//	srv := mockserver.StartPFCContainer(t, nil) // httptest + cleanup + a ready pfccontainer client
-//	corr, err := srv.Client.CorrectFile(ctx, "in.jpg", "out.jpg", nil, nil)
-//
-// The mock serves PUT /pfc, GET /pfc/{imageKey}, GET /output/{name} and GET
-// /version on mount directories under PFCContainerOptions.Root (a private
-// temporary tree with a valid mock licence when empty). Every PFC_*
-// variable of the container is a field of PFCContainerOptions
-// (PFCContainerOptionsFromEnv reads them from an environment), and its
-// JSON log lines, with the container's message ids, go to LogWriter.
-//
-// # Background-removal container (BGContainer)
-//
-//	srv := mockserver.StartBGContainer(t, nil) // httptest + cleanup + a ready bgcontainer client
-//	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil)
-//
-// The mock serves /Authorize/{license_key}, /Status, /SubmitImage,
-// /CheckImage/{id}, /DownloadImage/{id} and /RemoveImage/{id}. It starts
-// unactivated (unless BGContainerOptions.Activated): until /Authorize gets
-// the valid key (BGContainerTestServer.LicenseKey), every image endpoint
-// answers 403 not_activated. Jobs queue for a worker, run, and stay until
-// removed.
 //
 // # The standalone binary
 //

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
@@ -82,12 +83,21 @@ func (s *FaultSpec) String() string {
 	return s.spec.String()
 }
 
-// wrap puts the fault layer of backend b in front of h; a nil spec
-// returns h. Every backend constructor calls it once.
-func (s *FaultSpec) wrap(b faults.Backend, log *slog.Logger, h http.Handler) http.Handler {
+// Wrap puts the fault layer of a backend in front of h, the mock's
+// handler: backend is a name a section may be prefixed with ("hosted",
+// "container" or "bg"), and its routes are that mock's. Each mock's
+// constructor calls it once, and each call keeps its own request
+// counters. A nil spec, or an unknown backend, returns h; log (nil
+// discards) gets a record of each injected fault.
+func (s *FaultSpec) Wrap(backend string, log *slog.Logger, h http.Handler) http.Handler {
 	if s == nil {
 		return h
 	}
+	i := slices.IndexFunc(faultBackends, func(b faults.Backend) bool { return b.Name == backend })
+	if i < 0 {
+		return h
+	}
+	b := faultBackends[i]
 	var observe func(faults.Event)
 	if fn := s.Observe; fn != nil {
 		observe = func(e faults.Event) {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/testimage"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -33,7 +35,7 @@ func ExampleParseFaults() {
 			}
 		}
 	}
-	h, err := mockserver.NewHosted(mockserver.HostedOptions{Faults: spec, Processor: chaosProcessor})
+	h, err := hostedmock.New(hostedmock.Options{Faults: spec, Processor: chaosProcessor})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,14 +43,14 @@ func ExampleParseFaults() {
 	srv := httptest.NewServer(h)
 	defer h.Close()
 	defer srv.Close()
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"),
+	c, err := hosted.NewClient(hostedmock.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"),
 		pfc.WithRetries(8, time.Millisecond, 10*time.Millisecond),
 		hosted.WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	img, err := chaosImage(1)
+	img, err := testimage.Chaos(1)
 	if err != nil {
 		fmt.Println(err)
 		return

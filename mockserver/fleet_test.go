@@ -14,7 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 )
 
 type lockedBuffer struct {
@@ -39,11 +40,11 @@ func (l *lockedBuffer) String() string {
 func TestStartBGContainersIndependent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fleet := mockserver.StartBGContainers(t, 3, nil)
+	fleet := bgmock.StartFleet(t, 3, nil)
 	require.Len(t, fleet, 3)
 	dirs := map[string]bool{}
 	for _, s := range fleet {
-		dirs[s.BGContainer.DataDir()] = true
+		dirs[s.Mock.DataDir()] = true
 	}
 	assert.Len(t, dirs, 3)
 	_, err := fleet[0].Client.Authorize(ctx)
@@ -67,9 +68,9 @@ func TestStartBGContainersIndependent(t *testing.T) {
 func TestStartPFCContainersTagsLogs(t *testing.T) {
 	t.Parallel()
 	var logs lockedBuffer
-	fleet := mockserver.StartPFCContainers(t, 2, &mockserver.PFCContainerOptions{LogWriter: &logs, Root: t.TempDir()})
-	require.NotEqual(t, fleet[0].Container.Root(), fleet[1].Container.Root())
-	assert.True(t, strings.HasSuffix(fleet[1].Container.Root(), "replica-1"))
+	fleet := pfcmock.StartFleet(t, 2, &pfcmock.Options{LogWriter: &logs, Root: t.TempDir()})
+	require.NotEqual(t, fleet[0].Mock.Root(), fleet[1].Mock.Root())
+	assert.True(t, strings.HasSuffix(fleet[1].Mock.Root(), "replica-1"))
 	for _, s := range fleet {
 		_, err := s.Client.Version(context.Background())
 		require.NoError(t, err)

@@ -22,6 +22,9 @@ import (
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -154,7 +157,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	retryFast := pfc.WithRetries(1, time.Millisecond, 2*time.Millisecond)
 
 	// Hosted: the mock.
-	h, err := mockserver.NewHosted(mockserver.HostedOptions{APIKeys: []string{hostedKey}, Logger: sink.logger(),
+	h, err := hostedmock.New(hostedmock.Options{APIKeys: []string{hostedKey}, Logger: sink.logger(),
 		Processor: chaosProcessor, Faults: faults})
 	require.NoError(t, err)
 	hs := sink.serve(t, h, h.Close)
@@ -208,7 +211,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 
 	// Background removal: the mock, a wrong key on an unactivated one,
 	// malformed ids, and the hostile double.
-	bg, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{LicenseKey: bgKey, Logger: sink.logger()})
+	bg, err := bgmock.New(bgmock.Options{LicenseKey: bgKey, Logger: sink.logger()})
 	require.NoError(t, err)
 	bs := sink.serve(t, bg, bg.Close)
 	bc, err := bgcontainer.NewClient(bgKey, pfc.WithBaseURL(bs.URL), pfc.WithLogger(sink.logger()),
@@ -221,7 +224,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	sink.err(err)
 	_, err = bc.CheckImage(ctx, "0b8f6c1e-3a52-4c8e-9d21-7f6a2b9e4c10")
 	sink.err(err)
-	bg2, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{LicenseKey: bgKey, Logger: sink.logger()})
+	bg2, err := bgmock.New(bgmock.Options{LicenseKey: bgKey, Logger: sink.logger()})
 	require.NoError(t, err)
 	bs2 := sink.serve(t, bg2, bg2.Close)
 	bw, err := bgcontainer.NewClient(wrongBGKey, pfc.WithBaseURL(bs2.URL), pfc.WithLogger(sink.logger()))
@@ -240,7 +243,7 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	sink.err(err)
 
 	// Correction container: the mock with its JSON log at debug level.
-	pc, err := mockserver.NewPFCContainer(mockserver.PFCContainerOptions{LogWriter: sink, LogLevel: "debug"})
+	pc, err := pfcmock.New(pfcmock.Options{LogWriter: sink, LogLevel: "debug"})
 	require.NoError(t, err)
 	ps := sink.serve(t, pc, pc.Close)
 	pcl, err := pfccontainer.NewClient(pfc.WithBaseURL(ps.URL), pfc.WithLogger(sink.logger()))

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -28,7 +28,7 @@ import (
 //
 //	go test ./pfccontainer -run '^$' -bench BenchmarkContainerFlow -benchmem -benchtime 2000x
 func BenchmarkContainerFlow(b *testing.B) {
-	ts := mockserver.StartPFCContainer(b, &mockserver.PFCContainerOptions{Unlicensed: true, LogWriter: io.Discard})
+	ts := pfcmock.Start(b, &pfcmock.Options{Unlicensed: true, LogWriter: io.Discard})
 	var buf bytes.Buffer
 	buf.Write(jpegOf(b, 48, 40, 7))
 	img := buf.Bytes()

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -22,7 +22,7 @@ import (
 //
 //	go test ./pfccontainer -run '^$' -bench BenchmarkContainerMockJobs -benchtime 2000x
 func BenchmarkContainerMockJobs(b *testing.B) {
-	ts := mockserver.StartPFCContainer(b, &mockserver.PFCContainerOptions{Unlicensed: true, LogWriter: io.Discard})
+	ts := pfcmock.Start(b, &pfcmock.Options{Unlicensed: true, LogWriter: io.Discard})
 	img := jpegOf(b, 48, 40, 7)
 	c := ts.Client
 	b.SetParallelism(4)
@@ -63,7 +63,7 @@ func BenchmarkContainerCorrectDir1000(b *testing.B) {
 	}
 	for _, direct := range []bool{false, true} {
 		b.Run(map[bool]string{false: "http", true: "direct"}[direct], func(b *testing.B) {
-			ts := mockserver.StartPFCContainer(b, &mockserver.PFCContainerOptions{Unlicensed: true, LogWriter: io.Discard})
+			ts := pfcmock.Start(b, &pfcmock.Options{Unlicensed: true, LogWriter: io.Discard})
 			var images int
 			var spent time.Duration
 			i := 0
@@ -75,7 +75,7 @@ func BenchmarkContainerCorrectDir1000(b *testing.B) {
 				var err error
 				bo := &pfc.BulkOptions{Concurrency: 16}
 				if direct {
-					rep, err = ts.Client.Direct(ts.Container.InputDir(), ts.Container.OutputDir()).CorrectDir(context.Background(), in, out, nil, bo)
+					rep, err = ts.Client.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir()).CorrectDir(context.Background(), in, out, nil, bo)
 				} else {
 					rep, err = ts.Client.CorrectDir(context.Background(), in, out, nil, bo)
 				}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -45,7 +45,7 @@ func TestMockCorrectDir(t *testing.T) {
 		t.Run(fmt.Sprint("direct=", direct), func(t *testing.T) {
 			t.Parallel()
 			root := filepath.Join(t.TempDir(), "mounts")
-			_, c, _ := start(t, &mockserver.PFCContainerOptions{Root: root, Unlicensed: true})
+			_, c, _ := start(t, &pfcmock.Options{Root: root, Unlicensed: true})
 			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 			rels := writeImages(t, in, 9)
 			require.NoError(t, os.WriteFile(filepath.Join(in, "broken.png"), []byte("not a png"), 0o644))
@@ -79,7 +79,7 @@ func TestMockCorrectDir(t *testing.T) {
 // reruns it: nothing done is redone, nothing is lost.
 func TestMockCorrectDirResume(t *testing.T) {
 	t.Parallel()
-	_, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
+	_, c, _ := start(t, &pfcmock.Options{Unlicensed: true})
 	in, out := t.TempDir(), t.TempDir()
 	const n, cut = 24, 7
 	rels := writeImages(t, in, n)
@@ -117,7 +117,7 @@ func TestMockCorrectDirResume(t *testing.T) {
 // options fail before anything runs.
 func TestMockCorrectAll(t *testing.T) {
 	t.Parallel()
-	_, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
+	_, c, _ := start(t, &pfcmock.Options{Unlicensed: true})
 	in, out := t.TempDir(), t.TempDir()
 	rels := writeImages(t, in, 4)
 	var items []pfc.BulkItem

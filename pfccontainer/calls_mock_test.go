@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -34,7 +34,7 @@ func TestMockEndpoints(t *testing.T) {
 		key, err := c.Upload(ctx, bytes.NewReader(tc.data), int64(len(tc.data)), tc.ct)
 		require.NoError(t, err, tc.name)
 		assert.True(t, strings.HasSuffix(key, tc.ext), key)
-		assert.FileExists(t, filepath.Join(ts.Container.InputDir(), key))
+		assert.FileExists(t, filepath.Join(ts.Mock.InputDir(), key))
 
 		corr, err := c.Correct(ctx, key, nil)
 		require.NoError(t, err, tc.name)
@@ -47,7 +47,7 @@ func TestMockEndpoints(t *testing.T) {
 		format, w, h := decodeConfig(t, out.Bytes())
 		assert.Equal(t, tc.format, format, "the source format is kept")
 		assert.Equal(t, []int{96, 64}, []int{w, h})
-		assert.FileExists(t, filepath.Join(ts.Container.OutputDir(), corr.FileName()))
+		assert.FileExists(t, filepath.Join(ts.Mock.OutputDir(), corr.FileName()))
 	}
 
 	v, err := c.Version(ctx)
@@ -78,7 +78,7 @@ func TestMockEveryOption(t *testing.T) {
 	t.Parallel()
 	ts, c, logs := start(t, nil)
 	ctx := t.Context()
-	presets := ts.Container.PresetsDir()
+	presets := ts.Mock.PresetsDir()
 	require.NoError(t, os.WriteFile(filepath.Join(presets, "Warm.preset"), []byte("vibrance = 0.5\n"), 0o644))
 	group := filepath.Join(presets, "Studio AI")
 	require.NoError(t, os.MkdirAll(group, 0o755))
@@ -143,7 +143,7 @@ func TestMockEveryOption(t *testing.T) {
 // test; the rebasing client downloads from the base URL instead.
 func TestMockRebaseFromUnreachableSiteURL(t *testing.T) {
 	t.Parallel()
-	ts, c, _ := start(t, &mockserver.PFCContainerOptions{SiteURL: "http://localhost"})
+	ts, c, _ := start(t, &pfcmock.Options{SiteURL: "http://localhost"})
 	img := jpegOf(t, 64, 48, 5)
 	key, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)

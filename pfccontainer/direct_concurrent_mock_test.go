@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -87,8 +87,8 @@ func entries(t *testing.T, dir string) []string {
 func TestDirectConcurrentRunsKeepTheirImages(t *testing.T) {
 	t.Parallel()
 	const runs, items = 8, 32
-	ts, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
-	d := c.Direct(ts.Container.InputDir(), ts.Container.OutputDir())
+	ts, c, _ := start(t, &pfcmock.Options{Unlicensed: true})
+	d := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
 	const foreign = "photo00.png"
 	require.NoError(t, os.WriteFile(filepath.Join(d.InputDir, foreign), solid(t, colourOf(0, 0)), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(d.OutputDir, foreign), solid(t, colourOf(0, 0)), 0o644))
@@ -138,8 +138,8 @@ func TestDirectConcurrentRunsKeepTheirImages(t *testing.T) {
 func TestDirectConcurrentCorrectFile(t *testing.T) {
 	t.Parallel()
 	const calls = 8
-	ts, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
-	d := c.Direct(ts.Container.InputDir(), ts.Container.OutputDir())
+	ts, c, _ := start(t, &pfcmock.Options{Unlicensed: true})
+	d := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
 	srcs := make([]string, 3*calls)
 	for i := range srcs {
 		srcs[i] = filepath.Join(t.TempDir(), "photo.png")
@@ -192,8 +192,8 @@ func TestDirectLongSourceNames(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(in, long), solid(t, colourOf(1, 2)), 0o644); err != nil {
 		t.Skipf("this file system takes no 255-byte names: %v", err)
 	}
-	ts, c, _ := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
-	d := c.Direct(ts.Container.InputDir(), ts.Container.OutputDir())
+	ts, c, _ := start(t, &pfcmock.Options{Unlicensed: true})
+	d := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
 
 	dst := filepath.Join(t.TempDir(), long)
 	_, _, err := d.CorrectFile(t.Context(), filepath.Join(in, long), dst, nil)

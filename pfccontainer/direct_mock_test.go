@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -24,10 +24,10 @@ import (
 func TestMockDirectFileMode(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join(t.TempDir(), "mounts")
-	ts, c, logs := start(t, &mockserver.PFCContainerOptions{Root: root, PreserveInputFileName: true})
+	ts, c, logs := start(t, &pfcmock.Options{Root: root, PreserveInputFileName: true})
 	ctx := t.Context()
 	d := c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output"))
-	assert.Equal(t, ts.Container.InputDir(), d.InputDir)
+	assert.Equal(t, ts.Mock.InputDir(), d.InputDir)
 
 	src := filepath.Join(t.TempDir(), "Holiday 01.jpg")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 100, 60, 9), 0o644))

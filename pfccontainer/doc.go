@@ -14,7 +14,7 @@
 // *Correction, Download or DownloadFile (atomic) fetch the file. Version
 // and Health read GET /version. Client.Direct works on the mounted
 // directories instead of HTTP transfers (see Direct). Tests use
-// mockserver.StartPFCContainer, an in-process mock with a ready client.
+// pfcmock.Start, an in-process mock with a ready client.
 //
 // # Authentication
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -57,7 +57,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 
 	// 503 temporaryOutputFileMessage (/output not writable: here not even a
 	// directory): retried, 3 attempts, then reported as retryable.
-	out := ts.Container.OutputDir()
+	out := ts.Mock.OutputDir()
 	require.NoError(t, os.Rename(out, out+".away"))
 	require.NoError(t, os.WriteFile(out, nil, 0o644))
 	_, err = c.Correct(ctx, key, nil)
@@ -67,7 +67,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	require.NoError(t, os.Rename(out+".away", out))
 
 	// 503 temporaryFileCreationMessage on upload (/input not writable).
-	in := ts.Container.InputDir()
+	in := ts.Mock.InputDir()
 	require.NoError(t, os.Rename(in, in+".away"))
 	require.NoError(t, os.WriteFile(in, nil, 0o644))
 	_, err = c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
@@ -141,7 +141,7 @@ func TestMockRowsTheClientRefusesLocally(t *testing.T) {
 // "corrected" file is byte-identical to the upload, and the log says why.
 func TestMockUnlicensedReturnsTheOriginal(t *testing.T) {
 	t.Parallel()
-	_, c, logs := start(t, &mockserver.PFCContainerOptions{Unlicensed: true})
+	_, c, logs := start(t, &pfcmock.Options{Unlicensed: true})
 	img := jpegOf(t, 64, 48, 8)
 	key, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)

@@ -14,21 +14,21 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
 // exampleContainer serves a container mock on a loopback port, with
 // PFC_SITE_URL set to its own address, and returns its URL, the mock and
-// a stop function. In a test, mockserver.StartPFCContainer does all this.
-func exampleContainer() (string, *mockserver.PFCContainer, func()) {
+// a stop function. In a test, pfcmock.Start does all this.
+func exampleContainer() (string, *pfcmock.Server, func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
 	}
 	url := "http://" + ln.Addr().String()
-	mock, err := mockserver.NewPFCContainer(mockserver.PFCContainerOptions{SiteURL: url})
+	mock, err := pfcmock.New(pfcmock.Options{SiteURL: url})
 	if err != nil {
 		log.Fatal(err)
 	}

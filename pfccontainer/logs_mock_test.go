@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -28,7 +28,7 @@ func TestMockLogLevels(t *testing.T) {
 	} {
 		t.Run(tc.level, func(t *testing.T) {
 			t.Parallel()
-			_, c, logs := start(t, &mockserver.PFCContainerOptions{LogLevel: tc.level, Unlicensed: true})
+			_, c, logs := start(t, &pfcmock.Options{LogLevel: tc.level, Unlicensed: true})
 			ctx := t.Context()
 			_, err := c.Correct(ctx, "nosuch.jpg", nil) // debug: unknownImageIdMessage
 			require.Error(t, err)
@@ -65,7 +65,7 @@ func TestMockLogLevels(t *testing.T) {
 // only errors are kept.
 func TestMockErrorLevelLine(t *testing.T) {
 	t.Parallel()
-	_, c, logs := start(t, &mockserver.PFCContainerOptions{LogLevel: "error"})
+	_, c, logs := start(t, &pfcmock.Options{LogLevel: "error"})
 	_, err := c.Correct(t.Context(), mustUpload(t, c, jpegOf(t, 40, 20, 12)), nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrProcessing)
 	all := logs.lines(t, "")

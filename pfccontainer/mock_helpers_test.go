@@ -15,20 +15,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
 // Helpers of the tests against the in-process container mock
-// (mockserver.StartPFCContainer), the one HTTP test double of the
+// (pfcmock.Start), the one HTTP test double of the
 // *_mock_test.go files.
 
 // start starts the mock with opts (logs captured, debug level unless set)
 // and returns it with its client (two fast retries) and the log sink.
-func start(t *testing.T, opts *mockserver.PFCContainerOptions) (*mockserver.PFCContainerTestServer, *pfccontainer.Client, *logSink) {
+func start(t *testing.T, opts *pfcmock.Options) (*pfcmock.TestServer, *pfccontainer.Client, *logSink) {
 	t.Helper()
-	var o mockserver.PFCContainerOptions
+	var o pfcmock.Options
 	if opts != nil {
 		o = *opts
 	}
@@ -37,7 +37,7 @@ func start(t *testing.T, opts *mockserver.PFCContainerOptions) (*mockserver.PFCC
 	if o.LogLevel == "" {
 		o.LogLevel = "debug"
 	}
-	ts := mockserver.StartPFCContainer(t, &o, pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
+	ts := pfcmock.Start(t, &o, pfc.WithRetries(2, time.Millisecond, 2*time.Millisecond))
 	return ts, ts.Client, logs
 }
 

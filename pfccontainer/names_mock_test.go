@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 )
 
 // TestMockResumeNonUTF8Names: a file whose name is not valid UTF-8 (Linux
@@ -19,7 +19,7 @@ func TestMockResumeNonUTF8Names(t *testing.T) {
 	t.Parallel()
 	for _, direct := range []bool{false, true} {
 		root := filepath.Join(t.TempDir(), "mounts")
-		_, c, logs := start(t, &mockserver.PFCContainerOptions{Root: root})
+		_, c, logs := start(t, &pfcmock.Options{Root: root})
 		in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 		names := []string{"caf\xe9.jpg", "\xff\xfe.jpg", "ok.jpg"}
 		for i, n := range names {

@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
-func fleetClient(t *testing.T, fleet []*mockserver.PFCContainerTestServer, opts ...pfccontainer.Option) *pfccontainer.Client {
+func fleetClient(t *testing.T, fleet []*pfcmock.TestServer, opts ...pfccontainer.Option) *pfccontainer.Client {
 	t.Helper()
 	var urls []string
 	for _, s := range fleet {
@@ -33,7 +33,7 @@ func fleetClient(t *testing.T, fleet []*mockserver.PFCContainerTestServer, opts 
 	return c
 }
 
-func killPFC(s *mockserver.PFCContainerTestServer) {
+func killPFC(s *pfcmock.TestServer) {
 	_ = s.Server.Listener.Close()
 	s.Server.CloseClientConnections()
 }
@@ -44,7 +44,7 @@ func killPFC(s *mockserver.PFCContainerTestServer) {
 func TestReplicasImageKeyAffinity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fleet := mockserver.StartPFCContainers(t, 3, nil)
+	fleet := pfcmock.StartFleet(t, 3, nil)
 	c := fleetClient(t, fleet)
 	other := fleetClient(t, fleet)
 	for i := range 6 {
@@ -70,7 +70,7 @@ func TestReplicasImageKeyAffinity(t *testing.T) {
 func TestReplicasCorrectDirSurvivesAKilledReplica(t *testing.T) {
 	t.Parallel()
 	const n = 45
-	fleet := mockserver.StartPFCContainers(t, 3, nil)
+	fleet := pfcmock.StartFleet(t, 3, nil)
 	c := fleetClient(t, fleet)
 	in, out := t.TempDir(), t.TempDir()
 	writeImages(t, in, n)
@@ -139,7 +139,7 @@ func sickReplica(t *testing.T, hang bool) string {
 // sickFleetClient returns a client of a sick replica (first) and the
 // replicas of fleet, whose calls are not retried and wait at most 2 s for
 // an answer (ample for a mock on a loaded machine).
-func sickFleetClient(t *testing.T, sick string, fleet []*mockserver.PFCContainerTestServer, opts ...pfccontainer.Option) *pfccontainer.Client {
+func sickFleetClient(t *testing.T, sick string, fleet []*pfcmock.TestServer, opts ...pfccontainer.Option) *pfccontainer.Client {
 	t.Helper()
 	urls := []string{sick}
 	for _, s := range fleet {
@@ -155,7 +155,7 @@ func sickFleetClient(t *testing.T, sick string, fleet []*mockserver.PFCContainer
 func TestReplicasHungReplicaSetAside(t *testing.T) {
 	t.Parallel()
 	const n = 30
-	fleet := mockserver.StartPFCContainers(t, 2, nil)
+	fleet := pfcmock.StartFleet(t, 2, nil)
 	c := sickFleetClient(t, sickReplica(t, true), fleet)
 	in, out := t.TempDir(), t.TempDir()
 	rels := writeImages(t, in, n)
@@ -176,7 +176,7 @@ func TestReplicasVersionSkipsASickReplica(t *testing.T) {
 	for name, hang := range map[string]bool{"503": false, "hang": true} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			fleet := mockserver.StartPFCContainers(t, 2, nil)
+			fleet := pfcmock.StartFleet(t, 2, nil)
 			c := sickFleetClient(t, sickReplica(t, hang), fleet)
 			failed := 0
 			for range 6 {

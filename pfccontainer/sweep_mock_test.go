@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -24,20 +24,20 @@ import (
 func TestMockTTLSweep(t *testing.T) {
 	t.Parallel()
 	fake := clock.NewFake(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
-	ts, c, logs := start(t, &mockserver.PFCContainerOptions{Clock: fake, ImageTTL: 30 * time.Minute})
+	ts, c, logs := start(t, &pfcmock.Options{Clock: fake, ImageTTL: 30 * time.Minute})
 	ctx := t.Context()
 	img := jpegOf(t, 64, 48, 13)
 	key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
 	corr, err := c.Correct(ctx, key, nil)
 	require.NoError(t, err)
-	direct := c.Direct(ts.Container.InputDir(), ts.Container.OutputDir())
+	direct := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
 	_, err = direct.Put(ctx, "direct.jpg", bytes.NewReader(img))
 	require.NoError(t, err)
 
 	ts.Advance(20 * time.Minute) // sweeps at 10 and 20 minutes: all younger than 30
-	assert.FileExists(t, filepath.Join(ts.Container.InputDir(), key))
-	assert.FileExists(t, filepath.Join(ts.Container.OutputDir(), corr.FileName()))
+	assert.FileExists(t, filepath.Join(ts.Mock.InputDir(), key))
+	assert.FileExists(t, filepath.Join(ts.Mock.OutputDir(), corr.FileName()))
 	assert.Empty(t, logs.lines(t, "cleanedUpMessage"))
 	var out bytes.Buffer
 	_, err = c.Download(ctx, corr, &out)
@@ -45,16 +45,16 @@ func TestMockTTLSweep(t *testing.T) {
 
 	ts.Advance(10 * time.Minute) // the sweep at 30 minutes
 	for _, p := range []string{
-		filepath.Join(ts.Container.InputDir(), key),
-		filepath.Join(ts.Container.OutputDir(), corr.FileName()),
+		filepath.Join(ts.Mock.InputDir(), key),
+		filepath.Join(ts.Mock.OutputDir(), corr.FileName()),
 	} {
 		_, err := os.Stat(p)
 		assert.ErrorIs(t, err, os.ErrNotExist, p)
 	}
 	// The hand-placed file was first seen by the sweep at 10 minutes.
-	assert.FileExists(t, filepath.Join(ts.Container.InputDir(), "direct.jpg"))
+	assert.FileExists(t, filepath.Join(ts.Mock.InputDir(), "direct.jpg"))
 	ts.Advance(10 * time.Minute)
-	_, err = os.Stat(filepath.Join(ts.Container.InputDir(), "direct.jpg"))
+	_, err = os.Stat(filepath.Join(ts.Mock.InputDir(), "direct.jpg"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	lines := logs.lines(t, "cleanedUpMessage")
 	assert.Len(t, lines, 3)
@@ -71,8 +71,8 @@ func TestMockTTLSweep(t *testing.T) {
 	key2, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
 	ts.Advance(20 * time.Minute)
-	assert.FileExists(t, filepath.Join(ts.Container.InputDir(), key2))
+	assert.FileExists(t, filepath.Join(ts.Mock.InputDir(), key2))
 	ts.Advance(10 * time.Minute)
-	_, err = os.Stat(filepath.Join(ts.Container.InputDir(), key2))
+	_, err = os.Stat(filepath.Join(ts.Mock.InputDir(), key2))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -20,7 +22,7 @@ import (
 func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summary, error) {
 	url, key := cfg.url, cfg.apiKey
 	if url == "" {
-		mock, err := mockserver.NewHosted(mockserver.HostedOptions{})
+		mock, err := hostedmock.New(hostedmock.Options{})
 		if err != nil {
 			return summary{}, err
 		}
@@ -30,7 +32,7 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 			return summary{}, err
 		}
 		defer stop() // runs before mock.Close
-		url, key = base+"/v2", mockserver.DefaultAPIKey
+		url, key = base+"/v2", hostedmock.DefaultAPIKey
 	} else if key == "" {
 		return summary{}, errors.New("-url needs -api-key (or $PFC_API_KEY)")
 	}
@@ -68,7 +70,7 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 			return summary{}, err
 		}
 		defer stop()
-		mock, err := mockserver.NewPFCContainer(mockserver.PFCContainerOptions{SiteURL: base})
+		mock, err := pfcmock.New(pfcmock.Options{SiteURL: base})
 		if err != nil {
 			return summary{}, err
 		}
@@ -144,7 +146,7 @@ func (l *lostReplicas) list() []string {
 func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary, error) {
 	url, key := cfg.url, cfg.licenseKey
 	if url == "" {
-		mock, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{})
+		mock, err := bgmock.New(bgmock.Options{})
 		if err != nil {
 			return summary{}, err
 		}
@@ -154,7 +156,7 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 			return summary{}, err
 		}
 		defer stop()
-		url, key = base, mockserver.DefaultBGLicenseKey
+		url, key = base, bgmock.DefaultLicenseKey
 	} else if key == "" {
 		return summary{}, errors.New("-api bg with -url needs the licence key in -license-key (or $PFC_BG_LICENSE_KEY)")
 	}

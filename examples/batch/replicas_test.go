@@ -12,14 +12,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 )
 
 // -api bg -url URL1,URL2,URL3: a replica killed while it holds jobs is
 // named in the summary, and its photos are done on the others.
 func TestRunBGReplicasSurviveAKill(t *testing.T) {
 	t.Parallel()
-	fleet := mockserver.StartBGContainers(t, 3, &mockserver.BGContainerOptions{ProcessingDelay: 200 * time.Millisecond})
+	fleet := bgmock.StartFleet(t, 3, &bgmock.Options{ProcessingDelay: 200 * time.Millisecond})
 	var urls []string
 	for _, s := range fleet {
 		urls = append(urls, s.URL)
@@ -29,7 +30,7 @@ func TestRunBGReplicasSurviveAKill(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() { // kill replica 2 once it holds a job
-		for fleet[2].BGContainer.JobCount() == 0 {
+		for fleet[2].Mock.JobCount() == 0 {
 			select {
 			case <-stop:
 				return
@@ -52,7 +53,7 @@ func TestRunBGReplicasSurviveAKill(t *testing.T) {
 // photo is done on the others.
 func TestRunContainerReplicas(t *testing.T) {
 	t.Parallel()
-	fleet := mockserver.StartPFCContainers(t, 2, nil)
+	fleet := pfcmock.StartFleet(t, 2, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	dead := "http://" + ln.Addr().String()

@@ -40,7 +40,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer mock.close()
-		cfg.url, cfg.key = mock.url, mockserver.DefaultBGLicenseKey
+		cfg.url, cfg.key = mock.url, bgmock.DefaultLicenseKey
 		fmt.Fprintln(stdout, "using the in-process background-removal mock")
 	}
 	if cfg.key == "" {
@@ -198,18 +198,18 @@ func listImages(src string) ([]string, error) {
 // mock is the in-process container mock on a local listener.
 type mock struct {
 	url string
-	bg  *mockserver.BGContainer
+	bg  *bgmock.Server
 	srv *http.Server
 }
 
-// startMock serves a BGContainer on a free local port. It starts
+// startMock serves a bgmock.Server on a free local port. It starts
 // unactivated, like a real container: the client applies the key.
 func startMock() (*mock, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	b, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{})
+	b, err := bgmock.New(bgmock.Options{})
 	if err != nil {
 		ln.Close()
 		return nil, err

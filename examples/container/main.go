@@ -40,7 +40,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -192,7 +192,7 @@ func listPhotos(dir string) ([]string, error) {
 // mock is the in-process container mock on a loopback port.
 type mock struct {
 	url       string
-	container *mockserver.PFCContainer
+	container *pfcmock.Server
 	srv       *http.Server
 }
 
@@ -204,7 +204,7 @@ func startMock() (*mock, error) {
 		return nil, err
 	}
 	url := "http://" + ln.Addr().String()
-	c, err := mockserver.NewPFCContainer(mockserver.PFCContainerOptions{SiteURL: url})
+	c, err := pfcmock.New(pfcmock.Options{SiteURL: url})
 	if err != nil {
 		ln.Close()
 		return nil, err

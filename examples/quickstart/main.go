@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/hosted"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -107,7 +107,7 @@ func connect() (*hosted.Client, string, func(), error) {
 		c, err := hosted.NewClient(key, pfc.WithBaseURL(base))
 		return c, base, func() {}, err
 	}
-	mock, err := mockserver.NewHosted(mockserver.HostedOptions{})
+	mock, err := hostedmock.New(hostedmock.Options{})
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -116,7 +116,7 @@ func connect() (*hosted.Client, string, func(), error) {
 		srv.Close()
 		mock.Close()
 	}
-	c, err := hosted.NewClient(mockserver.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"),
+	c, err := hosted.NewClient(hostedmock.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"),
 		hosted.WithPolling(pfc.WaitOptions{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second}))
 	if err != nil {
 		shutdown()

@@ -18,6 +18,8 @@ import (
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 	"github.com/pfcsdk/pfc-go/webhook"
@@ -124,8 +126,8 @@ func errorSamples(t *testing.T) []error {
 		&bgcontainer.Error{Endpoint: "CheckImage", ProcessID: "3f2c", StatusCode: 404, Message: "not found",
 			Parameter: "process_id", Code: "not_found", RequestID: "req-1"},
 		&bgcontainer.Error{Endpoint: "Status", StatusCode: 599},
-		&mockserver.HostedRejectError{Reason: "CMYK JPEG", Err: errors.New("unsupported colour model")},
-		&mockserver.HostedRejectError{Reason: "CMYK JPEG"},
+		&hostedmock.RejectError{Reason: "CMYK JPEG", Err: errors.New("unsupported colour model")},
+		&hostedmock.RejectError{Reason: "CMYK JPEG"},
 		&mockserver.EngineUnavailableError{Engine: mockserver.BGEngineCUDA, Reason: errors.New("a build without the cuda tag")},
 	}
 
@@ -169,7 +171,7 @@ func errorSamples(t *testing.T) []error {
 		samples = append(samples, unwrapTyped(err))
 	}
 
-	bg := mockserver.StartBGContainer(t, nil)
+	bg := bgmock.Start(t, nil)
 	c, err = bgcontainer.NewClient("not-the-licence-key", pfc.WithBaseURL(bg.URL), pfc.WithHTTPClient(bg.Server.Client()))
 	require.NoError(t, err)
 	_, err = c.RemoveBackground(ctx, bytes.NewReader([]byte("image")), 5, nil, &bytes.Buffer{}, nil)

@@ -14,7 +14,8 @@ import (
 
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/internal/pfcparams"
-	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -100,8 +101,8 @@ func setField(t *testing.T, o any, name string, v any) {
 // fails here.
 func TestTableAgainstTheMocks(t *testing.T) {
 	t.Parallel()
-	hsrv := mockserver.StartHosted(t, nil)
-	csrv := mockserver.StartPFCContainer(t, nil)
+	hsrv := hostedmock.Start(t, nil)
+	csrv := pfcmock.Start(t, nil)
 	for i := range pfcparams.Table {
 		p := &pfcparams.Table[i]
 		for _, api := range []pfcparams.API{pfcparams.Hosted, pfcparams.Container} {

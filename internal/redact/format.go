@@ -20,3 +20,12 @@ func FormatCopy(f fmt.State, verb rune, name, local string, v any) {
 	}
 	_, _ = io.WriteString(f, s)
 }
+
+// Mask is how a key prints in a Format method: Redacted, or "" when
+// there is none (so an unset key still reads as unset).
+func Mask(key string) string {
+	if key == "" {
+		return ""
+	}
+	return Redacted
+}

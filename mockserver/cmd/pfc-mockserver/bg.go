@@ -4,6 +4,7 @@ import (
 	"flag"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 )
 
 // setupBG registers the background-removal container's own flag and
@@ -13,7 +14,7 @@ func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 	delay := fs.Duration("bg-processing-delay", 0,
 		"how long each background-removal job stays processing after its engine returned (on the -time-scale clock)")
 	return func(e env) (*served, error) {
-		b, err := mockserver.NewBGContainer(mockserver.BGContainerOptions{
+		b, err := bgmock.New(bgmock.Options{
 			LicenseKey:      e.licenseKey,
 			Clock:           e.clock,
 			ProcessingDelay: *delay,

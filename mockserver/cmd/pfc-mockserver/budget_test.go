@@ -79,13 +79,13 @@ func TestRunMemoryBudgetRefusalNamesTheFlag(t *testing.T) {
 	be := submitRefused(t, cmd.urls[1], img)
 	t.Logf("bg: %s", be.Message)
 	assert.Contains(t, be.Message, "400x300: decoding and processing this JPEG would hold about 7", be.Message)
-	assert.Contains(t, be.Message, "more than the memory budget of 10 MB; raise BGContainerOptions.MemoryBudget (pfc-mockserver: -memory-budget)")
+	assert.Contains(t, be.Message, "more than the memory budget of 10 MB; raise bgmock.Options.MemoryBudget (pfc-mockserver: -memory-budget)")
 
 	status, code, msg := correctRaw(t, cmd.urls[0], img)
 	t.Logf("container: %s", msg)
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.Equal(t, "processingPFCErrorMessage", code)
-	assert.Contains(t, msg, "more than the memory budget of 10 MB; raise PFCContainerOptions.MemoryBudget (pfc-mockserver: -memory-budget)")
+	assert.Contains(t, msg, "more than the memory budget of 10 MB; raise pfcmock.Options.MemoryBudget (pfc-mockserver: -memory-budget)")
 	cmd.cancel()
 	assert.Equal(t, 0, <-cmd.done)
 }
@@ -129,7 +129,7 @@ func TestRunPixelBudgetIsADeprecatedAlias(t *testing.T) {
 	cmd := startCommand(t, 1, "-hosted-addr", "", "-container-addr", "", "-bg-addr", "127.0.0.1:0",
 		"-pixel-budget", "10000000", "-data-dir", t.TempDir())
 	be := submitRefused(t, cmd.urls[0], photoJPEG(t, 400, 300))
-	assert.Contains(t, be.Message, "more than the memory budget of 60 MB; raise BGContainerOptions.MemoryBudget (pfc-mockserver: -memory-budget)")
+	assert.Contains(t, be.Message, "more than the memory budget of 60 MB; raise bgmock.Options.MemoryBudget (pfc-mockserver: -memory-budget)")
 	cmd.cancel()
 	assert.Equal(t, 0, <-cmd.done)
 

@@ -120,7 +120,9 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 )
 
 func main() {
@@ -204,7 +206,7 @@ var backends = []backend{
 
 func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 	return func(e env) (*served, error) {
-		h, err := mockserver.NewHosted(mockserver.HostedOptions{
+		h, err := hostedmock.New(hostedmock.Options{
 			APIKeys:      []string{e.apiKey},
 			Clock:        e.clock,
 			DataDir:      e.dataDir,
@@ -233,7 +235,7 @@ func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 	root := flags.String("container-root", "", "directory holding the correction container's mount points (sdk_license, presets, addons, input, output, scene), kept on exit; default: a private tree under -data-dir, removed on exit")
 	return func(e env) (*served, error) {
-		o, err := mockserver.PFCContainerOptionsFromEnv(os.Getenv)
+		o, err := pfcmock.OptionsFromEnv(os.Getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +261,7 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 			o.Root = filepath.Join(private, "container")
 		}
 		o.Clock, o.LogWriter, o.Faults, o.MemoryBudget = e.clock, e.stderr, e.faults, e.memoryBudget
-		c, err := mockserver.NewPFCContainer(o)
+		c, err := pfcmock.New(o)
 		if err != nil {
 			if private != "" {
 				_ = os.RemoveAll(private)
@@ -305,7 +307,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		ctors[i] = b.setup(fs)
 	}
-	apiKey := fs.String("api-key", mockserver.DefaultAPIKey, "API key of the hosted mock")
+	apiKey := fs.String("api-key", hostedmock.DefaultAPIKey, "API key of the hosted mock")
 	licenseKey := fs.String("license-key", "test-license-key", "licence key of the background-removal container mock")
 	dataDir := fs.String("data-dir", "", "directory for uploaded and corrected files (default: a temporary directory)")
 	timeScale := fs.Float64("time-scale", 1, "factor applied to every simulated duration (0.001 = a thousand times faster)")

@@ -159,12 +159,13 @@ type RejectError struct {
 	Err error
 }
 
-// Error returns "hostedsvc: rejected: <reason>".
+// Error returns "mockserver: rejected: <reason>[: <err>]" (the hosted mock
+// makes this type public as hostedmock.RejectError).
 func (e *RejectError) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("hostedsvc: rejected: %s: %v", e.Reason, e.Err)
+		return fmt.Sprintf("mockserver: rejected: %s: %v", e.Reason, e.Err)
 	}
-	return "hostedsvc: rejected: " + e.Reason
+	return "mockserver: rejected: " + e.Reason
 }
 
 // Unwrap returns Err.

@@ -1,0 +1,34 @@
+package hostedmock
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/pfcsdk/pfc-go/internal/redact/redacttest"
+)
+
+// TestKeyHoldersPrintRedacted: every type of the package that holds an
+// API key or a pre-signed URL prints (any verb, pointer or value) and logs
+// with them REDACTED. They printed them, the test server as key bytes too.
+func TestKeyHoldersPrintRedacted(t *testing.T) {
+	t.Parallel()
+	const apiKey, sig = "hosted-key-0123456789", "sig0123456789abcdef"
+	opts := &Options{APIKeys: []string{apiKey, "second-key-987654"}}
+	srv := Start(t, opts)
+	redacttest.AssertHidden(t, apiKey, opts, *opts, srv, *srv, srv.Mock)
+	redacttest.AssertHidden(t, "second-key-987654", opts, srv)
+
+	rec := PresetRecord{PresetID: "p1", UploadURL: "https://mock/storage/p1?expires=1&sig=" + sig}
+	list := PresetList{Presets: []PresetRecord{rec}, Total: 1}
+	redacttest.AssertHidden(t, sig, rec, &rec, list)
+
+	assert.Contains(t, fmt.Sprintf("%+v", opts), "APIKeys:[REDACTED REDACTED]")
+	assert.Contains(t, fmt.Sprintf("%+v", rec), "UploadURL:https://mock/storage/p1?expires=REDACTED&sig=REDACTED")
+	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", *opts), "hostedmock.Options{"), fmt.Sprintf("%#v", *opts))
+	var none *Server
+	assert.Equal(t, "<nil>", fmt.Sprint(none))
+	assert.Equal(t, "<nil>", none.LogValue().String())
+}
