@@ -30,6 +30,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *tra
 	if ctx == nil {
 		return nil, errNilContext()
 	}
+	r.Endpoint = ep.decl()
 	resp, err := c.route(ctx, ep, processID, r)
 	if err != nil {
 		return nil, wrapErr(ep, processID, err)
@@ -44,13 +45,9 @@ func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *tra
 	return resp, nil
 }
 
-// getJSON sends r and returns the body of its 2xx answer; the caller
-// closes it.
+// getJSON sends r and returns the body of its 2xx answer, read whole
+// inside its attempt (see endpoints); the caller closes it.
 func (c *Client) getJSON(ctx context.Context, ep endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
-	// Read inside the attempt: an answer cut off mid-body is retried like
-	// a connection error (never for the NoReplay SubmitImage, whose error
-	// then says the answer was lost).
-	r.BufferBody, r.BufferLimit = true, maxJSONBody
 	resp, err := c.send(ctx, ep, processID, r)
 	if err != nil {
 		return nil, err
@@ -115,7 +112,7 @@ func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 	// The key is in the path: a redirect, which may name another host and
 	// keep the path, is not followed (an *Error with the 3xx status).
 	body, err := c.getJSON(ctx, epAuthorize, "", &transport.Request{
-		Path: transport.PathJoin("Authorize", c.key()), Header: jsonHeader(), NoFollowRedirects: true,
+		Params: []string{c.key()}, Header: jsonHeader(), NoFollowRedirects: true,
 	})
 	if err != nil {
 		return nil, err
@@ -129,7 +126,7 @@ func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 // replicas asks the least busy one, and the next while one gives no
 // answer or a 5xx; Authorize applies the key to all.
 func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
-	body, err := c.getJSON(ctx, epStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
+	body, err := c.getJSON(ctx, epStatus, "", &transport.Request{Header: jsonHeader()})
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +142,7 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 		return nil, err
 	}
 	body, err := c.getJSON(ctx, epCheckImage, processID, &transport.Request{
-		Path: transport.PathJoin("CheckImage", processID), Header: jsonHeader(),
+		Params: []string{processID}, Header: jsonHeader(),
 	})
 	if err != nil {
 		return nil, err
@@ -167,7 +164,7 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 	}
 	var landed bool
 	body, err := c.getJSON(ctx, epRemoveImage, processID, &transport.Request{
-		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
+		Params: []string{processID}, Header: jsonHeader(),
 		RetriedAfterLanding: &landed,
 	})
 	var ae *pfc.APIError
@@ -204,10 +201,8 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 		return nil, err
 	}
 	resp, err := c.send(ctx, epDownloadImage, processID, &transport.Request{
-		Path:            transport.PathJoin("DownloadImage", processID),
-		Header:          http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
-		FinalProcessing: true,
-		PermanentStatus: func(status int) bool { return status == http.StatusInternalServerError },
+		Params: []string{processID},
+		Header: http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
 	})
 	if err != nil {
 		return nil, err

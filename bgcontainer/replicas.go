@@ -60,7 +60,7 @@ func (c *Client) route(ctx context.Context, ep endpoint, processID string, r *tr
 
 // probe is the health check of a replica: GET /Status, once.
 func probe(ctx context.Context, tc *transport.Client) error {
-	resp, err := tc.Do(ctx, &transport.Request{Path: "Status", Header: jsonHeader(), FailOver: true, BufferBody: true, BufferLimit: maxJSONBody})
+	resp, err := tc.Do(ctx, &transport.Request{Endpoint: epStatus.decl(), Header: jsonHeader(), FailOver: true})
 	if err != nil {
 		return err
 	}

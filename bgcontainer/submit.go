@@ -3,7 +3,6 @@ package bgcontainer
 import (
 	"context"
 	"io"
-	"net/http"
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
@@ -50,14 +49,11 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	}
 	ctx, where := replicas.WithNote(ctx)
 	body, err := c.getJSON(ctx, epSubmitImage, "", &transport.Request{
-		Method: http.MethodPost,
-		Path:   "SubmitImage",
 		Query:  q,
 		Header: jsonHeader(),
 		Body: transport.MultipartBody(form, transport.FormFile{
 			Field: fileField, FileName: name, ContentType: contentType, Content: image, Size: size,
 		}),
-		NoReplay: true,
 	})
 	if err != nil {
 		return nil, err

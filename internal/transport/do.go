@@ -24,10 +24,19 @@ const maxJSONResponse = 32 << 20
 
 // Request is one API call. The zero Body sends no body.
 type Request struct {
-	// Method is the HTTP method; empty means GET.
+	// Endpoint is the endpoint called, declared in its client's table:
+	// its method, route and policy (see Endpoint). nil is a GET of Path
+	// with the default policy (replayed, nothing buffered).
+	Endpoint *Endpoint
+	// Params fill the {name} segments of the Endpoint's route, in order,
+	// each escaped as one segment.
+	Params []string
+	// Method is the HTTP method when Endpoint is nil or declares none;
+	// empty means GET.
 	Method string
 	// Path is relative to BaseURL, with its segments already escaped (see
-	// PathJoin). A leading slash is optional.
+	// PathJoin), used when the Endpoint has no Route. A leading slash is
+	// optional.
 	Path string
 	// Query is encoded sorted by key, spaces as %20.
 	Query url.Values
@@ -45,52 +54,12 @@ type Request struct {
 	// besides the Client's, such as the token of a URL sent as a query
 	// value (see URLSecrets).
 	Secrets []string
-	// NoReplay marks a request that must not be sent twice once it may have
-	// reached the server (a multipart POST /SubmitImage, which creates a
-	// process): only failures proving that it never left (no connection
-	// obtained, dial refused or failed, DNS failure) or that it was refused
-	// unread (429 Too Many Requests) are retried; no other status and no
-	// error after connecting is.
-	NoReplay bool
 	// FailOver ends the call at once, not retried here, when an attempt
 	// provably never reached the server (see NeverSent): the caller has
 	// another replica of the service to send it to. Other failures keep
-	// the policy.
+	// the policy. It is the router's state of this call (is there another
+	// replica to go to), not a policy of the endpoint.
 	FailOver bool
-	// PermanentStatus, when set, reports statuses the service documents as
-	// final for this endpoint: they are never retried, even when the
-	// default policy would (e.g. 500 "processing failed").
-	PermanentStatus func(status int) bool
-	// Permanent, when set, sees the parsed error of every answer of 400 or
-	// more that the policy would retry, and reports whether it is final
-	// for this endpoint: for statuses shared by transient and permanent
-	// conditions, told apart by the body's code or message (the correction
-	// container's 503 processingPFCErrorMessage, "the engine failed on this
-	// image", against its other 503s). The body is peeked (a bounded copy,
-	// see apierr.MaxBody) and kept whole for the caller.
-	Permanent func(*apierr.APIError) bool
-	// FinalProcessing makes an informational 102 Processing end the attempt
-	// at once as "still processing": the call returns an *apierr.APIError
-	// with StatusCode 102 that matches apierr.ErrStillProcessing, without
-	// waiting for a final response and without retrying. Set it for
-	// endpoints documented to answer a final 102 (the background-removal
-	// container's GET /DownloadImage). Without it, an informational 102 or
-	// 103 is skipped as HTTP says, and a later final status is used; only an
-	// attempt that fails after a 102 (connection closed, response header
-	// timeout) is reported as still processing.
-	FinalProcessing bool
-	// BufferBody reads a 2xx answer (204 excepted) whole, at most 32 MiB,
-	// inside its attempt, and returns it with its body in memory: a body
-	// cut off while it is read (connection closed before the
-	// Content-Length or the final chunk, reset, read timeout) then fails
-	// the attempt and is retried like a connection error (see the package
-	// documentation). Set it for small JSON answers a client decodes
-	// itself; DoJSON sets it. Never for downloads, which stream.
-	BufferBody bool
-	// BufferLimit bounds what BufferBody holds in memory; 0 means 32 MiB.
-	// A longer answer is read to BufferLimit+1 bytes only, enough for the
-	// caller's own check (more than BufferLimit: too long) to see it.
-	BufferLimit int64
 	// RetriedAfterLanding, when set, is set to whether a retry of this call
 	// followed an attempt that may have reached the server and been
 	// processed: one that failed after its connection was made, without
@@ -133,6 +102,9 @@ type call struct {
 	c      *Client
 	ctx    context.Context
 	method string
+	// route is the Endpoint's route template, named by logs; "" for
+	// DoExternal and requests without one.
+	route string
 	// u is the request URL; logURL is its redacted text for errors and
 	// logs, computed on first use (see url): a call that succeeds without
 	// logging never builds it.
@@ -153,16 +125,17 @@ type call struct {
 	redactorStale bool
 	external      bool
 	noFollow      bool
-	// noReplay, permanent and finalProcessing are the Request's policy.
+	// noReplay, permanent and finalProcessing are the Endpoint's policy,
+	// failOver the Request's.
 	noReplay        bool
 	failOver        bool
 	permanent       func(int) bool
 	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
-	// bufferJSON is Request.BufferBody: read a 2xx answer whole within its
+	// bufferJSON is Endpoint.Buffer (always for DoJSON): read a 2xx answer whole within its
 	// attempt, so that a truncated body is retried like a connection error.
 	bufferJSON  bool
-	bufferLimit int64 // Request.BufferLimit, defaulted
+	bufferLimit int64 // Endpoint.BufferLimit, defaulted
 	once        *singleUse
 	attempts    int
 	nextWait    time.Duration
@@ -234,7 +207,7 @@ func quoteURL(u string) string { return apierr.Excerpt(nil, u, apierr.MaxQuotedL
 // redacted URL, wrapping the cause (errors.Is(err, context.Canceled) holds
 // after a cancellation, errors.As finds the *url.Error).
 func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
-	resp, _, err := c.doAPI(ctx, r, "")
+	resp, _, err := c.doAPI(ctx, r, "", false)
 	return resp, err
 }
 
@@ -250,9 +223,7 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if r == nil {
 		return fieldError("Request", "is nil")
 	}
-	rr := *r
-	rr.BufferBody = r.BufferBody || out != nil
-	resp, cl, err := c.doAPI(ctx, &rr, "application/json")
+	resp, cl, err := c.doAPI(ctx, r, "application/json", out != nil)
 	if err != nil {
 		return err
 	}
@@ -312,13 +283,30 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	return resp, err
 }
 
+// noEndpoint is the policy of a Request without an Endpoint: the
+// default one, replayed.
+var noEndpoint = Endpoint{Replay: true}
+
 // doAPI sends r; accept, when not empty, is the Accept header sent unless
-// r.Header has one.
-func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Response, *call, error) {
+// r.Header has one; buffer reads a 2xx answer whole whatever the
+// endpoint says (DoJSON).
+func (c *Client) doAPI(ctx context.Context, r *Request, accept string, buffer bool) (*http.Response, *call, error) {
 	if r == nil {
 		return nil, nil, fieldError("Request", "is nil")
 	}
-	u, err := c.resolve(r.Path)
+	ep := r.Endpoint
+	if ep == nil {
+		ep = &noEndpoint
+	}
+	path := r.Path
+	if ep.Route != "" {
+		p, err := ep.path(r.Params)
+		if err != nil {
+			return nil, nil, err
+		}
+		path = p
+	}
+	u, err := c.resolve(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -344,18 +332,19 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 	}
 	cl := &call{
 		c:        c,
-		method:   methodOrGet(r.Method),
+		method:   methodOrGet(cmp.Or(ep.Method, r.Method)),
+		route:    ep.Route,
 		u:        u,
 		redactor: c.redactor,
 		noFollow: r.NoFollowRedirects,
 
-		noReplay:        r.NoReplay,
+		noReplay:        !ep.Replay,
 		failOver:        r.FailOver,
-		permanent:       r.PermanentStatus,
-		permanentErr:    r.Permanent,
-		finalProcessing: r.FinalProcessing,
-		bufferJSON:      r.BufferBody,
-		bufferLimit:     cmp.Or(r.BufferLimit, maxJSONResponse),
+		permanent:       ep.Final,
+		permanentErr:    ep.FinalAnswer,
+		finalProcessing: ep.Final102,
+		bufferJSON:      ep.Buffer || buffer,
+		bufferLimit:     cmp.Or(ep.BufferLimit, maxJSONResponse),
 	}
 	if len(r.Secrets) > 0 {
 		cl.secrets, cl.redactorStale = r.Secrets, true
@@ -454,7 +443,7 @@ func (cl *call) logGaveUp(status int, out error) {
 	if l == nil || cl.gaveUp == "" {
 		return
 	}
-	attrs := []slog.Attr{slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempts", cl.attempts)}
+	attrs := cl.logAttrs(slog.Int("attempts", cl.attempts))
 	if status != 0 {
 		attrs = append(attrs, slog.Int("status", status))
 	}
@@ -500,24 +489,22 @@ func setHeader(h http.Header, key, value string) {
 func (cl *call) requestHook(_ retryablehttp.Logger, _ *http.Request, _ int) {
 	cl.attempts++
 	if l := cl.c.logger; l != nil {
-		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: sending request",
-			slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempt", cl.attempts))
+		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: sending request", cl.logAttrs(slog.Int("attempt", cl.attempts))...)
 	}
 }
 
 func (cl *call) responseHook(_ retryablehttp.Logger, resp *http.Response) {
 	if l := cl.c.logger; l != nil {
 		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: response",
-			slog.String("method", cl.method), slog.String("url", cl.url()),
-			slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts))
+			cl.logAttrs(slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts))...)
 	}
 }
 
 func (cl *call) logRedirect(req *http.Request, hop int) {
 	cl.c.logger.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: following redirect",
-		slog.String("method", cl.method), slog.String("url", cl.url()),
-		// The target may be a pre-signed URL whatever the call: always hide its query.
-		slog.String("location", quoteURL(cl.redact(redactQueryValues(req.URL)))), slog.Int("hop", hop))
+		cl.logAttrs(
+			// The target may be a pre-signed URL whatever the call: always hide its query.
+			slog.String("location", quoteURL(cl.redact(redactQueryValues(req.URL)))), slog.Int("hop", hop))...)
 }
 
 // checkRetry decides, after each attempt, whether another one follows, and
@@ -580,10 +567,20 @@ func mayHaveLanded(resp *http.Response, err error) bool {
 	return true
 }
 
-func (cl *call) outcomeAttrs(resp *http.Response, err error) []slog.Attr {
-	attrs := []slog.Attr{
-		slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempt", cl.attempts),
+// logAttrs are the attributes of every record of the call: the method,
+// the route template of its Endpoint (when it has one: the path without
+// its ids, what traces name spans after), the redacted URL, then extra.
+func (cl *call) logAttrs(extra ...slog.Attr) []slog.Attr {
+	attrs := make([]slog.Attr, 0, 3+len(extra)+2)
+	attrs = append(attrs, slog.String("method", cl.method))
+	if cl.route != "" {
+		attrs = append(attrs, slog.String("route", cl.route))
 	}
+	return append(append(attrs, slog.String("url", cl.url())), extra...)
+}
+
+func (cl *call) outcomeAttrs(resp *http.Response, err error) []slog.Attr {
+	attrs := cl.logAttrs(slog.Int("attempt", cl.attempts))
 	if err != nil {
 		return append(attrs, slog.String("error", cl.describe(err)))
 	}
