@@ -71,6 +71,12 @@ type Request struct {
 	// whose answer was lost) checks it: a 404 after a refused attempt
 	// is a plain 404.
 	RetriedAfterLanding *bool
+
+	// json is set by DoJSON on its own copy of the Request: Do then asks
+	// for JSON, buffers a 2xx answer when jsonBuffer, and leaves its call
+	// in cl for DoJSON to decode the answer.
+	json, jsonBuffer bool
+	cl               *call
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -149,6 +155,8 @@ type call struct {
 	retriedAfterLanding bool
 	// rc runs the attempts of this call, with the hooks above (see send).
 	rc retryablehttp.Client
+	// req is the call's request, as prepare builds it for rc.
+	req retryablehttp.Request
 }
 
 // hostWithoutEmptyPort is u.Host as http.NewRequest sets Request.Host:
@@ -199,18 +207,6 @@ func (cl *call) url() string {
 // a redirect's Location) may be megabytes long.
 func quoteURL(u string) string { return apierr.Excerpt(nil, u, apierr.MaxQuotedLine) }
 
-// Do sends an API request to BaseURL+Path with the credential header,
-// retrying as the package documentation describes. A 2xx response, or a
-// 3xx one that was not followed, is returned and the caller must close its
-// body. Any other status becomes an *apierr.APIError (the body consumed and
-// closed); a transport failure is an error whose text holds only the
-// redacted URL, wrapping the cause (errors.Is(err, context.Canceled) holds
-// after a cancellation, errors.As finds the *url.Error).
-func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
-	resp, _, err := c.doAPI(ctx, r, "", false)
-	return resp, err
-}
-
 // DoJSON sends r with Accept: application/json (unless r sets one) and
 // decodes the JSON response into out (skipped when out is nil or the status
 // is 204). A 3xx response is returned as an *apierr.APIError, since no JSON
@@ -223,10 +219,13 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 	if r == nil {
 		return fieldError("Request", "is nil")
 	}
-	resp, cl, err := c.doAPI(ctx, r, "application/json", out != nil)
+	rr := *r
+	rr.json, rr.jsonBuffer = true, out != nil
+	resp, err := c.Do(ctx, &rr)
 	if err != nil {
 		return err
 	}
+	cl := rr.cl
 	if resp.StatusCode >= 300 {
 		return apierr.FromResponse(resp, cl.method, cl.url(), cl.attempts, cl.redact)
 	}
@@ -279,20 +278,29 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	if u.RawQuery != "" {
 		cl.secretQuery, cl.redactorStale = u, true
 	}
-	resp, err := c.send(ctx, cl, u, header, body)
-	return resp, err
+	req, err := c.prepare(ctx, cl, u, header, body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cl.rc.Do(req)
+	return cl.result(resp, err)
 }
 
 // noEndpoint is the policy of a Request without an Endpoint: the
 // default one, replayed.
 var noEndpoint = Endpoint{Replay: true}
 
-// doAPI sends r; accept, when not empty, is the Accept header sent unless
-// r.Header has one; buffer reads a 2xx answer whole whatever the
-// endpoint says (DoJSON).
-func (c *Client) doAPI(ctx context.Context, r *Request, accept string, buffer bool) (*http.Response, *call, error) {
+// Do sends an API request to BaseURL and its Endpoint's route (or Path),
+// with the credential header, retrying as the package documentation
+// describes. A 2xx response, or a 3xx one that was not followed, is
+// returned and the caller must close its body. Any other status becomes
+// an *apierr.APIError (the body consumed and closed); a transport failure
+// is an error whose text holds only the redacted URL, wrapping the cause
+// (errors.Is(err, context.Canceled) holds after a cancellation, errors.As
+// finds the *url.Error).
+func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 	if r == nil {
-		return nil, nil, fieldError("Request", "is nil")
+		return nil, fieldError("Request", "is nil")
 	}
 	ep := r.Endpoint
 	if ep == nil {
@@ -302,13 +310,13 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string, buffer bo
 	if ep.Route != "" {
 		p, err := ep.path(r.Params)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		path = p
 	}
 	u, err := c.resolve(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	switch {
 	case r.RawQuery != "":
@@ -320,8 +328,8 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string, buffer bo
 	if header == nil {
 		header = http.Header{}
 	}
-	if accept != "" && header.Get("Accept") == "" {
-		setHeader(header, "Accept", accept)
+	if r.json && header.Get("Accept") == "" {
+		setHeader(header, "Accept", acceptJSON[0])
 	}
 	if c.authHeader != "" {
 		// Any spelling the caller left in Header would be sent beside ours.
@@ -343,17 +351,24 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string, buffer bo
 		permanent:       ep.Final,
 		permanentErr:    ep.FinalAnswer,
 		finalProcessing: ep.Final102,
-		bufferJSON:      ep.Buffer || buffer,
+		bufferJSON:      ep.Buffer || r.jsonBuffer,
 		bufferLimit:     cmp.Or(ep.BufferLimit, maxJSONResponse),
 	}
 	if len(r.Secrets) > 0 {
 		cl.secrets, cl.redactorStale = r.Secrets, true
 	}
-	resp, err := c.send(ctx, cl, u, header, r.Body)
+	if r.json {
+		r.cl = cl
+	}
+	req, err := c.prepare(ctx, cl, u, header, r.Body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cl.rc.Do(req)
 	if r.RetriedAfterLanding != nil {
 		*r.RetriedAfterLanding = cl.retriedAfterLanding
 	}
-	return resp, cl, err
+	return cl.result(resp, err)
 }
 
 func methodOrGet(m string) string {
@@ -363,8 +378,9 @@ func methodOrGet(m string) string {
 	return m
 }
 
-// send runs the retry loop for one call.
-func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Header, body Body) (*http.Response, error) {
+// prepare builds the request of a call and sets up the retry engine that
+// sends it (cl.rc), with this package's hooks; result reads its outcome.
+func (c *Client) prepare(ctx context.Context, cl *call, u *url.URL, header http.Header, body Body) (*retryablehttp.Request, error) {
 	if ctx == nil {
 		return nil, fieldError("ctx", "is nil")
 	}
@@ -390,7 +406,9 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	}
 	hreq := (&http.Request{Method: cl.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: header, Host: hostWithoutEmptyPort(u.Host)}).WithContext(cl)
-	req := &retryablehttp.Request{Request: hreq}
+	// The retryablehttp.Request lives in the call too (see rc).
+	req := &cl.req
+	req.Request = hreq
 	if err := req.SetBody(raw); err != nil {
 		// Only a body source can fail here: a ReaderBody used twice.
 		return nil, cl.wrapErr(err)
@@ -414,7 +432,14 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	if c.logger != nil {
 		rc.ResponseLogHook = cl.responseHook
 	}
-	resp, err := rc.Do(req)
+	return req, nil
+}
+
+// result turns what the retry engine returned for cl into the call's
+// answer: a transport failure into a redacted error, an error status (and
+// a final 102) into an *apierr.APIError, each logged when a retry that
+// was due was not made.
+func (cl *call) result(resp *http.Response, err error) (*http.Response, error) {
 	if err != nil {
 		if resp != nil {
 			drainAndClose(resp.Body)
