@@ -5,11 +5,15 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/endpointtest"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestEndpointsTable: the table declares every route of the API
@@ -51,4 +55,20 @@ func TestLogsNameRoute(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"/Authorize/{license_key}": true, "/CheckImage/{process_id}": true}, seen)
 	assert.NotContains(t, logs, secretKey)
+}
+
+// TestHops: CheckImage reaches http.Client.Do in at most six function
+// hops (docs/architecture.md, "An endpoint per line").
+func TestHops(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodGet, testBase+"/CheckImage/"+jobID,
+		httpmock.NewJsonResponderOrPanic(200, map[string]any{"status": "completed"}))
+	hc := &endpointtest.HopCounter{Next: mt}
+	c, err := NewClient(secretKey, pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: hc}),
+		pfc.WithRetries(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	_, err = c.CheckImage(context.Background(), jobID)
+	require.NoError(t, err)
+	hc.Check(t, "bgcontainer.(*Client).CheckImage")
 }

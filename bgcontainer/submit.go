@@ -48,7 +48,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
 	ctx, where := replicas.WithNote(ctx)
-	body, err := c.getJSON(ctx, epSubmitImage, "", &transport.Request{
+	resp, err := c.send(ctx, epSubmitImage, "", &transport.Request{
 		Query:  q,
 		Header: jsonHeader(),
 		Body: transport.MultipartBody(form, transport.FormFile{
@@ -58,8 +58,8 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	job, err := decodeJob(body, c.redact)
+	defer resp.Body.Close()
+	job, err := decodeJob(resp.Body, c.redact)
 	if err == nil && where.Replica != nil && c.fleet() {
 		c.reps.Bind(job.ProcessID, where.Replica) // its later calls go there
 	}
