@@ -10,6 +10,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -24,13 +25,22 @@ func errNilContext() error {
 	return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "ctx", Message: "is nil"}}}
 }
 
-// send sends r and returns its 2xx answer; the caller closes the body.
+// send sends r to ep and returns its 2xx answer; the caller closes the
+// body. It goes to the replica of the call (see replicas.Send): GET
+// /Status, which every replica answers, to one that works (replicas.Ask).
 // Error answers become an *Error of ep.
 func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
-	resp, err := c.route(ctx, ep, processID, r)
+	r.Endpoint = ep.decl()
+	var resp *http.Response
+	var err error
+	if ep == epStatus {
+		resp, err = replicas.Ask(ctx, c.reps, r, replicaPolicy)
+	} else {
+		resp, err = replicas.Send(ctx, c.reps, processID, r, policyOf(ep))
+	}
 	if err != nil {
 		return nil, wrapErr(ep, processID, err)
 	}
@@ -42,20 +52,6 @@ func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *tra
 		return nil, newError(ep, resp.StatusCode, "", "", "", processID, "", nil)
 	}
 	return resp, nil
-}
-
-// getJSON sends r and returns the body of its 2xx answer; the caller
-// closes it.
-func (c *Client) getJSON(ctx context.Context, ep endpoint, processID string, r *transport.Request) (io.ReadCloser, error) {
-	// Read inside the attempt: an answer cut off mid-body is retried like
-	// a connection error (never for the NoReplay SubmitImage, whose error
-	// then says the answer was lost).
-	r.BufferBody, r.BufferLimit = true, maxJSONBody
-	resp, err := c.send(ctx, ep, processID, r)
-	if err != nil {
-		return nil, err
-	}
-	return resp.Body, nil
 }
 
 // checkID validates a process id; the error's text is redacted before
@@ -114,14 +110,14 @@ func (c *Client) authorizeAll(ctx context.Context) (*LicenseStatus, error) {
 func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 	// The key is in the path: a redirect, which may name another host and
 	// keep the path, is not followed (an *Error with the 3xx status).
-	body, err := c.getJSON(ctx, epAuthorize, "", &transport.Request{
-		Path: transport.PathJoin("Authorize", c.key()), Header: jsonHeader(), NoFollowRedirects: true,
+	resp, err := c.send(ctx, epAuthorize, "", &transport.Request{
+		Params: []string{c.key()}, Header: jsonHeader(), NoFollowRedirects: true,
 	})
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	return decodeLicenseStatus(epAuthorize, body, c.redact)
+	defer resp.Body.Close()
+	return decodeLicenseStatus(epAuthorize, resp.Body, c.redact)
 }
 
 // Status reports the container's licence and model version (GET /Status).
@@ -129,12 +125,12 @@ func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 // replicas asks the least busy one, and the next while one gives no
 // answer or a 5xx; Authorize applies the key to all.
 func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
-	body, err := c.getJSON(ctx, epStatus, "", &transport.Request{Path: "Status", Header: jsonHeader()})
+	resp, err := c.send(ctx, epStatus, "", &transport.Request{Header: jsonHeader()})
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	return decodeLicenseStatus(epStatus, body, c.redact)
+	defer resp.Body.Close()
+	return decodeLicenseStatus(epStatus, resp.Body, c.redact)
 }
 
 // CheckImage reports a job's state (GET /CheckImage/{process_id}). A failed
@@ -144,14 +140,14 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	body, err := c.getJSON(ctx, epCheckImage, processID, &transport.Request{
-		Path: transport.PathJoin("CheckImage", processID), Header: jsonHeader(),
+	resp, err := c.send(ctx, epCheckImage, processID, &transport.Request{
+		Params: []string{processID}, Header: jsonHeader(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	return decodeCheckResult(processID, body, c.redact)
+	defer resp.Body.Close()
+	return decodeCheckResult(processID, resp.Body, c.redact)
 }
 
 // RemoveImage deletes a job and its files (DELETE /RemoveImage/{process_id}),
@@ -166,8 +162,8 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 		return nil, err
 	}
 	var landed bool
-	body, err := c.getJSON(ctx, epRemoveImage, processID, &transport.Request{
-		Method: http.MethodDelete, Path: transport.PathJoin("RemoveImage", processID), Header: jsonHeader(),
+	resp, err := c.send(ctx, epRemoveImage, processID, &transport.Request{
+		Params: []string{processID}, Header: jsonHeader(),
 		RetriedAfterLanding: &landed,
 	})
 	var ae *pfc.APIError
@@ -179,9 +175,9 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
+	defer resp.Body.Close()
 	c.reps.Unbind(processID)
-	return decodeDeleteResult(body, c.redact)
+	return decodeDeleteResult(resp.Body, c.redact)
 }
 
 // pngMagic starts every PNG file.
@@ -204,10 +200,8 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 		return nil, err
 	}
 	resp, err := c.send(ctx, epDownloadImage, processID, &transport.Request{
-		Path:            transport.PathJoin("DownloadImage", processID),
-		Header:          http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
-		FinalProcessing: true,
-		PermanentStatus: func(status int) bool { return status == http.StatusInternalServerError },
+		Params: []string{processID},
+		Header: http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
 	})
 	if err != nil {
 		return nil, err

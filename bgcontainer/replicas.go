@@ -43,24 +43,27 @@ var replicaPolicy = replicas.Policy{
 	},
 }
 
-// route sends r to its replica (see replicas.Send); GET /Status, which
-// every replica answers, to one that works (replicas.Ask).
-func (c *Client) route(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
+// downloadPolicy is replicaPolicy for GET /DownloadImage, whose 500 is
+// the job's failure, not the replica's.
+var downloadPolicy = func() replicas.Policy {
 	p := replicaPolicy
-	switch ep {
-	case epDownloadImage:
-		p.Failure = func(ae *apierr.APIError) bool {
-			return ae.StatusCode != http.StatusNotImplemented && ae.StatusCode != http.StatusInternalServerError
-		}
-	case epStatus:
-		return replicas.Ask(ctx, c.reps, r, p)
+	p.Failure = func(ae *apierr.APIError) bool {
+		return ae.StatusCode != http.StatusNotImplemented && ae.StatusCode != http.StatusInternalServerError
 	}
-	return replicas.Send(ctx, c.reps, processID, r, p)
+	return p
+}()
+
+// policyOf is the replica policy of ep's calls.
+func policyOf(ep endpoint) replicas.Policy {
+	if ep == epDownloadImage {
+		return downloadPolicy
+	}
+	return replicaPolicy
 }
 
 // probe is the health check of a replica: GET /Status, once.
 func probe(ctx context.Context, tc *transport.Client) error {
-	resp, err := tc.Do(ctx, &transport.Request{Path: "Status", Header: jsonHeader(), FailOver: true, BufferBody: true, BufferLimit: maxJSONBody})
+	resp, err := tc.Do(ctx, &transport.Request{Endpoint: epStatus.decl(), Header: jsonHeader(), FailOver: true})
 	if err != nil {
 		return err
 	}

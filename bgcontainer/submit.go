@@ -3,7 +3,6 @@ package bgcontainer
 import (
 	"context"
 	"io"
-	"net/http"
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
@@ -49,21 +48,18 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
 	ctx, where := replicas.WithNote(ctx)
-	body, err := c.getJSON(ctx, epSubmitImage, "", &transport.Request{
-		Method: http.MethodPost,
-		Path:   "SubmitImage",
+	resp, err := c.send(ctx, epSubmitImage, "", &transport.Request{
 		Query:  q,
 		Header: jsonHeader(),
 		Body: transport.MultipartBody(form, transport.FormFile{
 			Field: fileField, FileName: name, ContentType: contentType, Content: image, Size: size,
 		}),
-		NoReplay: true,
 	})
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	job, err := decodeJob(body, c.redact)
+	defer resp.Body.Close()
+	job, err := decodeJob(resp.Body, c.redact)
 	if err == nil && where.Replica != nil && c.fleet() {
 		c.reps.Bind(job.ProcessID, where.Replica) // its later calls go there
 	}

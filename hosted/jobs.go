@@ -49,8 +49,10 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 		StatusEndpoint string `json:"statusEndpoint"`
 	}
 	// A webhook URL often carries a token; keep it out of errors and logs.
-	req := &transport.Request{Method: http.MethodGet, Path: "pfc", RawQuery: q,
-		NoReplay: opts.Cache != nil && !*opts.Cache}
+	req := &transport.Request{Endpoint: epStartJob, RawQuery: q}
+	if opts.Cache != nil && !*opts.Cache {
+		req.Endpoint = epStartJobUncached
+	}
 	if opts.WebhookURL != "" {
 		req.Secrets = transport.URLSecrets(opts.WebhookURL)
 	}
@@ -111,12 +113,10 @@ func (c *Client) GetJob(ctx context.Context, jobID string) (_ *Job, err error) {
 		return nil, &apierr.ValidationError{Errors: []apierr.FieldError{{Field: "jobID", Message: "is required"}}}
 	}
 	resp, err := c.http.Do(ctx, &transport.Request{
-		Method:            http.MethodGet,
-		Path:              transport.PathJoin("status", jobID),
+		Endpoint:          epGetJob,
+		Params:            []string{jobID},
 		RawQuery:          "noRedirect=true",
 		NoFollowRedirects: true,
-		BufferBody:        true, // a record cut off mid-body is retried
-		BufferLimit:       maxRecordBytes,
 	})
 	if err != nil {
 		return nil, err

@@ -145,7 +145,7 @@ func (s *PresetsService) List(ctx context.Context, opts *ListPresetsOptions) (_ 
 		return nil, fmt.Errorf("pfc: list presets: %w", err)
 	}
 	var raw json.RawMessage
-	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "presets", Query: q}, &raw); err != nil {
+	if err := s.client.http.DoJSON(ctx, &transport.Request{Endpoint: epListPresets, Query: q}, &raw); err != nil {
 		return nil, err
 	}
 	page, err := decodePresetPage(raw, s.client.http.Redact)
@@ -323,7 +323,7 @@ func (s *PresetsService) Get(ctx context.Context, presetID string) (_ *Preset, e
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "presetId", Message: "is required"}}}
 	}
 	var p Preset
-	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: transport.PathJoin("presets", presetID)}, &p); err != nil {
+	if err := s.client.http.DoJSON(ctx, &transport.Request{Endpoint: epGetPreset, Params: []string{presetID}}, &p); err != nil {
 		return nil, err
 	}
 	if p.ID == "" {
@@ -343,7 +343,7 @@ func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error
 		return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "presetId", Message: "is required"}}}
 	}
 	var landed bool
-	resp, err := s.client.http.Do(ctx, &transport.Request{Method: http.MethodDelete, Path: transport.PathJoin("presets", presetID),
+	resp, err := s.client.http.Do(ctx, &transport.Request{Endpoint: epDeletePreset, Params: []string{presetID},
 		RetriedAfterLanding: &landed})
 	var ae *apierr.APIError
 	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && landed {
@@ -407,7 +407,7 @@ func (s *PresetsService) Create(ctx context.Context, req CreatePresetRequest, fi
 		return nil, fmt.Errorf("pfc: create preset: %w", err)
 	}
 	var p Preset
-	if err := s.client.http.DoJSON(ctx, &transport.Request{Method: http.MethodPost, Path: "presets/", Body: body}, &p); err != nil {
+	if err := s.client.http.DoJSON(ctx, &transport.Request{Endpoint: epCreatePreset, Body: body}, &p); err != nil {
 		return nil, err
 	}
 	if p.ID == "" || p.UploadURL == "" {

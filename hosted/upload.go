@@ -40,7 +40,7 @@ func (c *Client) RequestUpload(ctx context.Context, fileType FileType) (_ *Uploa
 		}
 	}
 	var t UploadTicket
-	if err := c.http.DoJSON(ctx, &transport.Request{Method: http.MethodGet, Path: "upload", RawQuery: rawQuery}, &t); err != nil {
+	if err := c.http.DoJSON(ctx, &transport.Request{Endpoint: epRequestUpload, RawQuery: rawQuery}, &t); err != nil {
 		return nil, err
 	}
 	if t.FileKey == "" || t.UploadURL == "" {

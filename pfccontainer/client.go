@@ -113,15 +113,13 @@ func apiError(ep endpoint, err error) error {
 // hundred bytes.
 const maxJSONBody = 1 << 20
 
-// getJSON sends r (asking for JSON, with the container's retry policy)
+// getJSON sends r to ep (asking for JSON, with the endpoint's policy)
 // and decodes its 2xx answer into out. A body that is not one JSON value
 // of out's shape, or larger than maxJSONBody, is a *pfc.ResponseError.
 // key is the imageKey the call is about (its replica), "" for new work.
 func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transport.Request, out any) error {
 	r.Header = http.Header{"Accept": {"application/json"}}
-	r.Permanent = permanent
-	r.BufferBody = true // an answer cut off mid-body is retried (not for NoReplay)
-	r.BufferLimit = maxJSONBody
+	r.Endpoint = decl(ep)
 	var resp *http.Response
 	var err error
 	if ep == epVersion { // every replica answers it: ask one that works
@@ -135,11 +133,7 @@ func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transp
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		// A redirect a custom CheckRedirect chose not to follow.
-		method := r.Method
-		if method == "" {
-			method = http.MethodGet
-		}
-		return c.http.StatusError(method, resp)
+		return c.http.StatusError(r.Endpoint.Method, resp)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
 	if err != nil {

@@ -3,7 +3,6 @@ package pfccontainer
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
@@ -37,8 +36,7 @@ func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOpti
 	// An answer without scene reads as "not detected", not as scene 0.
 	res := Correction{Scene: SceneUnknown}
 	ctx, where := replicas.WithNote(ctx)
-	err = c.getJSON(ctx, epCorrect, imageKey, &transport.Request{Method: http.MethodGet, Path: "pfc/" + transport.PathEscape(imageKey),
-		RawQuery: q}, &res)
+	err = c.getJSON(ctx, epCorrect, imageKey, &transport.Request{Params: []string{imageKey}, RawQuery: q}, &res)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ var replicaPolicy = replicas.Policy{
 
 // probe is the health check of a replica: GET /version, once.
 func probe(ctx context.Context, tc *transport.Client) error {
-	resp, err := tc.Do(ctx, &transport.Request{Path: "version", FailOver: true, BufferBody: true, BufferLimit: maxJSONBody})
+	resp, err := tc.Do(ctx, &transport.Request{Endpoint: decl(epVersion), FailOver: true})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"mime"
-	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
@@ -44,8 +43,7 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 	}
 	var res UploadResponse
 	ctx, where := replicas.WithNote(ctx)
-	err = c.getJSON(ctx, epUpload, "", &transport.Request{Method: http.MethodPut, Path: "pfc",
-		Body: transport.ReaderAtBody(src, size, ct)}, &res)
+	err = c.getJSON(ctx, epUpload, "", &transport.Request{Body: transport.ReaderAtBody(src, size, ct)}, &res)
 	if err != nil {
 		return "", err
 	}

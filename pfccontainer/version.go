@@ -3,7 +3,6 @@ package pfccontainer
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -15,7 +14,7 @@ import (
 // the next while one gives no answer or a 5xx.
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 	var raw json.RawMessage
-	if err := c.getJSON(ctx, epVersion, "", &transport.Request{Method: http.MethodGet, Path: "version"}, &raw); err != nil {
+	if err := c.getJSON(ctx, epVersion, "", &transport.Request{}, &raw); err != nil {
 		return nil, err
 	}
 	return decodeVersion(raw)

@@ -70,7 +70,7 @@ func TestSendMovesOnlyWhatNeverLeft(t *testing.T) {
 	live := newServer(t, http.StatusOK)
 	l := fleet(t, deadURL(t), live.URL)
 	for range 4 {
-		resp, err := Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
+		resp, err := Send(context.Background(), l, "", &transport.Request{Endpoint: submitImage}, Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,10 +82,10 @@ func TestSendMovesOnlyWhatNeverLeft(t *testing.T) {
 
 	busy := newServer(t, http.StatusServiceUnavailable)
 	l = fleet(t, busy.URL, busy.URL+"/x") // two replicas, both answering 503
-	_, err := Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
+	_, err := Send(context.Background(), l, "", &transport.Request{Endpoint: submitImage}, Policy{})
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 503 || busy.n.Load() != 1 {
-		t.Fatalf("err = %v, requests = %d: a NoReplay request answered 503 was sent again", err, busy.n.Load())
+		t.Fatalf("err = %v, requests = %d: a request without Replay answered 503 was sent again", err, busy.n.Load())
 	}
 }
 
@@ -215,7 +215,7 @@ func TestSendAfterAReplicaVanished(t *testing.T) {
 	if len(l.Live()) != 1 || len(l.All()) != 2 {
 		t.Fatalf("live %d of %d, want 1 of 2", len(l.Live()), len(l.All()))
 	}
-	_, err = Send(context.Background(), l, "", &transport.Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true}, Policy{})
+	_, err = Send(context.Background(), l, "", &transport.Request{Endpoint: submitImage}, Policy{})
 	if !transport.NeverSent(err) {
 		t.Fatalf("err = %v, want the refusal", err)
 	}
@@ -280,3 +280,7 @@ type hostOnly struct{ r *fakeResolver }
 func (h hostOnly) LookupHost(ctx context.Context, _ string) ([]string, error) {
 	return h.r.LookupHost(ctx, "bg.studio.svc")
 }
+
+// submitImage is a request that creates something per attempt: never
+// replayed once it may have reached the server.
+var submitImage = &transport.Endpoint{Name: "SubmitImage", Method: http.MethodPost, Route: "/SubmitImage"}

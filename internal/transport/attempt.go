@@ -188,15 +188,15 @@ var errFinal102 = errors.New("final 102 Processing")
 //     bufferAnswer) is watched again, by the same bound renewed as its
 //     bytes arrive, and a body left to the caller read by read (Read);
 //   - an informational 102 Processing ends the attempt at once when the
-//     request set FinalProcessing, and also when the connection fails after
+//     request's Endpoint set Final102, and also when the connection fails after
 //     one (a server that answers a final 102 and closes); either way the
 //     attempt's result is a synthetic 102 response that send turns into an
 //     *apierr.APIError matching apierr.ErrStillProcessing;
-//   - for a NoReplay or FailOver request, a failure before any connection
+//   - for a request without Replay or with FailOver, a failure before any connection
 //     was obtained is marked as never sent (see neverSent), which such
 //     requests may retry or move. Only they use that mark, so only theirs
 //     have the connection hooks;
-//   - for DoJSON and Request.BufferBody, a 2xx answer is read whole here
+//   - for DoJSON and Endpoint.Buffer, a 2xx answer is read whole here
 //     (bufferJSON), so that a body cut off mid-read fails the attempt with
 //     a *truncatedError, which the retry policy sees like a connection
 //     error.
@@ -364,7 +364,7 @@ func (b *progressBody) Read(p []byte) (int, error) {
 // headerTimeoutError is an attempt whose response headers did not arrive in
 // time, or whose request body, or the response body the transport reads
 // itself (see readWatched), made no progress for as long. It is retried
-// like any connection failure (unless NoReplay).
+// like any connection failure (unless its Endpoint forbids Replay).
 type headerTimeoutError struct {
 	d     time.Duration
 	phase timeoutPhase
@@ -404,7 +404,7 @@ func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
 
 // NeverSent reports whether err, a call's error, proves that its last
-// attempt never reached a server: no connection was obtained (for NoReplay
+// attempt never reached a server: no connection was obtained (for a request without Replay
 // and FailOver requests), the dial was refused or failed, or the host did
 // not resolve. With Request.RetriedAfterLanding false, no attempt of the
 // call may have been processed, so it may be sent to another replica.

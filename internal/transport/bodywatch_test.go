@@ -105,7 +105,7 @@ func TestBufferLimit(t *testing.T) {
 	require.NoError(t, err)
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(big) })
 	c := newClient(t, Options{BaseURL: srv.URL})
-	resp, err := c.Do(context.Background(), &Request{Path: "x", BufferBody: true, BufferLimit: 1 << 10})
+	resp, err := c.Do(context.Background(), &Request{Path: "x", Endpoint: &Endpoint{Replay: true, Buffer: true, BufferLimit: 1 << 10}})
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	got, err := io.ReadAll(resp.Body)

@@ -24,10 +24,19 @@ const maxJSONResponse = 32 << 20
 
 // Request is one API call. The zero Body sends no body.
 type Request struct {
-	// Method is the HTTP method; empty means GET.
+	// Endpoint is the endpoint called, declared in its client's table:
+	// its method, route and policy (see Endpoint). nil is a GET of Path
+	// with the default policy (replayed, nothing buffered).
+	Endpoint *Endpoint
+	// Params fill the {name} segments of the Endpoint's route, in order,
+	// each escaped as one segment.
+	Params []string
+	// Method is the HTTP method when Endpoint is nil or declares none;
+	// empty means GET.
 	Method string
 	// Path is relative to BaseURL, with its segments already escaped (see
-	// PathJoin). A leading slash is optional.
+	// PathJoin), used when the Endpoint has no Route. A leading slash is
+	// optional.
 	Path string
 	// Query is encoded sorted by key, spaces as %20.
 	Query url.Values
@@ -45,52 +54,12 @@ type Request struct {
 	// besides the Client's, such as the token of a URL sent as a query
 	// value (see URLSecrets).
 	Secrets []string
-	// NoReplay marks a request that must not be sent twice once it may have
-	// reached the server (a multipart POST /SubmitImage, which creates a
-	// process): only failures proving that it never left (no connection
-	// obtained, dial refused or failed, DNS failure) or that it was refused
-	// unread (429 Too Many Requests) are retried; no other status and no
-	// error after connecting is.
-	NoReplay bool
 	// FailOver ends the call at once, not retried here, when an attempt
 	// provably never reached the server (see NeverSent): the caller has
 	// another replica of the service to send it to. Other failures keep
-	// the policy.
+	// the policy. It is the router's state of this call (is there another
+	// replica to go to), not a policy of the endpoint.
 	FailOver bool
-	// PermanentStatus, when set, reports statuses the service documents as
-	// final for this endpoint: they are never retried, even when the
-	// default policy would (e.g. 500 "processing failed").
-	PermanentStatus func(status int) bool
-	// Permanent, when set, sees the parsed error of every answer of 400 or
-	// more that the policy would retry, and reports whether it is final
-	// for this endpoint: for statuses shared by transient and permanent
-	// conditions, told apart by the body's code or message (the correction
-	// container's 503 processingPFCErrorMessage, "the engine failed on this
-	// image", against its other 503s). The body is peeked (a bounded copy,
-	// see apierr.MaxBody) and kept whole for the caller.
-	Permanent func(*apierr.APIError) bool
-	// FinalProcessing makes an informational 102 Processing end the attempt
-	// at once as "still processing": the call returns an *apierr.APIError
-	// with StatusCode 102 that matches apierr.ErrStillProcessing, without
-	// waiting for a final response and without retrying. Set it for
-	// endpoints documented to answer a final 102 (the background-removal
-	// container's GET /DownloadImage). Without it, an informational 102 or
-	// 103 is skipped as HTTP says, and a later final status is used; only an
-	// attempt that fails after a 102 (connection closed, response header
-	// timeout) is reported as still processing.
-	FinalProcessing bool
-	// BufferBody reads a 2xx answer (204 excepted) whole, at most 32 MiB,
-	// inside its attempt, and returns it with its body in memory: a body
-	// cut off while it is read (connection closed before the
-	// Content-Length or the final chunk, reset, read timeout) then fails
-	// the attempt and is retried like a connection error (see the package
-	// documentation). Set it for small JSON answers a client decodes
-	// itself; DoJSON sets it. Never for downloads, which stream.
-	BufferBody bool
-	// BufferLimit bounds what BufferBody holds in memory; 0 means 32 MiB.
-	// A longer answer is read to BufferLimit+1 bytes only, enough for the
-	// caller's own check (more than BufferLimit: too long) to see it.
-	BufferLimit int64
 	// RetriedAfterLanding, when set, is set to whether a retry of this call
 	// followed an attempt that may have reached the server and been
 	// processed: one that failed after its connection was made, without
@@ -102,6 +71,12 @@ type Request struct {
 	// whose answer was lost) checks it: a 404 after a refused attempt
 	// is a plain 404.
 	RetriedAfterLanding *bool
+
+	// json is set by DoJSON on its own copy of the Request: Do then asks
+	// for JSON, buffers a 2xx answer when jsonBuffer, and leaves its call
+	// in cl for DoJSON to decode the answer.
+	json, jsonBuffer bool
+	cl               *call
 }
 
 // callKey carries the *call in the request context, for checkRedirect.
@@ -133,6 +108,9 @@ type call struct {
 	c      *Client
 	ctx    context.Context
 	method string
+	// route is the Endpoint's route template, named by logs; "" for
+	// DoExternal and requests without one.
+	route string
 	// u is the request URL; logURL is its redacted text for errors and
 	// logs, computed on first use (see url): a call that succeeds without
 	// logging never builds it.
@@ -153,16 +131,17 @@ type call struct {
 	redactorStale bool
 	external      bool
 	noFollow      bool
-	// noReplay, permanent and finalProcessing are the Request's policy.
+	// noReplay, permanent and finalProcessing are the Endpoint's policy,
+	// failOver the Request's.
 	noReplay        bool
 	failOver        bool
 	permanent       func(int) bool
 	permanentErr    func(*apierr.APIError) bool
 	finalProcessing bool
-	// bufferJSON is Request.BufferBody: read a 2xx answer whole within its
+	// bufferJSON is Endpoint.Buffer (always for DoJSON): read a 2xx answer whole within its
 	// attempt, so that a truncated body is retried like a connection error.
 	bufferJSON  bool
-	bufferLimit int64 // Request.BufferLimit, defaulted
+	bufferLimit int64 // Endpoint.BufferLimit, defaulted
 	once        *singleUse
 	attempts    int
 	nextWait    time.Duration
@@ -176,6 +155,8 @@ type call struct {
 	retriedAfterLanding bool
 	// rc runs the attempts of this call, with the hooks above (see send).
 	rc retryablehttp.Client
+	// req is the call's request, as prepare builds it for rc.
+	req retryablehttp.Request
 }
 
 // hostWithoutEmptyPort is u.Host as http.NewRequest sets Request.Host:
@@ -225,18 +206,6 @@ func (cl *call) url() string {
 // a redirect's Location) may be megabytes long.
 func quoteURL(u string) string { return apierr.Excerpt(nil, u, apierr.MaxQuotedLine) }
 
-// Do sends an API request to BaseURL+Path with the credential header,
-// retrying as the package documentation describes. A 2xx response, or a
-// 3xx one that was not followed, is returned and the caller must close its
-// body. Any other status becomes an *apierr.APIError (the body consumed and
-// closed); a transport failure is an error whose text holds only the
-// redacted URL, wrapping the cause (errors.Is(err, context.Canceled) holds
-// after a cancellation, errors.As finds the *url.Error).
-func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
-	resp, _, err := c.doAPI(ctx, r, "")
-	return resp, err
-}
-
 // DoJSON sends r with Accept: application/json (unless r sets one) and
 // decodes the JSON response into out (skipped when out is nil or the status
 // is 204). A 3xx response is returned as an *apierr.APIError, since no JSON
@@ -250,11 +219,12 @@ func (c *Client) DoJSON(ctx context.Context, r *Request, out any) error {
 		return fieldError("Request", "is nil")
 	}
 	rr := *r
-	rr.BufferBody = r.BufferBody || out != nil
-	resp, cl, err := c.doAPI(ctx, &rr, "application/json")
+	rr.json, rr.jsonBuffer = true, out != nil
+	resp, err := c.Do(ctx, &rr)
 	if err != nil {
 		return err
 	}
+	cl := rr.cl
 	if resp.StatusCode >= 300 {
 		return apierr.FromResponse(resp, cl.method, cl.url(), cl.attempts, cl.redact)
 	}
@@ -307,19 +277,45 @@ func (c *Client) DoExternal(ctx context.Context, method, rawURL string, header h
 	if u.RawQuery != "" {
 		cl.secretQuery, cl.redactorStale = u, true
 	}
-	resp, err := c.send(ctx, cl, u, header, body)
-	return resp, err
+	req, err := c.prepare(ctx, cl, u, header, body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cl.rc.Do(req)
+	return cl.result(resp, err)
 }
 
-// doAPI sends r; accept, when not empty, is the Accept header sent unless
-// r.Header has one.
-func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Response, *call, error) {
+// noEndpoint is the policy of a Request without an Endpoint: the
+// default one, replayed.
+var noEndpoint = Endpoint{Replay: true}
+
+// Do sends an API request to BaseURL and its Endpoint's route (or Path),
+// with the credential header, retrying as the package documentation
+// describes. A 2xx response, or a 3xx one that was not followed, is
+// returned and the caller must close its body. Any other status becomes
+// an *apierr.APIError (the body consumed and closed); a transport failure
+// is an error whose text holds only the redacted URL, wrapping the cause
+// (errors.Is(err, context.Canceled) holds after a cancellation, errors.As
+// finds the *url.Error).
+func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 	if r == nil {
-		return nil, nil, fieldError("Request", "is nil")
+		return nil, fieldError("Request", "is nil")
 	}
-	u, err := c.resolve(r.Path)
+	ep := r.Endpoint
+	if ep == nil {
+		ep = &noEndpoint
+	}
+	path := r.Path
+	if ep.Route != "" {
+		p, err := ep.path(r.Params)
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	u, err := c.resolve(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	switch {
 	case r.RawQuery != "":
@@ -331,8 +327,8 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 	if header == nil {
 		header = http.Header{}
 	}
-	if accept != "" && header.Get("Accept") == "" {
-		setHeader(header, "Accept", accept)
+	if r.json && header.Get("Accept") == "" {
+		setHeader(header, "Accept", acceptJSON[0])
 	}
 	if c.authHeader != "" {
 		// Any spelling the caller left in Header would be sent beside ours.
@@ -343,27 +339,35 @@ func (c *Client) doAPI(ctx context.Context, r *Request, accept string) (*http.Re
 	}
 	cl := &call{
 		c:        c,
-		method:   methodOrGet(r.Method),
+		method:   methodOrGet(cmp.Or(ep.Method, r.Method)),
+		route:    ep.Route,
 		u:        u,
 		redactor: c.redactor,
 		noFollow: r.NoFollowRedirects,
 
-		noReplay:        r.NoReplay,
+		noReplay:        !ep.Replay,
 		failOver:        r.FailOver,
-		permanent:       r.PermanentStatus,
-		permanentErr:    r.Permanent,
-		finalProcessing: r.FinalProcessing,
-		bufferJSON:      r.BufferBody,
-		bufferLimit:     cmp.Or(r.BufferLimit, maxJSONResponse),
+		permanent:       ep.Final,
+		permanentErr:    ep.FinalAnswer,
+		finalProcessing: ep.Final102,
+		bufferJSON:      ep.Buffer || r.jsonBuffer,
+		bufferLimit:     cmp.Or(ep.BufferLimit, maxJSONResponse),
 	}
 	if len(r.Secrets) > 0 {
 		cl.secrets, cl.redactorStale = r.Secrets, true
 	}
-	resp, err := c.send(ctx, cl, u, header, r.Body)
+	if r.json {
+		r.cl = cl
+	}
+	req, err := c.prepare(ctx, cl, u, header, r.Body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cl.rc.Do(req)
 	if r.RetriedAfterLanding != nil {
 		*r.RetriedAfterLanding = cl.retriedAfterLanding
 	}
-	return resp, cl, err
+	return cl.result(resp, err)
 }
 
 func methodOrGet(m string) string {
@@ -373,8 +377,9 @@ func methodOrGet(m string) string {
 	return m
 }
 
-// send runs the retry loop for one call.
-func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Header, body Body) (*http.Response, error) {
+// prepare builds the request of a call and sets up the retry engine that
+// sends it (cl.rc), with this package's hooks; result reads its outcome.
+func (c *Client) prepare(ctx context.Context, cl *call, u *url.URL, header http.Header, body Body) (*retryablehttp.Request, error) {
 	if ctx == nil {
 		return nil, fieldError("ctx", "is nil")
 	}
@@ -400,7 +405,9 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	}
 	hreq := (&http.Request{Method: cl.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: header, Host: hostWithoutEmptyPort(u.Host)}).WithContext(cl)
-	req := &retryablehttp.Request{Request: hreq}
+	// The retryablehttp.Request lives in the call too (see rc).
+	req := &cl.req
+	req.Request = hreq
 	if err := req.SetBody(raw); err != nil {
 		// Only a body source can fail here: a ReaderBody used twice.
 		return nil, cl.wrapErr(err)
@@ -424,7 +431,14 @@ func (c *Client) send(ctx context.Context, cl *call, u *url.URL, header http.Hea
 	if c.logger != nil {
 		rc.ResponseLogHook = cl.responseHook
 	}
-	resp, err := rc.Do(req)
+	return req, nil
+}
+
+// result turns what the retry engine returned for cl into the call's
+// answer: a transport failure into a redacted error, an error status (and
+// a final 102) into an *apierr.APIError, each logged when a retry that
+// was due was not made.
+func (cl *call) result(resp *http.Response, err error) (*http.Response, error) {
 	if err != nil {
 		if resp != nil {
 			drainAndClose(resp.Body)
@@ -453,7 +467,7 @@ func (cl *call) logGaveUp(status int, out error) {
 	if l == nil || cl.gaveUp == "" {
 		return
 	}
-	attrs := []slog.Attr{slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempts", cl.attempts)}
+	attrs := cl.logAttrs(slog.Int("attempts", cl.attempts))
 	if status != 0 {
 		attrs = append(attrs, slog.Int("status", status))
 	}
@@ -499,24 +513,22 @@ func setHeader(h http.Header, key, value string) {
 func (cl *call) requestHook(_ retryablehttp.Logger, _ *http.Request, _ int) {
 	cl.attempts++
 	if l := cl.c.logger; l != nil {
-		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: sending request",
-			slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempt", cl.attempts))
+		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: sending request", cl.logAttrs(slog.Int("attempt", cl.attempts))...)
 	}
 }
 
 func (cl *call) responseHook(_ retryablehttp.Logger, resp *http.Response) {
 	if l := cl.c.logger; l != nil {
 		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: response",
-			slog.String("method", cl.method), slog.String("url", cl.url()),
-			slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts))
+			cl.logAttrs(slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts))...)
 	}
 }
 
 func (cl *call) logRedirect(req *http.Request, hop int) {
 	cl.c.logger.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: following redirect",
-		slog.String("method", cl.method), slog.String("url", cl.url()),
-		// The target may be a pre-signed URL whatever the call: always hide its query.
-		slog.String("location", quoteURL(cl.redact(redactQueryValues(req.URL)))), slog.Int("hop", hop))
+		cl.logAttrs(
+			// The target may be a pre-signed URL whatever the call: always hide its query.
+			slog.String("location", quoteURL(cl.redact(redactQueryValues(req.URL)))), slog.Int("hop", hop))...)
 }
 
 // checkRetry decides, after each attempt, whether another one follows, and
@@ -579,10 +591,20 @@ func mayHaveLanded(resp *http.Response, err error) bool {
 	return true
 }
 
-func (cl *call) outcomeAttrs(resp *http.Response, err error) []slog.Attr {
-	attrs := []slog.Attr{
-		slog.String("method", cl.method), slog.String("url", cl.url()), slog.Int("attempt", cl.attempts),
+// logAttrs are the attributes of every record of the call: the method,
+// the route template of its Endpoint (when it has one: the path without
+// its ids, what traces name spans after), the redacted URL, then extra.
+func (cl *call) logAttrs(extra ...slog.Attr) []slog.Attr {
+	attrs := make([]slog.Attr, 0, 3+len(extra)+2)
+	attrs = append(attrs, slog.String("method", cl.method))
+	if cl.route != "" {
+		attrs = append(attrs, slog.String("route", cl.route))
 	}
+	return append(append(attrs, slog.String("url", cl.url())), extra...)
+}
+
+func (cl *call) outcomeAttrs(resp *http.Response, err error) []slog.Attr {
+	attrs := cl.logAttrs(slog.Int("attempt", cl.attempts))
 	if err != nil {
 		return append(attrs, slog.String("error", cl.describe(err)))
 	}

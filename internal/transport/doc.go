@@ -33,7 +33,7 @@
 //     per-attempt Timeout of the caller's http.Client);
 //   - 408 Request Timeout, 429 Too Many Requests, or any 5xx except
 //     501 Not Implemented;
-//   - for DoJSON, and Do with Request.BufferBody (the JSON answers a
+//   - for DoJSON, and Do of an Endpoint with Buffer (the JSON answers a
 //     client decodes itself), a 2xx answer whose body could not be read to
 //     its end: the connection closed before the declared Content-Length or
 //     the final chunk (io.ErrUnexpectedEOF), was reset while the body was
@@ -72,9 +72,17 @@
 // When retries run out, the last response likewise reaches the caller as an
 // *APIError whose Attempts counts every request sent.
 //
-// # Per-request policy
+// # Endpoints and their policy
 //
-// Request.NoReplay marks a request that must not be sent twice once it may
+// Each client declares each endpoint of its API once, in a table of
+// Endpoint values (endpoints.go): its name, method, route template as the
+// API documentation writes it ("/CheckImage/{process_id}") and named
+// policies. A Request carries its Endpoint and the route's parameters
+// (Request.Params, each escaped as one path segment); the policy is read
+// from the Endpoint, never from the context. Log records of such a call
+// carry the route template (attribute "route") beside the redacted URL.
+//
+// An Endpoint without Replay must not be sent twice once it may
 // have reached the server (the background-removal container's multipart
 // POST /SubmitImage creates a process per request): it is retried only
 // after a failure that proves it never left (no connection was obtained,
@@ -86,14 +94,17 @@
 // matching apierr.ErrTruncatedResponse that says the request may have been
 // processed and its answer was lost.
 //
-// Request.FailOver serves a client with several replicas of one service
+// Request.FailOver, the router's state of one call rather than a policy
+// of the endpoint, serves a client with several replicas of one service
 // (internal/replicas): an attempt that provably never reached the server
 // ends the call at once instead of being retried on the same replica, and
 // NeverSent tells the caller so, which may then send it to another one.
 //
-// Request.PermanentStatus lists statuses an endpoint documents as final
+// Endpoint.Final lists statuses an endpoint documents as final
 // (e.g. 500 "processing failed" of GET /DownloadImage): they are returned
-// at once. Other statuses keep the default policy.
+// at once, and Endpoint.FinalAnswer tells final answers from transient
+// ones of the same status by their code or message. Other statuses keep
+// the default policy.
 //
 // # Final 102 Processing
 //
@@ -103,7 +114,7 @@
 // sends. Each attempt therefore watches for 1xx answers
 // (httptrace.ClientTrace.Got1xxResponse), with this rule:
 //
-//   - a request with Request.FinalProcessing set ends the attempt on a 102
+//   - a request of an Endpoint with Final102 ends the attempt on a 102
 //     at once: the connection is dropped and the call returns an
 //     *apierr.APIError with StatusCode 102 (headers such as the request id
 //     kept) that matches apierr.ErrStillProcessing. It is not a failure and
@@ -129,7 +140,7 @@
 // that makes no progress for that long (the error says so): uploads of any
 // size work. Once the headers arrive, the bound applies again, restarted
 // as bytes arrive, to the bodies the transport reads itself: a 2xx answer
-// it buffers (Request.BufferBody, DoJSON; at most Request.BufferLimit) and
+// it buffers (Endpoint.Buffer, DoJSON; at most Endpoint.BufferLimit) and
 // the body of every 3xx, 4xx and 5xx answer (read at once, at most 64 KiB
 // kept, for the retry drain and the *apierr.APIError's copy). A body that
 // stops arriving ends the attempt: a buffered 2xx answer fails like one
@@ -142,7 +153,7 @@
 // http.Client or Transport, which are never modified. An attempt that
 // runs out fails with an error matching apierr.ErrResponseHeaderTimeout
 // (and net.Error with Timeout() true), retried like a connection failure
-// unless the request is NoReplay. A negative value disables the bound.
+// unless its Endpoint forbids Replay. A negative value disables the bound.
 //
 // Retries are not limited to idempotent methods, because none of the three
 // APIs offers idempotency keys and their failures are mostly transient. The
@@ -151,13 +162,13 @@
 // duplicate job, and so can a /pfc answer cut off mid-body (the job exists,
 // its answer was lost): the same case (likewise POST /presets/ a duplicate
 // preset, answered 409 on the retry, and POST /SubmitImage of the
-// background-removal container a duplicate process, were it not NoReplay). On the hosted API
+// background-removal container a duplicate process, were it replayed). On the hosted API
 // cache=true (the default) makes a duplicate /pfc harmless: the service
 // reuses the corrected output of identical input and settings instead of
 // processing the image again (a webhook, if requested, may then arrive for
 // both jobs). With cache=false a duplicate is a second full job. Callers
-// who cannot tolerate duplicates set MaxRetries < 0; client code marks such
-// endpoints with Request.NoReplay.
+// who cannot tolerate duplicates set MaxRetries < 0; client code declares
+// such endpoints without Endpoint.Replay.
 //
 // # Bodies
 //

@@ -71,7 +71,7 @@ func closedAddr(t *testing.T) string {
 func TestNeverSentRealRefusal(t *testing.T) {
 	t.Parallel()
 	cl := newClient(t, Options{BaseURL: "http://" + closedAddr(t)})
-	_, err := cl.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true, FailOver: true})
+	_, err := cl.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", Endpoint: &Endpoint{}, FailOver: true})
 	require.Error(t, err)
 	assert.True(t, NeverSent(err), "%v", err)
 }

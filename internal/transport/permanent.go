@@ -9,7 +9,7 @@ import (
 )
 
 // permanentAnswer reports whether the error response resp is final by
-// the call's Request.Permanent hook: the hook sees the *apierr.APIError the
+// the call's Endpoint.FinalAnswer hook: the hook sees the *apierr.APIError the
 // caller would get (status, code, message, parameter, all redacted), built
 // from a bounded copy of the body (apierr.MaxBody bytes). The body is not
 // lost: the copy is put back in front of the rest, so a response that is

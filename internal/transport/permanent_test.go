@@ -52,7 +52,7 @@ func TestPermanentHook(t *testing.T) {
 				_, _ = io.WriteString(w, tc.body)
 			})
 			c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2})
-			_, err := c.Do(context.Background(), &Request{Path: "pfc/k.jpg", Permanent: tc.hook})
+			_, err := c.Do(context.Background(), &Request{Path: "pfc/k.jpg", Endpoint: &Endpoint{Replay: true, FinalAnswer: tc.hook}})
 			var ae *apierr.APIError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, tc.status, ae.StatusCode)
@@ -81,10 +81,10 @@ func TestPermanentHookSeesRedactedError(t *testing.T) {
 	})
 	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 1, Secrets: []string{"s3cr3t-licence"}})
 	var seen []string
-	_, err := c.Do(context.Background(), &Request{Path: "x", Permanent: func(e *apierr.APIError) bool {
+	_, err := c.Do(context.Background(), &Request{Path: "x", Endpoint: &Endpoint{Replay: true, FinalAnswer: func(e *apierr.APIError) bool {
 		seen = append(seen, e.Message+" "+string(e.Body))
 		return false
-	}})
+	}}})
 	require.Error(t, err)
 	require.Len(t, seen, 2)
 	for _, s := range seen {

@@ -31,7 +31,7 @@ func TestNoReplayByStatus(t *testing.T) {
 		})
 		c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 3})
 		resp, err := c.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage",
-			Body: BytesBody([]byte("x"), "text/plain"), NoReplay: true})
+			Body: BytesBody([]byte("x"), "text/plain"), Endpoint: &Endpoint{}})
 		require.NoError(t, err)
 		resp.Body.Close()
 		assert.Equal(t, http.StatusCreated, resp.StatusCode)
@@ -47,7 +47,7 @@ func TestNoReplayByStatus(t *testing.T) {
 			})
 			c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 3})
 			_, err := c.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage",
-				Body: BytesBody([]byte("x"), "text/plain"), NoReplay: true})
+				Body: BytesBody([]byte("x"), "text/plain"), Endpoint: &Endpoint{}})
 			var ae *apierr.APIError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, status, ae.StatusCode)
@@ -75,7 +75,7 @@ func TestNoReplayAfterConnecting(t *testing.T) {
 			})
 			c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2})
 			_, err := c.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage",
-				Body: BytesBody([]byte("x"), "text/plain"), NoReplay: noReplay})
+				Body: BytesBody([]byte("x"), "text/plain"), Endpoint: &Endpoint{Replay: !noReplay}})
 			require.Error(t, err)
 			want := int64(3)
 			if noReplay {
@@ -97,7 +97,7 @@ func TestNoReplayRetriesWhatNeverLeft(t *testing.T) {
 	rec := &logRecorder{}
 	c := newClient(t, Options{BaseURL: "http://" + addr, MaxRetries: 2, Logger: slogLogger(rec)})
 	_, err = c.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage",
-		Body: BytesBody([]byte("x"), "text/plain"), NoReplay: true})
+		Body: BytesBody([]byte("x"), "text/plain"), Endpoint: &Endpoint{}})
 	require.Error(t, err)
 	assert.Len(t, rec.find("pfc: retrying request"), 2, "both retries made")
 	assert.True(t, neverSent(err))
@@ -130,7 +130,7 @@ func TestPermanentStatus(t *testing.T) {
 				w.WriteHeader(tc.status)
 			})
 			c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2})
-			_, err := c.Do(context.Background(), &Request{Path: "DownloadImage/x", PermanentStatus: permanent})
+			_, err := c.Do(context.Background(), &Request{Path: "DownloadImage/x", Endpoint: &Endpoint{Replay: true, Final: permanent}})
 			var ae *apierr.APIError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, tc.status, ae.StatusCode)

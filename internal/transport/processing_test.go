@@ -91,7 +91,7 @@ func TestFinal102(t *testing.T) {
 			c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 3})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			resp, err := c.Do(ctx, &Request{Path: "DownloadImage/p1", FinalProcessing: tc.optIn})
+			resp, err := c.Do(ctx, &Request{Path: "DownloadImage/p1", Endpoint: &Endpoint{Replay: true, Final102: tc.optIn}})
 			require.Nil(t, resp)
 			require.ErrorIs(t, err, apierr.ErrStillProcessing)
 			assert.NotErrorIs(t, err, context.DeadlineExceeded)
@@ -102,7 +102,7 @@ func TestFinal102(t *testing.T) {
 			assert.Equal(t, "req-7", ae.RequestID)
 			assert.Equal(t, int64(1), srv.conns.Load())
 
-			err = c.DoJSON(ctx, &Request{Path: "DownloadImage/p1", FinalProcessing: tc.optIn}, nil)
+			err = c.DoJSON(ctx, &Request{Path: "DownloadImage/p1", Endpoint: &Endpoint{Replay: true, Final102: tc.optIn}}, nil)
 			assert.ErrorIs(t, err, apierr.ErrStillProcessing, "DoJSON too")
 		})
 	}
@@ -130,7 +130,7 @@ func TestInformational1xxThenFinal(t *testing.T) {
 					"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 			})
 			c := newClient(t, Options{BaseURL: srv.URL})
-			resp, err := c.Do(context.Background(), &Request{Path: "x", FinalProcessing: tc.optIn})
+			resp, err := c.Do(context.Background(), &Request{Path: "x", Endpoint: &Endpoint{Replay: true, Final102: tc.optIn}})
 			require.NoError(t, err)
 			defer resp.Body.Close()
 			b, err := io.ReadAll(resp.Body)
@@ -159,7 +159,7 @@ func TestSilentServerHitsResponseHeaderTimeout(t *testing.T) {
 	// A NoReplay request reached the server: not retried.
 	srv2 := newRawServer(t, hold)
 	c2 := newClient(t, Options{BaseURL: srv2.URL, MaxRetries: 1, ResponseHeaderTimeout: 20 * time.Millisecond})
-	_, err = c2.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", NoReplay: true})
+	_, err = c2.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", Endpoint: &Endpoint{}})
 	require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
 	assert.Equal(t, int64(1), srv2.conns.Load())
 }

@@ -82,7 +82,7 @@ func TestDoJSONRetriesTruncatedAnswer(t *testing.T) {
 				req := &Request{Path: "status/sekrit-key"}
 				if tc.noReplay {
 					req = &Request{Method: http.MethodPost, Path: "SubmitImage/sekrit-key",
-						Body: BytesBody([]byte("x"), "text/plain"), NoReplay: true}
+						Body: BytesBody([]byte("x"), "text/plain"), Endpoint: &Endpoint{}}
 				}
 				var out struct{ Status, ID string }
 				err := c.DoJSON(context.Background(), req, &out)
@@ -209,7 +209,7 @@ func TestDoBufferBodyRetriesTruncatedAnswer(t *testing.T) {
 	cnt := &counter{}
 	base := truncatingServer(t, 1, false, cnt)
 	c := newClient(t, Options{BaseURL: base, MaxRetries: 1})
-	resp, err := c.Do(context.Background(), &Request{Path: "status", BufferBody: true})
+	resp, err := c.Do(context.Background(), &Request{Path: "status", Endpoint: &Endpoint{Replay: true, Buffer: true}})
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)

@@ -1,0 +1,74 @@
+package bgcontainer
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/endpointtest"
+	"github.com/pfcsdk/pfc-go/pfc"
+)
+
+// TestEndpointsTable: the table declares every route of the API
+// documentation once and nothing else, and every name the client calls
+// has its line.
+func TestEndpointsTable(t *testing.T) {
+	t.Parallel()
+	endpointtest.Check(t, "testdata/routes.txt", endpoints)
+	for _, ep := range []endpoint{epAuthorize, epStatus, epSubmitImage, epCheckImage, epDownloadImage, epRemoveImage} {
+		if ep.decl().Name != string(ep) {
+			t.Errorf("%s: wrong line", ep)
+		}
+	}
+	if epSubmitImage.decl().Replay {
+		t.Error("SubmitImage starts a job per request: it must not be replayed")
+	}
+	if d := epDownloadImage.decl(); !d.Final102 || d.Buffer || !d.Final(500) {
+		t.Errorf("DownloadImage: final 102 and 500, streamed: %+v", *d)
+	}
+}
+
+// TestLogsNameRoute: the log records of a call name its route template,
+// never the path with the process id or the licence key.
+func TestLogsNameRoute(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, secretKey)
+	f.json(t, http.MethodGet, "/Authorize/"+secretKey, 200, map[string]any{"status": "Licensed"})
+	f.json(t, http.MethodGet, "/CheckImage/"+jobID, 200, map[string]any{"status": "completed"})
+	_, err := f.c.Authorize(context.Background())
+	require.NoError(t, err)
+	_, err = f.c.CheckImage(context.Background(), jobID)
+	require.NoError(t, err)
+	logs := f.logs.String()
+	routes := regexp.MustCompile(`route=(\S+)`).FindAllStringSubmatch(logs, -1)
+	require.NotEmpty(t, routes, logs)
+	seen := map[string]bool{}
+	for _, r := range routes {
+		seen[r[1]] = true
+	}
+	assert.Equal(t, map[string]bool{"/Authorize/{license_key}": true, "/CheckImage/{process_id}": true}, seen)
+	assert.NotContains(t, logs, secretKey)
+}
+
+// TestHops: CheckImage reaches http.Client.Do in at most six function
+// hops (docs/architecture.md, "An endpoint per line").
+func TestHops(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodGet, testBase+"/CheckImage/"+jobID,
+		httpmock.NewJsonResponderOrPanic(200, map[string]any{"status": "completed"}))
+	hc := &endpointtest.HopCounter{Next: mt}
+	c, err := NewClient(secretKey, pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: hc}),
+		pfc.WithRetries(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	_, err = c.CheckImage(context.Background(), jobID)
+	require.NoError(t, err)
+	hc.Check(t, "bgcontainer.(*Client).CheckImage")
+}
