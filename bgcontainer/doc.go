@@ -3,8 +3,8 @@
 // (GET /Authorize/{license_key}, GET /Status), SubmitImage, CheckImage,
 // DownloadImage and RemoveImage, plus WaitImage and the one-call
 // RemoveBackground. It shares the transport, options, errors and
-// redaction of the other pfc-go clients; package mockserver serves a mock
-// of the container (bgmock.Start) for tests and examples.
+// redaction of the other pfc-go clients; package mockserver/bgmock serves
+// a mock of the container (bgmock.Start) for tests and examples.
 //
 //	c, err := bgcontainer.NewClient(licenseKey, pfc.WithBaseURL("http://gpu-box:8000"))
 //	res, err := c.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil)
@@ -74,8 +74,7 @@
 // again on another (Result.LostReplicas) unless RemoveBackground's writer
 // got bytes; see Result.Abandoned. A job the client did not submit is
 // looked for on each replica, passing over one that fails so (set-aside
-// ones last); Status answers from a replica that works. Spellings of one
-// URL are one replica.
+// ones last); Status answers from a replica that works.
 //
 // # Errors
 //
