@@ -48,8 +48,8 @@
 // once with an error matching pfc.ErrStillProcessing, never retried. A 500
 // (processing failed) is final too. The first bytes must be a PNG
 // signature, else *pfc.ResponseError and nothing is written. A PNG cut off
-// before its Content-Length is not retried (bytes reached the writer): it
-// fails with an error matching pfc.ErrTruncatedResponse, and DownloadImageFile
+// (closed or reset) before its Content-Length is not retried: it fails
+// with an error matching pfc.ErrTruncatedResponse, and DownloadImageFile
 // leaves no file. pfc.WithMaxDownloadSize bounds a download.
 //
 // # Records
