@@ -70,12 +70,12 @@
 // timeout or answering 5xx three calls running is set aside until GET
 // /Status answers. A call moves only when it provably never reached a
 // replica: a SubmitImage whose answer was lost is reported, never resent;
-// a flow (RemoveBackground, RemoveDir) whose replica is then down is done
-// again on another (Result.LostReplicas) unless RemoveBackground's writer
-// got bytes; see Result.Abandoned. A job the client did not submit is
-// looked for on each replica, passing over one that fails so (set-aside
-// ones last); Status answers from a replica that works. Spellings of one
-// URL are one replica.
+// a flow (RemoveBackground, RemoveDir) whose replica is then down, or hung
+// past the response header timeout, is done again on another
+// (Result.LostReplicas; see Result.Abandoned) unless RemoveBackground's
+// writer got bytes. A job the client did not submit is looked for on each
+// replica, passing over one that fails so (set-aside ones last); Status
+// answers from a replica that works. Spellings of one URL are one replica.
 //
 // # Errors
 //

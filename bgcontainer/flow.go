@@ -10,6 +10,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -37,12 +38,13 @@ type Result struct {
 	// Replica is the base URL of the replica that ran the job, for a
 	// client of several replicas (pfc.WithReplicas, pfc.WithReplicaHost).
 	Replica string
-	// LostReplicas are the replicas found down during the call (the image
-	// was done again on another one; see Abandoned).
+	// LostReplicas are the replicas found down, or not answering within
+	// the response header timeout, during the call (the image was done
+	// again on another one; see Abandoned).
 	LostReplicas []string
-	// Abandoned are the earlier runs of this call whose replica was found
-	// down after it accepted their job, the image then done again on
-	// another one: each with its Job and Replica. Once the call ends,
+	// Abandoned are the earlier runs of this call whose replica was lost
+	// (see LostReplicas) after it accepted their job, the image then done
+	// again on another one: each with its Job and Replica. Once the call ends,
 	// also failed or cancelled, it removes their jobs (KeepJob or not),
 	// waiting up to CleanupTimeout for a replica to answer again, at the
 	// pace of the client's retries, while ctx lasts. Removed is set, or
@@ -132,8 +134,9 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		return c.runOn(ctx, image, size, o, flow, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
-	// turns out to be down (a call and a probe never reach it), its job is
-	// out of reach and the image is done again on another one. The jobs
+	// turns out to be lost (down: a call and a probe never reach it; or
+	// hung: a call got no answer within the response header timeout), its
+	// job is out of reach and the image is done again on another one. The jobs
 	// left on lost replicas are removed once the flow ends, when their
 	// replica answers again (removeLeft).
 	var (
@@ -204,13 +207,18 @@ func cleanupTimeout(flow *pfc.FlowOptions) time.Duration {
 type lostKey struct{}
 
 // checkLost marks a flow's replica lost (and sets it aside) when a step
-// failed without an answer from it and a probe never reaches it.
+// failed without an answer from it and either it did not answer within the
+// response header timeout (a hung replica: its job, if it took one, is
+// then abandoned like a lost replica's) or a probe never reaches it.
 func (c *Client) checkLost(ctx context.Context, err error) {
 	lost, ok := ctx.Value(lostKey{}).(*bool)
 	rep := pinned(ctx)
 	var answered *Error // the replica answered: it is up
 	var ae *pfc.APIError
-	if !ok || rep == nil || err == nil || errors.As(err, &answered) || errors.As(err, &ae) || !c.unreachable(ctx, rep) {
+	if !ok || rep == nil || err == nil || ctx.Err() != nil || errors.As(err, &answered) || errors.As(err, &ae) {
+		return
+	}
+	if !replicas.Unanswered(err) && !c.unreachable(ctx, rep) {
 		return
 	}
 	c.reps.SetAside(rep)

@@ -62,4 +62,7 @@
 // one replica (Pin); a flow that does its work again elsewhere when its
 // replica is lost is pinned with PinMovable, and a call of it that never
 // reaches the replica then ends at once instead of being retried there.
+// Such a flow also takes a call that got no answer within the response
+// header timeout (Unanswered) as its replica lost: it sets it aside and
+// does the work again elsewhere.
 package replicas

@@ -306,6 +306,14 @@ func failure(p Policy, ae *apierr.APIError) bool {
 	return ae.StatusCode != http.StatusNotImplemented
 }
 
+// Unanswered reports whether err, a call's error, is its replica not
+// answering in time: no response headers, or no byte of a body, within
+// the response header timeout (a replica that accepts connections and
+// hangs). A flow pinned with PinMovable treats it as its replica lost and
+// does its work again on another one, without a probe, which would wait
+// as long again.
+func Unanswered(err error) bool { return errors.Is(err, apierr.ErrResponseHeaderTimeout) }
+
 // Unreachable reports whether rep is down: probe, sent once
 // (Request.FailOver), never reaches it. It answers false once ctx is done.
 func Unreachable(ctx context.Context, rep *Node, probe func(context.Context, *transport.Client) error) bool {
