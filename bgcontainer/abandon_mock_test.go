@@ -283,8 +283,8 @@ func TestReplicaGoneAbandonedJobReported(t *testing.T) {
 }
 
 // The wait for a replica to come back ends with the caller's context: a
-// call cancelled once the image is done tries the abandoned job once, and
-// reports it not removed with the context's error.
+// call cancelled once the image is done tries the abandoned job once more,
+// and reports it not removed with the context's error.
 func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -342,6 +342,40 @@ func TestReplicaHungAbandonedJobRemoved(t *testing.T) {
 	require.Len(t, res.Abandoned, 1, "the result names the abandoned job")
 	a := res.Abandoned[0]
 	assert.Equal(t, g.accepted(fleet[0].URL)[0], a.Job.ProcessID)
+	require.NoError(t, a.RemoveErr)
+	assert.NotNil(t, a.Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+}
+
+// The removal of an abandoned job starts when the image is done again,
+// alongside the redo, not once the redo is over (a replica gone for good
+// then made each flow wait up to CleanupTimeout after its image was
+// done): here the redo's replica answers only once the abandoned job's
+// first removal attempt was made.
+func TestReplicaAbandonedJobRemovalRunsAlongsideTheRedo(t *testing.T) {
+	t.Parallel()
+	var fleet []*mockserver.BGContainerTestServer
+	g := newGate(t, func(g *gate, ev gateEvent) {
+		switch {
+		case dropAfterAccepting(g, ev):
+			g.hold(fleet[1].URL)
+		case ev.Status == 0 && ev.Method == http.MethodDelete:
+			g.release(fleet[1].URL)
+			g.set(fleet[0].URL, false) // back for the next attempt
+		}
+	})
+	fleet = mockserver.StartBGContainers(t, 2, &mockserver.BGContainerOptions{Activated: true})
+	// The timeout only ends the test if the removal waits for the redo.
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
+		pfc.WithResponseHeaderTimeout(2*time.Second))
+	img := bulkJPEG(t, 7)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err, "the redo waited for the removal that waited for the redo")
+	assert.Equal(t, fleet[1].URL, res.Replica)
+	require.Len(t, res.Abandoned, 1)
+	a := res.Abandoned[0]
+	assert.Equal(t, g.accepted(fleet[0].URL), []string{a.Job.ProcessID})
 	require.NoError(t, a.RemoveErr)
 	assert.NotNil(t, a.Removed)
 	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
