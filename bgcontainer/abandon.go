@@ -13,7 +13,7 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// leftJob is a job a flow left on a replica found down, being removed.
+// leftJob is a job a flow left on a lost replica, being removed.
 type leftJob struct {
 	res *Result
 	rep *replica
@@ -23,14 +23,16 @@ type leftJob struct {
 	last   error // the last attempt's error
 }
 
-// removeLeft removes the jobs of jobs (runs on replicas found down),
-// each on its own replica, setting their Result's Removed or RemoveErr.
-// It tries each job at once and, while its replica still does not answer
-// (a call that never reaches it, a 5xx, a 429, a connection cut), again
-// after the client's retry delays (pfc.WithRetries), for at most timeout.
-// Each attempt runs on a context of its own (the caller's values, not its
-// cancellation), so a failed or cancelled flow still tries once; the wait
-// for a replica to come back ends with ctx.
+// removeLeft removes the jobs of jobs (runs on lost replicas), each on
+// its own replica, setting their Result's Removed or RemoveErr. It tries
+// each job at once and, while its replica still does not answer (a call
+// that never reaches it or gets no answer in time, a 5xx, a 429, a
+// connection cut), again after the client's retry delays
+// (pfc.WithRetries), for at most timeout. The wait for a replica to come
+// back ends with ctx; the first attempt, and one more when ctx ended
+// during the wait, run on a context of their own (the caller's values,
+// not its cancellation), so a failed or cancelled flow still tries once
+// after it ended.
 func (c *Client) removeLeft(ctx context.Context, jobs []*leftJob, timeout time.Duration) {
 	if len(jobs) == 0 {
 		return
@@ -55,6 +57,12 @@ func (c *Client) removeLeft(ctx context.Context, jobs []*leftJob, timeout time.D
 			}
 			return struct{}{}, len(pending) == 0, nil
 		})
+		if len(pending) > 0 && ctx.Err() != nil && cctx.Err() == nil {
+			// The call ended while a replica was away (the wait runs
+			// alongside the redo): one last try, as the removal of a
+			// call that had already ended makes.
+			pending = c.removeRound(cctx, pending)
+		}
 	}
 	why, cause := fmt.Sprintf("not removed within %s", timeout), context.DeadlineExceeded
 	if err := ctx.Err(); err != nil {

@@ -35,8 +35,9 @@ type gate struct {
 
 	mu        sync.Mutex
 	down      map[string]bool
-	submitted map[string][]string // host: the process ids it accepted
-	dropped   bool                // dropAfterAccepting dropped a replica
+	held      map[string]chan struct{} // host: closed when hold ends
+	submitted map[string][]string      // host: the process ids it accepted
+	dropped   bool                     // dropAfterAccepting dropped a replica
 }
 
 type gateEvent struct {
@@ -48,7 +49,26 @@ type gateEvent struct {
 func newGate(t *testing.T, script func(g *gate, ev gateEvent)) *gate {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	return &gate{base: tr, script: script, down: map[string]bool{}, submitted: map[string][]string{}}
+	return &gate{base: tr, script: script, down: map[string]bool{}, held: map[string]chan struct{}{}, submitted: map[string][]string{}}
+}
+
+// hold makes the replica at baseURL hang: each request waits, unanswered,
+// until release (then it goes through) or until the client gives up on it.
+func (g *gate) hold(baseURL string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held[hostOf(baseURL)] == nil {
+		g.held[hostOf(baseURL)] = make(chan struct{})
+	}
+}
+
+func (g *gate) release(baseURL string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if ch := g.held[hostOf(baseURL)]; ch != nil {
+		close(ch)
+		delete(g.held, hostOf(baseURL))
+	}
 }
 
 func (g *gate) set(baseURL string, down bool) {
@@ -75,8 +95,18 @@ func hostOf(baseURL string) string {
 func (g *gate) RoundTrip(req *http.Request) (*http.Response, error) {
 	ev := gateEvent{Host: req.URL.Host, Method: req.Method, Path: req.URL.Path}
 	g.mu.Lock()
-	down := g.down[ev.Host]
+	down, held := g.down[ev.Host], g.held[ev.Host]
 	g.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-req.Context().Done(): // the response header timeout
+			if req.Body != nil {
+				_ = req.Body.Close()
+			}
+			return nil, req.Context().Err()
+		}
+	}
 	if down {
 		if req.Body != nil {
 			_ = req.Body.Close()
@@ -253,8 +283,8 @@ func TestReplicaGoneAbandonedJobReported(t *testing.T) {
 }
 
 // The wait for a replica to come back ends with the caller's context: a
-// call cancelled once the image is done tries the abandoned job once, and
-// reports it not removed with the context's error.
+// call cancelled once the image is done tries the abandoned job once more,
+// and reports it not removed with the context's error.
 func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -277,6 +307,78 @@ func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 	assert.Nil(t, a.Removed)
 	assert.ErrorIs(t, a.RemoveErr, context.Canceled)
 	assert.Equal(t, []int{1, 0}, jobs(fleet))
+}
+
+// A replica that hangs just after accepting a job (its CheckImage gets no
+// answer within the response header timeout) is lost like one that drops:
+// the image is done again on the other replica and the first job is
+// abandoned, then removed once the replica answers again (the flow
+// returned the timeout, and the job stayed).
+func TestReplicaHungAbandonedJobRemoved(t *testing.T) {
+	t.Parallel()
+	var fleet []*bgmock.TestServer
+	g := newGate(t, func(g *gate, ev gateEvent) {
+		if ev.Method != http.MethodPost || ev.Path != "/SubmitImage" || ev.Status != http.StatusOK {
+			return
+		}
+		if ev.Host == hostOf(fleet[0].URL) {
+			g.hold(fleet[0].URL) // accepted, then silent
+		} else {
+			g.release(fleet[0].URL) // answers again while the image is redone
+		}
+	})
+	fleet = bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	// No retries: a retried call would wait out the timeout each time.
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
+		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+	img := bulkJPEG(t, 6)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err)
+	assert.NotZero(t, out.Len())
+	require.Len(t, g.accepted(fleet[0].URL), 1, "the first replica accepted the job")
+	assert.Equal(t, fleet[1].URL, res.Replica)
+	assert.Equal(t, []string{fleet[0].URL}, res.LostReplicas)
+	require.Len(t, res.Abandoned, 1, "the result names the abandoned job")
+	a := res.Abandoned[0]
+	assert.Equal(t, g.accepted(fleet[0].URL)[0], a.Job.ProcessID)
+	require.NoError(t, a.RemoveErr)
+	assert.NotNil(t, a.Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+}
+
+// The removal of an abandoned job starts when the image is done again,
+// alongside the redo, not once the redo is over (a replica gone for good
+// then made each flow wait up to CleanupTimeout after its image was
+// done): here the redo's replica answers only once the abandoned job's
+// first removal attempt was made.
+func TestReplicaAbandonedJobRemovalRunsAlongsideTheRedo(t *testing.T) {
+	t.Parallel()
+	var fleet []*bgmock.TestServer
+	g := newGate(t, func(g *gate, ev gateEvent) {
+		switch {
+		case dropAfterAccepting(g, ev):
+			g.hold(fleet[1].URL)
+		case ev.Status == 0 && ev.Method == http.MethodDelete:
+			g.release(fleet[1].URL)
+			g.set(fleet[0].URL, false) // back for the next attempt
+		}
+	})
+	fleet = bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	// The timeout only ends the test if the removal waits for the redo.
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
+		pfc.WithResponseHeaderTimeout(2*time.Second))
+	img := bulkJPEG(t, 7)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err, "the redo waited for the removal that waited for the redo")
+	assert.Equal(t, fleet[1].URL, res.Replica)
+	require.Len(t, res.Abandoned, 1)
+	a := res.Abandoned[0]
+	assert.Equal(t, g.accepted(fleet[0].URL), []string{a.Job.ProcessID})
+	require.NoError(t, a.RemoveErr)
+	assert.NotNil(t, a.Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
 }
 
 // A replica that drops in the middle of RemoveBackground's download: part

@@ -48,8 +48,8 @@
 // once with an error matching pfc.ErrStillProcessing, never retried. A 500
 // (processing failed) is final too. The first bytes must be a PNG
 // signature, else *pfc.ResponseError and nothing is written. A PNG cut off
-// before its Content-Length is not retried (bytes reached the writer): it
-// fails with an error matching pfc.ErrTruncatedResponse, and DownloadImageFile
+// (closed or reset) before its Content-Length is not retried: it fails
+// with an error matching pfc.ErrTruncatedResponse, and DownloadImageFile
 // leaves no file. pfc.WithMaxDownloadSize bounds a download.
 //
 // # Records
@@ -61,20 +61,20 @@
 //
 // # Replicas
 //
-// pfc.WithReplicas (several base URLs) or pfc.WithReplicaHost (a name resolving to
-// several addresses, re-resolved every 30 s) spread a client over replicas.
-// New jobs go to the one with the fewest calls in flight for its weight
-// (pfc.WithReplicaWeight); a job's later calls go to the one that accepted it.
+// pfc.WithReplicas (base URLs) or pfc.WithReplicaHost (a name resolving to
+// several addresses) spread a client over replicas. New jobs go to the one
+// with the fewest calls in flight for its weight; later calls follow them.
 // The key is applied per replica on first use (Authorize: to all). A
 // replica refusing connections, not answering within the response header
 // timeout or answering 5xx three calls running is set aside until GET
 // /Status answers. A call moves only when it provably never reached a
 // replica: a SubmitImage whose answer was lost is reported, never resent;
-// a flow (RemoveBackground, RemoveDir) whose replica is then down is done
-// again on another (Result.LostReplicas) unless RemoveBackground's writer
-// got bytes; see Result.Abandoned. A job the client did not submit is
-// looked for on each replica, passing over one that fails so (set-aside
-// ones last); Status answers from a replica that works.
+// a flow (RemoveBackground, RemoveDir) whose replica is then down, or hung
+// past the response header timeout, is done again on another
+// (Result.LostReplicas; see Result.Abandoned) unless RemoveBackground's
+// writer got bytes. A job the client did not submit is looked for on each
+// replica, passing over one that fails so (set-aside ones last); Status
+// answers from a replica that works.
 //
 // # Errors
 //

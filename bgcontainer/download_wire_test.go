@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ type rawServer struct {
 	ln    net.Listener
 	mu    sync.Mutex
 	paths []string
+	reset bool // close each connection with a reset (SO_LINGER 0)
 	wg    sync.WaitGroup
 	done  chan struct{}
 }
@@ -55,8 +57,12 @@ func startRaw(t *testing.T, hold bool, answer func(n int, path string) string) *
 				}
 				s.mu.Lock()
 				s.paths = append(s.paths, req.URL.Path)
+				reset := s.reset
 				s.mu.Unlock()
 				_, _ = conn.Write([]byte(answer(n, req.URL.Path)))
+				if tc, ok := conn.(*net.TCPConn); ok && reset {
+					_ = tc.SetLinger(0)
+				}
 				if hold {
 					<-s.done
 				}
@@ -187,7 +193,7 @@ func TestDownloadImageCutOff(t *testing.T) {
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Equal(t, int64(len(img)/2), n)
-	assert.Contains(t, err.Error(), fmt.Sprintf("got %d of %d bytes", len(img)/2, len(img)))
+	assert.Contains(t, err.Error(), fmt.Sprintf("cut off after %d of %d bytes", len(img)/2, len(img)))
 
 	path := filepath.Join(t.TempDir(), "out.png")
 	_, err = c.DownloadImageFile(context.Background(), jobID, path)
@@ -200,4 +206,27 @@ func TestDownloadImageCutOff(t *testing.T) {
 	s.mu.Lock()
 	assert.Len(t, s.paths, 2, "one request per download: not retried")
 	s.mu.Unlock()
+}
+
+// TestDownloadImageReset: a PNG whose connection is reset before its
+// Content-Length also fails with pfc.ErrTruncatedResponse (it matched only
+// syscall.ECONNRESET), and DownloadImageFile leaves no file.
+func TestDownloadImageReset(t *testing.T) {
+	t.Parallel()
+	img := string(pngBytes(t, 30, 30))
+	s := startRaw(t, false, func(int, string) string { return cut("image/png", img) })
+	s.mu.Lock()
+	s.reset = true
+	s.mu.Unlock()
+	c := s.client(t)
+	var out bytes.Buffer
+	_, err := c.DownloadImage(context.Background(), jobID, &out)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
+	assert.ErrorIs(t, err, syscall.ECONNRESET)
+	path := filepath.Join(t.TempDir(), "out.png")
+	_, err = c.DownloadImageFile(context.Background(), jobID, path)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
+	entries, err := os.ReadDir(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no file left")
 }

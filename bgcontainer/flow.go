@@ -6,10 +6,12 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -37,17 +39,19 @@ type Result struct {
 	// Replica is the base URL of the replica that ran the job, for a
 	// client of several replicas (pfc.WithReplicas, pfc.WithReplicaHost).
 	Replica string
-	// LostReplicas are the replicas found down during the call (the image
-	// was done again on another one; see Abandoned).
+	// LostReplicas are the replicas found down, or not answering within
+	// the response header timeout, during the call (the image was done
+	// again on another one; see Abandoned).
 	LostReplicas []string
-	// Abandoned are the earlier runs of this call whose replica was found
-	// down after it accepted their job, the image then done again on
-	// another one: each with its Job and Replica. Once the call ends,
-	// also failed or cancelled, it removes their jobs (KeepJob or not),
-	// waiting up to CleanupTimeout for a replica to answer again, at the
-	// pace of the client's retries, while ctx lasts. Removed is set, or
-	// RemoveErr says why not: it matches context.DeadlineExceeded when the
-	// replica stayed away (else ctx's error) and holds the last attempt's.
+	// Abandoned are the earlier runs of this call whose replica was lost
+	// after it accepted their job, the image then done again elsewhere:
+	// each with its Job and Replica. Each job's removal (KeepJob or not)
+	// starts then, alongside the redo, waiting up to CleanupTimeout for
+	// its replica to answer again, at the pace of the client's retries,
+	// while ctx lasts; the call, also failed or cancelled, returns once
+	// they end. Removed is set, or RemoveErr says why not: it matches
+	// context.DeadlineExceeded when the replica stayed away (else ctx's
+	// error) and holds the last attempt's.
 	Abandoned []*Result
 }
 
@@ -132,27 +136,25 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		return c.runOn(ctx, image, size, o, flow, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
-	// turns out to be down (a call and a probe never reach it), its job is
-	// out of reach and the image is done again on another one. The jobs
-	// left on lost replicas are removed once the flow ends, when their
-	// replica answers again (removeLeft).
+	// turns out to be lost (down: a call and a probe never reach it; or
+	// hung: a call got no answer within the response header timeout), its
+	// job is out of reach and the image is done again on another one. The
+	// job a redo abandons is removed, once its replica answers again,
+	// while the redo runs (removeLeft); the flow waits for those removals
+	// before it returns, so that the Result says what became of each.
 	var (
-		tried    []*replica
-		lostURLs []string
-		lostRuns []*leftJob // the runs on lost replicas that left a job
+		tried     []*replica
+		lostURLs  []string
+		held      *leftJob // the last run's job, on a lost replica, not redone yet
+		abandoned []*Result
+		removing  sync.WaitGroup // one removal per replica lost, at most
 	)
+	timeout := cleanupTimeout(flow)
 	defer func() {
-		var abandoned []*Result
-		var left []*leftJob
-		for _, j := range lostRuns {
-			if j.res != res {
-				abandoned = append(abandoned, j.res)
-				left = append(left, j)
-			} else if flow == nil || !flow.KeepJob {
-				left = append(left, j) // the Result's own job
-			}
+		if held != nil && (flow == nil || !flow.KeepJob) {
+			c.removeLeft(ctx, []*leftJob{held}, timeout) // the Result's own job
 		}
-		c.removeLeft(ctx, left, cleanupTimeout(flow))
+		removing.Wait()
 		if res == nil && len(lostURLs) > 0 {
 			res = &Result{LostReplicas: lostURLs}
 		}
@@ -164,6 +166,17 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 		rep := c.reps.Pick(tried...)
 		if rep == nil {
 			return res, err
+		}
+		if held != nil {
+			// The image is done again: the job left behind is abandoned,
+			// and its removal starts now.
+			j := held
+			held, abandoned = nil, append(abandoned, j.res)
+			removing.Add(1)
+			go func() {
+				defer removing.Done()
+				c.removeLeft(ctx, []*leftJob{j}, timeout)
+			}()
 		}
 		lost := false
 		r, e := c.runOn(context.WithValue(pinMovable(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
@@ -179,7 +192,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 			return res, err
 		}
 		if r != nil && r.Job != nil {
-			lostRuns = append(lostRuns, &leftJob{res: r, rep: rep}) // runOn did not remove its job
+			held = &leftJob{res: r, rep: rep} // runOn did not remove its job
 		}
 		if streamed && r != nil && r.Bytes > 0 {
 			// Part of this run's PNG reached the caller's writer: a redo
@@ -204,13 +217,18 @@ func cleanupTimeout(flow *pfc.FlowOptions) time.Duration {
 type lostKey struct{}
 
 // checkLost marks a flow's replica lost (and sets it aside) when a step
-// failed without an answer from it and a probe never reaches it.
+// failed without an answer from it and either it did not answer within the
+// response header timeout (a hung replica: its job, if it took one, is
+// then abandoned like a lost replica's) or a probe never reaches it.
 func (c *Client) checkLost(ctx context.Context, err error) {
 	lost, ok := ctx.Value(lostKey{}).(*bool)
 	rep := pinned(ctx)
 	var answered *Error // the replica answered: it is up
 	var ae *pfc.APIError
-	if !ok || rep == nil || err == nil || errors.As(err, &answered) || errors.As(err, &ae) || !c.unreachable(ctx, rep) {
+	if !ok || rep == nil || err == nil || ctx.Err() != nil || errors.As(err, &answered) || errors.As(err, &ae) {
+		return
+	}
+	if !replicas.Unanswered(err) && !c.unreachable(ctx, rep) {
 		return
 	}
 	c.reps.SetAside(rep)

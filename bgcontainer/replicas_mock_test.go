@@ -346,6 +346,44 @@ func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer) *bgc
 	return fleetClient(t, fleet, pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
 }
 
+// A replica that accepts connections and never answers: the flow whose
+// submission it swallowed does the image again on another replica (it
+// failed with the timeout), never sends that submission to it again, and
+// the replica is set aside, so the other flows do not wait on it.
+func TestReplicasHungReplicaRemoveBackground(t *testing.T) {
+	t.Parallel()
+	var submits atomic.Int32
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/SubmitImage" {
+			submits.Add(1)
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(release) }) // runs before Close
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	c := sickFleetClient(t, hung.URL, fleet)
+	failed := 0
+	for i := range 6 {
+		img := bulkJPEG(t, i)
+		var out bytes.Buffer
+		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+		if err != nil {
+			failed++
+			t.Log(err)
+			continue
+		}
+		assert.NotEqual(t, hung.URL, res.Replica)
+		assert.NotZero(t, out.Len())
+	}
+	assert.Zero(t, failed, "%d of 6 images failed", failed)
+	assert.Equal(t, int32(1), submits.Load(), "the hung replica got one submission, once")
+}
+
 // A job no binding is known for is found on the replica that holds it
 // behind a replica answering 503 or not answering at all: the sick
 // replica's answer is skipped, not taken as the lookup's (6 of 6 calls

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,13 +31,19 @@ type cuttingService struct {
 	mu    sync.Mutex
 	cuts  map[string]int
 	calls map[string]int
+	reset bool // a cut answer ends with a reset (SO_LINGER 0), not a close
 }
 
 func (s *cuttingService) write(w http.ResponseWriter, route string, body []byte) {
 	s.mu.Lock()
 	s.calls[route]++
 	cut := s.calls[route] <= s.cuts[route]
+	reset := s.reset
 	s.mu.Unlock()
+	if cut && reset {
+		resetHalf(w, body)
+		return
+	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	if cut {
 		body = body[:len(body)/2]
@@ -149,5 +158,36 @@ func TestDownloadCutOff(t *testing.T) {
 	require.NoError(t, err)
 	for _, e := range entries {
 		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
+	}
+}
+
+// TestDownloadReset: a file whose connection is reset before its
+// Content-Length also fails with pfc.ErrTruncatedResponse (it matched only
+// syscall.ECONNRESET).
+func TestDownloadReset(t *testing.T) {
+	t.Parallel()
+	c, s, base := startCuttingService(t, map[string]int{"file": 10})
+	s.mu.Lock()
+	s.reset = true
+	s.mu.Unlock()
+	var buf bytes.Buffer
+	_, err := c.Download(context.Background(), &Job{ID: "j1", Status: StatusCompleted, CorrectedFile: base + "/files/j1"}, &buf)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
+	assert.ErrorIs(t, err, syscall.ECONNRESET)
+	assert.Equal(t, 1, s.count("file"), "a download is not retried")
+}
+
+// resetHalf answers with body's Content-Length and half of it, then resets
+// the connection (SO_LINGER 0).
+func resetHalf(w http.ResponseWriter, body []byte) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:len(body)/2])
+	_ = buf.Flush()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
 	}
 }

@@ -49,9 +49,9 @@
 // answering within the response header timeout or answering 5xx three
 // calls running is set aside until GET /version answers. A call moves only
 // when it provably never reached a replica; a CorrectFile whose replica is
-// then down is done again on another. The correction of an imageKey the
-// client did not upload is looked for on each replica, passing over one
-// that fails so (set-aside ones last); Version and Health ask a working one.
+// then down, or silent past that timeout, is done again on another. An
+// imageKey the client did not upload is looked for on each replica, past
+// one that fails so (set-aside ones last); Version and Health ask a working one.
 //
 // # Options
 //

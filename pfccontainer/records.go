@@ -44,8 +44,9 @@ type Correction struct {
 	// Replica is the base URL of the replica that corrected the image,
 	// set by CorrectFile on a client of several replicas (pfc.WithReplicas).
 	Replica string `json:"-"`
-	// LostReplicas are the replicas CorrectFile found down (the image was
-	// done again on another one).
+	// LostReplicas are the replicas CorrectFile found down or not
+	// answering within the response header timeout (the image was done
+	// again on another one).
 	LostReplicas []string `json:"-"`
 }
 

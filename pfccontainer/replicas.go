@@ -46,8 +46,10 @@ type lostKey struct{}
 const probeTimeout = 30 * time.Second
 
 // checkLost marks the flow's replica lost (and sets it aside) when a step
-// failed without an answer from it and GET /version, sent once, never
-// reaches it either.
+// failed without an answer from it and either it did not answer within the
+// response header timeout (a hung replica: the image is done again
+// elsewhere, its upload and output left to the TTL sweep) or GET
+// /version, sent once, never reaches it either.
 func (c *Client) checkLost(ctx context.Context, err error) {
 	lost, ok := ctx.Value(lostKey{}).(*bool)
 	rep := replicas.Pinned(ctx)
@@ -56,17 +58,20 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 	if !ok || rep == nil || err == nil || ctx.Err() != nil || errors.As(err, &answered) || errors.As(err, &ae) {
 		return
 	}
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-	defer cancel()
-	if replicas.Unreachable(pctx, rep, probe) {
-		c.reps.SetAside(rep)
-		*lost = true
+	if !replicas.Unanswered(err) {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+		defer cancel()
+		if !replicas.Unreachable(pctx, rep, probe) {
+			return
+		}
 	}
+	c.reps.SetAside(rep)
+	*lost = true
 }
 
 // correctFile runs CorrectFile's steps on one replica of a fleet at a
-// time: when the replica dies under it (its upload and correction died
-// with it), the image is done again on another one.
+// time: when the replica dies or hangs under it (see checkLost), the image
+// is done again on another one.
 func (c *Client) correctFile(ctx context.Context, step func(context.Context) (*Correction, error)) (*Correction, error) {
 	if replicas.Pinned(ctx) != nil || !c.reps.Many() {
 		return step(ctx)

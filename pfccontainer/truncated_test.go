@@ -3,13 +3,16 @@ package pfccontainer
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,13 +31,19 @@ type cuttingContainer struct {
 	mu    sync.Mutex
 	cuts  map[string]int
 	calls map[string]int
+	reset bool // a cut answer ends with a reset (SO_LINGER 0), not a close
 }
 
 func (s *cuttingContainer) write(w http.ResponseWriter, route, contentType string, body []byte) {
 	s.mu.Lock()
 	s.calls[route]++
 	cut := s.calls[route] <= s.cuts[route]
+	reset := s.reset
 	s.mu.Unlock()
+	if cut && reset {
+		resetHalf(w, body)
+		return
+	}
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	if cut {
@@ -130,5 +139,49 @@ func TestDownloadCutOff(t *testing.T) {
 	require.NoError(t, err)
 	for _, e := range entries {
 		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
+	}
+}
+
+// TestDownloadReset: a corrected file whose connection is reset before its
+// Content-Length also fails with pfc.ErrTruncatedResponse (it matched only
+// syscall.ECONNRESET), and CorrectFile and DownloadFile leave no file.
+func TestDownloadReset(t *testing.T) {
+	t.Parallel()
+	c, s := startCuttingContainer(t, map[string]int{"file": 10})
+	s.mu.Lock()
+	s.reset = true
+	s.mu.Unlock()
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
+	require.NoError(t, os.WriteFile(in, corrected, 0o600))
+	_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
+	assert.ErrorIs(t, err, syscall.ECONNRESET)
+	corr, err := c.Correct(context.Background(), "0123abcd.jpg", nil)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	_, err = c.Download(context.Background(), corr, &buf)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
+	_, err = c.DownloadFile(context.Background(), corr, out)
+	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
+	}
+}
+
+// resetHalf answers with body's Content-Length and half of it, then resets
+// the connection (SO_LINGER 0).
+func resetHalf(w http.ResponseWriter, body []byte) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:len(body)/2])
+	_ = buf.Flush()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
 	}
 }

@@ -169,6 +169,7 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &pfc.BulkOptions{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
+		Flow:        &pfc.FlowOptions{CleanupTimeout: cfg.cleanup},
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},

@@ -26,7 +26,9 @@
 // (-url http://gpu1:8000,http://gpu2:8000,http://gpu3:8000): the photos are
 // spread over them, each job stays on its replica, and a replica that dies
 // during the run is named in the summary while its photos are done on the
-// others.
+// others. With -api bg a photo whose job was left on such a replica waits
+// up to -cleanup-timeout (default 10s) for it to answer again, to remove
+// that job.
 //
 // The exit status is 0 when every photo is done, 1 when some failed (each
 // is listed with its error), 130 when interrupted.
@@ -75,6 +77,7 @@ type config struct {
 	input, output             string // container direct mode: mounted /input and /output
 	concurrency, samples      int
 	rate                      float64
+	cleanup                   time.Duration // -api bg: FlowOptions.CleanupTimeout
 }
 
 // summary is what every API's bulk report says, for printing.
@@ -114,6 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.IntVar(&cfg.concurrency, "concurrency", 8, "photos in flight")
 	fs.Float64Var(&cfg.rate, "rate", 0, "at most this many photos started per second (0: no limit)")
 	fs.IntVar(&cfg.samples, "samples", 12, "how many sample photos to generate when -in is not given")
+	fs.DurationVar(&cfg.cleanup, "cleanup-timeout", 0, "-api bg: how long a photo waits for a lost replica to answer again, to remove the job left there (0: 10s)")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
@@ -127,6 +131,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return 2, errors.New("-api-key is the hosted API key; give the licence key of -api bg in -license-key (or $PFC_BG_LICENSE_KEY)")
 	case cfg.api != "bg" && flagSet(fs, "license-key"):
 		return 2, errors.New("-license-key is the licence key of -api bg")
+	case cfg.api != "bg" && flagSet(fs, "cleanup-timeout"):
+		return 2, errors.New("-cleanup-timeout applies to -api bg only")
+	case cfg.cleanup < 0:
+		return 2, fmt.Errorf("-cleanup-timeout must not be negative, got %s", cfg.cleanup)
 	}
 	if !flagSet(fs, "api-key") {
 		cfg.apiKey = os.Getenv("PFC_API_KEY")

@@ -78,4 +78,10 @@ func TestRunBadFlags(t *testing.T) {
 	code, err = run(context.Background(), []string{"-api", "hosted", "-license-key", "k", "-in", t.TempDir()}, &stdout, &stderr)
 	assert.ErrorContains(t, err, "-api bg")
 	assert.Equal(t, 2, code)
+	code, err = run(context.Background(), []string{"-api", "container", "-cleanup-timeout", "1s", "-in", t.TempDir()}, &stdout, &stderr)
+	assert.ErrorContains(t, err, "-cleanup-timeout applies to -api bg only")
+	assert.Equal(t, 2, code)
+	code, err = run(context.Background(), []string{"-api", "bg", "-cleanup-timeout", "-1s", "-in", t.TempDir()}, &stdout, &stderr)
+	assert.ErrorContains(t, err, "-cleanup-timeout must not be negative")
+	assert.Equal(t, 2, code)
 }

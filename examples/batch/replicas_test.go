@@ -17,7 +17,8 @@ import (
 )
 
 // -api bg -url URL1,URL2,URL3: a replica killed while it holds jobs is
-// named in the summary, and its photos are done on the others.
+// named in the summary, and its photos are done on the others (each
+// waiting -cleanup-timeout, not 10 s, for it to answer again).
 func TestRunBGReplicasSurviveAKill(t *testing.T) {
 	t.Parallel()
 	fleet := bgmock.StartFleet(t, 3, &bgmock.Options{ProcessingDelay: 200 * time.Millisecond})
@@ -42,7 +43,7 @@ func TestRunBGReplicasSurviveAKill(t *testing.T) {
 	}()
 	var stdout, stderr bytes.Buffer
 	code, err := run(context.Background(), []string{"-api", "bg", "-url", strings.Join(urls, ","),
-		"-license-key", fleet[0].LicenseKey, "-in", in, "-out", out, "-concurrency", "6"}, &stdout, &stderr)
+		"-license-key", fleet[0].LicenseKey, "-in", in, "-out", out, "-concurrency", "6", "-cleanup-timeout", "1s"}, &stdout, &stderr)
 	require.NoError(t, err)
 	assert.Equal(t, 0, code, stdout.String())
 	assert.Contains(t, stdout.String(), "12 processed, 0 already done, 0 failed")

@@ -415,9 +415,13 @@ func CopyLimited(dst io.Writer, src io.Reader, declared, limit int64) (int64, er
 // (or wraps) io.ErrUnexpectedEOF, or err is nil but only n of the declared
 // bytes (a Content-Length; negative when unknown) arrived, the result
 // matches apierr.ErrTruncatedResponse and says how many bytes arrived; the
-// cause stays in the chain. Any other err is returned unchanged.
+// cause stays in the chain. Any other err, one that already matches
+// apierr.ErrTruncatedResponse (the transport's, for a body it saw cut off)
+// included, is returned unchanged.
 func ShortBody(err error, n, declared int64) error {
 	switch {
+	case errors.Is(err, apierr.ErrTruncatedResponse):
+		return err
 	case errors.Is(err, io.ErrUnexpectedEOF) && declared >= 0:
 		return fmt.Errorf("%w: got %d of %d bytes: %w", apierr.ErrTruncatedResponse, n, declared, err)
 	case errors.Is(err, io.ErrUnexpectedEOF):

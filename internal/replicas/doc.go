@@ -58,8 +58,12 @@
 // holds the key, the first such failure is returned rather than another
 // replica's "not here". Ask sends a call that every replica answers alike
 // (GET /Status, GET /version) to the least busy one, and on to the next
-// while calls fail as above. A flow's calls are pinned to
+// while calls fail as above; one that did not answer it in time is set
+// aside at once. A flow's calls are pinned to
 // one replica (Pin); a flow that does its work again elsewhere when its
 // replica is lost is pinned with PinMovable, and a call of it that never
 // reaches the replica then ends at once instead of being retried there.
+// Such a flow also takes a call that got no answer within the response
+// header timeout (Unanswered) as its replica lost: it sets it aside and
+// does the work again elsewhere.
 package replicas

@@ -208,8 +208,10 @@ func (l *List[T]) lookupOrder() []*Replica[T] {
 // alike (GET /Status, GET /version), to the least busy replica, and to
 // the next when the call failed as the replica's fault (see Failed): not
 // reached, not answered in time, answered 5xx. Replicas set aside are
-// asked last. It returns the first answer that is not such a fault, else
-// the first fault. A pinned call goes to its pin only.
+// asked last, and a replica that did not answer in time is set aside at
+// once: a working one answers such a call at once, so it hangs, and each
+// call would wait as long on it. It returns the first answer that is not
+// such a fault, else the first fault. A pinned call goes to its pin only.
 func Ask(ctx context.Context, l *Fleet, r *transport.Request, p Policy) (*http.Response, error) {
 	if _, ok := pinOf(ctx); ok || ctx == nil || !l.Many() {
 		return Send(ctx, l, "", r, p)
@@ -232,6 +234,9 @@ func Ask(ctx context.Context, l *Fleet, r *transport.Request, p Policy) (*http.R
 		l.Release(rep)
 		if ctx.Err() != nil || !fault(p, err) {
 			return resp, err
+		}
+		if Unanswered(err) {
+			l.SetAside(rep)
 		}
 		if firstErr == nil {
 			firstErr = err
@@ -305,6 +310,14 @@ func failure(p Policy, ae *apierr.APIError) bool {
 	}
 	return ae.StatusCode != http.StatusNotImplemented
 }
+
+// Unanswered reports whether err, a call's error, is its replica not
+// answering in time: no response headers, or no byte of a body, within
+// the response header timeout (a replica that accepts connections and
+// hangs). A flow pinned with PinMovable treats it as its replica lost and
+// does its work again on another one, without a probe, which would wait
+// as long again.
+func Unanswered(err error) bool { return errors.Is(err, apierr.ErrResponseHeaderTimeout) }
 
 // Unreachable reports whether rep is down: probe, sent once
 // (Request.FailOver), never reaches it. It answers false once ctx is done.

@@ -150,6 +150,26 @@ func TestHeaderTimeoutSetsAside(t *testing.T) {
 	}
 }
 
+// A replica that lets a call of Ask (GET /Status, GET /version) run out
+// of the response header timeout is set aside at once: the next calls do
+// not wait on it (each of the first Threshold calls waited the timeout).
+func TestAskSetsAHungReplicaAsideAtOnce(t *testing.T) {
+	t.Parallel()
+	hung, n := hungServer(t)
+	good := newServer(t, http.StatusOK)
+	l := timeoutFleet(t, hung, good.URL)
+	for i := range 4 {
+		resp, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+		if err != nil {
+			t.Fatalf("call %d: err = %v, want the healthy replica's answer", i, err)
+		}
+		resp.Body.Close()
+	}
+	if l.Healthy(l.First()) || n.Load() != 1 {
+		t.Fatalf("the hung replica was asked %d times (healthy %t), want once, then set aside", n.Load(), l.Healthy(l.First()))
+	}
+}
+
 // Ask answers from a replica that works: a replica answering 503, not
 // answering, or refusing connections is passed over; with every replica
 // sick it returns the first one's error; a pinned call stays on its pin.

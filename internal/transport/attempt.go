@@ -42,6 +42,10 @@ type attempt struct {
 	rInRead     bool
 	rClosed     bool // Close ran: no registration any more
 	bodyExpired bool
+	// ctx is the attempt's context; rRead counts the bytes the caller's
+	// reads returned, of declared (the Content-Length, -1 when unknown).
+	ctx            context.Context
+	rRead, declare int64
 
 	getConn, gotConn, timedOut atomic.Bool
 
@@ -104,7 +108,8 @@ func (a *attempt) expire() {
 func (a *attempt) Read(p []byte) (int, error) {
 	w := a.cl.c.watch
 	if w == nil {
-		return a.body.Read(p)
+		n, err := a.body.Read(p)
+		return n, a.cutOff(n, err)
 	}
 	a.rmu.Lock()
 	if a.bodyExpired {
@@ -136,7 +141,7 @@ func (a *attempt) Read(p []byte) (int, error) {
 		// is cancelled, so the body is unusable from here on.
 		return n, &headerTimeoutError{d: w.d, phase: phaseResponseBody}
 	}
-	return n, err
+	return n, a.cutOff(n, err)
 }
 
 // readExpirer is an attempt whose registration bounds the caller's reads.
@@ -205,7 +210,7 @@ var errFinal102 = errors.New("final 102 Processing")
 func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {
 	a := &attempt{cl: cl}
 	ctx, cancel := context.WithCancel(r.Context())
-	a.cancel = cancel
+	a.ctx, a.cancel = ctx, cancel
 	a.trace.Got1xxResponse = a.got1xx
 	if cl.noReplay || cl.failOver {
 		a.trace.GetConn = func(string) { a.getConn.Store(true) }
@@ -259,7 +264,7 @@ func (cl *call) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		}
 		return nil, err
 	}
-	a.body = resp.Body
+	a.body, a.declare = resp.Body, resp.ContentLength
 	resp.Body = a
 	switch {
 	case cl.bufferJSON && resp.StatusCode/100 == 2 && resp.StatusCode != http.StatusNoContent:

@@ -48,10 +48,13 @@
 //
 // Otherwise Do returns the response with its body unread: reading it is
 // the caller's business, and a download streamed to the caller's writer is
-// never retried here (bytes may already have been written). The clients
-// turn a download cut off before its Content-Length into an error
-// matching apierr.ErrTruncatedResponse, and their file variants leave no
-// file.
+// never retried here (bytes may already have been written). A read of
+// such a body that fails before its end (the connection closed before the
+// Content-Length or the final chunk, or reset) fails with an error
+// matching apierr.ErrTruncatedResponse that keeps the read error; the
+// caller's cancellation and the body bound below keep their own. The
+// clients also report a clean end short of the Content-Length so, and
+// their file variants leave no file.
 //
 // It is not retried after a cancellation or when the context is done, on
 // TLS certificate errors, malformed requests (unsupported scheme, invalid

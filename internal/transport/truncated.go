@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,27 @@ func (e *truncatedError) Error() string {
 
 // Unwrap returns apierr.ErrTruncatedResponse and the read error.
 func (e *truncatedError) Unwrap() []error { return []error{apierr.ErrTruncatedResponse, e.err} }
+
+// cutOff counts the n bytes a read of the caller's body (a download)
+// returned and makes its error, when the body was cut off before its end
+// (the connection closed before the Content-Length or the final chunk, or
+// reset), a *truncatedError, which matches apierr.ErrTruncatedResponse and
+// keeps the read error: whatever fails a read before io.EOF cut the body.
+// io.EOF, a read after Close and a read the attempt's context ended (the
+// caller's cancellation) keep their error.
+func (a *attempt) cutOff(n int, err error) error {
+	a.rRead += int64(n)
+	if err == nil || errors.Is(err, io.EOF) || a.ctx.Err() != nil {
+		return err
+	}
+	a.rmu.Lock()
+	closed := a.rClosed
+	a.rmu.Unlock()
+	if closed {
+		return err
+	}
+	return &truncatedError{read: a.rRead, declared: a.declare, err: err}
+}
 
 // bufferJSON reads a 2xx JSON answer whole (at most the call's
 // bufferLimit+1 bytes: enough for the caller to see it is too long) inside

@@ -3,10 +3,12 @@ package transport
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,8 +188,8 @@ func TestDoJSONCompleteInvalidJSONNotRetried(t *testing.T) {
 }
 
 // TestDoTruncatedBodyIsTheCallers: Do returns the response unread; a body
-// cut off later surfaces to the caller's read as io.ErrUnexpectedEOF and
-// nothing is retried.
+// cut off later surfaces to the caller's read (apierr.ErrTruncatedResponse,
+// io.ErrUnexpectedEOF) and nothing is retried.
 func TestDoTruncatedBodyIsTheCallers(t *testing.T) {
 	t.Parallel()
 	cnt := &counter{}
@@ -198,7 +200,90 @@ func TestDoTruncatedBodyIsTheCallers(t *testing.T) {
 	defer resp.Body.Close()
 	_, err = io.Copy(io.Discard, bufio.NewReader(resp.Body))
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.ErrorIs(t, err, apierr.ErrTruncatedResponse)
 	assert.Equal(t, int64(1), cnt.get())
+}
+
+// cuttingServer answers every request with okJSON cut in half, by a
+// Content-Length or chunked (no final chunk), then, once cut is closed
+// (the client has the headers), closes the connection, with a reset
+// (SO_LINGER 0) when reset is set.
+func cuttingServer(t *testing.T, chunked, reset bool, cut <-chan struct{}) string {
+	t.Helper()
+	done := make(chan struct{})
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		half := okJSON[:len(okJSON)/2]
+		head := "HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(okJSON)) + "\r\n\r\n" + half
+		if chunked {
+			head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + strconv.FormatInt(int64(len(half)), 16) + "\r\n" + half + "\r\n"
+		}
+		_, _ = buf.WriteString(head)
+		_ = buf.Flush()
+		select {
+		case <-cut:
+		case <-done:
+		}
+		if tc, ok := conn.(*net.TCPConn); ok && reset {
+			_ = tc.SetLinger(0)
+		}
+	})
+	t.Cleanup(func() { close(done) }) // runs before the server's Close
+	return srv.URL
+}
+
+// TestDoBodyCutOffIsTruncated: a body left to the caller (a download) that
+// the server's close or reset cuts before its Content-Length or final
+// chunk fails the caller's read with an error matching
+// apierr.ErrTruncatedResponse that keeps the read error, with the header
+// bound or without (a reset matched only syscall.ECONNRESET, a close only
+// io.ErrUnexpectedEOF).
+func TestDoBodyCutOffIsTruncated(t *testing.T) {
+	t.Parallel()
+	for _, chunked := range []bool{false, true} {
+		for _, reset := range []bool{false, true} {
+			for _, bound := range []time.Duration{0, -1} {
+				t.Run(fmt.Sprintf("chunked=%t/reset=%t/bound=%s", chunked, reset, bound), func(t *testing.T) {
+					t.Parallel()
+					cut := make(chan struct{})
+					c := newClient(t, Options{BaseURL: cuttingServer(t, chunked, reset, cut), ResponseHeaderTimeout: bound})
+					resp, err := c.Do(context.Background(), &Request{Path: "file"})
+					require.NoError(t, err)
+					defer resp.Body.Close()
+					close(cut)
+					_, err = io.Copy(io.Discard, resp.Body)
+					require.ErrorIs(t, err, apierr.ErrTruncatedResponse)
+					if reset {
+						assert.ErrorIs(t, err, syscall.ECONNRESET)
+					} else {
+						assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+					}
+					assert.Contains(t, err.Error(), "response body cut off after")
+				})
+			}
+		}
+	}
+}
+
+// TestDoBodyReadCanceledNotTruncated: a download the caller's cancellation
+// interrupts is not reported as cut off by the server.
+func TestDoBodyReadCanceledNotTruncated(t *testing.T) {
+	t.Parallel()
+	cut := make(chan struct{})
+	defer close(cut)
+	c := newClient(t, Options{BaseURL: cuttingServer(t, false, false, cut)})
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := c.Do(ctx, &Request{Path: "file"})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	cancel()
+	_, err = io.Copy(io.Discard, resp.Body)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NotErrorIs(t, err, apierr.ErrTruncatedResponse)
 }
 
 // TestDoBufferBodyRetriesTruncatedAnswer: Do with BufferBody reads the 2xx
