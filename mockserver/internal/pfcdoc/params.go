@@ -9,6 +9,9 @@ const (
 	KindInteger Kind = "integer"
 	KindBoolean Kind = "boolean"
 	KindEnum    Kind = "enum"
+	// KindList is a comma-separated list of strings (the container's
+	// skip-exif-software).
+	KindList Kind = "list"
 )
 
 // Range is an inclusive integer range.
@@ -36,6 +39,19 @@ type Param struct {
 	Values []string
 	// Range bounds an integer; nil when unbounded.
 	Range *Range
+}
+
+// Bounds returns the range an integer parameter is held to: Range, or
+// 1..MaxScale where the documentation gives none (scale, "integer
+// percent"). ok is false for other kinds.
+func (p Param) Bounds() (r Range, ok bool) {
+	switch {
+	case p.Kind != KindInteger:
+		return Range{}, false
+	case p.Range != nil:
+		return *p.Range, true
+	}
+	return Range{Min: 1, Max: MaxScale}, true
 }
 
 // Limits of the hosted API's /pfc parameters (and the correction
@@ -98,24 +114,55 @@ var Hosted = []Param{
 	{Name: "webhookUrl", Kind: KindString},
 }
 
-// HostedNames returns the wire names of Hosted, in table order.
-func HostedNames() []string {
-	names := make([]string, len(Hosted))
-	for i, p := range Hosted {
+// Container is the GET /pfc/{imageKey} parameter table of the correction
+// container, in the documentation's order. The documentation gives no
+// range for the sizes: the container's mock takes the hosted API's, so
+// that both mocks agree. Defaults are those of a container started
+// without PFC_* settings (PFC_SKIP_MODE's clipart for skip); none for
+// preserveInputFileName, whose default is PFC_PRESERVE_INPUT_FILENAME.
+// The mock also takes outputType in any case and as jpg. Callers must not
+// modify it.
+var Container = []Param{
+	{Name: "preset", Kind: KindString},
+	{Name: "outputType", Kind: KindString, Values: []string{"JPEG", "PNG"}},
+	{Name: "outputQuality", Kind: KindInteger, Default: "90", Range: qualityRange},
+	{Name: "outputColorSpace", Kind: KindString, Default: "original"},
+	{Name: "width", Kind: KindInteger, Range: sizeRange},
+	{Name: "height", Kind: KindInteger, Range: sizeRange},
+	{Name: "long", Kind: KindInteger, Range: sizeRange},
+	{Name: "short", Kind: KindInteger, Range: sizeRange},
+	{Name: "scale", Kind: KindInteger},
+	{Name: "autocrop", Kind: KindBoolean, Default: "false", Values: boolValues},
+	{Name: "skip", Kind: KindString, Default: "clipart", Values: []string{"clipart", "legacy", "none"}},
+	{Name: "skip-exif-software", Kind: KindList},
+	{Name: "preserveInputFileName", Kind: KindBoolean, Values: boolValues},
+	{Name: "enableComposite", Kind: KindBoolean, Default: "true", Values: boolValues},
+}
+
+// Names returns the wire names of table, in table order.
+func Names(table []Param) []string {
+	names := make([]string, len(table))
+	for i, p := range table {
 		names[i] = p.Name
 	}
 	return names
 }
 
-// HostedParam returns the Hosted entry named name.
-func HostedParam(name string) (Param, bool) {
-	for _, p := range Hosted {
+// Lookup returns the entry of table named name.
+func Lookup(table []Param, name string) (Param, bool) {
+	for _, p := range table {
 		if p.Name == name {
 			return p, true
 		}
 	}
 	return Param{}, false
 }
+
+// HostedNames returns the wire names of Hosted, in table order.
+func HostedNames() []string { return Names(Hosted) }
+
+// HostedParam returns the Hosted entry named name.
+func HostedParam(name string) (Param, bool) { return Lookup(Hosted, name) }
 
 // Index returns the position of name in the hosted table, or len(Hosted)
 // for a name outside it (so that sorting puts unknown names last).
