@@ -119,7 +119,7 @@ func TestTableComparisonCatchesMismatches(t *testing.T) {
 		}
 		return ps
 	}
-	extraFlag := pfcparams.Param{Name: "exampleFlag", APIs: pfcparams.Both, Kind: pfcparams.Bool, Default: "false"}
+	extraFlag := pfcparams.Param{Name: "madeUpParam", APIs: pfcparams.Both, Kind: pfcparams.Bool, Default: "false"}
 	cases := map[string]struct {
 		api     pfcparams.API
 		clients []pfcparams.Param
@@ -127,15 +127,15 @@ func TestTableComparisonCatchesMismatches(t *testing.T) {
 		want    string
 	}{
 		"clients only, hosted": {pfcparams.Hosted, append(slices.Clone(pfcparams.Table), extraFlag), pfcdoc.Hosted,
-			"exampleFlag: declared by the clients, not in the mocks' table"},
+			"madeUpParam: declared by the clients, not in the mocks' table"},
 		"clients only, container": {pfcparams.Container, append(slices.Clone(pfcparams.Table), extraFlag), pfcdoc.Container,
-			"exampleFlag: declared by the clients, not in the mocks' table"},
+			"madeUpParam: declared by the clients, not in the mocks' table"},
 		"mocks only, hosted": {pfcparams.Hosted, pfcparams.Table,
-			append(slices.Clone(pfcdoc.Hosted), pfcdoc.Param{Name: "exampleFlag", Kind: pfcdoc.KindBoolean}),
-			"exampleFlag: in the mocks' table, not declared by the clients"},
+			append(slices.Clone(pfcdoc.Hosted), pfcdoc.Param{Name: "madeUpParam", Kind: pfcdoc.KindBoolean}),
+			"madeUpParam: in the mocks' table, not declared by the clients"},
 		"mocks only, container": {pfcparams.Container, pfcparams.Table,
-			append(slices.Clone(pfcdoc.Container), pfcdoc.Param{Name: "exampleFlag", Kind: pfcdoc.KindBoolean}),
-			"exampleFlag: in the mocks' table, not declared by the clients"},
+			append(slices.Clone(pfcdoc.Container), pfcdoc.Param{Name: "madeUpParam", Kind: pfcdoc.KindBoolean}),
+			"madeUpParam: in the mocks' table, not declared by the clients"},
 		"range": {pfcparams.Container, clientsWith(func(p *pfcparams.Param) bool {
 			if p.Name == "scale" {
 				p.Max = 1000
