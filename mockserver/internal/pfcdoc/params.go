@@ -1,5 +1,7 @@
 package pfcdoc
 
+import "slices"
+
 // Kind is the documented type of a parameter.
 type Kind string
 
@@ -77,21 +79,28 @@ var (
 	qualityRange = &Range{Min: MinOutputQuality, Max: MaxOutputQuality}
 )
 
+// resizeParams are the resize parameters as both APIs list them, in the
+// priority order: the hosted API documents the sizes' range, the
+// container's mock takes the same; scale has none ("integer percent").
+var resizeParams = []Param{
+	{Name: "width", Kind: KindInteger, Range: sizeRange},
+	{Name: "height", Kind: KindInteger, Range: sizeRange},
+	{Name: "long", Kind: KindInteger, Range: sizeRange},
+	{Name: "short", Kind: KindInteger, Range: sizeRange},
+	{Name: "scale", Kind: KindInteger},
+}
+
 // Hosted is the GET /pfc parameter table of the hosted API v2, in the
 // documentation's order. Callers must not modify it; use HostedNames for a
 // copy of the names.
-var Hosted = []Param{
+var Hosted = slices.Concat([]Param{
 	{Name: "fileKey", Kind: KindString, Required: true},
 	{Name: "fileType", Kind: KindString, Default: "image", Values: []string{"image", "video"}},
 	{Name: "preset", Kind: KindString},
 	{Name: "cache", Kind: KindBoolean, Default: "true", Values: boolValues},
 	{Name: "outputType", Kind: KindString, Default: "original", Values: []string{"jpg", "png", "original"}},
 	{Name: "resize", Kind: KindString, Default: "auto", Values: []string{"auto", "general", "smallDetails"}},
-	{Name: "width", Kind: KindInteger, Range: sizeRange},
-	{Name: "height", Kind: KindInteger, Range: sizeRange},
-	{Name: "long", Kind: KindInteger, Range: sizeRange},
-	{Name: "short", Kind: KindInteger, Range: sizeRange},
-	{Name: "scale", Kind: KindInteger},
+}, resizeParams, []Param{
 	{Name: "outputQuality", Kind: KindInteger, Default: "90", Range: qualityRange},
 	{Name: "autocrop", Kind: KindBoolean, Default: "false", Values: boolValues},
 	{Name: "autocropDetectOnly", Kind: KindBoolean, Default: "false", Values: boolValues},
@@ -112,7 +121,7 @@ var Hosted = []Param{
 	{Name: "updateThumbnail", Kind: KindBoolean, Default: "false", Values: boolValues},
 	{Name: "includeDetectionData", Kind: KindBoolean, Default: "false", Values: boolValues},
 	{Name: "webhookUrl", Kind: KindString},
-}
+})
 
 // Container is the GET /pfc/{imageKey} parameter table of the correction
 // container, in the documentation's order. The documentation gives no
@@ -122,22 +131,18 @@ var Hosted = []Param{
 // preserveInputFileName, whose default is PFC_PRESERVE_INPUT_FILENAME.
 // The mock also takes outputType in any case and as jpg. Callers must not
 // modify it.
-var Container = []Param{
+var Container = slices.Concat([]Param{
 	{Name: "preset", Kind: KindString},
 	{Name: "outputType", Kind: KindString, Values: []string{"JPEG", "PNG"}},
 	{Name: "outputQuality", Kind: KindInteger, Default: "90", Range: qualityRange},
 	{Name: "outputColorSpace", Kind: KindString, Default: "original"},
-	{Name: "width", Kind: KindInteger, Range: sizeRange},
-	{Name: "height", Kind: KindInteger, Range: sizeRange},
-	{Name: "long", Kind: KindInteger, Range: sizeRange},
-	{Name: "short", Kind: KindInteger, Range: sizeRange},
-	{Name: "scale", Kind: KindInteger},
+}, resizeParams, []Param{
 	{Name: "autocrop", Kind: KindBoolean, Default: "false", Values: boolValues},
 	{Name: "skip", Kind: KindString, Default: "clipart", Values: []string{"clipart", "legacy", "none"}},
 	{Name: "skip-exif-software", Kind: KindList},
 	{Name: "preserveInputFileName", Kind: KindBoolean, Values: boolValues},
 	{Name: "enableComposite", Kind: KindBoolean, Default: "true", Values: boolValues},
-}
+})
 
 // Names returns the wire names of table, in table order.
 func Names(table []Param) []string {
