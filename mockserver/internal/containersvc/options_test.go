@@ -233,8 +233,11 @@ func TestRequestParamsReachTheEngine(t *testing.T) {
 	var er engine.Request
 	require.NoError(t, pfcdoc.CopyParams(&er, &Request{Quality: 55}))
 	assert.Equal(t, 55, er.Quality)
+	kinds := map[pfcdoc.Kind]string{pfcdoc.KindBoolean: "bool", pfcdoc.KindInteger: "int", pfcdoc.KindString: "string"}
 	for _, f := range pfcdoc.Fields(&Request{}) {
-		_, ok := pfcdoc.Lookup(pfcdoc.Container, f.Name)
-		assert.True(t, ok, "%s is tagged %q, not a parameter of the container's table", f.GoName, f.Name)
+		p, ok := pfcdoc.Lookup(pfcdoc.Container, f.Name)
+		if assert.True(t, ok, "%s is tagged %q, not a parameter of the container's table", f.GoName, f.Name) {
+			assert.Equal(t, kinds[p.Kind], f.Value.Kind().String(), "%s (%s): a kind the parser sets", f.GoName, f.Name)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package containersvc
 import (
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,7 +169,7 @@ func (p *qparser) fields(r *Request) {
 		default:
 			if v, ok := p.str(f.Name); ok && param.Values != nil && !slices.Contains(param.Values, v) {
 				p.fail(f.Name, "must be one of %s, got %q", strings.Join(param.Values, ", "), v)
-			} else if ok {
+			} else if ok && f.Value.Kind() == reflect.String {
 				f.Value.SetString(v)
 			}
 		}

@@ -105,9 +105,9 @@ func parsePFC(q url.Values) (*pfcQuery, *httpx.Error) {
 		case reflect.Int:
 			n, _ := strconv.Atoi(v)
 			f.Value.SetInt(int64(n))
-		default:
+		case reflect.String:
 			f.Value.SetString(v)
-		}
+		} // no other kind is tagged (TestJobRequestFieldsAreParameters)
 	}
 	sizes := pfcdoc.Sizes{Width: p.integer("width"), Height: p.integer("height"),
 		Long: p.integer("long"), Short: p.integer("short"), Scale: p.integer("scale")}
