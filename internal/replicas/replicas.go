@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/redact"
 )
 
 // Defaults of Options.
@@ -162,9 +163,10 @@ func New[T any](ctx context.Context, o Options[T]) (*List[T], error) {
 	for _, u := range slices.Sorted(maps.Keys(o.Weights)) {
 		w, k := o.Weights[u], Key(u)
 		if w < 1 || w > MaxWeight {
-			fe.Add("Weights", "the weight of %s must be from 1 to %d, got %d", u, MaxWeight, w)
+			fe.Add("Weights", "the weight of %s must be from 1 to %d, got %d", redact.WebhookURL(u), MaxWeight, w)
 		} else if prev, ok := weights[k]; ok && prev != w {
-			fe.Add("Weights", "%s is given two weights, %d and %d", k, prev, w)
+			// Quoted as the transport quotes URLs: it may carry a credential.
+			fe.Add("Weights", "%s is given two weights, %d and %d", redact.WebhookURL(u), prev, w)
 		}
 		weights[k] = w
 	}
