@@ -293,8 +293,7 @@ func (l *List[T]) Pick(exclude ...*Replica[T]) *Replica[T] {
 			if r.gone || slices.Contains(exclude, r) || (pass == 0 && r.aside) {
 				continue
 			}
-			// (inFlight+1)/Weight smallest, compared without division.
-			if best == nil || (r.inFlight+1)*best.Weight < (best.inFlight+1)*r.Weight {
+			if best == nil || lighter(r, best) {
 				best = r
 			}
 		}
@@ -305,6 +304,15 @@ func (l *List[T]) Pick(exclude ...*Replica[T]) *Replica[T] {
 	l.rotate++
 	best.inFlight++
 	return best
+}
+
+// lighter reports whether a has fewer calls in flight than b relative to
+// its weight: (inFlight+1)/Weight smaller, compared without division in
+// int64, which a weight of MaxWeight times any count of calls in flight
+// cannot overflow (int, 32 bits on some platforms, overflowed past 2,147
+// calls in flight on a replica of weight 1,000,000).
+func lighter[T any](a, b *Replica[T]) bool {
+	return int64(a.inFlight+1)*int64(b.Weight) < int64(b.inFlight+1)*int64(a.Weight)
 }
 
 // Acquire counts a call in flight on r (a job's later calls, which go to
