@@ -129,3 +129,32 @@ func TestReplicaHungOnDownloadRedone(t *testing.T) {
 	assert.NotNil(t, res.Abandoned[0].Removed)
 	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
 }
+
+// junkReplica answers every request 200 with an HTML page (a proxy's).
+func junkReplica(t *testing.T) string {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>"))
+	}))
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// A replica answering 200 with garbage to the lookup of a job is passed
+// over, and the job found on the replica holding it (the garbage replica
+// got the job bound to it: 3 of 3 CheckImage failed with "not a JSON
+// object").
+func TestReplicasLookupPassesOverGarbage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := bgmock.StartFleet(t, 1, &bgmock.Options{Activated: true})
+	img := bulkJPEG(t, 3)
+	job, err := fleetClient(t, fleet).SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
+	require.NoError(t, err)
+	c := sickFleetClient(t, junkReplica(t), fleet) // a fresh client: no binding
+	for range 3 {
+		_, err := c.CheckImage(ctx, job.ProcessID)
+		assert.NoError(t, err)
+	}
+}

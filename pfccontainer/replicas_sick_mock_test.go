@@ -1,14 +1,19 @@
 package pfccontainer_test
 
 import (
+	"bytes"
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -47,4 +52,34 @@ func TestReplicasEverySick(t *testing.T) {
 		require.Error(t, err)
 	}
 	require.NoError(t, ctx.Err(), "hung")
+}
+
+// junkReplica answers every request 200 with an HTML page (a proxy's).
+func junkReplica(t *testing.T) string {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>"))
+	}))
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// A replica answering 200 with garbage to the lookup of an image key is
+// passed over, and the key found on the replica holding it (the garbage
+// replica got the key bound to it: 3 of 3 Correct failed).
+func TestReplicasLookupPassesOverGarbage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := pfcmock.StartFleet(t, 1, nil)
+	img := jpegOf(t, 48, 40, 3)
+	key, err := fleetClient(t, fleet).Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
+	require.NoError(t, err)
+	c := sickFleetClient(t, junkReplica(t), fleet) // a fresh client: no binding
+	for range 3 {
+		corr, err := c.Correct(ctx, key, nil)
+		if assert.NoError(t, err) {
+			assert.NotEmpty(t, corr.CorrectedURL)
+		}
+	}
 }
