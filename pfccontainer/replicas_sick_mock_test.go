@@ -83,3 +83,31 @@ func TestReplicasLookupPassesOverGarbage(t *testing.T) {
 		}
 	}
 }
+
+// A replica answering 503 to everything: the image whose step it failed,
+// its retries spent, is done again on another replica (3 of 9 CorrectFile
+// failed with "PUT …/pfc: 503 (3 attempts)" before it was set aside).
+func TestReplicas503ReplicaRedone(t *testing.T) {
+	t.Parallel()
+	const n = 9
+	fleet := pfcmock.StartFleet(t, 2, nil)
+	sick := sickReplica(t, false)
+	c := sickFleetClient(t, sick, fleet, pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
+	in, out := t.TempDir(), t.TempDir()
+	var failed, moved int
+	for _, rel := range writeImages(t, in, n) {
+		corr, err := c.CorrectFile(context.Background(), filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil)
+		if err != nil {
+			failed++
+			t.Log(err)
+			continue
+		}
+		assert.NotEqual(t, sick, corr.Replica)
+		if len(corr.LostReplicas) > 0 {
+			assert.Equal(t, []string{sick}, corr.LostReplicas)
+			moved++
+		}
+	}
+	assert.Zero(t, failed, "%d of %d files failed", failed, n)
+	assert.Positive(t, moved, "no file was done again elsewhere: the sick replica took no work")
+}

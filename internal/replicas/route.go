@@ -325,6 +325,16 @@ func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Po
 	return resp, bad, err
 }
 
+// Sick reports whether err is an answer of 500 or more that p counts
+// against the replica's health (see Policy.Failure), not a failure of the
+// job itself (processing failed). A flow pinned with PinMovable treats it
+// as its replica lost, once the client's retries are spent: it does its
+// work again on another replica.
+func (p Policy) Sick(err error) bool {
+	var ae *apierr.APIError
+	return errors.As(err, &ae) && ae.StatusCode >= 500 && failure(p, ae)
+}
+
 func failure(p Policy, ae *apierr.APIError) bool {
 	if p.Failure != nil {
 		return p.Failure(ae)
