@@ -133,9 +133,10 @@ func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transp
 			// The lookup of an unbound key binds it only to a replica whose
 			// answer decodes (a proxy's HTML page does not).
 			p.Check = func(resp *http.Response) (*http.Response, error) {
-				// A fresh value: a replica's answer that failed half-way
-				// leaves nothing in out.
+				// A copy of out (its defaults kept): a replica's answer that
+				// failed half-way leaves nothing in out.
 				v := reflect.New(reflect.TypeOf(out).Elem())
+				v.Elem().Set(reflect.ValueOf(out).Elem())
 				if err := c.decodeJSON(ep, r.Endpoint.Method, resp, v.Interface()); err != nil {
 					return nil, err
 				}

@@ -111,3 +111,19 @@ func TestReplicas503ReplicaRedone(t *testing.T) {
 	assert.Zero(t, failed, "%d of %d files failed", failed, n)
 	assert.Positive(t, moved, "no file was done again elsewhere: the sick replica took no work")
 }
+
+// The lookup's check keeps the answer's defaults: a correction without a
+// scene, found past a garbage replica, reads as SceneUnknown, not scene 0.
+func TestReplicasLookupKeepsDefaults(t *testing.T) {
+	t.Parallel()
+	holder := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"corrected_url":"http://localhost/output/x.jpg"}`))
+	}))
+	t.Cleanup(holder.Close)
+	c, err := pfccontainer.NewClient(pfc.WithReplicas(junkReplica(t), holder.URL), pfc.WithRetries(-1, 0, 0))
+	require.NoError(t, err)
+	corr, err := c.Correct(context.Background(), "00000000-0000-4000-8000-000000000000", nil)
+	require.NoError(t, err)
+	assert.Equal(t, pfccontainer.SceneUnknown, corr.Scene)
+}
