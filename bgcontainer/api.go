@@ -39,7 +39,11 @@ func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *tra
 	if ep == epStatus {
 		resp, err = replicas.Ask(ctx, c.reps, r, replicaPolicy)
 	} else {
-		resp, err = replicas.Send(ctx, c.reps, processID, r, policyOf(ep))
+		p := policyOf(ep)
+		if processID != "" {
+			p.Check = c.checkAnswer(ep, processID)
+		}
+		resp, err = replicas.Send(ctx, c.reps, processID, r, p)
 	}
 	if err != nil {
 		return nil, wrapErr(ep, processID, err)

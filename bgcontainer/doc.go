@@ -62,19 +62,19 @@
 // # Replicas
 //
 // pfc.WithReplicas (base URLs) or pfc.WithReplicaHost (a name resolving to
-// several addresses) spread a client over replicas. New jobs go to the one
-// with the fewest calls in flight for its weight; later calls follow them.
-// The key is applied per replica on first use (Authorize: to all). A
-// replica refusing connections, not answering within the response header
-// timeout or answering 5xx three calls running is set aside until GET
-// /Status answers. A call moves only when it provably never reached a
-// replica: a SubmitImage whose answer was lost is reported, never resent;
-// a flow (RemoveBackground, RemoveDir) whose replica is then down, or hung
-// past the response header timeout, is done again on another
-// (Result.LostReplicas; see Result.Abandoned) unless RemoveBackground's
-// writer got bytes. A job the client did not submit is looked for on each
-// replica, passing over one that fails so (set-aside ones last); Status
-// answers from a replica that works.
+// several addresses) spread a client over replicas. New jobs go to the one with
+// the fewest calls in flight for its weight; later calls follow them. The key
+// is applied per replica on first use (Authorize: to all). A replica refusing
+// connections, not answering within the response header timeout or answering
+// 5xx three calls running is set aside until GET /Status answers. A call moves
+// only when it provably never reached a replica: a SubmitImage whose answer was
+// lost is reported, never resent; a flow (RemoveBackground, RemoveDir) whose
+// replica is then down, hung past the response header timeout or answering 5xx
+// (retries spent; not DownloadImage's 500) is done again on another
+// (Result.LostReplicas; see Result.Abandoned) unless RemoveBackground's writer
+// got bytes. A job the client did not submit is looked for on each replica,
+// passing over one that fails so or answers garbage (set-aside ones last);
+// Status answers from a replica that works.
 //
 // # Errors
 //

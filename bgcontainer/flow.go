@@ -216,16 +216,25 @@ func cleanupTimeout(flow *pfc.FlowOptions) time.Duration {
 // down.
 type lostKey struct{}
 
-// checkLost marks a flow's replica lost (and sets it aside) when a step
-// failed without an answer from it and either it did not answer within the
-// response header timeout (a hung replica: its job, if it took one, is
-// then abandoned like a lost replica's) or a probe never reaches it.
+// checkLost marks a flow's replica lost when a step ended with a 5xx that
+// counts against the replica (its policy; not DownloadImage's 500
+// "processing failed"), its retries spent, or (setting it aside) failed
+// without an answer from it and either it did not answer within the
+// response header timeout (a hung replica) or a probe never reaches it.
+// Its job, if it took one, is then abandoned.
 func (c *Client) checkLost(ctx context.Context, err error) {
 	lost, ok := ctx.Value(lostKey{}).(*bool)
 	rep := pinned(ctx)
+	if !ok || rep == nil || err == nil || ctx.Err() != nil {
+		return
+	}
 	var answered *Error // the replica answered: it is up
+	if errors.As(err, &answered) && policyOf(endpoint(answered.Endpoint)).Sick(err) {
+		*lost = true // not set aside: its health count decides that
+		return
+	}
 	var ae *pfc.APIError
-	if !ok || rep == nil || err == nil || ctx.Err() != nil || errors.As(err, &answered) || errors.As(err, &ae) {
+	if answered != nil || errors.As(err, &ae) {
 		return
 	}
 	if !replicas.Unanswered(err) && !c.unreachable(ctx, rep) {

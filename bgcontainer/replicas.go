@@ -1,14 +1,18 @@
 package bgcontainer
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // replica is one container instance of the client's list.
@@ -76,4 +80,46 @@ func (c *Client) unreachable(ctx context.Context, rep *replica) bool {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultCleanupTimeout)
 	defer cancel()
 	return ctx.Err() == nil && replicas.Unreachable(pctx, rep, probe)
+}
+
+// checkAnswer is the replicas.Policy.Check of a call of ep about
+// processID bound to no replica: the replica that answers it holds the
+// job only when the 2xx answer is ep's documented one (a JSON object of
+// its shape; for GET /DownloadImage, a PNG). A proxy's HTML page is not:
+// that replica is passed over, not bound to the job.
+func (c *Client) checkAnswer(ep endpoint, processID string) func(*http.Response) (*http.Response, error) {
+	return func(resp *http.Response) (*http.Response, error) {
+		if ep == epDownloadImage {
+			br := bufio.NewReader(resp.Body)
+			head, _ := br.Peek(len(pngMagic))
+			if !bytes.Equal(head, pngMagic) {
+				resp.Body.Close()
+				return nil, &pfc.ResponseError{Endpoint: string(epDownloadImage), Reason: "the body is not a PNG image"}
+			}
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{br, resp.Body}
+			return resp, nil
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
+		resp.Body.Close()
+		if err == nil {
+			switch ep {
+			case epCheckImage:
+				_, err = decodeCheckResult(processID, bytes.NewReader(b), c.redact)
+			case epRemoveImage:
+				_, err = decodeDeleteResult(bytes.NewReader(b), c.redact)
+			default:
+				_, err = readObject(ep, bytes.NewReader(b), c.redact)
+			}
+		} else {
+			err = apierr.Redactf(c.redact, "pfc: %s: reading the response: %w", ep, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		return resp, nil
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,6 +128,98 @@ func TestReplicaHungOnDownloadRedone(t *testing.T) {
 	assert.Equal(t, fleet[1].URL, res.Replica)
 	require.Len(t, res.Abandoned, 1)
 	require.NoError(t, res.Abandoned[0].RemoveErr)
+	assert.NotNil(t, res.Abandoned[0].Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+}
+
+// junkReplica answers every request 200 with an HTML page (a proxy's).
+func junkReplica(t *testing.T) string {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>"))
+	}))
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// A replica answering 200 with garbage to the lookup of a job is passed
+// over, and the job found on the replica holding it (the garbage replica
+// got the job bound to it: 3 of 3 CheckImage failed with "not a JSON
+// object").
+func TestReplicasLookupPassesOverGarbage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := bgmock.StartFleet(t, 1, &bgmock.Options{Activated: true})
+	img := bulkJPEG(t, 3)
+	job, err := fleetClient(t, fleet).SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
+	require.NoError(t, err)
+	c := sickFleetClient(t, junkReplica(t), fleet) // a fresh client: no binding
+	for range 3 {
+		_, err := c.CheckImage(ctx, job.ProcessID)
+		assert.NoError(t, err)
+	}
+}
+
+// A replica answering 503 to everything: the image whose step it failed,
+// its retries spent, is done again on another replica (before, each flow
+// that picked it failed with its 503 until it was set aside).
+func TestReplicas503ReplicaRedone(t *testing.T) {
+	t.Parallel()
+	const n = 9
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	sick := sickReplica(t, false)
+	c := fleetClient(t, fleet, pfc.WithReplicas(sick, fleet[0].URL, fleet[1].URL), pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
+	var failed, moved int
+	for i := range n {
+		img := bulkJPEG(t, i)
+		var out bytes.Buffer
+		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+		if err != nil {
+			failed++
+			t.Log(err)
+			continue
+		}
+		assert.NotEqual(t, sick, res.Replica)
+		if len(res.LostReplicas) > 0 {
+			assert.Equal(t, []string{sick}, res.LostReplicas)
+			moved++
+		}
+	}
+	assert.Zero(t, failed, "%d of %d images failed", failed, n)
+	assert.Positive(t, moved, "no image was done again elsewhere: the sick replica took no work")
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+}
+
+// A replica that accepts the job, then answers 503 to CheckImage: the
+// image is done again on another replica, and the job accepted there is
+// abandoned and removed (the flow failed with the 503).
+func TestReplicas503AfterSubmitAbandonsTheJob(t *testing.T) {
+	t.Parallel()
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	target, err := url.Parse(fleet[0].URL)
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/CheckImage/") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"status":503,"message":"overloaded"}`))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	c := fleetClient(t, fleet, pfc.WithReplicas(front.URL, fleet[1].URL), pfc.WithReplicaWeight(front.URL, 100),
+		pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
+	img := bulkJPEG(t, 1)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err)
+	assert.Equal(t, fleet[1].URL, res.Replica)
+	assert.Equal(t, []string{front.URL}, res.LostReplicas)
+	require.Len(t, res.Abandoned, 1)
+	assert.NoError(t, res.Abandoned[0].RemoveErr)
 	assert.NotNil(t, res.Abandoned[0].Removed)
 	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
 }

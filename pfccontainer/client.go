@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
@@ -122,18 +123,47 @@ func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transp
 	r.Endpoint = decl(ep)
 	var resp *http.Response
 	var err error
+	// decoded: out was filled by the lookup's Check.
+	decoded := false
 	if ep == epVersion { // every replica answers it: ask one that works
 		resp, err = replicas.Ask(ctx, c.reps, r, replicaPolicy)
 	} else {
-		resp, err = replicas.Send(ctx, c.reps, key, r, replicaPolicy)
+		p := replicaPolicy
+		if key != "" && out != nil {
+			// The lookup of an unbound key binds it only to a replica whose
+			// answer decodes (a proxy's HTML page does not).
+			p.Check = func(resp *http.Response) (*http.Response, error) {
+				// A copy of out (its defaults kept): a replica's answer that
+				// failed half-way leaves nothing in out.
+				v := reflect.New(reflect.TypeOf(out).Elem())
+				v.Elem().Set(reflect.ValueOf(out).Elem())
+				if err := c.decodeJSON(ep, r.Endpoint.Method, resp, v.Interface()); err != nil {
+					return nil, err
+				}
+				reflect.ValueOf(out).Elem().Set(v.Elem())
+				decoded = true
+				return resp, nil
+			}
+		}
+		resp, err = replicas.Send(ctx, c.reps, key, r, p)
 	}
 	if err != nil {
 		return apiError(ep, err)
 	}
+	if decoded {
+		return nil
+	}
+	return c.decodeJSON(ep, r.Endpoint.Method, resp, out)
+}
+
+// decodeJSON decodes resp's 2xx answer to ep into out and closes its body.
+// A body that is not one JSON value of out's shape, or larger than
+// maxJSONBody, is a *pfc.ResponseError.
+func (c *Client) decodeJSON(ep endpoint, method string, resp *http.Response, out any) error {
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		// A redirect a custom CheckRedirect chose not to follow.
-		return c.http.StatusError(r.Endpoint.Method, resp)
+		return c.http.StatusError(method, resp)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
 	if err != nil {

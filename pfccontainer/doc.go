@@ -41,17 +41,17 @@
 //
 // # Replicas
 //
-// pfc.WithReplicas (several base URLs) or pfc.WithReplicaHost (a name resolving to
-// several addresses, re-resolved every 30 s) spread a client over replicas.
-// An upload goes to the one with the fewest calls in flight for its weight
-// (pfc.WithReplicaWeight), its imageKey's correction to the same one (whose URL
-// corrected URLs are rebased on). A replica refusing connections, not
-// answering within the response header timeout or answering 5xx three
-// calls running is set aside until GET /version answers. A call moves only
-// when it provably never reached a replica; a CorrectFile whose replica is
-// then down, or silent past that timeout, is done again on another. An
-// imageKey the client did not upload is looked for on each replica, past
-// one that fails so (set-aside ones last); Version and Health ask a working one.
+// pfc.WithReplicas (base URLs) or pfc.WithReplicaHost (one name of several
+// addresses, resolved every 30 s) spread a client over replicas. An upload goes to
+// the one with the fewest calls in flight for its weight (pfc.WithReplicaWeight),
+// its imageKey's correction to the same one (corrected URLs are rebased on it). A
+// replica refusing connections, not answering within the response header timeout
+// or answering 5xx three calls running is set aside until GET /version answers. A
+// call moves only when it provably never reached a replica; a CorrectFile whose
+// replica is then down, silent past that timeout or answering 5xx (retries spent;
+// not processingPFCErrorMessage) is done again on another. An imageKey not
+// uploaded by this client is looked for on each replica, past one that fails so or
+// answers no JSON (set-aside ones last); Version and Health ask a working one.
 //
 // # Options
 //

@@ -45,17 +45,26 @@ type lostKey struct{}
 // probeTimeout bounds the check of a replica that failed a flow.
 const probeTimeout = 30 * time.Second
 
-// checkLost marks the flow's replica lost (and sets it aside) when a step
-// failed without an answer from it and either it did not answer within the
-// response header timeout (a hung replica: the image is done again
-// elsewhere, its upload and output left to the TTL sweep) or GET
-// /version, sent once, never reaches it either.
+// checkLost marks the flow's replica lost when a step ended with a 5xx
+// that counts against the replica (replicaPolicy; not the engine failing
+// on the image), its retries spent, or (setting it aside) failed without
+// an answer from it and either it did not answer within the response
+// header timeout (a hung replica) or GET /version, sent once, never
+// reaches it either. The image is then done again elsewhere, its upload
+// and output left to the TTL sweep.
 func (c *Client) checkLost(ctx context.Context, err error) {
 	lost, ok := ctx.Value(lostKey{}).(*bool)
 	rep := replicas.Pinned(ctx)
+	if !ok || rep == nil || err == nil || ctx.Err() != nil {
+		return
+	}
+	if replicaPolicy.Sick(err) {
+		*lost = true // not set aside: its health count decides that
+		return
+	}
 	var answered *Error
 	var ae *pfc.APIError
-	if !ok || rep == nil || err == nil || ctx.Err() != nil || errors.As(err, &answered) || errors.As(err, &ae) {
+	if errors.As(err, &answered) || errors.As(err, &ae) {
 		return
 	}
 	if !replicas.Unanswered(err) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/config"
+	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
@@ -29,6 +30,11 @@ func primaryURL(c config.Config) string {
 	}
 	return c.Replicas.Host
 }
+
+// shown is a replica URL as an error quotes it: redacted as the transport
+// redacts URLs (no user info; query values, and a path long enough to
+// carry a token, REDACTED), since a user may put a credential in it.
+func shown(u string) string { return redact.WebhookURL(u) }
 
 // Probe is a client's health check of one replica (GET /Status, GET
 // /version).
@@ -67,11 +73,11 @@ func BuildReplicas(ctx context.Context, cfg config.Config, auth Auth, primary *t
 		weights[k] = w
 		switch {
 		case w < 1 || w > replicas.MaxWeight:
-			fe.Add("ReplicaWeight", "the weight of %s must be from 1 to %d, got %d", u, replicas.MaxWeight, w)
+			fe.Add("ReplicaWeight", "the weight of %s must be from 1 to %d, got %d", shown(u), replicas.MaxWeight, w)
 		case len(targets) > 0 && !seen[k]:
-			fe.Add("ReplicaWeight", "names %s, which is not one of the replicas", u)
+			fe.Add("ReplicaWeight", "names %s, which is not one of the replicas", shown(u))
 		case twice && prev != w:
-			fe.Add("ReplicaWeight", "gives %s two weights, %d and %d", k, prev, w)
+			fe.Add("ReplicaWeight", "gives %s two weights, %d and %d", shown(u), prev, w)
 		}
 	}
 	if err := fe.Err(); err != nil {

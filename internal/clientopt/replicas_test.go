@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -47,6 +48,37 @@ func TestBuildReplicas(t *testing.T) {
 		var ve *apierr.ValidationError
 		if err := build(c.opts...); !errors.As(err, &ve) || ve.Errors[0].Field != c.field {
 			t.Errorf("case %d (%s): err = %v", i, c.field, err)
+		}
+	}
+}
+
+// A replica URL quoted by an error is redacted as the transport redacts
+// URLs: a password, a token in the path or in the query never appears (the
+// URL was quoted whole).
+func TestBuildReplicasRedactsURLs(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3tTokenValue0123456789"
+	bad := []string{
+		"http://user:" + secret + "@b:1",
+		"http://b:1/" + secret,
+		"http://b:1/x?token=" + secret,
+	}
+	for i, u := range bad {
+		for _, opts := range [][]cfgOption{
+			{pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight(u, 0)},
+			{pfc.WithReplicas("http://a:1"), pfc.WithReplicaWeight(u, 2)},
+			{pfc.WithReplicaHost("http://h:1"), pfc.WithReplicaWeight(u, 2), pfc.WithReplicaWeight(strings.ToUpper(u[:4])+u[4:], 3)},
+		} {
+			tc, cfg, err := Build(opts, Auth{}, nil)
+			if err == nil {
+				_, err = BuildReplicas(context.Background(), cfg, Auth{}, tc, nil)
+			}
+			if err == nil {
+				t.Fatalf("case %d: no error", i)
+			}
+			if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "user") {
+				t.Errorf("case %d: the error quotes the URL's secret: %v", i, err)
+			}
 		}
 	}
 }

@@ -28,8 +28,9 @@
 // Pick returns the replica with the fewest calls in flight relative to its
 // weight (in-flight+1 over weight, smallest first; ties rotate), so a
 // replica of weight 4 takes four times the work of one of weight 1 and N
-// equal replicas are kept equally busy (a weight is at most MaxWeight, so
-// that this arithmetic cannot overflow). Set-aside replicas are skipped
+// equal replicas are kept equally busy (a weight is at most MaxWeight and
+// the products are taken in int64, so that this arithmetic cannot
+// overflow, also where int has 32 bits). Set-aside replicas are skipped
 // unless no other is left, so a list of one URL behaves as a single URL.
 //
 // # Health
@@ -54,8 +55,10 @@
 // bulk manifest records). Send asks each replica in turn about a key bound
 // to none (those taking work first, then those whose address vanished,
 // then those set aside) and binds it only to one whose answer shows that
-// it holds the key. A replica whose call failed as above (no answer in
-// time, a 5xx) is passed over, not taken as the answer; when no replica
+// it holds the key: a 2xx answer must also pass the Policy's Check (be of
+// the documented shape). A replica whose call failed as above (no answer
+// in time, a 5xx) or whose 2xx failed the Check (a proxy's HTML page,
+// counted as a failure) is passed over, not taken as the answer; when no replica
 // holds the key, the first such failure is returned rather than another
 // replica's "not here". Ask sends a call that every replica answers alike
 // (GET /Status, GET /version) to the least busy one, and on to the next
@@ -66,5 +69,7 @@
 // reaches the replica then ends at once instead of being retried there.
 // Such a flow also takes a call that got no answer within the response
 // header timeout (Unanswered) as its replica lost: it sets it aside and
-// does the work again elsewhere.
+// does the work again elsewhere; and so, without setting it aside, a step
+// that ended with a 5xx its Policy counts against the replica
+// (Policy.Sick), once its retries are spent.
 package replicas

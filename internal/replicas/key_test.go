@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -97,6 +98,23 @@ func TestWeightBounded(t *testing.T) {
 	for range 3 {
 		if r := l.Pick(); r == b {
 			t.Fatal("the replica of weight 1 with a call in flight was chosen over the one of MaxWeight")
+		}
+	}
+}
+
+// A weight given to a URL that carries a credential is quoted redacted
+// (it was quoted whole).
+func TestWeightsErrorRedactsURL(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3tTokenValue0123456789"
+	for _, w := range []map[string]int{
+		{"http://u:" + secret + "@r0:8000": 0},
+		{"http://r0:8000/" + secret: 2, "HTTP://r0:8000/" + secret: 3},
+		{"http://r0:8000/?t=" + secret: MaxWeight + 1},
+	} {
+		_, err := New(context.Background(), Options[string]{Targets: urls(1), New: newURL, Weights: w})
+		if err == nil || strings.Contains(err.Error(), secret) {
+			t.Errorf("err = %v, want an error without the secret", err)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/redact"
 )
 
 // Defaults of Options.
@@ -162,9 +163,10 @@ func New[T any](ctx context.Context, o Options[T]) (*List[T], error) {
 	for _, u := range slices.Sorted(maps.Keys(o.Weights)) {
 		w, k := o.Weights[u], Key(u)
 		if w < 1 || w > MaxWeight {
-			fe.Add("Weights", "the weight of %s must be from 1 to %d, got %d", u, MaxWeight, w)
+			fe.Add("Weights", "the weight of %s must be from 1 to %d, got %d", redact.WebhookURL(u), MaxWeight, w)
 		} else if prev, ok := weights[k]; ok && prev != w {
-			fe.Add("Weights", "%s is given two weights, %d and %d", k, prev, w)
+			// Quoted as the transport quotes URLs: it may carry a credential.
+			fe.Add("Weights", "%s is given two weights, %d and %d", redact.WebhookURL(u), prev, w)
 		}
 		weights[k] = w
 	}
@@ -291,8 +293,7 @@ func (l *List[T]) Pick(exclude ...*Replica[T]) *Replica[T] {
 			if r.gone || slices.Contains(exclude, r) || (pass == 0 && r.aside) {
 				continue
 			}
-			// (inFlight+1)/Weight smallest, compared without division.
-			if best == nil || (r.inFlight+1)*best.Weight < (best.inFlight+1)*r.Weight {
+			if best == nil || lighter(r, best) {
 				best = r
 			}
 		}
@@ -303,6 +304,15 @@ func (l *List[T]) Pick(exclude ...*Replica[T]) *Replica[T] {
 	l.rotate++
 	best.inFlight++
 	return best
+}
+
+// lighter reports whether a has fewer calls in flight than b relative to
+// its weight: (inFlight+1)/Weight smaller, compared without division in
+// int64, which a weight of MaxWeight times any count of calls in flight
+// cannot overflow (int, 32 bits on some platforms, overflowed past 2,147
+// calls in flight on a replica of weight 1,000,000).
+func lighter[T any](a, b *Replica[T]) bool {
+	return int64(a.inFlight+1)*int64(b.Weight) < int64(b.inFlight+1)*int64(a.Weight)
 }
 
 // Acquire counts a call in flight on r (a job's later calls, which go to

@@ -266,3 +266,21 @@ func TestWeightsByURL(t *testing.T) {
 		t.Fatalf("weight 0: err = %v", err)
 	}
 }
+
+// The choice does not overflow where int has 32 bits (run with
+// GOARCH=386): with 3,000 calls in flight on a replica of MaxWeight,
+// (inFlight+1)*Weight passed 2^31 and the busy replica won new work over
+// an idle one of the same weight.
+func TestPickNoOverflow(t *testing.T) {
+	t.Parallel()
+	l := static(t, poll.NewFakeClock(t0), nil, Target{URL: "http://a", Weight: MaxWeight}, Target{URL: "http://b", Weight: MaxWeight})
+	a := l.First()
+	for range 3000 {
+		l.Acquire(a)
+	}
+	for range 2 {
+		if r := l.Pick(); r == a {
+			t.Fatal("the replica with 3,000 calls in flight was chosen over an idle one of the same weight")
+		}
+	}
+}

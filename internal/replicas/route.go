@@ -27,6 +27,13 @@ type Policy struct {
 	// /CheckImage, 400 unknownImageIdMessage of GET /pfc/{imageKey}), so
 	// that Send asks the next replica.
 	Elsewhere func(err error) bool
+	// Check, when set, checks a 2xx answer to a call about a key bound to
+	// no replica, before the key is bound: it returns the answer to hand
+	// on (its body read and put back as needed), or an error when the
+	// answer is not of the documented shape (a proxy's HTML page), its
+	// body closed. Such a replica is passed over like one that answered
+	// 5xx, and the answer counts against its health.
+	Check func(resp *http.Response) (*http.Response, error)
 }
 
 type pinKey struct{}
@@ -102,22 +109,26 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 	if ctx == nil {
 		return l.First().Value.Do(ctx, r) // the transport reports the nil context
 	}
+	check := p.Check // for locate only
+	p.Check = nil
 	if pinned, ok := pinOf(ctx); ok {
 		if pinned.movable && l.Len() > 1 && !r.FailOver {
 			rr := *r
 			rr.FailOver = true
 			r = &rr
 		}
-		return sendTo(ctx, l, pinned.node, r, p)
+		resp, _, err := sendTo(ctx, l, pinned.node, r, p)
+		return resp, err
 	}
 	if key != "" {
 		if rep, ok := l.Lookup(key); ok || !l.Many() {
 			if !ok {
 				rep = l.First()
 			}
-			return sendTo(ctx, l, rep, r, p)
+			resp, _, err := sendTo(ctx, l, rep, r, p)
+			return resp, err
 		}
-		return locate(ctx, l, key, r, p)
+		return locate(ctx, l, key, r, p, check)
 	}
 	var tried []*Node
 	for {
@@ -133,7 +144,7 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 		if rr.RetriedAfterLanding == nil {
 			rr.RetriedAfterLanding = &landed
 		}
-		resp, err := sendTo(ctx, l, rep, &rr, p)
+		resp, _, err := sendTo(ctx, l, rep, &rr, p)
 		l.Release(rep)
 		if err == nil || !more || !transport.NeverSent(err) || *rr.RetriedAfterLanding || ctx.Err() != nil {
 			return resp, err
@@ -150,21 +161,24 @@ func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Pol
 // replica whose answer shows that it holds the key (see holds). When none
 // does, the first fault is returned, unbound: that replica may hold the
 // key, so the next call looks again; else the last replica's answer.
-func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy) (*http.Response, error) {
+func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy, check func(*http.Response) (*http.Response, error)) (*http.Response, error) {
+	withCheck := p
+	withCheck.Check = check
 	var (
 		resp     *http.Response
 		err      error
 		firstErr error // the first fault
 	)
 	for _, rep := range l.lookupOrder() {
-		resp, err = sendTo(ctx, l, rep, r, p)
+		var bad bool // a 2xx that failed p.Check
+		resp, bad, err = sendTo(ctx, l, rep, r, withCheck)
 		if err != nil && ctx.Err() != nil {
 			return resp, err
 		}
 		if err != nil && p.Elsewhere != nil && p.Elsewhere(err) {
 			continue
 		}
-		if fault(p, err) {
+		if bad || fault(p, err) {
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -216,6 +230,7 @@ func Ask(ctx context.Context, l *Fleet, r *transport.Request, p Policy) (*http.R
 	if _, ok := pinOf(ctx); ok || ctx == nil || !l.Many() {
 		return Send(ctx, l, "", r, p)
 	}
+	p.Check = nil // checks an answer about a key
 	var (
 		tried    []*Node
 		firstErr error
@@ -230,7 +245,7 @@ func Ask(ctx context.Context, l *Fleet, r *transport.Request, p Policy) (*http.R
 		}
 		rr := *r
 		rr.FailOver = rr.FailOver || len(tried)+1 < l.Len()
-		resp, err := sendTo(ctx, l, rep, &rr, p)
+		resp, _, err := sendTo(ctx, l, rep, &rr, p)
 		l.Release(rep)
 		if ctx.Err() != nil || !fault(p, err) {
 			return resp, err
@@ -276,9 +291,11 @@ func holds(p Policy, err error) bool {
 }
 
 // sendTo sends r to rep, counts it in flight and records its outcome for
-// the replica's health and in ctx's Note. A replica set aside gets one
+// the replica's health and in ctx's Note. It runs p.Check, when set, on a
+// 2xx answer: bad reports one that failed it, counted as the replica's
+// failure (it answered, but not as the service does). A replica set aside gets one
 // attempt, not retries, when the call provably never reaches it.
-func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Policy) (*http.Response, error) {
+func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Policy) (_ *http.Response, bad bool, _ error) {
 	many := l.Many()
 	if many {
 		l.Acquire(rep)
@@ -290,18 +307,32 @@ func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Po
 		}
 	}
 	resp, err := rep.Value.Do(ctx, r)
+	if err == nil && p.Check != nil {
+		resp, err = p.Check(resp)
+		bad = err != nil
+	}
 	never := transport.NeverSent(err)
 	if n, ok := ctx.Value(noteKey{}).(*Note); ok {
 		n.Replica, n.NeverSent = rep, never
 	}
 	if many && ctx.Err() == nil {
-		if fault(p, err) {
+		if bad || fault(p, err) {
 			l.Failed(rep)
 		} else {
 			l.Succeeded(rep)
 		}
 	}
-	return resp, err
+	return resp, bad, err
+}
+
+// Sick reports whether err is an answer of 500 or more that p counts
+// against the replica's health (see Policy.Failure), not a failure of the
+// job itself (processing failed). A flow pinned with PinMovable treats it
+// as its replica lost, once the client's retries are spent: it does its
+// work again on another replica.
+func (p Policy) Sick(err error) bool {
+	var ae *apierr.APIError
+	return errors.As(err, &ae) && ae.StatusCode >= 500 && failure(p, ae)
 }
 
 func failure(p Policy, ae *apierr.APIError) bool {

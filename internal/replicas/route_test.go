@@ -97,7 +97,7 @@ func TestSendHealth(t *testing.T) {
 	l := fleet(t, bad.URL, good.URL)
 	b := l.First()
 	for range DefaultThreshold {
-		resp, err := sendTo(context.Background(), l, b, &transport.Request{Path: "Status"}, Policy{})
+		resp, _, err := sendTo(context.Background(), l, b, &transport.Request{Path: "Status"}, Policy{})
 		if err == nil {
 			resp.Body.Close()
 		}

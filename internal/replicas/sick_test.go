@@ -1,8 +1,10 @@
 package replicas
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -129,7 +131,7 @@ func TestHeaderTimeoutSetsAside(t *testing.T) {
 	l := timeoutFleet(t, hung, good.URL)
 	h := l.First()
 	for range DefaultThreshold {
-		_, err := sendTo(context.Background(), l, h, &transport.Request{Path: "Status"}, Policy{})
+		_, _, err := sendTo(context.Background(), l, h, &transport.Request{Path: "Status"}, Policy{})
 		if !errors.Is(err, apierr.ErrResponseHeaderTimeout) {
 			t.Fatalf("err = %v, want a response header timeout", err)
 		}
@@ -202,5 +204,69 @@ func TestAskPassesOverASickReplica(t *testing.T) {
 	_, err = Ask(Pin(context.Background(), l.First()), l, &transport.Request{Path: "Status"}, Policy{})
 	if !errors.As(err, &ae) || ae.StatusCode != 503 || good.n.Load() != 0 {
 		t.Fatalf("pinned: err = %v, healthy replica asked %d times: the call left its pin", err, good.n.Load())
+	}
+}
+
+// errNotJSON is what jsonCheck returns for an answer that is not JSON.
+var errNotJSON = errors.New("not a JSON object")
+
+// jsonCheck is a Policy.Check that takes a body starting with '{'.
+func jsonCheck(resp *http.Response) (*http.Response, error) {
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !bytes.HasPrefix(b, []byte("{")) {
+		return nil, errNotJSON
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp, nil
+}
+
+// A replica answering 200 with garbage (a proxy's HTML page) to the
+// lookup of an unbound key is passed over, its answer counted against
+// it, and the key is bound to the replica whose answer passes the
+// policy's Check (the garbage replica got the key bound: every later call
+// failed on its answer).
+func TestLocateChecksTheAnswer(t *testing.T) {
+	t.Parallel()
+	junk := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("<html>"))
+	}))
+	t.Cleanup(junk.Close)
+	holder := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/CheckImage/job-1" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte(`{"held":true}`))
+	}))
+	t.Cleanup(holder.Close)
+	l := timeoutFleet(t, junk.URL, holder.URL)
+	p := notFoundElsewhere
+	p.Check = jsonCheck
+	for range 3 {
+		resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+		if err != nil {
+			t.Fatalf("err = %v, want the holder's answer", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != `{"held":true}` {
+			t.Fatalf("body = %q, want the holder's", b)
+		}
+		if r, ok := l.Lookup("job-1"); !ok || r.URL != holder.URL {
+			t.Fatal("the key was not bound to its holder")
+		}
+		l.Unbind("job-1") // a new process: looked up again
+	}
+	if l.Healthy(l.First()) {
+		t.Error("three answers that failed the Check did not set the replica aside")
+	}
+	// No replica holds it: the Check's error, nothing bound.
+	_, err := Send(context.Background(), l, "job-2", &transport.Request{Path: "CheckImage/job-2"}, p)
+	if !errors.Is(err, errNotJSON) {
+		t.Errorf("err = %v, want the Check's error", err)
+	}
+	if _, ok := l.Lookup("job-2"); ok {
+		t.Error("a key no replica showed it holds was bound")
 	}
 }
