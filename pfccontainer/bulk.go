@@ -81,8 +81,7 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 		if _, err := fileio.SniffImage(f, size); err != nil {
 			return nil, err
 		}
-		corr, _, err := d.correctVia(ctx, names.next(filepath.Base(it.Src)), f, it.Dst, o)
-		return corr, err
+		return d.correctVia(ctx, names.next(filepath.Base(it.Src)), f, it.Dst, o)
 	}
 }
 

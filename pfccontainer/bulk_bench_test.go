@@ -34,7 +34,7 @@ func BenchmarkContainerMockJobs(b *testing.B) {
 			key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 			if err == nil {
 				var corr *pfccontainer.Correction
-				if corr, err = c.Correct(ctx, key, nil); err == nil {
+				if corr, err = c.GetCorrection(ctx, key, nil); err == nil {
 					_, err = c.Download(ctx, corr, io.Discard)
 				}
 			}

@@ -155,13 +155,15 @@ func TestDirectConcurrentCorrectFile(t *testing.T) {
 			switch i % 3 {
 			case 0: // to a destination of its own
 				got[i] = filepath.Join(t.TempDir(), "photo.png")
-				_, _, errs[i] = d.CorrectFile(t.Context(), src, got[i], nil)
+				_, errs[i] = d.CorrectFile(t.Context(), src, got[i], nil, nil)
 			case 1: // the result left in /output
-				_, got[i], errs[i] = d.CorrectFile(t.Context(), src, "", nil)
+				corr, err := d.CorrectFile(t.Context(), src, "", nil, nil)
+				got[i], errs[i] = pathOf(corr), err
 			default:
 				var name string
 				if name, errs[i] = d.PutFile(t.Context(), src); errs[i] == nil {
-					_, got[i], errs[i] = d.Correct(t.Context(), name, nil)
+					corr, err := d.GetCorrection(t.Context(), name, nil)
+					got[i], errs[i] = pathOf(corr), err
 				}
 			}
 		}()
@@ -196,7 +198,7 @@ func TestDirectLongSourceNames(t *testing.T) {
 	d := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
 
 	dst := filepath.Join(t.TempDir(), long)
-	_, _, err := d.CorrectFile(t.Context(), filepath.Join(in, long), dst, nil)
+	_, err := d.CorrectFile(t.Context(), filepath.Join(in, long), dst, nil, nil)
 	require.NoError(t, err)
 	assert.Zero(t, wrongPixels(t, dst, colourOf(1, 2)))
 

@@ -34,7 +34,7 @@ var (
 func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) (_ int64, err error) {
 	var fe fieldErrors
 	if corr == nil || corr.CorrectedURL == "" {
-		fe.add("corrected_url", "is required (a Correction returned by Correct)")
+		fe.add("corrected_url", "is required (a Correction returned by GetCorrection)")
 	}
 	if dst == nil {
 		fe.add("dst", "is required")
