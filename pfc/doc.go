@@ -81,7 +81,7 @@
 //
 // # One-call flows
 //
-// hosted Correct and CorrectFile, pfccontainer CorrectFile, and
+// hosted and pfccontainer Correct and CorrectFile (and Direct.CorrectFile),
 // bgcontainer RemoveBackground and RemoveBackgroundFile take the service's
 // parameters and then a *FlowOptions for the client-side controls: wait
 // bounds and progress (Wait), a download limit, and the background-removal
