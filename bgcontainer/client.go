@@ -31,7 +31,7 @@ type Client struct {
 	http       *transport.Client
 	// reps are the container's replicas (one for a single base URL);
 	// http is the first one's transport.
-	reps *replicas.List[*transport.Client]
+	reps *replicas.Fleet
 	wait poll.Options
 	// retry paces the wait for a lost replica to answer again (the
 	// transport's retry delays, pfc.WithRetries; tests set its Clock).
