@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -124,20 +125,23 @@ func (c *Client) redact(s string) string {
 // String returns the same text as Format.
 func (c Client) String() string { return fmt.Sprint(c) }
 
-// Format prints the client as "bgcontainer.Client(<base URL>, license key
-// REDACTED)" (or "no license key") whatever the verb, so that %v, %+v and
-// %#v never reveal the licence key. A nil *Client prints as "<nil>".
+// Format prints the client as "bgcontainer.Client(<replica URL>, ...,
+// license key REDACTED)" (or "no license key") whatever the verb: every
+// replica's base URL (user info and query values REDACTED), so that %v,
+// %+v and %#v never reveal the licence key. A nil *Client prints as
+// "<nil>".
 func (c Client) Format(f fmt.State, _ rune) {
-	_, _ = fmt.Fprintf(f, "bgcontainer.Client(%s, %s)", c.baseURL, c.keyState())
+	_, _ = io.WriteString(f, c.reps.Describe("bgcontainer.Client", c.baseURL, c.keyState()))
 }
 
-// LogValue makes slog print the client without its licence key.
+// LogValue makes slog log the client without its licence key: base_url
+// (replicas for several) and license_key REDACTED or empty.
 func (c Client) LogValue() slog.Value {
 	key := ""
 	if c.licenseKey != nil {
 		key = redacted
 	}
-	return slog.GroupValue(slog.String("base_url", c.baseURL), slog.String("license_key", key))
+	return slog.GroupValue(c.reps.LogAttr(c.baseURL), slog.String("license_key", key))
 }
 
 func (c Client) keyState() string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -91,6 +92,27 @@ func (c *Client) CloseIdleConnections() {
 	for _, r := range c.reps.All() {
 		r.Value.CloseIdleConnections()
 	}
+}
+
+// String returns the same text as Format.
+func (c Client) String() string { return fmt.Sprint(c) }
+
+// Format prints the client as "pfccontainer.Client(<replica URL>, ...)"
+// whatever the verb: every replica's base URL (user info and query values
+// REDACTED), then "rebased" for RebaseCorrectedURLs, never the client's
+// internals. A nil *Client prints as "<nil>".
+func (c Client) Format(f fmt.State, _ rune) {
+	var extra []string
+	if c.rebase {
+		extra = append(extra, "rebased")
+	}
+	_, _ = io.WriteString(f, c.reps.Describe("pfccontainer.Client", c.base, extra...))
+}
+
+// LogValue makes slog log the client as Format prints it: base_url
+// (replicas for several) and rebase.
+func (c Client) LogValue() slog.Value {
+	return slog.GroupValue(c.reps.LogAttr(c.base), slog.Bool("rebase", c.rebase))
 }
 
 // apiError turns an error of the transport for a call of ep into the

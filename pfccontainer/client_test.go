@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
 	"image/png"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -379,4 +381,27 @@ func TestPublicErrorTypes(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []pfc.FieldError{{Field: "BaseURL", Message: "is required (use pfc.WithBaseURL)"}}, ve.Errors)
 	assert.Equal(t, "pfc: invalid parameters: BaseURL: is required (use pfc.WithBaseURL)", err.Error())
+}
+
+// TestClientPrints: fmt with any verb, a copy, and slog show every
+// replica's base URL (query values and user info, which NewClient
+// refuses anyway, would be REDACTED) and never the client's internals.
+func TestClientPrints(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(pfc.WithReplicas("http://127.0.0.1:1", "http://127.0.0.1:2"), pfc.WithRetries(-1, 0, 0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	want := "pfccontainer.Client(http://127.0.0.1:1, http://127.0.0.1:2)"
+	var logs bytes.Buffer
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("client", "c", c)
+	outs := []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %d", c, c, c, c, c, c), c.String(), fmt.Sprintf("%+v", *c)}
+	for _, s := range outs {
+		assert.Contains(t, s, want)
+		assert.NotContains(t, s, "maxDownload")
+	}
+	assert.Contains(t, logs.String(), "c.replicas=\"[http://127.0.0.1:1 http://127.0.0.1:2]\"")
+	assert.Equal(t, "pfccontainer.Client(http://127.0.0.1:2, rebased)", (&Client{base: "http://127.0.0.1:2", rebase: true}).String())
+	assert.Equal(t, "pfccontainer.Client(http://u:xxxxx@h:1/?tok=REDACTED)", (&Client{base: "http://u:pw@h:1/?tok=s3cret"}).String())
+	var nilClient *Client
+	assert.Equal(t, "<nil>", fmt.Sprint(nilClient))
 }
