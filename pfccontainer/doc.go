@@ -22,9 +22,8 @@
 // The container documents none: it is licensed by files mounted in
 // /sdk_license (without a valid licence the "corrected" file is the
 // original), and NewClient takes no key. Keep the port on a private
-// network, or behind an authenticating proxy (a pfc.WithHTTPClient transport
-// can add its header, for the proxy's host only). The download of
-// corrected_url carries no credential and no header of the caller.
+// network, or behind an authenticating proxy (a pfc.WithHTTPClient
+// transport can add its header, for the proxy's host only).
 //
 // # Transport
 //
@@ -72,7 +71,7 @@
 // base URL, keeping the /output/... tail (Correction.ReportedURL keeps the
 // container's answer); leave it off when PFC_SITE_URL names a reachable
 // gateway that serves /output elsewhere. Downloads ask for the identity
-// encoding and carry no credential.
+// encoding and carry no credential and no header of the caller.
 //
 // # Direct file mode
 //
