@@ -71,9 +71,9 @@ func BenchmarkContainerCorrectDir1000(b *testing.B) {
 				out := filepath.Join(b.TempDir(), fmt.Sprint(i))
 				i++
 				t0 := time.Now()
-				var rep *pfc.BulkReport
+				var rep *pfc.BulkReport[*pfccontainer.Correction]
 				var err error
-				bo := &pfc.BulkOptions{Concurrency: 16}
+				bo := &pfc.BulkOptions[*pfccontainer.Correction]{Concurrency: 16}
 				if direct {
 					rep, err = ts.Client.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir()).CorrectDir(context.Background(), in, out, nil, bo)
 				} else {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
 // Direct file mode shared by concurrent callers: one container, its /input
@@ -106,12 +107,12 @@ func TestDirectConcurrentRunsKeepTheirImages(t *testing.T) {
 		}
 	}
 	var wg sync.WaitGroup
-	reps, errs := make([]*pfc.BulkReport, runs), make([]error, runs)
+	reps, errs := make([]*pfc.BulkReport[*pfccontainer.Correction], runs), make([]error, runs)
 	for r := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			reps[r], errs[r] = d.CorrectDir(t.Context(), ins[r], outs[r], nil, &pfc.BulkOptions{Concurrency: 4})
+			reps[r], errs[r] = d.CorrectDir(t.Context(), ins[r], outs[r], nil, &pfc.BulkOptions[*pfccontainer.Correction]{Concurrency: 4})
 		}()
 	}
 	wg.Wait()

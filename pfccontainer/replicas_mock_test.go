@@ -81,13 +81,13 @@ func TestReplicasCorrectDirSurvivesAKilledReplica(t *testing.T) {
 		byRepl = map[string]int{}
 		lost   = map[string]bool{}
 	)
-	rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{
+	rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions[*pfccontainer.Correction]{
 		Concurrency: 6,
-		OnResult: func(r pfc.BulkResult) {
+		OnResult: func(r pfc.BulkResult[*pfccontainer.Correction]) {
 			if done.Add(1) == n/3 {
 				once.Do(func() { killPFC(fleet[1]) })
 			}
-			if corr, ok := r.Result.(*pfccontainer.Correction); ok && corr != nil {
+			if corr := r.Result; corr != nil {
 				mu.Lock()
 				byRepl[corr.Replica]++
 				for _, l := range corr.LostReplicas {
