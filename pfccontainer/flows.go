@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -17,23 +18,15 @@ import (
 // correction are done again on another replica when theirs is lost (see
 // CorrectFile); the download, whose bytes may already be in dst, is not.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, o *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Correction, err error) {
-	var fe fieldErrors
+	var fe apierr.FieldErrors
 	if err := checkFlow(flow, false); err != nil {
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
-	if fileio.NilReader(src) {
-		fe.add("src", "is required")
-	}
-	if size < 0 {
-		fe.add("size", "must not be negative, got %d", size)
-	}
-	if dst == nil {
-		fe.add("dst", "is required")
-	}
+	fileio.CheckStream(&fe, src, size, dst)
 	if err := o.Validate(); err != nil {
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
-	if err := fe.err(); err != nil {
+	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	corr, err := c.correctFile(ctx, func(ctx context.Context) (_ *Correction, err error) {
