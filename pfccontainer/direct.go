@@ -194,15 +194,13 @@ func (d *Direct) GetCorrection(ctx context.Context, name string, o *CorrectionOp
 }
 
 // CorrectFile copies srcPath into InputDir under a name of its own (see
-// PutFile), corrects it and returns the correction, its Path the result.
-// With an empty dstPath that is the result in OutputDir, named after the
-// copy in InputDir unless o sets PreserveInputFileName false. With a
-// non-empty dstPath the result is copied there, atomically, and Path is
-// dstPath. The copy in InputDir is removed once corrected, and a result
-// copied to dstPath is removed from OutputDir when it bears the copy's
-// name (provably this call's file). Of flow (see pfc.FlowOptions) none
-// applies: direct file mode downloads nothing and waits for nothing, and
-// a flow that sets a control is refused.
+// PutFile), corrects it and returns the correction, its Path the result:
+// with an empty dstPath, the result in OutputDir (named after the copy
+// unless o sets PreserveInputFileName false); else dstPath, the result
+// copied there atomically. The copy in InputDir is removed once
+// corrected, and a result copied to dstPath is removed from OutputDir
+// when it bears the copy's name. No control of flow (pfc.FlowOptions)
+// applies here: one that is set is refused.
 func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
 	var fe fieldErrors
 	d.check(&fe)
