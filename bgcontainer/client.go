@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
@@ -125,23 +125,49 @@ func (c *Client) redact(s string) string {
 // String returns the same text as Format.
 func (c Client) String() string { return fmt.Sprint(c) }
 
-// Format prints the client as "bgcontainer.Client(<replica URL>, ...,
-// license key REDACTED)" (or "no license key") whatever the verb: every
-// replica's base URL (user info and query values REDACTED), so that %v,
-// %+v and %#v never reveal the licence key. A nil *Client prints as
-// "<nil>".
+// Format prints the client as "bgcontainer.Client(<base URL>, license key
+// REDACTED)" (or "no license key"; for several replicas, "replicas <URL>,
+// <URL> (weight 3), ..." in place of the base URL) whatever the verb, so
+// that %v, %+v and %#v never reveal the licence key, also in a URL. A nil
+// *Client prints as "<nil>".
 func (c Client) Format(f fmt.State, _ rune) {
-	_, _ = io.WriteString(f, c.reps.Describe("bgcontainer.Client", c.baseURL, c.keyState()))
+	_, _ = fmt.Fprintf(f, "bgcontainer.Client(%s, %s)", c.where(), c.keyState())
 }
 
-// LogValue makes slog log the client without its licence key: base_url
-// (replicas for several) and license_key REDACTED or empty.
-func (c Client) LogValue() slog.Value {
+// LogValue makes slog print the client without its licence key, a nil
+// *Client as "<nil>".
+func (c *Client) LogValue() slog.Value {
+	if c == nil {
+		return slog.StringValue("<nil>")
+	}
 	key := ""
 	if c.licenseKey != nil {
 		key = redacted
 	}
-	return slog.GroupValue(c.reps.LogAttr(c.baseURL), slog.String("license_key", key))
+	if c.reps != nil && c.reps.Many() {
+		return slog.GroupValue(slog.String("replicas", c.where()), slog.String("license_key", key))
+	}
+	return slog.GroupValue(slog.String("base_url", c.redact(c.baseURL)), slog.String("license_key", key))
+}
+
+// where is the client's base URL, or its replicas' (with their weights
+// other than 1), redacted.
+func (c *Client) where() string {
+	if c.reps == nil || !c.reps.Many() {
+		return c.redact(c.baseURL)
+	}
+	var b strings.Builder
+	b.WriteString("replicas ")
+	for i, r := range c.reps.All() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.URL)
+		if r.Weight != 1 {
+			fmt.Fprintf(&b, " (weight %d)", r.Weight)
+		}
+	}
+	return c.redact(b.String())
 }
 
 func (c Client) keyState() string {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 const secretKey = "LIC-9f8e7d6c5b4a"
@@ -48,19 +46,3 @@ func TestClientNeverPrintsTheLicenceKey(t *testing.T) {
 // TestKeyFormsCoverJSONEscapes: a container echoing the key in a JSON
 // error body escapes it as its encoder does; every such spelling is
 // redacted from the body kept in pfc.APIError.Body.
-
-// TestFleetClientPrintsEveryReplica: a client of several replicas prints
-// and logs them all (it printed only the first), never the licence key.
-func TestFleetClientPrintsEveryReplica(t *testing.T) {
-	t.Parallel()
-	c, err := NewClient(secretKey, pfc.WithReplicas("http://127.0.0.1:1", "http://127.0.0.1:2"), pfc.WithRetries(-1, 0, 0))
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	want := "bgcontainer.Client(http://127.0.0.1:1, http://127.0.0.1:2, license key REDACTED)"
-	assert.Equal(t, want, c.String())
-	assert.Equal(t, want, fmt.Sprintf("%+v", *c))
-	var logs bytes.Buffer
-	slog.New(slog.NewTextHandler(&logs, nil)).Info("client", "c", c)
-	assert.Contains(t, logs.String(), "c.replicas=\"[http://127.0.0.1:1 http://127.0.0.1:2]\" c.license_key=REDACTED")
-	assert.NotContains(t, logs.String(), secretKey)
-}

@@ -1,4 +1,4 @@
-package pfcparams
+package pfcparams_test
 
 import (
 	"net/url"
@@ -6,44 +6,30 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
-// containerOpts has every container parameter, as pfccontainer's options.
-type containerOpts struct {
-	Preset                string   `url:"preset,omitempty"`
-	OutputType            myFormat `url:"outputType,omitempty"`
-	OutputQuality         int      `url:"outputQuality,omitempty"`
-	OutputColorSpace      string   `url:"outputColorSpace,omitempty"`
-	Width                 int      `url:"width,omitempty"`
-	Height                int      `url:"height,omitempty"`
-	Long                  int      `url:"long,omitempty"`
-	Short                 int      `url:"short,omitempty"`
-	Scale                 int      `url:"scale,omitempty"`
-	Autocrop              bool     `url:"autocrop,omitempty"`
-	Skip                  myFormat `url:"skip,omitempty"`
-	SkipEXIFSoftware      []string `url:"skip-exif-software,comma,omitempty"`
-	PreserveInputFileName *bool    `url:"preserveInputFileName,omitempty"`
-	EnableComposite       *bool    `url:"enableComposite,omitempty"`
-	Strict                bool     `url:"-"`
-}
-
-type myFormat string
+// containerOpts has every container parameter: pfccontainer's options
+// themselves, so that a new parameter needs no field here.
+type containerOpts = pfccontainer.CorrectionOptions
 
 func TestBindAndEncode(t *testing.T) {
 	t.Parallel()
-	b, err := Bind(Container, &containerOpts{})
+	b, err := pfcparams.Bind(pfcparams.Container, &containerOpts{})
 	require.NoError(t, err)
-	assert.ElementsMatch(t, Names(Container), b.Names())
+	assert.ElementsMatch(t, pfcparams.Names(pfcparams.Container), b.Names())
 	no := false
 	o := &containerOpts{OutputType: "jpg", Width: 40, SkipEXIFSoftware: []string{}, EnableComposite: &no, Autocrop: true}
 	q := url.Values{}
 	b.Encode(o, q)
 	assert.Equal(t, "autocrop=true&enableComposite=false&outputType=JPEG&skip-exif-software=&width=40", q.Encode())
 	q = url.Values{}
-	b.Encode(&containerOpts{OutputType: OutputOriginal, SkipEXIFSoftware: []string{"a", "b"}}, q)
+	b.Encode(&containerOpts{OutputType: pfcparams.OutputOriginal, SkipEXIFSoftware: []string{"a", "b"}}, q)
 	assert.Equal(t, "skip-exif-software=a%2Cb", q.Encode(), "original is the container's default: not sent")
 	assert.Empty(t, b.Check(o, true))
-	probs := b.Check(&containerOpts{OutputType: "gif", OutputQuality: 39, Width: 31, Scale: MaxScale + 1,
+	probs := b.Check(&containerOpts{OutputType: "gif", OutputQuality: 39, Width: 31, Scale: pfcparams.MaxScale + 1,
 		SkipEXIFSoftware: []string{"x,y"}, OutputColorSpace: "../p.icc"}, true)
 	var names []string
 	for _, p := range probs {
@@ -73,31 +59,31 @@ func TestBindRefusesMismatches(t *testing.T) {
 			Preset string `url:"preset"`
 		}{},
 	} {
-		_, err := Bind(Container, sample)
+		_, err := pfcparams.Bind(pfcparams.Container, sample)
 		assert.Error(t, err, name)
 	}
-	assert.Panics(t, func() { MustBind(Container, struct{}{}) })
+	assert.Panics(t, func() { pfcparams.MustBind(pfcparams.Container, struct{}{}) })
 }
 
 func TestTableIsWellFormed(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	for _, p := range Table {
+	for _, p := range pfcparams.Table {
 		assert.False(t, seen[p.Name], "%s declared twice", p.Name)
 		seen[p.Name] = true
 		assert.NotZero(t, p.APIs, p.Name)
 		assert.NotEmpty(t, p.Doc, p.Name)
-		if p.Kind == Int {
+		if p.Kind == pfcparams.Int {
 			assert.Less(t, p.Min, p.Max, p.Name)
 		}
-		if p.Kind == Enum {
+		if p.Kind == pfcparams.Enum {
 			assert.NotEmpty(t, p.Values, p.Name)
 			for api, w := range p.Wire {
 				assert.Len(t, w, len(p.Values), "%s %s", p.Name, api)
 			}
 		}
 	}
-	assert.Equal(t, len(Table), Index("nope"))
-	_, ok := Lookup("nope")
+	assert.Equal(t, len(pfcparams.Table), pfcparams.Index("nope"))
+	_, ok := pfcparams.Lookup("nope")
 	assert.False(t, ok)
 }

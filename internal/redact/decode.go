@@ -29,47 +29,109 @@ func decodeEscape(s string, j int) (r rune, w int, ok bool) {
 	return 0, 0, false
 }
 
-// decodeNested decodes the escape at s[j] read as escaped twice: "%25XX"
-// and "%2B" (a percent-escape and a "+" for a space escaped again, as a
-// URL inside a URL's query gets them), `\\` followed by an escape (a JSON string inside a JSON
-// string), "&amp;" followed by a character reference (HTML escaped
-// twice).
+// decodeNested decodes the escape at s[j] read as escaped twice: an
+// escape whose characters were escaped once more, in the same scheme or
+// another one. The escape at s[j] must stand for the first character of
+// an escape (one of escapeLeads); what follows is read a character at a
+// time, each written as is or escaped once, and the escape those
+// characters spell is decoded: "%25XX" and "%2B" (a URL inside a URL's
+// query), `\\u003c` (JSON inside JSON), "&amp;lt;" (HTML escaped twice),
+// `\u0026lt;` (HTML inside Go's JSON), "%26lt%3B" (HTML inside a URL),
+// "%5Cu003c" (JSON inside a URL), "&#37;3C" (a URL inside HTML) ...
 func decodeNested(s string, j int) (rune, int, bool) {
-	switch s[j] {
-	case '%':
-		if j+2 < len(s) && s[j+1] == '2' {
-			switch s[j+2] {
-			case '5':
-				return byteEscapes(s, j, "%25")
-			case 'B', 'b':
-				return ' ', 3, true // a space written "+", escaped again
+	c, w, ok := decodeEscape(s, j)
+	if !ok || c >= utf8.RuneSelf || !isLead[c] || c == '\r' || c == '\n' {
+		return 0, 0, false
+	}
+	var in nested
+	in.s, in.buf[0], in.ends[0], in.n = s, byte(c), j+w, 1
+	// Read no more characters than the escape they start may hold:
+	// most text with escapes in it has escaped leads that start none.
+	need := 0
+	switch c {
+	case '+':
+		need = 1
+	case '%', '=':
+		switch b := in.at(1); {
+		case c == '%' && (b == 'u' || b == 'U'):
+			need = 12 // %uD83D%uDE00
+		case unhex[b] < 16:
+			need = 3
+			if hb, ok := in.hexByte(); ok && hb >= utf8.RuneSelf {
+				need = 3 * max(seqLen(hb), 1)
 			}
 		}
 	case '\\':
-		if j+2 >= len(s) || s[j+1] != '\\' {
-			break
-		}
-		if s[j+2] == '\\' {
-			// The inner escape's letter is escaped too (`\\\"` is `\"`).
-			if c, w, ok := backslashEscape(s, j+2); ok && c < utf8.RuneSelf {
-				if r := shortEscapes[c]; r >= 0 {
-					return r, 2 + w, true
-				}
-			}
-			break
-		}
-		// The inner escape's body is written as is (`\\u003c` is `\u003c`).
-		if r, w, ok := backslashEscape(s, j+1); ok {
-			return r, w + 1, true
+		switch b := in.at(1); {
+		case b == 'u' || b == 'U':
+			need = 12 // \uD83D\uDE00, \U0001F600, \u{1F600}
+		case b == 'x' || b == 'X':
+			need = 16 // \xf0\x9f\x98\x80
+		case shortEscapes[b] >= 0:
+			need = 2
 		}
 	case '&':
-		if j+5 <= len(s) && strings.EqualFold(s[j:j+5], "&amp;") {
-			if r, end, ok := charRefBody(s, j+5); ok {
-				return r, end - j, true
-			}
+		if b := in.at(1); b == '#' || 'a' <= lower[b] && lower[b] <= 'z' {
+			need = 2 + maxEntityName // &#x10FFFF;, &vertline;
 		}
 	}
-	return 0, 0, false
+	if need == 0 {
+		return 0, 0, false
+	}
+	in.at(need - 1)
+	r, iw, ok := decodeEscape(string(in.buf[:in.n]), 0)
+	if !ok || iw < 1 {
+		return 0, 0, false
+	}
+	return r, in.ends[iw-1] - j, true
+}
+
+// nested reads the characters an escape escaped once more spells: each
+// written as is or escaped once (see decodeNested).
+type nested struct {
+	s    string
+	buf  [16]byte // the characters read
+	ends [16]int  // where each ends in s
+	n    int      // how many were read
+}
+
+// at returns the i-th character, reading up to it; 0 past the end of the
+// text or at a character that is not ASCII.
+func (in *nested) at(i int) byte {
+	for in.n <= i && in.n < len(in.buf) {
+		p := in.ends[in.n-1]
+		if p >= len(in.s) {
+			return 0
+		}
+		b := in.s[p]
+		switch {
+		case isLead[b]:
+			if d, dw, ok := decodeEscape(in.s, p); ok && d < utf8.RuneSelf {
+				b, p = byte(d), p+dw
+			} else {
+				p++
+			}
+		case b < utf8.RuneSelf:
+			p++
+		default:
+			return 0
+		}
+		in.buf[in.n], in.ends[in.n] = b, p
+		in.n++
+	}
+	if i >= in.n {
+		return 0
+	}
+	return in.buf[i]
+}
+
+// hexByte reads the byte of the two hex digits after the first character.
+func (in *nested) hexByte() (byte, bool) {
+	hi, lo := unhex[in.at(1)], unhex[in.at(2)]
+	if hi > 15 || lo > 15 {
+		return 0, false
+	}
+	return hi<<4 | lo, true
 }
 
 // byteEscapes decodes escapes of one byte each, intro and two hex digits

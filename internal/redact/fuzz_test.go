@@ -200,7 +200,8 @@ type refForm struct {
 }
 
 // refRedact is Redact for text without escapes, written plainly: at each
-// position, the longest spelling of any form starting there is replaced.
+// position, the longest spelling of any form starting there is replaced,
+// with every spelling that starts inside it and ends past it.
 func refRedact(secrets []string, text string) string {
 	var forms []refForm
 	for _, s := range secrets {
@@ -221,13 +222,20 @@ func refRedact(secrets []string, text string) string {
 			forms = append(forms, refForm{pat: p, min: hi - lo, b64: true})
 		}
 	}
-	var out strings.Builder
-	for i := 0; i < len(text); {
+	longest := func(i int) int {
 		best := -1
 		for _, f := range forms {
 			if n := refPrefix(text[i:], f); n > 0 && i+n > best {
 				best = i + n
 			}
+		}
+		return best
+	}
+	var out strings.Builder
+	for i := 0; i < len(text); {
+		best := longest(i)
+		for j := i + 1; j < best; j++ {
+			best = max(best, longest(j))
 		}
 		if best < 0 {
 			out.WriteByte(text[i])

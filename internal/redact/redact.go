@@ -16,9 +16,10 @@
 //     \u{X}, \UXXXXXXXX, \xHH, \/, \\, \", \n ...);
 //   - HTML character references (&#NN;, &#xHH;, &amp;, &sol; ...);
 //   - quoted-printable escapes (=3D) and soft line breaks (=CRLF);
-//   - each of a character's escapes escaped once more: "%252F" and "%2B"
-//     (a URL inside a URL's query), `\\u003c` (JSON inside JSON),
-//     "&amp;lt;" (HTML escaped twice);
+//   - each of a character's escapes escaped once more, in the same
+//     scheme or another: "%252F" and "%2B" (a URL inside a URL's query),
+//     `\\u003c` (JSON inside JSON), "&amp;lt;" (HTML escaped twice),
+//     `\u0026lt;` (HTML inside Go's JSON), "%26lt%3B", "%5Cu003c";
 //   - in any case: a secret of MinFoldLen bytes or more matches with its
 //     letters in any case (ASCII and Unicode simple folding), and the hex
 //     digits and letters of every escape are read in either case.
@@ -29,7 +30,8 @@
 // encode its bits alone), each also escaped as above and wrapped over
 // lines (MIME bodies and folded headers).
 //
-// The whole span of text that spells a secret is replaced by Redacted.
+// The whole span of text that spells a secret is replaced by Redacted;
+// where two secrets' spellings overlap, the span of both.
 package redact
 
 import (
@@ -316,8 +318,21 @@ func (m *Matcher) indexEscapes(r rune) {
 			m.setPair('\\', byte(i))
 		}
 	}
-	// Escaped twice (see decodeNested): "%25XX", two backslashes, "&amp;".
+	// Escaped twice (see decodeNested): an escape's first character
+	// escaped ("%25XX", "%5Cu", "%26lt;", "=3D", two backslashes,
+	// "&amp;", "&#37;", "&bsol;").
 	m.setPair('%', '2')
+	m.setPair('%', '3')
+	m.setPair('%', '5')
+	m.setPair('=', '2')
+	m.setPair('=', '3')
+	m.setPair('=', '5')
+	for _, c := range escapeLeads {
+		for _, e := range entityInitials[c] {
+			m.setPair('&', e)
+			m.setPair('&', e-'a'+'A')
+		}
+	}
 	m.setPair('\\', '\\')
 	m.setPair('&', 'a')
 	m.setPair('&', 'A')
@@ -389,6 +404,11 @@ func (m *Matcher) Redact(s string) string {
 		if end < 0 {
 			continue
 		}
+		// A secret that starts inside this span and ends past it (two
+		// secrets overlapping) widens it: no tail of it survives.
+		for p := m.next(s, i+1); p < end; p = m.next(s, p+1) {
+			end = max(end, m.matchAt(s, p))
+		}
 		if done == 0 {
 			b.Grow(len(s))
 		}
@@ -436,7 +456,7 @@ func (m *Matcher) matchAt(s string, i int) int {
 	// filters only spare trying those that cannot start here.
 	tried := rune(-1)
 	if c < utf8.RuneSelf {
-		if m.admits(rune(c), s, i+1) {
+		if len(m.ascii[lower[c]]) > 0 && m.admits(rune(c), s, i+1) {
 			tried = rune(lower[c])
 			best = m.try(m.ascii[tried], s, i, best)
 		}
@@ -447,11 +467,11 @@ func (m *Matcher) matchAt(s string, i int) int {
 	}
 	if isLead[c] {
 		d, w, ok := decodeEscape(s, i)
-		if ok && foldKey(d) != tried && m.admits(d, s, i+w) {
+		if ok && foldKey(d) != tried && len(m.lookup(foldKey(d))) > 0 && m.admits(d, s, i+w) {
 			best = m.try(m.lookup(foldKey(d)), s, i, best)
 			tried = foldKey(d)
 		}
-		if dd, ww, ok := decodeNested(s, i); ok && foldKey(dd) != tried && m.admits(dd, s, i+ww) {
+		if dd, ww, ok := decodeNested(s, i); ok && foldKey(dd) != tried && len(m.lookup(foldKey(dd))) > 0 && m.admits(dd, s, i+ww) {
 			best = m.try(m.lookup(foldKey(dd)), s, i, best)
 		}
 	}

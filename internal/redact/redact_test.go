@@ -229,7 +229,8 @@ func TestAdversarialTextIsBounded(t *testing.T) {
 	m := New(s, strings.Repeat("a", 40)+"b")
 	text := strings.Repeat("%25", 3000) + strings.Repeat("a", 3000)
 	got := m.Redact(text)
-	assert.True(t, got == strings.Repeat(Redacted, 250)+strings.Repeat("a", 3000), "%.200q", got)
+	// Every 12 of the 3000 escaped '%'s spell s: one span.
+	assert.True(t, got == Redacted+strings.Repeat("a", 3000), "%.200q", got)
 }
 
 func TestWebhookURL(t *testing.T) {
@@ -258,4 +259,35 @@ func TestSignedURL(t *testing.T) {
 	} {
 		assert.Equal(t, want, SignedURL(in), in)
 	}
+}
+
+// TestEscapedTwiceAcrossSchemes: an escape escaped again by another
+// encoder (HTML inside Go's JSON or a URL, JSON inside a URL, a URL
+// inside HTML or JSON, quoted-printable inside a URL) is read, the
+// secret's first character included.
+func TestEscapedTwiceAcrossSchemes(t *testing.T) {
+	t.Parallel()
+	const s = `Lic-7f3A9c2e<51b4&4d0e"9a7f`
+	m := New(s)
+	for name, text := range map[string]string{
+		"HTML in Go's JSON": `Lic-7f3A9c2e\u0026lt;51b4\u0026amp;4d0e\u0026quot;9a7f`,
+		"HTML in a URL":     `Lic-7f3A9c2e%26lt%3B51b4%26amp%3B4d0e%26quot%3B9a7f`,
+		"URL in HTML":       `Lic-7f3A9c2e&#37;3C51b4&percnt;264d0e&#x25;229a7f`,
+		"URL in JSON":       `Lic-7f3A9c2e\u00253C51b4\u0025264d0e\u0025229a7f`,
+		"JSON in a URL":     `%5Cu004Cic-7f3A9c2e%5Cu003c51b4%5Cu00264d0e%5C%229a7f`,
+		"QP in a URL":       `%3D4Cic-7f3A9c2e%3D3C51b4%3D264d0e%3D229a7f`,
+		"JSON in HTML":      `&bsol;u004Cic-7f3A9c2e&#92;u003c51b4&#x5C;u00264d0e&#92;&quot;9a7f`,
+	} {
+		assert.Equal(t, "<"+Redacted+">", m.Redact("<"+text+">"), name)
+	}
+}
+
+// TestOverlappingSecrets: where one secret's spelling starts inside
+// another's and ends past it, no part of either survives.
+func TestOverlappingSecrets(t *testing.T) {
+	t.Parallel()
+	m := New("Lic-AAAAAAAAAAAA-bbbbbbbb", "bbbbbbbb-CCCCCCCCCCCCCCCC", "CCCCCCCC-dddddddd")
+	assert.Equal(t, "("+Redacted+")", m.Redact("(Lic-AAAAAAAAAAAA-bbbbbbbb-CCCCCCCCCCCCCCCC-dddddddd)"))
+	assert.Equal(t, "("+Redacted+")", m.Redact("(LIC-AAAAAAAAAAAA-BBBBBBBB-CCCCCCCCCCCCCCCC%2Ddddddddd)"))
+	assert.Equal(t, "x "+Redacted+" y", New("abcdefgh12", "abcdefgh1234567").Redact("x abcdefgh1234567 y"))
 }

@@ -15,7 +15,8 @@
 // several addresses (Options.Host: a Kubernetes headless Service). Each
 // address gives one replica, the URL with the host replaced by the address
 // (port, scheme and path kept). URLs are compared by Key: spellings of one
-// URL ("HTTP://A.TEST:1", "http://a.test:1/.") are one replica, and
+// URL ("HTTP://A.TEST.:1", "http://a.test:1/.", "[0:0:0:0:0:0:0:1]" and
+// "[::1]") are one replica, and
 // Weights and ByURL take any of them. The name is resolved when the list
 // is made and again, in the background, once Options.ResolveEvery has passed
 // (default 30s) when a replica is next chosen; a failed re-resolution keeps

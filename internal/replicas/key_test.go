@@ -24,7 +24,20 @@ func TestKey(t *testing.T) {
 		"https://[::1]:443/a%2Fb/": "https://[::1]/a%2Fb",
 		"http://[::1]:8000":        "http://[::1]:8000",
 		"bg:8000/":                 "bg:8000",
-		"%zz/":                     "%zz",
+		// Other spellings of one host, port or path: each made another
+		// replica, which took a second share of the work.
+		"http://[0:0:0:0:0:0:0:1]:8000": "http://[::1]:8000",
+		"http://[::FFFF:10.0.0.7]:8000": "http://10.0.0.7:8000",
+		"http://[fe80::1%25eth0]:1":     "http://[fe80::1%25eth0]:1",
+		"http://a.test.:1":              "http://a.test:1",
+		"http://A.Test.":                "http://a.test",
+		"http://a.test:0080":            "http://a.test",
+		"http://a.test:01":              "http://a.test:1",
+		"http://a.test:1/%78/%7e/":      "http://a.test:1/x/~",
+		"http://a.test:1/%2e%2E/v1":     "http://a.test:1/v1",
+		"http://a.test:1/a%2fb":         "http://a.test:1/a%2Fb",
+		"http://a.test:1/%":             "http://a.test:1/%",
+		"%zz/":                          "%zz",
 	} {
 		if got := Key(in); got != want {
 			t.Errorf("Key(%q) = %q, want %q", in, got, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // engineProcessor is the reference engine e as the hosted mock's
@@ -34,21 +35,22 @@ func engineProcessor(e *engine.Engine) Processor {
 	})
 }
 
+// engineRequest is req as the engine takes it: the fields tagged `param`
+// are copied by name (pfcdoc.CopyParams), the others here.
 func engineRequest(req JobRequest) (engine.Request, error) {
 	er := engine.Request{
-		Preset:           req.Preset,
-		Skip:             req.Skip,
-		OutputType:       req.OutputType,
-		Quality:          req.Quality,
-		PreserveMetadata: req.PreserveMetadata,
-		UpdateThumbnail:  req.UpdateThumbnail,
-		RemoveGlares:     req.RemoveGlares,
+		Preset:     req.Preset,
+		Skip:       req.Skip,
+		OutputType: req.OutputType,
 		Resize: resize.Request{
 			Width: req.Resize.Width, Height: req.Resize.Height,
 			Long: req.Resize.Long, Short: req.Resize.Short, Scale: req.Resize.Scale,
 			Mode: resize.Mode(req.Resize.Mode),
 		},
 		Limits: hostedsvc.InputLimits(req.Preset, req.AutoCrop != nil, req.RemoveGlares),
+	}
+	if err := pfcdoc.CopyParams(&er, &req); err != nil {
+		return er, err
 	}
 	if req.PresetData != nil {
 		name, data := req.Preset, req.PresetData

@@ -56,3 +56,16 @@ func TestRejectErrorText(t *testing.T) {
 	assert.EqualError(t, &RejectError{Reason: "too small"}, "mockserver: rejected: too small")
 	assert.EqualError(t, &RejectError{Reason: "too small", Err: errors.New("33 px")}, "mockserver: rejected: too small: 33 px")
 }
+
+// TestEngineRequestTakesEveryParameter: every plain parameter of the
+// request (a field tagged `param`) reaches the engine's field of its name.
+func TestEngineRequestTakesEveryParameter(t *testing.T) {
+	t.Parallel()
+	er, err := engineRequest(JobRequest{Preset: "Pro", Quality: 55, RemoveGlares: true, PreserveMetadata: true,
+		UpdateThumbnail: true, IncludeDetectionData: true})
+	require.NoError(t, err)
+	assert.Equal(t, 55, er.Quality)
+	assert.True(t, er.RemoveGlares)
+	assert.True(t, er.PreserveMetadata)
+	assert.True(t, er.UpdateThumbnail)
+}

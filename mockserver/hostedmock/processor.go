@@ -21,15 +21,12 @@ type Processor = hostedsvc.Processor
 type ProcessorFunc = hostedsvc.ProcessorFunc
 
 // JobRequest is a /pfc request with every default filled in and every
-// priority rule applied, as a Processor gets it: the service's own type.
-// Its fields: Preset string ("Universal", "none", a built-in group or a
-// custom preset's name) and PresetData []byte (a custom preset's file);
-// SourceFormat, OutputType string ("jpg" or "png", the output resolved);
-// Quality int (40..100); Resize ResizeRequest; AutoCrop *AutoCropRequest
-// and Background *BackgroundRequest (nil unless asked for); Skip string
-// ("clipart", "legacy", "none"; empty under AI preset selection);
-// RemoveGlares, PreserveMetadata, UpdateThumbnail, IncludeDetectionData
-// bool. docs/mockserver.md gives each default.
+// priority rule applied, as a Processor gets it: the service's own type,
+// the one the mock's parser fills, its cache key encodes and the engine
+// adapter reads. Its fields (Preset, PresetData, SourceFormat, OutputType,
+// Quality, Resize, AutoCrop, Background, Skip and one per plain
+// parameter such as RemoveGlares) are listed with their values and
+// defaults in docs/mockserver.md, "Processors and the engine".
 type JobRequest = hostedsvc.JobRequest
 
 // ResizeRequest is the effective resize of a JobRequest: Width, Height,

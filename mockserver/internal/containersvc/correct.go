@@ -22,6 +22,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/jobqueue"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // BeautifyMaxAspect: above this aspect ratio the correction is not applied
@@ -172,9 +173,11 @@ func (s *Service) engineRequest(req *Request) (engine.Request, *httpx.Error) {
 		Skip:              req.Skip,
 		BeautifyMaxAspect: BeautifyMaxAspect,
 		OutputType:        req.OutputType,
-		Quality:           req.Quality,
 		PreserveMetadata:  true,
 		Limits:            imageio.ContainerLimits,
+	}
+	if err := pfcdoc.CopyParams(&er, req); err != nil {
+		return er, httpx.Errorf(http.StatusInternalServerError, httpx.CodeInternal, "%v", err)
 	}
 	if req.Preset != "" {
 		data, ok, err := lookupPreset(s.mounts.Presets, req.Preset)

@@ -15,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // correctedBytes corrects key with the query q and returns the output file.
@@ -220,4 +223,21 @@ func TestAutocropReachesTheEngine(t *testing.T) {
 	cropped := size("preset=none&autocrop=true")
 	assert.NotEqual(t, [2]int{512, 512}, cropped, "autocrop=true crops")
 	assert.Positive(t, cropped[0]*cropped[1])
+}
+
+// TestRequestParamsReachTheEngine: every plain parameter of Request (a
+// field tagged `param`, not ",mock") has the engine's field of its name,
+// and every tagged field is a parameter of the container's table.
+func TestRequestParamsReachTheEngine(t *testing.T) {
+	t.Parallel()
+	var er engine.Request
+	require.NoError(t, pfcdoc.CopyParams(&er, &Request{Quality: 55}))
+	assert.Equal(t, 55, er.Quality)
+	kinds := map[pfcdoc.Kind]string{pfcdoc.KindBoolean: "bool", pfcdoc.KindInteger: "int", pfcdoc.KindString: "string"}
+	for _, f := range pfcdoc.Fields(&Request{}) {
+		p, ok := pfcdoc.Lookup(pfcdoc.Container, f.Name)
+		if assert.True(t, ok, "%s is tagged %q, not a parameter of the container's table", f.GoName, f.Name) {
+			assert.Equal(t, kinds[p.Kind], f.Value.Kind().String(), "%s (%s): a kind the parser sets", f.GoName, f.Name)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package containersvc
 import (
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,12 +14,9 @@ import (
 )
 
 // CorrectParams are the query parameters of GET /pfc/{imageKey}, in the
-// documented table order. The handler refuses any other (httpx.Query).
-func CorrectParams() []string {
-	return []string{"preset", "outputType", "outputQuality", "outputColorSpace",
-		"width", "height", "long", "short", "scale",
-		"autocrop", "skip", "skip-exif-software", "preserveInputFileName", "enableComposite"}
-}
+// documented table order (pfcdoc.Container). The handler refuses any
+// other (httpx.Query).
+func CorrectParams() []string { return pfcdoc.Names(pfcdoc.Container) }
 
 // Ranges of the numeric parameters. The API documentation gives only
 // outputQuality's; the sizes take the hosted API's documented range so that
@@ -35,14 +33,19 @@ const (
 
 // Request is a parsed, validated GET /pfc/{imageKey} query with every
 // default (from the query or the PFC_* settings) filled in and the resize
-// priority applied.
+// priority applied: the container mock's one request type, which the
+// parser fills and engineRequest reads. A field tagged `param:"name"` is
+// a plain parameter: the parser sets it from its pfcdoc.Container entry
+// and engineRequest copies it to the engine's field of the same name
+// (",mock": one the engine does not take). A new plain parameter is such a
+// field and its table entry.
 type Request struct {
 	// Preset is "" (AI scene detection) or a preset name.
 	Preset string
 	// OutputType is "" (keep the source format), "jpg" or "png".
 	OutputType string
 	// Quality is the JPEG quality, 40..100.
-	Quality int
+	Quality int `param:"outputQuality"`
 	// ColorSpace is "original", "srgb" or an ICC profile file in presets/.
 	ColorSpace string
 	// ResizeParam is the size parameter that applies (width > height >
@@ -57,9 +60,9 @@ type Request struct {
 	// SkipEXIFSoftware names software whose images are left uncorrected.
 	SkipEXIFSoftware []string
 	// PreserveInputFileName names the output after the input.
-	PreserveInputFileName bool
+	PreserveInputFileName bool `param:"preserveInputFileName,mock"`
 	// EnableComposite is composite photo extraction (reported only).
-	EnableComposite bool
+	EnableComposite bool `param:"enableComposite,mock"`
 }
 
 // paramError is a 400 for one query parameter, logged with
@@ -96,9 +99,6 @@ func (c *Config) parseRequest(q url.Values) (*Request, *httpx.Error) {
 				Message: "outputType: must be JPEG (or jpg) or PNG, got " + strconv.Quote(v)}
 		}
 	}
-	if n, ok := p.integer("outputQuality", MinOutputQuality, MaxOutputQuality); ok {
-		r.Quality = n
-	}
 	if v, ok := p.str("outputColorSpace"); ok {
 		switch lv := strings.ToLower(v); {
 		case lv == "original" || lv == "srgb":
@@ -110,11 +110,9 @@ func (c *Config) parseRequest(q url.Values) (*Request, *httpx.Error) {
 		}
 	}
 	for _, name := range []string{"width", "height", "long", "short", "scale"} {
-		lo, hi := MinSize, MaxSize
-		if name == "scale" {
-			lo, hi = 1, MaxScale
-		}
-		if n, ok := p.integer(name, lo, hi); ok && r.ResizeParam == "" {
+		param, _ := pfcdoc.Lookup(pfcdoc.Container, name)
+		bounds, _ := param.Bounds()
+		if n, ok := p.integer(name, bounds.Min, bounds.Max); ok && r.ResizeParam == "" {
 			r.ResizeParam, r.ResizeValue = name, n
 		}
 	}
@@ -135,12 +133,7 @@ func (c *Config) parseRequest(q url.Values) (*Request, *httpx.Error) {
 			p.fail("skip-exif-software", "must be a comma-separated list of non-empty software names, got %q", v)
 		}
 	}
-	if b, ok := p.boolean("preserveInputFileName"); ok {
-		r.PreserveInputFileName = b
-	}
-	if b, ok := p.boolean("enableComposite"); ok {
-		r.EnableComposite = b
-	}
+	p.fields(r)
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *httpx.Error) int {
 			return slices.Index(names, a.Parameter) - slices.Index(names, b.Parameter)
@@ -156,6 +149,31 @@ func (c *Config) parseRequest(q url.Values) (*Request, *httpx.Error) {
 		return nil, &e
 	}
 	return r, nil
+}
+
+// fields sets the fields of r tagged `param` from the query by their
+// table entry's kind; an absent parameter leaves the field's default.
+func (p *qparser) fields(r *Request) {
+	for _, f := range pfcdoc.Fields(r) {
+		param, _ := pfcdoc.Lookup(pfcdoc.Container, f.Name)
+		switch param.Kind {
+		case pfcdoc.KindBoolean:
+			if b, ok := p.boolean(f.Name); ok {
+				f.Value.SetBool(b)
+			}
+		case pfcdoc.KindInteger:
+			bounds, _ := param.Bounds()
+			if n, ok := p.integer(f.Name, bounds.Min, bounds.Max); ok {
+				f.Value.SetInt(int64(n))
+			}
+		default:
+			if v, ok := p.str(f.Name); ok && param.Values != nil && !slices.Contains(param.Values, v) {
+				p.fail(f.Name, "must be one of %s, got %q", strings.Join(param.Values, ", "), v)
+			} else if ok && f.Value.Kind() == reflect.String {
+				f.Value.SetString(v)
+			}
+		}
+	}
 }
 
 // qparser reads single values and collects problems.

@@ -4,10 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"image/color"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // cacheEntry is a stored result reusable by identical requests.
@@ -23,37 +23,36 @@ type cacheEntry struct {
 	expiry    *activity.Timer
 }
 
-// cacheKey identifies the effective request: file content, and every
-// option that changes the output. It leaves out cache,
-// includeDetectionData and webhookUrl, which do not.
+// cacheKey identifies the effective request: the account, the file's
+// content, the upload's and the request's fileType, the custom preset's
+// and the background image's content, and the parsed request itself
+// (canonically encoded) but for its ",mock" fields, which do not change
+// the output; cache and webhookUrl, outside the request, do not either.
 func cacheKey(j *job, fileSHA, bgSHA [sha256.Size]byte) string {
-	req := buildRequest(j, "", "")
+	req := j.q.req
+	for _, f := range pfcdoc.Fields(&req) {
+		if f.MockOnly {
+			f.Value.SetZero()
+		}
+	}
 	presetSHA := j.presetSHA // zero for the built-in groups
 	k := struct {
-		Account, File, FileType, Preset, PresetSHA, OutputType string
-		Quality                                                int
-		Resize                                                 ResizeRequest
-		AutoCrop                                               *AutoCropRequest
-		Skip                                                   string
-		RemoveGlares, PreserveMetadata, UpdateThumbnail        bool
-		BgMode, BgPrompt, BgImage, BgShadow                    string
-		BgColor                                                color.NRGBA
+		Account, File, FileType, PresetSHA, BgImage string
 		// UploadType: a hit must not skip the check that the /pfc fileType
 		// matches the upload's.
 		UploadType string
+		Request    JobRequest
 	}{
-		Account: j.account, File: hex.EncodeToString(fileSHA[:]), FileType: j.fileType, UploadType: j.upType, Preset: j.preset,
-		PresetSHA: hex.EncodeToString(presetSHA[:]), OutputType: j.spec.outputType, Quality: req.Quality,
-		Resize: req.Resize, AutoCrop: req.AutoCrop, Skip: req.Skip, RemoveGlares: req.RemoveGlares,
-		PreserveMetadata: req.PreserveMetadata, UpdateThumbnail: req.UpdateThumbnail,
+		Account: j.account, File: hex.EncodeToString(fileSHA[:]), FileType: j.fileType, UploadType: j.upType,
+		PresetSHA: hex.EncodeToString(presetSHA[:]), Request: req,
 	}
-	if b := req.Background; b != nil {
-		k.BgMode, k.BgPrompt, k.BgShadow, k.BgColor = b.Mode, b.Prompt, b.Shadow, b.Color
-		if b.Mode == BackgroundImage {
-			k.BgImage = hex.EncodeToString(bgSHA[:])
-		}
+	if b := req.Background; b != nil && b.Mode == BackgroundImage {
+		k.BgImage = hex.EncodeToString(bgSHA[:])
 	}
-	raw, _ := json.Marshal(k)
+	raw, err := json.Marshal(k)
+	if err != nil {
+		return "" // not cached; parsed values always encode
+	}
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
 }

@@ -33,7 +33,7 @@ func isBuiltinPreset(name string) bool {
 type job struct {
 	id        string
 	account   string
-	spec      *jobSpec
+	q         *pfcQuery
 	fileType  string // the /pfc fileType
 	upType    string // the upload's fileType
 	input     string // blob name of the job's own link to the upload
@@ -110,26 +110,22 @@ type StartResponse struct {
 // (400), including a plain-http webhookUrl, come before anything else; an
 // unknown fileKey or bgFileKey is 404.
 func (s *Service) StartJob(account string, q url.Values, base string) (*StartResponse, *httpx.Error) {
-	sp, aerr := parsePFC(q)
+	pq, aerr := parsePFC(q)
 	if aerr != nil {
 		return nil, aerr
 	}
-	j := &job{id: newJobID(), account: account, spec: sp, base: base, fileType: sp.fileType}
-	j.preset = sp.preset
-	if j.preset == "" {
-		j.preset = "Universal"
-	}
+	j := &job{id: newJobID(), account: account, q: pq, base: base, fileType: pq.fileType, preset: pq.req.Preset}
 
 	var fileSHA, bgSHA [sha256.Size]byte
 	s.mu.Lock()
-	u, aerr := s.usableUpload(account, sp.fileKey, "fileKey")
+	u, aerr := s.usableUpload(account, pq.fileKey, "fileKey")
 	if aerr != nil {
 		s.mu.Unlock()
 		return nil, aerr
 	}
 	var bg *upload
-	if sp.bgMode == pfcdoc.ModeImage {
-		if bg, aerr = s.usableUpload(account, sp.bg.FileKey, "bgFileKey"); aerr != nil {
+	if b := pq.req.Background; b != nil && b.Mode == BackgroundImage {
+		if bg, aerr = s.usableUpload(account, pq.bgFileKey, "bgFileKey"); aerr != nil {
 			s.mu.Unlock()
 			return nil, aerr
 		}
@@ -168,7 +164,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 	statusEndpoint := base + "/v2/status/" + j.id
 
 	s.mu.Lock()
-	if sp.cache && j.cacheKey != "" {
+	if pq.cache && j.cacheKey != "" {
 		if e := s.cache[j.cacheKey]; e != nil {
 			s.jobs[j.id] = j
 			s.completeFromCacheLocked(j, e)
@@ -185,7 +181,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		s.removeInputs(j)
 		return nil, httpx.Unavailable()
 	}
-	s.log.Info("job queued", "job", j.id, "fileKey", sp.fileKey, "fileType", j.fileType, "preset", j.preset, "ignored", ignoredNames(sp.ignored))
+	s.log.Info("job queued", "job", j.id, "fileKey", pq.fileKey, "fileType", j.fileType, "preset", j.preset, "ignored", ignoredNames(pq.ignored))
 	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
 }
 
@@ -250,7 +246,7 @@ func (s *Service) jobCost(j *job) int64 {
 	var px int64
 	if p, err := s.store.Path(j.input); err == nil {
 		if hdr, ok := imageio.FileHeader(p); ok {
-			px += resizeCost(hdr, j.spec)
+			px += resizeCost(hdr, j.q.req.Resize)
 		}
 	}
 	if j.bgInput != "" {
@@ -271,12 +267,13 @@ func pixelBytes(px int64) int64 {
 	return px * imageio.BudgetPixelBytes
 }
 
-// resizeCost is what an image costs under sp's resize: its own cost
+// resizeCost is what an image costs under the resize r: its own cost
 // (imageio.Header.Cost), plus the pixels of the resized image when the
 // size changes.
-func resizeCost(hdr imageio.Header, sp *jobSpec) int64 {
+func resizeCost(hdr imageio.Header, r ResizeRequest) int64 {
 	cost := hdr.Cost()
-	plan, err := resize.PlanSize(hdr.Width, hdr.Height, resizeRequest(sp))
+	plan, err := resize.PlanSize(hdr.Width, hdr.Height, resize.Request{Width: r.Width, Height: r.Height,
+		Long: r.Long, Short: r.Short, Scale: r.Scale, Mode: resize.Mode(r.Mode)})
 	if err == nil && plan.Resize {
 		cost += int64(plan.Width) * int64(plan.Height)
 	}
@@ -367,7 +364,7 @@ func (s *Service) publishLocked(j *job) {
 	}
 	j.record = rec
 	j.expiry = s.tracker.AfterFunc(s.cfg.Retention, func() { s.expireJob(j) })
-	if hook := j.spec.webhookURL; hook != "" && (j.status == StatusCompleted || j.status == StatusFailed) {
+	if hook := j.q.webhookURL; hook != "" && (j.status == StatusCompleted || j.status == StatusFailed) {
 		s.webhook.Send(webhooksend.Delivery{URL: hook, Secret: []byte(j.account), EventID: "evt_" + j.id, Body: j.record})
 	}
 }
@@ -401,7 +398,7 @@ func (s *Service) recordLocked(j *job) record {
 		rec.CorrectedFile = j.corrected
 		ai := true
 		rec.AIServer = &ai
-		if j.spec.includeDetectionData {
+		if j.q.req.IncludeDetectionData {
 			rec.DetectionData = j.detection
 		}
 		rec.CropRect = j.crop

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,44 +17,26 @@ import (
 )
 
 // autocropParams are the auto-crop tuning values, in the order of
-// jobSpec.autocrop: decimal numbers copied from the desktop editor.
+// AutoCropRequest's Size, X, Y, AspectWidth, AspectHeight, TopHeadGap:
+// decimal numbers copied from the desktop editor.
 var autocropParams = [6]string{"autocropSize", "autocropX", "autocropY", "cropARW", "cropARH", "autocropTopHeadGap"}
 
 // decimalPattern is a plain decimal number as the desktop editor writes
 // it: optional sign, digits, optional fraction; no exponent, no spaces.
 var decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$`)
 
-// jobSpec is a parsed, validated /pfc request with the priority rules
-// applied (pfcdoc): string fields are "" when the parameter was
-// omitted.
-type jobSpec struct {
+// pfcQuery is a parsed, validated /pfc request: the processor's request,
+// with the priority rules applied and every default filled in (but
+// OutputType, kept as given until the source's format is known), beside
+// what only the job uses.
+type pfcQuery struct {
+	req        JobRequest
 	fileKey    string
 	fileType   string // image or video
-	preset     string // as given; "" is AI preset selection
 	cache      bool
-	outputType string // "", jpg, png or original
-	resizeMode string // "", auto, general or smallDetails
-	// resizeParam is the size parameter used (pfcdoc.Width...), ""
-	// when none; resizeValue its value.
-	resizeParam string
-	resizeValue int
-	quality     int // outputQuality; 0 when omitted
-	autocrop    bool
-	detectOnly  bool
-	// autocropValues are the parsed autocropParams (nil when absent).
-	autocropValues [6]*float64
-	skip           string
-	removeGlares   bool
-	// bg holds the supplied background parameters, bgMode their
-	// effective mode (pfcdoc.ModeNone...), bgColor the parsed colour
-	// of the color mode.
-	bg                   pfcdoc.Background
-	bgMode               string
-	bgColor              color.NRGBA
-	preserveMetadata     bool
-	updateThumbnail      bool
-	includeDetectionData bool
-	webhookURL           string
+	webhookURL string
+	// bgFileKey is the supplied bgFileKey, used in the image mode only.
+	bgFileKey string
 	// ignored are the supplied parameters the priority rules leave
 	// unused (accepted, as the service accepts them).
 	ignored []pfcdoc.Ignored
@@ -67,8 +50,10 @@ type jobSpec struct {
 // (bg* without removeBackground=true, bgShadow outside the image and
 // colour modes, all but one size, autocropDetectOnly and the auto-crop
 // values without autocrop=true) are accepted and ignored, as the service
-// ignores them (and hosted.Plan reports them).
-func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
+// ignores them (and hosted.Plan reports them). The request's fields
+// tagged `param` are set from their table entry (the value, else its
+// default) without code of their own here.
+func parsePFC(q url.Values) (*pfcQuery, *httpx.Error) {
 	for _, name := range slices.Sorted(maps.Keys(q)) {
 		if _, ok := pfcdoc.HostedParam(name); !ok {
 			return nil, httpx.ParamError(http.StatusBadRequest, httpx.CodeUnknownParameter, name, "is not a parameter of /pfc")
@@ -78,30 +63,27 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	for _, param := range pfcdoc.Hosted {
 		p.check(param)
 	}
-	sp := &jobSpec{
-		fileKey: p.vals["fileKey"], fileType: p.vals["fileType"], preset: p.vals["preset"],
-		cache: p.vals["cache"] != "false", outputType: p.vals["outputType"], resizeMode: p.vals["resize"],
-		quality: p.integer("outputQuality"), autocrop: p.vals["autocrop"] == "true",
-		detectOnly: p.vals["autocropDetectOnly"] == "true", skip: p.vals["skip"],
-		removeGlares: p.vals["removeGlares"] == "true",
-		bg: pfcdoc.Background{Remove: p.vals["removeBackground"] == "true",
-			GenerativePrompt: p.vals["bgGenerativePrompt"], FileKey: p.vals["bgFileKey"],
-			Color: p.vals["bgColor"], Shadow: p.vals["bgShadow"]},
-		preserveMetadata: p.vals["preserveMetadata"] != "false", updateThumbnail: p.vals["updateThumbnail"] == "true",
-		includeDetectionData: p.vals["includeDetectionData"] == "true", webhookURL: p.vals["webhookUrl"],
+	pq := &pfcQuery{fileKey: p.vals["fileKey"], fileType: defaultOf("fileType", p.vals["fileType"]),
+		cache: p.vals["cache"] != "false", webhookURL: p.vals["webhookUrl"], bgFileKey: p.vals["bgFileKey"]}
+	req := &pq.req
+	req.Preset, req.OutputType = p.vals["preset"], p.vals["outputType"]
+	if req.Preset == "" {
+		req.Preset = "Universal"
 	}
-	if sp.fileType == "" {
-		sp.fileType = FileTypeImage
+	var crop AutoCropRequest
+	for i, dst := range []**float64{&crop.Size, &crop.X, &crop.Y, &crop.AspectWidth, &crop.AspectHeight, &crop.TopHeadGap} {
+		*dst = p.decimal(autocropParams[i])
 	}
-	for i, name := range autocropParams {
-		sp.autocropValues[i] = p.decimal(name)
-	}
+	bg := pfcdoc.Background{Remove: p.vals["removeBackground"] == "true",
+		GenerativePrompt: p.vals["bgGenerativePrompt"], FileKey: pq.bgFileKey,
+		Color: p.vals["bgColor"], Shadow: p.vals["bgShadow"]}
+	var bgColor color.NRGBA
 	if v, ok := p.vals["bgColor"]; ok {
 		c, ok := parseColor(v)
 		if !ok {
 			p.fail(httpx.CodeInvalidParameter, "bgColor", "must be #rrggbb or a CSS color name, got %q", v)
 		}
-		sp.bgColor = c
+		bgColor = c
 	}
 	if v, ok := p.vals["webhookUrl"]; ok {
 		if msg := checkWebhookURL(v); msg != "" {
@@ -111,26 +93,81 @@ func parsePFC(q url.Values) (*jobSpec, *httpx.Error) {
 	if len(p.errs) > 0 {
 		return nil, p.err()
 	}
+	for _, f := range pfcdoc.Fields(req) {
+		param, _ := pfcdoc.HostedParam(f.Name)
+		v, ok := p.vals[f.Name]
+		if !ok {
+			v = param.Default
+		}
+		switch f.Value.Kind() {
+		case reflect.Bool:
+			f.Value.SetBool(v == "true")
+		case reflect.Int:
+			n, _ := strconv.Atoi(v)
+			f.Value.SetInt(int64(n))
+		case reflect.String:
+			f.Value.SetString(v)
+		} // no other kind is tagged (TestJobRequestFieldsAreParameters)
+	}
 	sizes := pfcdoc.Sizes{Width: p.integer("width"), Height: p.integer("height"),
 		Long: p.integer("long"), Short: p.integer("short"), Scale: p.integer("scale")}
-	var ignoredSizes, ignoredBg []pfcdoc.Ignored
-	sp.resizeParam, sp.resizeValue, ignoredSizes = sizes.Resolve()
-	sp.bgMode, ignoredBg = sp.bg.Resolve()
-	sp.ignored = append(ignoredSizes, ignoredBg...)
-	if !sp.autocrop {
+	resizeParam, resizeValue, ignoredSizes := sizes.Resolve()
+	switch resizeParam {
+	case pfcdoc.Width:
+		req.Resize.Width = resizeValue
+	case pfcdoc.Height:
+		req.Resize.Height = resizeValue
+	case pfcdoc.Long:
+		req.Resize.Long = resizeValue
+	case pfcdoc.Short:
+		req.Resize.Short = resizeValue
+	case pfcdoc.Scale:
+		req.Resize.Scale = resizeValue
+	}
+	if req.Resize.Requested() {
+		req.Resize.Mode = defaultOf("resize", p.vals["resize"])
+	}
+	bgMode, ignoredBg := bg.Resolve()
+	switch bgMode {
+	case pfcdoc.ModeGenerative:
+		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: bg.GenerativePrompt}
+	case pfcdoc.ModeImage:
+		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: bg.Shadow}
+	case pfcdoc.ModeColor:
+		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: bgColor, Shadow: bg.Shadow}
+	case pfcdoc.ModeTransparent:
+		req.Background = &BackgroundRequest{Mode: BackgroundTransparent}
+	}
+	if req.Preset != "Universal" {
+		req.Skip = defaultOf("skip", p.vals["skip"])
+	}
+	pq.ignored = append(ignoredSizes, ignoredBg...)
+	if p.vals["autocrop"] == "true" {
+		crop.DetectOnly = p.vals["autocropDetectOnly"] == "true"
+		req.AutoCrop = &crop
+	} else {
 		// As hosted.Plan: what describes the auto crop is ignored without
 		// it (autocropDetectOnly "requires autocrop=true").
 		for _, name := range append([]string{"autocropDetectOnly"}, autocropParams[:]...) {
 			if _, ok := p.vals[name]; ok {
-				sp.ignored = append(sp.ignored, pfcdoc.Ignored{Name: name, Reason: "requires autocrop=true"})
+				pq.ignored = append(pq.ignored, pfcdoc.Ignored{Name: name, Reason: "requires autocrop=true"})
 			}
 		}
-		sp.detectOnly, sp.autocropValues = false, [6]*float64{}
 	}
-	slices.SortStableFunc(sp.ignored, func(a, b pfcdoc.Ignored) int {
+	slices.SortStableFunc(pq.ignored, func(a, b pfcdoc.Ignored) int {
 		return pfcdoc.Index(a.Name) - pfcdoc.Index(b.Name)
 	})
-	return sp, nil
+	return pq, nil
+}
+
+// defaultOf returns v, or the documented default of the /pfc parameter
+// name when v is empty.
+func defaultOf(name, v string) string {
+	if v != "" {
+		return v
+	}
+	p, _ := pfcdoc.HostedParam(name)
+	return p.Default
 }
 
 // parser collects the problems of one query; vals holds the parameters
@@ -181,6 +218,7 @@ func (p *parser) check(param pfcdoc.Param) {
 
 func (p *parser) checkInteger(param pfcdoc.Param, v string) {
 	n, err := strconv.ParseInt(v, 10, 32)
+	bounds, _ := param.Bounds()
 	switch {
 	case err != nil:
 		p.fail(httpx.CodeInvalidParameter, param.Name, "must be an integer, got %q", v)
@@ -188,8 +226,8 @@ func (p *parser) checkInteger(param pfcdoc.Param, v string) {
 		p.fail(httpx.CodeInvalidParameter, param.Name, "must be between %d and %d, got %d", param.Range.Min, param.Range.Max, n)
 	case param.Range == nil && n < 1: // scale: "integer percent", no documented range
 		p.fail(httpx.CodeInvalidParameter, param.Name, "must be a positive integer percentage, got %d", n)
-	case param.Range == nil && n > pfcdoc.MaxScale: // the bound the clients share
-		p.fail(httpx.CodeInvalidParameter, param.Name, "must be at most %d, got %d", pfcdoc.MaxScale, n)
+	case param.Range == nil && n > int64(bounds.Max): // the bound the clients share
+		p.fail(httpx.CodeInvalidParameter, param.Name, "must be at most %d, got %d", bounds.Max, n)
 	default:
 		p.vals[param.Name] = v
 	}

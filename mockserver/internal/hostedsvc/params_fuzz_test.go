@@ -99,7 +99,7 @@ var hostedOutputType = map[pfc.OutputFormat]string{
 	"": "", pfc.OutputJPEG: "jpg", pfc.OutputPNG: "png", pfc.OutputOriginal: "original",
 }
 
-func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *jobSpec) {
+func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *pfcQuery) {
 	t.Helper()
 	plan := o.Plan()
 	wantType := string(o.FileType)
@@ -112,28 +112,48 @@ func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *jobSpec) {
 		}
 		return *b
 	}
+	or := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	req := sp.req
+	wantQuality := o.OutputQuality
+	if wantQuality == 0 {
+		wantQuality = pfcdoc.DefaultQuality
+	}
+	wantMode := ""
+	if plan.Resize != "" {
+		wantMode = or(string(o.Resize), "auto")
+	}
+	wantSkip := ""
+	if o.Preset != "" && o.Preset != "Universal" {
+		wantSkip = or(string(o.Skip), "clipart")
+	}
+	resizeParam, resizeValue := resizeOf(sp)
 	for _, c := range []struct {
 		name      string
 		got, want any
 	}{
 		{"fileKey", sp.fileKey, o.FileKey},
 		{"fileType", sp.fileType, wantType},
-		{"preset", sp.preset, o.Preset},
-		{"outputType", sp.outputType, hostedOutputType[o.OutputType]},
-		{"resize", sp.resizeMode, string(o.Resize)},
-		{"outputQuality", sp.quality, o.OutputQuality},
-		{"skip", sp.skip, string(o.Skip)},
+		{"preset", req.Preset, or(o.Preset, "Universal")},
+		{"outputType", req.OutputType, hostedOutputType[o.OutputType]},
+		{"resize", req.Resize.Mode, wantMode},
+		{"outputQuality", req.Quality, wantQuality},
+		{"skip", req.Skip, wantSkip},
 		{"cache", sp.cache, deref(o.Cache, true)},
-		{"preserveMetadata", sp.preserveMetadata, deref(o.PreserveMetadata, true)},
-		{"removeGlares", sp.removeGlares, o.RemoveGlares},
-		{"updateThumbnail", sp.updateThumbnail, o.UpdateThumbnail},
-		{"includeDetectionData", sp.includeDetectionData, o.IncludeDetectionData},
+		{"preserveMetadata", req.PreserveMetadata, deref(o.PreserveMetadata, true)},
+		{"removeGlares", req.RemoveGlares, o.RemoveGlares},
+		{"updateThumbnail", req.UpdateThumbnail, o.UpdateThumbnail},
+		{"includeDetectionData", req.IncludeDetectionData, o.IncludeDetectionData},
 		{"webhookUrl", sp.webhookURL, o.WebhookURL},
-		{"autocrop", sp.autocrop, o.Autocrop},
-		{"autocropDetectOnly", sp.detectOnly, o.Autocrop && o.AutocropDetectOnly},
-		{"resize parameter", sp.resizeParam, string(plan.Resize)},
-		{"resize value", sp.resizeValue, plan.ResizeValue},
-		{"background mode", sp.bgMode, string(plan.Background)},
+		{"autocrop", req.AutoCrop != nil, o.Autocrop},
+		{"autocropDetectOnly", req.AutoCrop != nil && req.AutoCrop.DetectOnly, o.Autocrop && o.AutocropDetectOnly},
+		{"resize parameter", resizeParam, string(plan.Resize)},
+		{"resize value", resizeValue, plan.ResizeValue},
+		{"background mode", bgModeOf(sp), string(plan.Background)},
 	} {
 		if !equal(c.got, c.want) {
 			t.Errorf("%s: the mock reads %#v, the client means %#v", c.name, c.got, c.want)
@@ -143,11 +163,7 @@ func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *jobSpec) {
 	// itself; the others Plan reports (resize without a size, skip under
 	// AI preset selection, outputQuality of a PNG) the mock applies when it
 	// builds the processor's request.
-	preset := sp.preset
-	if preset == "" {
-		preset = "Universal"
-	}
-	req := buildRequest(&job{spec: sp, preset: preset}, "jpg", "")
+	req = buildRequest(&job{q: sp, preset: req.Preset}, "jpg", "")
 	var rest []string
 	for _, name := range plan.IgnoredNames() {
 		if !slices.Contains(ignoredNames(sp.ignored), name) {
@@ -180,15 +196,15 @@ func checkAgreement(t *testing.T, o *hosted.CorrectionOptions, sp *jobSpec) {
 	if o.Skip != "" && !slices.Contains(rest, "skip") && req.Skip != string(o.Skip) {
 		t.Errorf("skip: the client sends %q, the mock applies %q", o.Skip, req.Skip)
 	}
-	if sp.bgMode == pfcdoc.ModeColor {
+	if bgModeOf(sp) == pfcdoc.ModeColor {
 		want, err := hosted.ParseColor(o.BgColor)
-		if err != nil || want != sp.bgColor {
-			t.Errorf("bgColor %q: the mock reads %v, the client %v (%v)", o.BgColor, sp.bgColor, want, err)
+		if err != nil || want != sp.req.Background.Color {
+			t.Errorf("bgColor %q: the mock reads %v, the client %v (%v)", o.BgColor, sp.req.Background.Color, want, err)
 		}
 	}
 	if o.Autocrop {
 		for i, s := range []string{o.AutocropSize, o.AutocropX, o.AutocropY, o.CropARW, o.CropARH, o.AutocropTopHeadGap} {
-			got := sp.autocropValues[i]
+			got := autocropValuesOf(sp)[i]
 			if s == "" {
 				if got != nil {
 					t.Errorf("%s: absent, the mock reads %v", autocropParams[i], *got)

@@ -24,20 +24,21 @@ func TestParsePFCResolves(t *testing.T) {
 	require.NoError(t, err)
 	sp, aerr := parsePFC(q)
 	require.Nil(t, aerr)
-	assert.Equal(t, pfcdoc.Width, sp.resizeParam)
-	assert.Equal(t, 100, sp.resizeValue)
-	assert.Equal(t, pfcdoc.ModeGenerative, sp.bgMode)
+	param, value := resizeOf(sp)
+	assert.Equal(t, pfcdoc.Width, param)
+	assert.Equal(t, 100, value)
+	assert.Equal(t, pfcdoc.ModeGenerative, bgModeOf(sp))
 	assert.Equal(t, []string{"scale", "bgColor", "bgFileKey"}, ignoredNames(sp.ignored))
 	assert.False(t, sp.cache)
-	require.NotNil(t, sp.autocropValues[0])
-	assert.Equal(t, 1.5, *sp.autocropValues[0])
-	assert.Nil(t, sp.autocropValues[1])
+	require.NotNil(t, autocropValuesOf(sp)[0])
+	assert.Equal(t, 1.5, *autocropValuesOf(sp)[0])
+	assert.Nil(t, autocropValuesOf(sp)[1])
 
 	sp, aerr = parsePFC(url.Values{"fileKey": {"k"}})
 	require.Nil(t, aerr)
 	assert.True(t, sp.cache, "cache defaults to true")
-	assert.Equal(t, pfcdoc.ModeNone, sp.bgMode)
-	assert.True(t, sp.preserveMetadata, "preserveMetadata defaults to true")
+	assert.Equal(t, pfcdoc.ModeNone, bgModeOf(sp))
+	assert.True(t, sp.req.PreserveMetadata, "preserveMetadata defaults to true")
 	assert.Equal(t, FileTypeImage, sp.fileType)
 }
 
@@ -177,9 +178,39 @@ func TestParsePFCIgnored(t *testing.T) {
 		require.NoError(t, err)
 		sp, aerr := parsePFC(q)
 		require.Nil(t, aerr, query)
-		assert.Equal(t, want.mode, sp.bgMode, query)
+		assert.Equal(t, want.mode, bgModeOf(sp), query)
 		assert.Equal(t, want.ignored, ignoredNamesOrNil(sp.ignored), query)
 	}
+}
+
+// resizeOf returns the size parameter a parsed request uses and its value
+// ("" and 0 for none).
+func resizeOf(pq *pfcQuery) (string, int) {
+	r := pq.req.Resize
+	for i, v := range []int{r.Width, r.Height, r.Long, r.Short, r.Scale} {
+		if v != 0 {
+			return pfcdoc.ResizePriority[i], v
+		}
+	}
+	return "", 0
+}
+
+// bgModeOf returns a parsed request's background mode (pfcdoc.ModeNone...).
+func bgModeOf(pq *pfcQuery) string {
+	if pq.req.Background == nil {
+		return pfcdoc.ModeNone
+	}
+	return pq.req.Background.Mode
+}
+
+// autocropValuesOf returns the auto-crop values of a parsed request in
+// the order of autocropParams (all nil without autocrop).
+func autocropValuesOf(pq *pfcQuery) [6]*float64 {
+	a := pq.req.AutoCrop
+	if a == nil {
+		return [6]*float64{}
+	}
+	return [6]*float64{a.Size, a.X, a.Y, a.AspectWidth, a.AspectHeight, a.TopHeadGap}
 }
 
 func ignoredNamesOrNil(ig []pfcdoc.Ignored) []string {
@@ -210,7 +241,7 @@ func TestResizeCost(t *testing.T) {
 		require.NoError(t, err)
 		sp, aerr := parsePFC(q)
 		require.Nil(t, aerr, name)
-		assert.Equal(t, c.cost, resizeCost(imageio.Header{Width: c.w, Height: c.h}, sp), name)
+		assert.Equal(t, c.cost, resizeCost(imageio.Header{Width: c.w, Height: c.h}, sp.req.Resize), name)
 	}
 }
 
@@ -221,4 +252,19 @@ func TestPixelBytes(t *testing.T) {
 	assert.Equal(t, int64(3_000_000), pixelBytes(500_000))
 	assert.Equal(t, int64(0), pixelBytes(0))
 	assert.Equal(t, int64(math.MaxInt64), pixelBytes(1<<61), "a 16-bit PNG claiming 2^60 pixels")
+}
+
+// TestJobRequestFieldsAreParameters: every field of JobRequest tagged
+// `param` names a parameter of the hosted table, whose kind matches the
+// field's, so that the parser can set it from the table alone.
+func TestJobRequestFieldsAreParameters(t *testing.T) {
+	t.Parallel()
+	kinds := map[pfcdoc.Kind]string{pfcdoc.KindBoolean: "bool", pfcdoc.KindInteger: "int", pfcdoc.KindString: "string",
+		pfcdoc.KindEnum: "string"}
+	for _, f := range pfcdoc.Fields(&JobRequest{}) {
+		p, ok := pfcdoc.HostedParam(f.Name)
+		if assert.True(t, ok, "%s is tagged %q, not a parameter of /pfc", f.GoName, f.Name) {
+			assert.Equal(t, kinds[p.Kind], f.Value.Kind().String(), "%s (%s)", f.GoName, f.Name)
+		}
+	}
 }

@@ -15,8 +15,6 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
-	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/resize"
-	"github.com/pfcsdk/pfc-go/mockserver/internal/pfcdoc"
 )
 
 // process checks the input and runs the processor. It holds no lock.
@@ -98,10 +96,10 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 	if cfg.ColorModel == color.CMYKModel {
 		return reject(JobCodeFormat, "CMYK JPEG is not supported: RGB or RGBA images only")
 	}
-	if err := InputLimits(j.preset, j.spec.autocrop, j.spec.removeGlares).Check(cfg.Width, cfg.Height); err != nil {
+	if err := InputLimits(j.preset, j.q.req.AutoCrop != nil, j.q.req.RemoveGlares).Check(cfg.Width, cfg.Height); err != nil {
 		return reject(JobCodeDimensions, "%s", rejectText(err))
 	}
-	if j.spec.bg.Remove && j.inputSize > MaxBackgroundRemovalBytes {
+	if j.q.req.Background != nil && j.inputSize > MaxBackgroundRemovalBytes {
 		return reject(JobCodeFileTooLarge, "background removal needs an input below 30 MB; this file has %d bytes", j.inputSize)
 	}
 	if j.presetErr != "" {
@@ -263,85 +261,28 @@ func isImageFile(path string) bool {
 	return ok
 }
 
+// buildRequest is the processor's request of j: the parsed one with the
+// source's format, the output type resolved and the background image to
+// open (Mode image).
 func buildRequest(j *job, srcFormat, bgPath string) JobRequest {
-	sp := j.spec
-	req := JobRequest{
-		Preset:               j.preset,
-		SourceFormat:         srcFormat,
-		Quality:              sp.quality,
-		RemoveGlares:         sp.removeGlares,
-		PreserveMetadata:     sp.preserveMetadata,
-		UpdateThumbnail:      sp.updateThumbnail,
-		IncludeDetectionData: sp.includeDetectionData,
-	}
-	switch sp.outputType {
+	req := j.q.req
+	req.SourceFormat = srcFormat
+	switch req.OutputType {
 	case "jpg", "png":
-		req.OutputType = sp.outputType
 	case "original":
 		req.OutputType = srcFormat
 	default:
 		req.OutputType = srcFormat
-		if sp.bg.Remove {
+		if req.Background != nil {
 			req.OutputType = "png"
 		}
 	}
-	if req.Quality == 0 {
-		req.Quality = pfcdoc.DefaultQuality
-	}
-	r := resizeRequest(sp)
-	req.Resize = ResizeRequest{Width: r.Width, Height: r.Height, Long: r.Long, Short: r.Short, Scale: r.Scale, Mode: string(r.Mode)}
-	if sp.autocrop {
-		a := sp.autocropValues
-		req.AutoCrop = &AutoCropRequest{DetectOnly: sp.detectOnly,
-			Size: a[0], X: a[1], Y: a[2], AspectWidth: a[3], AspectHeight: a[4], TopHeadGap: a[5]}
-	}
-	if j.preset != "Universal" {
-		req.Skip = defaultOf("skip", sp.skip)
-	}
-	switch sp.bgMode {
-	case pfcdoc.ModeGenerative:
-		req.Background = &BackgroundRequest{Mode: BackgroundGenerative, Prompt: sp.bg.GenerativePrompt}
-	case pfcdoc.ModeImage:
-		req.Background = &BackgroundRequest{Mode: BackgroundImage, Shadow: sp.bg.Shadow,
-			OpenImage: func() (io.ReadCloser, error) { return os.Open(bgPath) }}
-	case pfcdoc.ModeColor:
-		req.Background = &BackgroundRequest{Mode: BackgroundColor, Color: sp.bgColor, Shadow: sp.bg.Shadow}
-	case pfcdoc.ModeTransparent:
-		req.Background = &BackgroundRequest{Mode: BackgroundTransparent}
+	if b := req.Background; b != nil && b.Mode == BackgroundImage {
+		img := *b
+		img.OpenImage = func() (io.ReadCloser, error) { return os.Open(bgPath) }
+		req.Background = &img
 	}
 	return req
-}
-
-// resizeRequest is the effective resize of sp: at most one size (the
-// priority winner), and the mode when a size is set.
-func resizeRequest(sp *jobSpec) resize.Request {
-	var r resize.Request
-	switch sp.resizeParam {
-	case pfcdoc.Width:
-		r.Width = sp.resizeValue
-	case pfcdoc.Height:
-		r.Height = sp.resizeValue
-	case pfcdoc.Long:
-		r.Long = sp.resizeValue
-	case pfcdoc.Short:
-		r.Short = sp.resizeValue
-	case pfcdoc.Scale:
-		r.Scale = sp.resizeValue
-	}
-	if r.Requested() {
-		r.Mode = resize.Mode(defaultOf("resize", sp.resizeMode))
-	}
-	return r
-}
-
-// defaultOf returns v, or the documented default of the /pfc parameter
-// name when v is empty.
-func defaultOf(name, v string) string {
-	if v != "" {
-		return v
-	}
-	p, _ := pfcdoc.HostedParam(name)
-	return p.Default
 }
 
 func imageOutcome(req JobRequest, res *JobResult, dims *dimensions, tmp string) *outcome {

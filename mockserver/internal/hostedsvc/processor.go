@@ -30,7 +30,13 @@ func (f ProcessorFunc) Process(ctx context.Context, src io.Reader, req JobReques
 }
 
 // JobRequest is a /pfc request with every default filled in and every
-// priority rule applied.
+// priority rule applied. It is the hosted mock's one request type: the
+// query parser fills it, the cache key is its encoding, the Processor and
+// the engine adapter read it. A field tagged `param:"name"` is a plain
+// parameter that the parser sets from its table entry (pfcdoc.Hosted)
+// and the engine adapter copies to the engine's field of the same name
+// (",mock": one the engine does not take); a new plain parameter is such
+// a field and its table entry.
 type JobRequest struct {
 	// Preset is "Universal" (AI preset selection, also when omitted),
 	// "none", "Pro", "School and Sports", "Attractions and Cruise Lines", or
@@ -47,7 +53,7 @@ type JobRequest struct {
 	// omitted.)
 	OutputType string
 	// Quality is the JPEG quality, 40..100 (90 when omitted).
-	Quality int
+	Quality int `param:"outputQuality"`
 	// Resize holds at most one non-zero size: the winner of the priority
 	// width > height > long > short > scale.
 	Resize ResizeRequest
@@ -57,16 +63,16 @@ type JobRequest struct {
 	// "none"; empty while AI preset selection is active, which ignores it.
 	Skip string
 	// RemoveGlares enables glare detection and removal.
-	RemoveGlares bool
+	RemoveGlares bool `param:"removeGlares"`
 	// Background is nil unless removeBackground=true.
 	Background *BackgroundRequest
 	// PreserveMetadata keeps EXIF, IPTC, XMP and colour profiles.
-	PreserveMetadata bool
+	PreserveMetadata bool `param:"preserveMetadata"`
 	// UpdateThumbnail regenerates the embedded JPEG thumbnail.
-	UpdateThumbnail bool
+	UpdateThumbnail bool `param:"updateThumbnail"`
 	// IncludeDetectionData reports whether the record will show the
 	// detection results (the Processor may fill them regardless).
-	IncludeDetectionData bool
+	IncludeDetectionData bool `param:"includeDetectionData,mock"`
 }
 
 // ResizeRequest is the effective resize: at most one of the sizes is set.
@@ -112,7 +118,7 @@ type BackgroundRequest struct {
 	Prompt string
 	// OpenImage opens the uploaded background image, a JPEG or PNG
 	// (Mode image). The caller closes it.
-	OpenImage func() (io.ReadCloser, error)
+	OpenImage func() (io.ReadCloser, error) `json:"-"`
 	// Shadow is "", "soft", "hard" or "floating" (image and color modes).
 	Shadow string
 }

@@ -1,5 +1,7 @@
 package pfcdoc
 
+import "slices"
+
 // Kind is the documented type of a parameter.
 type Kind string
 
@@ -9,6 +11,9 @@ const (
 	KindInteger Kind = "integer"
 	KindBoolean Kind = "boolean"
 	KindEnum    Kind = "enum"
+	// KindList is a comma-separated list of strings (the container's
+	// skip-exif-software).
+	KindList Kind = "list"
 )
 
 // Range is an inclusive integer range.
@@ -38,6 +43,19 @@ type Param struct {
 	Range *Range
 }
 
+// Bounds returns the range an integer parameter is held to: Range, or
+// 1..MaxScale where the documentation gives none (scale, "integer
+// percent"). ok is false for other kinds.
+func (p Param) Bounds() (r Range, ok bool) {
+	switch {
+	case p.Kind != KindInteger:
+		return Range{}, false
+	case p.Range != nil:
+		return *p.Range, true
+	}
+	return Range{Min: 1, Max: MaxScale}, true
+}
+
 // Limits of the hosted API's /pfc parameters (and the correction
 // container's outputQuality).
 const (
@@ -61,21 +79,28 @@ var (
 	qualityRange = &Range{Min: MinOutputQuality, Max: MaxOutputQuality}
 )
 
+// resizeParams are the resize parameters as both APIs list them, in the
+// priority order: the hosted API documents the sizes' range, the
+// container's mock takes the same; scale has none ("integer percent").
+var resizeParams = []Param{
+	{Name: "width", Kind: KindInteger, Range: sizeRange},
+	{Name: "height", Kind: KindInteger, Range: sizeRange},
+	{Name: "long", Kind: KindInteger, Range: sizeRange},
+	{Name: "short", Kind: KindInteger, Range: sizeRange},
+	{Name: "scale", Kind: KindInteger},
+}
+
 // Hosted is the GET /pfc parameter table of the hosted API v2, in the
 // documentation's order. Callers must not modify it; use HostedNames for a
 // copy of the names.
-var Hosted = []Param{
+var Hosted = slices.Concat([]Param{
 	{Name: "fileKey", Kind: KindString, Required: true},
 	{Name: "fileType", Kind: KindString, Default: "image", Values: []string{"image", "video"}},
 	{Name: "preset", Kind: KindString},
 	{Name: "cache", Kind: KindBoolean, Default: "true", Values: boolValues},
 	{Name: "outputType", Kind: KindString, Default: "original", Values: []string{"jpg", "png", "original"}},
 	{Name: "resize", Kind: KindString, Default: "auto", Values: []string{"auto", "general", "smallDetails"}},
-	{Name: "width", Kind: KindInteger, Range: sizeRange},
-	{Name: "height", Kind: KindInteger, Range: sizeRange},
-	{Name: "long", Kind: KindInteger, Range: sizeRange},
-	{Name: "short", Kind: KindInteger, Range: sizeRange},
-	{Name: "scale", Kind: KindInteger},
+}, resizeParams, []Param{
 	{Name: "outputQuality", Kind: KindInteger, Default: "90", Range: qualityRange},
 	{Name: "autocrop", Kind: KindBoolean, Default: "false", Values: boolValues},
 	{Name: "autocropDetectOnly", Kind: KindBoolean, Default: "false", Values: boolValues},
@@ -96,26 +121,53 @@ var Hosted = []Param{
 	{Name: "updateThumbnail", Kind: KindBoolean, Default: "false", Values: boolValues},
 	{Name: "includeDetectionData", Kind: KindBoolean, Default: "false", Values: boolValues},
 	{Name: "webhookUrl", Kind: KindString},
-}
+})
 
-// HostedNames returns the wire names of Hosted, in table order.
-func HostedNames() []string {
-	names := make([]string, len(Hosted))
-	for i, p := range Hosted {
+// Container is the GET /pfc/{imageKey} parameter table of the correction
+// container, in the documentation's order. The documentation gives no
+// range for the sizes: the container's mock takes the hosted API's, so
+// that both mocks agree. Defaults are those of a container started
+// without PFC_* settings (PFC_SKIP_MODE's clipart for skip); none for
+// preserveInputFileName, whose default is PFC_PRESERVE_INPUT_FILENAME.
+// The mock also takes outputType in any case and as jpg. Callers must not
+// modify it.
+var Container = slices.Concat([]Param{
+	{Name: "preset", Kind: KindString},
+	{Name: "outputType", Kind: KindString, Values: []string{"JPEG", "PNG"}},
+	{Name: "outputQuality", Kind: KindInteger, Default: "90", Range: qualityRange},
+	{Name: "outputColorSpace", Kind: KindString, Default: "original"},
+}, resizeParams, []Param{
+	{Name: "autocrop", Kind: KindBoolean, Default: "false", Values: boolValues},
+	{Name: "skip", Kind: KindString, Default: "clipart", Values: []string{"clipart", "legacy", "none"}},
+	{Name: "skip-exif-software", Kind: KindList},
+	{Name: "preserveInputFileName", Kind: KindBoolean, Values: boolValues},
+	{Name: "enableComposite", Kind: KindBoolean, Default: "true", Values: boolValues},
+})
+
+// Names returns the wire names of table, in table order.
+func Names(table []Param) []string {
+	names := make([]string, len(table))
+	for i, p := range table {
 		names[i] = p.Name
 	}
 	return names
 }
 
-// HostedParam returns the Hosted entry named name.
-func HostedParam(name string) (Param, bool) {
-	for _, p := range Hosted {
+// Lookup returns the entry of table named name.
+func Lookup(table []Param, name string) (Param, bool) {
+	for _, p := range table {
 		if p.Name == name {
 			return p, true
 		}
 	}
 	return Param{}, false
 }
+
+// HostedNames returns the wire names of Hosted, in table order.
+func HostedNames() []string { return Names(Hosted) }
+
+// HostedParam returns the Hosted entry named name.
+func HostedParam(name string) (Param, bool) { return Lookup(Hosted, name) }
 
 // Index returns the position of name in the hosted table, or len(Hosted)
 // for a name outside it (so that sorting puts unknown names last).

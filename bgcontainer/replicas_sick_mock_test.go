@@ -1,0 +1,131 @@
+package bgcontainer_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/pfc"
+)
+
+// refusedURL is the URL of a port nothing listens on.
+func refusedURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	u := "http://" + l.Addr().String()
+	require.NoError(t, l.Close())
+	return u
+}
+
+// countingSick is sickReplica that counts its requests.
+func countingSick(t *testing.T, hang bool, n *atomic.Int32) string {
+	t.Helper()
+	release := make(chan struct{})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if hang {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"status":503,"message":"overloaded"}`))
+	}))
+	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release) })
+	return s.URL
+}
+
+// Every replica sick (503, hung, refused): Status ends with one of their
+// errors, typed, after asking each once.
+func TestReplicasEverySickStatus(t *testing.T) {
+	t.Parallel()
+	var n503, nHung atomic.Int32
+	urls := []string{countingSick(t, false, &n503), countingSick(t, true, &nHung), refusedURL(t)}
+	c, err := bgcontainer.NewClient("k", pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0),
+		pfc.WithResponseHeaderTimeout(300*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard, not a speed goal
+	defer cancel()
+	for range 3 {
+		_, err := c.Status(ctx)
+		require.Error(t, err)
+		require.NoError(t, ctx.Err(), "Status hung")
+		var ae *pfc.APIError
+		t.Log(err)
+		assert.True(t, errors.As(err, &ae) || errors.Is(err, pfc.ErrResponseHeaderTimeout) || strings.Contains(err.Error(), "refused"), "untyped: %v", err)
+	}
+	// Set aside, it is still asked once per call (last), when every
+	// other replica failed too: each call waits one header timeout on it.
+	assert.LessOrEqual(t, nHung.Load(), int32(3), "the hung replica was asked more than once per call")
+}
+
+// A job no replica holds: every replica answering 404 gives the 404; one
+// answering 503 gives the 503 (that replica may hold it).
+func TestReplicasLookupUnknownJob(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	c := fleetClient(t, fleet, pfc.WithRetries(-1, 0, 0))
+	id := "00000000-0000-4000-8000-000000000000"
+	_, err := c.CheckImage(ctx, id)
+	var ae *pfc.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
+	t.Log(err)
+	var n atomic.Int32
+	sick := countingSick(t, false, &n)
+	c = sickFleetClient(t, sick, fleet)
+	_, err = c.CheckImage(ctx, id)
+	require.ErrorAs(t, err, &ae)
+	t.Log(err)
+	assert.Equal(t, http.StatusServiceUnavailable, ae.StatusCode)
+}
+
+// A replica that hangs only once the job is done (its DownloadImage gets
+// no answer within the response header timeout): the image is done again
+// on the other replica, nothing reached the writer twice, and the first
+// job is removed once the replica answers again.
+func TestReplicaHungOnDownloadRedone(t *testing.T) {
+	t.Parallel()
+	var fleet []*bgmock.TestServer
+	g := newGate(t, func(g *gate, ev gateEvent) {
+		switch {
+		case ev.Host == hostOf(fleet[0].URL) && ev.Method == http.MethodGet && strings.HasPrefix(ev.Path, "/CheckImage/") &&
+			ev.Status == http.StatusOK:
+			g.hold(fleet[0].URL) // done, then silent: the download hangs
+		case ev.Host == hostOf(fleet[1].URL) && ev.Path == "/SubmitImage":
+			g.release(fleet[0].URL)
+		}
+	})
+	fleet = bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
+		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+	img := bulkJPEG(t, 7)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err)
+	assert.Equal(t, res.Bytes, int64(out.Len()), "one PNG in the writer")
+	assert.Equal(t, fleet[1].URL, res.Replica)
+	require.Len(t, res.Abandoned, 1)
+	require.NoError(t, res.Abandoned[0].RemoveErr)
+	assert.NotNil(t, res.Abandoned[0].Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+}
