@@ -384,24 +384,24 @@ func TestPublicErrorTypes(t *testing.T) {
 }
 
 // TestClientPrints: fmt with any verb, a copy, and slog show every
-// replica's base URL (query values and user info, which NewClient
-// refuses anyway, would be REDACTED) and never the client's internals.
+// replica's base URL with its weight, as bgcontainer's client does, and
+// never the client's internals (%+v printed them); a nil *Client prints
+// and logs as "<nil>".
 func TestClientPrints(t *testing.T) {
 	t.Parallel()
-	c, err := NewClient(pfc.WithReplicas("http://127.0.0.1:1", "http://127.0.0.1:2"), pfc.WithRetries(-1, 0, 0))
+	c, err := NewClient(pfc.WithReplicas("http://127.0.0.1:1", "http://127.0.0.1:2"), pfc.WithReplicaWeight("http://127.0.0.1:2", 3), pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	want := "pfccontainer.Client(http://127.0.0.1:1, http://127.0.0.1:2)"
+	want := "pfccontainer.Client(replicas http://127.0.0.1:1, http://127.0.0.1:2 (weight 3))"
 	var logs bytes.Buffer
-	slog.New(slog.NewTextHandler(&logs, nil)).Info("client", "c", c)
-	outs := []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %d", c, c, c, c, c, c), c.String(), fmt.Sprintf("%+v", *c)}
-	for _, s := range outs {
+	var nilClient *Client
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("client", "c", c, "nil", nilClient)
+	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %d", c, c, c, c, c, c), c.String(), fmt.Sprintf("%+v", *c)} {
 		assert.Contains(t, s, want)
 		assert.NotContains(t, s, "maxDownload")
 	}
-	assert.Contains(t, logs.String(), "c.replicas=\"[http://127.0.0.1:1 http://127.0.0.1:2]\"")
+	assert.Contains(t, logs.String(), `c.replicas="replicas http://127.0.0.1:1, http://127.0.0.1:2 (weight 3)" c.rebase=false nil=<nil>`)
 	assert.Equal(t, "pfccontainer.Client(http://127.0.0.1:2, rebased)", (&Client{base: "http://127.0.0.1:2", rebase: true}).String())
 	assert.Equal(t, "pfccontainer.Client(http://u:xxxxx@h:1/?tok=REDACTED)", (&Client{base: "http://u:pw@h:1/?tok=s3cret"}).String())
-	var nilClient *Client
 	assert.Equal(t, "<nil>", fmt.Sprint(nilClient))
 }

@@ -1,47 +1,44 @@
 package replicas
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/redact"
 )
 
-// URLs returns the base URLs of the replicas that take work (Live), as a
-// client prints them: user info hidden, query values REDACTED
-// (redact.SignedURL). A nil list has none.
-func (l *List[T]) URLs() []string {
-	if l == nil {
-		return nil
+// Where is the text a client prints for where it sends its calls: base,
+// its one base URL, for a nil list or one of one replica; else "replicas
+// <URL>, <URL> (weight 3), ...", every replica with its weight when not
+// 1. Each URL passes redact.SignedURL (user info and query values hidden),
+// the whole passes hide (the client's redactor; nil: none).
+func (l *List[T]) Where(base string, hide func(string) string) string {
+	if hide == nil {
+		hide = func(s string) string { return s }
 	}
-	live := l.Live()
-	out := make([]string, len(live))
-	for i, r := range live {
-		out[i] = redact.SignedURL(r.URL)
+	if l == nil || !l.Many() {
+		return hide(redact.SignedURL(base))
 	}
-	return out
+	var b strings.Builder
+	b.WriteString("replicas ")
+	for i, r := range l.All() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(redact.SignedURL(r.URL))
+		if r.Weight != 1 {
+			fmt.Fprintf(&b, " (weight %d)", r.Weight)
+		}
+	}
+	return hide(b.String())
 }
 
-// Describe is the text a client prints: name, then every replica's URL
-// (URLs; fallback when l is nil or has none), then extra, as
-// "name(url, url, extra)".
-func (l *List[T]) Describe(name, fallback string, extra ...string) string {
-	urls := l.URLs()
-	if len(urls) == 0 && fallback != "" {
-		urls = []string{redact.SignedURL(fallback)}
+// LogAttr is the attribute a client logs for where it sends its calls
+// (see Where): "base_url" for one replica, "replicas" for several.
+func (l *List[T]) LogAttr(base string, hide func(string) string) slog.Attr {
+	if l == nil || !l.Many() {
+		return slog.String("base_url", l.Where(base, hide))
 	}
-	return name + "(" + strings.Join(append(urls, extra...), ", ") + ")"
-}
-
-// LogAttr is the attribute a client logs for its replicas: base_url for
-// one, replicas (every URL) for several; fallback as for Describe.
-func (l *List[T]) LogAttr(fallback string) slog.Attr {
-	urls := l.URLs()
-	if len(urls) == 0 && fallback != "" {
-		urls = []string{redact.SignedURL(fallback)}
-	}
-	if len(urls) == 1 {
-		return slog.String("base_url", urls[0])
-	}
-	return slog.Any("replicas", urls)
+	return slog.String("replicas", l.Where(base, hide))
 }
