@@ -162,9 +162,9 @@ func TestNilContextIsAValidationError(t *testing.T) {
 	img := testPNG(t)
 	in := t.TempDir()
 	calls := map[string]func() error{
-		"Upload":  func() error { _, err := c.Upload(nilCtx, bytes.NewReader(img), int64(len(img)), ""); return err },
-		"Correct": func() error { _, err := c.GetCorrection(nilCtx, "k.jpg", nil); return err },
-		"Version": func() error { _, err := c.Version(nilCtx); return err },
+		"Upload":        func() error { _, err := c.Upload(nilCtx, bytes.NewReader(img), int64(len(img)), ""); return err },
+		"GetCorrection": func() error { _, err := c.GetCorrection(nilCtx, "k.jpg", nil); return err },
+		"Version":       func() error { _, err := c.Version(nilCtx); return err },
 		"Download": func() error {
 			_, err := c.Download(nilCtx, &Correction{CorrectedURL: testBase + "/output/a.jpg"}, io.Discard)
 			return err
@@ -174,6 +174,18 @@ func TestNilContextIsAValidationError(t *testing.T) {
 			return err
 		},
 		"Direct.Corr": func() error { _, err := c.Direct(in, t.TempDir()).GetCorrection(nilCtx, "a.png", nil); return err },
+		"Correct": func() error {
+			_, err := c.Correct(nilCtx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
+			return err
+		},
+		"CorrectFile": func() error {
+			_, err := c.CorrectFile(nilCtx, filepath.Join(in, "a.png"), filepath.Join(t.TempDir(), "a.png"), nil, nil)
+			return err
+		},
+		"DownloadFile": func() error {
+			_, err := c.DownloadFile(nilCtx, &Correction{CorrectedURL: testBase + "/output/a.jpg"}, filepath.Join(t.TempDir(), "a.jpg"))
+			return err
+		},
 	}
 	for name, call := range calls {
 		var ve *pfc.ValidationError

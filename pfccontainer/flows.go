@@ -19,6 +19,9 @@ import (
 // CorrectFile); the download, whose bytes may already be in dst, is not.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, o *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Correction, err error) {
 	var fe apierr.FieldErrors
+	if ctx == nil {
+		fe.Add("ctx", "is nil")
+	}
 	if err := checkFlow(flow, false); err != nil {
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
@@ -64,7 +67,7 @@ func (c *Client) withFlow(flow *pfc.FlowOptions) *Client {
 // dstPath is untouched on any failure. Of flow (see pfc.FlowOptions) only
 // MaxDownloadSize applies: the correction is one synchronous request.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
-	if err := checkFileArgs(srcPath, dstPath, o, flow); err != nil {
+	if err := checkFileArgs(ctx, srcPath, dstPath, o, flow); err != nil {
 		return nil, err
 	}
 	dl := c.withFlow(flow) // the client that downloads, with the flow's bound
@@ -91,8 +94,11 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 }
 
 // checkFileArgs reports the problems of a file-to-file call at once.
-func checkFileArgs(srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) error {
+func checkFileArgs(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) error {
 	var fe fieldErrors
+	if ctx == nil {
+		fe.add("ctx", "is nil")
+	}
 	if err := checkFlow(flow, false); err != nil {
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
