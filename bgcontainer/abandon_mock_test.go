@@ -445,8 +445,8 @@ func TestBulkManifestNamesJobsLeft(t *testing.T) {
 	in, out := t.TempDir(), t.TempDir()
 	writeBulkImages(t, in, 1)
 	manifest := filepath.Join(t.TempDir(), "run.jsonl")
-	rep, err := poll.Drive(clk, func() (*pfc.BulkReport, error) {
-		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{Manifest: manifest})
+	rep, err := poll.Drive(clk, func() (*pfc.BulkReport[*bgcontainer.Result], error) {
+		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{Manifest: manifest})
 	})
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Done)

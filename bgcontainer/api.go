@@ -257,16 +257,7 @@ func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) 
 		return 0, err
 	}
 	defer d.body.Close()
-	var n int64
-	err = fileio.WriteFileAtomicContext(ctx, path, func(w io.Writer) error {
-		var err error
-		n, err = c.copyResult(processID, w, d)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return fileio.DownloadFile(ctx, path, func(w io.Writer) (int64, error) { return c.copyResult(processID, w, d) })
 }
 
 // copyResult streams the PNG to w within the download bound.

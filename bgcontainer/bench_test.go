@@ -114,7 +114,7 @@ func BenchmarkBGRemoveDir(b *testing.B) {
 		out := filepath.Join(b.TempDir(), fmt.Sprint(i))
 		i++
 		t0 := time.Now()
-		rep, err := ts.Client.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 16})
+		rep, err := ts.Client.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{Concurrency: 16})
 		spent += time.Since(t0)
 		if err != nil || rep.Done != n {
 			b.Fatalf("done %d of %d: %v %v", rep.Done, n, err, rep.Failures)

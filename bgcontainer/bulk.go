@@ -21,7 +21,7 @@ import (
 // resumable through its manifest, and a failed file does not stop it:
 // see "Bulk runs" in package pfc for the report, the error result and
 // retries. SubmitImage is never resent once it may have arrived.
-func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *SubmitOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *SubmitOptions, b *pfc.BulkOptions[*Result]) (_ *pfc.BulkReport[*Result], err error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
 	items, total, err := bulk.DirItems(inDir, outDir, &s, func(rel string) string {
@@ -36,14 +36,14 @@ func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *Subm
 // RemoveAll removes the background of every item of items with opts,
 // several at once; see RemoveDir. items is read as the run goes; with
 // b.Manifest set the run is resumable (items are matched by ID).
-func (c *Client) RemoveAll(ctx context.Context, items iter.Seq[pfc.BulkItem], opts *SubmitOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (c *Client) RemoveAll(ctx context.Context, items iter.Seq[pfc.BulkItem], opts *SubmitOptions, b *pfc.BulkOptions[*Result]) (_ *pfc.BulkReport[*Result], err error) {
 	bo := bulk.Deref(b)
 	return c.removeBulk(ctx, bulk.PublicItems(items), 0, opts, bo, bulk.SettingsOf(bo))
 }
 
 // removeBulk runs items through the shared runner with
 // RemoveBackgroundFile as the work.
-func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *SubmitOptions, bo pfc.BulkOptions, s bulk.Settings) (*pfc.BulkReport, error) {
+func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *SubmitOptions, bo pfc.BulkOptions[*Result], s bulk.Settings) (*pfc.BulkReport[*Result], error) {
 	var o SubmitOptions
 	if opts != nil {
 		o = *opts
@@ -51,7 +51,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 	if err := validateFlow(&o, bo.Flow); err != nil {
 		return nil, err
 	}
-	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Result, pfc.BulkResult]{
+	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Result, pfc.BulkResult[*Result]]{
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
@@ -125,11 +125,10 @@ func bulkKind(err error) string {
 }
 
 // bulkResult converts the runner's result to the public one.
-func bulkResult(r bulk.Result[*Result]) pfc.BulkResult {
+func bulkResult(r bulk.Result[*Result]) pfc.BulkResult[*Result] {
 	out := bulk.PublicResult(r)
 	switch {
 	case r.Value != nil:
-		out.Result = r.Value
 		if r.Value.Job != nil {
 			out.JobID = r.Value.Job.ProcessID
 		}

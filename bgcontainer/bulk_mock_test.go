@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -63,7 +64,7 @@ func TestBulkRemoveDir(t *testing.T) {
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	rels := writeBulkImages(t, in, 8)
 	require.NoError(t, os.WriteFile(filepath.Join(in, "broken.jpg"), []byte("not a jpeg"), 0o644))
-	rep, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &pfc.BulkOptions{Concurrency: 3})
+	rep, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{Concurrency: 3})
 	require.NoError(t, err)
 	assert.Equal(t, 9, rep.Total)
 	assert.Equal(t, 8, rep.Done, "%+v", rep.Failures)
@@ -92,8 +93,8 @@ func TestBulkRemoveDirResume(t *testing.T) {
 	defer cancel()
 	var finished atomic.Int32
 	var done sync.Map
-	rep1, err := ts.Client.RemoveDir(ctx, in, out, nil, &pfc.BulkOptions{
-		OnResult: func(r pfc.BulkResult) {
+	rep1, err := ts.Client.RemoveDir(ctx, in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
+		OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
 			done.Store(r.Item.ID, true)
 			if finished.Add(1) == cut {
 				cancel()
@@ -103,8 +104,8 @@ func TestBulkRemoveDirResume(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.GreaterOrEqual(t, rep1.Done, cut)
 	assert.Equal(t, n, rep1.Done+rep1.Interrupted)
-	rep2, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &pfc.BulkOptions{
-		OnResult: func(r pfc.BulkResult) {
+	rep2, err := ts.Client.RemoveDir(t.Context(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
+		OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
 			_, was := done.Load(r.Item.ID)
 			assert.Equal(t, was, r.Skipped, r.Item.ID)
 			if r.Skipped {
@@ -135,10 +136,10 @@ func TestBulkRemoveAll(t *testing.T) {
 	for _, rel := range rels {
 		items = append(items, pfc.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(pngName(rel)))})
 	}
-	rep, err := ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &pfc.BulkOptions{Manifest: filepath.Join(out, "m.jsonl")})
+	rep, err := ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &pfc.BulkOptions[*bgcontainer.Result]{Manifest: filepath.Join(out, "m.jsonl")})
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Done)
-	_, err = ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &pfc.BulkOptions{RateLimit: -1})
+	_, err = ts.Client.RemoveAll(t.Context(), slices.Values(items), nil, &pfc.BulkOptions[*bgcontainer.Result]{RateLimit: -1})
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 }

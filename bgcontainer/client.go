@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/clientopt"
@@ -32,7 +31,7 @@ type Client struct {
 	http       *transport.Client
 	// reps are the container's replicas (one for a single base URL);
 	// http is the first one's transport.
-	reps *replicas.List[*transport.Client]
+	reps *replicas.Fleet
 	wait poll.Options
 	// retry paces the wait for a lost replica to answer again (the
 	// transport's retry delays, pfc.WithRetries; tests set its Clock).
@@ -144,31 +143,12 @@ func (c *Client) LogValue() slog.Value {
 	if c.licenseKey != nil {
 		key = redacted
 	}
-	if c.reps != nil && c.reps.Many() {
-		return slog.GroupValue(slog.String("replicas", c.where()), slog.String("license_key", key))
-	}
-	return slog.GroupValue(slog.String("base_url", c.redact(c.baseURL)), slog.String("license_key", key))
+	return slog.GroupValue(c.reps.LogAttr(c.baseURL, c.redact), slog.String("license_key", key))
 }
 
 // where is the client's base URL, or its replicas' (with their weights
 // other than 1), redacted.
-func (c *Client) where() string {
-	if c.reps == nil || !c.reps.Many() {
-		return c.redact(c.baseURL)
-	}
-	var b strings.Builder
-	b.WriteString("replicas ")
-	for i, r := range c.reps.All() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.URL)
-		if r.Weight != 1 {
-			fmt.Fprintf(&b, " (weight %d)", r.Weight)
-		}
-	}
-	return c.redact(b.String())
-}
+func (c *Client) where() string { return c.reps.Where(c.baseURL, c.redact) }
 
 func (c Client) keyState() string {
 	if c.licenseKey == nil {

@@ -46,7 +46,7 @@ func ExampleClient_RemoveDir() {
 		}
 	}
 	for run := 1; run <= 2; run++ {
-		rep, err := c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 4})
+		rep, err := c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{Concurrency: 4})
 		if err != nil {
 			panic(err)
 		}

@@ -49,7 +49,7 @@ func TestSubmitRefusesTheLicenceKeyAsProcessID(t *testing.T) {
 		require.NoError(t, os.WriteFile(src, img, 0o644))
 		man := filepath.Join(dir, "out", "manifest.jsonl")
 		rep, err := f.c.RemoveAll(context.Background(), slices.Values([]pfc.BulkItem{{ID: "in.png", SrcPath: src, DstPath: dst}}), nil,
-			&pfc.BulkOptions{Manifest: man})
+			&pfc.BulkOptions[*Result]{Manifest: man})
 		require.NoError(t, err)
 		require.Equal(t, 1, rep.Failed, id)
 		var re *pfc.ResponseError

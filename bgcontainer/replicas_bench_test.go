@@ -58,9 +58,9 @@ func BenchmarkReplicas(b *testing.B) {
 					done atomic.Int32
 				)
 				b.StartTimer()
-				rep, err := cl.RemoveDir(context.Background(), in, b.TempDir(), nil, &pfc.BulkOptions{
+				rep, err := cl.RemoveDir(context.Background(), in, b.TempDir(), nil, &pfc.BulkOptions[*bgcontainer.Result]{
 					Concurrency: 6,
-					OnResult: func(pfc.BulkResult) {
+					OnResult: func(pfc.BulkResult[*bgcontainer.Result]) {
 						if c.kill && done.Add(1) == n/2 {
 							once.Do(func() { kill(fleet[2]) })
 						}

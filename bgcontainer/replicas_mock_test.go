@@ -201,14 +201,14 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 		byRepl = map[string]int{}
 		left   []*bgcontainer.Result
 	)
-	rep, err := poll.Drive(clk, func() (*pfc.BulkReport, error) {
-		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions{
+	rep, err := poll.Drive(clk, func() (*pfc.BulkReport[*bgcontainer.Result], error) {
+		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
 			Concurrency: 6,
-			OnResult: func(r pfc.BulkResult) {
+			OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
 				if done.Add(1) == n/3 {
 					once.Do(func() { kill(fleet[2]) })
 				}
-				if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
+				if res := r.Result; res != nil {
 					mu.Lock()
 					byRepl[res.Replica]++
 					for _, l := range res.LostReplicas {

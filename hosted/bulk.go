@@ -20,7 +20,7 @@ import (
 // The run is resumable through its manifest, and a failed file does not
 // stop it: see "Bulk runs" in package pfc for the report, the error result
 // and retries.
-func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *pfc.BulkOptions[*Job]) (_ *pfc.BulkReport[*Job], err error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(opts))
@@ -34,14 +34,14 @@ func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *Cor
 // several at once; see CorrectDir for failures, the error result and
 // retries. items is read as the run goes, so it may be long or generated;
 // with b.Manifest set the run is resumable (items are matched by ID).
-func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], opts *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], opts *CorrectionOptions, b *pfc.BulkOptions[*Job]) (_ *pfc.BulkReport[*Job], err error) {
 	bo := bulk.Deref(b)
 	return c.correctBulk(ctx, bulk.PublicItems(items), 0, opts, bo, bulk.SettingsOf(bo))
 }
 
 // correctBulk runs items through the shared runner with CorrectFile as the
 // work.
-func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *CorrectionOptions, bo pfc.BulkOptions, s bulk.Settings) (*pfc.BulkReport, error) {
+func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *CorrectionOptions, bo pfc.BulkOptions[*Job], s bulk.Settings) (*pfc.BulkReport[*Job], error) {
 	// Check everything once, before the first file: a bad option is one
 	// error, not one failure per file.
 	o := opts.Clone()
@@ -51,7 +51,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	if _, _, err := c.flowSettings(bo.Flow); err != nil {
 		return nil, err
 	}
-	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult]{
+	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult[*Job]]{
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
 			return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Flow)
@@ -131,7 +131,7 @@ func bulkKind(err error) string {
 }
 
 // bulkResult converts the runner's result to the public one.
-func bulkResult(r bulk.Result[*Job]) pfc.BulkResult {
+func bulkResult(r bulk.Result[*Job]) pfc.BulkResult[*Job] {
 	out := bulk.PublicResult(r)
 	job := r.Value
 	var (

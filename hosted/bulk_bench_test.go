@@ -63,7 +63,7 @@ func BenchmarkCorrectDir1000(b *testing.B) {
 		out := filepath.Join(b.TempDir(), fmt.Sprint(i))
 		i++
 		t0 := time.Now()
-		rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 16})
+		rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions[*hosted.Job]{Concurrency: 16})
 		spent += time.Since(t0)
 		if err != nil || rep.Done != n {
 			b.Fatalf("done %d of %d: %v %v", rep.Done, n, err, rep.Failures)
@@ -93,9 +93,9 @@ func BenchmarkCorrectDir1000Resume(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var finished atomic.Int32
 		t0 := time.Now()
-		rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
+		rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions[*hosted.Job]{
 			Concurrency: 16,
-			OnResult: func(pfc.BulkResult) {
+			OnResult: func(pfc.BulkResult[*hosted.Job]) {
 				if finished.Add(1) == int32(cut) {
 					cancel()
 				}
@@ -106,7 +106,7 @@ func BenchmarkCorrectDir1000Resume(b *testing.B) {
 			b.Fatalf("first run: %v, %d done, cut %d", err, rep1.Done, cut)
 		}
 		uploads := ct.count("upload")
-		rep2, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{Concurrency: 16})
+		rep2, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions[*hosted.Job]{Concurrency: 16})
 		spent += time.Since(t0)
 		if err != nil || rep2.Skipped != rep1.Done || rep2.Done != n-rep1.Done {
 			b.Fatalf("resume: %v: skipped %d (want %d), done %d (want %d)", err, rep2.Skipped, rep1.Done, rep2.Done, n-rep1.Done)

@@ -125,7 +125,7 @@ func TestCorrectDirMock(t *testing.T) {
 
 	var mu sync.Mutex
 	var progress []pfc.BulkProgress
-	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection(), &pfc.BulkOptions{
+	rep, err := c.CorrectDir(context.Background(), in, out, hosted.NewCorrection(), &pfc.BulkOptions[*hosted.Job]{
 		Concurrency: 3,
 		OnProgress: func(p pfc.BulkProgress) {
 			mu.Lock()
@@ -144,7 +144,7 @@ func TestCorrectDirMock(t *testing.T) {
 		assert.Equal(t, want, got, rel)
 	}
 	require.Len(t, rep.Failures, 2)
-	byID := map[string]pfc.BulkResult{}
+	byID := map[string]pfc.BulkResult[*hosted.Job]{}
 	for _, f := range rep.Failures {
 		byID[f.Item.ID] = f
 	}
@@ -153,8 +153,8 @@ func TestCorrectDirMock(t *testing.T) {
 	require.ErrorAs(t, tiny.Err, &je)
 	assert.ErrorIs(t, tiny.Err, hosted.ErrJobRejected)
 	assert.Equal(t, "job_rejected", tiny.Kind)
-	require.IsType(t, &hosted.Job{}, tiny.Result)
-	assert.Equal(t, tiny.Result.(*hosted.Job).ID, tiny.JobID)
+	require.NotNil(t, tiny.Result)
+	assert.Equal(t, tiny.Result.ID, tiny.JobID)
 	assert.Error(t, byID["text.png"].Err)
 	assert.NoFileExists(t, filepath.Join(out, "tiny.jpg"))
 
@@ -194,9 +194,9 @@ func testCorrectDirResume(t *testing.T, n, cut int) {
 	defer cancel()
 	var finished atomic.Int32
 	var doneIDs sync.Map
-	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
+	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions[*hosted.Job]{
 		Concurrency: 4,
-		OnResult: func(r pfc.BulkResult) {
+		OnResult: func(r pfc.BulkResult[*hosted.Job]) {
 			if r.Err == nil {
 				doneIDs.Store(r.Item.ID, true)
 			}
@@ -212,9 +212,9 @@ func testCorrectDirResume(t *testing.T, n, cut int) {
 	assert.Equal(t, n, rep1.Done+rep1.Interrupted)
 	uploads1 := ct.count("upload")
 
-	rep2, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{
+	rep2, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions[*hosted.Job]{
 		Concurrency: 4,
-		OnResult: func(r pfc.BulkResult) {
+		OnResult: func(r pfc.BulkResult[*hosted.Job]) {
 			_, wasDone := doneIDs.Load(r.Item.ID)
 			assert.Equal(t, wasDone, r.Skipped, r.Item.ID)
 			if r.Skipped {
@@ -242,7 +242,7 @@ func TestCorrectAllMock(t *testing.T) {
 	for _, rel := range rels {
 		items = append(items, pfc.BulkItem{SrcPath: filepath.Join(in, rel), DstPath: filepath.Join(out, filepath.Base(rel)+".out.png")})
 	}
-	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), &pfc.BulkOptions{
+	rep, err := c.CorrectAll(context.Background(), slices.Values(items), hosted.NewCorrection().WithOutput(pfc.OutputPNG, 0), &pfc.BulkOptions[*hosted.Job]{
 		Manifest: filepath.Join(out, "run.jsonl"), RateLimit: 1000, RateBurst: 5,
 	})
 	require.NoError(t, err)
@@ -300,9 +300,9 @@ func TestCorrectDirNoLeak(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var finished atomic.Int32
-	_, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
+	_, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions[*hosted.Job]{
 		Concurrency: 4,
-		OnResult: func(pfc.BulkResult) {
+		OnResult: func(pfc.BulkResult[*hosted.Job]) {
 			if finished.Add(1) == 3 {
 				cancel()
 			}

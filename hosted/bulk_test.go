@@ -24,7 +24,7 @@ func TestBulkResultOfAWaitTimeout(t *testing.T) {
 		if te.Last == nil {
 			assert.Nil(t, r.Result, name)
 		} else {
-			assert.Same(t, last, r.Result.(*Job), name)
+			assert.Same(t, last, r.Result, name)
 		}
 	}
 }

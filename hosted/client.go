@@ -45,6 +45,12 @@ func WithPolling(o pfc.WaitOptions) Option {
 	return func(c *config.Config) { c.Polling, c.PollingSet = config.Wait(o), true }
 }
 
+// CloseIdleConnections closes the idle keep-alive connections of the
+// client's HTTP transport.
+func (c *Client) CloseIdleConnections() {
+	c.http.CloseIdleConnections()
+}
+
 // errorf is fmt.Errorf with the message passed through the client's
 // redactor: use it for every error string that quotes a server's answer
 // or a user's input.

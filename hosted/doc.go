@@ -2,8 +2,9 @@
 //
 // The workflow is: upload a file to a pre-signed URL, start a correction
 // job on /pfc with options, poll /status until the job is terminal (or
-// receive a webhook, see package webhook), and download the corrected file.
-// Client.Correct and Client.CorrectFile do all four steps in one call:
+// receive a webhook, see package webhook), and download the corrected file
+// (Download, or DownloadFile atomically). Client.Correct and
+// Client.CorrectFile do all four steps in one call:
 //
 //	c, err := hosted.NewClient(apiKey, pfc.WithBaseURL("https://api.example.com/v2"))
 //	if err != nil {

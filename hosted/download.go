@@ -32,6 +32,18 @@ func (c *Client) Download(ctx context.Context, job *Job, dst io.Writer) (_ int64
 	return c.download(ctx, job, dst, c.maxDownload)
 }
 
+// DownloadFile writes the job's corrected file to path atomically (see
+// Download): the bytes go to a temporary file beside path, which is
+// renamed over path only once complete and synced, so path is never
+// half-written and is left untouched on failure. A new file gets mode
+// 0644; an overwritten one keeps its mode.
+func (c *Client) DownloadFile(ctx context.Context, job *Job, path string) (_ int64, err error) {
+	if path == "" {
+		return 0, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "path", Message: "is required"}}}
+	}
+	return fileio.DownloadFile(ctx, path, func(w io.Writer) (int64, error) { return c.Download(ctx, job, w) })
+}
+
 func (c *Client) download(ctx context.Context, job *Job, dst io.Writer, limit int64) (int64, error) {
 	if job == nil || job.CorrectedFile == "" {
 		return 0, c.errorf("pfc: download: job has no correctedFile (status %s)", c.quote(string(statusOf(job)), apierr.MaxQuotedID))

@@ -142,3 +142,38 @@ func TestWithMaxDownloadSizeRejectsNegative(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"MaxDownloadSize"}, ve.Fields())
 }
+
+// TestDownloadFileIsAtomic: DownloadFile writes the whole file or leaves
+// the path as it was (an over-the-cap download, a job without a file),
+// refuses an empty path, and leaves no temporary file behind.
+func TestDownloadFileIsAtomic(t *testing.T) {
+	t.Parallel()
+	c, base := fileServer(t)
+	t.Cleanup(c.CloseIdleConnections)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.jpg")
+
+	n, err := c.DownloadFile(t.Context(), &Job{ID: "j", Status: StatusCompleted, CorrectedFile: base + "/sized/100"}, path)
+	require.NoError(t, err)
+	assert.Equal(t, int64(100), n)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{'x'}, 100), got)
+
+	for _, job := range []*Job{
+		{ID: "j", Status: StatusCompleted, CorrectedFile: base + "/chunked/150"},
+		{ID: "j", Status: StatusFailed},
+	} {
+		n, err = c.DownloadFile(t.Context(), job, path)
+		require.Error(t, err)
+		assert.Zero(t, n)
+		got, _ = os.ReadFile(path)
+		assert.Len(t, got, 100, "the earlier file is untouched")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file is left")
+
+	_, err = c.DownloadFile(t.Context(), &Job{ID: "j", Status: StatusCompleted, CorrectedFile: base + "/sized/1"}, "")
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
+}

@@ -31,7 +31,7 @@ func ExampleClient_CorrectDir() {
 	out := filepath.Join(in, "corrected") // left out of the input
 
 	for run := 1; run <= 2; run++ {
-		rep, err := client.CorrectDir(ctx, in, out, hosted.NewCorrection().WithLong(160), &pfc.BulkOptions{
+		rep, err := client.CorrectDir(ctx, in, out, hosted.NewCorrection().WithLong(160), &pfc.BulkOptions[*hosted.Job]{
 			Concurrency: 4,
 			OnProgress: func(p pfc.BulkProgress) {
 				// e.g. drive a progress bar: p.Done+p.Failed+p.Skipped of p.Total, p.ETA

@@ -51,9 +51,10 @@ func (o CorrectionOptions) LogValue() slog.Value {
 func (p PresetPage) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", p)) }
 
 // Format prints the client as "hosted.Client(<base URL>, API key
-// REDACTED)" whatever the verb: it holds the API key, and fmt, printing a
-// struct through a pointer (as %s and %q do), reached it. A nil *Client
-// prints as "<nil>".
+// REDACTED)" whatever the verb, the URL's user info and query values
+// REDACTED too: it holds the API key, and fmt, printing a struct through
+// a pointer (as %s and %q do), reached it. A nil *Client prints as
+// "<nil>".
 func (c *Client) Format(f fmt.State, _ rune) {
 	_, _ = io.WriteString(f, c.String())
 }
@@ -63,7 +64,7 @@ func (c *Client) String() string {
 	if c == nil || c.http == nil {
 		return "<nil>"
 	}
-	return "hosted.Client(" + strings.TrimSuffix(c.http.URL(""), "/") + ", API key " + redact.Redacted + ")"
+	return "hosted.Client(" + c.baseURL() + ", API key " + redact.Redacted + ")"
 }
 
 // LogValue makes slog log the client without its API key.
@@ -71,5 +72,11 @@ func (c *Client) LogValue() slog.Value {
 	if c == nil || c.http == nil {
 		return slog.StringValue("<nil>")
 	}
-	return slog.GroupValue(slog.String("base_url", strings.TrimSuffix(c.http.URL(""), "/")), slog.String("api_key", redact.Redacted))
+	return slog.GroupValue(slog.String("base_url", c.baseURL()), slog.String("api_key", redact.Redacted))
+}
+
+// baseURL is the base URL as the client prints it: user info hidden and
+// query values REDACTED.
+func (c *Client) baseURL() string {
+	return redact.SignedURL(strings.TrimSuffix(c.http.URL(""), "/"))
 }

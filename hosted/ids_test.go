@@ -108,7 +108,7 @@ func TestBulkNeverWritesAKeyFromTheServer(t *testing.T) {
 		require.NoError(t, os.WriteFile(src, []byte("raw"), 0o644))
 		man := filepath.Join(dir, "out", "manifest.jsonl")
 		rep, err := c.CorrectAll(context.Background(), slices.Values([]pfc.BulkItem{{ID: "in.jpg", SrcPath: src, DstPath: dst}}), nil,
-			&pfc.BulkOptions{Manifest: man})
+			&pfc.BulkOptions[*Job]{Manifest: man})
 		require.NoError(t, err)
 		require.Equal(t, 1, rep.Failed, id)
 		var re *pfc.ResponseError

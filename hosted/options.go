@@ -211,10 +211,18 @@ type AutocropSettings struct {
 	TopHeadGap   string // autocropTopHeadGap: positive enables
 }
 
-// WithAutocrop enables auto cropping with s (the zero value uses the
-// service defaults), replacing any earlier auto-crop values.
+// WithAutocrop enables auto cropping with the service defaults, as in
+// pfccontainer, replacing any earlier auto-crop values (see
+// WithAutocropSettings). It modifies o and returns o itself, for chaining
+// (see Clone).
+func (o *CorrectionOptions) WithAutocrop() *CorrectionOptions {
+	return o.WithAutocropSettings(AutocropSettings{})
+}
+
+// WithAutocropSettings enables auto cropping with s (the zero value is
+// WithAutocrop), replacing any earlier auto-crop values.
 // It modifies o and returns o itself, for chaining (see Clone).
-func (o *CorrectionOptions) WithAutocrop(s AutocropSettings) *CorrectionOptions {
+func (o *CorrectionOptions) WithAutocropSettings(s AutocropSettings) *CorrectionOptions {
 	o.Autocrop = true
 	o.AutocropDetectOnly = s.DetectOnly
 	o.AutocropSize, o.AutocropX, o.AutocropY = s.Size, s.X, s.Y

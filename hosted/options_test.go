@@ -336,7 +336,7 @@ func TestQueryExact(t *testing.T) {
 		{"zero values omitted, setters chained",
 			hosted.NewCorrection().WithFileKey("k").WithFileType(hosted.FileTypeImage).WithPreset(hosted.PresetPro).
 				WithOutput(pfc.OutputJPEG, 85).WithScale(200).WithResizeMode(hosted.ResizeSmallDetails).
-				WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "1.2", X: "0", Y: "-0.1", AspectWidth: "4", AspectHeight: "5", TopHeadGap: "0.05"}).
+				WithAutocropSettings(hosted.AutocropSettings{DetectOnly: true, Size: "1.2", X: "0", Y: "-0.1", AspectWidth: "4", AspectHeight: "5", TopHeadGap: "0.05"}).
 				WithGlareRemoval().WithThumbnailUpdate().WithDetectionData(),
 			"autocrop=true&autocropDetectOnly=true&autocropSize=1.2&autocropTopHeadGap=0.05&autocropX=0&autocropY=-0.1" +
 				"&cropARH=5&cropARW=4&fileKey=k&fileType=image&includeDetectionData=true&outputQuality=85&outputType=jpg" +
@@ -436,8 +436,10 @@ func TestSetters(t *testing.T) {
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", RemoveBackground: true, BgShadow: hosted.ShadowSoft}, *o)
 	})
 	t.Run("autocrop replaces earlier values", func(t *testing.T) {
-		o := hosted.NewCorrection().WithFileKey("k").WithAutocrop(hosted.AutocropSettings{DetectOnly: true, Size: "2"}).WithAutocrop(hosted.AutocropSettings{X: "0.1"})
+		o := hosted.NewCorrection().WithFileKey("k").WithAutocropSettings(hosted.AutocropSettings{DetectOnly: true, Size: "2"}).WithAutocropSettings(hosted.AutocropSettings{X: "0.1"})
 		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Autocrop: true, AutocropX: "0.1"}, *o)
+		o.WithAutocrop() // the pfccontainer shape: the service defaults
+		assert.Equal(t, hosted.CorrectionOptions{FileKey: "k", Autocrop: true}, *o)
 	})
 	t.Run("default-true booleans become explicit", func(t *testing.T) {
 		o := hosted.NewCorrection().WithFileKey("k").WithCache(false).WithPreserveMetadata(true)

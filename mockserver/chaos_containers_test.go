@@ -68,7 +68,7 @@ func TestPFCContainerChaos(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		corr, err := c.Correct(ctx, key, nil)
+		corr, err := c.GetCorrection(ctx, key, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -251,11 +251,11 @@ func TestNoSecretInAnyLogOrError(t *testing.T) {
 	pcl = pcl.RebaseCorrectedURLs()
 	key, err := pcl.Upload(ctx, bytes.NewReader(img), int64(len(img)), "image/jpeg")
 	require.NoError(t, err)
-	corr, err := pcl.Correct(ctx, key, nil)
+	corr, err := pcl.GetCorrection(ctx, key, nil)
 	require.NoError(t, err)
 	_, err = pcl.Download(ctx, corr, &out)
 	require.NoError(t, err)
-	_, err = pcl.Correct(ctx, "unknown.jpg", nil)
+	_, err = pcl.GetCorrection(ctx, "unknown.jpg", nil)
 	sink.err(err)
 
 	sink.mu.Lock()

@@ -37,7 +37,7 @@ func TestPFCContainerBadInputSweep(t *testing.T) {
 	img := chaosInput(t, 7)
 	key, err := client.Upload(ctx, bytes.NewReader(img), int64(len(img)), "image/jpeg")
 	require.NoError(t, err)
-	corr, err := client.Correct(ctx, key, nil)
+	corr, err := client.GetCorrection(ctx, key, nil)
 	require.NoError(t, err)
 	output := corr.CorrectedURL[strings.LastIndex(corr.CorrectedURL, "/")+1:]
 	// Uploads whose content only the correction looks at.
@@ -153,7 +153,7 @@ func TestPFCContainerBadInputSweep(t *testing.T) {
 	correct := func(cl *pfccontainer.Client) []byte {
 		k, err := cl.Upload(ctx, bytes.NewReader(img), int64(len(img)), "image/jpeg")
 		require.NoError(t, err)
-		co, err := cl.Correct(ctx, k, &pfccontainer.CorrectionOptions{Width: 64})
+		co, err := cl.GetCorrection(ctx, k, &pfccontainer.CorrectionOptions{Width: 64})
 		require.NoError(t, err)
 		var buf bytes.Buffer
 		_, err = cl.Download(ctx, co, &buf)

@@ -16,9 +16,11 @@ type BulkItem struct {
 	DstPath string
 }
 
-// BulkOptions configures a bulk run. The zero value (or nil) processes 4
-// files at once, without rate limit, with the client's settings.
-type BulkOptions struct {
+// BulkOptions configures a bulk run whose files' results are of type T
+// (*hosted.Job, *pfccontainer.Correction, *bgcontainer.Result). The zero
+// value (or nil) processes 4 files at once, without rate limit, with the
+// client's settings.
+type BulkOptions[T any] struct {
 	// Concurrency bounds the files in flight (0: 4).
 	Concurrency int
 	// RateLimit, if positive, bounds how many files start per second on
@@ -42,7 +44,7 @@ type BulkOptions struct {
 	OnProgress func(BulkProgress)
 	// OnResult, if set, receives the outcome of every file as it finishes,
 	// skipped files included. Calls are serialised with OnProgress.
-	OnResult func(BulkResult)
+	OnResult func(BulkResult[T])
 	// Flow holds the controls of each file's flow (see FlowOptions); a
 	// Wait.OnProgress runs on the goroutines of several files at once.
 	Flow *FlowOptions
@@ -65,19 +67,20 @@ type BulkProgress struct {
 	ETA time.Duration
 }
 
-// BulkResult is the outcome of one file of a bulk run.
-type BulkResult struct {
+// BulkResult is the outcome of one file of a bulk run, T the type of the
+// client's flow result.
+type BulkResult[T any] struct {
 	// Item is the file, its ID filled in.
 	Item BulkItem
 	// JobID is the job's id (hosted job id, bgcontainer process id), also
 	// for a skipped file and for a wait that timed out (the job may still
 	// finish); empty for pfccontainer.
 	JobID string
-	// Result is what the flow returned: a *hosted.Job, a
+	// Result is what the flow returned, typed: a *hosted.Job, a
 	// *pfccontainer.Correction or a *bgcontainer.Result; for a failed
 	// hosted job, the terminal record. nil when skipped or when the file
 	// failed before there was one.
-	Result any
+	Result T
 	// Err is nil for a file done or skipped, else the flow's error, usable
 	// with errors.As and errors.Is.
 	Err error
@@ -94,8 +97,8 @@ type BulkResult struct {
 	Duration time.Duration
 }
 
-// BulkReport sums up a bulk run.
-type BulkReport struct {
+// BulkReport sums up a bulk run whose files' results are of type T.
+type BulkReport[T any] struct {
 	// Total is the number of files seen.
 	Total int
 	// Done, Failed and Skipped count the files processed, failed, and
@@ -110,5 +113,5 @@ type BulkReport struct {
 	Elapsed time.Duration
 	// Failures lists every failed file with its error, in the order they
 	// failed.
-	Failures []BulkResult
+	Failures []BulkResult[T]
 }

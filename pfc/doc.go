@@ -81,7 +81,7 @@
 //
 // # One-call flows
 //
-// hosted Correct and CorrectFile, pfccontainer CorrectFile, and
+// hosted and pfccontainer Correct and CorrectFile (and Direct.CorrectFile),
 // bgcontainer RemoveBackground and RemoveBackgroundFile take the service's
 // parameters and then a *FlowOptions for the client-side controls: wait
 // bounds and progress (Wait), a download limit, and the background-removal
@@ -99,7 +99,8 @@
 // those whose names are not valid UTF-8 (recorded byte for byte).
 // Everything written to the manifest passes the client's redactor. A file
 // that fails does not stop the run: it is listed in BulkReport.Failures
-// with its error and a Kind. The error result is non-nil only when the
+// with its error and a Kind. The types take the client's flow result
+// (BulkOptions[*hosted.Job] ...), so BulkResult.Result needs no assertion. The error result is non-nil only when the
 // run itself stopped: the context's error, one matching
 // context.DeadlineExceeded when the rate limit leaves no start before the
 // deadline (the report says how far it got), or a problem with the

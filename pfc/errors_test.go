@@ -58,7 +58,7 @@ func TestOneErrorTargetForEveryClient(t *testing.T) {
 
 	invalid := map[string]error{}
 	_, invalid["hosted"] = hc.GetJob(ctx, "")
-	_, invalid["pfccontainer"] = pc.Correct(ctx, "", nil)
+	_, invalid["pfccontainer"] = pc.GetCorrection(ctx, "", nil)
 	_, invalid["bgcontainer"] = bc.CheckImage(ctx, "not-a-uuid")
 	for name, err := range invalid {
 		var ve *pfc.ValidationError

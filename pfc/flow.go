@@ -3,8 +3,8 @@ package pfc
 import "time"
 
 // FlowOptions are the client-side controls of a one-call flow, the same for
-// every client: hosted Correct and CorrectFile, pfccontainer CorrectFile,
-// bgcontainer RemoveBackground and RemoveBackgroundFile (and each file of
+// every client: Correct and CorrectFile of hosted and pfccontainer (and
+// pfccontainer's Direct.CorrectFile), bgcontainer RemoveBackground and RemoveBackgroundFile (and each file of
 // a bulk run, through BulkOptions.Flow). nil or the zero value keeps the
 // client's settings. A field the flow cannot honour is refused with a
 // *ValidationError naming it, never ignored.

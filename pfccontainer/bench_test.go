@@ -39,7 +39,7 @@ func BenchmarkContainerFlow(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		corr, err := c.Correct(ctx, key, nil)
+		corr, err := c.GetCorrection(ctx, key, nil)
 		if err != nil {
 			return err
 		}

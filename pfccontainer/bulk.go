@@ -20,14 +20,14 @@ import (
 // extension follows o.OutputType. The run is resumable through its
 // manifest, and a failed file does not stop it: see "Bulk runs" in package
 // pfc for the report, the error result and retries.
-func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
 	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o, b), c.http.Redact, false)
 }
 
 // CorrectAll corrects every item of items with o, several at once; see
 // CorrectDir. items is read as the run goes; with b.Manifest set the run
 // is resumable (items are matched by ID).
-func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
 	return bulkAll(ctx, items, o, b, c.bulkWork(o, b), c.http.Redact, false)
 }
 
@@ -37,7 +37,7 @@ func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o
 // the run and the item (see Direct.PutFile), so images of the same name
 // in different folders, or in runs sharing the container, never collide;
 // each is removed once done with, as by Direct.CorrectFile.
-func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *Correc
 
 // CorrectAll is Client.CorrectAll in direct file mode (see
 // Direct.CorrectDir).
-func (d *Direct) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions) (_ *pfc.BulkReport, err error) {
+func (d *Direct) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (d *Direct) checked() error {
 }
 
 // bulkWork is the HTTP flow for one file.
-func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions) func(context.Context, bulk.Item) (*Correction, error) {
+func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) func(context.Context, bulk.Item) (*Correction, error) {
 	flow := bulk.Deref(b).Flow
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
 		return c.CorrectFile(ctx, it.Src, it.Dst, o, flow)
@@ -81,14 +81,13 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 		if _, err := fileio.SniffImage(f, size); err != nil {
 			return nil, err
 		}
-		corr, _, err := d.correctVia(ctx, names.next(filepath.Base(it.Src)), f, it.Dst, o)
-		return corr, err
+		return d.correctVia(ctx, names.next(filepath.Base(it.Src)), f, it.Dst, o)
 	}
 }
 
 // bulkDir lists inDir and runs work over it; redact is the client's
 // redactor, for the manifest.
-func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport, error) {
+func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
@@ -100,20 +99,20 @@ func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b 
 
 // bulkAll runs work over items; redact is the client's redactor, for the
 // manifest.
-func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport, error) {
+func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, redact, direct)
 }
 
 // runBulk checks the options once and runs the shared runner.
-func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions, s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport, error) {
+func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if err := checkFlow(bo.Flow, direct); err != nil {
 		return nil, err
 	}
-	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult]{
+	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
 		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
 	})
@@ -178,10 +177,6 @@ func bulkKind(err error) string {
 }
 
 // bulkResult converts the runner's result to the public one.
-func bulkResult(r bulk.Result[*Correction]) pfc.BulkResult {
-	out := bulk.PublicResult(r)
-	if r.Value != nil {
-		out.Result = r.Value
-	}
-	return out
+func bulkResult(r bulk.Result[*Correction]) pfc.BulkResult[*Correction] {
+	return bulk.PublicResult(r)
 }

@@ -34,7 +34,7 @@ func BenchmarkContainerMockJobs(b *testing.B) {
 			key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 			if err == nil {
 				var corr *pfccontainer.Correction
-				if corr, err = c.Correct(ctx, key, nil); err == nil {
+				if corr, err = c.GetCorrection(ctx, key, nil); err == nil {
 					_, err = c.Download(ctx, corr, io.Discard)
 				}
 			}
@@ -71,9 +71,9 @@ func BenchmarkContainerCorrectDir1000(b *testing.B) {
 				out := filepath.Join(b.TempDir(), fmt.Sprint(i))
 				i++
 				t0 := time.Now()
-				var rep *pfc.BulkReport
+				var rep *pfc.BulkReport[*pfccontainer.Correction]
 				var err error
-				bo := &pfc.BulkOptions{Concurrency: 16}
+				bo := &pfc.BulkOptions[*pfccontainer.Correction]{Concurrency: 16}
 				if direct {
 					rep, err = ts.Client.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir()).CorrectDir(context.Background(), in, out, nil, bo)
 				} else {

@@ -49,8 +49,8 @@ func TestMockCorrectDir(t *testing.T) {
 			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 			rels := writeImages(t, in, 9)
 			require.NoError(t, os.WriteFile(filepath.Join(in, "broken.png"), []byte("not a png"), 0o644))
-			b := &pfc.BulkOptions{Concurrency: 3}
-			var rep *pfc.BulkReport
+			b := &pfc.BulkOptions[*pfccontainer.Correction]{Concurrency: 3}
+			var rep *pfc.BulkReport[*pfccontainer.Correction]
 			var err error
 			if direct {
 				rep, err = c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output")).CorrectDir(t.Context(), in, out, nil, b)
@@ -87,8 +87,8 @@ func TestMockCorrectDirResume(t *testing.T) {
 	defer cancel()
 	var finished atomic.Int32
 	var done sync.Map
-	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions{
-		OnResult: func(r pfc.BulkResult) {
+	rep1, err := c.CorrectDir(ctx, in, out, nil, &pfc.BulkOptions[*pfccontainer.Correction]{
+		OnResult: func(r pfc.BulkResult[*pfccontainer.Correction]) {
 			done.Store(r.Item.ID, true)
 			if finished.Add(1) == cut {
 				cancel()
@@ -99,8 +99,8 @@ func TestMockCorrectDirResume(t *testing.T) {
 	assert.GreaterOrEqual(t, rep1.Done, cut)
 	assert.Equal(t, n, rep1.Done+rep1.Interrupted)
 
-	rep2, err := c.CorrectDir(t.Context(), in, out, nil, &pfc.BulkOptions{
-		OnResult: func(r pfc.BulkResult) {
+	rep2, err := c.CorrectDir(t.Context(), in, out, nil, &pfc.BulkOptions[*pfccontainer.Correction]{
+		OnResult: func(r pfc.BulkResult[*pfccontainer.Correction]) {
 			_, was := done.Load(r.Item.ID)
 			assert.Equal(t, was, r.Skipped, r.Item.ID)
 		},

@@ -2,6 +2,7 @@ package pfccontainer_test
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestMockEndpoints(t *testing.T) {
 		assert.True(t, strings.HasSuffix(key, tc.ext), key)
 		assert.FileExists(t, filepath.Join(ts.Mock.InputDir(), key))
 
-		corr, err := c.Correct(ctx, key, nil)
+		corr, err := c.GetCorrection(ctx, key, nil)
 		require.NoError(t, err, tc.name)
 		assert.True(t, strings.HasPrefix(corr.CorrectedURL, ts.URL+"/output/"), corr.CorrectedURL)
 		assert.GreaterOrEqual(t, int(corr.Scene), -1)
@@ -112,7 +113,7 @@ func TestMockEveryOption(t *testing.T) {
 		{"composite off", pfccontainer.NewCorrection().WithComposite(false), "jpeg", 120, 80},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			corr, err := c.Correct(ctx, key, tc.o)
+			corr, err := c.GetCorrection(ctx, key, tc.o)
 			require.NoError(t, err)
 			var out bytes.Buffer
 			_, err = c.Download(ctx, corr, &out)
@@ -126,7 +127,7 @@ func TestMockEveryOption(t *testing.T) {
 	}
 
 	// preserveInputFileName: the output takes the input's name.
-	corr, err := c.Correct(ctx, key, pfccontainer.NewCorrection().WithPreserveInputFileName(true))
+	corr, err := c.GetCorrection(ctx, key, pfccontainer.NewCorrection().WithPreserveInputFileName(true))
 	require.NoError(t, err)
 	assert.Equal(t, key, corr.FileName())
 	// enableComposite reaches the mock (reported in its log line).
@@ -147,12 +148,12 @@ func TestMockRebaseFromUnreachableSiteURL(t *testing.T) {
 	img := jpegOf(t, 64, 48, 5)
 	key, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := c.Correct(t.Context(), key, nil)
+	corr, err := c.GetCorrection(t.Context(), key, nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(corr.CorrectedURL, "http://localhost/output/"))
 
 	rc := c.RebaseCorrectedURLs()
-	corr, err = rc.Correct(t.Context(), key, nil)
+	corr, err = rc.GetCorrection(t.Context(), key, nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(corr.CorrectedURL, ts.URL+"/output/"), corr.CorrectedURL)
 	assert.True(t, strings.HasPrefix(corr.ReportedURL, "http://localhost/output/"))
@@ -169,4 +170,54 @@ func TestMockRebaseFromUnreachableSiteURL(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	_, err = rc.Download(t.Context(), &pfccontainer.Correction{CorrectedURL: ts.URL + "/output/nothing.jpg"}, &out)
 	assert.ErrorIs(t, err, pfc.ErrNotFound)
+}
+
+// TestCorrectOneCall: Correct is the one-call flow of hosted.Correct's
+// shape (reader in, writer out): upload, GET /pfc/{imageKey}, download;
+// bad arguments are refused together before anything is sent, and flow's
+// MaxDownloadSize bounds the download.
+func TestCorrectOneCall(t *testing.T) {
+	t.Parallel()
+	ts, c, _ := start(t, nil)
+	ctx := t.Context()
+	img := pngOf(t, 80, 60, 3)
+
+	var out bytes.Buffer
+	corr, err := c.Correct(ctx, bytes.NewReader(img), int64(len(img)), pfccontainer.NewCorrection().WithWidth(40), &out, nil)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(corr.CorrectedURL, ts.URL+"/output/"), corr.CorrectedURL)
+	format, w, _ := decodeConfig(t, out.Bytes())
+	assert.Equal(t, "png", format)
+	assert.Equal(t, 40, w)
+
+	_, err = c.Correct(ctx, nil, -1, &pfccontainer.CorrectionOptions{OutputType: "gif"}, nil, &pfc.FlowOptions{KeepJob: true})
+	var ve *pfc.ValidationError
+	require.ErrorAs(t, err, &ve)
+	for _, f := range []string{"src", "size", "dst", "KeepJob"} {
+		assert.Contains(t, err.Error(), f)
+	}
+
+	_, err = c.Correct(ctx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, &pfc.FlowOptions{MaxDownloadSize: 10})
+	assert.ErrorIs(t, err, pfc.ErrDownloadTooLarge)
+}
+
+// TestDirectCorrectFileFlow: Direct.CorrectFile takes the flow options of
+// the other flows and refuses the controls direct file mode has no use
+// for, before anything is placed.
+func TestDirectCorrectFileFlow(t *testing.T) {
+	t.Parallel()
+	ts, c, _ := start(t, nil)
+	d := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
+	src := filepath.Join(t.TempDir(), "in.png")
+	require.NoError(t, os.WriteFile(src, pngOf(t, 64, 48, 4), 0o644))
+
+	_, err := d.CorrectFile(t.Context(), src, "", nil, &pfc.FlowOptions{MaxDownloadSize: 10})
+	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
+	assert.Contains(t, err.Error(), "MaxDownloadSize")
+	entries, _ := os.ReadDir(ts.Mock.InputDir())
+	assert.Empty(t, entries, "nothing placed")
+
+	corr, err := d.CorrectFile(t.Context(), src, "", nil, &pfc.FlowOptions{})
+	require.NoError(t, err)
+	assert.FileExists(t, corr.Path)
 }

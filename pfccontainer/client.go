@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"reflect"
 
@@ -92,6 +93,39 @@ func (c *Client) CloseIdleConnections() {
 	for _, r := range c.reps.All() {
 		r.Value.CloseIdleConnections()
 	}
+}
+
+// String returns the same text as Format.
+func (c Client) String() string { return fmt.Sprint(c) }
+
+// Format prints the client as "pfccontainer.Client(<base URL>)" (for
+// several replicas, "replicas <URL>, <URL> (weight 3), ..." in place of
+// the base URL; ", rebased" added for RebaseCorrectedURLs) whatever the
+// verb, as bgcontainer's does, never the client's internals. A nil
+// *Client prints as "<nil>".
+func (c Client) Format(f fmt.State, _ rune) {
+	rebased := ""
+	if c.rebase {
+		rebased = ", rebased"
+	}
+	_, _ = fmt.Fprintf(f, "pfccontainer.Client(%s%s)", c.reps.Where(c.base, c.redact), rebased)
+}
+
+// LogValue makes slog log the client as Format prints it: base_url (or
+// replicas) and rebase; a nil *Client as "<nil>".
+func (c *Client) LogValue() slog.Value {
+	if c == nil {
+		return slog.StringValue("<nil>")
+	}
+	return slog.GroupValue(c.reps.LogAttr(c.base, c.redact), slog.Bool("rebase", c.rebase))
+}
+
+// redact is the transport's redactor (none for a client without one).
+func (c *Client) redact(s string) string {
+	if c.http == nil {
+		return s
+	}
+	return c.http.Redact(s)
 }
 
 // apiError turns an error of the transport for a call of ep into the

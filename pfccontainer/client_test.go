@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
 	"image/png"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -181,7 +183,7 @@ func TestCorrectSendsEveryParameter(t *testing.T) {
 		assert.Equal(t, "application/json", r.Header.Get("Accept"))
 		return jsonAnswer(200, `{"corrected_url":"http://localhost/output/my%20photo.jpg","scene":3}`)(r)
 	})
-	corr, err := c.Correct(t.Context(), "my photo.jpg", o)
+	corr, err := c.GetCorrection(t.Context(), "my photo.jpg", o)
 	require.NoError(t, err)
 	assert.Equal(t, "http://localhost/output/my%20photo.jpg", corr.CorrectedURL)
 	assert.Equal(t, corr.CorrectedURL, corr.ReportedURL)
@@ -193,7 +195,7 @@ func TestCorrectSendsEveryParameter(t *testing.T) {
 		assert.Empty(t, r.URL.RawQuery)
 		return jsonAnswer(200, `{"corrected_url":"http://localhost/output/x.png","scene":-1}`)(r)
 	})
-	corr, err = c.Correct(t.Context(), "k.png", nil)
+	corr, err = c.GetCorrection(t.Context(), "k.png", nil)
 	require.NoError(t, err)
 	assert.False(t, corr.Scene.Known())
 }
@@ -201,11 +203,11 @@ func TestCorrectSendsEveryParameter(t *testing.T) {
 func TestCorrectValidatesKeyAndOptionsTogether(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	_, err := c.Correct(t.Context(), "../secret", &CorrectionOptions{OutputQuality: 39, Width: 20})
+	_, err := c.GetCorrection(t.Context(), "../secret", &CorrectionOptions{OutputQuality: 39, Width: 20})
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"imageKey", "outputQuality", "width"}, ve.Fields())
-	_, err = c.Correct(t.Context(), "", nil)
+	_, err = c.GetCorrection(t.Context(), "", nil)
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"imageKey"}, ve.Fields())
 	assert.Zero(t, mt.GetTotalCallCount())
@@ -217,20 +219,20 @@ func TestCorrectRebasesOntoTheBaseURL(t *testing.T) {
 	rc := c.RebaseCorrectedURLs()
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg",
 		jsonAnswer(200, `{"corrected_url":"http://localhost/output/a1.jpg","scene":0}`))
-	corr, err := rc.Correct(t.Context(), "k.jpg", nil)
+	corr, err := rc.GetCorrection(t.Context(), "k.jpg", nil)
 	require.NoError(t, err)
 	assert.Equal(t, testBase+"/output/a1.jpg", corr.CorrectedURL)
 	assert.Equal(t, "http://localhost/output/a1.jpg", corr.ReportedURL)
-	corr, err = c.Correct(t.Context(), "k.jpg", nil)
+	corr, err = c.GetCorrection(t.Context(), "k.jpg", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "http://localhost/output/a1.jpg", corr.CorrectedURL, "the original client is unchanged")
 
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"corrected_url":"http://localhost/elsewhere","scene":0}`))
-	_, err = rc.Correct(t.Context(), "k.jpg", nil)
+	_, err = rc.GetCorrection(t.Context(), "k.jpg", nil)
 	assert.ErrorContains(t, err, "cannot be rebased")
 	assert.ErrorIs(t, err, pfc.ErrInvalidResponse, "a corrected_url that cannot be rebased is an invalid answer")
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", jsonAnswer(200, `{"scene":0}`))
-	_, err = c.Correct(t.Context(), "k.jpg", nil)
+	_, err = c.GetCorrection(t.Context(), "k.jpg", nil)
 	assert.ErrorIs(t, err, pfc.ErrInvalidResponse)
 	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
@@ -379,4 +381,27 @@ func TestPublicErrorTypes(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []pfc.FieldError{{Field: "BaseURL", Message: "is required (use pfc.WithBaseURL)"}}, ve.Errors)
 	assert.Equal(t, "pfc: invalid parameters: BaseURL: is required (use pfc.WithBaseURL)", err.Error())
+}
+
+// TestClientPrints: fmt with any verb, a copy, and slog show every
+// replica's base URL with its weight, as bgcontainer's client does, and
+// never the client's internals (%+v printed them); a nil *Client prints
+// and logs as "<nil>".
+func TestClientPrints(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(pfc.WithReplicas("http://127.0.0.1:1", "http://127.0.0.1:2"), pfc.WithReplicaWeight("http://127.0.0.1:2", 3), pfc.WithRetries(-1, 0, 0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	want := "pfccontainer.Client(replicas http://127.0.0.1:1, http://127.0.0.1:2 (weight 3))"
+	var logs bytes.Buffer
+	var nilClient *Client
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("client", "c", c, "nil", nilClient)
+	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%v %+v %#v %s %q %d", c, c, c, c, c, c), c.String(), fmt.Sprintf("%+v", *c)} {
+		assert.Contains(t, s, want)
+		assert.NotContains(t, s, "maxDownload")
+	}
+	assert.Contains(t, logs.String(), `c.replicas="replicas http://127.0.0.1:1, http://127.0.0.1:2 (weight 3)" c.rebase=false nil=<nil>`)
+	assert.Equal(t, "pfccontainer.Client(http://127.0.0.1:2, rebased)", (&Client{base: "http://127.0.0.1:2", rebase: true}).String())
+	assert.Equal(t, "pfccontainer.Client(http://u:xxxxx@h:1/?tok=REDACTED)", (&Client{base: "http://u:pw@h:1/?tok=s3cret"}).String())
+	assert.Equal(t, "<nil>", fmt.Sprint(nilClient))
 }

@@ -37,7 +37,7 @@ func TestMockConcurrentUploadsAndCorrections(t *testing.T) {
 			if r.key, r.err = c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), ""); r.err != nil {
 				return
 			}
-			corr, err := c.Correct(t.Context(), r.key, pfccontainer.NewCorrection().WithWidth(40+i))
+			corr, err := c.GetCorrection(t.Context(), r.key, pfccontainer.NewCorrection().WithWidth(40+i))
 			if r.err = err; err != nil {
 				return
 			}

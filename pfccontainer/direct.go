@@ -148,18 +148,19 @@ func (r *runNames) next(base string) string {
 	return own
 }
 
-// Correct corrects the file name in InputDir (GET /pfc/{name}) and returns
-// the correction with the path of the result in OutputDir.
+// GetCorrection is the single step GET /pfc/{name} in direct file mode:
+// it corrects the file name in InputDir and returns the correction, its
+// Path the result in OutputDir.
 // PreserveInputFileName is sent as true unless o says otherwise. The
 // result must be a regular file named plainly in OutputDir: a symbolic
 // link (which could point anywhere on this host), a directory or a device
 // is refused with a *pfc.ResponseError, so nothing the container answers
 // makes the client read outside OutputDir.
-func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
+func (d *Direct) GetCorrection(ctx context.Context, name string, o *CorrectionOptions) (_ *Correction, err error) {
 	var fe fieldErrors
 	d.check(&fe)
 	if err := fe.err(); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	oo := CorrectionOptions{}
 	if o != nil {
@@ -168,9 +169,9 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 	if oo.PreserveInputFileName == nil {
 		oo.WithPreserveInputFileName(true)
 	}
-	corr, err := d.Client.Correct(ctx, name, &oo)
+	corr, err := d.Client.GetCorrection(ctx, name, &oo)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	out, err := outputFile(d.OutputDir, corr)
 	if err == nil {
@@ -186,22 +187,26 @@ func (d *Direct) Correct(ctx context.Context, name string, o *CorrectionOptions)
 		if errors.As(err, &re) {
 			re.Reason = d.Client.quote(re.Reason, apierr.MaxQuotedLine)
 		}
-		return nil, "", err
+		return nil, err
 	}
-	return corr, out, nil
+	corr.Path = out
+	return corr, nil
 }
 
 // CorrectFile copies srcPath into InputDir under a name of its own (see
-// PutFile), corrects it and returns the correction and the path of the
-// result. With an empty dstPath that is the result in OutputDir, named
-// after the copy in InputDir unless o sets PreserveInputFileName false.
-// With a non-empty dstPath the result is copied there, atomically, and
-// the path returned is dstPath. The copy in InputDir is removed once
-// corrected, and a result copied to dstPath is removed from OutputDir when
-// it bears the copy's name (provably this call's file).
-func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions) (_ *Correction, _ string, err error) {
+// PutFile), corrects it and returns the correction, its Path the result:
+// with an empty dstPath, the result in OutputDir (named after the copy
+// unless o sets PreserveInputFileName false); else dstPath, the result
+// copied there atomically. The copy in InputDir is removed once
+// corrected, and a result copied to dstPath is removed from OutputDir
+// when it bears the copy's name. No control of flow (pfc.FlowOptions)
+// applies here: one that is set is refused.
+func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
 	var fe fieldErrors
 	d.check(&fe)
+	if err := checkFlow(flow, true); err != nil {
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
+	}
 	if srcPath == "" {
 		fe.add("srcPath", "is required")
 	}
@@ -209,11 +214,11 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}
 	if err := fe.err(); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	f, _, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	defer f.Close()
 	return d.correctVia(ctx, newRunNames().next(filepath.Base(srcPath)), f, dstPath, o)
@@ -224,25 +229,26 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 // there. What it placed is removed when done with (see CorrectFile):
 // only name, in InputDir and, when the result was copied, in OutputDir,
 // so that no other caller's file is touched.
-func (d *Direct) correctVia(ctx context.Context, name string, src io.Reader, dst string, o *CorrectionOptions) (*Correction, string, error) {
+func (d *Direct) correctVia(ctx context.Context, name string, src io.Reader, dst string, o *CorrectionOptions) (*Correction, error) {
 	if _, err := d.Put(ctx, name, src); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	defer d.remove(d.InputDir, name)
-	corr, out, err := d.Correct(ctx, name, o)
+	corr, err := d.GetCorrection(ctx, name, o)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if dst == "" {
-		return corr, out, nil
+		return corr, nil
 	}
-	if filepath.Base(out) == name {
+	if filepath.Base(corr.Path) == name {
 		defer d.remove(d.OutputDir, name)
 	}
-	if err := d.copyOutput(ctx, out, dst); err != nil {
-		return nil, "", err
+	if err := d.copyOutput(ctx, corr.Path, dst); err != nil {
+		return nil, err
 	}
-	return corr, dst, nil
+	corr.Path = dst
+	return corr, nil
 }
 
 // remove deletes dir/name, a file this client placed or had the container

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
+	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
 // Direct file mode shared by concurrent callers: one container, its /input
@@ -106,12 +107,12 @@ func TestDirectConcurrentRunsKeepTheirImages(t *testing.T) {
 		}
 	}
 	var wg sync.WaitGroup
-	reps, errs := make([]*pfc.BulkReport, runs), make([]error, runs)
+	reps, errs := make([]*pfc.BulkReport[*pfccontainer.Correction], runs), make([]error, runs)
 	for r := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			reps[r], errs[r] = d.CorrectDir(t.Context(), ins[r], outs[r], nil, &pfc.BulkOptions{Concurrency: 4})
+			reps[r], errs[r] = d.CorrectDir(t.Context(), ins[r], outs[r], nil, &pfc.BulkOptions[*pfccontainer.Correction]{Concurrency: 4})
 		}()
 	}
 	wg.Wait()
@@ -155,13 +156,15 @@ func TestDirectConcurrentCorrectFile(t *testing.T) {
 			switch i % 3 {
 			case 0: // to a destination of its own
 				got[i] = filepath.Join(t.TempDir(), "photo.png")
-				_, _, errs[i] = d.CorrectFile(t.Context(), src, got[i], nil)
+				_, errs[i] = d.CorrectFile(t.Context(), src, got[i], nil, nil)
 			case 1: // the result left in /output
-				_, got[i], errs[i] = d.CorrectFile(t.Context(), src, "", nil)
+				corr, err := d.CorrectFile(t.Context(), src, "", nil, nil)
+				got[i], errs[i] = pathOf(corr), err
 			default:
 				var name string
 				if name, errs[i] = d.PutFile(t.Context(), src); errs[i] == nil {
-					_, got[i], errs[i] = d.Correct(t.Context(), name, nil)
+					corr, err := d.GetCorrection(t.Context(), name, nil)
+					got[i], errs[i] = pathOf(corr), err
 				}
 			}
 		}()
@@ -196,7 +199,7 @@ func TestDirectLongSourceNames(t *testing.T) {
 	d := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
 
 	dst := filepath.Join(t.TempDir(), long)
-	_, _, err := d.CorrectFile(t.Context(), filepath.Join(in, long), dst, nil)
+	_, err := d.CorrectFile(t.Context(), filepath.Join(in, long), dst, nil, nil)
 	require.NoError(t, err)
 	assert.Zero(t, wrongPixels(t, dst, colourOf(1, 2)))
 

@@ -32,8 +32,9 @@ func TestMockDirectFileMode(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "Holiday 01.jpg")
 	require.NoError(t, os.WriteFile(src, jpegOf(t, 100, 60, 9), 0o644))
 	dst := filepath.Join(t.TempDir(), "result.png")
-	corr, path, err := d.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithWidth(50))
+	corr, err := d.CorrectFile(ctx, src, dst, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithWidth(50), nil)
 	require.NoError(t, err)
+	path := corr.Path
 	assert.Equal(t, dst, path)
 	assert.Regexp(t, `^pfc-[0-9a-f]{16}-1-Holiday 01\.jpg$`, corr.FileName(), "the output keeps the input's name")
 	assert.NoFileExists(t, filepath.Join(d.OutputDir, corr.FileName()), "removed once copied to dst")
@@ -51,8 +52,9 @@ func TestMockDirectFileMode(t *testing.T) {
 	defer f.Close()
 	name, err := d.Put(ctx, "second.jpg", f)
 	require.NoError(t, err)
-	corr, out, err := d.Correct(ctx, name, pfccontainer.NewCorrection().WithPreserveInputFileName(false))
+	corr, err = d.GetCorrection(ctx, name, pfccontainer.NewCorrection().WithPreserveInputFileName(false))
 	require.NoError(t, err)
+	out := corr.Path
 	assert.NotEqual(t, "second.jpg", corr.FileName())
 	assert.True(t, strings.HasPrefix(out, d.OutputDir+string(filepath.Separator)), out)
 	assert.FileExists(t, out)
@@ -62,6 +64,6 @@ func TestMockDirectFileMode(t *testing.T) {
 	assert.Equal(t, []string{"second.jpg"}, entries(t, d.InputDir))
 
 	// A name the container does not have.
-	_, _, err = d.Correct(ctx, "missing.jpg", nil)
+	_, err = d.GetCorrection(ctx, "missing.jpg", nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrUnknownImageKey)
 }

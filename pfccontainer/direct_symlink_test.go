@@ -69,18 +69,19 @@ func TestDirectRefusesSymlinkedOutput(t *testing.T) {
 			d, _, out := answering(t, "evil.jpg")
 			symlinkOrSkip(t, target, filepath.Join(out, "evil.jpg"))
 
-			corr, path, err := d.Correct(t.Context(), "in.jpg", nil)
+			corr, err := d.GetCorrection(t.Context(), "in.jpg", nil)
+			path := pathOf(corr)
 			assertRefusedOutput(t, err, "evil.jpg", "symbolic link")
 			assert.Nil(t, corr)
 			assert.Empty(t, path)
 
 			dst := filepath.Join(t.TempDir(), "result.jpg")
-			_, _, err = d.CorrectFile(t.Context(), src, dst, nil)
+			_, err = d.CorrectFile(t.Context(), src, dst, nil, nil)
 			assertRefusedOutput(t, err, "evil.jpg", "symbolic link")
 			assert.NoFileExists(t, dst)
 
 			require.NoError(t, os.WriteFile(dst, []byte("earlier result"), 0o644))
-			_, _, err = d.CorrectFile(t.Context(), src, dst, nil)
+			_, err = d.CorrectFile(t.Context(), src, dst, nil, nil)
 			assertRefusedOutput(t, err, "evil.jpg", "symbolic link")
 			got, _ := os.ReadFile(dst)
 			assert.Equal(t, "earlier result", string(got))
@@ -106,8 +107,9 @@ func TestDirectRefusesLateSymlink(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "id_rsa")
 	require.NoError(t, os.WriteFile(secret, []byte("SECRET KEY"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(out, "late.jpg"), []byte("corrected"), 0o644))
-	_, path, err := d.Correct(t.Context(), "in.jpg", nil)
+	corr, err := d.GetCorrection(t.Context(), "in.jpg", nil)
 	require.NoError(t, err)
+	path := corr.Path
 	assert.Equal(t, filepath.Join(out, "late.jpg"), path)
 
 	symlinkOrSkip(t, secret, filepath.Join(out, "link"))
@@ -126,7 +128,7 @@ func TestDirectRefusesDirectoryOutput(t *testing.T) {
 	t.Parallel()
 	d, _, out := answering(t, "dir.jpg")
 	require.NoError(t, os.Mkdir(filepath.Join(out, "dir.jpg"), 0o755))
-	_, _, err := d.Correct(t.Context(), "in.jpg", nil)
+	_, err := d.GetCorrection(t.Context(), "in.jpg", nil)
 	assertRefusedOutput(t, err, "dir.jpg", "not a regular file")
 }
 
@@ -151,10 +153,19 @@ func TestDirectFollowsTheCallersLinks(t *testing.T) {
 	symlinkOrSkip(t, target, src)
 
 	dst := filepath.Join(t.TempDir(), "result.jpg")
-	_, res, err := c.Direct(in, out).CorrectFile(t.Context(), src, dst, nil)
+	corr, err := c.Direct(in, out).CorrectFile(t.Context(), src, dst, nil, nil)
 	require.NoError(t, err)
+	res := corr.Path
 	assert.Equal(t, dst, res)
 	got, _ := os.ReadFile(dst)
 	assert.Equal(t, "corrected", string(got))
 	assert.Equal(t, "\xff\xd8\xffjpeg", string(copied), "the link's target was copied in")
+}
+
+// pathOf is the Path of corr, "" for nil.
+func pathOf(corr *Correction) string {
+	if corr == nil {
+		return ""
+	}
+	return corr.Path
 }

@@ -77,8 +77,9 @@ func TestDirectCorrectFile(t *testing.T) {
 		return jsonResp(200, `{"corrected_url":"http://localhost/output/`+url.PathEscape(key)+`","scene":1}`), nil
 	})
 	d := c.Direct(in, out)
-	corr, res, err := d.CorrectFile(t.Context(), src, "", nil)
+	corr, err := d.CorrectFile(t.Context(), src, "", nil, nil)
 	require.NoError(t, err)
+	res := corr.Path
 	assert.Equal(t, Scene(1), corr.Scene)
 	assert.Equal(t, filepath.Join(out, corr.FileName()), res)
 	assert.True(t, strings.HasSuffix(res, "-shot 1.jpg"), res)
@@ -86,8 +87,9 @@ func TestDirectCorrectFile(t *testing.T) {
 	assertOnlyFiles(t, out, corr.FileName())
 
 	dst := filepath.Join(t.TempDir(), "copy.jpg")
-	_, res, err = d.CorrectFile(t.Context(), src, dst, nil)
+	copied, err := d.CorrectFile(t.Context(), src, dst, nil, nil)
 	require.NoError(t, err)
+	res = copied.Path
 	assert.Equal(t, dst, res)
 	got, _ := os.ReadFile(dst)
 	assert.Equal(t, "corrected jpeg", string(got))
@@ -99,11 +101,11 @@ func TestDirectCorrectFile(t *testing.T) {
 		func(*http.Request) (*http.Response, error) {
 			return jsonResp(200, `{"corrected_url":"http://localhost/output/..%2F..%2Fetc%2Fpasswd","scene":1}`), nil
 		})
-	_, _, err = d.Correct(t.Context(), "shot 1.jpg", nil)
+	_, err = d.GetCorrection(t.Context(), "shot 1.jpg", nil)
 	assert.ErrorContains(t, err, "plain file")
 
 	// Validation first: a bad option and no source.
-	_, _, err = d.CorrectFile(t.Context(), "", "", &CorrectionOptions{OutputType: "gif"})
+	_, err = d.CorrectFile(t.Context(), "", "", &CorrectionOptions{OutputType: "gif"}, nil)
 	var ve *pfc.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"srcPath", "outputType"}, ve.Fields())
@@ -160,9 +162,9 @@ func TestNilContextIsAValidationError(t *testing.T) {
 	img := testPNG(t)
 	in := t.TempDir()
 	calls := map[string]func() error{
-		"Upload":  func() error { _, err := c.Upload(nilCtx, bytes.NewReader(img), int64(len(img)), ""); return err },
-		"Correct": func() error { _, err := c.Correct(nilCtx, "k.jpg", nil); return err },
-		"Version": func() error { _, err := c.Version(nilCtx); return err },
+		"Upload":        func() error { _, err := c.Upload(nilCtx, bytes.NewReader(img), int64(len(img)), ""); return err },
+		"GetCorrection": func() error { _, err := c.GetCorrection(nilCtx, "k.jpg", nil); return err },
+		"Version":       func() error { _, err := c.Version(nilCtx); return err },
 		"Download": func() error {
 			_, err := c.Download(nilCtx, &Correction{CorrectedURL: testBase + "/output/a.jpg"}, io.Discard)
 			return err
@@ -171,7 +173,19 @@ func TestNilContextIsAValidationError(t *testing.T) {
 			_, err := c.Direct(in, t.TempDir()).Put(nilCtx, "a.png", bytes.NewReader(img))
 			return err
 		},
-		"Direct.Corr": func() error { _, _, err := c.Direct(in, t.TempDir()).Correct(nilCtx, "a.png", nil); return err },
+		"Direct.Corr": func() error { _, err := c.Direct(in, t.TempDir()).GetCorrection(nilCtx, "a.png", nil); return err },
+		"Correct": func() error {
+			_, err := c.Correct(nilCtx, bytes.NewReader(img), int64(len(img)), nil, io.Discard, nil)
+			return err
+		},
+		"CorrectFile": func() error {
+			_, err := c.CorrectFile(nilCtx, filepath.Join(in, "a.png"), filepath.Join(t.TempDir(), "a.png"), nil, nil)
+			return err
+		},
+		"DownloadFile": func() error {
+			_, err := c.DownloadFile(nilCtx, &Correction{CorrectedURL: testBase + "/output/a.jpg"}, filepath.Join(t.TempDir(), "a.jpg"))
+			return err
+		},
 	}
 	for name, call := range calls {
 		var ve *pfc.ValidationError

@@ -10,20 +10,20 @@
 //	c, err := pfccontainer.NewClient(pfc.WithBaseURL("http://localhost:80"))
 //	corr, err := c.CorrectFile(ctx, "in.jpg", "out.jpg", pfccontainer.NewCorrection().WithLong(2000), nil)
 //
-// Step by step: Upload or UploadFile return an imageKey, Correct returns a
-// *Correction, Download or DownloadFile (atomic) fetch the file. Version
-// and Health read GET /version. Client.Direct works on the mounted
-// directories instead of HTTP transfers (see Direct). Tests use
-// pfcmock.Start, an in-process mock with a ready client.
+// Correct is that flow over an io.ReaderAt and an io.Writer. Step by
+// step: Upload or UploadFile return an imageKey, GetCorrection (GET
+// /pfc/{imageKey}) a *Correction, Download or DownloadFile (atomic) fetch
+// the file. Version and Health read GET /version. Client.Direct works on
+// the mounted directories instead of HTTP transfers (see Direct). Tests
+// use pfcmock.Start, an in-process mock with a ready client.
 //
 // # Authentication
 //
 // The container documents none: it is licensed by files mounted in
 // /sdk_license (without a valid licence the "corrected" file is the
 // original), and NewClient takes no key. Keep the port on a private
-// network, or behind an authenticating proxy (a pfc.WithHTTPClient transport
-// can add its header, for the proxy's host only). The download of
-// corrected_url carries no credential and no header of the caller.
+// network, or behind an authenticating proxy (a pfc.WithHTTPClient
+// transport can add its header, for the proxy's host only).
 //
 // # Transport
 //
@@ -71,7 +71,7 @@
 // base URL, keeping the /output/... tail (Correction.ReportedURL keeps the
 // container's answer); leave it off when PFC_SITE_URL names a reachable
 // gateway that serves /output elsewhere. Downloads ask for the identity
-// encoding and carry no credential.
+// encoding and carry no credential and no header of the caller.
 //
 // # Direct file mode
 //
@@ -79,14 +79,14 @@
 // reach, Direct.Put copies a file in atomically (a hidden temporary name
 // in the input directory, renamed once complete, so the container never
 // reads half a file; the container refuses keys starting with a dot and
-// its sweep leaves them alone), Direct.Correct calls GET /pfc/{file name}
-// with preserveInputFileName=true unless the options say otherwise, and
-// returns the path of the result in the output directory. PutFile,
+// its sweep leaves them alone), Direct.GetCorrection calls GET /pfc/{file
+// name} with preserveInputFileName=true unless the options say otherwise,
+// and returns the correction, its Path the result in the output directory. PutFile,
 // CorrectFile and the bulk runs name each file they place
 // "pfc-<token>-<n>-<its name>" (token random per call or run, n per
 // file), so callers sharing a container never meet on a name, and remove
-// what they placed once done with it, nothing else; other files are left
-// for the container's TTL sweep to delete. The result, named by the
+// what they placed once done with it, nothing else (the container's TTL
+// sweep deletes the rest). The result, named by the
 // container, must be a regular file in the output directory, opened
 // without following links (else a *pfc.ResponseError), so nothing the
 // container answers makes the client read outside it. The caller's own
@@ -145,7 +145,7 @@
 //
 // # Scenes
 //
-// The container does not publish its scene list; SceneUnknown (-1) means
-// none was detected. The mock reports: 0 portrait, 1 group, 2 landscape,
-// 3 nature, 4 night, 5 product, 6 sunset, 7 high key.
+// The container does not publish its scene list; SceneUnknown (-1): none
+// detected. The mock's: 0 portrait, 1 group, 2 landscape, 3 nature, 4
+// night, 5 product, 6 sunset, 7 high key.
 package pfccontainer

@@ -34,7 +34,7 @@ var (
 func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) (_ int64, err error) {
 	var fe fieldErrors
 	if corr == nil || corr.CorrectedURL == "" {
-		fe.add("corrected_url", "is required (a Correction returned by Correct)")
+		fe.add("corrected_url", "is required (a Correction returned by GetCorrection)")
 	}
 	if dst == nil {
 		fe.add("dst", "is required")
@@ -81,14 +81,5 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 // left untouched on failure. A new file gets mode 0644; an overwritten one
 // keeps its mode.
 func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (_ int64, err error) {
-	var n int64
-	err = fileio.WriteFileAtomicContext(ctx, path, func(w io.Writer) error {
-		var err error
-		n, err = c.Download(ctx, corr, w)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return fileio.DownloadFile(ctx, path, func(w io.Writer) (int64, error) { return c.Download(ctx, corr, w) })
 }

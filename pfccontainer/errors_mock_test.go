@@ -29,18 +29,18 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	require.NoError(t, err)
 
 	// 400 unknownImageIdMessage: not retried.
-	_, err = c.Correct(ctx, "nosuch.jpg", nil)
+	_, err = c.GetCorrection(ctx, "nosuch.jpg", nil)
 	assertRow(t, err, "unknownImageIdMessage", pfccontainer.ErrUnknownImageKey, 400, false)
 	assertLogged(t, logs, "unknownImageIdMessage", "debug", 400, 1)
 
 	// 400 unknownPresetMessage.
-	_, err = c.Correct(ctx, key, pfccontainer.NewCorrection().WithPreset("Cold"))
+	_, err = c.GetCorrection(ctx, key, pfccontainer.NewCorrection().WithPreset("Cold"))
 	assertRow(t, err, "unknownPresetMessage", pfccontainer.ErrUnknownPreset, 400, false)
 	assertLogged(t, logs, "unknownPresetMessage", "debug", 400, 1)
 
 	// An ICC profile not in /presets: 400 invalid_parameter, an *APIError
 	// naming the parameter.
-	_, err = c.Correct(ctx, key, pfccontainer.NewCorrection().WithColorSpace("missing.icc"))
+	_, err = c.GetCorrection(ctx, key, pfccontainer.NewCorrection().WithColorSpace("missing.icc"))
 	var ae *pfc.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "outputColorSpace", ae.Parameter)
@@ -51,7 +51,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	tiny := jpegOf(t, 40, 20, 7)
 	tinyKey, err := c.Upload(ctx, bytes.NewReader(tiny), int64(len(tiny)), "")
 	require.NoError(t, err)
-	_, err = c.Correct(ctx, tinyKey, nil)
+	_, err = c.GetCorrection(ctx, tinyKey, nil)
 	assertRow(t, err, "processingPFCErrorMessage", pfccontainer.ErrProcessing, 503, false)
 	assertLogged(t, logs, "processingPFCErrorMessage", "error", 503, 1)
 
@@ -60,7 +60,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	out := ts.Mock.OutputDir()
 	require.NoError(t, os.Rename(out, out+".away"))
 	require.NoError(t, os.WriteFile(out, nil, 0o644))
-	_, err = c.Correct(ctx, key, nil)
+	_, err = c.GetCorrection(ctx, key, nil)
 	assertRow(t, err, "temporaryOutputFileMessage", pfccontainer.ErrOutputFile, 503, true)
 	assertLogged(t, logs, "temporaryOutputFileMessage", "error", 503, 3)
 	require.NoError(t, os.Remove(out))
@@ -77,7 +77,7 @@ func TestMockErrorRowsThroughTheClient(t *testing.T) {
 	require.NoError(t, os.Rename(in+".away", in))
 
 	// Healed: the same calls succeed again.
-	_, err = c.Correct(ctx, key, nil)
+	_, err = c.GetCorrection(ctx, key, nil)
 	require.NoError(t, err)
 }
 
@@ -89,11 +89,11 @@ func TestMockRowsTheClientRefusesLocally(t *testing.T) {
 	ts, c, logs := start(t, nil)
 	ctx := t.Context()
 
-	_, err := c.Correct(ctx, "", nil)
+	_, err := c.GetCorrection(ctx, "", nil)
 	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
-	_, err = c.Correct(ctx, "../sdk_license/x.lic", nil)
+	_, err = c.GetCorrection(ctx, "../sdk_license/x.lic", nil)
 	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
-	_, err = c.Correct(ctx, "k.jpg", &pfccontainer.CorrectionOptions{OutputType: "gif"})
+	_, err = c.GetCorrection(ctx, "k.jpg", &pfccontainer.CorrectionOptions{OutputType: "gif"})
 	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
 	_, err = c.Upload(ctx, strings.NewReader("GIF89a..."), 9, "")
 	assert.ErrorIs(t, err, pfc.ErrInvalidParameter)
@@ -145,7 +145,7 @@ func TestMockUnlicensedReturnsTheOriginal(t *testing.T) {
 	img := jpegOf(t, 64, 48, 8)
 	key, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := c.Correct(t.Context(), key, pfccontainer.NewCorrection().WithWidth(40))
+	corr, err := c.GetCorrection(t.Context(), key, pfccontainer.NewCorrection().WithWidth(40))
 	require.NoError(t, err)
 	assert.Equal(t, pfccontainer.SceneUnknown, corr.Scene)
 	var out bytes.Buffer

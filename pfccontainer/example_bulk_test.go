@@ -40,7 +40,7 @@ func ExampleClient_CorrectDir() {
 	}
 	ctx := context.Background()
 	opts := pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0)
-	bulk := &pfc.BulkOptions{Concurrency: 4}
+	bulk := &pfc.BulkOptions[*pfccontainer.Correction]{Concurrency: 4}
 
 	rep, err := c.CorrectDir(ctx, in, filepath.Join(root, "http"), opts, bulk)
 	if err != nil {

@@ -104,7 +104,7 @@ func ExampleClient_Correct() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	corr, err := c.RebaseCorrectedURLs().Correct(ctx, key, pfccontainer.NewCorrection().WithWidth(150))
+	corr, err := c.RebaseCorrectedURLs().GetCorrection(ctx, key, pfccontainer.NewCorrection().WithWidth(150))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func ExampleClient_Correct() {
 	fmt.Printf("%s %dx%d\n", format, cfg.Width, cfg.Height)
 
 	// Errors carry the container's message id and retry decision.
-	_, err = c.Correct(ctx, key, pfccontainer.NewCorrection().WithPreset("No Such Preset"))
+	_, err = c.GetCorrection(ctx, key, pfccontainer.NewCorrection().WithPreset("No Such Preset"))
 	var e *pfccontainer.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.StatusCode, e.MessageID, e.Retryable)
@@ -140,10 +140,11 @@ func ExampleDirect_CorrectFile() {
 	}
 	defer c.CloseIdleConnections()
 	d := c.Direct(mock.InputDir(), mock.OutputDir())
-	corr, out, err := d.CorrectFile(context.Background(), exampleJPEG(dir, 320, 240), "", pfccontainer.NewCorrection().WithScale(50))
+	corr, err := d.CorrectFile(context.Background(), exampleJPEG(dir, 320, 240), "", pfccontainer.NewCorrection().WithScale(50), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
+	out := corr.Path
 	// The result is in the output directory, named after the copy placed
 	// in the input directory: "pfc-<token>-1-photo.jpg", unique to the call.
 	fmt.Println(filepath.Dir(out) == mock.OutputDir(), strings.HasSuffix(corr.FileName(), "-photo.jpg"))

@@ -62,8 +62,8 @@ func TestInvalidAnswersAreResponseErrors(t *testing.T) {
 			_, err := c.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 			return err
 		}, epUpload, "imageKey"},
-		{"correct wrong type", `{"corrected_url":5,"scene":1}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, epCorrect, "corrected_url"},
-		{"correct endless", `{"corrected_url":"` + strings.Repeat("a", maxJSONBody) + `"}`, func(c *Client) error { _, err := c.Correct(t.Context(), "k.jpg", nil); return err }, epCorrect, ""},
+		{"correct wrong type", `{"corrected_url":5,"scene":1}`, func(c *Client) error { _, err := c.GetCorrection(t.Context(), "k.jpg", nil); return err }, epCorrect, "corrected_url"},
+		{"correct endless", `{"corrected_url":"` + strings.Repeat("a", maxJSONBody) + `"}`, func(c *Client) error { _, err := c.GetCorrection(t.Context(), "k.jpg", nil); return err }, epCorrect, ""},
 		{"version array", `[1]`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, epVersion, ""},
 		{"version features", `{"version":"1","features":3}`, func(c *Client) error { _, err := c.Version(t.Context()); return err }, epVersion, "features"},
 	}
@@ -93,7 +93,7 @@ func TestCorrectWithoutSceneIsUnknown(t *testing.T) {
 	c, _ := hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"corrected_url":"http://localhost/output/a.jpg"}`))
 	})
-	corr, err := c.Correct(t.Context(), "k.jpg", nil)
+	corr, err := c.GetCorrection(t.Context(), "k.jpg", nil)
 	require.NoError(t, err)
 	assert.Equal(t, SceneUnknown, corr.Scene)
 }
@@ -163,7 +163,7 @@ func TestErrorNamesEndpointAndRequestID(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 		}
 	})
-	_, err := c.Correct(t.Context(), "k.jpg", NewCorrection().WithPreset("X"))
+	_, err := c.GetCorrection(t.Context(), "k.jpg", NewCorrection().WithPreset("X"))
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, string(epCorrect), e.Endpoint)
@@ -187,7 +187,7 @@ func TestWrongTypeQuotesAShortExcerpt(t *testing.T) {
 	c, _ := hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"corrected_url":"http://localhost/output/a.jpg","scene":` + huge + `}`))
 	})
-	_, err := c.Correct(t.Context(), "k.jpg", nil)
+	_, err := c.GetCorrection(t.Context(), "k.jpg", nil)
 	var re *pfc.ResponseError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "scene", re.Field)

@@ -47,7 +47,7 @@ func TestUploadChecksTheImageKey(t *testing.T) {
 		src, dst := filepath.Join(dir, "in.png"), filepath.Join(dir, "out", "in.png")
 		require.NoError(t, os.WriteFile(src, img, 0o644))
 		rep, err := c.CorrectAll(t.Context(), slices.Values([]pfc.BulkItem{{ID: "in.png", SrcPath: src, DstPath: dst}}), nil,
-			&pfc.BulkOptions{Manifest: filepath.Join(dir, "out", "manifest.jsonl")})
+			&pfc.BulkOptions[*Correction]{Manifest: filepath.Join(dir, "out", "manifest.jsonl")})
 		require.NoError(t, err)
 		require.Equal(t, 1, rep.Failed, "%q", key)
 		require.ErrorAs(t, rep.Failures[0].Err, &re)

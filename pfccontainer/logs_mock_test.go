@@ -30,15 +30,15 @@ func TestMockLogLevels(t *testing.T) {
 			t.Parallel()
 			_, c, logs := start(t, &pfcmock.Options{LogLevel: tc.level, Unlicensed: true})
 			ctx := t.Context()
-			_, err := c.Correct(ctx, "nosuch.jpg", nil) // debug: unknownImageIdMessage
+			_, err := c.GetCorrection(ctx, "nosuch.jpg", nil) // debug: unknownImageIdMessage
 			require.Error(t, err)
 			img := jpegOf(t, 64, 48, 10)
 			key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 			require.NoError(t, err)
-			_, err = c.Correct(ctx, key, nil) // warning: licenseMessage
+			_, err = c.GetCorrection(ctx, key, nil) // warning: licenseMessage
 			require.NoError(t, err)
 			small := jpegOf(t, 40, 20, 11)
-			_, err = c.Correct(ctx, mustUpload(t, c, small), nil) // unlicensed: a copy, no engine error
+			_, err = c.GetCorrection(ctx, mustUpload(t, c, small), nil) // unlicensed: a copy, no engine error
 			require.NoError(t, err)
 
 			assert.Equal(t, tc.debug, len(logs.lines(t, "unknownImageIdMessage")) > 0, "debug")
@@ -66,7 +66,7 @@ func TestMockLogLevels(t *testing.T) {
 func TestMockErrorLevelLine(t *testing.T) {
 	t.Parallel()
 	_, c, logs := start(t, &pfcmock.Options{LogLevel: "error"})
-	_, err := c.Correct(t.Context(), mustUpload(t, c, jpegOf(t, 40, 20, 12)), nil)
+	_, err := c.GetCorrection(t.Context(), mustUpload(t, c, jpegOf(t, 40, 20, 12)), nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrProcessing)
 	all := logs.lines(t, "")
 	require.Len(t, all, 1)

@@ -97,10 +97,10 @@ func TestLongNameLeftoverIsCleaned(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.png",
 		jsonAnswer(200, `{"corrected_url":"`+testBase+`/output/o.png","scene":2}`))
 	man := filepath.Join(t.TempDir(), "run.jsonl")
-	run := func() *pfc.BulkReport {
+	run := func() *pfc.BulkReport[*Correction] {
 		rep, err := c.CorrectAll(t.Context(), iter.Seq[pfc.BulkItem](func(yield func(pfc.BulkItem) bool) {
 			yield(pfc.BulkItem{SrcPath: src, DstPath: dst})
-		}), nil, &pfc.BulkOptions{Manifest: man})
+		}), nil, &pfc.BulkOptions[*Correction]{Manifest: man})
 		require.NoError(t, err)
 		return rep
 	}

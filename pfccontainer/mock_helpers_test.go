@@ -99,3 +99,11 @@ func imageConfig(b []byte) (string, image.Config, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
 	return format, cfg, err
 }
+
+// pathOf is the Path of corr, "" for nil.
+func pathOf(corr *pfccontainer.Correction) string {
+	if corr == nil {
+		return ""
+	}
+	return corr.Path
+}

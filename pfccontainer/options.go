@@ -125,7 +125,9 @@ func (o *CorrectionOptions) WithScale(percent int) *CorrectionOptions {
 	return o.setSize(&o.Scale, percent)
 }
 
-// WithAutocrop enables auto cropping. It changes o and returns it.
+// WithAutocrop enables auto cropping with the container's crop settings,
+// as hosted's WithAutocrop does with the service's. It changes o and
+// returns it.
 func (o *CorrectionOptions) WithAutocrop() *CorrectionOptions {
 	o.Autocrop = true
 	return o

@@ -48,6 +48,10 @@ type Correction struct {
 	// answering within the response header timeout (the image was done
 	// again on another one).
 	LostReplicas []string `json:"-"`
+	// Path is where the corrected file is on this host, set in direct
+	// file mode (Direct): the result in OutputDir, or the dstPath it was
+	// copied to.
+	Path string `json:"-"`
 }
 
 // FileName returns the last path segment of CorrectedURL, unescaped: the

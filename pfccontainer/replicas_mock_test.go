@@ -51,16 +51,16 @@ func TestReplicasImageKeyAffinity(t *testing.T) {
 		img := jpegOf(t, 48, 40, i)
 		key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 		require.NoError(t, err)
-		corr, err := c.Correct(ctx, key, nil)
+		corr, err := c.GetCorrection(ctx, key, nil)
 		require.NoError(t, err)
 		var out bytes.Buffer
 		_, err = c.Download(ctx, corr, &out)
 		require.NoError(t, err)
-		_, err = other.Correct(ctx, key, nil)
+		_, err = other.GetCorrection(ctx, key, nil)
 		require.NoError(t, err, "a client that did not upload the key did not find its replica")
 	}
 	c2 := fleetClient(t, fleet)
-	_, err := c2.Correct(ctx, "no-such-key.jpg", nil)
+	_, err := c2.GetCorrection(ctx, "no-such-key.jpg", nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrUnknownImageKey)
 }
 
@@ -81,13 +81,13 @@ func TestReplicasCorrectDirSurvivesAKilledReplica(t *testing.T) {
 		byRepl = map[string]int{}
 		lost   = map[string]bool{}
 	)
-	rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions{
+	rep, err := c.CorrectDir(context.Background(), in, out, nil, &pfc.BulkOptions[*pfccontainer.Correction]{
 		Concurrency: 6,
-		OnResult: func(r pfc.BulkResult) {
+		OnResult: func(r pfc.BulkResult[*pfccontainer.Correction]) {
 			if done.Add(1) == n/3 {
 				once.Do(func() { killPFC(fleet[1]) })
 			}
-			if corr, ok := r.Result.(*pfccontainer.Correction); ok && corr != nil {
+			if corr := r.Result; corr != nil {
 				mu.Lock()
 				byRepl[corr.Replica]++
 				for _, l := range corr.LostReplicas {

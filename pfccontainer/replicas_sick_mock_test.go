@@ -77,7 +77,7 @@ func TestReplicasLookupPassesOverGarbage(t *testing.T) {
 	require.NoError(t, err)
 	c := sickFleetClient(t, junkReplica(t), fleet) // a fresh client: no binding
 	for range 3 {
-		corr, err := c.Correct(ctx, key, nil)
+		corr, err := c.GetCorrection(ctx, key, nil)
 		if assert.NoError(t, err) {
 			assert.NotEmpty(t, corr.CorrectedURL)
 		}
@@ -123,7 +123,7 @@ func TestReplicasLookupKeepsDefaults(t *testing.T) {
 	t.Cleanup(holder.Close)
 	c, err := pfccontainer.NewClient(pfc.WithReplicas(junkReplica(t), holder.URL), pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
-	corr, err := c.Correct(context.Background(), "00000000-0000-4000-8000-000000000000", nil)
+	corr, err := c.GetCorrection(context.Background(), "00000000-0000-4000-8000-000000000000", nil)
 	require.NoError(t, err)
 	assert.Equal(t, pfccontainer.SceneUnknown, corr.Scene)
 }

@@ -47,7 +47,7 @@ func TestErrorRowsOverTheWire(t *testing.T) {
 			mt.RegisterResponder(http.MethodGet, testBase+"/pfc/k.jpg", func(*http.Request) (*http.Response, error) {
 				return jsonResp(tc.status, tc.body), nil
 			})
-			_, err := c.Correct(t.Context(), "k.jpg", nil)
+			_, err := c.GetCorrection(t.Context(), "k.jpg", nil)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tc.sentinel)
 			assert.Equal(t, tc.calls, mt.GetTotalCallCount())

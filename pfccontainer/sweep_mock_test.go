@@ -29,7 +29,7 @@ func TestMockTTLSweep(t *testing.T) {
 	img := jpegOf(t, 64, 48, 13)
 	key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := c.Correct(ctx, key, nil)
+	corr, err := c.GetCorrection(ctx, key, nil)
 	require.NoError(t, err)
 	direct := c.Direct(ts.Mock.InputDir(), ts.Mock.OutputDir())
 	_, err = direct.Put(ctx, "direct.jpg", bytes.NewReader(img))
@@ -62,7 +62,7 @@ func TestMockTTLSweep(t *testing.T) {
 		assert.Equal(t, "debug", l["level"])
 	}
 	assert.Equal(t, "2026-11-23T10:30:00Z", lines[0]["time"], "log times are on the container's clock")
-	_, err = c.Correct(ctx, key, nil)
+	_, err = c.GetCorrection(ctx, key, nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrUnknownImageKey)
 	_, err = c.Download(ctx, corr, &out)
 	assert.ErrorIs(t, err, pfc.ErrNotFound)

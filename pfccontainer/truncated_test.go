@@ -99,7 +99,7 @@ func TestTruncatedJSONAnswersAreRetried(t *testing.T) {
 	assert.Equal(t, "0123abcd.jpg", key)
 	assert.Equal(t, 2, s.count("upload"))
 
-	corr, err := c.Correct(context.Background(), key, nil)
+	corr, err := c.GetCorrection(context.Background(), key, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 3, s.count("correct"))
 	assert.NotEmpty(t, corr.CorrectedURL)
@@ -126,7 +126,7 @@ func TestDownloadCutOff(t *testing.T) {
 	assert.Nil(t, corr)
 	assert.Equal(t, 1, s.count("file"), "not retried")
 
-	corr, err = c.Correct(context.Background(), "0123abcd.jpg", nil)
+	corr, err = c.GetCorrection(context.Background(), "0123abcd.jpg", nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	n, err := c.Download(context.Background(), corr, &buf)
@@ -157,7 +157,7 @@ func TestDownloadReset(t *testing.T) {
 	_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, syscall.ECONNRESET)
-	corr, err := c.Correct(context.Background(), "0123abcd.jpg", nil)
+	corr, err := c.GetCorrection(context.Background(), "0123abcd.jpg", nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	_, err = c.Download(context.Background(), corr, &buf)

@@ -19,7 +19,7 @@ const (
 )
 
 // Upload sends size bytes of src to the container (PUT /pfc) and returns
-// the imageKey to give Correct. contentType is "image/jpeg" or
+// the imageKey to give GetCorrection. contentType is "image/jpeg" or
 // "image/png", or empty to sniff it; anything else is refused before any
 // request, as are a nil src and a size below 1. The body is streamed with
 // an exact Content-Length (a *bytes.Reader of exactly size bytes as

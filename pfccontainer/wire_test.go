@@ -81,7 +81,7 @@ func TestInformationalAnswersNeverHang(t *testing.T) {
 			c, err := NewClient(pfc.WithBaseURL(base), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(300*time.Millisecond))
 			require.NoError(t, err)
 			defer c.CloseIdleConnections()
-			corr, err := c.Correct(t.Context(), "k.jpg", nil)
+			corr, err := c.GetCorrection(t.Context(), "k.jpg", nil)
 			switch tt.status {
 			case 0:
 				require.NoError(t, err)

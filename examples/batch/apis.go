@@ -40,7 +40,7 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 	if err != nil {
 		return summary{}, err
 	}
-	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &pfc.BulkOptions{
+	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &pfc.BulkOptions[*hosted.Job]{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		OnProgress: func(p pfc.BulkProgress) {
@@ -91,19 +91,19 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	defer c.CloseIdleConnections()
 	c = c.RebaseCorrectedURLs()
 	var lost lostReplicas
-	b := &pfc.BulkOptions{
+	b := &pfc.BulkOptions[*pfccontainer.Correction]{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
-		OnResult: func(r pfc.BulkResult) {
-			if corr, ok := r.Result.(*pfccontainer.Correction); ok && corr != nil {
+		OnResult: func(r pfc.BulkResult[*pfccontainer.Correction]) {
+			if corr := r.Result; corr != nil {
 				lost.add(corr.LostReplicas)
 			}
 		},
 	}
-	var rep *pfc.BulkReport
+	var rep *pfc.BulkReport[*pfccontainer.Correction]
 	if cfg.direct {
 		rep, err = c.Direct(input, output).CorrectDir(ctx, cfg.in, cfg.out, nil, b)
 	} else {
@@ -166,15 +166,15 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	}
 	defer c.CloseIdleConnections()
 	var lost lostReplicas
-	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &pfc.BulkOptions{
+	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		Flow:        &pfc.FlowOptions{CleanupTimeout: cfg.cleanup},
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
-		OnResult: func(r pfc.BulkResult) {
-			if res, ok := r.Result.(*bgcontainer.Result); ok && res != nil {
+		OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
+			if res := r.Result; res != nil {
 				lost.add(res.LostReplicas)
 			}
 		},

@@ -159,7 +159,7 @@ func correctDirect(ctx context.Context, d *pfccontainer.Direct, photos []string,
 	}
 	for _, p := range photos {
 		out := filepath.Join(dst, strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))+".jpg")
-		corr, _, err := d.CorrectFile(ctx, p, out, o)
+		corr, err := d.CorrectFile(ctx, p, out, o, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", filepath.Base(p), err)
 		}

@@ -7,20 +7,20 @@ import (
 )
 
 // Deref returns *b, or the zero options for nil.
-func Deref(b *pfc.BulkOptions) pfc.BulkOptions {
+func Deref[T any](b *pfc.BulkOptions[T]) pfc.BulkOptions[T] {
 	if b == nil {
-		return pfc.BulkOptions{}
+		return pfc.BulkOptions[T]{}
 	}
 	return *b
 }
 
 // SettingsOf returns the options the runner reads from b.
-func SettingsOf(b pfc.BulkOptions) Settings {
+func SettingsOf[T any](b pfc.BulkOptions[T]) Settings {
 	return Settings{Concurrency: b.Concurrency, RateLimit: b.RateLimit, RateBurst: b.RateBurst, Manifest: b.Manifest, Exts: b.Exts}
 }
 
 // ProgressOf adapts b.OnProgress to the runner's snapshots; nil when unset.
-func ProgressOf(b pfc.BulkOptions) func(Progress) {
+func ProgressOf[T any](b pfc.BulkOptions[T]) func(Progress) {
 	if fn := b.OnProgress; fn != nil {
 		return func(p Progress) { fn(pfc.BulkProgress(p)) }
 	}
@@ -32,18 +32,18 @@ func PublicItems(items iter.Seq[pfc.BulkItem]) iter.Seq[Item] {
 	return Items(items, func(it pfc.BulkItem) Item { return Item{ID: it.ID, Src: it.SrcPath, Dst: it.DstPath} })
 }
 
-// PublicResult is the public form of r, its Result left for the client to
-// fill (r.Value, typed, goes into an any only when it is not nil).
-func PublicResult[R any](r Result[R]) pfc.BulkResult {
-	return pfc.BulkResult{
+// PublicResult is the public form of r, its Result r.Value (the client
+// may set another, such as a failed job's record).
+func PublicResult[R any](r Result[R]) pfc.BulkResult[R] {
+	return pfc.BulkResult[R]{Result: r.Value,
 		Item: pfc.BulkItem{ID: r.Item.ID, SrcPath: r.Item.Src, DstPath: r.Item.Dst},
 		Err:  r.Err, Kind: r.Kind, Skipped: r.Skipped, Bytes: r.Bytes, Duration: r.Duration,
 	}
 }
 
 // PublicReport is the public form of rep with the client's failures.
-func PublicReport[R any](rep *Report[R], failures []pfc.BulkResult) *pfc.BulkReport {
-	return &pfc.BulkReport{
+func PublicReport[R any](rep *Report[R], failures []pfc.BulkResult[R]) *pfc.BulkReport[R] {
+	return &pfc.BulkReport[R]{
 		Total: rep.Total, Done: rep.Done, Failed: rep.Failed, Skipped: rep.Skipped,
 		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed, Failures: failures,
 	}

@@ -489,3 +489,33 @@ func OpenFileNoFollow(param, path string, flag int, perm os.FileMode) (*os.File,
 	}
 	return f, nil
 }
+
+// CheckStream adds to fe the problems of a one-call flow's source and
+// destination: src missing (NilReader), size negative, dst nil.
+func CheckStream(fe *apierr.FieldErrors, src io.ReaderAt, size int64, dst io.Writer) {
+	if NilReader(src) {
+		fe.Add("src", "is required")
+	}
+	if size < 0 {
+		fe.Add("size", "must not be negative, got %d", size)
+	}
+	if dst == nil {
+		fe.Add("dst", "is required")
+	}
+}
+
+// DownloadFile writes path atomically (WriteFileAtomicContext) with the
+// bytes download writes, and returns their number; 0 when it fails, path
+// then untouched.
+func DownloadFile(ctx context.Context, path string, download func(io.Writer) (int64, error)) (int64, error) {
+	var n int64
+	err := WriteFileAtomicContext(ctx, path, func(w io.Writer) error {
+		var err error
+		n, err = download(w)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}

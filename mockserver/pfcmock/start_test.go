@@ -30,7 +30,7 @@ func TestStartPFCContainer(t *testing.T) {
 	img := containerJPEG(t)
 	key, err := ts.Client.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := ts.Client.Correct(t.Context(), key, nil)
+	corr, err := ts.Client.GetCorrection(t.Context(), key, nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(corr.CorrectedURL, ts.URL+"/output/"), corr.CorrectedURL)
 	var out bytes.Buffer
@@ -42,7 +42,7 @@ func TestStartPFCContainer(t *testing.T) {
 	ts.Advance(20 * time.Minute)
 	_, err = os.Stat(filepath.Join(ts.Mock.InputDir(), key))
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, err = ts.Client.Correct(t.Context(), key, nil)
+	_, err = ts.Client.GetCorrection(t.Context(), key, nil)
 	assert.ErrorIs(t, err, pfccontainer.ErrUnknownImageKey)
 }
 
@@ -54,7 +54,7 @@ func TestStartPFCContainerKeepsAGivenSiteURL(t *testing.T) {
 	img := containerJPEG(t)
 	key, err := ts.Client.Upload(t.Context(), bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := ts.Client.RebaseCorrectedURLs().Correct(t.Context(), key, nil)
+	corr, err := ts.Client.RebaseCorrectedURLs().GetCorrection(t.Context(), key, nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(corr.ReportedURL, "http://localhost/output/"))
 	assert.True(t, strings.HasPrefix(corr.CorrectedURL, ts.URL+"/output/"))

@@ -74,7 +74,7 @@ func TestBinaryContainer(t *testing.T) {
 	img := testJPEG(t)
 	key, err := c.Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	corr, err := c.Correct(ctx, key, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithWidth(40))
+	corr, err := c.GetCorrection(ctx, key, pfccontainer.NewCorrection().WithOutput(pfc.OutputPNG, 0).WithWidth(40))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(corr.ReportedURL, "http://pfc.invalid:8081/output/"), corr.ReportedURL)
 	var got bytes.Buffer
@@ -88,14 +88,15 @@ func TestBinaryContainer(t *testing.T) {
 	// Direct file mode on the root the command created (licensed).
 	src := filepath.Join(t.TempDir(), "direct.jpg")
 	require.NoError(t, os.WriteFile(src, img, 0o644))
-	_, outPath, err := c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output")).CorrectFile(ctx, src, "", nil)
+	corr, err = c.Direct(filepath.Join(root, "input"), filepath.Join(root, "output")).CorrectFile(ctx, src, "", nil, nil)
 	require.NoError(t, err)
+	outPath := corr.Path
 	assert.Equal(t, filepath.Join(root, "output"), filepath.Dir(outPath))
 	assert.True(t, strings.HasSuffix(outPath, "-direct.jpg"), "named after the call's copy in input/: %s", outPath)
 	assert.FileExists(t, outPath)
 
 	// A malformed value is refused with its log line.
-	_, err = c.Correct(ctx, key, &pfccontainer.CorrectionOptions{Preset: "nope"})
+	_, err = c.GetCorrection(ctx, key, &pfccontainer.CorrectionOptions{Preset: "nope"})
 	assert.ErrorIs(t, err, pfccontainer.ErrUnknownPreset)
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))

@@ -2,10 +2,63 @@ package pfccontainer
 
 import (
 	"context"
+	"io"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
+
+// Correct runs the whole flow for one image: it uploads size bytes of src
+// (a JPEG or PNG, its content type sniffed), corrects it with o (nil: the
+// container's defaults; see GetCorrection) and streams the corrected file
+// to dst (see Download). It returns the correction. Nothing is sent when
+// an argument is invalid. Of flow (see pfc.FlowOptions) only
+// MaxDownloadSize applies. On a client of several replicas, upload and
+// correction are done again on another replica when theirs is lost (see
+// CorrectFile); the download, whose bytes may already be in dst, is not.
+func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, o *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Correction, err error) {
+	var fe apierr.FieldErrors
+	if ctx == nil {
+		fe.Add("ctx", "is nil")
+	}
+	if err := checkFlow(flow, false); err != nil {
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
+	}
+	fileio.CheckStream(&fe, src, size, dst)
+	if err := o.Validate(); err != nil {
+		fe = append(fe, err.(*pfc.ValidationError).Errors...)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	corr, err := c.correctFile(ctx, func(ctx context.Context) (_ *Correction, err error) {
+		defer func() { c.checkLost(ctx, err) }()
+		key, err := c.Upload(ctx, src, size, "")
+		if err != nil {
+			return nil, err
+		}
+		return c.GetCorrection(ctx, key, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.withFlow(flow).Download(ctx, corr, dst); err != nil {
+		return nil, err
+	}
+	return corr, nil
+}
+
+// withFlow returns the client that downloads for a flow: c, or a copy of
+// it bounded by flow.MaxDownloadSize.
+func (c *Client) withFlow(flow *pfc.FlowOptions) *Client {
+	if flow == nil || flow.MaxDownloadSize <= 0 {
+		return c
+	}
+	cc := *c
+	cc.maxDownload = flow.MaxDownloadSize
+	return &cc
+}
 
 // CorrectFile corrects the image file srcPath into dstPath in one call:
 // options and paths checked, upload (content type sniffed), correction,
@@ -14,15 +67,10 @@ import (
 // dstPath is untouched on any failure. Of flow (see pfc.FlowOptions) only
 // MaxDownloadSize applies: the correction is one synchronous request.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
-	if err := checkFileArgs(srcPath, dstPath, o, flow); err != nil {
+	if err := checkFileArgs(ctx, srcPath, dstPath, o, flow); err != nil {
 		return nil, err
 	}
-	dl := c // the client that downloads, with the flow's bound
-	if flow != nil && flow.MaxDownloadSize > 0 {
-		cc := *c
-		cc.maxDownload = flow.MaxDownloadSize
-		dl = &cc
-	}
+	dl := c.withFlow(flow) // the client that downloads, with the flow's bound
 	f, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
@@ -34,7 +82,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		if err != nil {
 			return nil, err
 		}
-		corr, err := c.Correct(ctx, key, o)
+		corr, err := c.GetCorrection(ctx, key, o)
 		if err != nil {
 			return nil, err
 		}
@@ -46,8 +94,11 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 }
 
 // checkFileArgs reports the problems of a file-to-file call at once.
-func checkFileArgs(srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) error {
+func checkFileArgs(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) error {
 	var fe fieldErrors
+	if ctx == nil {
+		fe.add("ctx", "is nil")
+	}
 	if err := checkFlow(flow, false); err != nil {
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
 	}

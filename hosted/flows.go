@@ -46,15 +46,7 @@ func (c *Client) flowSettings(flow *pfc.FlowOptions) (poll.Options, int64, error
 // job it returns the record with a *JobError.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Job, err error) {
 	var fe apierr.FieldErrors
-	if fileio.NilReader(src) {
-		fe.Add("src", "is required")
-	}
-	if size < 0 {
-		fe.Add("size", "must not be negative, got %d", size)
-	}
-	if dst == nil {
-		fe.Add("dst", "is required")
-	}
+	fileio.CheckStream(&fe, src, size, dst)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}

@@ -10,15 +10,15 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// Correct corrects the image imageKey (GET /pfc/{imageKey}) with o (nil:
-// the container's defaults) and returns the corrected file's URL and the
-// detected scene. imageKey is an upload's key or, in direct file mode, a
+// GetCorrection is the single step GET /pfc/{imageKey}: it corrects the
+// image imageKey with o (nil: the container's defaults) and returns the
+// corrected file's URL and the detected scene. imageKey is an upload's key or, in direct file mode, a
 // file name in /input. The key and o are checked first, all problems at
 // once. The call is synchronous: the container answers once the file is
 // written, which can take a while (see pfc.WithResponseHeaderTimeout).
 // With RebaseCorrectedURLs, CorrectedURL is moved onto the base URL and
 // ReportedURL keeps the container's answer.
-func (c *Client) Correct(ctx context.Context, imageKey string, o *CorrectionOptions) (_ *Correction, err error) {
+func (c *Client) GetCorrection(ctx context.Context, imageKey string, o *CorrectionOptions) (_ *Correction, err error) {
 	var fe fieldErrors
 	if err := ValidateImageKey(imageKey); err != nil {
 		fe = append(fe, err.(*pfc.ValidationError).Errors...)
