@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/paramtest"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -21,16 +23,6 @@ func TestLimitsAsDocumented(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, []int{32, 10000, 40, 100, 62500},
 		[]int{32, 10000, 40, 100, 62500})
-}
-
-// wireNames is the GET /pfc parameter table of the API, in its order.
-var wireNames = []string{
-	"fileKey", "fileType", "preset", "cache", "outputType", "resize",
-	"width", "height", "long", "short", "scale", "outputQuality",
-	"autocrop", "autocropDetectOnly", "autocropSize", "autocropX", "autocropY",
-	"cropARW", "cropARH", "autocropTopHeadGap", "skip", "removeGlares",
-	"removeBackground", "bgColor", "bgGenerativePrompt", "bgFileKey", "bgShadow",
-	"preserveMetadata", "updateThumbnail", "includeDetectionData", "webhookUrl",
 }
 
 // fieldsOf returns the wire names an error reports, in order; nil for nil.
@@ -367,23 +359,17 @@ func TestQueryExact(t *testing.T) {
 func TestWireNamesCoverTheAPITable(t *testing.T) {
 	t.Parallel()
 	// Every field set to a non-zero value: go-querystring must emit exactly
-	// the API's parameter names, nothing else.
-	yes := true
-	all := hosted.CorrectionOptions{
-		FileKey: "k", FileType: hosted.FileTypeVideo, Preset: "p", Cache: &yes, OutputType: pfc.OutputPNG,
-		Resize: hosted.ResizeAuto, Width: 100, Height: 100, Long: 100, Short: 100, Scale: 100, OutputQuality: 90,
-		Autocrop: true, AutocropDetectOnly: true, AutocropSize: "1", AutocropX: "1", AutocropY: "1",
-		CropARW: "1", CropARH: "1", AutocropTopHeadGap: "1", Skip: pfc.SkipNone, RemoveGlares: true,
-		RemoveBackground: true, BgColor: "red", BgGenerativePrompt: "x", BgFileKey: "b", BgShadow: hosted.ShadowSoft,
-		PreserveMetadata: &yes, UpdateThumbnail: true, IncludeDetectionData: true, WebhookURL: "https://e.com",
-		Strict: true,
-	}
+	// the parameter names of the declaration table, nothing else.
+	var all hosted.CorrectionOptions
+	paramtest.Fill(t, pfcparams.Hosted, &all)
+	all.Strict = true
 	v, err := query.Values(all)
 	require.NoError(t, err)
 	got := make([]string, 0, len(v))
 	for k := range v {
 		got = append(got, k)
 	}
+	wireNames := pfcparams.Names(pfcparams.Hosted)
 	assert.ElementsMatch(t, wireNames, got)
 
 	// And every exported field except Strict carries a url tag.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pfcsdk/pfc-go/internal/paramtest"
+	"github.com/pfcsdk/pfc-go/internal/pfcparams"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,17 +119,18 @@ func TestQueryRefusesInvalidOptions(t *testing.T) {
 
 func TestParameterNamesMatchTags(t *testing.T) {
 	t.Parallel()
-	o := &CorrectionOptions{Preset: "p", OutputType: pfc.OutputPNG, OutputQuality: 50, OutputColorSpace: "srgb",
-		Width: 40, Height: 40, Long: 40, Short: 40, Scale: 40, Autocrop: true, Skip: pfc.SkipNone,
-		SkipEXIFSoftware: []string{"x"}}
-	o.WithPreserveInputFileName(true).WithComposite(true)
+	// Every tagged field set to a valid value of its table entry: the
+	// encoding must name exactly the container's parameters of the table.
+	o := &CorrectionOptions{}
+	paramtest.Fill(t, pfcparams.Container, o)
 	v, err := o.Values()
 	require.NoError(t, err)
 	var keys []string
 	for k := range v {
 		keys = append(keys, k)
 	}
-	assert.ElementsMatch(t, parameterNames(), keys, "every parameter of the table has a field")
+	assert.ElementsMatch(t, pfcparams.Names(pfcparams.Container), keys, "every parameter of the table has a field")
+	assert.ElementsMatch(t, parameterNames(), keys)
 }
 
 func TestValidateImageKey(t *testing.T) {
