@@ -18,7 +18,6 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/testsrv"
-	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // DefaultLicenseKey is the valid licence key of a Server started
@@ -227,23 +226,14 @@ type TestServer struct {
 //	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil) // activates, then removes the job
 func Start(tb testing.TB, opts *Options, clientOpts ...bgcontainer.Option) *TestServer {
 	tb.Helper()
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := testsrv.Value(opts)
 	b, err := New(o)
 	if err != nil {
 		tb.Fatalf("mockserver: %v", err)
 	}
 	core := testsrv.Start(tb, b, o.Clock)
 	ts := &TestServer{URL: core.Server.URL, Server: core.Server, LicenseKey: b.key, Mock: b, core: core}
-	copts := append([]bgcontainer.Option{
-		pfc.WithBaseURL(ts.URL),
-		pfc.WithHTTPClient(core.Server.Client()),
-		bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: testsrv.PollMinDelay, MaxDelay: testsrv.PollMaxDelay}),
-		pfc.WithRetries(0, testsrv.RetryMinWait, testsrv.RetryMaxWait),
-		pfc.WithMaxRetryAfter(testsrv.RetryMaxWait),
-	}, clientOpts...)
+	copts := testsrv.ClientOptions(core, ts.URL, clientOpts, bgcontainer.WithPolling(testsrv.Polling))
 	if ts.Client, err = bgcontainer.NewClient(ts.LicenseKey, copts...); err != nil {
 		tb.Fatalf("mockserver: bgcontainer client: %v", err)
 	}

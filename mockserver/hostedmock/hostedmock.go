@@ -19,7 +19,6 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/testsrv"
-	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
 
@@ -246,10 +245,7 @@ type TestServer struct {
 //	srv = hostedmock.Start(t, &hostedmock.Options{Clock: fake}, pfc.WithLogger(slog.Default()))
 func Start(tb testing.TB, opts *Options, clientOpts ...hosted.Option) *TestServer {
 	tb.Helper()
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := testsrv.Value(opts)
 	h, err := New(o)
 	if err != nil {
 		tb.Fatalf("mockserver: %v", err)
@@ -263,13 +259,7 @@ func Start(tb testing.TB, opts *Options, clientOpts ...hosted.Option) *TestServe
 	for _, k := range keys {
 		ts.keys = append(ts.keys, []byte(k))
 	}
-	copts := append([]hosted.Option{
-		pfc.WithBaseURL(ts.URL),
-		pfc.WithHTTPClient(core.Server.Client()),
-		hosted.WithPolling(pfc.WaitOptions{MinDelay: testsrv.PollMinDelay, MaxDelay: testsrv.PollMaxDelay}),
-		pfc.WithRetries(0, testsrv.RetryMinWait, testsrv.RetryMaxWait),
-		pfc.WithMaxRetryAfter(testsrv.RetryMaxWait),
-	}, clientOpts...)
+	copts := testsrv.ClientOptions(core, ts.URL, clientOpts, hosted.WithPolling(testsrv.Polling))
 	if ts.Client, err = hosted.NewClient(ts.APIKey, copts...); err != nil {
 		tb.Fatalf("mockserver: hosted client: %v", err)
 	}

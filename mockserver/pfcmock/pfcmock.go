@@ -17,7 +17,6 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/testsrv"
-	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
@@ -242,10 +241,7 @@ type TestServer struct {
 // (pfccontainer.Client.RebaseCorrectedURLs).
 func Start(tb testing.TB, opts *Options, clientOpts ...pfccontainer.Option) *TestServer {
 	tb.Helper()
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := testsrv.Value(opts)
 	// The site URL must be known before the container exists, and the
 	// server's URL only once it listens: serve through a forwarder.
 	fwd := &forwardBackend{}
@@ -259,12 +255,7 @@ func Start(tb testing.TB, opts *Options, clientOpts ...pfccontainer.Option) *Tes
 	}
 	fwd.c.Store(c)
 	ts := &TestServer{URL: core.Server.URL, Server: core.Server, Mock: c, core: core}
-	copts := append([]pfccontainer.Option{
-		pfc.WithBaseURL(ts.URL),
-		pfc.WithHTTPClient(core.Server.Client()),
-		pfc.WithRetries(0, testsrv.RetryMinWait, testsrv.RetryMaxWait),
-		pfc.WithMaxRetryAfter(testsrv.RetryMaxWait),
-	}, clientOpts...)
+	copts := testsrv.ClientOptions(core, ts.URL, clientOpts)
 	if ts.Client, err = pfccontainer.NewClient(copts...); err != nil {
 		tb.Fatalf("mockserver: pfccontainer client: %v", err)
 	}

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Polling of the clients a test server hands out: a mock answers in
@@ -24,6 +26,10 @@ const (
 	PollMinDelay = 10 * time.Millisecond
 	PollMaxDelay = 100 * time.Millisecond
 )
+
+// Polling is the WaitOptions of PollMinDelay and PollMaxDelay, for a
+// client's WithPolling.
+var Polling = pfc.WaitOptions{MinDelay: PollMinDelay, MaxDelay: PollMaxDelay}
 
 // Retries of the clients a test server hands out: the mock is in
 // process, so a failed attempt (a fault the test injected, a refusal of
@@ -56,18 +62,13 @@ type Backend interface {
 //
 //	func Start(tb testing.TB, opts *Options, clientOpts ...x.Option) *TestServer {
 //		tb.Helper()
-//		var o Options
-//		if opts != nil {
-//			o = *opts
-//		}
+//		o := testsrv.Value(opts)
 //		b, err := New(o) // New: testsrv.NewPrivateDir(o.DataDir, "pfc-x-*"); Close: dir.Close(svc.Close)
 //		if err != nil {
 //			tb.Fatalf("x: %v", err)
 //		}
 //		core := testsrv.Start(tb, b, o.Clock)
-//		c, err := x.NewClient(append([]x.Option{x.WithBaseURL(core.Server.URL),
-//			x.WithHTTPClient(core.Server.Client()), x.WithPolling(/* PollMinDelay, PollMaxDelay */),
-//			pfc.WithRetries(0, testsrv.RetryMinWait, testsrv.RetryMaxWait), pfc.WithMaxRetryAfter(testsrv.RetryMaxWait)}, clientOpts...)...)
+//		c, err := x.NewClient(testsrv.ClientOptions(core, core.Server.URL, clientOpts, x.WithPolling(testsrv.Polling))...)
 //		if err != nil {
 //			tb.Fatalf("x: client: %v", err)
 //		}
@@ -82,6 +83,32 @@ type Core struct {
 	Server *httptest.Server
 	Clock  clock.Clock // never nil
 	b      Backend
+}
+
+// Value returns *opts, or the zero options when opts is nil: what a
+// mock's Start and StartFleet do with their opts.
+func Value[O any](opts *O) O {
+	var o O
+	if opts != nil {
+		o = *opts
+	}
+	return o
+}
+
+// ClientOptions returns the options of the client a test server hands
+// out: base URL baseURL, the test server's HTTP client and the fast
+// retries (RetryMinWait, RetryMaxWait, a Retry-After capped at
+// RetryMaxWait), then own (a client's fast polling), then clientOpts, so
+// that the caller's options override the test server's.
+func ClientOptions[O ~func(*config.Config)](c *Core, baseURL string, clientOpts []O, own ...O) []O {
+	opts := []O{
+		O(pfc.WithBaseURL(baseURL)),
+		O(pfc.WithHTTPClient(c.Server.Client())),
+		O(pfc.WithRetries(0, RetryMinWait, RetryMaxWait)),
+		O(pfc.WithMaxRetryAfter(RetryMaxWait)),
+	}
+	opts = append(opts, own...)
+	return append(opts, clientOpts...)
 }
 
 // Start serves b on a new httptest server. With tb.Cleanup it closes the
@@ -184,10 +211,7 @@ func BudgetName(options string) string {
 func Fleet[O, S any](n int, opts *O, replica func(o *O, i int), start func(o *O) S) []S {
 	fleet := make([]S, n)
 	for i := range fleet {
-		var o O
-		if opts != nil {
-			o = *opts
-		}
+		o := Value(opts)
 		replica(&o, i)
 		fleet[i] = start(&o)
 	}
