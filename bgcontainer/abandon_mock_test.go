@@ -171,6 +171,19 @@ func jobs(fleet []*bgmock.TestServer) []int {
 	return n
 }
 
+// assertAbandonedRemoved checks that res names one abandoned job, the one
+// the first replica accepted, and that it was removed: no job stayed on a
+// replica.
+func assertAbandonedRemoved(t *testing.T, g *gate, fleet []*bgmock.TestServer, res *bgcontainer.Result) {
+	t.Helper()
+	require.Len(t, res.Abandoned, 1, "the result names the abandoned job")
+	a := res.Abandoned[0]
+	assert.Equal(t, g.accepted(fleet[0].URL), []string{a.Job.ProcessID})
+	require.NoError(t, a.RemoveErr)
+	assert.NotNil(t, a.Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+}
+
 // A replica that drops for a moment just after accepting a job: the image
 // is done again on the other one, and the first job is not forgotten. It
 // is removed once its replica answers again (here at the flow's third
@@ -244,12 +257,7 @@ func TestReplicaBlipAbandonedJobRemovedAfterFailure(t *testing.T) {
 				assert.ErrorIs(t, err, pfc.ErrServer)
 			}
 			require.NotNil(t, res)
-			require.Len(t, res.Abandoned, 1)
-			a := res.Abandoned[0]
-			assert.Equal(t, g.accepted(fleet[0].URL), []string{a.Job.ProcessID})
-			require.NoError(t, a.RemoveErr)
-			assert.NotNil(t, a.Removed)
-			assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+			assertAbandonedRemoved(t, g, fleet, res)
 		})
 	}
 }
@@ -339,12 +347,7 @@ func TestReplicaHungAbandonedJobRemoved(t *testing.T) {
 	require.Len(t, g.accepted(fleet[0].URL), 1, "the first replica accepted the job")
 	assert.Equal(t, fleet[1].URL, res.Replica)
 	assert.Equal(t, []string{fleet[0].URL}, res.LostReplicas)
-	require.Len(t, res.Abandoned, 1, "the result names the abandoned job")
-	a := res.Abandoned[0]
-	assert.Equal(t, g.accepted(fleet[0].URL)[0], a.Job.ProcessID)
-	require.NoError(t, a.RemoveErr)
-	assert.NotNil(t, a.Removed)
-	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+	assertAbandonedRemoved(t, g, fleet, res)
 }
 
 // The removal of an abandoned job starts when the image is done again,
@@ -373,12 +376,7 @@ func TestReplicaAbandonedJobRemovalRunsAlongsideTheRedo(t *testing.T) {
 	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
 	require.NoError(t, err, "the redo waited for the removal that waited for the redo")
 	assert.Equal(t, fleet[1].URL, res.Replica)
-	require.Len(t, res.Abandoned, 1)
-	a := res.Abandoned[0]
-	assert.Equal(t, g.accepted(fleet[0].URL), []string{a.Job.ProcessID})
-	require.NoError(t, a.RemoveErr)
-	assert.NotNil(t, a.Removed)
-	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
+	assertAbandonedRemoved(t, g, fleet, res)
 }
 
 // A replica that drops in the middle of RemoveBackground's download: part
