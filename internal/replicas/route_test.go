@@ -46,6 +46,13 @@ func deadURL(t *testing.T) string {
 
 func fleet(t *testing.T, urls ...string) *Fleet {
 	t.Helper()
+	return fleetWith(t, transport.Options{MinRetryWait: time.Millisecond, MaxRetryWait: 2 * time.Millisecond}, urls...)
+}
+
+// fleetWith is a fleet of urls on a fake clock whose clients take the
+// transport options topts, each with its replica's BaseURL.
+func fleetWith(t *testing.T, topts transport.Options, urls ...string) *Fleet {
+	t.Helper()
 	var ts []Target
 	for _, u := range urls {
 		ts = append(ts, Target{URL: u})
@@ -53,7 +60,9 @@ func fleet(t *testing.T, urls ...string) *Fleet {
 	l, err := New(context.Background(), Options[*transport.Client]{
 		Targets: ts, Clock: poll.NewFakeClock(t0),
 		New: func(u string) (*transport.Client, error) {
-			return transport.New(transport.Options{BaseURL: u, MinRetryWait: time.Millisecond, MaxRetryWait: 2 * time.Millisecond})
+			o := topts
+			o.BaseURL = u
+			return transport.New(o)
 		},
 	})
 	if err != nil {

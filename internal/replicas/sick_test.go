@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
-	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -37,20 +36,7 @@ func hungServer(t *testing.T) (string, *atomic.Int32) {
 // and do not retry.
 func timeoutFleet(t *testing.T, urls ...string) *Fleet {
 	t.Helper()
-	var ts []Target
-	for _, u := range urls {
-		ts = append(ts, Target{URL: u})
-	}
-	l, err := New(context.Background(), Options[*transport.Client]{
-		Targets: ts, Clock: poll.NewFakeClock(t0),
-		New: func(u string) (*transport.Client, error) {
-			return transport.New(transport.Options{BaseURL: u, MaxRetries: -1, ResponseHeaderTimeout: 500 * time.Millisecond})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return fleetWith(t, transport.Options{MaxRetries: -1, ResponseHeaderTimeout: 500 * time.Millisecond}, urls...)
 }
 
 // holderOf answers 200 about key, 404 about any other.
