@@ -20,6 +20,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -316,22 +317,11 @@ func TestReplicasActivationOnADeadReplicaMovesOn(t *testing.T) {
 // hang, accepts it and never answers (until the test ends).
 func sickReplica(t *testing.T, hang bool) string {
 	t.Helper()
-	release := make(chan struct{})
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hang {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"status":503,"message":"overloaded"}`))
-	}))
-	t.Cleanup(s.Close)
-	t.Cleanup(func() { close(release) }) // runs before Close
-	return s.URL
+	if hang {
+		u, _ := replicatest.Hung(t)
+		return u
+	}
+	return replicatest.Sick(t, http.StatusServiceUnavailable, `{"status":503,"message":"overloaded"}`)
 }
 
 // sickFleetClient returns a client of a sick replica (first) and the

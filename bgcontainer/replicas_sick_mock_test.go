@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -132,17 +133,6 @@ func TestReplicaHungOnDownloadRedone(t *testing.T) {
 	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
 }
 
-// junkReplica answers every request 200 with an HTML page (a proxy's).
-func junkReplica(t *testing.T) string {
-	t.Helper()
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte("<html>"))
-	}))
-	t.Cleanup(s.Close)
-	return s.URL
-}
-
 // A replica answering 200 with garbage to the lookup of a job is passed
 // over, and the job found on the replica holding it (the garbage replica
 // got the job bound to it: 3 of 3 CheckImage failed with "not a JSON
@@ -154,7 +144,7 @@ func TestReplicasLookupPassesOverGarbage(t *testing.T) {
 	img := bulkJPEG(t, 3)
 	job, err := fleetClient(t, fleet).SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
 	require.NoError(t, err)
-	c := sickFleetClient(t, junkReplica(t), fleet) // a fresh client: no binding
+	c := sickFleetClient(t, replicatest.Junk(t), fleet) // a fresh client: no binding
 	for range 3 {
 		_, err := c.CheckImage(ctx, job.ProcessID)
 		assert.NoError(t, err)

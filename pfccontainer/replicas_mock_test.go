@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
@@ -120,20 +120,11 @@ func TestReplicasCorrectDirSurvivesAKilledReplica(t *testing.T) {
 // hang, accepts it and never answers (until the test ends).
 func sickReplica(t *testing.T, hang bool) string {
 	t.Helper()
-	release := make(chan struct{})
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hang {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-			return
-		}
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}))
-	t.Cleanup(s.Close)
-	t.Cleanup(func() { close(release) }) // runs before Close
-	return s.URL
+	if hang {
+		u, _ := replicatest.Hung(t)
+		return u
+	}
+	return replicatest.Sick(t, http.StatusServiceUnavailable, "")
 }
 
 // sickFleetClient returns a client of a sick replica (first) and the

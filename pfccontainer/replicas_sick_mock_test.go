@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
@@ -54,17 +55,6 @@ func TestReplicasEverySick(t *testing.T) {
 	require.NoError(t, ctx.Err(), "hung")
 }
 
-// junkReplica answers every request 200 with an HTML page (a proxy's).
-func junkReplica(t *testing.T) string {
-	t.Helper()
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte("<html>"))
-	}))
-	t.Cleanup(s.Close)
-	return s.URL
-}
-
 // A replica answering 200 with garbage to the lookup of an image key is
 // passed over, and the key found on the replica holding it (the garbage
 // replica got the key bound to it: 3 of 3 Correct failed).
@@ -75,7 +65,7 @@ func TestReplicasLookupPassesOverGarbage(t *testing.T) {
 	img := jpegOf(t, 48, 40, 3)
 	key, err := fleetClient(t, fleet).Upload(ctx, bytes.NewReader(img), int64(len(img)), "")
 	require.NoError(t, err)
-	c := sickFleetClient(t, junkReplica(t), fleet) // a fresh client: no binding
+	c := sickFleetClient(t, replicatest.Junk(t), fleet) // a fresh client: no binding
 	for range 3 {
 		corr, err := c.GetCorrection(ctx, key, nil)
 		if assert.NoError(t, err) {
@@ -121,7 +111,7 @@ func TestReplicasLookupKeepsDefaults(t *testing.T) {
 		_, _ = w.Write([]byte(`{"corrected_url":"http://localhost/output/x.jpg"}`))
 	}))
 	t.Cleanup(holder.Close)
-	c, err := pfccontainer.NewClient(pfc.WithReplicas(junkReplica(t), holder.URL), pfc.WithRetries(-1, 0, 0))
+	c, err := pfccontainer.NewClient(pfc.WithReplicas(replicatest.Junk(t), holder.URL), pfc.WithRetries(-1, 0, 0))
 	require.NoError(t, err)
 	corr, err := c.GetCorrection(context.Background(), "00000000-0000-4000-8000-000000000000", nil)
 	require.NoError(t, err)

@@ -7,30 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
-
-// hungServer accepts every request and never answers it, until the test
-// ends; n counts the requests.
-func hungServer(t *testing.T) (string, *atomic.Int32) {
-	release := make(chan struct{})
-	var n atomic.Int32
-	s := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(s.Close)
-	t.Cleanup(func() { close(release) }) // runs before Close
-	return s.URL, &n
-}
 
 // timeoutFleet is fleet with transports that wait 500 ms for an answer
 // and do not retry.
@@ -65,7 +48,7 @@ func check(ctx context.Context, l *Fleet, key string) error {
 func TestLocatePassesOverASickReplica(t *testing.T) {
 	t.Parallel()
 	busy := newServer(t, http.StatusServiceUnavailable)
-	hung, _ := hungServer(t)
+	hung, _ := replicatest.Hung(t)
 	for name, sick := range map[string]string{"503": busy.URL, "hang": hung} {
 		holder, other := holderOf(t, "job-1"), newServer(t, http.StatusNotFound)
 		l := timeoutFleet(t, sick, other.URL, holder.URL)
@@ -95,7 +78,7 @@ func TestLocatePassesOverASickReplica(t *testing.T) {
 // in discovery order, waiting on a hung replica first every time).
 func TestLocateAsksSetAsideReplicasLast(t *testing.T) {
 	t.Parallel()
-	hung, n := hungServer(t)
+	hung, n := replicatest.Hung(t)
 	holder := newServer(t, http.StatusOK)
 	l := timeoutFleet(t, hung, holder.URL)
 	l.SetAside(l.First())
@@ -112,7 +95,7 @@ func TestLocateAsksSetAsideReplicasLast(t *testing.T) {
 // work then goes to the others (it kept its share).
 func TestHeaderTimeoutSetsAside(t *testing.T) {
 	t.Parallel()
-	hung, n := hungServer(t)
+	hung, n := replicatest.Hung(t)
 	good := newServer(t, http.StatusOK)
 	l := timeoutFleet(t, hung, good.URL)
 	h := l.First()
@@ -143,7 +126,7 @@ func TestHeaderTimeoutSetsAside(t *testing.T) {
 // not wait on it (each of the first Threshold calls waited the timeout).
 func TestAskSetsAHungReplicaAsideAtOnce(t *testing.T) {
 	t.Parallel()
-	hung, n := hungServer(t)
+	hung, n := replicatest.Hung(t)
 	good := newServer(t, http.StatusOK)
 	l := timeoutFleet(t, hung, good.URL)
 	for i := range 4 {
@@ -164,7 +147,7 @@ func TestAskSetsAHungReplicaAsideAtOnce(t *testing.T) {
 func TestAskPassesOverASickReplica(t *testing.T) {
 	t.Parallel()
 	busy := newServer(t, http.StatusServiceUnavailable)
-	hung, _ := hungServer(t)
+	hung, _ := replicatest.Hung(t)
 	for name, sick := range map[string]string{"503": busy.URL, "hang": hung, "dead": deadURL(t)} {
 		good := newServer(t, http.StatusOK)
 		l := timeoutFleet(t, sick, good.URL)
