@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,48 +17,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/cuttest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// cuttingService is a hosted API whose answers can be cut off mid-body, as
-// the mock's truncate fault does: the full Content-Length is announced, half
-// the body is sent, and the connection closes. cuts[route] is how many of
-// that route's first answers are cut ("upload", "pfc", "status", "file").
-type cuttingService struct {
-	mu    sync.Mutex
-	cuts  map[string]int
-	calls map[string]int
-	reset bool // a cut answer ends with a reset (SO_LINGER 0), not a close
-}
-
-func (s *cuttingService) write(w http.ResponseWriter, route string, body []byte) {
-	s.mu.Lock()
-	s.calls[route]++
-	cut := s.calls[route] <= s.cuts[route]
-	reset := s.reset
-	s.mu.Unlock()
-	if cut && reset {
-		resetHalf(w, body)
-		return
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	if cut {
-		body = body[:len(body)/2]
-	}
-	_, _ = w.Write(body)
-}
-
-func (s *cuttingService) count(route string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[route]
-}
-
-// startCuttingService serves the API under /v2 and returns a client with
-// millisecond retry and poll waits.
-func startCuttingService(t *testing.T, cuts map[string]int) (*Client, *cuttingService, string) {
+// startCuttingService serves the API under /v2, its answers cut off as
+// cuts says (routes "upload", "pfc", "status", "file"; see cuttest), and
+// returns a client with millisecond retry and poll waits.
+func startCuttingService(t *testing.T, cuts map[string]int) (*Client, *cuttest.Cutter, string) {
 	t.Helper()
-	s := &cuttingService{cuts: cuts, calls: map[string]int{}}
+	s := cuttest.New(cuts)
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -70,29 +35,25 @@ func startCuttingService(t *testing.T, cuts map[string]int) (*Client, *cuttingSe
 		require.NoError(t, err)
 		return b
 	}
-	var polls sync.Map
+	var polls atomic.Int32
 	mux.HandleFunc("GET /v2/upload", func(w http.ResponseWriter, r *http.Request) {
-		s.write(w, "upload", jsonOf(UploadTicket{FileKey: "fk1", UploadURL: srv.URL + "/store/fk1?sig=abc"}))
+		s.Write(w, "upload", "", jsonOf(UploadTicket{FileKey: "fk1", UploadURL: srv.URL + "/store/fk1?sig=abc"}))
 	})
 	mux.HandleFunc("PUT /store/{key}", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 	})
 	mux.HandleFunc("GET /v2/pfc", func(w http.ResponseWriter, r *http.Request) {
-		s.write(w, "pfc", jsonOf(map[string]string{"statusEndpoint": srv.URL + "/v2/status/j1"}))
+		s.Write(w, "pfc", "", jsonOf(map[string]string{"statusEndpoint": srv.URL + "/v2/status/j1"}))
 	})
 	mux.HandleFunc("GET /v2/status/j1", func(w http.ResponseWriter, r *http.Request) {
-		n, _ := polls.LoadOrStore("n", new(int))
 		st := StatusProcessing
-		s.mu.Lock()
-		*n.(*int)++
-		if *n.(*int) >= 3 {
+		if polls.Add(1) >= 3 {
 			st = StatusCompleted
 		}
-		s.mu.Unlock()
-		s.write(w, "status", jsonOf(jobJSON("j1", st, map[string]any{"correctedFile": srv.URL + "/files/j1"})))
+		s.Write(w, "status", "", jsonOf(jobJSON("j1", st, map[string]any{"correctedFile": srv.URL + "/files/j1"})))
 	})
 	mux.HandleFunc("GET /files/j1", func(w http.ResponseWriter, r *http.Request) {
-		s.write(w, "file", bytes.Repeat([]byte("x"), 1000))
+		s.Write(w, "file", "", bytes.Repeat([]byte("x"), 1000))
 	})
 	c, err := NewClient(testKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithRetries(2, time.Millisecond, time.Millisecond),
 		WithPolling(pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: time.Millisecond}))
@@ -110,7 +71,7 @@ func TestWaitSurvivesTruncatedPoll(t *testing.T) {
 	assert.Equal(t, StatusCompleted, job.Status)
 	// The first answer is cut and resent by the transport within the same
 	// poll; the third request's answer says COMPLETED.
-	assert.Equal(t, 3, s.count("status"))
+	assert.Equal(t, 3, s.Count("status"))
 }
 
 // TestCorrectFileSurvivesTruncatedJSON: cut /upload, /pfc and /status
@@ -128,8 +89,8 @@ func TestCorrectFileSurvivesTruncatedJSON(t *testing.T) {
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Len(t, b, 1000)
-	assert.Equal(t, 3, s.count("upload"))
-	assert.Equal(t, 2, s.count("pfc"))
+	assert.Equal(t, 3, s.Count("upload"))
+	assert.Equal(t, 2, s.Count("pfc"))
 }
 
 // TestDownloadCutOff: a download is never retried: a body cut off before
@@ -146,7 +107,7 @@ func TestDownloadCutOff(t *testing.T) {
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Contains(t, err.Error(), "500 of 1000 bytes")
 	assert.Equal(t, int64(500), n)
-	assert.Equal(t, 1, s.count("file"), "a download is not retried")
+	assert.Equal(t, 1, s.Count("file"), "a download is not retried")
 
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
@@ -167,27 +128,10 @@ func TestDownloadCutOff(t *testing.T) {
 func TestDownloadReset(t *testing.T) {
 	t.Parallel()
 	c, s, base := startCuttingService(t, map[string]int{"file": 10})
-	s.mu.Lock()
-	s.reset = true
-	s.mu.Unlock()
+	s.SetReset()
 	var buf bytes.Buffer
 	_, err := c.Download(context.Background(), &Job{ID: "j1", Status: StatusCompleted, CorrectedFile: base + "/files/j1"}, &buf)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, syscall.ECONNRESET)
-	assert.Equal(t, 1, s.count("file"), "a download is not retried")
-}
-
-// resetHalf answers with body's Content-Length and half of it, then resets
-// the connection (SO_LINGER 0).
-func resetHalf(w http.ResponseWriter, body []byte) {
-	conn, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	_, _ = fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:len(body)/2])
-	_ = buf.Flush()
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
+	assert.Equal(t, 1, s.Count("file"), "a download is not retried")
 }

@@ -3,15 +3,11 @@ package pfccontainer
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,68 +15,36 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/cuttest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-// The one HTTP test double of this file: a container whose answers can be
-// cut off mid-body, as the mock's truncate fault does (full Content-Length,
-// half the body, then the connection closes). cuts[route] is how many of
-// that route's first answers are cut: "upload", "correct", "version",
-// "file".
-type cuttingContainer struct {
-	mu    sync.Mutex
-	cuts  map[string]int
-	calls map[string]int
-	reset bool // a cut answer ends with a reset (SO_LINGER 0), not a close
-}
-
-func (s *cuttingContainer) write(w http.ResponseWriter, route, contentType string, body []byte) {
-	s.mu.Lock()
-	s.calls[route]++
-	cut := s.calls[route] <= s.cuts[route]
-	reset := s.reset
-	s.mu.Unlock()
-	if cut && reset {
-		resetHalf(w, body)
-		return
-	}
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	if cut {
-		body = body[:len(body)/2]
-	}
-	_, _ = w.Write(body)
-}
-
-func (s *cuttingContainer) count(route string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[route]
-}
 
 // corrected is the corrected file the double serves: a JPEG signature and
 // padding.
 var corrected = append([]byte{0xff, 0xd8, 0xff, 0xe0}, bytes.Repeat([]byte("j"), 996)...)
 
-func startCuttingContainer(t *testing.T, cuts map[string]int) (*Client, *cuttingContainer) {
+// startCuttingContainer serves the one HTTP test double of this file: a
+// container whose answers are cut off as cuts says (routes "upload",
+// "correct", "version", "file"; see cuttest).
+func startCuttingContainer(t *testing.T, cuts map[string]int) (*Client, *cuttest.Cutter) {
 	t.Helper()
-	s := &cuttingContainer{cuts: cuts, calls: map[string]int{}}
+	s := cuttest.New(cuts)
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	mux.HandleFunc("PUT /pfc", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		s.write(w, "upload", "application/json", []byte(`{"imageKey":"0123abcd.jpg"}`))
+		s.Write(w, "upload", "application/json", []byte(`{"imageKey":"0123abcd.jpg"}`))
 	})
 	mux.HandleFunc("GET /pfc/{key}", func(w http.ResponseWriter, r *http.Request) {
-		s.write(w, "correct", "application/json",
+		s.Write(w, "correct", "application/json",
 			[]byte(`{"corrected_url":"`+srv.URL+`/output/0123abcd.jpg","scene":2}`))
 	})
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
-		s.write(w, "version", "application/json", []byte(`{"sdkVersion":"1.2.3","buildDate":"2026-01-01"}`))
+		s.Write(w, "version", "application/json", []byte(`{"sdkVersion":"1.2.3","buildDate":"2026-01-01"}`))
 	})
 	mux.HandleFunc("GET /output/{name}", func(w http.ResponseWriter, r *http.Request) {
-		s.write(w, "file", "image/jpeg", corrected)
+		s.Write(w, "file", "image/jpeg", corrected)
 	})
 	c, err := NewClient(pfc.WithBaseURL(srv.URL), pfc.WithRetries(2, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
@@ -97,18 +61,18 @@ func TestTruncatedJSONAnswersAreRetried(t *testing.T) {
 	key, err := c.Upload(context.Background(), bytes.NewReader(corrected), int64(len(corrected)), "image/jpeg")
 	require.NoError(t, err)
 	assert.Equal(t, "0123abcd.jpg", key)
-	assert.Equal(t, 2, s.count("upload"))
+	assert.Equal(t, 2, s.Count("upload"))
 
 	corr, err := c.GetCorrection(context.Background(), key, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 3, s.count("correct"))
+	assert.Equal(t, 3, s.Count("correct"))
 	assert.NotEmpty(t, corr.CorrectedURL)
 
 	_, err = c.Version(context.Background())
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Contains(t, err.Error(), "(3 attempts)")
-	assert.Equal(t, 3, s.count("version"), "MaxRetries 2: three requests in all")
+	assert.Equal(t, 3, s.Count("version"), "MaxRetries 2: three requests in all")
 }
 
 // TestDownloadCutOff: a download is never retried: a file cut off before
@@ -124,7 +88,7 @@ func TestDownloadCutOff(t *testing.T) {
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Nil(t, corr)
-	assert.Equal(t, 1, s.count("file"), "not retried")
+	assert.Equal(t, 1, s.Count("file"), "not retried")
 
 	corr, err = c.GetCorrection(context.Background(), "0123abcd.jpg", nil)
 	require.NoError(t, err)
@@ -148,9 +112,7 @@ func TestDownloadCutOff(t *testing.T) {
 func TestDownloadReset(t *testing.T) {
 	t.Parallel()
 	c, s := startCuttingContainer(t, map[string]int{"file": 10})
-	s.mu.Lock()
-	s.reset = true
-	s.mu.Unlock()
+	s.SetReset()
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
 	require.NoError(t, os.WriteFile(in, corrected, 0o600))
@@ -168,20 +130,5 @@ func TestDownloadReset(t *testing.T) {
 	require.NoError(t, err)
 	for _, e := range entries {
 		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
-	}
-}
-
-// resetHalf answers with body's Content-Length and half of it, then resets
-// the connection (SO_LINGER 0).
-func resetHalf(w http.ResponseWriter, body []byte) {
-	conn, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	_, _ = fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:len(body)/2])
-	_ = buf.Flush()
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
 	}
 }
