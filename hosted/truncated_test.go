@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -81,9 +80,7 @@ func TestWaitSurvivesTruncatedPoll(t *testing.T) {
 func TestCorrectFileSurvivesTruncatedJSON(t *testing.T) {
 	t.Parallel()
 	c, s, _ := startCuttingService(t, map[string]int{"upload": 2, "pfc": 1, "status": 1})
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
-	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
+	_, in, out := cuttest.Input(t, []byte("\xff\xd8\xff\xe0 jpeg"))
 	_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.NoError(t, err)
 	b, err := os.ReadFile(out)
@@ -109,17 +106,11 @@ func TestDownloadCutOff(t *testing.T) {
 	assert.Equal(t, int64(500), n)
 	assert.Equal(t, 1, s.Count("file"), "a download is not retried")
 
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
-	require.NoError(t, os.WriteFile(in, []byte("\xff\xd8\xff\xe0 jpeg"), 0o600))
+	dir, in, out := cuttest.Input(t, []byte("\xff\xd8\xff\xe0 jpeg"))
 	_, err = c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.NotContains(t, err.Error(), testKey)
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, e := range entries {
-		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
-	}
+	cuttest.OnlyInput(t, dir)
 }
 
 // TestDownloadReset: a file whose connection is reset before its

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -81,9 +79,7 @@ func TestTruncatedJSONAnswersAreRetried(t *testing.T) {
 func TestDownloadCutOff(t *testing.T) {
 	t.Parallel()
 	c, s := startCuttingContainer(t, map[string]int{"file": 10})
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
-	require.NoError(t, os.WriteFile(in, corrected, 0o600))
+	dir, in, out := cuttest.Input(t, corrected)
 	corr, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
@@ -99,11 +95,7 @@ func TestDownloadCutOff(t *testing.T) {
 	assert.Contains(t, err.Error(), "500 of 1000 bytes")
 	_, err = c.DownloadFile(context.Background(), corr, out)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, e := range entries {
-		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
-	}
+	cuttest.OnlyInput(t, dir)
 }
 
 // TestDownloadReset: a corrected file whose connection is reset before its
@@ -113,9 +105,7 @@ func TestDownloadReset(t *testing.T) {
 	t.Parallel()
 	c, s := startCuttingContainer(t, map[string]int{"file": 10})
 	s.SetReset()
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
-	require.NoError(t, os.WriteFile(in, corrected, 0o600))
+	dir, in, out := cuttest.Input(t, corrected)
 	_, err := c.CorrectFile(context.Background(), in, out, nil, nil)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	assert.ErrorIs(t, err, syscall.ECONNRESET)
@@ -126,9 +116,5 @@ func TestDownloadReset(t *testing.T) {
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
 	_, err = c.DownloadFile(context.Background(), corr, out)
 	require.ErrorIs(t, err, pfc.ErrTruncatedResponse)
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, e := range entries {
-		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
-	}
+	cuttest.OnlyInput(t, dir)
 }

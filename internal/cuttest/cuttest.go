@@ -1,15 +1,23 @@
 // Package cuttest is what the clients' tests of truncated answers share:
 // a Cutter that cuts a route's first answers off mid-body, as the mocks'
 // truncate fault does (the full Content-Length is announced, half the
-// body is sent, then the connection closes or, after SetReset, is reset).
+// body is sent, then the connection closes or, after SetReset, is reset),
+// and the input directory of a CorrectFile whose download is cut (Input,
+// OnlyInput).
 package cuttest
 
 import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Cutter counts the answers of each route and cuts the first ones off.
@@ -76,5 +84,26 @@ func resetHalf(w http.ResponseWriter, body []byte) {
 	_ = buf.Flush()
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
+	}
+}
+
+// Input writes data to "in.jpg" in a new temporary directory and
+// returns the directory, that file and "out.jpg" beside it.
+func Input(t testing.TB, data []byte) (dir, in, out string) {
+	t.Helper()
+	dir = t.TempDir()
+	in, out = filepath.Join(dir, "in.jpg"), filepath.Join(dir, "out.jpg")
+	require.NoError(t, os.WriteFile(in, data, 0o600))
+	return dir, in, out
+}
+
+// OnlyInput fails t unless Input's dir holds nothing but "in.jpg": a cut
+// download left no file behind.
+func OnlyInput(t testing.TB, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.Equal(t, "in.jpg", e.Name(), "nothing but the input is left")
 	}
 }
