@@ -160,14 +160,7 @@ func TestWebhookCAsConnectionsClosedByClose(t *testing.T) {
 
 	h, err := hostedmock.New(hostedmock.Options{Processor: &testProcessor{}, Clock: clock.NewFake(t0), WebhookCAs: pool})
 	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	c, err := hosted.NewClient(hostedmock.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()))
-	require.NoError(t, err)
-	data := jpegBytes(t, 64, 64)
-	key, err := c.Upload(t.Context(), hosted.FileTypeImage, bytes.NewReader(data), int64(len(data)), "image/jpeg")
-	require.NoError(t, err)
-	_, err = c.StartJob(t.Context(), hosted.NewCorrection().WithFileKey(key).WithWebhook(rc.srv.URL))
-	require.NoError(t, err)
+	srv := startHookedJob(t, h, rc.srv.URL)
 	require.NoError(t, h.WaitIdle(t.Context()))
 	require.Len(t, rc.deliveries(), 1)
 	srv.Close()
@@ -265,15 +258,24 @@ func TestCloseWhileAWebhookHangs(t *testing.T) {
 	t.Cleanup(func() { close(release) }) // before the receiver closes
 	h, err := hostedmock.New(hostedmock.Options{Processor: &testProcessor{}, Clock: clock.NewFake(t0), WebhookClient: rc.srv.Client()})
 	require.NoError(t, err)
+	srv := startHookedJob(t, h, rc.srv.URL)
+	<-arrived
+	srv.Close()
+	require.NoError(t, h.Close())
+}
+
+// startHookedJob serves h on a new httptest server (the caller closes
+// it), uploads a JPEG through a client of it and starts its correction
+// with the webhook hookURL.
+func startHookedJob(t *testing.T, h *hostedmock.Server, hookURL string) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewServer(h)
 	c, err := hosted.NewClient(hostedmock.DefaultAPIKey, pfc.WithBaseURL(srv.URL+"/v2"), pfc.WithHTTPClient(srv.Client()))
 	require.NoError(t, err)
 	data := jpegBytes(t, 64, 64)
 	key, err := c.Upload(t.Context(), hosted.FileTypeImage, bytes.NewReader(data), int64(len(data)), "image/jpeg")
 	require.NoError(t, err)
-	_, err = c.StartJob(t.Context(), hosted.NewCorrection().WithFileKey(key).WithWebhook(rc.srv.URL))
+	_, err = c.StartJob(t.Context(), hosted.NewCorrection().WithFileKey(key).WithWebhook(hookURL))
 	require.NoError(t, err)
-	<-arrived
-	srv.Close()
-	require.NoError(t, h.Close())
+	return srv
 }
