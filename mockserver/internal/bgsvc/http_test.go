@@ -200,6 +200,22 @@ func TestHTTPSubmitCheckRemove(t *testing.T) {
 	assert.Equal(t, map[string]any{"status": "deleted", "process_id": id, "files_deleted": float64(2), "previous_status": "completed"}, m)
 }
 
+// requestLog serves GET paths, one after the other, by a service whose
+// debug log is text, and returns that log.
+func requestLog(t *testing.T, paths ...string) string {
+	t.Helper()
+	var logs syncBuffer
+	s, _ := newService(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	h := s.Handler()
+	for _, path := range paths {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil)) // logs before it returns
+	}
+	return logs.String()
+}
+
 // TestHTTPTriedKeysAreRedactedToTheEndOfThePath: the request log shows the
 // decoded path, so a key tried may hold a space, a quote, a tab or an
 // escaped "?"; everything after /Authorize/, in any case, is redacted to
@@ -207,23 +223,14 @@ func TestHTTPSubmitCheckRemove(t *testing.T) {
 // and missed /authorize/ (a 404, logged too).
 func TestHTTPTriedKeysAreRedactedToTheEndOfThePath(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
-	s, _ := newService(t, func(c *Config) {
-		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	})
-	h := s.Handler()
-	for _, path := range []string{
+	out := requestLog(t,
 		"/Authorize/wrong%20secret-part",
 		"/authorize/wrong-key",
 		"/AUTHORIZE/x%22quoted-part",
 		"/Authorize/x%09tabbed-part",
 		"/Authorize/x%3Fquery-part%23hash-part",
-		"/authorize/" + testKey,
-	} {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil)) // logs before it returns
-	}
-	out := logs.String()
+		"/authorize/"+testKey,
+	)
 	for _, secret := range []string{"secret-part", "wrong-key", "quoted-part", "tabbed-part", "query-part", "hash-part", testKey} {
 		assert.NotContains(t, out, secret)
 	}
@@ -238,20 +245,12 @@ func TestHTTPTriedKeysAreRedactedToTheEndOfThePath(t *testing.T) {
 // only the raw and singly escaped key were redacted.
 func TestHTTPKeyInAnotherSpellingIsNotLogged(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
-	s, _ := newService(t, func(c *Config) {
-		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	})
-	h := s.Handler()
-	for _, path := range []string{
-		"/CheckImage/" + strings.ToUpper(testKey),
+	out := requestLog(t,
+		"/CheckImage/"+strings.ToUpper(testKey),
 		"/RemoveImage/Lic-0123456789-Secret",
 		"/DownloadImage/lic%252D0123456789%252Dsecret",
-	} {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil)) // logs before it returns
-	}
-	out := strings.ToLower(logs.String())
+	)
+	out = strings.ToLower(out)
 	assert.NotContains(t, out, "0123456789")
 	assert.Equal(t, 3, strings.Count(out, "redacted"), "%s", out)
 }
