@@ -301,22 +301,23 @@ func TestNonHTTPSDropped(t *testing.T) {
 	assert.Equal(t, 0, rc.count())
 }
 
-func TestTransportErrorsDoNotLogTheURLsSecrets(t *testing.T) {
-	rc := &receiver{status: func(int) int { return 200 }}
+// sendUntrusted delivers once, by a Sender without Client or RootCAs, to
+// a TLS receiver rc whose certificate the system roots do not trust, at
+// the URL target makes of the receiver's; it returns the Sender's JSON
+// log, the receiver's URL and the attempt's error.
+func sendUntrusted(t *testing.T, rc *receiver, target func(base string) string, eventID string) (logs, base string, err error) {
+	t.Helper()
 	srv := httptest.NewTLSServer(rc)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
 	t.Cleanup(srv.Close)
-	clk := clock.NewFake(t0)
-	tr := activity.New(clk)
-	var logs bytes.Buffer
+	tr := activity.New(clock.NewFake(t0))
+	var buf bytes.Buffer
 	var got []webhooksend.Attempt
-	// No Client and no RootCAs: the system roots do not trust srv.
 	s, err := webhooksend.New(webhooksend.Config{Tracker: tr, Sign: testSign,
-		Logger:    slog.New(slog.NewJSONHandler(&logs, nil)),
+		Logger:    slog.New(slog.NewJSONHandler(&buf, nil)),
 		OnAttempt: func(a webhooksend.Attempt) { got = append(got, a) }})
 	require.NoError(t, err)
-	u := strings.Replace(srv.URL, "https://", "https://user:pw@", 1) + "/hook?token=s3cr3t#frag"
-	s.Send(webhooksend.Delivery{URL: u, Secret: []byte("k"), EventID: "evt_s", Body: []byte(`{}`)})
+	s.Send(webhooksend.Delivery{URL: target(srv.URL), Secret: []byte("k"), EventID: eventID, Body: []byte(`{}`)})
 	require.NoError(t, tr.WaitIdle(context.Background()))
 	s.Close()
 	tr.Close()
@@ -324,12 +325,20 @@ func TestTransportErrorsDoNotLogTheURLsSecrets(t *testing.T) {
 
 	require.Len(t, got, 1)
 	require.Error(t, got[0].Err)
-	assert.Contains(t, got[0].Err.Error(), strings.TrimPrefix(srv.URL, "https://")+"/hook", "names the target")
+	return buf.String(), srv.URL, got[0].Err
+}
+
+func TestTransportErrorsDoNotLogTheURLsSecrets(t *testing.T) {
+	rc := &receiver{status: func(int) int { return 200 }}
+	logs, base, err := sendUntrusted(t, rc, func(base string) string {
+		return strings.Replace(base, "https://", "https://user:pw@", 1) + "/hook?token=s3cr3t#frag"
+	}, "evt_s")
+	assert.Contains(t, err.Error(), strings.TrimPrefix(base, "https://")+"/hook", "names the target")
 	for _, secret := range []string{"s3cr3t", "user", "pw@", "frag"} {
-		assert.NotContains(t, got[0].Err.Error(), secret)
-		assert.NotContains(t, logs.String(), secret)
+		assert.NotContains(t, err.Error(), secret)
+		assert.NotContains(t, logs, secret)
 	}
-	assert.Contains(t, logs.String(), "will retry")
+	assert.Contains(t, logs, "will retry")
 	assert.Equal(t, 0, rc.count())
 }
 
@@ -337,27 +346,12 @@ func TestTransportErrorsDoNotLogTheURLsSecrets(t *testing.T) {
 // in the path (/services/T0/B0/<token>) is logged with the path redacted,
 // as the clients redact it (redact.URLSecrets): the path was logged whole.
 func TestTransportErrorsRedactAPathToken(t *testing.T) {
-	srv := httptest.NewTLSServer(&receiver{status: func(int) int { return 200 }})
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
-	t.Cleanup(srv.Close)
-	tr := activity.New(clock.NewFake(t0))
-	var logs bytes.Buffer
-	var got []webhooksend.Attempt
-	s, err := webhooksend.New(webhooksend.Config{Tracker: tr, Sign: testSign,
-		Logger:    slog.New(slog.NewJSONHandler(&logs, nil)),
-		OnAttempt: func(a webhooksend.Attempt) { got = append(got, a) }})
-	require.NoError(t, err)
 	const token = "XXXXXXXXXXXXXXXXXXXXXXXX"
-	s.Send(webhooksend.Delivery{URL: srv.URL + "/services/T000/B000/" + token, Secret: []byte("k"), EventID: "evt_p", Body: []byte(`{}`)})
-	require.NoError(t, tr.WaitIdle(context.Background()))
-	s.Close()
-	tr.Close()
-	s.CloseIdleConnections()
-
-	require.Len(t, got, 1)
-	require.Error(t, got[0].Err)
-	assert.Contains(t, got[0].Err.Error(), strings.TrimPrefix(srv.URL, "https://")+"/REDACTED")
-	for _, text := range []string{got[0].Err.Error(), logs.String()} {
+	logs, base, err := sendUntrusted(t, &receiver{status: func(int) int { return 200 }}, func(base string) string {
+		return base + "/services/T000/B000/" + token
+	}, "evt_p")
+	assert.Contains(t, err.Error(), strings.TrimPrefix(base, "https://")+"/REDACTED")
+	for _, text := range []string{err.Error(), logs} {
 		assert.NotContains(t, text, token)
 		assert.NotContains(t, text, "/services/T000")
 	}
