@@ -15,13 +15,10 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // testBase is the base URL of the mocked container.
 const testBase = "http://gpu-box.test:8000"

@@ -3,7 +3,8 @@ package pfccontainer_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The replica tests wait out a hung replica's 2 s response-header timeout.
+func TestMain(m *testing.M) { streamtest.WaitingMain(m) }

@@ -3,6 +3,7 @@
 // nothing (Pattern, and JPEG for clients that sniff the content), and a
 // sampler of the heap's peak growth while an upload runs (Start,
 // PeakGrowth), which is how the tests prove a body is streamed, not
-// buffered; and SyncBuffer, a log destination safe for concurrent writes.
+// buffered; SyncBuffer, a log destination safe for concurrent writes;
+// and WaitingMain, the TestMain of packages whose tests mostly wait.
 // It is imported by test files only.
 package streamtest

@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
+
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
+// Several tests wait out real timeouts (header, body progress).
+func TestMain(m *testing.M) { streamtest.WaitingMain(m) }
 
 // newServer starts an httptest server closed at the end of the test.
 func newServer(t *testing.T, h http.HandlerFunc) *httptest.Server {

@@ -21,6 +21,7 @@ import (
 )
 
 func TestClientEndToEnd(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -71,6 +72,7 @@ func TestClientEndToEnd(t *testing.T) {
 }
 
 func TestCloseStopsRunningWork(t *testing.T) {
+	t.Parallel()
 	proc := &testProcessor{gate: make(chan struct{}), entry: make(chan struct{}, 1)}
 	h, err := hostedmock.New(hostedmock.Options{Processor: proc, Workers: 1, Clock: clock.NewFake(t0)})
 	require.NoError(t, err)

@@ -71,6 +71,7 @@ func dirFiles(t *testing.T, dir string) []string {
 // into the data directory it removes: the body being received is
 // interrupted and answered 503, and Close waits for it.
 func TestCloseAbortsUploadsInFlight(t *testing.T) {
+	t.Parallel()
 	h, err := hostedmock.New(hostedmock.Options{Processor: &testProcessor{}, Clock: clock.NewFake(t0)})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
@@ -97,6 +98,7 @@ func TestCloseAbortsUploadsInFlight(t *testing.T) {
 // TestUploadAfterCloseIsUnavailable: once closed, a pre-signed PUT stores
 // nothing and answers 503 without revealing server paths.
 func TestUploadAfterCloseIsUnavailable(t *testing.T) {
+	t.Parallel()
 	h, err := hostedmock.New(hostedmock.Options{Processor: &testProcessor{}, Clock: clock.NewFake(t0)})
 	require.NoError(t, err)
 	rec := httptest.NewRecorder()
@@ -152,6 +154,8 @@ func TestAPIAfterCloseIsUnavailable(t *testing.T) {
 // builds from WebhookCAs keeps connections alive; Close must not leave
 // their goroutines behind while the receiver lives on.
 func TestWebhookCAsConnectionsClosedByClose(t *testing.T) {
+	// Serial: goleak.VerifyNone sees every goroutine of the binary, and
+	// parallel tests' goroutines would read as leaks.
 	rc := newHookReceiver(t, func(int) int { return http.StatusOK })
 	pool := rc.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	// The receiver's own connection goroutines end when it closes, after
@@ -172,6 +176,7 @@ func TestWebhookCAsConnectionsClosedByClose(t *testing.T) {
 // off, a 400 that stores nothing); a chunked preset file is refused once
 // it passes its limit.
 func TestVideoUploadLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tk := f.ticket(t, "video")
 	req, err := http.NewRequest(http.MethodPut, tk.UploadURL, io.LimitReader(zeroReader{}, 5_000_000_001))
@@ -215,6 +220,7 @@ func TestVideoUploadLimit(t *testing.T) {
 // that would otherwise be REJECTED because the upload was requested as a
 // video.
 func TestCacheHitKeepsTheFileTypeCheck(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	img := jpegBytes(t, 64, 64)
 	first := f.run(t, img, "")
@@ -228,6 +234,7 @@ func TestCacheHitKeepsTheFileTypeCheck(t *testing.T) {
 // TestSignedURLMalformedQueryIsForbidden: a pre-signed URL whose query no
 // longer parses has been tampered with: 403, nothing stored.
 func TestSignedURLMalformedQueryIsForbidden(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tk := f.ticket(t, "")
 	resp, b := f.do(t, http.MethodPut, tk.UploadURL+"&%zz", "", bytes.NewReader(jpegBytes(t, 64, 64)))
@@ -247,6 +254,7 @@ func readAll(t *testing.T, resp *http.Response) []byte {
 // TestCloseWhileAWebhookHangs: Close cancels a delivery whose receiver
 // never answers instead of waiting for it.
 func TestCloseWhileAWebhookHangs(t *testing.T) {
+	t.Parallel()
 	arrived := make(chan struct{})
 	release := make(chan struct{})
 	rc := newHookReceiver(t, func(int) int { return http.StatusOK }, func(http.Handler) http.Handler {

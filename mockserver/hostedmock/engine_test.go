@@ -30,6 +30,7 @@ func astronautJPEG(t *testing.T) []byte {
 }
 
 func TestEngineCorrectsWithDetectionData(t *testing.T) {
+	t.Parallel()
 	f := engineFixture(t)
 	j := f.run(t, astronautJPEG(t), "includeDetectionData=true&removeGlares=true")
 	require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
@@ -57,6 +58,7 @@ func TestEngineCorrectsWithDetectionData(t *testing.T) {
 }
 
 func TestEngineBackgroundAndResize(t *testing.T) {
+	t.Parallel()
 	f := engineFixture(t)
 	j := f.run(t, astronautJPEG(t), "removeBackground=true&bgColor=%23336699&long=256")
 	require.Equal(t, hosted.StatusCompleted, j.Status, j.StatusText)
@@ -72,6 +74,7 @@ func TestEngineBackgroundAndResize(t *testing.T) {
 }
 
 func TestEngineRejectsAndFails(t *testing.T) {
+	t.Parallel()
 	f := engineFixture(t)
 	j := f.run(t, astronautJPEG(t), "preset=NoSuchPreset")
 	assert.Equal(t, hosted.StatusRejected, j.Status)
@@ -83,6 +86,7 @@ func TestEngineRejectsAndFails(t *testing.T) {
 }
 
 func TestAutocropDetectOnly(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	j := f.run(t, jpegBytes(t, 80, 64), "autocrop=true&autocropDetectOnly=true")
 	require.Equal(t, hosted.StatusCompleted, j.Status)
@@ -94,6 +98,7 @@ func TestAutocropDetectOnly(t *testing.T) {
 }
 
 func TestEngineSmallBackgroundImage(t *testing.T) {
+	t.Parallel()
 	f := engineFixture(t)
 	// A 16x16 background is below the correction limits, but a background
 	// is only scaled to cover the subject, so it is accepted.

@@ -47,6 +47,7 @@ func cmykJPEG(t *testing.T, w, h int) []byte {
 // is REJECTED with code 1001 (unsupported format), before the processor
 // runs, with its originalDimensions.
 func TestCMYKIsRejected(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	j := f.run(t, cmykJPEG(t, 64, 48), "")
 	require.Equal(t, hosted.StatusRejected, j.Status, j.StatusText)
@@ -66,6 +67,7 @@ func TestCMYKIsRejected(t *testing.T) {
 // removeGlaresCount only when it is (the test processor finds glare in
 // images of even width).
 func TestGlareCounters(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cases := []struct {
 		name                   string
@@ -94,6 +96,7 @@ func TestGlareCounters(t *testing.T) {
 // to them, through the mock's checks and the engine alike, while AI
 // upscaling's own limits still shape its output.
 func TestCorrectionLimitsOnlyForCorrection(t *testing.T) {
+	t.Parallel()
 	f := engineFixture(t)
 	small := jpegBytes(t, 20, 400) // short side 20: below the correction minimum
 	thin := jpegBytes(t, 24, 600)  // 25:1: above the correction aspect limit

@@ -22,6 +22,7 @@ import (
 )
 
 func TestPFCValidation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := f.upload(t, "", jpegBytes(t, 64, 64))
 	k := "fileKey=" + key + "&"
@@ -98,6 +99,7 @@ func TestPFCValidation(t *testing.T) {
 // values without autocrop=true are accepted and ignored, as hosted.Plan
 // reports them, not a 400; an ignored bgFileKey is not even looked up.
 func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	img := jpegBytes(t, 64, 48)
 	cases := []struct {
@@ -141,6 +143,7 @@ func TestPFCIgnoresWhatTheServiceIgnores(t *testing.T) {
 }
 
 func TestPFCPrioritiesAndDefaults(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	img := jpegBytes(t, 100, 50)
 	bgKey := f.upload(t, "", pngBytes(t, 40, 40))
@@ -220,6 +223,7 @@ func TestPFCPrioritiesAndDefaults(t *testing.T) {
 }
 
 func TestJobLifecycleWithDelay(t *testing.T) {
+	t.Parallel()
 	gate := make(chan struct{})
 	entry := make(chan struct{}, 4)
 	f := newFixture(t, func(o *hostedmock.Options) {
@@ -315,6 +319,7 @@ func TestJobLifecycleWithDelay(t *testing.T) {
 }
 
 func TestStatusUnknown(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	resp, b := f.api(t, http.MethodGet, "/status/0123456789abcdef01234567")
 	requireError(t, resp, b, http.StatusNotFound, "not_found", "")
@@ -323,6 +328,7 @@ func TestStatusUnknown(t *testing.T) {
 }
 
 func TestRetention(t *testing.T) {
+	t.Parallel()
 	for _, retention := range []time.Duration{0, 72 * time.Hour} {
 		t.Run(fmt.Sprint(retention), func(t *testing.T) {
 			f := newFixture(t, func(o *hostedmock.Options) { o.Retention = retention })
@@ -353,6 +359,7 @@ func TestRetention(t *testing.T) {
 }
 
 func TestRetentionBounds(t *testing.T) {
+	t.Parallel()
 	for _, d := range []time.Duration{time.Hour, 24*time.Hour - time.Second, 7*24*time.Hour + time.Second, -time.Hour} {
 		_, err := hostedmock.New(hostedmock.Options{Retention: d})
 		require.ErrorIs(t, err, mockserver.ErrInvalidOptions, d)
@@ -370,6 +377,7 @@ func TestRetentionBounds(t *testing.T) {
 }
 
 func TestCache(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	img := jpegBytes(t, 80, 60)
 	first := f.run(t, img, "width=100&includeDetectionData=true")
@@ -419,6 +427,7 @@ func TestCache(t *testing.T) {
 }
 
 func TestVideoPassthrough(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	video := mp4Bytes(1920, 1080)
 	key := f.upload(t, "video", video)
@@ -473,6 +482,7 @@ func TestVideoPassthrough(t *testing.T) {
 }
 
 func TestRejectedAndFailed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cases := []struct {
 		name   string

@@ -15,6 +15,7 @@ import (
 )
 
 func TestPresets(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	create := func(body string) (*http.Response, []byte) {
 		return f.do(t, http.MethodPost, "/v2/presets/", f.APIKey, strings.NewReader(body))

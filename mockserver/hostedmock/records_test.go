@@ -55,6 +55,7 @@ var millisUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 // hosted.Job, which shares the mock's assumptions) and compares their
 // wire names and JSON types with the record written out from the seed.
 func TestJobRecordMatchesTheSeed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	seed := seedJob(t)
 

@@ -21,6 +21,7 @@ import (
 )
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, route := range []struct{ method, path string }{
 		{"GET", "/v2/upload"}, {"GET", "/v2/pfc?fileKey=x"}, {"GET", "/v2/status/abc"},
@@ -46,6 +47,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestAccountsAreSeparate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(o *hostedmock.Options) { o.APIKeys = []string{"key-a", "key-b"} })
 	assert.Equal(t, "key-a", f.APIKey)
 	key := f.upload(t, "", jpegBytes(t, 64, 64))
@@ -58,6 +60,7 @@ func TestAccountsAreSeparate(t *testing.T) {
 }
 
 func TestBaseURL(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(o *hostedmock.Options) { o.BaseURL = "https://mock.example.test/prefix/" })
 	tk := f.ticket(t, "")
 	assert.True(t, strings.HasPrefix(tk.UploadURL, "https://mock.example.test/prefix/storage/upload/"+tk.FileKey+"?"), tk.UploadURL)
@@ -73,6 +76,7 @@ func TestBaseURL(t *testing.T) {
 }
 
 func TestUploadTicketAndSignedPut(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tk := f.ticket(t, "")
 	u, err := url.Parse(tk.UploadURL)
@@ -108,6 +112,7 @@ func (f *fixture) run2(t *testing.T, key string) hosted.Job {
 }
 
 func TestUploadTamperedOrExpiredStoresNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	data := jpegBytes(t, 64, 48)
 	notStored := func(key string) {
@@ -242,6 +247,7 @@ func (b *slowBody) Read(p []byte) (int, error) {
 // has checked the URL and begun receiving, and the fake clock advances
 // during the body, deterministically.
 func TestUploadURLCheckedWhenTheRequestArrives(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tr := &http.Transport{ExpectContinueTimeout: time.Hour} // wait for the server's 100 Continue
 	t.Cleanup(tr.CloseIdleConnections)
@@ -290,6 +296,7 @@ func TestUploadURLCheckedWhenTheRequestArrives(t *testing.T) {
 // however often it is used: as fileKey (the retention of originals) and as
 // bgFileKey (the seed's 7-day background cache, whose key can be reused).
 func TestUploadsKeptSevenDays(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := f.upload(t, "", jpegBytes(t, 64, 48))
 	bgKey := f.upload(t, "", pngBytes(t, 40, 40))

@@ -64,6 +64,7 @@ func (rc *hookReceiver) deliveries() []delivery {
 }
 
 func TestWebhookDelivery(t *testing.T) {
+	t.Parallel()
 	rc := newHookReceiver(t, func(int) int { return http.StatusNoContent })
 	f := newFixture(t, func(o *hostedmock.Options) {
 		o.WebhookClient = rc.srv.Client()
@@ -140,6 +141,7 @@ func TestWebhookDelivery(t *testing.T) {
 }
 
 func TestWebhookRetrySchedule(t *testing.T) {
+	t.Parallel()
 	rc := newHookReceiver(t, func(int) int { return http.StatusServiceUnavailable })
 	f := newFixture(t, func(o *hostedmock.Options) { o.WebhookClient = rc.srv.Client() })
 	key := f.upload(t, "", jpegBytes(t, 64, 64))
@@ -171,6 +173,7 @@ func TestWebhookRetrySchedule(t *testing.T) {
 }
 
 func TestWebhookRetryUntilSuccessAndTimeout(t *testing.T) {
+	t.Parallel()
 	var hang sync.Once
 	arrived := make(chan struct{})
 	release := make(chan struct{})
@@ -216,6 +219,7 @@ func TestWebhookRetryUntilSuccessAndTimeout(t *testing.T) {
 }
 
 func TestWebhookCAs(t *testing.T) {
+	t.Parallel()
 	rc := newHookReceiver(t, func(int) int { return http.StatusOK })
 	pool := rc.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	f := newFixture(t, func(o *hostedmock.Options) { o.WebhookCAs = pool })

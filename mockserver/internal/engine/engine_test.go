@@ -75,6 +75,7 @@ func process(t testing.TB, src []byte, req Request) (*Result, []byte) {
 }
 
 func TestProcessIsDeterministic(t *testing.T) {
+	t.Parallel()
 	src := astronaut(t)
 	req := Request{Resize: resize.Request{Long: 300}, RemoveGlares: true}
 	r1, a := process(t, src, req)
@@ -84,6 +85,7 @@ func TestProcessIsDeterministic(t *testing.T) {
 }
 
 func TestProcessAstronaut(t *testing.T) {
+	t.Parallel()
 	res, out := process(t, astronaut(t), Request{})
 	assert.Equal(t, imageio.FormatJPEG, res.Format, "original format kept")
 	assert.Equal(t, 512, res.Width)
@@ -98,6 +100,7 @@ func TestProcessAstronaut(t *testing.T) {
 }
 
 func TestPresetNoneKeepsPixels(t *testing.T) {
+	t.Parallel()
 	src := scene(120, 80)
 	res, out := process(t, encodePNG(t, src), Request{Preset: "none"})
 	assert.False(t, res.Corrected)
@@ -112,6 +115,7 @@ func TestPresetNoneKeepsPixels(t *testing.T) {
 }
 
 func TestGroupsDiffer(t *testing.T) {
+	t.Parallel()
 	src := encodePNG(t, scene(160, 120))
 	_, universal := process(t, src, Request{})
 	_, pro := process(t, src, Request{Preset: "Pro"})
@@ -121,6 +125,7 @@ func TestGroupsDiffer(t *testing.T) {
 }
 
 func TestUnknownPresetIsRejected(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	_, err := testEngine(t).Process(context.Background(), bytes.NewReader(encodePNG(t, scene(64, 64))), Request{Preset: "Nope"}, &out)
 	assert.ErrorIs(t, err, ErrUnknownPreset)
@@ -128,6 +133,7 @@ func TestUnknownPresetIsRejected(t *testing.T) {
 }
 
 func TestCustomPreset(t *testing.T) {
+	t.Parallel()
 	src := encodePNG(t, scene(160, 120))
 	presets := func(name string) ([]byte, bool) {
 		if name == "Punchy" {
@@ -142,6 +148,7 @@ func TestCustomPreset(t *testing.T) {
 }
 
 func TestResizePriorityAndFormat(t *testing.T) {
+	t.Parallel()
 	res, out := process(t, astronaut(t), Request{OutputType: "png", Resize: resize.Request{Width: 100, Long: 400}})
 	assert.Equal(t, imageio.FormatPNG, res.Format)
 	assert.Equal(t, resize.ParamWidth, res.Resize.Param)
@@ -153,6 +160,7 @@ func TestResizePriorityAndFormat(t *testing.T) {
 }
 
 func TestAutocrop(t *testing.T) {
+	t.Parallel()
 	p := faces.DefaultCropParams()
 	detect, _ := process(t, astronaut(t), Request{AutoCrop: &p, AutoCropDetectOnly: true})
 	require.NotNil(t, detect.Crop)
@@ -172,6 +180,7 @@ func TestAutocrop(t *testing.T) {
 }
 
 func TestBackgroundRemovalDefaultsToPNG(t *testing.T) {
+	t.Parallel()
 	res, out := process(t, astronaut(t), Request{Background: &matting.Background{Kind: matting.Transparent}})
 	assert.True(t, res.BackgroundRemoved)
 	assert.Equal(t, imageio.FormatPNG, res.Format)
@@ -185,6 +194,7 @@ func TestBackgroundRemovalDefaultsToPNG(t *testing.T) {
 }
 
 func TestRejectionsAndFailures(t *testing.T) {
+	t.Parallel()
 	e := testEngine(t)
 	var out bytes.Buffer
 	_, err := e.Process(context.Background(), bytes.NewReader(encodePNG(t, scene(20, 20))), Request{}, &out)
@@ -209,6 +219,7 @@ func TestRejectionsAndFailures(t *testing.T) {
 }
 
 func TestBeautifyAspectRule(t *testing.T) {
+	t.Parallel()
 	src := encodePNG(t, scene(22*40, 40))
 	res, _ := process(t, src, Request{BeautifyMaxAspect: 21, Limits: imageio.ContainerLimits})
 	assert.False(t, res.Corrected)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseCropParamsDefaults(t *testing.T) {
+	t.Parallel()
 	p, err := ParseCropParams("", " ", "", "", "", "")
 	require.NoError(t, err)
 	assert.Equal(t, DefaultCropParams(), p)
@@ -18,6 +19,7 @@ func TestParseCropParamsDefaults(t *testing.T) {
 }
 
 func TestParseCropParamsValues(t *testing.T) {
+	t.Parallel()
 	p, err := ParseCropParams("0.6", "45%", "0,35", "16", "9", "-1")
 	require.NoError(t, err)
 	assert.Equal(t, CropParams{Size: 0.6, X: 0.45, Y: 0.35, ARW: 16, ARH: 9, TopHeadGap: -1}, p)
@@ -30,6 +32,7 @@ func TestParseCropParamsValues(t *testing.T) {
 }
 
 func TestParseCropParamsErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args  [6]string
 		param string
@@ -80,12 +83,14 @@ func crop(t *testing.T, p CropParams) image.Rectangle {
 }
 
 func TestAutoCropDefaults(t *testing.T) {
+	t.Parallel()
 	r := crop(t, DefaultCropParams())
 	// Crop height 300/0.5 = 600, width 450 (3:4); head centre at 0.5, eyes at 0.4.
 	assert.Equal(t, image.Rect(275, 745, 725, 1345), r)
 }
 
 func TestAutoCropParametersMoveAndScale(t *testing.T) {
+	t.Parallel()
 	base := DefaultCropParams()
 
 	p := base
@@ -134,6 +139,7 @@ func TestAutoCropParametersMoveAndScale(t *testing.T) {
 }
 
 func TestAutoCropClampsInsideImage(t *testing.T) {
+	t.Parallel()
 	p := DefaultCropParams()
 	// Face near the top-left corner: crop keeps its size, shifted inside.
 	f := portraitFace
@@ -175,6 +181,7 @@ func TestAutoCropClampsInsideImage(t *testing.T) {
 }
 
 func TestAutoCropAlwaysInsideWithExactAspect(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(7))
 	ratios := [][2]float64{{3, 4}, {4, 3}, {1, 1}, {16, 9}, {2, 3}, {5, 7}}
 	for i := 0; i < 500; i++ {
@@ -195,6 +202,7 @@ func TestAutoCropAlwaysInsideWithExactAspect(t *testing.T) {
 }
 
 func TestAutoCropFaceSelection(t *testing.T) {
+	t.Parallel()
 	p := DefaultCropParams()
 	_, err := AutoCrop(2000, 2000, nil, p)
 	assert.ErrorIs(t, err, ErrNoFace)
@@ -221,6 +229,7 @@ func TestAutoCropFaceSelection(t *testing.T) {
 }
 
 func TestAutoCropWithoutEyesUsesPriors(t *testing.T) {
+	t.Parallel()
 	noEyes := Face{Box: portraitFace.Box}
 	r, err := AutoCrop(portraitW, portraitH, []Face{noEyes}, DefaultCropParams())
 	require.NoError(t, err)
@@ -229,6 +238,7 @@ func TestAutoCropWithoutEyesUsesPriors(t *testing.T) {
 }
 
 func TestAutoCropOnPhoto(t *testing.T) {
+	t.Parallel()
 	img := loadAstronaut(t)
 	faces := newDetector(t).Detect(img)
 	require.Len(t, faces, 1)

@@ -28,6 +28,7 @@ func assertEyesInBox(t *testing.T, f Face) {
 }
 
 func TestDetectAstronautFindsOneFace(t *testing.T) {
+	t.Parallel()
 	faces := newDetector(t).Detect(loadAstronaut(t))
 	require.Len(t, faces, 1)
 	f := faces[0]
@@ -68,6 +69,7 @@ func TestDetectIsDeterministic(t *testing.T) {
 }
 
 func TestDetectConcurrentUse(t *testing.T) {
+	t.Parallel()
 	d := newDetector(t)
 	img := loadAstronaut(t)
 	want := d.Detect(img)
@@ -81,6 +83,7 @@ func TestDetectConcurrentUse(t *testing.T) {
 }
 
 func TestDetectLargeImageMapsBack(t *testing.T) {
+	t.Parallel()
 	d := newDetector(t)
 	small := d.Detect(loadAstronaut(t))
 	require.Len(t, small, 1)
@@ -97,6 +100,7 @@ func TestDetectLargeImageMapsBack(t *testing.T) {
 }
 
 func TestDetectHonoursImageOrigin(t *testing.T) {
+	t.Parallel()
 	d := newDetector(t)
 	img := loadAstronaut(t)
 	want := d.Detect(img)
@@ -111,6 +115,7 @@ func TestDetectHonoursImageOrigin(t *testing.T) {
 }
 
 func TestDetectNoFace(t *testing.T) {
+	t.Parallel()
 	d := newDetector(t)
 	assert.Nil(t, d.Detect(nil))
 	assert.Nil(t, d.Detect(image.NewNRGBA(image.Rect(0, 0, 0, 0))))
@@ -124,6 +129,7 @@ func TestDetectNoFace(t *testing.T) {
 
 // The per-scale split must reproduce one RunCascade over the whole range.
 func TestPerScaleCascadeMatchesSingleRun(t *testing.T) {
+	t.Parallel()
 	d := newDetector(t)
 	img := loadAstronaut(t)
 	g := grayDownscale(img, 256, 256)
@@ -136,6 +142,7 @@ func TestPerScaleCascadeMatchesSingleRun(t *testing.T) {
 }
 
 func TestGrayDownscale(t *testing.T) {
+	t.Parallel()
 	img := image.NewNRGBA(image.Rect(0, 0, 4, 2))
 	fill(img, image.Rect(0, 0, 2, 2), color.NRGBA{255, 255, 255, 255})
 	fill(img, image.Rect(2, 0, 4, 2), color.NRGBA{0, 0, 0, 255})
@@ -148,6 +155,7 @@ func TestGrayDownscale(t *testing.T) {
 }
 
 func TestParsePuplocRejectsMalformed(t *testing.T) {
+	t.Parallel()
 	for _, b := range [][]byte{nil, make([]byte, 15), puplocCascadeData[:1000], make([]byte, 64)} {
 		_, err := parsePuploc(b)
 		assert.ErrorIs(t, err, errPuplocFormat)
@@ -158,6 +166,7 @@ func TestParsePuplocRejectsMalformed(t *testing.T) {
 }
 
 func TestConfidenceMapping(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, 0, confidence(0))
 	assert.Equal(t, 0, confidence(-3))
 	assert.Equal(t, 20, confidence(minQuality))
@@ -166,6 +175,7 @@ func TestConfidenceMapping(t *testing.T) {
 }
 
 func TestRollAndYaw(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, 0, rollAngle(PointF{10, 10}, PointF{20, 10}))
 	assert.Equal(t, 45, rollAngle(PointF{10, 10}, PointF{20, 20}))
 	assert.Equal(t, -45, rollAngle(PointF{10, 20}, PointF{20, 10}))
@@ -177,6 +187,7 @@ func TestRollAndYaw(t *testing.T) {
 }
 
 func TestDetectSubImage(t *testing.T) {
+	t.Parallel()
 	d := newDetector(t)
 	img := loadAstronaut(t)
 	want := d.Detect(img)

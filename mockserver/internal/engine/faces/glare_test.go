@@ -108,6 +108,7 @@ func testGlareRemoved(t *testing.T, orig *image.NRGBA, f Face) {
 }
 
 func TestRemoveGlareOnPhoto(t *testing.T) {
+	t.Parallel()
 	img := loadAstronaut(t)
 	faces := newDetector(t).Detect(img)
 	require.Len(t, faces, 1)
@@ -120,6 +121,7 @@ func TestRemoveGlareOnPhoto(t *testing.T) {
 }
 
 func TestRemoveGlareOnSynthetic(t *testing.T) {
+	t.Parallel()
 	img, f := syntheticFace()
 	clean := cloneNRGBA(img)
 	assert.False(t, RemoveGlare(clean, []Face{f}), "sclera and white backdrop are not glare")
@@ -129,6 +131,7 @@ func TestRemoveGlareOnSynthetic(t *testing.T) {
 }
 
 func TestRemoveGlareIgnoresSmallCatchLights(t *testing.T) {
+	t.Parallel()
 	img, f := syntheticFace()
 	for _, e := range []PointF{f.LeftEye, f.RightEye} {
 		paintDisk(img, e.X+2, e.Y-2, 1.2, color.NRGBA{255, 255, 255, 255})
@@ -139,6 +142,7 @@ func TestRemoveGlareIgnoresSmallCatchLights(t *testing.T) {
 }
 
 func TestRemoveGlareIgnoresTintedHighlights(t *testing.T) {
+	t.Parallel()
 	img, f := syntheticFace()
 	spots, r := glareSpots(f)
 	for _, s := range spots {
@@ -150,6 +154,7 @@ func TestRemoveGlareIgnoresTintedHighlights(t *testing.T) {
 }
 
 func TestRemoveGlareUsesEyePriorsWithoutEyes(t *testing.T) {
+	t.Parallel()
 	img, f := syntheticFace()
 	noEyes := Face{Box: f.Box}
 	le, re := faceEyes(noEyes)
@@ -163,6 +168,7 @@ func TestRemoveGlareUsesEyePriorsWithoutEyes(t *testing.T) {
 }
 
 func TestRemoveGlareDegenerateInput(t *testing.T) {
+	t.Parallel()
 	assert.False(t, RemoveGlare(nil, []Face{{Box: image.Rect(0, 0, 10, 10)}}))
 	img, f := syntheticFace()
 	assert.False(t, RemoveGlare(img, nil))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRedEye(t *testing.T) {
+	t.Parallel()
 	img := loadAstronaut(t)
 	faces := newDetector(t).Detect(img)
 	require.Len(t, faces, 1)

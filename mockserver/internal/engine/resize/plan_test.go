@@ -8,6 +8,7 @@ import (
 )
 
 func TestRequested(t *testing.T) {
+	t.Parallel()
 	assert.False(t, Request{}.Requested())
 	assert.False(t, Request{Mode: ModeGeneral}.Requested())
 	for _, r := range []Request{{Width: 1}, {Height: 1}, {Long: 1}, {Short: 1}, {Scale: 1}} {
@@ -16,6 +17,7 @@ func TestRequested(t *testing.T) {
 }
 
 func TestPlanSize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name          string
 		srcW, srcH    int
@@ -95,6 +97,7 @@ func TestPlanSize(t *testing.T) {
 }
 
 func TestPlanSizeErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		w, h int
 		r    Request
@@ -113,6 +116,7 @@ func TestPlanSizeErrors(t *testing.T) {
 }
 
 func TestModeValid(t *testing.T) {
+	t.Parallel()
 	for _, m := range []Mode{"", ModeAuto, ModeGeneral, ModeSmallDetails} {
 		assert.True(t, m.Valid(), m)
 	}
@@ -120,6 +124,7 @@ func TestModeValid(t *testing.T) {
 }
 
 func TestKernelString(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "lanczos3", Kernel(0).String())
 	assert.Equal(t, "lanczos3", Lanczos3.String())
 	assert.Equal(t, "catmullRom", CatmullRom.String())

@@ -22,6 +22,7 @@ func fill(w, h int, c color.NRGBA) *image.NRGBA {
 }
 
 func TestResizeConstantStaysConstant(t *testing.T) {
+	t.Parallel()
 	sizes := [][4]int{{100, 80, 37, 29}, {100, 80, 300, 211}, {7, 5, 1, 1}, {1, 1, 9, 4}, {64, 64, 64, 17}, {33, 90, 33, 91}}
 	for _, c := range []color.NRGBA{{0, 0, 0, 255}, {255, 255, 255, 255}, {12, 200, 97, 255}, {12, 200, 97, 128}, {250, 3, 60, 1}} {
 		for _, k := range allKernels {
@@ -78,6 +79,7 @@ func areaAverage(src *image.NRGBA, f int) *image.NRGBA {
 }
 
 func TestResizeDownscaleMatchesAreaAverage(t *testing.T) {
+	t.Parallel()
 	// A one-pixel checkerboard (pure high frequency, must average to grey)
 	// on top of slow gradients.
 	const w, h = 480, 360
@@ -122,6 +124,7 @@ func TestResizeDownscaleMatchesAreaAverage(t *testing.T) {
 }
 
 func TestResizeAlphaEdgesHaveNoDarkFringe(t *testing.T) {
+	t.Parallel()
 	// Opaque orange disc on fully transparent black: without premultiplied
 	// filtering the edge would mix in the black of the transparent pixels.
 	const size = 120
@@ -161,6 +164,7 @@ func TestResizeAlphaEdgesHaveNoDarkFringe(t *testing.T) {
 }
 
 func TestResizeSubImageAndCopy(t *testing.T) {
+	t.Parallel()
 	src := naturalImage(50, 40, 3)
 	sub := src.SubImage(image.Rect(10, 5, 30, 25)).(*image.NRGBA)
 
@@ -183,6 +187,7 @@ func TestResizeSubImageAndCopy(t *testing.T) {
 }
 
 func TestResizeDegenerateSizes(t *testing.T) {
+	t.Parallel()
 	src := naturalImage(9, 3, 4)
 	assert.Equal(t, image.Rect(0, 0, 1, 1), Resize(src, 0, -5, Lanczos3).Rect)
 	assert.Equal(t, image.Rect(0, 0, 1000, 1), Resize(src, 1000, 1, CatmullRom).Rect)
@@ -192,6 +197,7 @@ func TestResizeDegenerateSizes(t *testing.T) {
 }
 
 func TestTapsSumToOne(t *testing.T) {
+	t.Parallel()
 	for _, k := range allKernels {
 		for _, c := range [][2]int{{1, 1}, {1, 7}, {7, 1}, {100, 33}, {33, 100}, {4000, 1200}, {64, 20000}} {
 			tp := makeTaps(c[0], c[1], k)

@@ -42,6 +42,7 @@ func TestDeterministic(t *testing.T) {
 // The alpha is the one used to composite: fully transparent pixels show the
 // backdrop, edges are anti-aliased, and the subject does not touch the frame.
 func TestProductAlpha(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 6; seed++ {
 		img, alpha := Product(seed, 320, 240, BackgroundStyle(seed%2))
 		require.Equal(t, img.Rect, alpha.Rect)
@@ -72,6 +73,7 @@ func TestProductAlpha(t *testing.T) {
 // Cast shadows darken the backdrop right under the subject while alpha
 // stays 0 there.
 func TestProductShadowIsBackground(t *testing.T) {
+	t.Parallel()
 	img, alpha := Product(3, 320, 240, Plain)
 	// lowest opaque row and its horizontal centre
 	bottom, cx, n := -1, 0, 0
@@ -104,6 +106,7 @@ func lum(img *image.NRGBA, x, y int) float64 {
 }
 
 func TestPortrait(t *testing.T) {
+	t.Parallel()
 	for seed := int64(1); seed <= 4; seed++ {
 		img, alpha, face := Portrait(seed, 320, 240)
 		require.Equal(t, img.Rect, alpha.Rect)
@@ -121,6 +124,7 @@ func TestPortrait(t *testing.T) {
 }
 
 func TestInvalidSizes(t *testing.T) {
+	t.Parallel()
 	img, a := Product(1, 0, 10, Plain)
 	assert.True(t, img.Rect.Empty())
 	assert.True(t, a.Rect.Empty())
@@ -131,6 +135,7 @@ func TestInvalidSizes(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	r := image.Rect(0, 0, 10, 10)
 	a := image.NewAlpha(r)
 	b := image.NewAlpha(r)

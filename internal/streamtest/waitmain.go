@@ -1,0 +1,25 @@
+package streamtest
+
+import (
+	"flag"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// WaitingMain is the TestMain of a package whose tests spend most of their
+// time waiting (a hung server's header timeout, a slow body): unless the
+// command line gives -parallel, it runs up to 4×GOMAXPROCS parallel tests
+// instead of GOMAXPROCS (2 on the CI machine), so the waits overlap
+// instead of holding the slots in turn; then goleak.VerifyTestMain.
+func WaitingMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+	goleak.VerifyTestMain(m)
+}
