@@ -13,12 +13,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/pfcsdk/pfc-go/internal/streamtest"
+	"go.uber.org/goleak"
 )
 
-// Several tests wait out real timeouts (header, body progress).
-func TestMain(m *testing.M) { streamtest.WaitingMain(m) }
+// TestMain keeps the default parallelism: several tests hold answers to
+// within tens of milliseconds of a header timeout, which more tests at
+// once under -race on two cores made them miss.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // newServer starts an httptest server closed at the end of the test.
 func newServer(t *testing.T, h http.HandlerFunc) *httptest.Server {

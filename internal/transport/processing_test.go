@@ -169,6 +169,7 @@ func TestSilentServerHitsResponseHeaderTimeout(t *testing.T) {
 func TestResponseHeaderTimeoutSparesSlowBodies(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
+	var releaseOnce sync.Once
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "4")
 		_, _ = io.WriteString(w, "ab")
@@ -176,6 +177,9 @@ func TestResponseHeaderTimeoutSparesSlowBodies(t *testing.T) {
 		<-release
 		_, _ = io.WriteString(w, "cd")
 	})
+	// A failed assertion must not leave the handler holding the server's
+	// Close (registered earlier, so run after this) for the test timeout.
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
 	c := newClient(t, Options{BaseURL: srv.URL, ResponseHeaderTimeout: 10 * time.Millisecond})
 	resp, err := c.Do(context.Background(), &Request{Path: "file"})
 	require.NoError(t, err)
@@ -187,7 +191,7 @@ func TestResponseHeaderTimeoutSparesSlowBodies(t *testing.T) {
 	// once headers arrived, so nothing can fire during this read.
 	timer := time.NewTimer(50 * time.Millisecond)
 	<-timer.C
-	close(release)
+	releaseOnce.Do(func() { close(release) })
 	rest, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	assert.Equal(t, "abcd", string(head)+string(rest))
