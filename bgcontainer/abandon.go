@@ -79,7 +79,7 @@ func (c *Client) removeLeft(ctx context.Context, jobs []*leftJob, timeout time.D
 // whose replica did not answer yet.
 func (c *Client) removeRound(ctx context.Context, jobs []*leftJob) (pending []*leftJob) {
 	for _, j := range jobs {
-		d, err := c.RemoveImage(pin(ctx, j.rep), j.res.Job.ProcessID)
+		d, err := c.pinned(j.rep).RemoveImage(ctx, j.res.Job.ProcessID)
 		var ae *pfc.APIError
 		switch {
 		case err == nil:

@@ -26,36 +26,31 @@ func errNilContext() error {
 }
 
 // send sends r to ep and returns its 2xx answer; the caller closes the
-// body. It goes to the replica of the call (see replicas.Send): GET
-// /Status, which every replica answers, to one that works (replicas.Ask).
-// Error answers become an *Error of ep.
-func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, error) {
+// body. It goes to the replica of the call, as ep's Move allows (see
+// replicas.Send): the flow's (c.flow), the one holding processID, any
+// working one for GET /Status. Sent says which, and the Outcome of its
+// attempts. Error answers become an *Error of ep.
+func (c *Client) send(ctx context.Context, ep endpoint, processID string, r *transport.Request) (*http.Response, replicas.Sent, error) {
 	if ctx == nil {
-		return nil, errNilContext()
+		return nil, replicas.Sent{}, errNilContext()
 	}
 	r.Endpoint = ep.decl()
-	var resp *http.Response
-	var err error
-	if ep == epStatus {
-		resp, err = replicas.Ask(ctx, c.reps, r, replicaPolicy)
-	} else {
-		p := policyOf(ep)
-		if processID != "" {
-			p.Check = c.checkAnswer(ep, processID)
-		}
-		resp, err = replicas.Send(ctx, c.reps, processID, r, p)
+	p := policyOf(ep)
+	if processID != "" {
+		p.Check = c.checkAnswer(ep, processID)
 	}
+	resp, sent, err := replicas.Send(ctx, c.reps, c.flow, processID, r, p)
 	if err != nil {
-		return nil, wrapErr(ep, processID, err)
+		return nil, sent, wrapErr(ep, processID, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		// A redirect that was not followed, or a final 1xx handed over by
 		// a custom RoundTripper (the transport reports the container's
 		// 102 itself).
 		resp.Body.Close()
-		return nil, newError(ep, resp.StatusCode, "", "", "", processID, "", nil)
+		return nil, sent, newError(ep, resp.StatusCode, "", "", "", processID, "", nil)
 	}
-	return resp, nil
+	return resp, sent, nil
 }
 
 // checkID validates a process id; the error's text is redacted before
@@ -74,7 +69,7 @@ func (c *Client) Authorize(ctx context.Context) (_ *LicenseStatus, err error) {
 	if err := validateLicenseKey(c.key()); err != nil {
 		return nil, err
 	}
-	if ctx != nil && pinned(ctx) == nil && c.fleet() {
+	if ctx != nil && c.flow.Pinned() == nil && c.fleet() {
 		return c.authorizeAll(ctx)
 	}
 	return c.authorize(ctx)
@@ -90,7 +85,7 @@ func (c *Client) authorizeAll(ctx context.Context) (*LicenseStatus, error) {
 		firstErr error
 	)
 	for _, r := range c.reps.Live() {
-		st, err := c.authorize(pin(ctx, r))
+		st, err := c.pinned(r).authorize(ctx)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -110,11 +105,11 @@ func (c *Client) authorizeAll(ctx context.Context) (*LicenseStatus, error) {
 	return first, nil
 }
 
-// authorize is Authorize on the replica the context routes to.
+// authorize is Authorize on the replica of c's flow, or the only one.
 func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 	// The key is in the path: a redirect, which may name another host and
 	// keep the path, is not followed (an *Error with the 3xx status).
-	resp, err := c.send(ctx, epAuthorize, "", &transport.Request{
+	resp, _, err := c.send(ctx, epAuthorize, "", &transport.Request{
 		Params: []string{c.key()}, Header: jsonHeader(), NoFollowRedirects: true,
 	})
 	if err != nil {
@@ -129,7 +124,7 @@ func (c *Client) authorize(ctx context.Context) (*LicenseStatus, error) {
 // replicas asks the least busy one, and the next while one gives no
 // answer or a 5xx; Authorize applies the key to all.
 func (c *Client) Status(ctx context.Context) (_ *LicenseStatus, err error) {
-	resp, err := c.send(ctx, epStatus, "", &transport.Request{Header: jsonHeader()})
+	resp, _, err := c.send(ctx, epStatus, "", &transport.Request{Header: jsonHeader()})
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +139,7 @@ func (c *Client) CheckImage(ctx context.Context, processID string) (_ *CheckResu
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	resp, err := c.send(ctx, epCheckImage, processID, &transport.Request{
+	resp, _, err := c.send(ctx, epCheckImage, processID, &transport.Request{
 		Params: []string{processID}, Header: jsonHeader(),
 	})
 	if err != nil {
@@ -165,13 +160,11 @@ func (c *Client) RemoveImage(ctx context.Context, processID string) (_ *DeleteRe
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	var landed bool
-	resp, err := c.send(ctx, epRemoveImage, processID, &transport.Request{
+	resp, sent, err := c.send(ctx, epRemoveImage, processID, &transport.Request{
 		Params: []string{processID}, Header: jsonHeader(),
-		RetriedAfterLanding: &landed,
 	})
 	var ae *pfc.APIError
-	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && landed {
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && sent.RetriedAfterLanding {
 		// A retry that met its own earlier attempt's removal, whose answer
 		// was lost: the job is gone either way.
 		return &DeleteResult{Status: "deleted", ProcessID: processID, AnswerLost: true}, nil
@@ -203,7 +196,7 @@ func (c *Client) openDownload(ctx context.Context, processID string) (*download,
 	if err := c.checkID(processID); err != nil {
 		return nil, err
 	}
-	resp, err := c.send(ctx, epDownloadImage, processID, &transport.Request{
+	resp, _, err := c.send(ctx, epDownloadImage, processID, &transport.Request{
 		Params: []string{processID},
 		Header: http.Header{"Accept": {"image/png, application/json"}, "Accept-Encoding": {"identity"}},
 	})

@@ -38,6 +38,10 @@ type Client struct {
 	retry poll.Options
 	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
 	maxDownload int64
+	// flow is the routing state of the flow this copy of the client runs
+	// (see onFlow): its calls go to the flow's replica. nil for the client
+	// a caller holds.
+	flow *replicas.Flow
 }
 
 // Option configures a Client: the transport options of package pfc

@@ -13,11 +13,14 @@ import (
 // whose error then says the answer was lost). SubmitImage starts a job per
 // request: it is never replayed once it may have reached the container.
 // DownloadImage answers a final 102 while the job is processing, and 500
-// when the job failed; its PNG streams to the caller.
+// when the job failed; its PNG streams to the caller. On a client of
+// several replicas a submission goes to another replica while it provably
+// never reached one (MoveUnsent), GET /Status to any that works (MoveAny);
+// the calls about a job stay on the replica that holds it.
 var endpoints = []*transport.Endpoint{
 	{Name: string(epAuthorize), Method: http.MethodGet, Route: "/Authorize/{license_key}", Replay: true, Buffer: true, BufferLimit: maxJSONBody},
-	{Name: string(epStatus), Method: http.MethodGet, Route: "/Status", Replay: true, Buffer: true, BufferLimit: maxJSONBody},
-	{Name: string(epSubmitImage), Method: http.MethodPost, Route: "/SubmitImage", Replay: false, Buffer: true, BufferLimit: maxJSONBody},
+	{Name: string(epStatus), Method: http.MethodGet, Route: "/Status", Replay: true, Move: transport.MoveAny, Buffer: true, BufferLimit: maxJSONBody},
+	{Name: string(epSubmitImage), Method: http.MethodPost, Route: "/SubmitImage", Replay: false, Move: transport.MoveUnsent, Buffer: true, BufferLimit: maxJSONBody},
 	{Name: string(epCheckImage), Method: http.MethodGet, Route: "/CheckImage/{process_id}", Replay: true, Buffer: true, BufferLimit: maxJSONBody},
 	{Name: string(epDownloadImage), Method: http.MethodGet, Route: "/DownloadImage/{process_id}", Replay: true, Final102: true, Final: jobFailed},
 	{Name: string(epRemoveImage), Method: http.MethodDelete, Route: "/RemoveImage/{process_id}", Replay: true, Buffer: true, BufferLimit: maxJSONBody},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/endpointtest"
+	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -32,6 +34,18 @@ func TestEndpointsTable(t *testing.T) {
 	}
 	if d := epDownloadImage.decl(); !d.Final102 || d.Buffer || !d.Final(500) {
 		t.Errorf("DownloadImage: final 102 and 500, streamed: %+v", *d)
+	}
+	// May a call move to another replica: new work while it never
+	// reached one, GET /Status to any; the calls about a job stay.
+	for _, d := range endpoints {
+		want := transport.Stay
+		switch endpoint(d.Name) {
+		case epSubmitImage:
+			want = transport.MoveUnsent
+		case epStatus:
+			want = transport.MoveAny
+		}
+		assert.Equal(t, want, d.Move, d.Name)
 	}
 }
 
@@ -57,8 +71,11 @@ func TestLogsNameRoute(t *testing.T) {
 	assert.NotContains(t, logs, secretKey)
 }
 
-// TestHops: CheckImage reaches http.Client.Do in at most six function
-// hops (docs/architecture.md, "An endpoint per line").
+// TestHops: a call reaches http.Client.Do in at most six function hops
+// (docs/architecture.md, "An endpoint per line"): CheckImage on one
+// replica; on two, CheckImage of a job bound to no replica yet (the
+// lookup asks each in turn), SubmitImage (new work) and Status (asked of
+// any replica).
 func TestHops(t *testing.T) {
 	t.Parallel()
 	mt := httpmock.NewMockTransport()
@@ -71,4 +88,28 @@ func TestHops(t *testing.T) {
 	_, err = c.CheckImage(context.Background(), jobID)
 	require.NoError(t, err)
 	hc.Check(t, "bgcontainer.(*Client).CheckImage")
+
+	const a, b = "http://replica-a.test:8000", "http://replica-b.test:8000"
+	mt = httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodGet, a+"/CheckImage/"+jobID, httpmock.NewStringResponder(404, `{"error":"not found"}`))
+	mt.RegisterResponder(http.MethodGet, b+"/CheckImage/"+jobID,
+		httpmock.NewJsonResponderOrPanic(200, map[string]any{"status": "completed"}))
+	for _, u := range []string{a, b} {
+		mt.RegisterResponder(http.MethodGet, u+"/Status", httpmock.NewJsonResponderOrPanic(200, map[string]any{"status": "Licensed"}))
+		mt.RegisterResponder(http.MethodPost, u+"/SubmitImage", httpmock.NewJsonResponderOrPanic(200, map[string]any{"process_id": jobID}))
+	}
+	hc = &endpointtest.HopCounter{Next: mt}
+	c, err = NewClient(secretKey, pfc.WithReplicas(a, b), pfc.WithHTTPClient(&http.Client{Transport: hc}),
+		pfc.WithRetries(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	_, err = c.CheckImage(context.Background(), jobID)
+	require.NoError(t, err)
+	assert.Equal(t, 2, mt.GetTotalCallCount(), "the lookup asks both replicas")
+	hc.Check(t, "bgcontainer.(*Client).CheckImage")
+	_, err = c.SubmitImage(context.Background(), strings.NewReader("\x89PNG\r\n\x1a\n"), 8, nil)
+	require.NoError(t, err)
+	hc.Check(t, "bgcontainer.(*Client).SubmitImage")
+	_, err = c.Status(context.Background())
+	require.NoError(t, err)
+	hc.Check(t, "bgcontainer.(*Client).Status")
 }

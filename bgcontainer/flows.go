@@ -132,7 +132,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 	if err := validateFlow(o, flow); err != nil {
 		return nil, err
 	}
-	if pinned(ctx) != nil || !c.fleet() {
+	if c.flow.Pinned() != nil || !c.fleet() {
 		return c.runOn(ctx, image, size, o, flow, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
@@ -178,9 +178,10 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 				c.removeLeft(ctx, []*leftJob{j}, timeout)
 			}()
 		}
-		lost := false
-		r, e := c.runOn(context.WithValue(pinMovable(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
+		f := &replicas.Flow{Pin: rep, Movable: true}
+		r, e := c.onFlow(f).runOn(ctx, image, size, o, flow, download)
 		c.reps.Release(rep)
+		lost := f.Lost
 		if lost {
 			lostURLs = append(lostURLs, rep.URL)
 		}
@@ -212,25 +213,21 @@ func cleanupTimeout(flow *pfc.FlowOptions) time.Duration {
 	return flow.CleanupTimeout
 }
 
-// lostKey carries a *bool that runOn sets when the replica it runs on is
-// down.
-type lostKey struct{}
-
-// checkLost marks a flow's replica lost when a step ended with a 5xx that
+// checkLost marks the replica of c's Movable flow lost (Flow.Lost) when a step ended with a 5xx that
 // counts against the replica (its policy; not DownloadImage's 500
 // "processing failed"), its retries spent, or (setting it aside) failed
 // without an answer from it and either it did not answer within the
 // response header timeout (a hung replica) or a probe never reaches it.
 // Its job, if it took one, is then abandoned.
 func (c *Client) checkLost(ctx context.Context, err error) {
-	lost, ok := ctx.Value(lostKey{}).(*bool)
-	rep := pinned(ctx)
-	if !ok || rep == nil || err == nil || ctx.Err() != nil {
+	f := c.flow
+	if f == nil || !f.Movable || f.Pin == nil || err == nil || ctx.Err() != nil {
 		return
 	}
+	rep := f.Pin
 	var answered *Error // the replica answered: it is up
 	if errors.As(err, &answered) && policyOf(endpoint(answered.Endpoint)).Sick(err) {
-		*lost = true // not set aside: its health count decides that
+		f.Lost = true // not set aside: its health count decides that
 		return
 	}
 	var ae *pfc.APIError
@@ -241,16 +238,13 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 		return
 	}
 	c.reps.SetAside(rep)
-	*lost = true
+	f.Lost = true
 }
 
-// isLost reports whether checkLost found ctx's flow's replica down.
-func isLost(ctx context.Context) bool {
-	lost, ok := ctx.Value(lostKey{}).(*bool)
-	return ok && *lost
-}
+// isLost reports whether checkLost found the replica of c's flow down.
+func (c *Client) isLost() bool { return c.flow != nil && c.flow.Lost }
 
-// runOn is the flow on one replica (pinned in ctx, or the only one).
+// runOn is the flow on one replica (c's flow's, or the only one).
 func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
 	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	var f pfc.FlowOptions
@@ -282,7 +276,7 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 	res.Job = job
 	if !f.KeepJob {
 		defer func() {
-			if !isLost(ctx) { // else run removes it once its replica answers
+			if !c.isLost() { // else run removes it once its replica answers
 				res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, cleanupTimeout(&f))
 			}
 		}()

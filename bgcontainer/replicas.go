@@ -18,13 +18,17 @@ import (
 // replica is one container instance of the client's list.
 type replica = replicas.Node
 
-func pin(ctx context.Context, r *replica) context.Context { return replicas.Pin(ctx, r) }
+// onFlow returns a copy of c whose calls pass f to the router: each goes
+// to f's replica (f.Pin), and a Movable flow's call that never reaches it
+// ends at once. The flow's steps call the copy's methods.
+func (c *Client) onFlow(f *replicas.Flow) *Client {
+	cc := *c
+	cc.flow = f
+	return &cc
+}
 
-// pinMovable pins a flow that is done again on another replica when r is
-// lost (see replicas.PinMovable).
-func pinMovable(ctx context.Context, r *replica) context.Context { return replicas.PinMovable(ctx, r) }
-
-func pinned(ctx context.Context) *replica { return replicas.Pinned(ctx) }
+// pinned returns c's copy for calls to r alone.
+func (c *Client) pinned(r *replica) *Client { return c.onFlow(&replicas.Flow{Pin: r}) }
 
 // fleet reports whether the client has several replicas.
 func (c *Client) fleet() bool { return c.reps.Many() }
@@ -67,7 +71,7 @@ func policyOf(ep endpoint) replicas.Policy {
 
 // probe is the health check of a replica: GET /Status, once.
 func probe(ctx context.Context, tc *transport.Client) error {
-	resp, err := tc.Do(ctx, &transport.Request{Endpoint: epStatus.decl(), Header: jsonHeader(), FailOver: true})
+	resp, _, err := tc.Send(ctx, &transport.Request{Endpoint: epStatus.decl(), Header: jsonHeader()}, transport.SendOptions{FailOver: true})
 	if err != nil {
 		return err
 	}

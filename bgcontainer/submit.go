@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
-	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -47,8 +46,7 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	for i, f := range fields {
 		form[i] = transport.FormField{Name: f.Name, Value: f.Value}
 	}
-	ctx, where := replicas.WithNote(ctx)
-	resp, err := c.send(ctx, epSubmitImage, "", &transport.Request{
+	resp, sent, err := c.send(ctx, epSubmitImage, "", &transport.Request{
 		Query:  q,
 		Header: jsonHeader(),
 		Body: transport.MultipartBody(form, transport.FormFile{
@@ -60,8 +58,8 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	}
 	defer resp.Body.Close()
 	job, err := decodeJob(resp.Body, c.redact)
-	if err == nil && where.Replica != nil && c.fleet() {
-		c.reps.Bind(job.ProcessID, where.Replica) // its later calls go there
+	if err == nil && sent.Replica != nil && c.fleet() {
+		c.reps.Bind(job.ProcessID, sent.Replica) // its later calls go there
 	}
 	return job, err
 }

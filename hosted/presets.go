@@ -342,11 +342,10 @@ func (s *PresetsService) Delete(ctx context.Context, presetID string) (err error
 	if presetID == "" {
 		return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "presetId", Message: "is required"}}}
 	}
-	var landed bool
-	resp, err := s.client.http.Do(ctx, &transport.Request{Endpoint: epDeletePreset, Params: []string{presetID},
-		RetriedAfterLanding: &landed})
+	resp, out, err := s.client.http.Send(ctx, &transport.Request{Endpoint: epDeletePreset, Params: []string{presetID}},
+		transport.SendOptions{})
 	var ae *apierr.APIError
-	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && landed {
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && out.RetriedAfterLanding {
 		return nil
 	}
 	if err != nil {

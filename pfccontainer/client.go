@@ -32,6 +32,10 @@ type Client struct {
 	rebase bool
 	// maxDownload bounds a download (WithMaxDownloadSize; 0: none).
 	maxDownload int64
+	// flow is the routing state of the flow this copy of the client runs
+	// (see correctFile): its calls go to the flow's replica. nil for the
+	// client a caller holds.
+	flow *replicas.Flow
 }
 
 // Option configures a Client: the transport options of package pfc
@@ -152,42 +156,39 @@ const maxJSONBody = 1 << 20
 // and decodes its 2xx answer into out. A body that is not one JSON value
 // of out's shape, or larger than maxJSONBody, is a *pfc.ResponseError.
 // key is the imageKey the call is about (its replica), "" for new work.
-func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transport.Request, out any) error {
+// The call goes where ep's Move allows (see replicas.Send): the replica of
+// c's flow, the one holding key, any working one for GET /version. It
+// returns the replica that answered.
+func (c *Client) getJSON(ctx context.Context, ep endpoint, key string, r *transport.Request, out any) (*replicas.Node, error) {
 	r.Header = http.Header{"Accept": {"application/json"}}
 	r.Endpoint = decl(ep)
-	var resp *http.Response
-	var err error
 	// decoded: out was filled by the lookup's Check.
 	decoded := false
-	if ep == epVersion { // every replica answers it: ask one that works
-		resp, err = replicas.Ask(ctx, c.reps, r, replicaPolicy)
-	} else {
-		p := replicaPolicy
-		if key != "" && out != nil {
-			// The lookup of an unbound key binds it only to a replica whose
-			// answer decodes (a proxy's HTML page does not).
-			p.Check = func(resp *http.Response) (*http.Response, error) {
-				// A copy of out (its defaults kept): a replica's answer that
-				// failed half-way leaves nothing in out.
-				v := reflect.New(reflect.TypeOf(out).Elem())
-				v.Elem().Set(reflect.ValueOf(out).Elem())
-				if err := c.decodeJSON(ep, r.Endpoint.Method, resp, v.Interface()); err != nil {
-					return nil, err
-				}
-				reflect.ValueOf(out).Elem().Set(v.Elem())
-				decoded = true
-				return resp, nil
+	p := replicaPolicy
+	if key != "" && out != nil {
+		// The lookup of an unbound key binds it only to a replica whose
+		// answer decodes (a proxy's HTML page does not).
+		p.Check = func(resp *http.Response) (*http.Response, error) {
+			// A copy of out (its defaults kept): a replica's answer that
+			// failed half-way leaves nothing in out.
+			v := reflect.New(reflect.TypeOf(out).Elem())
+			v.Elem().Set(reflect.ValueOf(out).Elem())
+			if err := c.decodeJSON(ep, r.Endpoint.Method, resp, v.Interface()); err != nil {
+				return nil, err
 			}
+			reflect.ValueOf(out).Elem().Set(v.Elem())
+			decoded = true
+			return resp, nil
 		}
-		resp, err = replicas.Send(ctx, c.reps, key, r, p)
 	}
+	resp, sent, err := replicas.Send(ctx, c.reps, c.flow, key, r, p)
 	if err != nil {
-		return apiError(ep, err)
+		return sent.Replica, apiError(ep, err)
 	}
 	if decoded {
-		return nil
+		return sent.Replica, nil
 	}
-	return c.decodeJSON(ep, r.Endpoint.Method, resp, out)
+	return sent.Replica, c.decodeJSON(ep, r.Endpoint.Method, resp, out)
 }
 
 // decodeJSON decodes resp's 2xx answer to ep into out and closes its body.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
-	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -35,8 +34,7 @@ func (c *Client) GetCorrection(ctx context.Context, imageKey string, o *Correcti
 	}
 	// An answer without scene reads as "not detected", not as scene 0.
 	res := Correction{Scene: SceneUnknown}
-	ctx, where := replicas.WithNote(ctx)
-	err = c.getJSON(ctx, epCorrect, imageKey, &transport.Request{Params: []string{imageKey}, RawQuery: q}, &res)
+	where, err := c.getJSON(ctx, epCorrect, imageKey, &transport.Request{Params: []string{imageKey}, RawQuery: q}, &res)
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +44,8 @@ func (c *Client) GetCorrection(ctx context.Context, imageKey string, o *Correcti
 	res.ReportedURL = res.CorrectedURL
 	if c.rebase {
 		base := c.base
-		if where.Replica != nil {
-			base = where.Replica.URL // the replica that corrected it
+		if where != nil {
+			base = where.URL // the replica that corrected it
 		}
 		u, err := rebaseURL(res.CorrectedURL, base)
 		if err != nil {

@@ -32,7 +32,7 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, o *Co
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	corr, err := c.correctFile(ctx, func(ctx context.Context) (_ *Correction, err error) {
+	corr, err := c.correctFile(func(c *Client) (_ *Correction, err error) {
 		defer func() { c.checkLost(ctx, err) }()
 		key, err := c.Upload(ctx, src, size, "")
 		if err != nil {
@@ -76,7 +76,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		return nil, err
 	}
 	defer f.Close()
-	return c.correctFile(ctx, func(ctx context.Context) (_ *Correction, err error) {
+	return c.correctFile(func(c *Client) (_ *Correction, err error) {
 		defer func() { c.checkLost(ctx, err) }()
 		key, err := c.Upload(ctx, f, size, "")
 		if err != nil {

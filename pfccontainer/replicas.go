@@ -31,21 +31,17 @@ var replicaPolicy = replicas.Policy{
 
 // probe is the health check of a replica: GET /version, once.
 func probe(ctx context.Context, tc *transport.Client) error {
-	resp, err := tc.Do(ctx, &transport.Request{Endpoint: decl(epVersion), FailOver: true})
+	resp, _, err := tc.Send(ctx, &transport.Request{Endpoint: decl(epVersion)}, transport.SendOptions{FailOver: true})
 	if err != nil {
 		return err
 	}
 	return resp.Body.Close()
 }
 
-// lostKey carries a *bool that a flow on a pinned replica sets when that
-// replica is down.
-type lostKey struct{}
-
 // probeTimeout bounds the check of a replica that failed a flow.
 const probeTimeout = 30 * time.Second
 
-// checkLost marks the flow's replica lost when a step ended with a 5xx
+// checkLost marks the replica of c's flow lost (Flow.Lost) when a step ended with a 5xx
 // that counts against the replica (replicaPolicy; not the engine failing
 // on the image), its retries spent, or (setting it aside) failed without
 // an answer from it and either it did not answer within the response
@@ -53,13 +49,13 @@ const probeTimeout = 30 * time.Second
 // reaches it either. The image is then done again elsewhere, its upload
 // and output left to the TTL sweep.
 func (c *Client) checkLost(ctx context.Context, err error) {
-	lost, ok := ctx.Value(lostKey{}).(*bool)
-	rep := replicas.Pinned(ctx)
-	if !ok || rep == nil || err == nil || ctx.Err() != nil {
+	f := c.flow
+	if f == nil || !f.Movable || f.Pin == nil || err == nil || ctx.Err() != nil {
 		return
 	}
+	rep := f.Pin
 	if replicaPolicy.Sick(err) {
-		*lost = true // not set aside: its health count decides that
+		f.Lost = true // not set aside: its health count decides that
 		return
 	}
 	var answered *Error
@@ -75,15 +71,16 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 		}
 	}
 	c.reps.SetAside(rep)
-	*lost = true
+	f.Lost = true
 }
 
 // correctFile runs CorrectFile's steps on one replica of a fleet at a
 // time: when the replica dies or hangs under it (see checkLost), the image
-// is done again on another one.
-func (c *Client) correctFile(ctx context.Context, step func(context.Context) (*Correction, error)) (*Correction, error) {
-	if replicas.Pinned(ctx) != nil || !c.reps.Many() {
-		return step(ctx)
+// is done again on another one. step runs on a copy of c whose calls go to
+// the replica of its flow (c.flow).
+func (c *Client) correctFile(step func(*Client) (*Correction, error)) (*Correction, error) {
+	if c.flow.Pinned() != nil || !c.reps.Many() {
+		return step(c)
 	}
 	var (
 		tried []*replicas.Node
@@ -96,10 +93,12 @@ func (c *Client) correctFile(ctx context.Context, step func(context.Context) (*C
 		if rep == nil {
 			return corr, err
 		}
-		lost := false
-		corr, err = step(context.WithValue(replicas.PinMovable(ctx, rep), lostKey{}, &lost))
+		f := &replicas.Flow{Pin: rep, Movable: true}
+		cc := *c
+		cc.flow = f
+		corr, err = step(&cc)
 		c.reps.Release(rep)
-		if !lost {
+		if !f.Lost {
 			if corr != nil {
 				corr.Replica, corr.LostReplicas = rep.URL, lostR
 			}

@@ -6,7 +6,6 @@ import (
 	"mime"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
-	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/serverid"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -42,8 +41,7 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 		return "", err
 	}
 	var res UploadResponse
-	ctx, where := replicas.WithNote(ctx)
-	err = c.getJSON(ctx, epUpload, "", &transport.Request{Body: transport.ReaderAtBody(src, size, ct)}, &res)
+	where, err := c.getJSON(ctx, epUpload, "", &transport.Request{Body: transport.ReaderAtBody(src, size, ct)}, &res)
 	if err != nil {
 		return "", err
 	}
@@ -53,8 +51,8 @@ func (c *Client) Upload(ctx context.Context, src io.ReaderAt, size int64, conten
 	if why := serverid.Check(res.ImageKey, c.http.Redact); why != "" {
 		return "", &pfc.ResponseError{Endpoint: string(epUpload), Field: "imageKey", Reason: why}
 	}
-	if where.Replica != nil && c.reps.Many() {
-		c.reps.Bind(res.ImageKey, where.Replica) // its correction goes there
+	if where != nil && c.reps.Many() {
+		c.reps.Bind(res.ImageKey, where) // its correction goes there
 	}
 	return res.ImageKey, nil
 }

@@ -14,7 +14,7 @@ import (
 // the next while one gives no answer or a 5xx.
 func (c *Client) Version(ctx context.Context) (_ *Version, err error) {
 	var raw json.RawMessage
-	if err := c.getJSON(ctx, epVersion, "", &transport.Request{}, &raw); err != nil {
+	if _, err := c.getJSON(ctx, epVersion, "", &transport.Request{}, &raw); err != nil {
 		return nil, err
 	}
 	return decodeVersion(raw)

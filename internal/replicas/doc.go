@@ -60,13 +60,16 @@
 // in time, a 5xx) or whose 2xx failed the Check (a proxy's HTML page,
 // counted as a failure) is passed over, not taken as the answer; when no replica
 // holds the key, the first such failure is returned rather than another
-// replica's "not here". Ask sends a call that every replica answers alike
-// (GET /Status, GET /version) to the least busy one, and on to the next
-// while calls fail as above; one that did not answer it in time is set
-// aside at once. A flow's calls are pinned to
-// one replica (Pin); a flow that does its work again elsewhere when its
-// replica is lost is pinned with PinMovable, and a call of it that never
-// reaches the replica then ends at once instead of being retried there.
+// replica's "not here". A call that every replica answers alike (GET
+// /Status, GET /version: Endpoint.Move is transport.MoveAny) goes to the
+// least busy one, and on to the next while calls fail as above; one that
+// did not answer it in time is set aside at once. New work
+// (transport.MoveUnsent) moves to the next replica only while it provably
+// never reached one. A flow's calls pass their Flow, pinned to one replica
+// (Flow.Pin); a flow that does its work again elsewhere when its replica
+// is lost is Movable, and a call of it that never reaches the replica then
+// ends at once instead of being retried there (SendOptions.FailOver, the
+// router's state of one call, passed to the transport beside the Request).
 // Such a flow also takes a call that got no answer within the response
 // header timeout (Unanswered) as its replica lost: it sets it aside and
 // does the work again elsewhere; and so, without setting it aside, a step

@@ -51,29 +51,33 @@ func countedFleet(t *testing.T) (*Fleet, *Node, *attemptCounter) {
 	return nil, nil, nil
 }
 
-// TestPinMovableEndsAtOnceOnADeadReplica: a flow pinned with PinMovable to
-// a replica that is down gets one attempt there, not the retries, and
-// moves on; a flow pinned with Pin, which cannot move, keeps them.
-func TestPinMovableEndsAtOnceOnADeadReplica(t *testing.T) {
+// TestMovableFlowEndsAtOnceOnADeadReplica: a call of a Movable Flow
+// pinned to a replica that is down gets one attempt there, not the
+// retries, and moves on; a call of a Flow that cannot move keeps them.
+func TestMovableFlowEndsAtOnceOnADeadReplica(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
-		pin      func(context.Context, *Node) context.Context
+		movable  bool
 		attempts int32
 	}{
-		{"movable", PinMovable, 1},
-		{"pinned", Pin, 4},
+		{"movable", true, 1},
+		{"pinned", false, 4},
 	} {
 		l, dead, counter := countedFleet(t)
-		_, err := Send(tc.pin(context.Background(), dead), l, "", &transport.Request{Path: "pfc"}, Policy{})
+		f := &Flow{Pin: dead, Movable: tc.movable}
+		_, sent, err := Send(context.Background(), l, f, "", &transport.Request{Path: "pfc"}, Policy{})
 		if !transport.NeverSent(err) {
 			t.Fatalf("%s: err = %v, want one that never reached the replica", tc.name, err)
 		}
-		if got := counter.n.Load(); got != tc.attempts {
-			t.Errorf("%s: %d attempts on the dead replica, want %d", tc.name, got, tc.attempts)
+		if got := counter.n.Load(); got != tc.attempts || sent.Attempts != int(tc.attempts) {
+			t.Errorf("%s: %d attempts on the dead replica (Send says %d), want %d", tc.name, got, sent.Attempts, tc.attempts)
 		}
-		if Pinned(tc.pin(context.Background(), dead)) != dead {
-			t.Errorf("%s: Pinned does not return the replica", tc.name)
+		if f.Pinned() != dead || sent.Replica != dead {
+			t.Errorf("%s: the call did not go to the pinned replica", tc.name)
 		}
+	}
+	if (*Flow)(nil).Pinned() != nil {
+		t.Error("a nil Flow is pinned")
 	}
 }

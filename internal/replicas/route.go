@@ -36,60 +36,39 @@ type Policy struct {
 	Check func(resp *http.Response) (*http.Response, error)
 }
 
-type pinKey struct{}
-
-// pin is a replica calls are pinned to; movable says the caller does the
-// work again on another replica when this one is lost (see PinMovable).
-type pin struct {
-	node    *Node
-	movable bool
+// Flow is the routing state of one flow (a client's one-call flow, or its
+// licence applied to each replica), passed explicitly to each Send of the
+// flow: the replica its calls are pinned to, and what the flow learnt of
+// it. A call without a flow passes nil.
+type Flow struct {
+	// Pin, when set, is the replica every call of the flow goes to.
+	Pin *Node
+	// Movable says that the flow does its work again on another replica
+	// when Pin is lost: while the fleet has another replica, a call that
+	// provably never reaches Pin ends at once
+	// (transport.SendOptions.FailOver) instead of being retried against a
+	// replica that is down, so the flow moves on without waiting out the
+	// retries.
+	Movable bool
+	// Lost is set by the flow's client when it finds Pin down or hung
+	// (see Unanswered, Unreachable, Policy.Sick): the flow then does its
+	// work again elsewhere.
+	Lost bool
 }
 
-// Pin makes every call under ctx go to r: a flow's calls stay on one
-// replica.
-func Pin(ctx context.Context, r *Node) context.Context {
-	return context.WithValue(ctx, pinKey{}, pin{node: r})
-}
-
-// PinMovable is Pin for a flow that, when r is lost, does its work again
-// on another replica: while the fleet has another live replica, a call
-// that provably never reaches r ends at once (Request.FailOver) instead of
-// being retried against a replica that is down, so the flow moves on
-// without waiting out the retries.
-func PinMovable(ctx context.Context, r *Node) context.Context {
-	return context.WithValue(ctx, pinKey{}, pin{node: r, movable: true})
-}
-
-// Pinned returns the replica ctx is pinned to, or nil.
-func Pinned(ctx context.Context) *Node {
-	p, _ := pinOf(ctx)
-	return p.node
-}
-
-func pinOf(ctx context.Context) (pin, bool) {
-	if ctx == nil {
-		return pin{}, false
+// Pinned returns the replica f is pinned to; nil for a nil Flow.
+func (f *Flow) Pinned() *Node {
+	if f == nil {
+		return nil
 	}
-	p, ok := ctx.Value(pinKey{}).(pin)
-	return p, ok && p.node != nil
+	return f.Pin
 }
 
-type noteKey struct{}
-
-// Note is filled by Send: the replica of the last call under its context
-// and whether that call provably never reached it.
-type Note struct {
-	Replica   *Node
-	NeverSent bool
-}
-
-// WithNote returns a context whose calls fill the returned Note.
-func WithNote(ctx context.Context) (context.Context, *Note) {
-	n := &Note{}
-	if ctx == nil {
-		return nil, n // the call reports the nil context
-	}
-	return context.WithValue(ctx, noteKey{}, n), n
+// Sent is what Send tells its caller beside the answer: the replica of
+// its last call (nil when none was made) and that call's Outcome.
+type Sent struct {
+	Replica *Node
+	transport.Outcome
 }
 
 // Many reports whether the fleet has several replicas.
@@ -99,103 +78,138 @@ func (l *List[T]) Many() bool {
 	return len(l.all) > 1
 }
 
-// Send sends r to its replica: the pinned one; for a call about key (a
-// job or image key), the replica bound to it, or else each replica in
-// turn until one holds it (p.Elsewhere), which is then bound; for new work
-// (key ""), the least busy replica, moving to the next only when the
-// request provably never reached one (transport.NeverSent, and no attempt
-// that may have landed).
-func Send(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy) (*http.Response, error) {
+// Send sends r to its replica, as r's Endpoint.Move allows: f's pin, when
+// f has one; for a call about key (a job or image key), the replica bound
+// to it, or else each replica in turn until one holds it (p.Elsewhere),
+// which is then bound (see the package documentation); for a call that
+// every replica answers alike (transport.MoveAny), the least busy replica,
+// then the next while one fails as the replica's fault (see fault: not
+// reached, not answered in time, answered 5xx), setting aside one that did
+// not answer in time; for new work (transport.MoveUnsent), the least busy
+// replica, moving to the next only when the request provably never reached
+// one (transport.NeverSent, and no attempt that may have landed); else the
+// least busy replica alone. p.Check runs only in the lookup of a key.
+//
+// Every route is a loop in this one function around one sendTo, so that a
+// call reaches http.Client.Do in as few hops from its client's method
+// whatever its route.
+func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Request, p Policy) (*http.Response, Sent, error) {
 	if ctx == nil {
-		return l.First().Value.Do(ctx, r) // the transport reports the nil context
+		// The transport reports the nil context.
+		resp, out, err := l.First().Value.Send(ctx, r, transport.SendOptions{})
+		return resp, Sent{Outcome: out}, err
 	}
-	check := p.Check // for locate only
+	check := p.Check // for the lookup of an unbound key only
 	p.Check = nil
-	if pinned, ok := pinOf(ctx); ok {
-		if pinned.movable && l.Len() > 1 && !r.FailOver {
-			rr := *r
-			rr.FailOver = true
-			r = &rr
-		}
-		resp, _, err := sendTo(ctx, l, pinned.node, r, p)
-		return resp, err
+	if pin := f.Pinned(); pin != nil {
+		o := transport.SendOptions{FailOver: f.Movable && l.Len() > 1}
+		resp, out, _, err := sendTo(ctx, l, pin, r, o, p)
+		return resp, Sent{Replica: pin, Outcome: out}, err
 	}
-	if key != "" {
+	move := transport.Stay
+	if r.Endpoint != nil {
+		move = r.Endpoint.Move
+	}
+	var (
+		resp     *http.Response
+		out      transport.Outcome
+		err      error
+		firstErr error // the first fault of a lookup or an ask
+		tried    []*Node
+	)
+	switch {
+	case key != "":
 		if rep, ok := l.Lookup(key); ok || !l.Many() {
 			if !ok {
 				rep = l.First()
 			}
-			resp, _, err := sendTo(ctx, l, rep, r, p)
-			return resp, err
+			resp, out, _, err = sendTo(ctx, l, rep, r, transport.SendOptions{}, p)
+			return resp, Sent{Replica: rep, Outcome: out}, err
 		}
-		return locate(ctx, l, key, r, p, check)
+		// The lookup: each replica in turn (lookupOrder); calls about a
+		// key have no side effect on a replica that does not hold it. A
+		// replica that does not hold the key (p.Elsewhere) or whose call
+		// failed as the replica's fault (see fault), or whose 2xx failed
+		// check, is passed over. The key is bound only to a replica
+		// whose answer shows that it holds the key (see holds). When none
+		// does, the first fault is returned, unbound: that replica may
+		// hold the key, so the next call looks again; else the last
+		// replica's answer.
+		withCheck := p
+		withCheck.Check = check
+		var last *Node
+		for _, rep := range l.lookupOrder() {
+			var bad bool // a 2xx that failed check
+			last = rep
+			resp, out, bad, err = sendTo(ctx, l, rep, r, transport.SendOptions{}, withCheck)
+			if err != nil && ctx.Err() != nil {
+				return resp, Sent{Replica: rep, Outcome: out}, err
+			}
+			if err != nil && p.Elsewhere != nil && p.Elsewhere(err) {
+				continue
+			}
+			if bad || fault(p, err) {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			if holds(p, err) {
+				l.Bind(key, rep)
+			}
+			return resp, Sent{Replica: rep, Outcome: out}, err
+		}
+		if firstErr != nil {
+			return nil, Sent{Replica: last, Outcome: out}, firstErr
+		}
+		return resp, Sent{Replica: last, Outcome: out}, err
+	case move == transport.MoveAny && l.Many():
+		// Replicas set aside are asked last (Pick), and one that did not
+		// answer in time is set aside at once: a working one answers such
+		// a call at once, so it hangs, and each call would wait as long
+		// on it.
+		for {
+			rep := l.Pick(tried...)
+			if rep == nil { // every live replica asked (or none left)
+				if firstErr == nil {
+					break // none asked: as new work below
+				}
+				return nil, Sent{Outcome: out}, firstErr
+			}
+			o := transport.SendOptions{FailOver: len(tried)+1 < l.Len()}
+			resp, out, _, err = sendTo(ctx, l, rep, r, o, p)
+			l.Release(rep)
+			if ctx.Err() != nil || !fault(p, err) {
+				return resp, Sent{Replica: rep, Outcome: out}, err
+			}
+			if Unanswered(err) {
+				l.SetAside(rep)
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			tried = append(tried, rep)
+		}
+		tried = nil
 	}
-	var tried []*Node
 	for {
 		rep := l.Pick(tried...)
 		if rep == nil { // every replica tried (or none left)
 			rep = l.First()
 			l.Acquire(rep)
 		}
-		rr := *r
-		more := len(tried)+1 < l.Len()
-		rr.FailOver = rr.FailOver || more
-		landed := false
-		if rr.RetriedAfterLanding == nil {
-			rr.RetriedAfterLanding = &landed
-		}
-		resp, _, err := sendTo(ctx, l, rep, &rr, p)
+		more := move != transport.Stay && len(tried)+1 < l.Len()
+		resp, out, _, err = sendTo(ctx, l, rep, r, transport.SendOptions{FailOver: more}, p)
 		l.Release(rep)
-		if err == nil || !more || !transport.NeverSent(err) || *rr.RetriedAfterLanding || ctx.Err() != nil {
-			return resp, err
+		if err == nil || !more || !transport.NeverSent(err) || out.RetriedAfterLanding || ctx.Err() != nil {
+			return resp, Sent{Replica: rep, Outcome: out}, err
 		}
 		tried = append(tried, rep)
 	}
 }
 
-// locate asks each replica in turn about key; calls about a key have no
-// side effect on a replica that does not hold it. A replica that does not
-// hold the key (p.Elsewhere) or whose call failed as the replica's fault
-// (see fault: never reached, no answer in time, a 5xx of a struggling
-// replica) is passed over for the next. The key is bound only to a
-// replica whose answer shows that it holds the key (see holds). When none
-// does, the first fault is returned, unbound: that replica may hold the
-// key, so the next call looks again; else the last replica's answer.
-func locate(ctx context.Context, l *Fleet, key string, r *transport.Request, p Policy, check func(*http.Response) (*http.Response, error)) (*http.Response, error) {
-	withCheck := p
-	withCheck.Check = check
-	var (
-		resp     *http.Response
-		err      error
-		firstErr error // the first fault
-	)
-	for _, rep := range l.lookupOrder() {
-		var bad bool // a 2xx that failed p.Check
-		resp, bad, err = sendTo(ctx, l, rep, r, withCheck)
-		if err != nil && ctx.Err() != nil {
-			return resp, err
-		}
-		if err != nil && p.Elsewhere != nil && p.Elsewhere(err) {
-			continue
-		}
-		if bad || fault(p, err) {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		if holds(p, err) {
-			l.Bind(key, rep)
-		}
-		return resp, err
-	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return resp, err
-}
-
-// lookupOrder is the order locate asks the replicas in: those taking work
+// lookupOrder is the order Send asks the replicas in about a key bound to
+// none: those taking work
 // first, then those whose address vanished (they may still hold jobs, but
 // a vanished pod's address can make each call wait out a dial timeout),
 // then those set aside (a hung one makes each call wait out the response
@@ -216,48 +230,6 @@ func (l *List[T]) lookupOrder() []*Replica[T] {
 	}
 	slices.SortStableFunc(out, func(a, b *Replica[T]) int { return rank(a) - rank(b) })
 	return out
-}
-
-// Ask sends r, a call without side effects that every replica answers
-// alike (GET /Status, GET /version), to the least busy replica, and to
-// the next when the call failed as the replica's fault (see Failed): not
-// reached, not answered in time, answered 5xx. Replicas set aside are
-// asked last, and a replica that did not answer in time is set aside at
-// once: a working one answers such a call at once, so it hangs, and each
-// call would wait as long on it. It returns the first answer that is not
-// such a fault, else the first fault. A pinned call goes to its pin only.
-func Ask(ctx context.Context, l *Fleet, r *transport.Request, p Policy) (*http.Response, error) {
-	if _, ok := pinOf(ctx); ok || ctx == nil || !l.Many() {
-		return Send(ctx, l, "", r, p)
-	}
-	p.Check = nil // checks an answer about a key
-	var (
-		tried    []*Node
-		firstErr error
-	)
-	for {
-		rep := l.Pick(tried...)
-		if rep == nil { // every live replica asked (or none left)
-			if firstErr == nil {
-				return Send(ctx, l, "", r, p)
-			}
-			return nil, firstErr
-		}
-		rr := *r
-		rr.FailOver = rr.FailOver || len(tried)+1 < l.Len()
-		resp, _, err := sendTo(ctx, l, rep, &rr, p)
-		l.Release(rep)
-		if ctx.Err() != nil || !fault(p, err) {
-			return resp, err
-		}
-		if Unanswered(err) {
-			l.SetAside(rep)
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-		tried = append(tried, rep)
-	}
 }
 
 // fault reports whether a call's error is the replica's fault, counted
@@ -290,30 +262,24 @@ func holds(p Policy, err error) bool {
 	return ae.StatusCode < 400 || (ae.StatusCode >= 500 && ae.StatusCode != http.StatusNotImplemented && !failure(p, ae))
 }
 
-// sendTo sends r to rep, counts it in flight and records its outcome for
-// the replica's health and in ctx's Note. It runs p.Check, when set, on a
-// 2xx answer: bad reports one that failed it, counted as the replica's
-// failure (it answered, but not as the service does). A replica set aside gets one
-// attempt, not retries, when the call provably never reaches it.
-func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Policy) (_ *http.Response, bad bool, _ error) {
+// sendTo sends r to rep with o, counts it in flight and records its
+// outcome for the replica's health. It runs p.Check, when set, on a 2xx
+// answer: bad reports one that failed it, counted as the replica's
+// failure (it answered, but not as the service does). A replica set aside
+// gets one attempt, not retries, when the call provably never reaches it.
+func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, o transport.SendOptions, p Policy) (_ *http.Response, _ transport.Outcome, bad bool, _ error) {
 	many := l.Many()
 	if many {
 		l.Acquire(rep)
 		defer l.Release(rep)
 		if !l.Healthy(rep) {
-			rr := *r
-			rr.FailOver = true
-			r = &rr
+			o.FailOver = true
 		}
 	}
-	resp, err := rep.Value.Do(ctx, r)
+	resp, out, err := rep.Value.Send(ctx, r, o)
 	if err == nil && p.Check != nil {
 		resp, err = p.Check(resp)
 		bad = err != nil
-	}
-	never := transport.NeverSent(err)
-	if n, ok := ctx.Value(noteKey{}).(*Note); ok {
-		n.Replica, n.NeverSent = rep, never
 	}
 	if many && ctx.Err() == nil {
 		if bad || fault(p, err) {
@@ -322,12 +288,12 @@ func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, p Po
 			l.Succeeded(rep)
 		}
 	}
-	return resp, bad, err
+	return resp, out, bad, err
 }
 
 // Sick reports whether err is an answer of 500 or more that p counts
 // against the replica's health (see Policy.Failure), not a failure of the
-// job itself (processing failed). A flow pinned with PinMovable treats it
+// job itself (processing failed). A Movable Flow treats it
 // as its replica lost, once the client's retries are spent: it does its
 // work again on another replica.
 func (p Policy) Sick(err error) bool {
@@ -345,13 +311,14 @@ func failure(p Policy, ae *apierr.APIError) bool {
 // Unanswered reports whether err, a call's error, is its replica not
 // answering in time: no response headers, or no byte of a body, within
 // the response header timeout (a replica that accepts connections and
-// hangs). A flow pinned with PinMovable treats it as its replica lost and
+// hangs). A Movable Flow treats it as its replica lost and
 // does its work again on another one, without a probe, which would wait
 // as long again.
 func Unanswered(err error) bool { return errors.Is(err, apierr.ErrResponseHeaderTimeout) }
 
 // Unreachable reports whether rep is down: probe, sent once
-// (Request.FailOver), never reaches it. It answers false once ctx is done.
+// (transport.SendOptions.FailOver), never reaches it. It answers false
+// once ctx is done.
 func Unreachable(ctx context.Context, rep *Node, probe func(context.Context, *transport.Client) error) bool {
 	return ctx.Err() == nil && transport.NeverSent(probe(ctx, rep.Value))
 }

@@ -79,7 +79,7 @@ func TestSendMovesOnlyWhatNeverLeft(t *testing.T) {
 	live := newServer(t, http.StatusOK)
 	l := fleet(t, deadURL(t), live.URL)
 	for range 4 {
-		resp, err := Send(context.Background(), l, "", &transport.Request{Endpoint: submitImage}, Policy{})
+		resp, _, err := Send(context.Background(), l, nil, "", &transport.Request{Endpoint: submitImage}, Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestSendMovesOnlyWhatNeverLeft(t *testing.T) {
 
 	busy := newServer(t, http.StatusServiceUnavailable)
 	l = fleet(t, busy.URL, busy.URL+"/x") // two replicas, both answering 503
-	_, err := Send(context.Background(), l, "", &transport.Request{Endpoint: submitImage}, Policy{})
+	_, _, err := Send(context.Background(), l, nil, "", &transport.Request{Endpoint: submitImage}, Policy{})
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 503 || busy.n.Load() != 1 {
 		t.Fatalf("err = %v, requests = %d: a request without Replay answered 503 was sent again", err, busy.n.Load())
@@ -106,7 +106,7 @@ func TestSendHealth(t *testing.T) {
 	l := fleet(t, bad.URL, good.URL)
 	b := l.First()
 	for range DefaultThreshold {
-		resp, _, err := sendTo(context.Background(), l, b, &transport.Request{Path: "Status"}, Policy{})
+		resp, _, _, err := sendTo(context.Background(), l, b, &transport.Request{Path: "Status"}, transport.SendOptions{}, Policy{})
 		if err == nil {
 			resp.Body.Close()
 		}
@@ -116,7 +116,7 @@ func TestSendHealth(t *testing.T) {
 	}
 	before := bad.n.Load()
 	for range 4 {
-		resp, err := Send(context.Background(), l, "", &transport.Request{Path: "Status"}, Policy{})
+		resp, _, err := Send(context.Background(), l, nil, "", &transport.Request{Path: "Status"}, Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestSendKeyAffinity(t *testing.T) {
 	a, b := newServer(t, http.StatusNotFound), newServer(t, http.StatusOK)
 	l := fleet(t, a.URL, b.URL)
 	p := notFoundElsewhere
-	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	resp, _, err := Send(context.Background(), l, nil, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestSendKeyAffinity(t *testing.T) {
 	}
 	na := a.n.Load()
 	for range 3 {
-		resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+		resp, _, err := Send(context.Background(), l, nil, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,13 +160,12 @@ func TestSendKeyAffinity(t *testing.T) {
 	if a.n.Load() != na {
 		t.Fatal("a bound key's call went to another replica")
 	}
-	ctx, note := WithNote(context.Background())
-	resp, err = Send(Pin(ctx, l.First()), l, "job-1", &transport.Request{Path: "x"}, p)
+	resp, sent, err := Send(context.Background(), l, &Flow{Pin: l.First()}, "job-1", &transport.Request{Path: "x"}, p)
 	if err == nil {
 		resp.Body.Close()
 	}
-	if note.Replica != l.First() {
-		t.Fatal("a pinned call did not go to its pin, or the note missed it")
+	if sent.Replica != l.First() {
+		t.Fatal("a pinned call did not go to its pin, or Send did not report it")
 	}
 }
 
@@ -179,7 +178,7 @@ func TestLocateBindsOnlyAReplicaShownToHoldTheKey(t *testing.T) {
 	a, b := newServer(t, http.StatusServiceUnavailable), newServer(t, http.StatusNotFound)
 	l := fleet(t, a.URL, b.URL)
 	p := notFoundElsewhere
-	_, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	_, _, err := Send(context.Background(), l, nil, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 503 {
 		t.Fatalf("err = %v, want the first replica's 503", err)
@@ -188,7 +187,7 @@ func TestLocateBindsOnlyAReplicaShownToHoldTheKey(t *testing.T) {
 		t.Fatalf("the key was bound to %s after a 503", r.URL)
 	}
 	a.status.Store(http.StatusOK)
-	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	resp, _, err := Send(context.Background(), l, nil, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	if err != nil {
 		t.Fatalf("err = %v: the replica holding the key was not found", err)
 	}
@@ -224,7 +223,7 @@ func TestSendAfterAReplicaVanished(t *testing.T) {
 	if len(l.Live()) != 1 || len(l.All()) != 2 {
 		t.Fatalf("live %d of %d, want 1 of 2", len(l.Live()), len(l.All()))
 	}
-	_, err = Send(context.Background(), l, "", &transport.Request{Endpoint: submitImage}, Policy{})
+	_, _, err = Send(context.Background(), l, nil, "", &transport.Request{Endpoint: submitImage}, Policy{})
 	if !transport.NeverSent(err) {
 		t.Fatalf("err = %v, want the refusal", err)
 	}
@@ -273,7 +272,7 @@ func TestLocateAsksLiveReplicasFirst(t *testing.T) {
 	l.Release(l.Pick()) // starts the re-resolution
 	l.bg.Wait()
 	p := notFoundElsewhere
-	resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+	resp, _, err := Send(context.Background(), l, nil, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,4 +291,8 @@ func (h hostOnly) LookupHost(ctx context.Context, _ string) ([]string, error) {
 
 // submitImage is a request that creates something per attempt: never
 // replayed once it may have reached the server.
-var submitImage = &transport.Endpoint{Name: "SubmitImage", Method: http.MethodPost, Route: "/SubmitImage"}
+var submitImage = &transport.Endpoint{Name: "SubmitImage", Method: http.MethodPost, Route: "/SubmitImage", Move: transport.MoveUnsent}
+
+// askStatus is a call that every replica answers alike: asked of the next
+// replica while one fails as the replica's fault.
+var askStatus = &transport.Endpoint{Name: "Status", Method: http.MethodGet, Route: "/Status", Replay: true, Move: transport.MoveAny}

@@ -34,7 +34,7 @@ func holderOf(t *testing.T, key string) *httptest.Server {
 }
 
 func check(ctx context.Context, l *Fleet, key string) error {
-	resp, err := Send(ctx, l, key, &transport.Request{Path: "CheckImage/" + key}, notFoundElsewhere)
+	resp, _, err := Send(ctx, l, nil, key, &transport.Request{Path: "CheckImage/" + key}, notFoundElsewhere)
 	if err == nil {
 		resp.Body.Close()
 	}
@@ -100,7 +100,7 @@ func TestHeaderTimeoutSetsAside(t *testing.T) {
 	l := timeoutFleet(t, hung, good.URL)
 	h := l.First()
 	for range DefaultThreshold {
-		_, _, err := sendTo(context.Background(), l, h, &transport.Request{Path: "Status"}, Policy{})
+		_, _, _, err := sendTo(context.Background(), l, h, &transport.Request{Path: "Status"}, transport.SendOptions{}, Policy{})
 		if !errors.Is(err, apierr.ErrResponseHeaderTimeout) {
 			t.Fatalf("err = %v, want a response header timeout", err)
 		}
@@ -110,7 +110,7 @@ func TestHeaderTimeoutSetsAside(t *testing.T) {
 	}
 	before := n.Load()
 	for range 4 {
-		resp, err := Send(context.Background(), l, "", &transport.Request{Path: "Status"}, Policy{})
+		resp, _, err := Send(context.Background(), l, nil, "", &transport.Request{Path: "Status"}, Policy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestAskSetsAHungReplicaAsideAtOnce(t *testing.T) {
 	good := newServer(t, http.StatusOK)
 	l := timeoutFleet(t, hung, good.URL)
 	for i := range 4 {
-		resp, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+		resp, _, err := Send(context.Background(), l, nil, "", &transport.Request{Endpoint: askStatus}, Policy{})
 		if err != nil {
 			t.Fatalf("call %d: err = %v, want the healthy replica's answer", i, err)
 		}
@@ -152,7 +152,7 @@ func TestAskPassesOverASickReplica(t *testing.T) {
 		good := newServer(t, http.StatusOK)
 		l := timeoutFleet(t, sick, good.URL)
 		for i := range 6 {
-			resp, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+			resp, _, err := Send(context.Background(), l, nil, "", &transport.Request{Endpoint: askStatus}, Policy{})
 			if err != nil {
 				t.Fatalf("%s: call %d: err = %v, want the healthy replica's answer", name, i, err)
 			}
@@ -163,14 +163,14 @@ func TestAskPassesOverASickReplica(t *testing.T) {
 		}
 	}
 	l := timeoutFleet(t, busy.URL, busy.URL+"/x")
-	_, err := Ask(context.Background(), l, &transport.Request{Path: "Status"}, Policy{})
+	_, _, err := Send(context.Background(), l, nil, "", &transport.Request{Endpoint: askStatus}, Policy{})
 	var ae *apierr.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 503 {
 		t.Fatalf("every replica sick: err = %v, want the 503", err)
 	}
 	good := newServer(t, http.StatusOK)
 	l = timeoutFleet(t, busy.URL, good.URL)
-	_, err = Ask(Pin(context.Background(), l.First()), l, &transport.Request{Path: "Status"}, Policy{})
+	_, _, err = Send(context.Background(), l, &Flow{Pin: l.First()}, "", &transport.Request{Endpoint: askStatus}, Policy{})
 	if !errors.As(err, &ae) || ae.StatusCode != 503 || good.n.Load() != 0 {
 		t.Fatalf("pinned: err = %v, healthy replica asked %d times: the call left its pin", err, good.n.Load())
 	}
@@ -213,7 +213,7 @@ func TestLocateChecksTheAnswer(t *testing.T) {
 	p := notFoundElsewhere
 	p.Check = jsonCheck
 	for range 3 {
-		resp, err := Send(context.Background(), l, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
+		resp, _, err := Send(context.Background(), l, nil, "job-1", &transport.Request{Path: "CheckImage/job-1"}, p)
 		if err != nil {
 			t.Fatalf("err = %v, want the holder's answer", err)
 		}
@@ -231,7 +231,7 @@ func TestLocateChecksTheAnswer(t *testing.T) {
 		t.Error("three answers that failed the Check did not set the replica aside")
 	}
 	// No replica holds it: the Check's error, nothing bound.
-	_, err := Send(context.Background(), l, "job-2", &transport.Request{Path: "CheckImage/job-2"}, p)
+	_, _, err := Send(context.Background(), l, nil, "job-2", &transport.Request{Path: "CheckImage/job-2"}, p)
 	if !errors.Is(err, errNotJSON) {
 		t.Errorf("err = %v, want the Check's error", err)
 	}

@@ -197,8 +197,8 @@ var errFinal102 = errors.New("final 102 Processing")
 //     one (a server that answers a final 102 and closes); either way the
 //     attempt's result is a synthetic 102 response that send turns into an
 //     *apierr.APIError matching apierr.ErrStillProcessing;
-//   - for a request without Replay or with FailOver, a failure before any connection
-//     was obtained is marked as never sent (see neverSent), which such
+//   - for a request without Replay or with SendOptions.FailOver, a failure
+//     before any connection was obtained is marked as never sent (see neverSent), which such
 //     requests may retry or move. Only they use that mark, so only theirs
 //     have the connection hooks;
 //   - for DoJSON and Endpoint.Buffer, a 2xx answer is read whole here
@@ -409,10 +409,11 @@ func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
 
 // NeverSent reports whether err, a call's error, proves that its last
-// attempt never reached a server: no connection was obtained (for a request without Replay
-// and FailOver requests), the dial was refused or failed, or the host did
-// not resolve. With Request.RetriedAfterLanding false, no attempt of the
-// call may have been processed, so it may be sent to another replica.
+// attempt never reached a server: no connection was obtained (for a
+// request without Replay, or sent with SendOptions.FailOver), the dial was
+// refused or failed, or the host did not resolve. With
+// Outcome.RetriedAfterLanding false, no attempt of the call may have been
+// processed, so it may be sent to another replica.
 func NeverSent(err error) bool { return err != nil && neverSent(err) }
 
 // unreachable reports whether err, an attempt's error, says that the

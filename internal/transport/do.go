@@ -54,23 +54,6 @@ type Request struct {
 	// besides the Client's, such as the token of a URL sent as a query
 	// value (see URLSecrets).
 	Secrets []string
-	// FailOver ends the call at once, not retried here, when an attempt
-	// provably never reached the server (see NeverSent): the caller has
-	// another replica of the service to send it to. Other failures keep
-	// the policy. It is the router's state of this call (is there another
-	// replica to go to), not a policy of the endpoint.
-	FailOver bool
-	// RetriedAfterLanding, when set, is set to whether a retry of this call
-	// followed an attempt that may have reached the server and been
-	// processed: one that failed after its connection was made, without
-	// an answer (reset, timeout, a body cut off), or that was answered
-	// 500, 502 or 504 (the server, or the one behind a gateway, may have
-	// done the work before failing). An attempt that never left (dial
-	// failure) or was refused (408, 429, 503) does not count. A caller
-	// reading a retry's 404 as its own first attempt's doing (a DELETE
-	// whose answer was lost) checks it: a 404 after a refused attempt
-	// is a plain 404.
-	RetriedAfterLanding *bool
 
 	// json is set by DoJSON on its own copy of the Request: Do then asks
 	// for JSON, buffers a 2xx answer when jsonBuffer, and leaves its call
@@ -132,7 +115,7 @@ type call struct {
 	external      bool
 	noFollow      bool
 	// noReplay, permanent and finalProcessing are the Endpoint's policy,
-	// failOver the Request's.
+	// failOver the router's (SendOptions).
 	noReplay        bool
 	failOver        bool
 	permanent       func(int) bool
@@ -151,7 +134,7 @@ type call struct {
 	// the context deadline, the body); "" when none was refused.
 	gaveUp string
 	// retriedAfterLanding is set when a retry followed an attempt that may
-	// have been processed (see Request.RetriedAfterLanding).
+	// have been processed (see Outcome.RetriedAfterLanding).
 	retriedAfterLanding bool
 	// rc runs the attempts of this call, with the hooks above (see send).
 	rc retryablehttp.Client
@@ -298,8 +281,43 @@ var noEndpoint = Endpoint{Replay: true}
 // (errors.Is(err, context.Canceled) holds after a cancellation, errors.As
 // finds the *url.Error).
 func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
+	resp, _, err := c.Send(ctx, r, SendOptions{})
+	return resp, err
+}
+
+// SendOptions is a replica router's state of one call, beside its Request
+// and its Endpoint's policy: what the router knows of the fleet, not of
+// the endpoint (internal/replicas sets it per call).
+type SendOptions struct {
+	// FailOver ends the call at once, not retried here, when an attempt
+	// provably never reached the server (see NeverSent): the router has
+	// another replica of the service to send it to. Other failures keep
+	// the Endpoint's policy.
+	FailOver bool
+}
+
+// Outcome is what a call's attempts tell its caller beyond the answer:
+// Send returns it also with an error.
+type Outcome struct {
+	// Attempts is the number of attempts made (0 when none was sent).
+	Attempts int
+	// RetriedAfterLanding is whether a retry of the call followed an
+	// attempt that may have reached the server and been processed: one
+	// that failed after its connection was made, without an answer
+	// (reset, timeout, a body cut off), or that was answered 500, 502 or
+	// 504 (the server, or the one behind a gateway, may have done the
+	// work before failing). An attempt that never left (dial failure) or
+	// was refused (408, 429, 503) does not count. A caller reading a
+	// retry's 404 as its own first attempt's doing (a DELETE whose answer
+	// was lost) checks it: a 404 after a refused attempt is a plain 404.
+	RetriedAfterLanding bool
+}
+
+// Send is Do with the router's state of the call (o), returning also the
+// Outcome of its attempts, which the router and callers of a DELETE read.
+func (c *Client) Send(ctx context.Context, r *Request, o SendOptions) (*http.Response, Outcome, error) {
 	if r == nil {
-		return nil, fieldError("Request", "is nil")
+		return nil, Outcome{}, fieldError("Request", "is nil")
 	}
 	ep := r.Endpoint
 	if ep == nil {
@@ -309,13 +327,13 @@ func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 	if ep.Route != "" {
 		p, err := ep.path(r.Params)
 		if err != nil {
-			return nil, err
+			return nil, Outcome{}, err
 		}
 		path = p
 	}
 	u, err := c.resolve(path)
 	if err != nil {
-		return nil, err
+		return nil, Outcome{}, err
 	}
 	switch {
 	case r.RawQuery != "":
@@ -346,7 +364,7 @@ func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 		noFollow: r.NoFollowRedirects,
 
 		noReplay:        !ep.Replay,
-		failOver:        r.FailOver,
+		failOver:        o.FailOver,
 		permanent:       ep.Final,
 		permanentErr:    ep.FinalAnswer,
 		finalProcessing: ep.Final102,
@@ -361,13 +379,11 @@ func (c *Client) Do(ctx context.Context, r *Request) (*http.Response, error) {
 	}
 	req, err := c.prepare(ctx, cl, u, header, r.Body)
 	if err != nil {
-		return nil, err
+		return nil, Outcome{}, err
 	}
 	resp, err := cl.rc.Do(req)
-	if r.RetriedAfterLanding != nil {
-		*r.RetriedAfterLanding = cl.retriedAfterLanding
-	}
-	return cl.result(resp, err)
+	resp, err = cl.result(resp, err)
+	return resp, Outcome{Attempts: cl.attempts, RetriedAfterLanding: cl.retriedAfterLanding}, err
 }
 
 func methodOrGet(m string) string {
@@ -579,7 +595,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 }
 
 // mayHaveLanded reports whether an attempt that ended with resp or err
-// may have been processed by the server (see Request.RetriedAfterLanding).
+// may have been processed by the server (see Outcome.RetriedAfterLanding).
 func mayHaveLanded(resp *http.Response, err error) bool {
 	if err != nil {
 		return !neverSent(err)

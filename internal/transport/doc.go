@@ -97,11 +97,16 @@
 // matching apierr.ErrTruncatedResponse that says the request may have been
 // processed and its answer was lost.
 //
-// Request.FailOver, the router's state of one call rather than a policy
-// of the endpoint, serves a client with several replicas of one service
-// (internal/replicas): an attempt that provably never reached the server
-// ends the call at once instead of being retried on the same replica, and
-// NeverSent tells the caller so, which may then send it to another one.
+// A client with several replicas of one service (internal/replicas) sends
+// through Send, whose SendOptions carry the router's state of the call,
+// not a policy of the endpoint: with FailOver, an attempt that provably
+// never reached the server ends the call at once (the CheckRetry hook
+// stops there) instead of being retried on the same replica, and
+// NeverSent tells the router so, which may then send it to another one.
+// Send returns the call's Outcome (its attempts, and whether a retry
+// followed an attempt that may have been processed) beside the answer.
+// Endpoint.Move, a policy of the endpoint, tells the router whether the
+// call may go to another replica at all.
 //
 // Endpoint.Final lists statuses an endpoint documents as final
 // (e.g. 500 "processing failed" of GET /DownloadImage): they are returned

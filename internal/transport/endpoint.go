@@ -29,6 +29,10 @@ type Endpoint struct {
 	// that it was refused unread (429 Too Many Requests) are retried; no
 	// other status and no error after connecting is.
 	Replay bool
+	// Move says whether and how a replica router (internal/replicas) may
+	// send the call to another replica of the service: see Move. The zero
+	// value, Stay, never moves a call.
+	Move Move
 	// Final, when set, reports statuses the service documents as final for
 	// this endpoint: they are never retried, even when the default policy
 	// would (e.g. 500 "processing failed" of GET /DownloadImage).
@@ -56,6 +60,27 @@ type Endpoint struct {
 	// own check (more than BufferLimit: too long) to see it.
 	BufferLimit int64
 }
+
+// Move is the named policy of an endpoint on a client of several replicas
+// of one service: may its call go to another replica.
+type Move uint8
+
+const (
+	// Stay: the call goes to its flow's replica, or to the one that holds
+	// its key (a job or image id), asked of each replica in turn while no
+	// replica is known to hold it; never elsewhere.
+	Stay Move = iota
+	// MoveUnsent is new work (a submission, an upload): the call goes to
+	// the least busy replica, and to the next while an attempt provably
+	// never reached one (NeverSent) and none may have been processed
+	// (Outcome.RetriedAfterLanding).
+	MoveUnsent
+	// MoveAny is a call without side effects that every replica answers
+	// alike (a status, a version): it goes to the least busy replica, and
+	// to the next while one fails as the replica's fault (not reached, not
+	// answered in time, a 5xx).
+	MoveAny
+)
 
 // String is the method and route: "GET /CheckImage/{process_id}".
 func (e *Endpoint) String() string { return e.Method + " " + e.Route }

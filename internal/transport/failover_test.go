@@ -23,7 +23,7 @@ type rtFunc func(*http.Request) (*http.Response, error)
 
 func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// A FailOver request that never reached the server (dial refused) ends
+// A call sent with FailOver that never reached the server (dial refused) ends
 // after one attempt, and NeverSent says so; without FailOver the same
 // failure is retried. Failures after the request left keep the policy.
 func TestFailOverEndsANeverSentCallAtOnce(t *testing.T) {
@@ -47,9 +47,10 @@ func TestFailOverEndsANeverSentCallAtOnce(t *testing.T) {
 				return nil, c.fail
 			})}
 			cl := newClient(t, Options{BaseURL: "http://replica.invalid:8000", HTTPClient: hc})
-			_, err := cl.Do(context.Background(), &Request{Method: http.MethodPut, Path: "pfc", FailOver: c.failOver})
+			_, out, err := cl.Send(context.Background(), &Request{Method: http.MethodPut, Path: "pfc"}, SendOptions{FailOver: c.failOver})
 			require.Error(t, err)
 			assert.Equal(t, c.attempts, n.Load())
+			assert.Equal(t, int(c.attempts), out.Attempts)
 			assert.Equal(t, c.never, NeverSent(err))
 		})
 	}
@@ -71,7 +72,7 @@ func closedAddr(t *testing.T) string {
 func TestNeverSentRealRefusal(t *testing.T) {
 	t.Parallel()
 	cl := newClient(t, Options{BaseURL: "http://" + closedAddr(t)})
-	_, err := cl.Do(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", Endpoint: &Endpoint{}, FailOver: true})
+	_, _, err := cl.Send(context.Background(), &Request{Method: http.MethodPost, Path: "SubmitImage", Endpoint: &Endpoint{}}, SendOptions{FailOver: true})
 	require.Error(t, err)
 	assert.True(t, NeverSent(err), "%v", err)
 }

@@ -172,13 +172,13 @@ func TestRetriedAfterLanding(t *testing.T) {
 				w.WriteHeader(http.StatusNotFound)
 			})
 			c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 3})
-			landed := !tc.want // proves the call sets it either way
-			_, err := c.Do(context.Background(), &Request{Method: http.MethodDelete, Path: "RemoveImage/x", RetriedAfterLanding: &landed})
+			_, out, err := c.Send(context.Background(), &Request{Method: http.MethodDelete, Path: "RemoveImage/x"}, SendOptions{})
 			var ae *apierr.APIError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 			assert.Equal(t, 2, ae.Attempts)
-			assert.Equal(t, tc.want, landed)
+			assert.Equal(t, tc.want, out.RetriedAfterLanding)
+			assert.Equal(t, 2, out.Attempts)
 		})
 	}
 	t.Run("never sent", func(t *testing.T) {
