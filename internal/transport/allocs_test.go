@@ -55,7 +55,11 @@ func TestDoJSONAllocs(t *testing.T) {
 		}
 	})
 	t.Logf("DoJSON: %.0f allocations per call", got)
-	const bound = 33
+	// 33 while the call travelled in its requests' context; 36 since the
+	// retry engine's hooks and the redirect policy are the call's method
+	// values (one allocation each), so that no call state is a context
+	// value.
+	const bound = 36
 	if got > bound {
 		t.Errorf("DoJSON allocates %.0f times per call, more than %d", got, bound)
 	}

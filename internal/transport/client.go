@@ -409,12 +409,8 @@ func (t *noCloseIdle) transport() http.RoundTripper {
 	return t.rt
 }
 
-// RoundTrip sends one request (one attempt, or one redirect hop) through
-// the wrapped transport, under the per-attempt rules of its call (see
-// call.roundTrip).
+// RoundTrip sends r through the wrapped transport. A call sends through
+// its own http.Client, whose transport is the call (callTransport).
 func (t *noCloseIdle) RoundTrip(r *http.Request) (*http.Response, error) {
-	if cl, ok := r.Context().Value(callKey{}).(*call); ok {
-		return cl.roundTrip(t.transport(), r)
-	}
 	return t.transport().RoundTrip(r)
 }

@@ -62,31 +62,12 @@ type Request struct {
 	cl               *call
 }
 
-// callKey carries the *call in the request context, for checkRedirect.
-type callKey struct{}
-
-// A call is also the context of its requests: its caller's context, with
-// the call itself as the value of callKey (see callOf), which spares a
-// context.WithValue per call.
-func (cl *call) Deadline() (time.Time, bool) { return cl.ctx.Deadline() }
-
-// Done is the caller's context's.
-func (cl *call) Done() <-chan struct{} { return cl.ctx.Done() }
-
-// Err is the caller's context's.
-func (cl *call) Err() error { return cl.ctx.Err() }
-
-// Value is the call for callKey, else the caller's context's value.
-func (cl *call) Value(key any) any {
-	if _, ok := key.(callKey); ok {
-		return cl
-	}
-	return cl.ctx.Value(key)
-}
-
 // call is the state of one Do/DoExternal invocation across its attempts.
 // retryablehttp runs the hooks, and http.Client the redirect policy, on the
 // calling goroutine, one attempt after the other, so it needs no locking.
+// Nothing of it travels in the request's context: the call's own
+// http.Client (hc) sends through the call (callTransport) and asks it about
+// redirects, and the retry engine's hooks are the call's methods.
 type call struct {
 	c      *Client
 	ctx    context.Context
@@ -138,6 +119,9 @@ type call struct {
 	retriedAfterLanding bool
 	// rc runs the attempts of this call, with the hooks above (see send).
 	rc retryablehttp.Client
+	// hc is the Client's http.Client, copied for the call: its Transport
+	// is the call (callTransport), its CheckRedirect the call's.
+	hc http.Client
 	// req is the call's request, as prepare builds it for rc.
 	req retryablehttp.Request
 }
@@ -420,7 +404,7 @@ func (c *Client) prepare(ctx context.Context, cl *call, u *url.URL, header http.
 		return nil, fieldError("Method", "is not a valid HTTP method")
 	}
 	hreq := (&http.Request{Method: cl.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: header, Host: hostWithoutEmptyPort(u.Host)}).WithContext(cl)
+		Header: header, Host: hostWithoutEmptyPort(u.Host)}).WithContext(ctx)
 	// The retryablehttp.Request lives in the call too (see rc).
 	req := &cl.req
 	req.Request = hreq
@@ -438,11 +422,11 @@ func (c *Client) prepare(ctx context.Context, cl *call, u *url.URL, header http.
 	// The retryablehttp.Client lives in the call (one allocation less);
 	// its Logger stays nil: its own records carry unredacted URLs.
 	rc := &cl.rc
-	rc.HTTPClient = c.hc
+	cl.hc = *c.hc
+	cl.hc.Transport, cl.hc.CheckRedirect = (*callTransport)(cl), cl.checkRedirect
+	rc.HTTPClient = &cl.hc
 	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = c.minWait, c.maxWait, c.maxRetries
-	// The hooks find the call in the request's context (see callOf): a
-	// method value would be an allocation per hook and call.
-	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = checkRetryHook, cl.backoff, requestLogHook
+	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = cl.checkRetry, cl.backoff, cl.requestHook
 	rc.ErrorHandler = passLastResult
 	if c.logger != nil {
 		rc.ResponseLogHook = cl.responseHook
@@ -491,21 +475,15 @@ func (cl *call) logGaveUp(status int, out error) {
 	l.LogAttrs(cl.ctx, slog.LevelWarn, "pfc: request failed", attrs...)
 }
 
-// callOf returns the call whose request carries ctx (see send).
-func callOf(ctx context.Context) *call {
-	cl, _ := ctx.Value(callKey{}).(*call)
-	return cl
-}
+// callTransport is a call as the RoundTripper of its http.Client (hc):
+// each attempt, and each redirect hop, runs under the call's rules (see
+// call.roundTrip) through the Client's transport.
+type callTransport call
 
-// checkRetryHook is the CheckRetry of every call: retryablehttp passes the
-// request's context, which carries the call.
-func checkRetryHook(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	return callOf(ctx).checkRetry(ctx, resp, err)
-}
-
-// requestLogHook is the RequestLogHook of every call (see checkRetryHook).
-func requestLogHook(l retryablehttp.Logger, req *http.Request, n int) {
-	callOf(req.Context()).requestHook(l, req, n)
+// RoundTrip runs one attempt or redirect hop of the call.
+func (t *callTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	cl := (*call)(t)
+	return cl.roundTrip(cl.c.rt.transport(), r)
 }
 
 // acceptJSON is the value of the Accept header DoJSON sends, shared by its

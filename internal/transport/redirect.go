@@ -45,11 +45,19 @@ func (e *redirectError) Unwrap() error { return e.err }
 // errTooManyRedirects keeps net/http's wording.
 var errTooManyRedirects = errors.New("stopped after 10 redirects")
 
-// checkRedirect is the CheckRedirect of the client's http.Client. The call
-// it belongs to travels in the request context (http.Client gives each hop
-// the context of the first request).
+// checkRedirect is the CheckRedirect of the client's http.Client, for a
+// request sent outside a call (the call's own http.Client asks the call).
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
-	cl, _ := req.Context().Value(callKey{}).(*call)
+	return c.redirectPolicy(nil, req, via)
+}
+
+// checkRedirect is the CheckRedirect of the call's http.Client (hc).
+func (cl *call) checkRedirect(req *http.Request, via []*http.Request) error {
+	return cl.c.redirectPolicy(cl, req, via)
+}
+
+// redirectPolicy decides on a redirect hop of cl (nil: of no call).
+func (c *Client) redirectPolicy(cl *call, req *http.Request, via []*http.Request) error {
 	if cl != nil && cl.noFollow {
 		return http.ErrUseLastResponse
 	}
