@@ -2,6 +2,7 @@ package bgcontainer
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -72,8 +73,8 @@ func TestLogsNameRoute(t *testing.T) {
 }
 
 // TestHops: a call reaches http.Client.Do in at most six function hops
-// (docs/architecture.md, "An endpoint per line"): CheckImage on one
-// replica; on two, CheckImage of a job bound to no replica yet (the
+// (docs/architecture.md, "An endpoint per line"): CheckImage,
+// DownloadImage and Authorize on one replica; on two, CheckImage of a job bound to no replica yet (the
 // lookup asks each in turn), SubmitImage (new work) and Status (asked of
 // any replica).
 func TestHops(t *testing.T) {
@@ -81,6 +82,9 @@ func TestHops(t *testing.T) {
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder(http.MethodGet, testBase+"/CheckImage/"+jobID,
 		httpmock.NewJsonResponderOrPanic(200, map[string]any{"status": "completed"}))
+	mt.RegisterResponder(http.MethodGet, testBase+"/DownloadImage/"+jobID, httpmock.NewStringResponder(200, "\x89PNG\r\n\x1a\n"))
+	mt.RegisterResponder(http.MethodGet, testBase+"/Authorize/"+secretKey,
+		httpmock.NewJsonResponderOrPanic(200, map[string]any{"status": "Licensed"}))
 	hc := &endpointtest.HopCounter{Next: mt}
 	c, err := NewClient(secretKey, pfc.WithBaseURL(testBase), pfc.WithHTTPClient(&http.Client{Transport: hc}),
 		pfc.WithRetries(0, time.Millisecond, time.Millisecond))
@@ -88,6 +92,12 @@ func TestHops(t *testing.T) {
 	_, err = c.CheckImage(context.Background(), jobID)
 	require.NoError(t, err)
 	hc.Check(t, "bgcontainer.(*Client).CheckImage")
+	_, err = c.DownloadImage(context.Background(), jobID, io.Discard)
+	require.NoError(t, err)
+	hc.Check(t, "bgcontainer.(*Client).DownloadImage")
+	_, err = c.Authorize(context.Background())
+	require.NoError(t, err)
+	hc.Check(t, "bgcontainer.(*Client).Authorize")
 
 	const a, b = "http://replica-a.test:8000", "http://replica-b.test:8000"
 	mt = httpmock.NewMockTransport()

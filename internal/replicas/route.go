@@ -90,9 +90,11 @@ func (l *List[T]) Many() bool {
 // one (transport.NeverSent, and no attempt that may have landed); else the
 // least busy replica alone. p.Check runs only in the lookup of a key.
 //
-// Every route is a loop in this one function around one sendTo, so that a
-// call reaches http.Client.Do in as few hops from its client's method
-// whatever its route.
+// Every route is a loop in this one function around the transport's Send
+// (between begin and end), so that a call takes as few hops from its
+// client's method to http.Client.Do whatever its route: the client's
+// method, the client's send, Send, transport.Client.Send, retryablehttp,
+// http.Client.Do.
 func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Request, p Policy) (*http.Response, Sent, error) {
 	if ctx == nil {
 		// The transport reports the nil context.
@@ -102,8 +104,9 @@ func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Reque
 	check := p.Check // for the lookup of an unbound key only
 	p.Check = nil
 	if pin := f.Pinned(); pin != nil {
-		o := transport.SendOptions{FailOver: f.Movable && l.Len() > 1}
-		resp, out, _, err := sendTo(ctx, l, pin, r, o, p)
+		many, o := begin(l, pin, transport.SendOptions{FailOver: f.Movable && l.Len() > 1})
+		resp, out, err := pin.Value.Send(ctx, r, o)
+		resp, _, err = end(ctx, l, pin, many, resp, err, p)
 		return resp, Sent{Replica: pin, Outcome: out}, err
 	}
 	move := transport.Stay
@@ -123,7 +126,9 @@ func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Reque
 			if !ok {
 				rep = l.First()
 			}
-			resp, out, _, err = sendTo(ctx, l, rep, r, transport.SendOptions{}, p)
+			many, o := begin(l, rep, transport.SendOptions{})
+			resp, out, err = rep.Value.Send(ctx, r, o)
+			resp, _, err = end(ctx, l, rep, many, resp, err, p)
 			return resp, Sent{Replica: rep, Outcome: out}, err
 		}
 		// The lookup: each replica in turn (lookupOrder); calls about a
@@ -141,7 +146,9 @@ func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Reque
 		for _, rep := range l.lookupOrder() {
 			var bad bool // a 2xx that failed check
 			last = rep
-			resp, out, bad, err = sendTo(ctx, l, rep, r, transport.SendOptions{}, withCheck)
+			many, o := begin(l, rep, transport.SendOptions{})
+			resp, out, err = rep.Value.Send(ctx, r, o)
+			resp, bad, err = end(ctx, l, rep, many, resp, err, withCheck)
 			if err != nil && ctx.Err() != nil {
 				return resp, Sent{Replica: rep, Outcome: out}, err
 			}
@@ -176,8 +183,9 @@ func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Reque
 				}
 				return nil, Sent{Outcome: out}, firstErr
 			}
-			o := transport.SendOptions{FailOver: len(tried)+1 < l.Len()}
-			resp, out, _, err = sendTo(ctx, l, rep, r, o, p)
+			many, o := begin(l, rep, transport.SendOptions{FailOver: len(tried)+1 < l.Len()})
+			resp, out, err = rep.Value.Send(ctx, r, o)
+			resp, _, err = end(ctx, l, rep, many, resp, err, p)
 			l.Release(rep)
 			if ctx.Err() != nil || !fault(p, err) {
 				return resp, Sent{Replica: rep, Outcome: out}, err
@@ -199,7 +207,9 @@ func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Reque
 			l.Acquire(rep)
 		}
 		more := move != transport.Stay && len(tried)+1 < l.Len()
-		resp, out, _, err = sendTo(ctx, l, rep, r, transport.SendOptions{FailOver: more}, p)
+		many, o := begin(l, rep, transport.SendOptions{FailOver: more})
+		resp, out, err = rep.Value.Send(ctx, r, o)
+		resp, _, err = end(ctx, l, rep, many, resp, err, p)
 		l.Release(rep)
 		if err == nil || !more || !transport.NeverSent(err) || out.RetriedAfterLanding || ctx.Err() != nil {
 			return resp, Sent{Replica: rep, Outcome: out}, err
@@ -262,33 +272,42 @@ func holds(p Policy, err error) bool {
 	return ae.StatusCode < 400 || (ae.StatusCode >= 500 && ae.StatusCode != http.StatusNotImplemented && !failure(p, ae))
 }
 
-// sendTo sends r to rep with o, counts it in flight and records its
-// outcome for the replica's health. It runs p.Check, when set, on a 2xx
-// answer: bad reports one that failed it, counted as the replica's
-// failure (it answered, but not as the service does). A replica set aside
-// gets one attempt, not retries, when the call provably never reaches it.
-func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, o transport.SendOptions, p Policy) (_ *http.Response, _ transport.Outcome, bad bool, _ error) {
-	many := l.Many()
-	if many {
+// begin counts a call to rep in flight, in a fleet of several replicas
+// (many), and returns its SendOptions: a replica set aside gets one
+// attempt, not retries, when the call provably never reaches it. end
+// closes what begin opened. The two surround each rep.Value.Send of Send,
+// written out there rather than in a function of their own, which would
+// be one more hop on every call's way to http.Client.Do.
+func begin(l *Fleet, rep *Node, o transport.SendOptions) (many bool, _ transport.SendOptions) {
+	if many = l.Many(); many {
 		l.Acquire(rep)
-		defer l.Release(rep)
 		if !l.Healthy(rep) {
 			o.FailOver = true
 		}
 	}
-	resp, out, err := rep.Value.Send(ctx, r, o)
+	return many, o
+}
+
+// end runs p.Check, when set, on a 2xx answer of rep: bad reports one that
+// failed it, counted as the replica's failure (it answered, but not as the
+// service does). It records the call's outcome for the replica's health
+// and ends its count in flight (see begin).
+func end(ctx context.Context, l *Fleet, rep *Node, many bool, resp *http.Response, err error, p Policy) (_ *http.Response, bad bool, _ error) {
 	if err == nil && p.Check != nil {
 		resp, err = p.Check(resp)
 		bad = err != nil
 	}
-	if many && ctx.Err() == nil {
-		if bad || fault(p, err) {
-			l.Failed(rep)
-		} else {
-			l.Succeeded(rep)
+	if many {
+		if ctx.Err() == nil {
+			if bad || fault(p, err) {
+				l.Failed(rep)
+			} else {
+				l.Succeeded(rep)
+			}
 		}
+		l.Release(rep)
 	}
-	return resp, out, bad, err
+	return resp, bad, err
 }
 
 // Sick reports whether err is an answer of 500 or more that p counts

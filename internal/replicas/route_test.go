@@ -296,3 +296,11 @@ var submitImage = &transport.Endpoint{Name: "SubmitImage", Method: http.MethodPo
 // askStatus is a call that every replica answers alike: asked of the next
 // replica while one fails as the replica's fault.
 var askStatus = &transport.Endpoint{Name: "Status", Method: http.MethodGet, Route: "/Status", Replay: true, Move: transport.MoveAny}
+
+// sendTo is one call of Send to rep, with its bookkeeping (begin, end).
+func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, o transport.SendOptions, p Policy) (*http.Response, transport.Outcome, bool, error) {
+	many, o := begin(l, rep, o)
+	resp, out, err := rep.Value.Send(ctx, r, o)
+	resp, bad, err := end(ctx, l, rep, many, resp, err, p)
+	return resp, out, bad, err
+}
