@@ -250,7 +250,13 @@ func (c *Client) DownloadImageFile(ctx context.Context, processID, path string) 
 		return 0, err
 	}
 	defer d.body.Close()
-	return fileio.DownloadFile(ctx, path, func(w io.Writer) (int64, error) { return c.copyResult(processID, w, d) })
+	return c.saveResult(nil, processID, path, d)
+}
+
+// saveResult writes the PNG of d to path atomically, with the file
+// functions' Scope (a bulk run's item; nil for none).
+func (c *Client) saveResult(scope *fileio.Scope, processID, path string, d *download) (int64, error) {
+	return fileio.DownloadFile(scope, path, func(w io.Writer) (int64, error) { return c.copyResult(processID, w, d) })
 }
 
 // copyResult streams the PNG to w within the download bound.

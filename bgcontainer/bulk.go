@@ -55,7 +55,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
-			return c.RemoveBackgroundFile(ctx, it.Src, it.Dst, &oo, bo.Flow)
+			return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow)
 		},
 		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,

@@ -101,13 +101,19 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 // touched at all when the job fails. The file part is named after
 // srcPath's base name unless opts.Submit.FileName is set.
 func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
+	return c.removeBackgroundFile(ctx, nil, srcPath, dstPath, opts, flow)
+}
+
+// removeBackgroundFile is RemoveBackgroundFile with the file functions'
+// Scope (a bulk run's item; nil for none).
+func (c *Client) removeBackgroundFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
 	if dstPath == "" {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
-	in, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
+	in, size, err := fileio.OpenParamScoped(scope, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +126,12 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 		o.FileName = filepath.Base(srcPath)
 	}
 	return c.run(ctx, in, size, &o, flow, false, func(ctx context.Context, dl *Client, id string) (int64, error) {
-		return dl.DownloadImageFile(ctx, id, dstPath)
+		d, err := dl.openDownload(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		defer d.body.Close()
+		return dl.saveResult(scope, id, dstPath, d)
 	})
 }
 

@@ -54,7 +54,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult[*Job]]{
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
-			return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Flow)
+			return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow)
 		},
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,

@@ -41,7 +41,7 @@ func (c *Client) DownloadFile(ctx context.Context, job *Job, path string) (_ int
 	if path == "" {
 		return 0, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "path", Message: "is required"}}}
 	}
-	return fileio.DownloadFile(ctx, path, func(w io.Writer) (int64, error) { return c.Download(ctx, job, w) })
+	return fileio.DownloadFile(nil, path, func(w io.Writer) (int64, error) { return c.Download(ctx, job, w) })
 }
 
 func (c *Client) download(ctx context.Context, job *Job, dst io.Writer, limit int64) (int64, error) {

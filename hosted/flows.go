@@ -91,6 +91,12 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 // "srcPath" that matches pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions) (job *Job, err error) {
+	return c.correctFile(ctx, nil, srcPath, dstPath, opts, flow)
+}
+
+// correctFile is CorrectFile with the file functions' Scope (a bulk run's
+// item; nil for none).
+func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions) (job *Job, err error) {
 	if dstPath == "" {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
@@ -101,7 +107,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 	if _, _, err := c.flowSettings(flow); err != nil {
 		return nil, err
 	}
-	in, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
+	in, size, err := fileio.OpenParamScoped(scope, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +115,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 	if o.FileType == "" {
 		o.FileType = fileTypeOf(srcPath)
 	}
-	err = fileio.WriteFileAtomicContext(ctx, dstPath, func(w io.Writer) error {
+	err = fileio.WriteFileAtomicScoped(scope, dstPath, func(w io.Writer) error {
 		var err error
 		job, err = c.Correct(ctx, in, size, o, w, flow)
 		return err

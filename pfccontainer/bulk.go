@@ -64,7 +64,7 @@ func (d *Direct) checked() error {
 func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) func(context.Context, bulk.Item) (*Correction, error) {
 	flow := bulk.Deref(b).Flow
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		return c.CorrectFile(ctx, it.Src, it.Dst, o, flow)
+		return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, flow)
 	}
 }
 
@@ -72,7 +72,7 @@ func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction])
 func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item) (*Correction, error) {
 	names := newRunNames()
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		f, size, err := fileio.OpenParamContext(ctx, "srcPath", it.Src)
+		f, size, err := fileio.OpenParamScoped(it.Scope, "srcPath", it.Src)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +81,7 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 		if _, err := fileio.SniffImage(f, size); err != nil {
 			return nil, err
 		}
-		return d.correctVia(ctx, names.next(filepath.Base(it.Src)), f, it.Dst, o)
+		return d.correctVia(ctx, it.Scope, names.next(filepath.Base(it.Src)), f, it.Dst, o)
 	}
 }
 

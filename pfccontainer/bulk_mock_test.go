@@ -3,6 +3,7 @@ package pfccontainer_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -138,4 +140,40 @@ func TestMockCorrectAll(t *testing.T) {
 	_, err = c.Direct("", "").CorrectAll(t.Context(), slices.Values(items), nil, nil)
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []string{"InputDir", "OutputDir"}, ve.Fields())
+}
+
+// TestCorrectDirTempFilesNamedAfterTheRun: the work of a run with a
+// manifest writes each output through a temporary file named after the
+// run (".<name>.<key>-<token>.<digits>.partial"), the file Scope the run
+// passes to the client's flow with each item, so that a later run can
+// tell a dead run's leftovers from another writer's.
+func TestCorrectDirTempFilesNamedAfterTheRun(t *testing.T) {
+	t.Parallel()
+	const base = "http://pfc-scope.test:8081"
+	in, out := t.TempDir(), t.TempDir()
+	img := jpegOf(t, 16, 16, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(in, "a.jpg"), img, 0o644))
+	var seen []string // the output folder while the result is written
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodPut, base+"/pfc", httpmock.NewStringResponder(200, `{"imageKey":"k1.jpg"}`))
+	mt.RegisterResponder(http.MethodGet, base+"/pfc/k1.jpg", httpmock.NewStringResponder(200, `{"corrected_url":"`+base+`/output/k1.jpg"}`))
+	mt.RegisterResponder(http.MethodGet, base+"/output/k1.jpg", func(*http.Request) (*http.Response, error) {
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			seen = append(seen, e.Name())
+		}
+		return httpmock.NewBytesResponse(200, img), nil
+	})
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL(base), pfc.WithHTTPClient(&http.Client{Transport: mt}))
+	require.NoError(t, err)
+	rep, err := c.CorrectDir(t.Context(), in, out, nil, &pfc.BulkOptions[*pfccontainer.Correction]{
+		Manifest: filepath.Join(t.TempDir(), "run.jsonl"),
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Done, "%+v", rep.Failures)
+	require.Len(t, seen, 1)
+	assert.Regexp(t, `^\.a\.jpg\.[^.]+-[^.]+\.[0-9]+\.partial$`, seen[0], "the temporary file is not named after the run")
 }

@@ -221,15 +221,16 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		return nil, err
 	}
 	defer f.Close()
-	return d.correctVia(ctx, newRunNames().next(filepath.Base(srcPath)), f, dstPath, o)
+	return d.correctVia(ctx, nil, newRunNames().next(filepath.Base(srcPath)), f, dstPath, o)
 }
 
 // correctVia puts src into InputDir as name, a name of this item's own
 // (runNames), corrects it and, with a non-empty dst, copies the result
 // there. What it placed is removed when done with (see CorrectFile):
 // only name, in InputDir and, when the result was copied, in OutputDir,
-// so that no other caller's file is touched.
-func (d *Direct) correctVia(ctx context.Context, name string, src io.Reader, dst string, o *CorrectionOptions) (*Correction, error) {
+// so that no other caller's file is touched. scope is the file functions'
+// Scope (a bulk run's item; nil for none).
+func (d *Direct) correctVia(ctx context.Context, scope *fileio.Scope, name string, src io.Reader, dst string, o *CorrectionOptions) (*Correction, error) {
 	if _, err := d.Put(ctx, name, src); err != nil {
 		return nil, err
 	}
@@ -244,7 +245,7 @@ func (d *Direct) correctVia(ctx context.Context, name string, src io.Reader, dst
 	if filepath.Base(corr.Path) == name {
 		defer d.remove(d.OutputDir, name)
 	}
-	if err := d.copyOutput(ctx, corr.Path, dst); err != nil {
+	if err := d.copyOutput(ctx, scope, corr.Path, dst); err != nil {
 		return nil, err
 	}
 	corr.Path = dst
@@ -264,7 +265,7 @@ func (d *Direct) remove(dir, name string) {
 // following a symbolic link (fileio.OpenNoFollow): anything but a regular
 // file there is the container's doing and is refused with a
 // *pfc.ResponseError, dst untouched.
-func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
+func (d *Direct) copyOutput(ctx context.Context, scope *fileio.Scope, src, dst string) error {
 	f, _, err := fileio.OpenNoFollow("output", src)
 	if err != nil {
 		switch {
@@ -278,7 +279,7 @@ func (d *Direct) copyOutput(ctx context.Context, src, dst string) error {
 		return err
 	}
 	defer f.Close()
-	return fileio.WriteFileAtomicContext(ctx, dst, func(w io.Writer) error {
+	return fileio.WriteFileAtomicScoped(scope, dst, func(w io.Writer) error {
 		_, err := io.Copy(w, &ctxReader{ctx: ctx, r: f})
 		return err
 	})

@@ -116,7 +116,7 @@ func TestDirectRefusesLateSymlink(t *testing.T) {
 	require.NoError(t, os.Rename(filepath.Join(out, "link"), path))
 	dst := filepath.Join(t.TempDir(), "result.jpg")
 	require.NoError(t, os.WriteFile(dst, []byte("earlier result"), 0o644))
-	assertRefusedOutput(t, d.copyOutput(t.Context(), path, dst), "late.jpg", "symbolic link")
+	assertRefusedOutput(t, d.copyOutput(t.Context(), nil, path, dst), "late.jpg", "symbolic link")
 	got, _ := os.ReadFile(dst)
 	assert.Equal(t, "earlier result", string(got))
 }

@@ -81,5 +81,5 @@ func (c *Client) Download(ctx context.Context, corr *Correction, dst io.Writer) 
 // left untouched on failure. A new file gets mode 0644; an overwritten one
 // keeps its mode.
 func (c *Client) DownloadFile(ctx context.Context, corr *Correction, path string) (_ int64, err error) {
-	return fileio.DownloadFile(ctx, path, func(w io.Writer) (int64, error) { return c.Download(ctx, corr, w) })
+	return fileio.DownloadFile(nil, path, func(w io.Writer) (int64, error) { return c.Download(ctx, corr, w) })
 }

@@ -32,7 +32,7 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, o *Co
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	corr, err := c.correctFile(func(c *Client) (_ *Correction, err error) {
+	corr, err := c.redoOnLoss(func(c *Client) (_ *Correction, err error) {
 		defer func() { c.checkLost(ctx, err) }()
 		key, err := c.Upload(ctx, src, size, "")
 		if err != nil {
@@ -67,16 +67,22 @@ func (c *Client) withFlow(flow *pfc.FlowOptions) *Client {
 // dstPath is untouched on any failure. Of flow (see pfc.FlowOptions) only
 // MaxDownloadSize applies: the correction is one synchronous request.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
+	return c.correctFile(ctx, nil, srcPath, dstPath, o, flow)
+}
+
+// correctFile is CorrectFile with the file functions' Scope (a bulk run's
+// item; nil for none).
+func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
 	if err := checkFileArgs(ctx, srcPath, dstPath, o, flow); err != nil {
 		return nil, err
 	}
 	dl := c.withFlow(flow) // the client that downloads, with the flow's bound
-	f, size, err := fileio.OpenParamContext(ctx, "srcPath", srcPath)
+	f, size, err := fileio.OpenParamScoped(scope, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return c.correctFile(func(c *Client) (_ *Correction, err error) {
+	return c.redoOnLoss(func(c *Client) (_ *Correction, err error) {
 		defer func() { c.checkLost(ctx, err) }()
 		key, err := c.Upload(ctx, f, size, "")
 		if err != nil {
@@ -86,7 +92,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		if err != nil {
 			return nil, err
 		}
-		if _, err := dl.DownloadFile(ctx, corr, dstPath); err != nil {
+		if _, err := fileio.DownloadFile(scope, dstPath, func(w io.Writer) (int64, error) { return dl.Download(ctx, corr, w) }); err != nil {
 			return nil, err
 		}
 		return corr, nil

@@ -74,11 +74,11 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 	f.Lost = true
 }
 
-// correctFile runs CorrectFile's steps on one replica of a fleet at a
-// time: when the replica dies or hangs under it (see checkLost), the image
+// redoOnLoss runs the steps of a flow (Correct, CorrectFile) on one
+// replica of a fleet at a time: when the replica dies or hangs under it (see checkLost), the image
 // is done again on another one. step runs on a copy of c whose calls go to
 // the replica of its flow (c.flow).
-func (c *Client) correctFile(step func(*Client) (*Correction, error)) (*Correction, error) {
+func (c *Client) redoOnLoss(step func(*Client) (*Correction, error)) (*Correction, error) {
 	if c.flow.Pinned() != nil || !c.reps.Many() {
 		return step(c)
 	}

@@ -34,10 +34,16 @@ type Item struct {
 	// Dst is the output file's path. Its directory is created if needed.
 	Dst string
 	// Listed, when set (Dir sets it), is the identity of the regular file
-	// listed at Src: the work's fileio.OpenParamContext of Src opens it
-	// without following a symbolic link, and only if it is still that
-	// file (the item fails otherwise, nothing written).
+	// listed at Src: the work's fileio.OpenParamScoped of Src with Scope
+	// opens it without following a symbolic link, and only if it is still
+	// that file (the item fails otherwise, nothing written).
 	Listed fileio.FileID
+	// Scope is set by the run before the work is called (what a caller
+	// set is replaced): the work passes it to the file functions
+	// (fileio.OpenParamScoped, WriteFileAtomicScoped, DownloadFile), which
+	// then pin Src to Listed and name their temporary files after the run.
+	// nil when neither applies.
+	Scope *fileio.Scope
 }
 
 // Limiter paces item starts: Wait blocks until the next item may start or
@@ -234,11 +240,6 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	r.start = r.now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if r.scope != nil {
-		// The work's WriteFileAtomicContext names its temporary files
-		// after the run.
-		ctx = fileio.WithScope(ctx, r.scope)
-	}
 	n := r.o.Concurrency
 	if n == 0 {
 		n = DefaultConcurrency
@@ -392,15 +393,17 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		r.cleanDir(filepath.Dir(it.Dst))
 	}
 	if err == nil {
-		wctx := ctx // carries r.scope, if any
+		// The work's file functions name their temporary files after the
+		// run (r.scope), and open only the listed input.
+		it.Scope = r.scope
 		if !it.Listed.IsZero() {
 			s := &fileio.Scope{Src: it.Src, SrcID: it.Listed}
 			if r.scope != nil {
 				s.TempTag = r.scope.TempTag
 			}
-			wctx = fileio.WithScope(ctx, s)
+			it.Scope = s
 		}
-		v, err = r.work(wctx, it)
+		v, err = r.work(ctx, it)
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began)}
 	if err != nil && ctx.Err() != nil {
@@ -440,7 +443,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 
 // cleanDir removes, once per output directory of the run, what a crash
 // of an earlier run of the same manifest left there: the temporary files
-// fileio.WriteFileAtomicContext names ".<name>.<key>-<token>.<digits>.partial"
+// fileio.WriteFileAtomicScoped names ".<name>.<key>-<token>.<digits>.partial"
 // (<name> cut short for a long one), key being this manifest's and token
 // another run's. Those are provably dead: the run that made one held the
 // manifest's lock, which this run holds now (r.clean). Other runs' files,

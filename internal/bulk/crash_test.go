@@ -87,7 +87,7 @@ func crashChild(dir string) {
 		if index[it.ID] < crashAfter {
 			return nil
 		}
-		_ = fileio.WriteFileAtomicContext(ctx, it.Dst, func(out io.Writer) error {
+		_ = fileio.WriteFileAtomicScoped(it.Scope, it.Dst, func(out io.Writer) error {
 			_, _ = io.WriteString(out, "half of ")
 			writing <- struct{}{}
 			<-hang

@@ -77,7 +77,8 @@
 // second run of the same manifest while the first is alive is refused
 // with ErrManifestInUse.
 //
-// The work's temporary files (fileio.WriteFileAtomicContext) carry the
+// The work's temporary files (fileio.WriteFileAtomicScoped with
+// Item.Scope, which the run sets for each item) carry the
 // run's identity in their names, ".<name>.<key>-<token>.<digits>.partial":
 // key is derived from the manifest's path (its links resolved), token is
 // the run's own. Before the first item in an output directory starts, the
@@ -92,7 +93,7 @@
 //
 // Dir records the identity (device and inode) of every file it lists in
 // Item.Listed, and the work opens the input through
-// fileio.OpenParamContext, which then refuses a symbolic link at the
+// fileio.OpenParamScoped with Item.Scope, which then refuses a symbolic link at the
 // input's path and any file but the one listed: an input replaced after
 // the listing fails with a file error, and nothing is read or written
 // for it.

@@ -57,12 +57,12 @@ func (w *copyWork) do(ctx context.Context, it Item) (string, error) {
 			return "", err
 		}
 	}
-	in, _, err := fileio.OpenParamContext(ctx, "srcPath", it.Src)
+	in, _, err := fileio.OpenParamScoped(it.Scope, "srcPath", it.Src)
 	if err != nil {
 		return "", err
 	}
 	defer in.Close()
-	err = fileio.WriteFileAtomicContext(ctx, it.Dst, func(out io.Writer) error {
+	err = fileio.WriteFileAtomicScoped(it.Scope, it.Dst, func(out io.Writer) error {
 		_, err := io.Copy(out, in)
 		return err
 	})

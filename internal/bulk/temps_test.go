@@ -28,7 +28,7 @@ func TestRunCleanupSparesOtherRuns(t *testing.T) {
 	items := makeInputs(t, dir, 2)
 	writing, release := make(chan struct{}), make(chan struct{})
 	first := func(ctx context.Context, it Item) (string, error) {
-		return "", fileio.WriteFileAtomicContext(ctx, it.Dst, func(w io.Writer) error {
+		return "", fileio.WriteFileAtomicScoped(it.Scope, it.Dst, func(w io.Writer) error {
 			_, _ = io.WriteString(w, "first run")
 			close(writing)
 			<-release
@@ -98,7 +98,7 @@ func TestRunTempNames(t *testing.T) {
 	for _, manifest := range []string{man, ""} {
 		var name string
 		work := func(ctx context.Context, it Item) (string, error) {
-			return "", fileio.WriteFileAtomicContext(ctx, it.Dst, func(io.Writer) error {
+			return "", fileio.WriteFileAtomicScoped(it.Scope, it.Dst, func(io.Writer) error {
 				name = partials(t, filepath.Dir(it.Dst))[0]
 				return nil
 			})

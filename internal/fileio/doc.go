@@ -9,8 +9,9 @@
 // destination, so the destination is either untouched or complete: never
 // half-written, and no temporary file is left behind on failure.
 //
-// A bulk run speaks to the functions with a context through a Scope
-// (WithScope): WriteFileAtomicContext names its temporary files after
-// the run, and OpenParamContext opens a listed input only if it is still
-// the file that was listed, never through a symbolic link.
+// A bulk run speaks to the file functions through a Scope, passed to them
+// as an argument (never in a context): WriteFileAtomicScoped and
+// DownloadFile name their temporary files after the run, and
+// OpenParamScoped opens a listed input only if it is still the file that
+// was listed, never through a symbolic link.
 package fileio

@@ -2,7 +2,6 @@ package fileio
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +29,7 @@ var (
 	ErrSymlink error = notRegular("is a symbolic link, not a regular file")
 	// errReplaced: the file OpenNoFollow opened is not the one it checked.
 	errReplaced error = notRegular("was replaced while it was opened")
-	// errNotListed: the file OpenParamContext opened is not the one that
+	// errNotListed: the file OpenParamScoped opened is not the one that
 	// was listed.
 	errNotListed error = notRegular("is not the file that was listed (it was replaced since)")
 )
@@ -283,12 +282,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	return writeFileAtomic(path, "", write)
 }
 
-// WriteFileAtomicContext is WriteFileAtomic, the temporary file named
-// ".<name>.<tag>.<digits>.partial" when ctx carries a Scope with a
-// TempTag (a bulk run's, so that its cleanup knows its own files). ctx
-// is not watched: write gets whatever it needs to be cancelled.
-func WriteFileAtomicContext(ctx context.Context, path string, write func(io.Writer) error) error {
-	return writeFileAtomic(path, tempTag(ctx), write)
+// WriteFileAtomicScoped is WriteFileAtomic, the temporary file named
+// ".<name>.<tag>.<digits>.partial" when s has a TempTag (a bulk run's, so
+// that its cleanup knows its own files). A nil s is no Scope.
+func WriteFileAtomicScoped(s *Scope, path string, write func(io.Writer) error) error {
+	return writeFileAtomic(path, s.tempTag(), write)
 }
 
 func writeFileAtomic(path, tag string, write func(io.Writer) error) (err error) {
@@ -504,12 +502,12 @@ func CheckStream(fe *apierr.FieldErrors, src io.ReaderAt, size int64, dst io.Wri
 	}
 }
 
-// DownloadFile writes path atomically (WriteFileAtomicContext) with the
-// bytes download writes, and returns their number; 0 when it fails, path
-// then untouched.
-func DownloadFile(ctx context.Context, path string, download func(io.Writer) (int64, error)) (int64, error) {
+// DownloadFile writes path atomically (WriteFileAtomicScoped, s nil for
+// no Scope) with the bytes download writes, and returns their number; 0
+// when it fails, path then untouched.
+func DownloadFile(s *Scope, path string, download func(io.Writer) (int64, error)) (int64, error) {
 	var n int64
-	err := WriteFileAtomicContext(ctx, path, func(w io.Writer) error {
+	err := WriteFileAtomicScoped(s, path, func(w io.Writer) error {
 		var err error
 		n, err = download(w)
 		return err

@@ -1,7 +1,6 @@
 package fileio
 
 import (
-	"context"
 	"io/fs"
 	"os"
 )
@@ -24,44 +23,28 @@ func (id FileID) IsZero() bool { return id.id.isZero() }
 func (id FileID) Same(fi fs.FileInfo) bool { return !id.IsZero() && fi != nil && id.id.same(fi) }
 
 // Scope is what a bulk run tells the file functions that its work calls
-// for one item, through the context (WithScope): OpenParamContext and
-// WriteFileAtomicContext read it, the functions without a context do not.
+// for one item, passed to them explicitly (bulk.Item.Scope):
+// OpenParamScoped, WriteFileAtomicScoped and DownloadFile read it, the
+// functions without one do not. A nil *Scope is none.
 type Scope struct {
-	// TempTag, if set, is put into the names of WriteFileAtomicContext's
+	// TempTag, if set, is put into the names of WriteFileAtomicScoped's
 	// temporary files, ".<name>.<TempTag>.<digits>.partial", so that they
 	// can be told apart from the files of other writers. It must be a
 	// short run of ASCII letters, digits and '-'; anything else is ignored.
 	TempTag string
-	// Src and SrcID, if SrcID is set, pin the input: OpenParamContext of
+	// Src and SrcID, if SrcID is set, pin the input: OpenParamScoped of
 	// exactly Src opens it without following a symbolic link and only if
 	// it is the regular file SrcID identifies (the one that was listed).
 	Src   string
 	SrcID FileID
 }
 
-type scopeKey struct{}
-
-// WithScope returns ctx carrying s (nil: none).
-func WithScope(ctx context.Context, s *Scope) context.Context {
-	return context.WithValue(ctx, scopeKey{}, s)
-}
-
-// scopeOf returns the Scope ctx carries, or nil.
-func scopeOf(ctx context.Context) *Scope {
-	if ctx == nil {
-		return nil
-	}
-	s, _ := ctx.Value(scopeKey{}).(*Scope)
-	return s
-}
-
 // maxTagLen bounds Scope.TempTag, so that names keep room for the file's
 // own name.
 const maxTagLen = 32
 
-// tempTag returns ctx's Scope.TempTag when it is usable, else "".
-func tempTag(ctx context.Context) string {
-	s := scopeOf(ctx)
+// tempTag returns s.TempTag when it is usable, else "".
+func (s *Scope) tempTag() string {
 	if s == nil || s.TempTag == "" || len(s.TempTag) > maxTagLen {
 		return ""
 	}
@@ -73,15 +56,14 @@ func tempTag(ctx context.Context) string {
 	return s.TempTag
 }
 
-// OpenParamContext is OpenParam, unless ctx carries a Scope whose SrcID
-// is set and whose Src is path: then path is opened without following a
+// OpenParamScoped is OpenParam, unless s is a Scope whose SrcID is set
+// and whose Src is path: then path is opened without following a
 // symbolic link (and without waiting on a named pipe) and must be the
 // regular file SrcID identifies. A file replaced since it was listed, by
 // a link or anything else, is a *FileError naming param that matches
 // ErrNotRegular (ErrSymlink for a link) and apierr.ErrInvalidParameter;
 // nothing is read from it.
-func OpenParamContext(ctx context.Context, param, path string) (*os.File, int64, error) {
-	s := scopeOf(ctx)
+func OpenParamScoped(s *Scope, param, path string) (*os.File, int64, error) {
 	if s == nil || s.SrcID.IsZero() || s.Src != path || path == "" {
 		return OpenParam(param, path)
 	}

@@ -1,7 +1,6 @@
 package fileio
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -15,11 +14,11 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
 
-// TestOpenParamContextPinned: with a Scope pinning path to the file that
+// TestOpenParamScopedPinned: with a Scope pinning path to the file that
 // was listed, that file opens; a link or another file put in its place
 // does not, and a path the Scope does not pin opens as OpenParam does
 // (links followed).
-func TestOpenParamContextPinned(t *testing.T) {
+func TestOpenParamScopedPinned(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.jpg")
@@ -30,11 +29,11 @@ func TestOpenParamContextPinned(t *testing.T) {
 	require.False(t, id.IsZero())
 	assert.True(t, FileID{}.IsZero())
 	assert.False(t, FileID{}.Same(st))
-	ctx := WithScope(context.Background(), &Scope{Src: path, SrcID: id})
+	scope := &Scope{Src: path, SrcID: id}
 	other := filepath.Join(dir, "other")
 	require.NoError(t, os.WriteFile(other, []byte("listed"), 0o644))
 
-	f, size, err := OpenParamContext(ctx, "srcPath", path)
+	f, size, err := OpenParamScoped(scope, "srcPath", path)
 	require.NoError(t, err)
 	assert.Equal(t, int64(6), size)
 	require.NoError(t, f.Close())
@@ -43,12 +42,12 @@ func TestOpenParamContextPinned(t *testing.T) {
 	require.NoError(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
 	link := filepath.Join(dir, "link.jpg")
 	symlinkOrSkip(t, secret, link)
-	f, _, err = OpenParamContext(ctx, "srcPath", link)
+	f, _, err = OpenParamScoped(scope, "srcPath", link)
 	require.NoError(t, err, "a path the scope does not pin follows links")
 	require.NoError(t, f.Close())
 
 	require.NoError(t, os.Rename(link, path))
-	f, _, err = OpenParamContext(ctx, "srcPath", path)
+	f, _, err = OpenParamScoped(scope, "srcPath", path)
 	require.Nil(t, f)
 	var fe *FileError
 	require.ErrorAs(t, err, &fe)
@@ -60,20 +59,20 @@ func TestOpenParamContextPinned(t *testing.T) {
 	// Same content, another file (made while the listed one existed, so
 	// another inode), renamed into place.
 	require.NoError(t, os.Rename(other, path))
-	f, _, err = OpenParamContext(ctx, "srcPath", path)
+	f, _, err = OpenParamScoped(scope, "srcPath", path)
 	require.Nil(t, f)
 	assert.ErrorIs(t, err, ErrNotRegular)
 	assert.NotErrorIs(t, err, ErrSymlink)
 	assert.ErrorContains(t, err, "not the file that was listed")
 
-	f, _, err = OpenParamContext(context.Background(), "srcPath", path)
+	f, _, err = OpenParamScoped(nil, "srcPath", path)
 	require.NoError(t, err, "no scope: OpenParam")
 	require.NoError(t, f.Close())
 }
 
-// TestWriteFileAtomicContextTag: a Scope's TempTag names the temporary
+// TestWriteFileAtomicScopedTag: a Scope's TempTag names the temporary
 // file; an unusable tag is ignored; no Scope keeps the plain name.
-func TestWriteFileAtomicContextTag(t *testing.T) {
+func TestWriteFileAtomicScopedTag(t *testing.T) {
 	t.Parallel()
 	for tag, want := range map[string]string{
 		"0123abcd-ff":                    ".out.jpg.0123abcd-ff.",
@@ -84,8 +83,8 @@ func TestWriteFileAtomicContextTag(t *testing.T) {
 		dir := t.TempDir()
 		dst := filepath.Join(dir, "out.jpg")
 		var seen []string
-		ctx := WithScope(context.Background(), &Scope{TempTag: tag})
-		require.NoError(t, WriteFileAtomicContext(ctx, dst, func(w io.Writer) error {
+		scope := &Scope{TempTag: tag}
+		require.NoError(t, WriteFileAtomicScoped(scope, dst, func(w io.Writer) error {
 			seen = dirNames(t, dir)
 			_, err := io.WriteString(w, "x")
 			return err
