@@ -3,7 +3,9 @@
 // github.com/hashicorp/go-retryablehttp with every hook supplied by this
 // package: retryablehttp's own logger and "giving up" error quote URLs with
 // their query (pre-signed signatures), so its Logger is nil and its
-// CheckRetry, Backoff, ErrorHandler and log hooks are ours.
+// CheckRetry, Backoff, ErrorHandler and log hooks are ours: methods of
+// the call, each call with its own retryablehttp.Client and its own copy
+// of the http.Client, whose Transport runs the call's attempts.
 //
 // # Requests
 //
@@ -199,8 +201,9 @@
 // # Redirects
 //
 // API requests follow redirects unless Request.NoFollowRedirects is set, in
-// which case the 3xx response is returned (the flag reaches CheckRedirect
-// through the request context). net/http copies the first request's headers
+// which case the 3xx response is returned (each call sends through its own
+// copy of the http.Client, whose CheckRedirect is the call's: nothing of
+// the call travels in the request context). net/http copies the first request's headers
 // to every hop and strips only Authorization and Cookie on a domain change,
 // so a custom credential header would follow a redirect anywhere: this
 // package removes it, in any spelling, from any hop whose URL, or any
