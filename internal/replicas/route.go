@@ -96,8 +96,8 @@ func (l *List[T]) Many() bool {
 // method, the client's send, Send, transport.Client.Send, retryablehttp,
 // http.Client.Do.
 func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Request, p Policy) (*http.Response, Sent, error) {
-	if ctx == nil {
-		// The transport reports the nil context.
+	if ctx == nil || r == nil {
+		// The transport reports the nil context or Request.
 		resp, out, err := l.First().Value.Send(ctx, r, transport.SendOptions{})
 		return resp, Sent{Outcome: out}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -303,4 +304,15 @@ func sendTo(ctx context.Context, l *Fleet, rep *Node, r *transport.Request, o tr
 	resp, out, err := rep.Value.Send(ctx, r, o)
 	resp, bad, err := end(ctx, l, rep, many, resp, err, p)
 	return resp, out, bad, err
+}
+
+// A nil Request is the transport's field error, on a fleet too, not a
+// panic of the router.
+func TestSendNilRequest(t *testing.T) {
+	t.Parallel()
+	l := fleet(t, deadURL(t), deadURL(t))
+	_, _, err := Send(context.Background(), l, nil, "job-1", nil, Policy{})
+	if err == nil || !strings.Contains(err.Error(), "Request") {
+		t.Fatalf("err = %v, want the transport's error naming Request", err)
+	}
 }
