@@ -81,20 +81,13 @@ func (l *List[T]) Many() bool {
 // Send sends r to its replica, as r's Endpoint.Move allows: f's pin, when
 // f has one; for a call about key (a job or image key), the replica bound
 // to it, or else each replica in turn until one holds it (p.Elsewhere),
-// which is then bound (see the package documentation); for a call that
-// every replica answers alike (transport.MoveAny), the least busy replica,
-// then the next while one fails as the replica's fault (see fault: not
-// reached, not answered in time, answered 5xx), setting aside one that did
-// not answer in time; for new work (transport.MoveUnsent), the least busy
-// replica, moving to the next only when the request provably never reached
-// one (transport.NeverSent, and no attempt that may have landed); else the
-// least busy replica alone. p.Check runs only in the lookup of a key.
-//
-// Every route is a loop in this one function around the transport's Send
-// (between begin and end), so that a call takes as few hops from its
-// client's method to http.Client.Do whatever its route: the client's
-// method, the client's send, Send, transport.Client.Send, retryablehttp,
-// http.Client.Do.
+// then bound; for transport.MoveAny, the least busy replica, then the next
+// while one fails as the replica's fault (see fault), setting aside one
+// that did not answer in time; for transport.MoveUnsent, the least busy
+// replica, then the next only while the call provably never reached one;
+// else the least busy replica alone. p.Check runs only in a key's lookup.
+// Each route is a loop here around the transport's Send, so that every
+// call takes as few hops to http.Client.Do.
 func Send(ctx context.Context, l *Fleet, f *Flow, key string, r *transport.Request, p Policy) (*http.Response, Sent, error) {
 	if ctx == nil || r == nil {
 		// The transport reports the nil context or Request.

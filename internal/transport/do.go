@@ -286,14 +286,13 @@ type Outcome struct {
 	// Attempts is the number of attempts made (0 when none was sent).
 	Attempts int
 	// RetriedAfterLanding is whether a retry of the call followed an
-	// attempt that may have reached the server and been processed: one
-	// that failed after its connection was made, without an answer
-	// (reset, timeout, a body cut off), or that was answered 500, 502 or
-	// 504 (the server, or the one behind a gateway, may have done the
-	// work before failing). An attempt that never left (dial failure) or
-	// was refused (408, 429, 503) does not count. A caller reading a
-	// retry's 404 as its own first attempt's doing (a DELETE whose answer
-	// was lost) checks it: a 404 after a refused attempt is a plain 404.
+	// attempt that may have been processed: one that failed after its
+	// connection was made, without an answer (reset, timeout, a body cut
+	// off), or answered 500, 502 or 504. An attempt that never left (dial
+	// failure) or was refused (408, 429, 503) does not count. A caller
+	// reading a retry's 404 as its own first attempt's doing (a DELETE
+	// whose answer was lost) checks it: a 404 after a refused attempt is a
+	// plain 404.
 	RetriedAfterLanding bool
 }
 
