@@ -80,6 +80,8 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 // job gives a *JobError, a licence that does not activate a *LicenseError.
 // Once w got bytes, a lost replica is not replaced.
 func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions, w io.Writer, flow *pfc.FlowOptions) (_ *Result, err error) {
+	ctx, op := c.http.StartOp(ctx, "bgcontainer.RemoveBackground")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -101,6 +103,8 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 // touched at all when the job fails. The file part is named after
 // srcPath's base name unless opts.Submit.FileName is set.
 func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
+	ctx, op := c.http.StartOp(ctx, "bgcontainer.RemoveBackgroundFile")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	if ctx == nil {
 		return nil, errNilContext()
 	}

@@ -63,6 +63,9 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	if err == nil && where.Replica != nil && c.fleet() {
 		c.reps.Bind(job.ProcessID, where.Replica) // its later calls go there
 	}
+	if err == nil {
+		c.jobSubmitted(ctx, job)
+	}
 	return job, err
 }
 
