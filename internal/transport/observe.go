@@ -46,7 +46,8 @@ var traceHeaders = []string{"Traceparent", "Tracestate", "Baggage"}
 // retry wait that preceded it, if any. req is the attempt's request.
 func (cl *call) startAttempt(req *http.Request, now time.Time) {
 	cl.endWait(now)
-	a := &pfc.Attempt{Method: cl.method, Route: cl.route, Server: cl.u.Host, Number: cl.attempts, Start: now}
+	// The host comes from the service (a pre-signed URL's): redacted.
+	a := &pfc.Attempt{Method: cl.method, Route: cl.route, Server: cl.c.Redact(cl.u.Host), Number: cl.attempts, Start: now}
 	if !cl.external {
 		a.Header = req.Header
 	}
@@ -69,7 +70,7 @@ func (cl *call) endAttempt(resp *http.Response, err error) {
 		a.RequestID = cl.redact(apierr.RequestID(resp.Header))
 	}
 	if err != nil {
-		a.Err = cl.redactedURLError(err)
+		a.Err = cl.wrapErr(err) // its text redacted, as the call's error is
 	}
 	cl.c.obs.EndAttempt(cl.actx, a)
 	cl.actx = nil
