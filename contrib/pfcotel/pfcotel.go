@@ -86,11 +86,11 @@ type Observer struct {
 	tracer trace.Tracer
 	prop   propagation.TextMapPropagator
 
-	requestDuration                      metric.Float64Histogram
+	requestDuration                       metric.Float64Histogram
 	jobsStarted, jobsFinished, jobsFailed metric.Int64Counter
-	jobProcessing                        metric.Float64Histogram
-	itemsDone, itemsFailed               metric.Int64Counter
-	itemsInFlight                        metric.Int64UpDownCounter
+	jobProcessing                         metric.Float64Histogram
+	itemsDone, itemsFailed                metric.Int64Counter
+	itemsInFlight                         metric.Int64UpDownCounter
 }
 
 // New returns an Observer reporting to o's providers. It fails only when
@@ -324,4 +324,3 @@ func errorType(status int, err error) string {
 	}
 	return "_OTHER"
 }
-
