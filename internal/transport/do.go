@@ -588,7 +588,7 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 		// now rather than fail later with a bare deadline error.
 		if l := c.logger; l != nil {
 			l.LogAttrs(ctx, slog.LevelDebug, "pfc: not retrying, the wait would pass the context deadline",
-				append(cl.outcomeAttrs(resp, err), slog.Duration("wait", wait))...)
+				append(cl.outcomeAttrs(resp, err), slog.Duration("wait", wait), slog.Duration("duration", time.Since(cl.attemptStart)))...)
 		}
 		cl.gaveUp = "the wait would pass the context deadline"
 		return false, nil
