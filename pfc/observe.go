@@ -92,9 +92,10 @@ type Attempt struct {
 	Server string
 	// Number is the attempt's number in its call, from 1.
 	Number int
-	// Header is the request's header for the service's own endpoints,
-	// where a trace context may be added; nil for pre-signed storage
-	// URLs, which must not get one. Set only in StartAttempt.
+	// Header is, in StartAttempt, an empty header whose entries are
+	// added to the request (a trace context; the credential header
+	// excepted), for the service's own endpoints only; nil for
+	// pre-signed storage URLs, which must not get one, and afterwards.
 	Header http.Header
 	// Start is when the attempt began.
 	Start time.Time

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -49,9 +50,16 @@ func (cl *call) startAttempt(req *http.Request, now time.Time) {
 	// The host comes from the service (a pre-signed URL's): redacted.
 	a := &pfc.Attempt{Method: cl.method, Route: cl.route, Server: cl.c.Redact(cl.u.Host), Number: cl.attempts, Start: now}
 	if !cl.external {
-		a.Header = req.Header
+		// A header of its own: the observer never sees the request's,
+		// which holds the credential.
+		a.Header = http.Header{}
 	}
 	cl.actx = cl.c.obs.StartAttempt(cl.ctx, a)
+	for k, v := range a.Header {
+		if cl.c.authHeader == "" || !strings.EqualFold(k, cl.c.authHeader) {
+			req.Header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
 	a.Header = nil
 	cl.att = a
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -118,4 +119,51 @@ func TestObserverSeesAttemptsAndWaits(t *testing.T) {
 	assert.Equal(t, "server error", obs.waits[0].Reason)
 	assert.Equal(t, 1, obs.waits[0].Attempt)
 	assert.Equal(t, 503, obs.waits[0].Status)
+}
+
+// keyPeeker is an Observer that looks for the credential in the header
+// it gets, and tries to replace it.
+type keyPeeker struct {
+	pfc.NopObserver
+	mu   sync.Mutex
+	seen []string
+}
+
+func (k *keyPeeker) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for name, v := range a.Header {
+		k.seen = append(k.seen, name+"="+strings.Join(v, ","))
+	}
+	a.Header.Set("x-api-key", "replaced")
+	a.Header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	return ctx
+}
+
+// TestObserverNeverSeesTheCredential: the header an observer gets is
+// empty (the request's holds the credential), and what it adds cannot
+// replace the credential.
+func TestObserverNeverSeesTheCredential(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var keys, traces []string
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, r.Header.Values("X-Api-Key")...)
+		traces = append(traces, r.Header.Get("Traceparent"))
+	})
+	obs := &keyPeeker{}
+	c := newClient(t, Options{BaseURL: srv.URL, AuthHeader: "X-API-KEY", AuthValue: testKey, Observer: obs})
+	resp, err := c.Do(context.Background(), &Request{Path: "status"})
+	require.NoError(t, err)
+	resp.Body.Close()
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	assert.Empty(t, obs.seen)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{testKey}, keys)
+	assert.Len(t, traces, 1)
+	assert.NotEmpty(t, traces[0])
 }
