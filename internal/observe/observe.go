@@ -6,6 +6,7 @@ package observe
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -65,8 +66,18 @@ func Name(ctx context.Context) string {
 }
 
 // Of is the Observer a client's config holds (config.Config.Observer);
-// nil when none is set.
+// nil when none is set, also for a nil pointer, map or func in the
+// interface (WithObserver((*T)(nil))), whose methods would panic.
 func Of(v any) pfc.Observer {
 	o, _ := v.(pfc.Observer)
+	if o == nil {
+		return nil
+	}
+	switch rv := reflect.ValueOf(o); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Slice, reflect.Chan, reflect.Interface:
+		if rv.IsNil() {
+			return nil
+		}
+	}
 	return o
 }
