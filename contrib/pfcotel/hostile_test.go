@@ -139,7 +139,7 @@ func TestNoSecretInTelemetry(t *testing.T) {
 func kvTexts(kvs []attribute.KeyValue) []string {
 	var out []string
 	for _, kv := range kvs {
-		out = append(out, string(kv.Key), kv.Value.Emit())
+		out = append(out, string(kv.Key), kv.Value.String())
 	}
 	return out
 }
@@ -182,7 +182,7 @@ func telemetryTexts(t *testing.T, tm *telemetry) []string {
 		texts = append(texts, m.Name)
 		for _, set := range metricSets(m) {
 			for _, kv := range set.ToSlice() {
-				labels = append(labels, kv.Value.Emit())
+				labels = append(labels, kv.Value.String())
 			}
 		}
 	}

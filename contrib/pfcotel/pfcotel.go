@@ -37,7 +37,8 @@
 //     reports, by pfc.api;
 //   - pfc.bulk.items.done, pfc.bulk.items.failed and
 //     pfc.bulk.items.in_flight ({item}): by pfc.operation (the run's
-//     name).
+//     name); an item cancelled with its run is neither done nor failed,
+//     and one skipped as done by an earlier run is not counted.
 //
 // No metric attribute holds a job id, an image key, a file name or a URL:
 // every value comes from a short fixed set. No attribute, span name or
@@ -172,10 +173,12 @@ func (o *Observer) EndOperation(ctx context.Context, op *pfc.Operation) {
 	if op.Kind == "item" {
 		set := metric.WithAttributes(keyOp.String(op.Name))
 		o.itemsInFlight.Add(ctx, -1, set)
-		if op.Err != nil {
-			o.itemsFailed.Add(ctx, 1, set)
-		} else {
+		switch {
+		case op.Err == nil:
 			o.itemsDone.Add(ctx, 1, set)
+		case !errors.Is(op.Err, context.Canceled):
+			// An item cancelled with its run is neither: a rerun does it.
+			o.itemsFailed.Add(ctx, 1, set)
 		}
 	}
 	if op.Err != nil {
