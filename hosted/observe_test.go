@@ -171,3 +171,33 @@ func TestNoOpenTelemetryDependency(t *testing.T) {
 		assert.False(t, strings.HasPrefix(p, "go.opentelemetry.io/"), "hosted depends on %s", p)
 	}
 }
+
+// TestObserverSeesBulkRun: a bulk run is one "bulk" operation, each file
+// an "item" with its flow inside it, every one ended.
+func TestObserverSeesBulkRun(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	srv := hostedmock.Start(t, &hostedmock.Options{Processor: instantProcessor}, pfc.WithObserver(rec))
+	in, out := t.TempDir(), t.TempDir()
+	for i := range 3 {
+		require.NoError(t, os.WriteFile(filepath.Join(in, fmt.Sprintf("%d.jpg", i)), smallJPEG(t, i, 40, 40), 0o644))
+	}
+	rep, err := srv.Client.CorrectDir(context.Background(), in, out, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3, rep.Done)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	count := map[string]int{}
+	for _, l := range rec.lines {
+		if strings.HasPrefix(l, "start ") || strings.HasPrefix(l, "end ") {
+			count[l]++
+		}
+	}
+	assert.Equal(t, map[string]int{
+		"start bulk hosted.bulk": 1, "end bulk hosted.bulk err=false": 1,
+		"start item hosted.bulk": 3, "end item hosted.bulk err=false": 3,
+		"start flow hosted.CorrectFile": 3, "end flow hosted.CorrectFile err=false": 3,
+	}, count)
+	assert.Equal(t, "start bulk hosted.bulk", rec.lines[0])
+	assert.Equal(t, "end bulk hosted.bulk err=false", rec.lines[len(rec.lines)-1])
+}
