@@ -66,8 +66,9 @@ func (NopObserver) JobUpdate(context.Context, *JobUpdate) {}
 type Operation struct {
 	// Kind is "flow", "bulk" (a run) or "item" (one file of a run).
 	Kind string
-	// Name is the client package and method, as "bgcontainer.RemoveBackgroundFile";
-	// an item has its run's Name.
+	// Name is the client package and method of a flow, as
+	// "bgcontainer.RemoveBackgroundFile"; the client package and "bulk"
+	// for a run ("hosted.bulk"), whose items have its Name.
 	Name string
 	// Item is an item's number in its run (1, 2, ... in the order they
 	// start); 0 for flows and runs.

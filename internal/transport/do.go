@@ -621,7 +621,8 @@ func mayHaveLanded(resp *http.Response, err error) bool {
 	return true
 }
 
-// logAttrs are the attributes of every record of the call: the method,
+// logAttrs are the attributes of every record of the call: the flow it
+// belongs to ("op", when there is one, see observe.Name), the method,
 // the route template of its Endpoint (when it has one: the path without
 // its ids, what traces name spans after), the redacted URL, then extra.
 func (cl *call) logAttrs(extra ...slog.Attr) []slog.Attr {
