@@ -101,8 +101,9 @@ type Attempt struct {
 	// Start is when the attempt began.
 	Start time.Time
 	// Set for EndAttempt: the answer's status (0 when none came), its
-	// request id (X-Request-Id and the like), how long the attempt took
-	// and its transport error (nil when an answer came).
+	// request id (X-Request-Id and the like; the service's only, not a
+	// pre-signed URL's), how long the attempt took and its transport
+	// error (nil when an answer came).
 	Status    int
 	RequestID string
 	Duration  time.Duration

@@ -42,8 +42,9 @@ func benchObserver(b *testing.B) *pfcotel.Observer {
 // JPEG against the in-process mock with instant processing) with and
 // without the adapter, paired: each iteration runs both, in alternating
 // order, so that both see the same load. otel/none is the ratio of the
-// sums, median-otel/none that of the medians. bulk-item runs CorrectAll
-// over 8 files per iteration, each sub-benchmark on its own.
+// sums, median-otel/none that of the medians. bulk-item-paired does the
+// same with CorrectAll over 8 files (one at a time) per run; allocs/...
+// report one flow's allocations with and without the adapter.
 //
 //	cd contrib/pfcotel && go test -run '^$' -bench BenchmarkObserverOverhead -benchmem
 func BenchmarkObserverOverhead(b *testing.B) {
@@ -95,20 +96,43 @@ func BenchmarkObserverOverhead(b *testing.B) {
 		}
 		items = append(items, pfc.BulkItem{SrcPath: src, DstPath: filepath.Join(in, fmt.Sprintf("out%d.jpg", i))})
 	}
+	bulkRun := func(c *hosted.Client) time.Duration {
+		t0 := time.Now()
+		var seq iter.Seq[pfc.BulkItem] = slices.Values(items)
+		rep, err := c.CorrectAll(ctx, seq, opts, &pfc.BulkOptions[*hosted.Job]{Concurrency: 1})
+		if err != nil || rep.Done != len(items) {
+			b.Fatal(err, rep)
+		}
+		return time.Since(t0)
+	}
+	b.Run("bulk-item-paired", func(b *testing.B) {
+		var runs [2][]time.Duration
+		var sums [2]time.Duration
+		i := 0
+		for b.Loop() {
+			for k := range 2 {
+				which := (i + k) % 2
+				d := bulkRun([]*hosted.Client{none, withOtel}[which])
+				sums[which] += d
+				runs[which] = append(runs[which], d)
+			}
+			i++
+		}
+		n := float64(b.N * len(items))
+		b.ReportMetric(float64(sums[0].Nanoseconds())/n, "none-ns/item")
+		b.ReportMetric(float64(sums[1].Nanoseconds())/n, "otel-ns/item")
+		b.ReportMetric(float64(sums[1])/float64(sums[0]), "otel/none")
+		b.ReportMetric(float64(median(runs[1]))/float64(median(runs[0])), "median-otel/none")
+	})
 	for _, tc := range []struct {
 		name string
 		c    *hosted.Client
-	}{{"bulk-item/none", none}, {"bulk-item/otel", withOtel}} {
+	}{{"allocs/none", none}, {"allocs/otel", withOtel}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				var seq iter.Seq[pfc.BulkItem] = slices.Values(items)
-				rep, err := tc.c.CorrectAll(ctx, seq, opts, &pfc.BulkOptions[*hosted.Job]{Concurrency: 1})
-				if err != nil || rep.Done != len(items) {
-					b.Fatal(err, rep)
-				}
+				flow(tc.c)
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(items)), "ns/item")
 		})
 	}
 }

@@ -75,7 +75,12 @@ func (cl *call) endAttempt(resp *http.Response, err error) {
 	a.Duration = time.Since(a.Start)
 	if resp != nil {
 		a.Status = resp.StatusCode
-		a.RequestID = cl.redact(apierr.RequestID(resp.Header))
+		// Not a storage provider's: redacting it would build the
+		// redactor of the pre-signed URL's values (see call.redact), a
+		// cost an error alone should pay.
+		if id := apierr.RequestID(resp.Header); id != "" && !cl.external {
+			a.RequestID = cl.redact(id)
+		}
 	}
 	if err != nil {
 		a.Err = cl.wrapErr(err) // its text redacted, as the call's error is
