@@ -75,9 +75,13 @@ const ScopeName = "github.com/pfcsdk/pfc-go/contrib/pfcotel"
 // Options are the providers the Observer reports to; a nil one is
 // OpenTelemetry's global one (otel.GetTracerProvider, ...).
 type Options struct {
+	// TracerProvider makes the spans.
 	TracerProvider trace.TracerProvider
-	MeterProvider  metric.MeterProvider
-	Propagator     propagation.TextMapPropagator
+	// MeterProvider makes the metrics.
+	MeterProvider metric.MeterProvider
+	// Propagator writes the trace context into the requests to the
+	// service (propagation.TraceContext{} for W3C trace context).
+	Propagator propagation.TextMapPropagator
 }
 
 // Observer is a pfc.Observer that makes spans and metrics; it is safe
