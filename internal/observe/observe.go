@@ -43,7 +43,9 @@ func StartOp(ctx context.Context, o pfc.Observer, op *pfc.Operation) (context.Co
 	op.Start = time.Now()
 	ctx = context.WithValue(ctx, opKey{}, op)
 	if o != nil {
-		ctx = o.StartOperation(ctx, op)
+		if octx := o.StartOperation(ctx, op); octx != nil { // a nil one would end the flow
+			ctx = octx
+		}
 	}
 	return ctx, op
 }

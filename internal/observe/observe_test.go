@@ -62,3 +62,20 @@ func (n *nameLog) StartOperation(ctx context.Context, op *pfc.Operation) context
 	*n.names = append(*n.names, op.Name)
 	return ctx
 }
+
+type nilCtxObserver struct{ pfc.NopObserver }
+
+func (nilCtxObserver) StartOperation(context.Context, *pfc.Operation) context.Context { return nil }
+
+// TestStartKeepsContext: an observer that returns a nil context does not
+// take the flow's away.
+func TestStartKeepsContext(t *testing.T) {
+	t.Parallel()
+	ctx, op := Start(context.Background(), nilCtxObserver{}, false, KindFlow, "hosted.Correct")
+	if ctx == nil || op == nil {
+		t.Fatalf("Start = %v, %v", ctx, op)
+	}
+	if Name(ctx) != "hosted.Correct" {
+		t.Fatalf("Name = %q", Name(ctx))
+	}
+}

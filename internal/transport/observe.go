@@ -55,6 +55,9 @@ func (cl *call) startAttempt(req *http.Request, now time.Time) {
 		a.Header = http.Header{}
 	}
 	cl.actx = cl.c.obs.StartAttempt(cl.ctx, a)
+	if cl.actx == nil {
+		cl.actx = cl.ctx
+	}
 	for k, v := range a.Header {
 		if cl.c.authHeader == "" || !strings.EqualFold(k, cl.c.authHeader) {
 			req.Header[http.CanonicalHeaderKey(k)] = v
