@@ -59,6 +59,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		},
 		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
+		Observer: c.http.Observer(), Name: "bgcontainer.bulk",
 	})
 	if rep == nil {
 		return nil, err

@@ -80,6 +80,8 @@ func (e *LicenseError) Unwrap() error { return ErrNotActivated }
 // job gives a *JobError, a licence that does not activate a *LicenseError.
 // Once w got bytes, a lost replica is not replaced.
 func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size int64, opts *SubmitOptions, w io.Writer, flow *pfc.FlowOptions) (_ *Result, err error) {
+	ctx, op := c.http.StartOp(ctx, "bgcontainer.RemoveBackground")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -107,6 +109,8 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 // removeBackgroundFile is RemoveBackgroundFile with the file functions'
 // Scope (a bulk run's item; nil for none).
 func (c *Client) removeBackgroundFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
+	ctx, op := c.http.StartOp(ctx, "bgcontainer.RemoveBackgroundFile")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	if ctx == nil {
 		return nil, errNilContext()
 	}

@@ -61,6 +61,9 @@ func (c *Client) SubmitImage(ctx context.Context, image io.ReaderAt, size int64,
 	if err == nil && sent.Replica != nil && c.fleet() {
 		c.reps.Bind(job.ProcessID, sent.Replica) // its later calls go there
 	}
+	if err == nil {
+		c.jobSubmitted(ctx, job)
+	}
 	return job, err
 }
 

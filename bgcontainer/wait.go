@@ -82,11 +82,13 @@ func (c *Client) WaitImage(ctx context.Context, processID string, opts *pfc.Wait
 		return nil, fe.Err()
 	}
 	o = o.WithDefaults(defaultMinPollDelay, defaultMaxPollDelay)
+	var seen JobStatus
 	r, err := poll.Until(ctx, o, func(ctx context.Context) (*CheckResult, bool, error) {
 		r, err := c.CheckImage(ctx, processID)
 		if err != nil {
 			return nil, false, err
 		}
+		seen = c.jobSeen(ctx, processID, seen, r)
 		return r, r.Status.Terminal(), nil
 	})
 	var te *poll.TimeoutError

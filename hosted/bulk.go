@@ -58,6 +58,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 		},
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
+		Observer: c.http.Observer(), Name: "hosted.bulk",
 	})
 	if rep == nil {
 		return nil, err

@@ -45,6 +45,8 @@ func (c *Client) flowSettings(flow *pfc.FlowOptions) (poll.Options, int64, error
 // ValidateForUpload before anything is uploaded. On a FAILED or REJECTED
 // job it returns the record with a *JobError.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Job, err error) {
+	ctx, op := c.http.StartOp(ctx, "hosted.Correct")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	var fe apierr.FieldErrors
 	fileio.CheckStream(&fe, src, size, dst)
 	if err := fe.Err(); err != nil {
@@ -97,6 +99,8 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 // correctFile is CorrectFile with the file functions' Scope (a bulk run's
 // item; nil for none).
 func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions) (job *Job, err error) {
+	ctx, op := c.http.StartOp(ctx, "hosted.CorrectFile")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	if dstPath == "" {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}

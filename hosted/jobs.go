@@ -63,6 +63,7 @@ func (c *Client) StartJob(ctx context.Context, opts *CorrectionOptions) (_ *JobR
 	if err != nil {
 		return nil, err
 	}
+	c.jobSubmitted(ctx, id)
 	return &JobRef{ID: id, StatusEndpoint: out.StatusEndpoint}, nil
 }
 

@@ -52,11 +52,13 @@ func (c *Client) Wait(ctx context.Context, jobID string, opts *pfc.WaitOptions) 
 func (c *Client) wait(ctx context.Context, jobID string, o poll.Options) (*Job, error) {
 	o = o.WithDefaults(defaultMinPollDelay, defaultMaxPollDelay)
 
+	var seen JobStatus
 	job, err := poll.Until(ctx, o, func(ctx context.Context) (*Job, bool, error) {
 		job, err := c.GetJob(ctx, jobID)
 		if err != nil {
 			return nil, false, err
 		}
+		seen = c.jobSeen(ctx, jobID, seen, job)
 		return job, job.Status.Terminal(), nil
 	})
 	switch {

@@ -108,4 +108,12 @@
 // would be one (photo.jpg and photo.png, both to photo.png) are not both
 // written: the later fails with kind invalid_parameter. Each request is
 // retried by the client as usual; a run never repeats a file.
+//
+// # Tracing and metrics
+//
+// WithObserver reports each flow, bulk run and bulk item, HTTP attempt
+// (by route template, never the path), retry wait and job status change
+// to an Observer; without one the clients measure nothing. The module
+// github.com/pfcsdk/pfc-go/contrib/pfcotel is an Observer for
+// OpenTelemetry, kept out of this module's dependencies.
 package pfc

@@ -216,6 +216,8 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 	if err := fe.err(); err != nil {
 		return nil, err
 	}
+	ctx, op := d.Client.http.StartOp(ctx, "pfccontainer.Direct.CorrectFile")
+	defer func() { d.Client.http.EndOp(ctx, op, err) }()
 	f, _, err := fileio.OpenParam("srcPath", srcPath)
 	if err != nil {
 		return nil, err

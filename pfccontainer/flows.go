@@ -18,6 +18,8 @@ import (
 // correction are done again on another replica when theirs is lost (see
 // CorrectFile); the download, whose bytes may already be in dst, is not.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, o *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Correction, err error) {
+	ctx, op := c.http.StartOp(ctx, "pfccontainer.Correct")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	var fe apierr.FieldErrors
 	if ctx == nil {
 		fe.Add("ctx", "is nil")
@@ -73,6 +75,8 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 // correctFile is CorrectFile with the file functions' Scope (a bulk run's
 // item; nil for none).
 func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
+	ctx, op := c.http.StartOp(ctx, "pfccontainer.CorrectFile")
+	defer func() { c.http.EndOp(ctx, op, err) }()
 	if err := checkFileArgs(ctx, srcPath, dstPath, o, flow); err != nil {
 		return nil, err
 	}

@@ -31,6 +31,18 @@ const (
 // order they are consulted.
 var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id"}
 
+// RequestID is the request id of an answer's header h (the first of
+// X-Request-Id, X-Amzn-Requestid, X-Amz-Request-Id, X-Correlation-Id),
+// unredacted and cut to 256 bytes; "" when there is none.
+func RequestID(h http.Header) string {
+	for _, k := range requestIDHeaders {
+		if v := h.Get(k); v != "" {
+			return cutUTF8(v, maxRequestID)
+		}
+	}
+	return ""
+}
+
 // FromResponse builds the *APIError for resp. It reads a bounded copy of the
 // body (MaxBody bytes), closes the body, and fills Code and Message from a
 // JSON body ({"message"|"error"|"detail"|"statusText": string, "code":

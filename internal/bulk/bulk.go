@@ -18,6 +18,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // DefaultConcurrency is the number of items in flight when
@@ -142,6 +143,10 @@ type Options[R any] struct {
 	Redact func(string) string
 	// Now is the clock of Elapsed and ETA; nil means time.Now. For tests.
 	Now func() time.Time
+	// Observer, if set, sees the run and each item as operations named
+	// Name (see observeRun).
+	Observer pfc.Observer
+	Name     string
 }
 
 // DefaultKind classifies the errors every client shares: "canceled",
@@ -209,7 +214,11 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 		r.scope = &fileio.Scope{TempTag: r.tempKey + "-" + r.token}
 		r.clean = locked
 	}
-	return r.run(ctx, items)
+	var endRun func(error)
+	ctx, r.work, endRun = observeRun(ctx, &o, work)
+	rep, err := r.run(ctx, items)
+	endRun(err)
+	return rep, err
 }
 
 // runner is the state of one Run.

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Settings are the fields every client's public BulkOptions has, in the
@@ -67,6 +68,9 @@ type Client[R, P any] struct {
 	// OnProgress and OnResult are the client's callbacks, if set.
 	OnProgress func(Progress)
 	OnResult   func(P)
+	// Observer and Name are Options.Observer and Options.Name.
+	Observer pfc.Observer
+	Name     string
 }
 
 // RunClient checks c's rate settings, runs items through Run and returns
@@ -87,6 +91,8 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		Summarize:   c.Summarize,
 		Kind:        c.Kind,
 		Redact:      c.Redact,
+		Observer:    c.Observer,
+		Name:        c.Name,
 	}
 	if fn := c.OnResult; fn != nil {
 		o.OnResult = func(r Result[R]) { fn(c.Public(r)) }

@@ -3,6 +3,7 @@ package clientopt
 import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/config"
+	"github.com/pfcsdk/pfc-go/internal/observe"
 	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
@@ -68,5 +69,6 @@ func transportOptions(cfg config.Config, auth Auth, baseURL string) transport.Op
 		MaxRetryAfter:         cfg.MaxRetryAfter,
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
 		Logger:                cfg.Logger,
+		Observer:              observe.Of(cfg.Observer),
 	}
 }

@@ -39,6 +39,9 @@ type Config struct {
 	PollingSet bool
 	// Replicas are a container client's replicas (WithReplicas ...).
 	Replicas Replicas
+	// Observer is a pfc.Observer (this package cannot name the type);
+	// nil reports nothing.
+	Observer any
 }
 
 // Replicas are the replica options of the container clients.

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -74,6 +75,14 @@ func skipDir(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
+// nestedModule reports whether dir is the root of another module (an
+// adapter under contrib/, with its own go.mod): its packages are not this
+// module's, and its snippets import what this module cannot.
+func nestedModule(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
+}
+
 var loadOnce = sync.OnceValues(func() ([]*pkg, error) { return loadPublic(moduleRoot()) })
 
 // moduleRoot is the module's directory: the test runs in internal/doccheck.
@@ -101,7 +110,7 @@ func loadPublic(root string) ([]*pkg, error) {
 			return err
 		}
 		if d.IsDir() {
-			if path != root && skipDir(d.Name()) {
+			if path != root && (skipDir(d.Name()) || nestedModule(path)) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/poll"
 	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/internal/version"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -81,6 +82,8 @@ type Options struct {
 	// the method and the redacted URL and error only (never headers or
 	// bodies). nil disables logging.
 	Logger *slog.Logger
+	// Observer receives each attempt and retry wait; nil: none.
+	Observer pfc.Observer
 }
 
 // Client is the HTTP layer shared by the SDK's API clients: retries,
@@ -111,6 +114,7 @@ type Client struct {
 	headerTimeout time.Duration
 	watch         *headerWatch
 	logger        *slog.Logger
+	obs           pfc.Observer
 	// jitter and now are swapped by tests for deterministic waits.
 	jitter     func(max time.Duration) time.Duration
 	now        func() time.Time
@@ -158,6 +162,7 @@ func New(o Options) (*Client, error) {
 		maxWait:       o.MaxRetryWait,
 		maxRetryAfter: o.MaxRetryAfter,
 		logger:        o.Logger,
+		obs:           o.Observer,
 		jitter:        poll.Jitter,
 		now:           time.Now,
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/observe"
 	"github.com/pfcsdk/pfc-go/internal/redact"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // maxJSONResponse bounds what DoJSON decodes; the APIs' JSON answers are a
@@ -124,6 +126,13 @@ type call struct {
 	hc http.Client
 	// req is the call's request, as prepare builds it for rc.
 	req retryablehttp.Request
+	// With an observer or a logger: when the call and its attempt under
+	// way began. With an observer: the attempt under way (att, with the
+	// context its StartAttempt returned) and the retry wait under way.
+	start, attemptStart time.Time
+	att                 *pfc.Attempt
+	actx                context.Context
+	wait                *pfc.RetryWait
 }
 
 // hostWithoutEmptyPort is u.Host as http.NewRequest sets Request.Host:
@@ -386,6 +395,9 @@ func (c *Client) prepare(ctx context.Context, cl *call, u *url.URL, header http.
 		return nil, body.err
 	}
 	cl.ctx = ctx
+	if c.obs != nil || c.logger != nil {
+		cl.start = time.Now()
+	}
 	cl.once = body.once
 	readerFunc, contentLength := body.readerFunc()
 
@@ -425,7 +437,7 @@ func (c *Client) prepare(ctx context.Context, cl *call, u *url.URL, header http.
 	cl.hc.Transport, cl.hc.CheckRedirect = (*callTransport)(cl), cl.checkRedirect
 	rc.HTTPClient = &cl.hc
 	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = c.minWait, c.maxWait, c.maxRetries
-	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = cl.checkRetry, cl.backoff, cl.requestHook
+	rc.CheckRetry, rc.Backoff, rc.RequestLogHook = cl.observedCheckRetry, cl.backoff, cl.requestHook
 	rc.ErrorHandler = passLastResult
 	if c.logger != nil {
 		rc.ResponseLogHook = cl.responseHook
@@ -438,6 +450,9 @@ func (c *Client) prepare(ctx context.Context, cl *call, u *url.URL, header http.
 // a final 102) into an *apierr.APIError, each logged when a retry that
 // was due was not made.
 func (cl *call) result(resp *http.Response, err error) (*http.Response, error) {
+	if cl.wait != nil { // cut short by the context
+		cl.endWait(time.Now())
+	}
 	if err != nil {
 		if resp != nil {
 			drainAndClose(resp.Body)
@@ -466,7 +481,7 @@ func (cl *call) logGaveUp(status int, out error) {
 	if l == nil || cl.gaveUp == "" {
 		return
 	}
-	attrs := cl.logAttrs(slog.Int("attempts", cl.attempts))
+	attrs := cl.logAttrs(slog.Int("attempts", cl.attempts), slog.Duration("duration", time.Since(cl.start)))
 	if status != 0 {
 		attrs = append(attrs, slog.Int("status", status))
 	}
@@ -483,6 +498,15 @@ type callTransport call
 func (t *callTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	cl := (*call)(t)
 	return cl.roundTrip(cl.c.rt.transport(), r)
+}
+
+// observedCheckRetry is the call's CheckRetry: it ends the attempt under
+// way for the observer (when there is one), then decides (checkRetry).
+func (cl *call) observedCheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if cl.att != nil {
+		cl.endAttempt(resp, err)
+	}
+	return cl.checkRetry(ctx, resp, err)
 }
 
 // acceptJSON is the value of the Accept header DoJSON sends, shared by its
@@ -503,8 +527,14 @@ func setHeader(h http.Header, key, value string) {
 
 // requestHook runs before every attempt (retryablehttp calls it even with no
 // logger): it counts attempts and logs them.
-func (cl *call) requestHook(_ retryablehttp.Logger, _ *http.Request, _ int) {
+func (cl *call) requestHook(_ retryablehttp.Logger, req *http.Request, _ int) {
 	cl.attempts++
+	if cl.c.obs != nil || cl.c.logger != nil {
+		cl.attemptStart = time.Now()
+		if cl.c.obs != nil {
+			cl.startAttempt(req, cl.attemptStart)
+		}
+	}
 	if l := cl.c.logger; l != nil {
 		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: sending request", cl.logAttrs(slog.Int("attempt", cl.attempts))...)
 	}
@@ -513,7 +543,8 @@ func (cl *call) requestHook(_ retryablehttp.Logger, _ *http.Request, _ int) {
 func (cl *call) responseHook(_ retryablehttp.Logger, resp *http.Response) {
 	if l := cl.c.logger; l != nil {
 		l.LogAttrs(cl.ctx, slog.LevelDebug, "pfc: response",
-			cl.logAttrs(slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts))...)
+			cl.logAttrs(slog.Int("status", resp.StatusCode), slog.Int("attempt", cl.attempts),
+				slog.Duration("duration", time.Since(cl.attemptStart)))...)
 	}
 }
 
@@ -555,17 +586,21 @@ func (cl *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 		// now rather than fail later with a bare deadline error.
 		if l := c.logger; l != nil {
 			l.LogAttrs(ctx, slog.LevelDebug, "pfc: not retrying, the wait would pass the context deadline",
-				append(cl.outcomeAttrs(resp, err), slog.Duration("wait", wait))...)
+				append(cl.outcomeAttrs(resp, err), slog.Duration("wait", wait), slog.Duration("duration", time.Since(cl.attemptStart)))...)
 		}
 		cl.gaveUp = "the wait would pass the context deadline"
 		return false, nil
 	}
 	cl.nextWait = wait
+	if c.obs != nil {
+		cl.startWait(resp, err, fromServer)
+	}
 	cl.retriedAfterLanding = cl.retriedAfterLanding || mayHaveLanded(resp, err)
 	if l := c.logger; l != nil {
 		l.LogAttrs(ctx, slog.LevelWarn, "pfc: retrying request",
 			append(cl.outcomeAttrs(resp, err),
 				slog.Duration("wait", wait), slog.Bool("retry_after", fromServer),
+				slog.Duration("duration", time.Since(cl.attemptStart)),
 				slog.Int("retries_left", c.maxRetries-cl.attempts))...)
 	}
 	return true, nil
@@ -584,11 +619,15 @@ func mayHaveLanded(resp *http.Response, err error) bool {
 	return true
 }
 
-// logAttrs are the attributes of every record of the call: the method,
+// logAttrs are the attributes of every record of the call: the flow it
+// belongs to ("op", when there is one, see observe.Name), the method,
 // the route template of its Endpoint (when it has one: the path without
 // its ids, what traces name spans after), the redacted URL, then extra.
 func (cl *call) logAttrs(extra ...slog.Attr) []slog.Attr {
-	attrs := make([]slog.Attr, 0, 3+len(extra)+2)
+	attrs := make([]slog.Attr, 0, 4+len(extra)+2)
+	if op := observe.Name(cl.ctx); op != "" {
+		attrs = append(attrs, slog.String("op", op))
+	}
 	attrs = append(attrs, slog.String("method", cl.method))
 	if cl.route != "" {
 		attrs = append(attrs, slog.String("route", cl.route))

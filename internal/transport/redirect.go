@@ -124,6 +124,13 @@ func (c *Client) stripHop(req *http.Request, via []*http.Request) {
 	if c.authHeader != "" && !c.allOnAuthOrigin(req, via) {
 		delHeader(req.Header, c.authHeader)
 	}
+	// An observer's trace context is for the service alone, never for a
+	// pre-signed storage URL a redirect leads to.
+	if c.obs != nil && !c.allOnAuthOrigin(req, via) {
+		for _, h := range traceHeaders {
+			delHeader(req.Header, h)
+		}
+	}
 	// net/http also sets Referer to the previous hop's full URL, path and
 	// query included, so a license key in the path, the API query or a
 	// pre-signed signature would reach the next host. The SDK has no use

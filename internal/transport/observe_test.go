@@ -1,0 +1,169 @@
+package transport
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
+)
+
+// attemptLog is an Observer recording attempts and retry waits, and
+// adding a trace context to every request it may.
+type attemptLog struct {
+	pfc.NopObserver
+	mu       sync.Mutex
+	attempts []pfc.Attempt
+	waits    []pfc.RetryWait
+}
+
+func (l *attemptLog) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
+	if a.Header != nil {
+		a.Header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	}
+	return ctx
+}
+
+func (l *attemptLog) EndAttempt(_ context.Context, a *pfc.Attempt) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.attempts = append(l.attempts, *a)
+}
+
+func (l *attemptLog) RetryWait(_ context.Context, w *pfc.RetryWait) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.waits = append(l.waits, *w)
+}
+
+// TestTraceContextStaysOnTheServiceOrigin: a trace context an observer
+// adds reaches the service, follows a redirect on its origin, but not
+// one to another origin (a pre-signed storage URL), and never goes with
+// DoExternal.
+func TestTraceContextStaysOnTheServiceOrigin(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[string]string{}
+	record := func(r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[r.URL.Path] = r.Header.Get("Traceparent")
+	}
+	storage := newServer(t, func(w http.ResponseWriter, r *http.Request) { record(r) })
+	api := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		switch r.URL.Path {
+		case "/v2/file":
+			http.Redirect(w, r, storage.URL+"/object?X-Amz-Signature=sig0123456789", http.StatusFound)
+		case "/v2/moved":
+			http.Redirect(w, r, "/v2/here", http.StatusFound)
+		}
+	})
+	obs := &attemptLog{}
+	c := newClient(t, Options{BaseURL: api.URL + "/v2", Observer: obs})
+	for _, p := range []string{"file", "moved"} {
+		resp, err := c.Do(context.Background(), &Request{Path: p})
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err := c.DoExternal(context.Background(), http.MethodGet, storage.URL+"/direct?sig=abc", nil, Body{})
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.NotEmpty(t, seen["/v2/file"])
+	assert.Empty(t, seen["/object"], "a redirect to another origin")
+	assert.NotEmpty(t, seen["/v2/moved"])
+	assert.NotEmpty(t, seen["/v2/here"], "a redirect on the service's origin")
+	assert.Empty(t, seen["/direct"], "DoExternal")
+}
+
+// TestObserverSeesAttemptsAndWaits: a call answered 503 then 200 gives
+// two attempts, numbered, with the route template and the status, and
+// one retry wait between them with its reason.
+func TestObserverSeesAttemptsAndWaits(t *testing.T) {
+	t.Parallel()
+	var n counter
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.inc() == 1 {
+			w.Header().Set("X-Request-Id", "req-1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	})
+	obs := &attemptLog{}
+	c := newClient(t, Options{BaseURL: srv.URL, Observer: obs})
+	ep := &Endpoint{Method: http.MethodGet, Route: "/status/{jobID}", Replay: true}
+	resp, err := c.Do(context.Background(), &Request{Endpoint: ep, Params: []string{"job-42"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	require.Len(t, obs.attempts, 2)
+	assert.Equal(t, "/status/{jobID}", obs.attempts[0].Route)
+	assert.Equal(t, 1, obs.attempts[0].Number)
+	assert.Equal(t, 503, obs.attempts[0].Status)
+	assert.Equal(t, "req-1", obs.attempts[0].RequestID)
+	assert.Equal(t, 2, obs.attempts[1].Number)
+	assert.Equal(t, 200, obs.attempts[1].Status)
+	assert.Nil(t, obs.attempts[1].Header, "the header is for StartAttempt only")
+	require.Len(t, obs.waits, 1)
+	assert.Equal(t, "server error", obs.waits[0].Reason)
+	assert.Equal(t, 1, obs.waits[0].Attempt)
+	assert.Equal(t, 503, obs.waits[0].Status)
+}
+
+// keyPeeker is an Observer that looks for the credential in the header
+// it gets, and tries to replace it.
+type keyPeeker struct {
+	pfc.NopObserver
+	mu   sync.Mutex
+	seen []string
+}
+
+func (k *keyPeeker) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for name, v := range a.Header {
+		k.seen = append(k.seen, name+"="+strings.Join(v, ","))
+	}
+	a.Header.Set("x-api-key", "replaced")
+	a.Header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	return ctx
+}
+
+// TestObserverNeverSeesTheCredential: the header an observer gets is
+// empty (the request's holds the credential), and what it adds cannot
+// replace the credential.
+func TestObserverNeverSeesTheCredential(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var keys, traces []string
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, r.Header.Values("X-Api-Key")...)
+		traces = append(traces, r.Header.Get("Traceparent"))
+	})
+	obs := &keyPeeker{}
+	c := newClient(t, Options{BaseURL: srv.URL, AuthHeader: "X-API-KEY", AuthValue: testKey, Observer: obs})
+	resp, err := c.Do(context.Background(), &Request{Path: "status"})
+	require.NoError(t, err)
+	resp.Body.Close()
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	assert.Empty(t, obs.seen)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{testKey}, keys)
+	assert.Len(t, traces, 1)
+	assert.NotEmpty(t, traces[0])
+}
