@@ -1,9 +1,12 @@
 package clientopt
 
 import (
+	"math"
+
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/ratelimit"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -41,19 +44,34 @@ func Build[O ~func(*config.Config)](opts []O, auth Auth, fe apierr.FieldErrors) 
 	if cfg.MaxDownloadSize < 0 {
 		fe.Add("MaxDownloadSize", "must not be negative, got %d", cfg.MaxDownloadSize)
 	}
+	if r := cfg.RateLimit; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		fe.Add("RateLimit", "must be a positive, finite number of requests per second, got %v", r)
+	}
+	if cfg.RateBurst < 0 {
+		fe.Add("RateBurst", "must not be negative, got %d", cfg.RateBurst)
+	}
 	fe = append(fe, Poll(cfg.Polling, nil).Validate()...)
 	if err := fe.Err(); err != nil {
 		return nil, cfg, err
 	}
-	tc, err := transport.New(transportOptions(cfg, auth, primaryURL(cfg)))
+	var budget *ratelimit.Budget
+	if cfg.RateLimit > 0 {
+		b, err := ratelimit.New(cfg.RateLimit, cfg.RateBurst)
+		if err != nil {
+			return nil, cfg, err // checked above
+		}
+		budget = b
+	}
+	tc, err := transport.New(transportOptions(cfg, auth, primaryURL(cfg), budget))
 	if err != nil {
 		return nil, cfg, err
 	}
 	return tc, cfg, nil
 }
 
-// transportOptions are the transport settings of cfg for baseURL.
-func transportOptions(cfg config.Config, auth Auth, baseURL string) transport.Options {
+// transportOptions are the transport settings of cfg for baseURL, with
+// the client's rate budget (nil: none), shared by all its transports.
+func transportOptions(cfg config.Config, auth Auth, baseURL string, budget *ratelimit.Budget) transport.Options {
 	return transport.Options{
 		BaseURL:               baseURL,
 		HTTPClient:            cfg.HTTPClient,
@@ -68,5 +86,6 @@ func transportOptions(cfg config.Config, auth Auth, baseURL string) transport.Op
 		MaxRetryAfter:         cfg.MaxRetryAfter,
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
 		Logger:                cfg.Logger,
+		RateBudget:            budget,
 	}
 }

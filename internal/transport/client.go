@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/ratelimit"
 	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/internal/version"
 )
@@ -76,6 +77,10 @@ type Options struct {
 	// downloads of any length work too. The caller's http.Client and
 	// Transport are not modified: the bound is this package's timer.
 	ResponseHeaderTimeout time.Duration
+	// RateBudget, if set, is waited on before every request sent to
+	// BaseURL's origin and told every answer (see roundTripBudgeted); the
+	// transports of one API client's replicas share it. nil: no budget.
+	RateBudget *ratelimit.Budget
 	// Logger receives a Debug record per attempt and per response, a Warn
 	// record per retry and one when a call gives up with a retry due, with
 	// the method and the redacted URL and error only (never headers or
@@ -111,6 +116,8 @@ type Client struct {
 	headerTimeout time.Duration
 	watch         *headerWatch
 	logger        *slog.Logger
+	// budget is Options.RateBudget.
+	budget *ratelimit.Budget
 	// jitter and now are swapped by tests for deterministic waits.
 	jitter     func(max time.Duration) time.Duration
 	now        func() time.Time
@@ -158,6 +165,7 @@ func New(o Options) (*Client, error) {
 		maxWait:       o.MaxRetryWait,
 		maxRetryAfter: o.MaxRetryAfter,
 		logger:        o.Logger,
+		budget:        o.RateBudget,
 		jitter:        poll.Jitter,
 		now:           time.Now,
 	}
@@ -414,6 +422,9 @@ func (t *noCloseIdle) transport() http.RoundTripper {
 // call.roundTrip).
 func (t *noCloseIdle) RoundTrip(r *http.Request) (*http.Response, error) {
 	if cl, ok := r.Context().Value(callKey{}).(*call); ok {
+		if b := cl.c.budget; b != nil && cl.budgeted(r) {
+			return cl.roundTripBudgeted(b, t.transport(), r)
+		}
 		return cl.roundTrip(t.transport(), r)
 	}
 	return t.transport().RoundTrip(r)

@@ -1,0 +1,150 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fakeclock"
+	"github.com/pfcsdk/pfc-go/internal/ratelimit"
+)
+
+// budgetClient is a Client with a rate budget of perSecond on a fake
+// clock, over a RoundTripper that answers the first request 429 with
+// Retry-After: 5 and every other one 200, counting them; no retries.
+func budgetClient(t *testing.T, perSecond float64) (*Client, *fakeclock.Clock, *atomic.Int64) {
+	t.Helper()
+	clk := fakeclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	b, err := ratelimit.NewClock(perSecond, 10, clk.Now, func(d time.Duration, f func()) func() bool {
+		return clk.AfterFunc(d, f).Stop
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent atomic.Int64
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		status, h := http.StatusOK, http.Header{}
+		if sent.Add(1) == 1 {
+			status = http.StatusTooManyRequests
+			h.Set("Retry-After", "5")
+		}
+		return &http.Response{StatusCode: status, Status: http.StatusText(status), Header: h,
+			Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
+	})
+	c := newClient(t, Options{BaseURL: "https://api.test/v2", MaxRetries: -1, RateBudget: b,
+		HTTPClient: &http.Client{Transport: rt}})
+	return c, clk, &sent
+}
+
+// blockUntil waits until n budget timers are pending: n calls wait for
+// the budget. The bound only ends a test that fails (no call waits).
+func blockUntil(clk *fakeclock.Clock, n int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := clk.BlockUntilContext(ctx, n); err != nil {
+		return fmt.Errorf("%d calls waiting for the rate budget, want %d: %w", clk.Pending(), n, err)
+	}
+	return nil
+}
+
+// TestRateBudgetRetryAfterHoldsTheClient: a 429's Retry-After holds back
+// every later request of the client, on other goroutines, until it has
+// passed on the budget's clock, and halves the client's rate.
+func TestRateBudgetRetryAfterHoldsTheClient(t *testing.T) {
+	t.Parallel()
+	c, clk, sent := budgetClient(t, 100)
+	ctx := context.Background()
+	var ae *apierr.APIError
+	if err := c.DoJSON(ctx, &Request{Path: "status/a"}, nil); !errors.As(err, &ae) || ae.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("first call: %v, want a 429", err)
+	}
+	if got := c.Rate(); got != 50 {
+		t.Fatalf("Rate after a 429 = %v, want 50", got)
+	}
+	done := make(chan error, 3)
+	for range 3 {
+		go func() { done <- c.DoJSON(ctx, &Request{Path: "status/b"}, nil) }()
+	}
+	if err := blockUntil(clk, 3); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5*time.Second - time.Nanosecond)
+	select {
+	case err := <-done:
+		t.Fatalf("a call returned during the Retry-After: %v", err)
+	default:
+	}
+	if n := sent.Load(); n != 1 {
+		t.Fatalf("%d requests sent during the Retry-After, want only the first", n)
+	}
+	for n := 0; n < 3; {
+		changed := clk.Changed()
+		if clk.Pending() > 0 {
+			clk.AdvanceToNext()
+			continue
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		case <-changed:
+		}
+	}
+	if n := sent.Load(); n != 4 {
+		t.Fatalf("%d requests sent, want 4", n)
+	}
+}
+
+// TestRateBudgetWaitCancelled: a call waiting for the budget ends at once
+// with the context's error when its context is cancelled, sends nothing
+// and is not retried.
+func TestRateBudgetWaitCancelled(t *testing.T) {
+	t.Parallel()
+	c, clk, sent := budgetClient(t, 100)
+	bg := context.Background()
+	_ = c.DoJSON(bg, &Request{Path: "status/a"}, nil) // 429: held for 5 s
+	c.maxRetries = 3                                  // a retry would be due, if anything
+	ctx, cancel := context.WithCancel(bg)
+	done := make(chan error, 1)
+	go func() { done <- c.DoJSON(ctx, &Request{Path: "status/b"}, nil) }()
+	if err := blockUntil(clk, 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	err := <-done
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("DoJSON = %v, want context.Canceled", err)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Fatalf("%d requests sent, want 1", n)
+	}
+	if n := clk.Pending(); n != 0 {
+		t.Fatalf("%d budget timers left behind", n)
+	}
+}
+
+// TestRateBudgetSparesExternalRequests: pre-signed URLs (DoExternal) go
+// to another host and do not wait for the budget, even during a hold.
+func TestRateBudgetSparesExternalRequests(t *testing.T) {
+	t.Parallel()
+	c, clk, sent := budgetClient(t, 100)
+	ctx := context.Background()
+	_ = c.DoJSON(ctx, &Request{Path: "status/a"}, nil) // 429: held for 5 s
+	resp, err := c.DoExternal(ctx, http.MethodGet, "https://storage.test/files/x?sig=abc", nil, Body{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drainAndClose(resp.Body)
+	if n, p := sent.Load(), clk.Pending(); n != 2 || p != 0 {
+		t.Fatalf("%d requests sent, %d waiting: want the download sent at once", n, p)
+	}
+}
