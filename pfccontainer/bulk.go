@@ -11,6 +11,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -21,14 +22,14 @@ import (
 // manifest, and a failed file does not stop it: see "Bulk runs" in package
 // pfc for the report, the error result and retries.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
-	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o, b), c.http.Redact, false)
+	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o, b), c.http, false)
 }
 
 // CorrectAll corrects every item of items with o, several at once; see
 // CorrectDir. items is read as the run goes; with b.Manifest set the run
 // is resumable (items are matched by ID).
 func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
-	return bulkAll(ctx, items, o, b, c.bulkWork(o, b), c.http.Redact, false)
+	return bulkAll(ctx, items, o, b, c.bulkWork(o, b), c.http, false)
 }
 
 // CorrectDir is Client.CorrectDir in direct file mode: each file is
@@ -41,7 +42,7 @@ func (d *Direct) CorrectDir(ctx context.Context, inDir, outDir string, o *Correc
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
-	return bulkDir(ctx, inDir, outDir, o, b, d.bulkWork(o), d.Client.http.Redact, true)
+	return bulkDir(ctx, inDir, outDir, o, b, d.bulkWork(o), d.Client.http, true)
 }
 
 // CorrectAll is Client.CorrectAll in direct file mode (see
@@ -50,7 +51,7 @@ func (d *Direct) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o
 	if err := d.checked(); err != nil {
 		return nil, err
 	}
-	return bulkAll(ctx, items, o, b, d.bulkWork(o), d.Client.http.Redact, true)
+	return bulkAll(ctx, items, o, b, d.bulkWork(o), d.Client.http, true)
 }
 
 // checked reports missing Direct settings once, before a bulk run.
@@ -85,27 +86,26 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 	}
 }
 
-// bulkDir lists inDir and runs work over it; redact is the client's
-// redactor, for the manifest.
-func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
+// bulkDir lists inDir and runs work over it with tc (see bulkAll).
+func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
 	if err != nil {
 		return nil, err
 	}
-	return runBulk(ctx, items, total, o, bo, s, work, redact, direct)
+	return runBulk(ctx, items, total, o, bo, s, work, tc, direct)
 }
 
-// bulkAll runs work over items; redact is the client's redactor, for the
-// manifest.
-func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
+// bulkAll runs work over items; tc is the client's transport, whose
+// redactor serves the manifest and whose rate budget the progress shows.
+func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
-	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, redact, direct)
+	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, tc, direct)
 }
 
 // runBulk checks the options once and runs the shared runner.
-func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
+func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -113,8 +113,8 @@ func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *Corre
 		return nil, err
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
-		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: redact, Public: bulkResult,
-		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
+		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: tc.Redact, Public: bulkResult,
+		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: tc.Rate,
 	})
 	if rep == nil {
 		return nil, err

@@ -67,6 +67,8 @@ type Client[R, P any] struct {
 	// OnProgress and OnResult are the client's callbacks, if set.
 	OnProgress func(Progress)
 	OnResult   func(P)
+	// Rate is Options.Rate: the client's current rate budget.
+	Rate func() float64
 }
 
 // RunClient checks c's rate settings, runs items through Run and returns
@@ -84,6 +86,7 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		Manifest:    c.Settings.Manifest,
 		Total:       total,
 		OnProgress:  c.OnProgress,
+		Rate:        c.Rate,
 		Summarize:   c.Summarize,
 		Kind:        c.Kind,
 		Redact:      c.Redact,
