@@ -47,8 +47,8 @@ func Build[O ~func(*config.Config)](opts []O, auth Auth, fe apierr.FieldErrors) 
 	if r := cfg.RateLimit; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 		fe.Add("RateLimit", "must be a positive, finite number of requests per second, got %v", r)
 	}
-	if cfg.RateBurst < 0 {
-		fe.Add("RateBurst", "must not be negative, got %d", cfg.RateBurst)
+	if cfg.RateBurst < 0 || cfg.RateBurst > ratelimit.MaxBurst {
+		fe.Add("RateBurst", "must be from 0 to %d, got %d", ratelimit.MaxBurst, cfg.RateBurst)
 	}
 	fe = append(fe, Poll(cfg.Polling, nil).Validate()...)
 	if err := fe.Err(); err != nil {

@@ -32,8 +32,15 @@ const (
 	StepDivisor = 100
 )
 
+// MaxBurst bounds New's burst.
+const MaxBurst = 1 << 20
+
+// maxInterval bounds the time between two requests, whatever the rate:
+// a rate below one request an hour acts as one an hour.
+const maxInterval = time.Hour
+
 // ErrInvalid is returned by New for a rate that is not a positive finite
-// number or a negative burst.
+// number, or a burst that is negative or over MaxBurst.
 var ErrInvalid = errors.New("ratelimit: invalid rate or burst")
 
 // Budget is one client's rate budget. It is safe for concurrent use.
@@ -72,7 +79,7 @@ func New(perSecond float64, burst int) (*Budget, error) {
 // has passed on it and returns what cancels that call (tests pass a fake
 // clock's).
 func NewClock(perSecond float64, burst int, now func() time.Time, after func(time.Duration, func()) func() bool) (*Budget, error) {
-	if !(perSecond > 0) || math.IsInf(perSecond, 0) || burst < 0 {
+	if !(perSecond > 0) || math.IsInf(perSecond, 0) || burst < 0 || burst > MaxBurst {
 		return nil, ErrInvalid
 	}
 	return &Budget{
@@ -90,7 +97,10 @@ func (b *Budget) Rate() float64 {
 
 // interval is the time between two requests at the current rate.
 func (b *Budget) interval() time.Duration {
-	return time.Duration(float64(time.Second) / b.rate)
+	if s := 1 / b.rate; s < maxInterval.Seconds() {
+		return time.Duration(s * float64(time.Second))
+	}
+	return maxInterval
 }
 
 // Wait blocks until a request may be sent, or ctx is done (its error is

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -75,10 +76,39 @@ func TestNewRefusesBadRates(t *testing.T) {
 	for _, tc := range []struct {
 		rate  float64
 		burst int
-	}{{0, 1}, {-1, 1}, {1, -1}} {
+	}{{0, 1}, {-1, 1}, {1, -1}, {1, MaxBurst + 1}, {math.NaN(), 1}, {math.Inf(1), 1}} {
 		if _, err := New(tc.rate, tc.burst); !errors.Is(err, ErrInvalid) {
 			t.Errorf("New(%v, %d) = %v, want ErrInvalid", tc.rate, tc.burst, err)
 		}
+	}
+}
+
+// TestTinyRateAndHugeBurst: a rate far below one request an hour spaces
+// them an hour apart (the interval does not overflow), and the largest
+// burst, emptied by a 429 at such a rate, does not overflow either.
+func TestTinyRateAndHugeBurst(t *testing.T) {
+	t.Parallel()
+	b, clk := fakeBudget(t, 1e-300, 1)
+	ctx := context.Background()
+	if _, err := b.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ch := waitAsync(ctx, b, clk)
+	if err := clk.BlockUntilContext(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := clk.NextDeadline(); next.Sub(t0) != time.Hour {
+		t.Fatalf("next slot in %v, want 1h", next.Sub(t0))
+	}
+	clk.Advance(time.Hour)
+	if a := <-ch; a.err != nil {
+		t.Fatal(a.err)
+	}
+
+	b, _ = fakeBudget(t, 1e-300, MaxBurst)
+	b.Done(Ticket{b.gen}, http.StatusTooManyRequests, 0, false)
+	if d := b.tat.Sub(t0); d < (MaxBurst-1)*time.Hour {
+		t.Fatalf("after a 429 the bucket refills in %v, want %v (no overflow)", d, (MaxBurst-1)*time.Hour)
 	}
 }
 

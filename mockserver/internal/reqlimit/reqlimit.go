@@ -87,15 +87,20 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		l.next.ServeHTTP(w, r)
 		return
 	}
-	secs := max(1, int64(math.Ceil(wait.Seconds())))
+	secs := int64(min(maxRetryAfter, max(1, math.Ceil(wait))))
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	w.Header().Set(httpx.RequestIDHeader, "req_"+httpx.NewID(8))
 	httpx.WriteError(w, httpx.Errorf(http.StatusTooManyRequests, httpx.CodeRateLimited,
 		"more than %v requests per second from this %s; retry after %d s", l.rate, l.what, secs))
 }
 
-// take spends a token of key k, or reports how long until one is there.
-func (l *limiter) take(k string) (time.Duration, bool) {
+// maxRetryAfter bounds Retry-After, in seconds (a day): a tiny limit
+// would otherwise ask for years.
+const maxRetryAfter = 24 * 60 * 60
+
+// take spends a token of key k, or reports how many seconds until one is
+// there.
+func (l *limiter) take(k string) (float64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -115,7 +120,7 @@ func (l *limiter) take(k string) (time.Duration, bool) {
 		b.tokens--
 		return 0, true
 	}
-	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
+	return (1 - b.tokens) / l.rate, false
 }
 
 // pruneLocked drops the buckets that are full by now, or all of them.

@@ -79,6 +79,17 @@ func TestRetryAfterWholeSeconds(t *testing.T) {
 	}
 }
 
+// TestRetryAfterBounded: a limit far below one request a day asks for a
+// day at most, a well-formed header.
+func TestRetryAfterBounded(t *testing.T) {
+	t.Parallel()
+	h := Wrap(1e-300, time.Now, ClientAddress, "client address", ok)
+	serve(h, "/", "192.0.2.1:1", "")
+	if w := serve(h, "/", "192.0.2.1:1", ""); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "86400" {
+		t.Fatalf("%d, Retry-After %q; want 429 and 86400", w.Code, w.Header().Get("Retry-After"))
+	}
+}
+
 // TestAPIKeyCountsAPIRequestsOfValidKeys: the hosted limit counts the
 // requests under /v2 of each valid key; pre-signed storage and result
 // files, and keys the API refuses, are not counted.
