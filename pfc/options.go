@@ -59,12 +59,12 @@ func WithMaxRetryAfter(d time.Duration) Option {
 }
 
 // WithRateLimit bounds the requests one client sends to the service to
-// perSecond on average, burst at once after a pause (0: 1), across all
-// its calls and bulk runs; downloads and uploads through pre-signed URLs
-// (hosted results and uploads) do not count. A 429 holds every request of
-// the client back until its Retry-After (capped by WithMaxRetryAfter) has
-// passed and halves the rate; later answers raise it again step by step.
-// See "Rate budget" in the package documentation.
+// perSecond on average (0: no bound), burst at once after a pause (0: 1),
+// across all its calls and bulk runs; requests to pre-signed URLs (hosted
+// uploads and result downloads) do not count. A 429 holds every request
+// of the client back until its Retry-After (capped by WithMaxRetryAfter)
+// has passed and halves the rate; later answers raise it again step by
+// step. See "Rate budget" in the package documentation.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return func(c *config.Config) { c.RateLimit, c.RateBurst = perSecond, burst }
 }

@@ -45,7 +45,7 @@ func Build[O ~func(*config.Config)](opts []O, auth Auth, fe apierr.FieldErrors) 
 		fe.Add("MaxDownloadSize", "must not be negative, got %d", cfg.MaxDownloadSize)
 	}
 	if r := cfg.RateLimit; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
-		fe.Add("RateLimit", "must be a positive, finite number of requests per second, got %v", r)
+		fe.Add("RateLimit", "must be a positive, finite number of requests per second (0: no limit), got %v", r)
 	}
 	if cfg.RateBurst < 0 || cfg.RateBurst > ratelimit.MaxBurst {
 		fe.Add("RateBurst", "must be from 0 to %d, got %d", ratelimit.MaxBurst, cfg.RateBurst)
