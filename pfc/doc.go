@@ -82,12 +82,12 @@
 // # Rate budget
 //
 // WithRateLimit(perSecond, burst) gives a client one rate budget for all
-// its calls and bulk runs at once: each attempt sent to the service
-// (uploads' tickets, job starts, status polls, the containers' uploads and
-// downloads, retries and redirects to the service included) waits for a
-// slot, and the wait ends with the context. Requests to pre-signed URLs
-// (hosted uploads and result downloads) go to another host and do not
-// count. A 429 slows the whole client: its Retry-After, capped by
+// its calls and bulk runs at once: each attempt sent to the service's
+// host (upload tickets, job starts, status polls, the containers' uploads
+// and downloads, retries and redirects included) waits for a slot, and
+// the wait ends with the context. Requests to pre-signed URLs (hosted
+// uploads and result downloads) do not count, nor those to another host
+// (a gateway set as PFC_SITE_URL). A 429 slows the whole client: its Retry-After, capped by
 // WithMaxRetryAfter, holds back every request of the client, and the rate
 // is halved (to 1/32 of perSecond at least), then raised by 1/100 of
 // perSecond per answer that is not a 429. A container client's replicas

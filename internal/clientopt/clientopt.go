@@ -19,6 +19,10 @@ type Auth struct {
 	Name string
 	// Secrets are more strings to redact (a license key, ...).
 	Secrets []string
+	// BudgetExternal is transport.Options.BudgetExternal: the client's
+	// DoExternal requests to its service's origin count against its rate
+	// budget (the correction container's corrected files).
+	BudgetExternal bool
 }
 
 // Poll returns the wait loop's options for w; record turns each value the
@@ -87,5 +91,6 @@ func transportOptions(cfg config.Config, auth Auth, baseURL string, budget *rate
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
 		Logger:                cfg.Logger,
 		RateBudget:            budget,
+		BudgetExternal:        auth.BudgetExternal,
 	}
 }

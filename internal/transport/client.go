@@ -81,6 +81,10 @@ type Options struct {
 	// BaseURL's origin and told every answer (see roundTripBudgeted); the
 	// transports of one API client's replicas share it. nil: no budget.
 	RateBudget *ratelimit.Budget
+	// BudgetExternal makes DoExternal's requests to BaseURL's origin wait
+	// for RateBudget too, for a service that serves its own files at URLs
+	// it hands out; pre-signed URLs elsewhere never do.
+	BudgetExternal bool
 	// Logger receives a Debug record per attempt and per response, a Warn
 	// record per retry and one when a call gives up with a retry due, with
 	// the method and the redacted URL and error only (never headers or
@@ -116,8 +120,9 @@ type Client struct {
 	headerTimeout time.Duration
 	watch         *headerWatch
 	logger        *slog.Logger
-	// budget is Options.RateBudget.
-	budget *ratelimit.Budget
+	// budget and budgetExternal are Options.RateBudget and BudgetExternal.
+	budget         *ratelimit.Budget
+	budgetExternal bool
 	// jitter and now are swapped by tests for deterministic waits.
 	jitter     func(max time.Duration) time.Duration
 	now        func() time.Time
@@ -157,17 +162,18 @@ func New(o Options) (*Client, error) {
 		errs.Add("UserAgent", "contains control characters")
 	}
 	c := &Client{
-		userAgent:     version.UserAgent(),
-		authHeader:    http.CanonicalHeaderKey(o.AuthHeader),
-		authValue:     o.AuthValue,
-		maxRetries:    o.MaxRetries,
-		minWait:       o.MinRetryWait,
-		maxWait:       o.MaxRetryWait,
-		maxRetryAfter: o.MaxRetryAfter,
-		logger:        o.Logger,
-		budget:        o.RateBudget,
-		jitter:        poll.Jitter,
-		now:           time.Now,
+		userAgent:      version.UserAgent(),
+		authHeader:     http.CanonicalHeaderKey(o.AuthHeader),
+		authValue:      o.AuthValue,
+		maxRetries:     o.MaxRetries,
+		minWait:        o.MinRetryWait,
+		maxWait:        o.MaxRetryWait,
+		maxRetryAfter:  o.MaxRetryAfter,
+		logger:         o.Logger,
+		budget:         o.RateBudget,
+		budgetExternal: o.BudgetExternal,
+		jitter:         poll.Jitter,
+		now:            time.Now,
 	}
 	if o.UserAgent != "" {
 		c.userAgent += " " + o.UserAgent

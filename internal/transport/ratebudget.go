@@ -20,11 +20,12 @@ func (c *Client) Rate() float64 {
 }
 
 // budgeted reports whether a request of cl, one attempt or redirect hop,
-// spends the rate budget: one sent to the API's origin by Do or DoJSON.
-// DoExternal's requests (pre-signed uploads and downloads) and redirect
-// hops to another origin go to another host and do not.
+// spends the rate budget: one sent to the API's origin by Do or DoJSON,
+// or by DoExternal with Options.BudgetExternal. Other DoExternal requests
+// (pre-signed uploads and downloads) and requests to another origin do
+// not.
 func (cl *call) budgeted(r *http.Request) bool {
-	return !cl.external && originOf(r.URL) == cl.c.authOrigin
+	return (!cl.external || cl.c.budgetExternal) && originOf(r.URL) == cl.c.authOrigin
 }
 
 // roundTripBudgeted is roundTrip under the rate budget b: it waits for a

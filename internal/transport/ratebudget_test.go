@@ -132,19 +132,49 @@ func TestRateBudgetWaitCancelled(t *testing.T) {
 	}
 }
 
-// TestRateBudgetSparesExternalRequests: pre-signed URLs (DoExternal) go
-// to another host and do not wait for the budget, even during a hold.
+// TestRateBudgetSparesExternalRequests: pre-signed URLs (DoExternal) do
+// not wait for the budget, even during a hold, on another host or (the
+// hosted mock serves them itself) on the API's; with BudgetExternal those
+// on the API's origin do (a container's own files), others still not.
 func TestRateBudgetSparesExternalRequests(t *testing.T) {
 	t.Parallel()
-	c, clk, sent := budgetClient(t, 100)
-	ctx := context.Background()
-	_ = c.DoJSON(ctx, &Request{Path: "status/a"}, nil) // 429: held for 5 s
-	resp, err := c.DoExternal(ctx, http.MethodGet, "https://storage.test/files/x?sig=abc", nil, Body{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	drainAndClose(resp.Body)
-	if n, p := sent.Load(), clk.Pending(); n != 2 || p != 0 {
-		t.Fatalf("%d requests sent, %d waiting: want the download sent at once", n, p)
+	for _, budgetExternal := range []bool{false, true} {
+		c, clk, sent := budgetClient(t, 100)
+		c.budgetExternal = budgetExternal
+		ctx := context.Background()
+		_ = c.DoJSON(ctx, &Request{Path: "status/a"}, nil) // 429: held for 5 s
+		for _, u := range []string{"https://storage.test/files/x?sig=abc", "https://api.test/files/y?sig=abc"} {
+			changed := clk.Changed() // closed when a request waits for the budget
+			done := make(chan error, 1)
+			go func() {
+				resp, err := c.DoExternal(ctx, http.MethodGet, u, nil, Body{})
+				if err == nil {
+					drainAndClose(resp.Body)
+				}
+				done <- err
+			}()
+			if budgetExternal && u == "https://api.test/files/y?sig=abc" {
+				if err := blockUntil(clk, 1); err != nil {
+					t.Fatal(err)
+				}
+				if n := sent.Load(); n != 2 {
+					t.Fatalf("BudgetExternal: %d requests sent during the hold, want 2", n)
+				}
+				clk.Advance(5 * time.Second)
+			} else {
+				select {
+				case err := <-done:
+					done <- err
+				case <-changed:
+					t.Fatalf("BudgetExternal %v: %s waited for the budget", budgetExternal, u)
+				}
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := sent.Load(); n != 3 {
+			t.Fatalf("BudgetExternal %v: %d requests sent, want 3", budgetExternal, n)
+		}
 	}
 }
