@@ -35,8 +35,10 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithLogger logs each attempt and response at Debug level, each retry at
 // Warn, and, at Warn, "pfc: request failed" when a request fails with a
 // retry due but not made (retries run out, the wait would pass the
-// context deadline), with its method, URL, attempts and error. Every key
-// and URL signature is redacted. Without it nothing is logged.
+// context deadline), with its method, URL, attempts and error, and each
+// cut of a WithRateLimit budget after a 429 ("pfc: rate budget cut after
+// a 429"). Every key and URL signature is redacted. Without it nothing is
+// logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config.Config) { c.Logger = l }
 }

@@ -174,15 +174,16 @@ func (b *Budget) sleep(ctx context.Context, d time.Duration) error {
 // the Retry-After it carried (ok false when none; already capped by the
 // caller). A 429 holds every request back until the Retry-After has
 // passed and, unless the rate was cut since t, cuts it; any other answer
-// raises it (a server error, 5xx, neither).
-func (b *Budget) Done(t Ticket, status int, retryAfter time.Duration, ok bool) {
+// raises it (a server error, 5xx, neither). It returns the rate after a
+// cut, 0 when there was none.
+func (b *Budget) Done(t Ticket, status int, retryAfter time.Duration, ok bool) (cutTo float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if status != http.StatusTooManyRequests {
 		if status < 500 && t.gen == b.gen && b.rate < b.limit {
 			b.rate = min(b.limit, b.rate+b.step)
 		}
-		return
+		return 0
 	}
 	now := b.now()
 	held := false
@@ -198,7 +199,7 @@ func (b *Budget) Done(t Ticket, status int, retryAfter time.Duration, ok bool) {
 		b.rate = max(b.floor, b.rate*Decrease)
 	}
 	if !cut && !held {
-		return
+		return 0
 	}
 	// The service's bucket is empty: so is ours, from the end of the hold.
 	start := now
@@ -208,4 +209,8 @@ func (b *Budget) Done(t Ticket, status int, retryAfter time.Duration, ok bool) {
 	if full := start.Add(time.Duration(b.burst-1) * b.interval()); full.After(b.tat) {
 		b.tat = full
 	}
+	if cut {
+		return b.rate
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/pfcsdk/pfc-go/internal/ratelimit"
@@ -40,7 +41,11 @@ func (cl *call) roundTripBudgeted(b *ratelimit.Budget, rt http.RoundTripper, r *
 	resp, err := cl.roundTrip(rt, r)
 	if err == nil {
 		ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), cl.c.now())
-		b.Done(tk, resp.StatusCode, min(ra, cl.c.maxRetryAfter), ok)
+		ra = min(ra, cl.c.maxRetryAfter)
+		if rate := b.Done(tk, resp.StatusCode, ra, ok); rate > 0 && cl.c.logger != nil {
+			cl.c.logger.LogAttrs(cl.ctx, slog.LevelWarn, "pfc: rate budget cut after a 429",
+				cl.logAttrs(slog.Float64("rate", rate), slog.Duration("hold", ra))...)
+		}
 	}
 	return resp, err
 }

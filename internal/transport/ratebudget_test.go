@@ -178,3 +178,18 @@ func TestRateBudgetSparesExternalRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestRateBudgetCutLogged: a cut is logged at Warn with the new rate and
+// the hold, and the redacted URL like every record.
+func TestRateBudgetCutLogged(t *testing.T) {
+	t.Parallel()
+	c, _, _ := budgetClient(t, 100)
+	rec := &logRecorder{}
+	c.logger = slogLogger(rec)
+	_ = c.DoJSON(context.Background(), &Request{Path: "status/a"}, nil)
+	got := rec.find("pfc: rate budget cut after a 429")
+	if len(got) != 1 || got[0]["level"].String() != "WARN" || got[0]["rate"].Float64() != 50 ||
+		got[0]["hold"].Duration() != 5*time.Second || got[0]["url"].String() != "https://api.test/v2/status/a" {
+		t.Fatalf("records %v", got)
+	}
+}
