@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -191,5 +192,34 @@ func TestRateBudgetCutLogged(t *testing.T) {
 	if len(got) != 1 || got[0]["level"].String() != "WARN" || got[0]["rate"].Float64() != 50 ||
 		got[0]["hold"].Duration() != 5*time.Second || got[0]["url"].String() != "https://api.test/v2/status/a" {
 		t.Fatalf("records %v", got)
+	}
+}
+
+// TestRateBudgetOneCutPerBurst: five requests in flight at once all
+// answered 429 halve the client's rate once, not five times.
+func TestRateBudgetOneCutPerBurst(t *testing.T) {
+	t.Parallel()
+	b, err := ratelimit.New(100, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		arrived.Done()
+		arrived.Wait() // every request is sent before any is answered
+		return &http.Response{StatusCode: http.StatusTooManyRequests, Status: "429", Header: http.Header{},
+			Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
+	})
+	c := newClient(t, Options{BaseURL: "https://api.test/v2", MaxRetries: -1, RateBudget: b,
+		HTTPClient: &http.Client{Transport: rt}})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { _ = c.DoJSON(context.Background(), &Request{Path: "status/a"}, nil) })
+	}
+	wg.Wait()
+	if got := c.Rate(); got != 50 {
+		t.Fatalf("Rate after %d 429s of one burst = %v, want 50", n, got)
 	}
 }
