@@ -58,7 +58,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 			return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow)
 		},
 		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
-		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
+		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
 		Observer: c.http.Observer(), Name: "bgcontainer.bulk",
 	})
 	if rep == nil {

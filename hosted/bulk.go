@@ -57,7 +57,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 			return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow)
 		},
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
-		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
+		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
 		Observer: c.http.Observer(), Name: "hosted.bulk",
 	})
 	if rep == nil {

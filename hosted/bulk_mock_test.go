@@ -24,6 +24,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -309,4 +310,27 @@ func TestCorrectDirNoLeak(t *testing.T) {
 		},
 	})
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestCorrectAllProgressRate: the bulk progress shows the client's rate
+// budget, and its cut when the service answers 429. The mock allows one
+// API request a second on a clock that never moves: the upload is
+// answered, the job start and its retries get 429 (held 1 ms each,
+// WithMaxRetryAfter), each halving the rate.
+func TestCorrectAllProgressRate(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := hostedmock.Start(t, &hostedmock.Options{Processor: instantProcessor, Clock: clk, RateLimit: 1},
+		pfc.WithRateLimit(100, 0), pfc.WithMaxRetryAfter(time.Millisecond), pfc.WithRetries(2, time.Millisecond, time.Millisecond))
+	in, out := t.TempDir(), t.TempDir()
+	rels := writeImages(t, in, 1)
+	items := []pfc.BulkItem{{SrcPath: filepath.Join(in, rels[0]), DstPath: filepath.Join(out, "a.jpg")}}
+	var rates []float64
+	rep, err := srv.Client.CorrectAll(context.Background(), slices.Values(items), nil, &pfc.BulkOptions[*hosted.Job]{
+		OnProgress: func(p pfc.BulkProgress) { rates = append(rates, p.Rate) },
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Failures, 1)
+	assert.Equal(t, "http_429", rep.Failures[0].Kind)
+	assert.Equal(t, []float64{100, 12.5}, rates, "start, then after three 429s")
 }

@@ -33,7 +33,9 @@
 // Every call takes a context and returns promptly when it is cancelled,
 // also while waiting to retry. Connection errors, 408, 429 and 5xx other
 // than 501 are retried with jittered exponential backoff; Retry-After is
-// honoured up to a cap (pfc.WithMaxRetryAfter). Each attempt waits at most 5
+// honoured up to a cap (pfc.WithMaxRetryAfter). With pfc.WithRateLimit
+// every request to the API counts against the client's budget; the
+// uploads to and downloads from pre-signed URLs do not. Each attempt waits at most 5
 // minutes for the response headers (pfc.WithResponseHeaderTimeout), so a
 // silent server cannot hang a call made without a context deadline (the
 // bound also ends an answer or download whose bytes stop arriving for as

@@ -68,6 +68,14 @@
 // docs/mockserver.md gives the full grammar, what each kind does and what a
 // fault after the handler leaves behind, route by route.
 //
+// # Request limit
+//
+// Each backend's RateLimit option (the binary's -rate-limit) bounds the
+// requests of each API key (hosted, API requests only) or client address
+// (containers) to that many per second on the mock's clock; above it the
+// answer is 429 rate_limited with a Retry-After in whole seconds, at least
+// 1. docs/mockserver.md says what counts.
+//
 // # The standalone binary
 //
 //	go run github.com/pfcsdk/pfc-go/mockserver/cmd/pfc-mockserver

@@ -24,7 +24,10 @@ type BulkOptions[T any] struct {
 	// Concurrency bounds the files in flight (0: 4).
 	Concurrency int
 	// RateLimit, if positive, bounds how many files start per second on
-	// average (a token bucket), for accounts with a request quota.
+	// average (a token bucket). It paces the files of this run only, not
+	// their requests (a file makes several: upload, start, polls,
+	// download): for a request quota, give the client WithRateLimit,
+	// which bounds every request of the client, across runs and calls.
 	RateLimit float64
 	// RateBurst is the token bucket's size: how many files may start at
 	// once after a pause (0: 1).
@@ -65,6 +68,10 @@ type BulkProgress struct {
 	Elapsed time.Duration
 	// ETA estimates the time left from this run's pace; 0 when unknown.
 	ETA time.Duration
+	// Rate is the requests per second the client's rate budget allows
+	// now (see WithRateLimit): lower than the configured rate after the
+	// service answered 429. 0 when the client has no rate budget.
+	Rate float64
 }
 
 // BulkResult is the outcome of one file of a bulk run, T the type of the

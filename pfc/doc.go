@@ -79,6 +79,21 @@
 // client over several replicas of its container; hosted.NewClient refuses
 // them with a *ValidationError.
 //
+// # Rate budget
+//
+// WithRateLimit(perSecond, burst) gives a client one rate budget for all
+// its calls and bulk runs at once: each attempt sent to the service's
+// host (upload tickets, job starts, status polls, the containers' uploads
+// and downloads, retries and redirects included) waits for a slot, and
+// the wait ends with the context. Requests to pre-signed URLs (hosted
+// uploads and result downloads) do not count, nor those to another host
+// (a gateway set as PFC_SITE_URL). A 429 slows the whole client: its Retry-After, capped by
+// WithMaxRetryAfter, holds back every request of the client, and the rate
+// is halved (to 1/32 of perSecond at least), then raised by 1/100 of
+// perSecond per answer that is not a 429. A container client's replicas
+// share its budget. BulkProgress.Rate shows the rate allowed now;
+// BulkOptions.RateLimit paces a run's file starts instead.
+//
 // # One-call flows
 //
 // hosted and pfccontainer Correct and CorrectFile (and Direct.CorrectFile),

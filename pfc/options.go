@@ -35,10 +35,11 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithLogger logs each attempt and response at Debug level, each retry at
 // Warn, and, at Warn, "pfc: request failed" when a request fails with a
 // retry due but not made (retries run out, the wait would pass the
-// context deadline), with its method, URL, attempts and error. Records
-// made inside a flow name it ("op"); those of an answer or a failure say
-// how long it took ("duration"). Every key and URL signature is redacted.
-// Without it nothing is logged.
+// context deadline), with its method, URL, attempts and error, and each
+// cut of a WithRateLimit budget after a 429. Records made inside a flow
+// name it ("op"); those of an answer or a failure say how long it took
+// ("duration"). Every key and URL signature is redacted. Without it
+// nothing is logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config.Config) { c.Logger = l }
 }
@@ -58,6 +59,17 @@ func WithRetries(maxRetries int, minWait, maxWait time.Duration) Option {
 // the client wait before the next attempt (default 30 s).
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config.Config) { c.MaxRetryAfter = d }
+}
+
+// WithRateLimit bounds the requests one client sends to the service to
+// perSecond on average (0: no bound), burst at once after a pause (0: 1),
+// across all its calls and bulk runs; requests to pre-signed URLs (hosted
+// uploads and result downloads) do not count. A 429 holds every request
+// of the client back until its Retry-After (capped by WithMaxRetryAfter)
+// has passed and halves the rate; later answers raise it again step by
+// step. See "Rate budget" in the package documentation.
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(c *config.Config) { c.RateLimit, c.RateBurst = perSecond, burst }
 }
 
 // WithUserAgent appends product to the User-Agent "pfc-go/<version>".

@@ -27,6 +27,7 @@ func TestSharedOptionsConfigureEveryClient(t *testing.T) {
 		pfc.WithHTTPClient(&http.Client{}), pfc.WithLogger(slog.Default()),
 		pfc.WithRetries(1, time.Millisecond, time.Second), pfc.WithMaxRetryAfter(time.Second),
 		pfc.WithUserAgent("app/1"), pfc.WithResponseHeaderTimeout(time.Minute), pfc.WithMaxDownloadSize(1 << 20),
+		pfc.WithRateLimit(100, 10),
 	}
 	var ho []hosted.Option
 	var po []pfccontainer.Option

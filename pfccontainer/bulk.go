@@ -88,7 +88,7 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 
 // bulkDir lists inDir and runs work over it; tc is the client's
 // transport, whose redactor the manifest uses and whose observer sees the
-// run.
+// run and whose rate budget the progress shows.
 func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
@@ -115,7 +115,7 @@ func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *Corre
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
 		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: tc.Redact, Public: bulkResult,
-		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
+		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: tc.Rate,
 		Observer: tc.Observer(), Name: "pfccontainer.bulk",
 	})
 	if rep == nil {

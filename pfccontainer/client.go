@@ -58,11 +58,14 @@ func NewClient(opts ...Option) (*Client, error) {
 	if config.Apply(opts).PollingSet { // only through an explicit conversion
 		fe.Add("WithPolling", "does not apply to pfccontainer: the correction is synchronous")
 	}
-	tc, cfg, err := clientopt.Build(opts, clientopt.Auth{}, fe)
+	// The corrected files (corrected_url, fetched with DoExternal) are
+	// served by the container itself: they count against a rate budget.
+	auth := clientopt.Auth{BudgetExternal: true}
+	tc, cfg, err := clientopt.Build(opts, auth, fe)
 	if err != nil {
 		return nil, err
 	}
-	reps, err := clientopt.BuildReplicas(context.Background(), cfg, clientopt.Auth{}, tc, probe)
+	reps, err := clientopt.BuildReplicas(context.Background(), cfg, auth, tc, probe)
 	if err != nil {
 		return nil, err
 	}

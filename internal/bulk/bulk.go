@@ -71,6 +71,9 @@ type Progress struct {
 	// ETA estimates the time left from this run's pace; 0 when unknown
 	// (nothing finished yet, or Total unknown).
 	ETA time.Duration
+	// Rate is Options.Rate's answer: the requests per second the client's
+	// rate budget allows now; 0 without one.
+	Rate float64
 }
 
 // Result is the outcome of one item.
@@ -141,6 +144,9 @@ type Options[R any] struct {
 	// Redact is the client's redactor: every string of a manifest record
 	// passes it before it is written (nil: none). See encodeRecord.
 	Redact func(string) string
+	// Rate, if set, gives Progress.Rate: the client's current rate
+	// budget (transport.Client.Rate).
+	Rate func() float64
 	// Now is the clock of Elapsed and ETA; nil means time.Now. For tests.
 	Now func() time.Time
 	// Observer, if set, sees the run and each item as operations named
@@ -572,6 +578,9 @@ func (r *runner[R]) progressLocked() {
 	p := Progress{
 		Total: -1, Done: r.rep.Done, Failed: r.rep.Failed, Skipped: r.rep.Skipped,
 		InFlight: r.inFlight, Bytes: r.rep.Bytes, Elapsed: r.now().Sub(r.start),
+	}
+	if r.o.Rate != nil {
+		p.Rate = r.o.Rate()
 	}
 	if r.o.Total > 0 {
 		p.Total = r.o.Total

@@ -342,3 +342,23 @@ func TestRunCreatesOutputDirs(t *testing.T) {
 	_, err = os.Stat(items[0].Dst)
 	assert.NoError(t, err)
 }
+
+// TestRunProgressRate: every snapshot carries the client's current rate
+// budget, read from Options.Rate as the snapshot is made.
+func TestRunProgressRate(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 3)
+	var rate atomic.Int64
+	rate.Store(40)
+	w := &copyWork{before: func(context.Context, Item) error {
+		rate.Add(-10) // the service answered 429 meanwhile
+		return nil
+	}}
+	var got []float64
+	_, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{
+		Concurrency: 1, Rate: func() float64 { return float64(rate.Load()) },
+		OnProgress: func(p Progress) { got = append(got, p.Rate) },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{40, 30, 30, 20, 20, 10}, got)
+}

@@ -71,6 +71,8 @@ type Client[R, P any] struct {
 	// Observer and Name are Options.Observer and Options.Name.
 	Observer pfc.Observer
 	Name     string
+	// Rate is Options.Rate: the client's current rate budget.
+	Rate func() float64
 }
 
 // RunClient checks c's rate settings, runs items through Run and returns
@@ -88,6 +90,7 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		Manifest:    c.Settings.Manifest,
 		Total:       total,
 		OnProgress:  c.OnProgress,
+		Rate:        c.Rate,
 		Summarize:   c.Summarize,
 		Kind:        c.Kind,
 		Redact:      c.Redact,

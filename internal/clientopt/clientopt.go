@@ -1,10 +1,13 @@
 package clientopt
 
 import (
+	"math"
+
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/internal/observe"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/ratelimit"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
@@ -17,6 +20,10 @@ type Auth struct {
 	Name string
 	// Secrets are more strings to redact (a license key, ...).
 	Secrets []string
+	// BudgetExternal is transport.Options.BudgetExternal: the client's
+	// DoExternal requests to its service's origin count against its rate
+	// budget (the correction container's corrected files).
+	BudgetExternal bool
 }
 
 // Poll returns the wait loop's options for w; record turns each value the
@@ -42,19 +49,34 @@ func Build[O ~func(*config.Config)](opts []O, auth Auth, fe apierr.FieldErrors) 
 	if cfg.MaxDownloadSize < 0 {
 		fe.Add("MaxDownloadSize", "must not be negative, got %d", cfg.MaxDownloadSize)
 	}
+	if r := cfg.RateLimit; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		fe.Add("RateLimit", "must be a positive, finite number of requests per second (0: no limit), got %v", r)
+	}
+	if cfg.RateBurst < 0 || cfg.RateBurst > ratelimit.MaxBurst {
+		fe.Add("RateBurst", "must be from 0 to %d, got %d", ratelimit.MaxBurst, cfg.RateBurst)
+	}
 	fe = append(fe, Poll(cfg.Polling, nil).Validate()...)
 	if err := fe.Err(); err != nil {
 		return nil, cfg, err
 	}
-	tc, err := transport.New(transportOptions(cfg, auth, primaryURL(cfg)))
+	var budget *ratelimit.Budget
+	if cfg.RateLimit > 0 {
+		b, err := ratelimit.New(cfg.RateLimit, cfg.RateBurst)
+		if err != nil {
+			return nil, cfg, err // checked above
+		}
+		budget = b
+	}
+	tc, err := transport.New(transportOptions(cfg, auth, primaryURL(cfg), budget))
 	if err != nil {
 		return nil, cfg, err
 	}
 	return tc, cfg, nil
 }
 
-// transportOptions are the transport settings of cfg for baseURL.
-func transportOptions(cfg config.Config, auth Auth, baseURL string) transport.Options {
+// transportOptions are the transport settings of cfg for baseURL, with
+// the client's rate budget (nil: none), shared by all its transports.
+func transportOptions(cfg config.Config, auth Auth, baseURL string, budget *ratelimit.Budget) transport.Options {
 	return transport.Options{
 		BaseURL:               baseURL,
 		HTTPClient:            cfg.HTTPClient,
@@ -70,5 +92,7 @@ func transportOptions(cfg config.Config, auth Auth, baseURL string) transport.Op
 		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
 		Logger:                cfg.Logger,
 		Observer:              observe.Of(cfg.Observer),
+		RateBudget:            budget,
+		BudgetExternal:        auth.BudgetExternal,
 	}
 }

@@ -1,6 +1,8 @@
 package clientopt
 
 import (
+	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -51,4 +53,31 @@ func TestPollPassesIDAndStatus(t *testing.T) {
 	assert.Equal(t, time.Second, p.MaxWait)
 	p.OnProgress("j1")
 	assert.Equal(t, []string{"j1", "RUNNING"}, got)
+}
+
+// TestBuildRateBudget: WithRateLimit's values are checked, and the
+// transports of every replica of a client share its one budget.
+func TestBuildRateBudget(t *testing.T) {
+	t.Parallel()
+	for _, o := range []option{pfc.WithRateLimit(-1, -2), pfc.WithRateLimit(math.NaN(), -1), pfc.WithRateLimit(math.Inf(1), -1)} {
+		_, _, err := Build([]option{pfc.WithBaseURL("http://x.test"), o}, Auth{}, nil)
+		var ve *pfc.ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, []string{"RateLimit", "RateBurst"}, ve.Fields())
+	}
+	tc, _, err := Build([]option{pfc.WithBaseURL("http://x.test")}, Auth{}, nil)
+	require.NoError(t, err)
+	assert.Nil(t, tc.Budget())
+	assert.Zero(t, tc.Rate())
+
+	tc, cfg, err := Build([]option{pfc.WithReplicas("http://a.test:1", "http://b.test:1"), pfc.WithRateLimit(5, 0)}, Auth{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 5.0, tc.Rate())
+	l, err := BuildReplicas(context.Background(), cfg, Auth{}, tc, nil)
+	require.NoError(t, err)
+	all := l.All()
+	require.Len(t, all, 2)
+	for _, r := range all {
+		assert.Same(t, tc.Budget(), r.Value.Budget(), r.URL)
+	}
 }

@@ -93,7 +93,7 @@ func BuildReplicas(ctx context.Context, cfg config.Config, auth Auth, primary *t
 			if replicas.Key(baseURL) == primaryBase && len(targets) > 0 {
 				return primary, nil
 			}
-			return transport.New(transportOptions(cfg, auth, baseURL))
+			return transport.New(transportOptions(cfg, auth, baseURL, primary.Budget()))
 		},
 	}
 	if rc.Resolver != nil {

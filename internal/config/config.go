@@ -37,6 +37,11 @@ type Config struct {
 	// that a WithPolling option was given.
 	Polling    Wait
 	PollingSet bool
+	// RateLimit and RateBurst are the client's rate budget
+	// (pfc.WithRateLimit): requests per second, 0 meaning none, and how
+	// many may go at once after a pause (0: 1).
+	RateLimit float64
+	RateBurst int
 	// Replicas are a container client's replicas (WithReplicas ...).
 	Replicas Replicas
 	// Observer is a pfc.Observer (this package cannot name the type);

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/ratelimit"
 	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/internal/version"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -77,6 +78,14 @@ type Options struct {
 	// downloads of any length work too. The caller's http.Client and
 	// Transport are not modified: the bound is this package's timer.
 	ResponseHeaderTimeout time.Duration
+	// RateBudget, if set, is waited on before every request sent to
+	// BaseURL's origin and told every answer (see roundTripBudgeted); the
+	// transports of one API client's replicas share it. nil: no budget.
+	RateBudget *ratelimit.Budget
+	// BudgetExternal makes DoExternal's requests to BaseURL's origin wait
+	// for RateBudget too, for a service that serves its own files at URLs
+	// it hands out; pre-signed URLs elsewhere never do.
+	BudgetExternal bool
 	// Logger receives a Debug record per attempt and per response, a Warn
 	// record per retry and one when a call gives up with a retry due, with
 	// the method and the redacted URL and error only (never headers or
@@ -115,6 +124,9 @@ type Client struct {
 	watch         *headerWatch
 	logger        *slog.Logger
 	obs           pfc.Observer
+	// budget and budgetExternal are Options.RateBudget and BudgetExternal.
+	budget         *ratelimit.Budget
+	budgetExternal bool
 	// jitter and now are swapped by tests for deterministic waits.
 	jitter     func(max time.Duration) time.Duration
 	now        func() time.Time
@@ -154,17 +166,19 @@ func New(o Options) (*Client, error) {
 		errs.Add("UserAgent", "contains control characters")
 	}
 	c := &Client{
-		userAgent:     version.UserAgent(),
-		authHeader:    http.CanonicalHeaderKey(o.AuthHeader),
-		authValue:     o.AuthValue,
-		maxRetries:    o.MaxRetries,
-		minWait:       o.MinRetryWait,
-		maxWait:       o.MaxRetryWait,
-		maxRetryAfter: o.MaxRetryAfter,
-		logger:        o.Logger,
-		obs:           o.Observer,
-		jitter:        poll.Jitter,
-		now:           time.Now,
+		userAgent:      version.UserAgent(),
+		authHeader:     http.CanonicalHeaderKey(o.AuthHeader),
+		authValue:      o.AuthValue,
+		maxRetries:     o.MaxRetries,
+		minWait:        o.MinRetryWait,
+		maxWait:        o.MaxRetryWait,
+		maxRetryAfter:  o.MaxRetryAfter,
+		logger:         o.Logger,
+		obs:            o.Observer,
+		budget:         o.RateBudget,
+		budgetExternal: o.BudgetExternal,
+		jitter:         poll.Jitter,
+		now:            time.Now,
 	}
 	if o.UserAgent != "" {
 		c.userAgent += " " + o.UserAgent

@@ -497,6 +497,9 @@ type callTransport call
 // RoundTrip runs one attempt or redirect hop of the call.
 func (t *callTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	cl := (*call)(t)
+	if b := cl.c.budget; b != nil && cl.budgeted(r) {
+		return cl.roundTripBudgeted(b, cl.c.rt.transport(), r)
+	}
 	return cl.roundTrip(cl.c.rt.transport(), r)
 }
 

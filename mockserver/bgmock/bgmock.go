@@ -17,6 +17,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/reqlimit"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/testsrv"
 )
 
@@ -82,6 +83,11 @@ type Options struct {
 	// Faults injects failures into the answers (see ParseFaults and the
 	// package documentation's "Fault injection"); nil injects none.
 	Faults *mockserver.FaultSpec
+	// RateLimit, if positive, bounds the requests of each client address
+	// to this many per second on Clock (a bucket of one second's worth):
+	// above it the answer is 429 rate_limited with Retry-After, in whole
+	// seconds. 0: no limit.
+	RateLimit float64
 
 	// remover replaces the CPU engine, for the package's tests.
 	remover matting.Remover
@@ -106,6 +112,9 @@ type Server struct {
 
 // New creates a Server and starts its workers.
 func New(opts Options) (*Server, error) {
+	if err := reqlimit.Check("RateLimit", opts.RateLimit); err != nil {
+		return nil, fmt.Errorf("%w: %w", mockserver.ErrInvalidOptions, err)
+	}
 	key := opts.LicenseKey
 	if key == "" {
 		key = DefaultLicenseKey
@@ -157,6 +166,7 @@ func New(opts Options) (*Server, error) {
 			next.ServeHTTP(w, r)
 		})
 	}
+	b.handler = reqlimit.Wrap(opts.RateLimit, reqlimit.Now(opts.Clock), reqlimit.ClientAddress, "client address", b.handler)
 	b.engine = eng // released by Close
 	if opts.Activated {
 		if _, e := svc.Authorize(key); e != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/reqlimit"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/testsrv"
 	"github.com/pfcsdk/pfc-go/webhook"
 )
@@ -97,6 +98,12 @@ type Options struct {
 	// Faults injects failures into the answers (see ParseFaults and the
 	// package documentation's "Fault injection"); nil injects none.
 	Faults *mockserver.FaultSpec
+	// RateLimit, if positive, bounds the API requests of each API key to
+	// this many per second on Clock (a bucket of one second's worth):
+	// above it the answer is 429 rate_limited with Retry-After, in whole
+	// seconds. Pre-signed uploads and result files are not counted. 0:
+	// no limit.
+	RateLimit float64
 
 	// remover, set by tests only, replaces the background-removal engine
 	// of the reference engine.
@@ -118,6 +125,9 @@ func New(opts Options) (*Server, error) {
 	keys := opts.APIKeys
 	if keys == nil {
 		keys = []string{DefaultAPIKey}
+	}
+	if err := reqlimit.Check("RateLimit", opts.RateLimit); err != nil {
+		return nil, fmt.Errorf("%w: %w", mockserver.ErrInvalidOptions, err)
 	}
 	proc, bg, err := hostedProcessor(opts)
 	if err != nil {
@@ -154,7 +164,9 @@ func New(opts Options) (*Server, error) {
 		}
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
-	return &Server{svc: svc, handler: opts.Faults.Wrap("hosted", opts.Logger, svc.Handler()), dir: dir, engine: bg}, nil
+	h := reqlimit.Wrap(opts.RateLimit, reqlimit.Now(opts.Clock), reqlimit.APIKey(keys), "API key",
+		opts.Faults.Wrap("hosted", opts.Logger, svc.Handler()))
+	return &Server{svc: svc, handler: h, dir: dir, engine: bg}, nil
 }
 
 // hostedProcessor returns opts.Processor, or the reference engine with the

@@ -16,6 +16,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/reqlimit"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/testsrv"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -89,6 +90,11 @@ type Options struct {
 	// message id faultInjectedMessage, with the route, the request's
 	// sequence number, the kind and the method (never the path or query).
 	Faults *mockserver.FaultSpec
+	// RateLimit, if positive, bounds the requests of each client address
+	// to this many per second on Clock (a bucket of one second's worth):
+	// above it the answer is 429 rate_limited with Retry-After, in whole
+	// seconds. 0: no limit.
+	RateLimit float64
 }
 
 // Server is the correction container mock: an http.Handler serving
@@ -105,6 +111,9 @@ type Server struct {
 // New prepares the mount tree (see Options.Root)
 // and starts the container mock's TTL sweep.
 func New(opts Options) (*Server, error) {
+	if err := reqlimit.Check("RateLimit", opts.RateLimit); err != nil {
+		return nil, fmt.Errorf("%w: %w", mockserver.ErrInvalidOptions, err)
+	}
 	root, tmp := opts.Root, ""
 	if root == "" {
 		dir, err := os.MkdirTemp("", "pfc-container-*")
@@ -145,7 +154,9 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return fail(err)
 	}
-	return &Server{svc: svc, handler: opts.Faults.Wrap("container", svc.FaultLogger(), svc.Handler()), tmp: tmp}, nil
+	h := reqlimit.Wrap(opts.RateLimit, reqlimit.Now(opts.Clock), reqlimit.ClientAddress, "client address",
+		opts.Faults.Wrap("container", svc.FaultLogger(), svc.Handler()))
+	return &Server{svc: svc, handler: h, tmp: tmp}, nil
 }
 
 // ServeHTTP serves the container's API.

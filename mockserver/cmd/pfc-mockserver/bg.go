@@ -21,6 +21,7 @@ func setupBG(fs *flag.FlagSet) func(env) (*served, error) {
 			DataDir:         e.dataDir,
 			MemoryBudget:    e.memoryBudget,
 			Faults:          e.faults,
+			RateLimit:       e.rateLimit,
 			Logger:          e.log.With("backend", "bg"),
 			Engine:          e.bgEngine,
 		})

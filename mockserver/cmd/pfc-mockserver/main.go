@@ -34,6 +34,12 @@
 //	                 It cannot be combined with -memory-budget
 //	-body-timeout    how long a request body may stall without a byte before the
 //	                 connection is cut off (default 1m)
+//	-rate-limit      requests per second each API key (hosted API requests only, not
+//	                 its pre-signed uploads and result files) or each client address
+//	                 (containers) may send, one second's worth at once; above it
+//	                 the answer is 429 rate_limited with a Retry-After in whole
+//	                 seconds (default 0: no limit). Every replica of a fleet counts
+//	                 on its own
 //	-faults          fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7"
 //	                 or per backend "rate=0.1;bg:kinds=102|503" (default: none); see
 //	                 "Fault injection" in package mockserver for the grammar, the kinds
@@ -109,6 +115,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -153,6 +160,9 @@ type env struct {
 	webhookCAs   *x509.CertPool
 	memoryBudget int64
 	faults       *mockserver.FaultSpec // nil: none
+	// rateLimit is -rate-limit: requests per second per API key or
+	// client address, 0 for none.
+	rateLimit float64
 	// bgEngine is the background-removal engine of the hosted mock and
 	// the background-removal container.
 	bgEngine mockserver.BGEngine
@@ -213,6 +223,7 @@ func setupHosted(*flag.FlagSet) func(env) (*served, error) {
 			WebhookCAs:   e.webhookCAs,
 			MemoryBudget: e.memoryBudget,
 			Faults:       e.faults,
+			RateLimit:    e.rateLimit,
 			Logger:       e.log.With("backend", "hosted"),
 			BGEngine:     e.bgEngine,
 		})
@@ -260,7 +271,7 @@ func setupContainer(flags *flag.FlagSet) func(env) (*served, error) {
 			// Not there yet, so the mock creates it with a licence.
 			o.Root = filepath.Join(private, "container")
 		}
-		o.Clock, o.LogWriter, o.Faults, o.MemoryBudget = e.clock, e.stderr, e.faults, e.memoryBudget
+		o.Clock, o.LogWriter, o.Faults, o.MemoryBudget, o.RateLimit = e.clock, e.stderr, e.faults, e.memoryBudget, e.rateLimit
 		c, err := pfcmock.New(o)
 		if err != nil {
 			if private != "" {
@@ -316,6 +327,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&memBudget, "memory-budget", "memory the images processed at once by each backend may hold, a `size` such as 2GiB or 500MB: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), a bare number is bytes; the container mocks refuse an image over it, naming this flag, the hosted mock runs it alone")
 	pixelBudget := fs.Int64("pixel-budget", 0, fmt.Sprintf("deprecated: use -memory-budget; `N` pixels are N×%d bytes of -memory-budget", pixelBytes))
 	faultSpec := fs.String("faults", "", `fault-injection spec, e.g. "rate=0.2,kinds=503|429|reset|latency,seed=7" (default: none)`)
+	rateLimit := fs.Float64("rate-limit", 0, "requests per second each API key (hosted) or client address (containers) may send; above it the answer is 429 with Retry-After (default 0: no limit)")
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "how long a request body may stall without a byte before the connection is cut off")
 	bgEngine := fs.String("bg-engine", defaultBGEngine(),
 		"background-removal engine shared by the hosted mock and the background-removal container: cpu, cuda (the GPU; needs a build with -tags cuda, a CUDA driver and device) or auto (the GPU where it can run, else cpu)")
@@ -347,6 +359,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if deprecated != "" {
 		log.Warn(deprecated)
 	}
+	if *rateLimit < 0 || math.IsNaN(*rateLimit) || math.IsInf(*rateLimit, 0) {
+		return fail("-rate-limit must be a positive, finite number of requests per second (0: no limit), got %v", *rateLimit)
+	}
 	if *bodyTimeout <= 0 {
 		return fail("-body-timeout must be positive, got %v", *bodyTimeout)
 	}
@@ -357,7 +372,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		total += *counts[i]
 	}
-	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), memoryBudget: budget, bgEngine: mockserver.BGEngine(*bgEngine), log: log, stderr: stderr}
+	e := env{apiKey: *apiKey, licenseKey: *licenseKey, dataDir: *dataDir, clock: clock.Real(), memoryBudget: budget, rateLimit: *rateLimit, bgEngine: mockserver.BGEngine(*bgEngine), log: log, stderr: stderr}
 	if *faultSpec != "" {
 		spec, err := mockserver.ParseFaults(*faultSpec)
 		if err != nil {

@@ -20,7 +20,7 @@ import (
 )
 
 // CodeRateLimited is the error code of an injected 429.
-const CodeRateLimited = "rate_limited"
+const CodeRateLimited = httpx.CodeRateLimited
 
 // Event describes one request that passed through an Injector.
 type Event struct {

@@ -26,6 +26,7 @@ const (
 	CodeConflict         = "conflict"           // 409
 	CodePayloadTooLarge  = "payload_too_large"  // 413: body beyond the size limit
 	CodeUnprocessable    = "unprocessable"      // 422: a required part of the body is missing
+	CodeRateLimited      = "rate_limited"       // 429: over the request limit (with Retry-After)
 	CodeUnavailable      = "unavailable"        // 503: shutting down, or a temporary failure
 	CodeInternal         = "internal_error"     // 500
 )
