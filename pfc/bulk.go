@@ -48,6 +48,11 @@ type BulkOptions[T any] struct {
 	// Flow holds the controls of each file's flow (see FlowOptions); a
 	// Wait.OnProgress runs on the goroutines of several files at once.
 	Flow *FlowOptions
+	// Shard, if set, makes the run one shard of several: only the files
+	// of that shard are processed (see Shard), and the Dir variants'
+	// default manifest is <outDir>/.pfc-bulk.shard-<i>-of-<n>.jsonl, one
+	// per shard, so shards may share an output folder.
+	Shard Shard
 }
 
 // BulkProgress is a snapshot of a bulk run.
@@ -114,4 +119,7 @@ type BulkReport[T any] struct {
 	// Failures lists every failed file with its error, in the order they
 	// failed.
 	Failures []BulkResult[T]
+	// Shard is the shard the run was (BulkOptions.Shard); the counts are
+	// of its files only.
+	Shard Shard
 }

@@ -104,6 +104,9 @@ type Report[R any] struct {
 	Elapsed time.Duration
 	// Failures lists every failed item, in the order they failed.
 	Failures []Result[R]
+	// Shard is the run's Options.Shard: the items of other shards are
+	// not counted anywhere.
+	Shard Shard
 }
 
 // Options configures Run. The zero value runs DefaultConcurrency items at
@@ -136,6 +139,9 @@ type Options[R any] struct {
 	Redact func(string) string
 	// Now is the clock of Elapsed and ETA; nil means time.Now. For tests.
 	Now func() time.Time
+	// Shard, if set, keeps only the items of that shard (Shard.Has of
+	// their ID); the others are passed over without a trace.
+	Shard Shard
 }
 
 // DefaultKind classifies the errors every client shares: "canceled",
@@ -186,6 +192,9 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 		fe.Add("Total", "must not be negative, got %d", o.Total)
 	}
 	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	if err := o.Shard.Check("Shard"); err != nil {
 		return nil, err
 	}
 	r := &runner[R]{o: o, work: work, now: o.Now}
@@ -262,12 +271,15 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
 		}
-		r.mu.Lock()
-		r.rep.Total++
-		r.mu.Unlock()
 		if it.ID == "" {
 			it.ID = it.Src
 		}
+		if !r.o.Shard.Has(it.ID) {
+			continue
+		}
+		r.mu.Lock()
+		r.rep.Total++
+		r.mu.Unlock()
 		dst := keys.key(it.Dst)
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
@@ -304,6 +316,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Elapsed = r.now().Sub(r.start)
+	r.rep.Shard = r.o.Shard
 	stopped := ctx.Err() != nil || stopErr != nil
 	if stopped && r.o.Total > r.rep.Total {
 		// Items never pulled from a known-size input are interrupted too.

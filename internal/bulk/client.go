@@ -20,19 +20,25 @@ type Settings struct {
 	RateBurst   int
 	Manifest    string
 	Exts        []string
+	// Shard selects the run's part of the items (zero: all).
+	Shard Shard
 }
 
 // DirItems lists inDir for a client's Dir entry point (see Dir): it sets
-// s.Manifest to <outDir>/ManifestName when it is empty, and returns the
-// items as a sequence with their number.
+// s.Manifest to <outDir>/<s.Shard.ManifestNameOf()> when it is empty, and
+// returns the items of s.Shard as a sequence with their number.
 func DirItems(inDir, outDir string, s *Settings, rename func(rel string) string) (iter.Seq[Item], int, error) {
+	if err := s.Shard.Check("Shard"); err != nil {
+		return nil, 0, err
+	}
 	if s.Manifest == "" && outDir != "" {
-		s.Manifest = filepath.Join(outDir, ManifestName)
+		s.Manifest = filepath.Join(outDir, s.Shard.ManifestNameOf())
 	}
 	items, err := Dir(inDir, outDir, DirOptions{Exts: s.Exts, Rename: rename})
 	if err != nil {
 		return nil, 0, err
 	}
+	items = slices.DeleteFunc(items, func(it Item) bool { return !s.Shard.Has(it.ID) })
 	return slices.Values(items), len(items), nil
 }
 
@@ -87,6 +93,7 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		Summarize:   c.Summarize,
 		Kind:        c.Kind,
 		Redact:      c.Redact,
+		Shard:       c.Settings.Shard,
 	}
 	if fn := c.OnResult; fn != nil {
 		o.OnResult = func(r Result[R]) { fn(c.Public(r)) }
