@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,10 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult[*Job]]{
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
-			return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Flow)
+			if bo.Source == nil && bo.Sink == nil {
+				return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Flow)
+			}
+			return c.correctStreamed(ctx, it, o, bo)
 		},
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
@@ -63,6 +67,27 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 		return nil, err
 	}
 	return bulk.PublicReport(rep, failures), err
+}
+
+// correctStreamed is CorrectFile from bo.Source (a file without it) to
+// bo.Sink (a file without it): the upload streams from the source (a
+// retry reads it again) and the output is published whole or not at all.
+func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, opts *CorrectionOptions, bo pfc.BulkOptions[*Job]) (job *Job, err error) {
+	in, size, err := bulk.OpenInput(ctx, bo.Source, it.Src)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	o := opts.Clone()
+	if o.FileType == "" {
+		o.FileType = fileTypeOf(it.Src)
+	}
+	err = bulk.WriteOutput(ctx, bo.Sink, it.Dst, func(w io.Writer) error {
+		var err error
+		job, err = c.Correct(ctx, in, size, o, w, bo.Flow)
+		return err
+	})
+	return job, err
 }
 
 // outputName returns CorrectDir's renaming of outputs for opts.

@@ -1,6 +1,9 @@
 package pfc
 
-import "time"
+import (
+	"io/fs"
+	"time"
+)
 
 // BulkItem is one file of a bulk run (CorrectDir, CorrectAll, RemoveDir,
 // RemoveAll): SrcPath is processed into DstPath.
@@ -53,6 +56,18 @@ type BulkOptions[T any] struct {
 	// default manifest is <outDir>/.pfc-bulk.shard-<i>-of-<n>.jsonl, one
 	// per shard, so shards may share an output folder.
 	Shard Shard
+	// Source, if set, holds the inputs: the Dir variants' inDir is a
+	// directory in it ("." its root), the All variants' SrcPath a name in
+	// it. Uploads stream from it (see "Bulk runs" in the package doc).
+	Source fs.FS
+	// Sink, if set, receives the outputs, each published atomically: the
+	// Dir variants' outDir is a name prefix in it ("." none), DstPath a
+	// name. The Dir variants then keep no manifest unless Manifest names
+	// one. Not for pfccontainer's direct file mode.
+	Sink Sink
+	// SkipExisting skips a file whose output exists as done, manifest or
+	// not: for workers whose manifest does not outlive them (a pod's disk).
+	SkipExisting bool
 }
 
 // BulkProgress is a snapshot of a bulk run.

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"iter"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // DefaultConcurrency is the number of items in flight when
@@ -142,6 +144,15 @@ type Options[R any] struct {
 	// Shard, if set, keeps only the items of that shard (Shard.Has of
 	// their ID); the others are passed over without a trace.
 	Shard Shard
+	// Source, if set, holds the inputs: Item.Src names a file in it.
+	Source fs.FS
+	// Sink, if set, receives the outputs: Item.Dst names one in it, and
+	// the work publishes there (WriteOutput).
+	Sink pfc.Sink
+	// SkipExisting skips an item whose output exists, as done, even
+	// without a manifest record (a run whose manifest did not outlive
+	// its machine).
+	SkipExisting bool
 }
 
 // DefaultKind classifies the errors every client shares: "canceled",
@@ -280,15 +291,22 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		r.mu.Lock()
 		r.rep.Total++
 		r.mu.Unlock()
-		dst := keys.key(it.Dst)
+		dst := path.Clean(it.Dst) // a sink's name
+		if r.o.Sink == nil {
+			dst = keys.key(it.Dst)
+		}
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue
 		}
 		seen[it.ID] = struct{}{}
 		outputs[dst] = it.ID
-		if rec, ok := r.prior[it.ID]; ok && rec.Status == StatusDone && fileExists(it.Dst) {
+		if rec, ok := r.prior[it.ID]; ok && rec.Status == StatusDone && r.exists(ctx, it.Dst) {
 			r.finish(Result[R]{Item: it, Skipped: true, Record: &rec, Bytes: rec.Bytes}, false)
+			continue
+		}
+		if r.o.SkipExisting && r.exists(ctx, it.Dst) {
+			r.finish(Result[R]{Item: it, Skipped: true}, false)
 			continue
 		}
 		if r.o.Limiter != nil {
@@ -378,6 +396,15 @@ func checkItem(it Item, seen map[string]struct{}, sameOutput string) error {
 	return fe.Err()
 }
 
+// exists reports an item's published output, in the sink or as a file.
+func (r *runner[R]) exists(ctx context.Context, dst string) bool {
+	if r.o.Sink != nil {
+		ok, err := r.o.Sink.Exists(ctx, dst)
+		return err == nil && ok
+	}
+	return fileExists(dst)
+}
+
 func fileExists(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
@@ -390,7 +417,11 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		return
 	}
 	var size int64
-	if st, err := os.Stat(it.Src); err == nil {
+	if r.o.Source != nil {
+		if st, err := fs.Stat(r.o.Source, it.Src); err == nil {
+			size = st.Size()
+		}
+	} else if st, err := os.Stat(it.Src); err == nil {
 		size = st.Size()
 	}
 	r.mu.Lock()
@@ -400,8 +431,11 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 
 	began := r.now()
 	var v R
-	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
-	if err == nil && r.clean {
+	var err error
+	if r.o.Sink == nil {
+		err = os.MkdirAll(filepath.Dir(it.Dst), 0o755)
+	}
+	if err == nil && r.clean && r.o.Sink == nil {
 		r.cleanDir(filepath.Dir(it.Dst))
 	}
 	if err == nil {

@@ -1,0 +1,82 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
+)
+
+// DirSink is a pfc.Sink writing the output called name to the file
+// <Dir>/<name> the way a bulk run writes a folder: a temporary file
+// beside it, fsynced, renamed into place, the directory fsynced
+// (fileio.WriteFileAtomicContext). A name must be io/fs-valid
+// (fs.ValidPath: relative, slash-separated, no "." or ".." element).
+type DirSink struct{ Dir string }
+
+// path checks name and returns its file.
+func (s DirSink) path(name string) (string, error) {
+	if s.Dir == "" || !fs.ValidPath(name) || name == "." {
+		var fe apierr.FieldErrors
+		if s.Dir == "" {
+			fe.Add("dir", "is required")
+		} else {
+			fe.Add("name", "%q is not a valid output name (relative, slash-separated, no . or .. element)", name)
+		}
+		return "", fe.Err()
+	}
+	return filepath.Join(s.Dir, filepath.FromSlash(name)), nil
+}
+
+// Put writes name atomically.
+func (s DirSink) Put(ctx context.Context, name string, write func(io.Writer) error) error {
+	p, err := s.path(name)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return fileio.WriteFileAtomicContext(ctx, p, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return err
+		}
+		return ctx.Err() // published only while ctx is alive
+	})
+}
+
+// Exists reports a regular file at name (a link is not followed).
+func (s DirSink) Exists(_ context.Context, name string) (bool, error) {
+	p, err := s.path(name)
+	if err != nil {
+		return false, err
+	}
+	st, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return st.Mode().IsRegular(), nil
+}
+
+// WriteOutput publishes an item's output through sink, or, with a nil
+// sink, to the file dst (its directory created if needed), atomically.
+func WriteOutput(ctx context.Context, sink pfc.Sink, dst string, write func(io.Writer) error) error {
+	if sink != nil {
+		return sink.Put(ctx, dst, write)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return fileio.WriteFileAtomicContext(ctx, dst, write)
+}
+
+var _ pfc.Sink = DirSink{}
