@@ -103,8 +103,21 @@ func OpenInput(ctx context.Context, fsys fs.FS, name string) (Input, int64, erro
 			io.Closer
 		}{ra, f}, size, nil
 	}
-	return &fsInput{fsys: fsys, name: name, size: size, f: f}, size, nil
+	in := &fsInput{fsys: fsys, name: name, size: size, f: f}
+	in.head = make([]byte, min(size, headLen))
+	n, err := io.ReadFull(f, in.head)
+	in.pos = int64(n)
+	if err != nil {
+		f.Close()
+		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: in.short(err)}
+	}
+	return in, size, nil
 }
+
+// headLen is how much of an input read in sequence is kept: what a
+// content type is sniffed from (http.DetectContentType reads 512
+// bytes), so that the sniff and the upload after it need one open.
+const headLen = 512
 
 // ErrSourceChanged is the cause of the error of an input whose size
 // changed between two opens of one upload.
@@ -135,6 +148,8 @@ type fsInput struct {
 	name string
 	size int64
 
+	head []byte // the first bytes, read at the open
+
 	mu     sync.Mutex
 	f      fs.File // nil when closed or after a failed reopen
 	pos    int64   // the offset of f
@@ -152,6 +167,23 @@ func (in *fsInput) ReadAt(p []byte, off int64) (int, error) {
 	if off >= in.size {
 		return 0, io.EOF
 	}
+	var n int
+	if off < int64(len(in.head)) {
+		n = copy(p, in.head[off:])
+		if n == len(p) {
+			if off+int64(n) == in.size {
+				return n, io.EOF
+			}
+			return n, nil
+		}
+		p, off = p[n:], off+int64(n)
+	}
+	m, err := in.readFile(p, off)
+	return n + m, err
+}
+
+// readFile is ReadAt from the file, beyond the head.
+func (in *fsInput) readFile(p []byte, off int64) (int, error) {
 	if in.f == nil || off < in.pos {
 		if in.f != nil {
 			in.f.Close()

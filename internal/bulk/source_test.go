@@ -51,6 +51,9 @@ func TestOpenInputRereads(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, len(data), size)
 	for attempt := range 2 {
+		head := make([]byte, 512) // a content type sniffed first
+		_, err := in.ReadAt(head, 0)
+		require.NoError(t, err)
 		got, err := io.ReadAll(io.NewSectionReader(in, 0, size))
 		require.NoError(t, err)
 		assert.Equal(t, data, got, "attempt %d", attempt)
@@ -63,8 +66,8 @@ func TestOpenInputRereads(t *testing.T) {
 	assert.Equal(t, "56789", string(p))
 
 	m["a/b.jpg"] = &fstest.MapFile{Data: data[:10]}
-	_, err = in.ReadAt(p, 0)
-	assert.ErrorIs(t, err, ErrSourceChanged)
+	_, err = in.ReadAt(make([]byte, 1000), 0)
+	assert.ErrorIs(t, err, ErrSourceChanged, "a read past the head reopens the changed file")
 	require.NoError(t, in.Close())
 	_, err = in.ReadAt(p, 0)
 	assert.Error(t, err)
