@@ -3,7 +3,6 @@ package bulk
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -21,7 +20,7 @@ import (
 // path relative to root, Src the file's name in fsys, Dst the same
 // relative path (or o.Rename's) joined to outDir, with slashes when
 // sinkOut (a name in a pfc.Sink), else as a file path. Hidden files and
-// directories are left out, and so is anything but a regular file.
+// directories are left out, and so is anything but a file (isFile).
 func FSDir(fsys fs.FS, root, outDir string, sinkOut bool, o DirOptions) ([]Item, error) {
 	var fe apierr.FieldErrors
 	if !fs.ValidPath(root) {
@@ -50,7 +49,7 @@ func FSDir(fsys fs.FS, root, outDir string, sinkOut bool, o DirOptions) ([]Item,
 			}
 			return nil
 		}
-		if d.IsDir() || !d.Type().IsRegular() || !slices.ContainsFunc(exts, func(e string) bool {
+		if d.IsDir() || !isFile(d.Type()) || !slices.ContainsFunc(exts, func(e string) bool {
 			return strings.EqualFold(path.Ext(name), e)
 		}) {
 			return nil
@@ -135,11 +134,19 @@ func openRegular(fsys fs.FS, name string) (fs.File, int64, error) {
 		f.Close()
 		return nil, 0, err
 	}
-	if !st.Mode().IsRegular() {
+	if !isFile(st.Mode()) {
 		f.Close()
-		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: not a regular file", fileio.ErrNotRegular)}
+		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: fileio.ErrNotRegular}
 	}
 	return f, st.Size(), nil
+}
+
+// isFile reports a mode an input may have: a regular file, or an
+// irregular one, which is what an object store's io/fs says of its
+// objects (gocloud.dev/blob); not a directory, link, pipe, socket or
+// device.
+func isFile(m fs.FileMode) bool {
+	return m.IsRegular() || m.Type() == fs.ModeIrregular
 }
 
 // fsInput reads a file of an fs.FS in sequence as an io.ReaderAt.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 )
 
 // countFS counts the opens of its regular files and hides their
@@ -83,10 +84,13 @@ func TestFSDir(t *testing.T) {
 	t.Parallel()
 	m := fstest.MapFS{
 		"in/a.jpg": {}, "in/sub/b.PNG": {}, "in/.hid.jpg": {}, "in/.hd/c.jpg": {}, "in/d.txt": {}, "top.jpg": {},
+		// An object store's objects are irregular files; a link is no input.
+		"in/obj.jpg": {Mode: fs.ModeIrregular}, "in/link.jpg": {Mode: fs.ModeSymlink},
 	}
 	items, err := FSDir(m, "in", "out", true, DirOptions{Rename: func(rel string) string { return rel + ".x" }})
 	require.NoError(t, err)
-	assert.Equal(t, []Item{{ID: "a.jpg", Src: "in/a.jpg", Dst: "out/a.jpg.x"}, {ID: "sub/b.PNG", Src: "in/sub/b.PNG", Dst: "out/sub/b.PNG.x"}}, items)
+	assert.Equal(t, []Item{{ID: "a.jpg", Src: "in/a.jpg", Dst: "out/a.jpg.x"}, {ID: "obj.jpg", Src: "in/obj.jpg", Dst: "out/obj.jpg.x"},
+		{ID: "sub/b.PNG", Src: "in/sub/b.PNG", Dst: "out/sub/b.PNG.x"}}, items)
 	items, err = FSDir(m, ".", ".", true, DirOptions{})
 	require.NoError(t, err)
 	var ids []string
@@ -94,7 +98,9 @@ func TestFSDir(t *testing.T) {
 		assert.Equal(t, it.ID, it.Dst, "the root into the sink's root")
 		ids = append(ids, it.ID)
 	}
-	assert.Equal(t, []string{"in/a.jpg", "in/sub/b.PNG", "top.jpg"}, ids)
+	assert.Equal(t, []string{"in/a.jpg", "in/obj.jpg", "in/sub/b.PNG", "top.jpg"}, ids)
+	_, _, err = OpenInput(context.Background(), m, "in/link.jpg")
+	assert.ErrorIs(t, err, fileio.ErrNotRegular, "a link is refused")
 	for _, bad := range [][2]string{{"../in", "out"}, {"/in", "out"}, {"in", ""}, {"in", "../out"}} {
 		_, err := FSDir(m, bad[0], bad[1], true, DirOptions{})
 		var ve *apierr.ValidationError
