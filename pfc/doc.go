@@ -108,4 +108,18 @@
 // would be one (photo.jpg and photo.png, both to photo.png) are not both
 // written: the later fails with kind invalid_parameter. Each request is
 // retried by the client as usual; a run never repeats a file.
+//
+// # Shards, sources and sinks
+//
+// BulkOptions.Shard makes a run one worker of n: it takes the files whose
+// ID hashes to its index (the same split on every machine and rerun) and
+// keeps a manifest of its own (.pfc-bulk.shard-<i>-of-<n>.jsonl), so n
+// processes, or the pods of a Kubernetes Indexed Job, share one tree and
+// one output folder. BulkOptions.Source reads the inputs from any io/fs.FS
+// (embed.FS, a zip, a gocloud.dev/blob bucket): an upload streams from an
+// fs.File, reopened for a retry, never read whole into memory.
+// BulkOptions.Sink publishes each output atomically (a Sink's contract);
+// without one, outputs are files written as before (temporary file,
+// fsync, rename). SkipExisting counts a published output as done when no
+// manifest survives. The module contrib/pfcblob adapts a bucket to both.
 package pfc

@@ -82,7 +82,7 @@ type countingFleet struct {
 func startCountingFleet(t testing.TB, n int) *countingFleet {
 	f := &countingFleet{holding: make(chan struct{}), release: make(chan struct{})}
 	for range n {
-		mock, err := bgmock.New(bgmock.Options{Activated: true})
+		mock, err := bgmock.New(bgmock.Options{Activated: true, Workers: 1})
 		require.NoError(t, err)
 		bm := &busyMeter{}
 		f.busy = append(f.busy, bm)
