@@ -25,7 +25,7 @@ func BenchmarkShards(b *testing.B) {
 	fleet := startCountingFleet(b, 3)
 	key := "PFC_BG_LICENSE_KEY=" + bgmock.DefaultLicenseKey
 	for _, mode := range []struct {
-		name                string
+		name               string
 		procs, concurrency int
 	}{{"4-shards-x4", 4, 4}, {"1-process-x16", 1, 16}} {
 		b.Run(mode.name, func(b *testing.B) {
