@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -43,7 +44,19 @@ func FSDir(fsys fs.FS, root, outDir string, sinkOut bool, o DirOptions) ([]Item,
 		if err != nil {
 			return err
 		}
-		if name != root && strings.HasPrefix(d.Name(), ".") {
+		if name == root {
+			return nil
+		}
+		rel := name
+		if root != "." {
+			rel = strings.TrimPrefix(name, root+"/")
+		}
+		if rel == name && root != "." || !fs.ValidPath(rel) || !fs.ValidPath(d.Name()) || strings.Contains(d.Name(), "/") {
+			// A file system that lists an entry named "../x" or "a/b"
+			// would put an output outside outDir: refused.
+			return fmt.Errorf("pfc: bulk: the source file system lists %q: not the name of an entry inside %q: %w", d.Name(), root, fs.ErrInvalid)
+		}
+		if strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -53,10 +66,6 @@ func FSDir(fsys fs.FS, root, outDir string, sinkOut bool, o DirOptions) ([]Item,
 			return strings.EqualFold(path.Ext(name), e)
 		}) {
 			return nil
-		}
-		rel := name
-		if root != "." {
-			rel = strings.TrimPrefix(name, root+"/")
 		}
 		out := rel
 		if o.Rename != nil {
@@ -100,11 +109,11 @@ func OpenInput(ctx context.Context, fsys fs.FS, name string) (Input, int64, erro
 		return struct {
 			io.ReaderAt
 			io.Closer
-		}{ra, f}, size, nil
+		}{checkedReaderAt{ra}, f}, size, nil
 	}
 	in := &fsInput{fsys: fsys, name: name, size: size, f: f}
 	in.head = make([]byte, min(size, headLen))
-	n, err := io.ReadFull(f, in.head)
+	n, err := io.ReadFull(checkedReader{f}, in.head)
 	in.pos = int64(n)
 	if err != nil {
 		f.Close()
@@ -129,7 +138,16 @@ func openRegular(fsys fs.FS, name string) (fs.File, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if f == nil {
+		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("the source file system returned no file: %w", fs.ErrInvalid)}
+	}
 	st, err := f.Stat()
+	if err == nil && st == nil {
+		err = &fs.PathError{Op: "stat", Path: name, Err: fmt.Errorf("the source file system returned no file information: %w", fs.ErrInvalid)}
+	}
+	if err == nil && st.Size() < 0 {
+		err = &fs.PathError{Op: "stat", Path: name, Err: fmt.Errorf("negative size %d: %w", st.Size(), fs.ErrInvalid)}
+	}
 	if err != nil {
 		f.Close()
 		return nil, 0, err
@@ -139,6 +157,33 @@ func openRegular(fsys fs.FS, name string) (fs.File, int64, error) {
 		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: fileio.ErrNotRegular}
 	}
 	return f, st.Size(), nil
+}
+
+// errBadCount is the error of a source file's read that claims more
+// bytes than it was given room for (or fewer than none).
+var errBadCount = errors.New("pfc: bulk: the source file system's read returned an impossible count")
+
+// checkedReader passes reads on, refusing an impossible count, which
+// would make the io functions slice out of range.
+type checkedReader struct{ r io.Reader }
+
+func (c checkedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n < 0 || n > len(p) {
+		return 0, errBadCount
+	}
+	return n, err
+}
+
+// checkedReaderAt is checkedReader for ReadAt.
+type checkedReaderAt struct{ r io.ReaderAt }
+
+func (c checkedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	if n < 0 || n > len(p) {
+		return 0, errBadCount
+	}
+	return n, err
 }
 
 // isFile reports a mode an input may have: a regular file, or an
@@ -207,14 +252,14 @@ func (in *fsInput) readFile(p []byte, off int64) (int, error) {
 		in.f, in.pos = f, 0
 	}
 	if off > in.pos {
-		n, err := io.CopyN(io.Discard, in.f, off-in.pos)
+		n, err := io.CopyN(io.Discard, checkedReader{in.f}, off-in.pos)
 		in.pos += n
 		if err != nil {
 			return 0, in.short(err)
 		}
 	}
 	p = p[:min(int64(len(p)), in.size-off)]
-	n, err := io.ReadFull(in.f, p)
+	n, err := io.ReadFull(checkedReader{in.f}, p)
 	in.pos += int64(n)
 	if err != nil {
 		return n, in.short(err)
