@@ -88,10 +88,16 @@ func startCountingFleet(t testing.TB, n int) *countingFleet {
 		f.busy = append(f.busy, bm)
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			submit := r.Method == http.MethodPost && r.URL.Path == "/SubmitImage"
-			if submit && f.hold.Load() > 0 && f.hold.Add(-1) == 0 {
-				f.hold.Store(-1) // held from now on
+			held := false
+			if submit {
+				switch h := f.hold.Load(); {
+				case h < 0:
+					held = true
+				case h > 0 && f.hold.Add(-1) == 0:
+					f.hold.Store(-1) // this one passes, the next ones are held
+				}
 			}
-			if submit && f.hold.Load() < 0 {
+			if held {
 				f.once.Do(func() { close(f.holding) })
 				<-f.release
 				http.Error(w, "held by the test", http.StatusServiceUnavailable)
@@ -319,4 +325,25 @@ func TestShardsInProcesses(t *testing.T) {
 		assert.NotContains(t, rel, ".partial", "no temporary file left")
 	}
 	assert.Len(t, after, len(others)+len(mine)+1, "shard 2's outputs and manifest back, nothing else")
+}
+
+// TestParseShard reads -shard and $JOB_COMPLETION_INDEX.
+func TestParseShard(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v, env string
+		want   string // "i/n", or "" for an error
+	}{
+		{"2/4", "", "2/4"}, {"2/4", "3", "2/4"}, {"4", "3", "3/4"}, {"/4", "0", "0/4"}, {"1", "0", "0/1"},
+		{"4", "", ""}, {"4", "4", ""}, {"4", "-1", ""}, {"4/4", "", ""}, {"0", "0", ""}, {"x/4", "", ""},
+		{"1/x", "", ""}, {"-1/4", "", ""}, {"4", "two", ""}, {"", "1", ""}, {"1/2/3", "", ""},
+	} {
+		sh, err := parseShard(c.v, c.env)
+		if c.want == "" {
+			assert.Error(t, err, "%q with %q", c.v, c.env)
+			continue
+		}
+		require.NoError(t, err, "%q with %q", c.v, c.env)
+		assert.Equal(t, c.want, fmt.Sprintf("%d/%d", sh.Index, sh.Count))
+	}
 }
