@@ -418,8 +418,8 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 	}
 	var size int64
 	if r.o.Source != nil {
-		if st, err := fs.Stat(r.o.Source, it.Src); err == nil {
-			size = st.Size()
+		if st, err := fs.Stat(r.o.Source, it.Src); err == nil && st != nil {
+			size = max(st.Size(), 0) // the work refuses a negative one
 		}
 	} else if st, err := os.Stat(it.Src); err == nil {
 		size = st.Size()

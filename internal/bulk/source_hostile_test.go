@@ -125,3 +125,25 @@ func TestOpenInputHostileFiles(t *testing.T) {
 		require.NoError(t, in.Close())
 	}
 }
+
+// nilStatFS answers Stat with no information and no error.
+type nilStatFS struct{ fstest.MapFS }
+
+func (nilStatFS) Stat(string) (fs.FileInfo, error) { return nil, nil }
+
+// TestRunHostileStat: a source whose Stat answers nothing does not
+// crash the run; the work's own open decides.
+func TestRunHostileStat(t *testing.T) {
+	t.Parallel()
+	src := nilStatFS{fstest.MapFS{"a.jpg": {Data: []byte("x")}}}
+	rep, err := Run(context.Background(), func(yield func(Item) bool) { yield(Item{Src: "a.jpg", Dst: "a.png"}) },
+		func(ctx context.Context, it Item) (int, error) {
+			in, _, err := OpenInput(ctx, src, it.Src)
+			if err != nil {
+				return 0, err
+			}
+			return 0, in.Close()
+		}, Options[int]{Source: src, Sink: DirSink{Dir: t.TempDir()}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Done)
+}
