@@ -36,14 +36,6 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// Source returns b as the fs.FS of a bulk run's inputs, its reads made
-// with ctx (b.SetIOFSCallback: it applies to every io/fs use of b).
-// Object keys are the names, "/" separating folders.
-func Source(ctx context.Context, b *blob.Bucket) fs.FS {
-	b.SetIOFSCallback(func() (context.Context, *blob.ReaderOptions) { return ctx, nil })
-	return b
-}
-
 // Sink is a pfc.Sink writing each output to an object of a bucket, its
 // key the output's name. Create it with NewSink.
 type Sink struct {

@@ -48,3 +48,8 @@ func openBucket(t testing.TB, url, name string) *blob.Bucket {
 	t.Cleanup(func() { _ = b.Close() })
 	return b
 }
+
+// contextWithCancel is t's context with a cancel of its own.
+func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
+	return context.WithCancel(t.Context())
+}
