@@ -57,8 +57,11 @@ func NewSink(b *blob.Bucket, opts ...*blob.WriterOptions) *Sink {
 // writer, only when write returned nil and ctx is alive; otherwise the
 // writer's context is cancelled before Close, which discards the object.
 func (s *Sink) Put(ctx context.Context, name string, write func(io.Writer) error) error {
-	if err := checkName(name); err != nil {
+	if err := s.check(name); err != nil {
 		return err
+	}
+	if write == nil {
+		return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "write", Message: "is required"}}}
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -81,10 +84,18 @@ func (s *Sink) Put(ctx context.Context, name string, write func(io.Writer) error
 
 // Exists reports whether the object name exists.
 func (s *Sink) Exists(ctx context.Context, name string) (bool, error) {
-	if err := checkName(name); err != nil {
+	if err := s.check(name); err != nil {
 		return false, err
 	}
 	return s.bucket.Exists(ctx, name)
+}
+
+// check refuses a Sink without a bucket, and what checkName refuses.
+func (s *Sink) check(name string) error {
+	if s == nil || s.bucket == nil {
+		return &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "bucket", Message: "is required (NewSink with a bucket)"}}}
+	}
+	return checkName(name)
 }
 
 // checkName refuses a name that is no io/fs name (absolute, with a "."

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"syscall"
@@ -117,4 +118,23 @@ func TestSinkKilledMidUpload(t *testing.T) {
 	require.Error(t, cmd.Wait())
 	b := openBucket(t, s3.URL, "out")
 	assert.Empty(t, keys(t, b), "no partial object")
+}
+
+// TestNilBucket: a Sink or Source without a bucket is an error, not a
+// panic.
+func TestNilBucket(t *testing.T) {
+	t.Parallel()
+	var ve *pfc.ValidationError
+	assert.ErrorAs(t, pfcblob.NewSink(nil).Put(t.Context(), "a.png", func(io.Writer) error { return nil }), &ve)
+	_, err := pfcblob.NewSink(nil).Exists(t.Context(), "a.png")
+	assert.ErrorAs(t, err, &ve)
+	var nilSink *pfcblob.Sink
+	assert.ErrorAs(t, nilSink.Put(t.Context(), "a.png", func(io.Writer) error { return nil }), &ve)
+	src := pfcblob.Source(t.Context(), nil)
+	_, err = src.Open("a.png")
+	assert.Error(t, err)
+	_, err = fs.ReadDir(src, ".")
+	assert.Error(t, err)
+	_, err = fs.Stat(src, ".")
+	assert.Error(t, err)
 }

@@ -26,6 +26,20 @@ func Source(ctx context.Context, b *blob.Bucket) fs.FS {
 	return &bucketFS{ctx: ctx, b: b}
 }
 
+// errNoBucket is the error of a Source made without a bucket or context.
+var errNoBucket = errors.New("pfcblob: Source needs a bucket and a context")
+
+// check refuses an invalid name, or a Source without bucket or context.
+func (s *bucketFS) check(op, name string) error {
+	if s.b == nil || s.ctx == nil {
+		return &fs.PathError{Op: op, Path: name, Err: errNoBucket}
+	}
+	if !fs.ValidPath(name) {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return nil
+}
+
 // bucketFS is Source's fs.FS; it is also an fs.ReadDirFS and fs.StatFS.
 type bucketFS struct {
 	ctx context.Context
@@ -46,8 +60,8 @@ func pathError(op, name string, err error) error {
 // Open opens the object name, or the folder name when no object has
 // that key.
 func (s *bucketFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	if err := s.check("open", name); err != nil {
+		return nil, err
 	}
 	if name != "." {
 		r, err := s.b.NewReader(s.ctx, name, nil)
@@ -67,8 +81,8 @@ func (s *bucketFS) Open(name string) (fs.File, error) {
 
 // Stat returns the object's, or the folder's, information.
 func (s *bucketFS) Stat(name string) (fs.FileInfo, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	if err := s.check("stat", name); err != nil {
+		return nil, err
 	}
 	if name != "." {
 		a, err := s.b.Attributes(s.ctx, name)
@@ -88,8 +102,8 @@ func (s *bucketFS) Stat(name string) (fs.FileInfo, error) {
 // ReadDir lists the folder name, sorted by name; a folder with nothing
 // under it does not exist (but the root).
 func (s *bucketFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	if err := s.check("readdir", name); err != nil {
+		return nil, err
 	}
 	prefix := ""
 	if name != "." {
