@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -67,11 +68,31 @@ func (s DirSink) Exists(_ context.Context, name string) (bool, error) {
 	return st.Mode().IsRegular(), nil
 }
 
+// ErrSinkMisuse is in the chain of an item's error when its Sink did not
+// call the write function exactly once, with a writer.
+var ErrSinkMisuse = errors.New("pfc: bulk: the sink did not call write exactly once")
+
 // WriteOutput publishes an item's output through sink, or, with a nil
 // sink, to the file dst (its directory created if needed), atomically.
+// A sink must call write exactly once: one that reports success without
+// having called it, or calls it again, fails the item (ErrSinkMisuse)
+// rather than record an output that was never written.
 func WriteOutput(ctx context.Context, sink pfc.Sink, dst string, write func(io.Writer) error) error {
 	if sink != nil {
-		return sink.Put(ctx, dst, write)
+		calls := 0
+		err := sink.Put(ctx, dst, func(w io.Writer) error {
+			if calls++; calls > 1 {
+				return ErrSinkMisuse
+			}
+			if w == nil {
+				return fmt.Errorf("%w: no writer", ErrSinkMisuse)
+			}
+			return write(w)
+		})
+		if err == nil && calls != 1 {
+			err = fmt.Errorf("%w: %d writes of %q", ErrSinkMisuse, calls, dst)
+		}
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err

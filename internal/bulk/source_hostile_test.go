@@ -147,3 +147,32 @@ func TestRunHostileStat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Done)
 }
+
+// lazySink reports success after calling write n times.
+type lazySink struct{ n int }
+
+func (s lazySink) Put(_ context.Context, _ string, write func(io.Writer) error) error {
+	for range s.n {
+		if err := write(io.Discard); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (lazySink) Exists(context.Context, string) (bool, error) { return false, nil }
+
+// TestWriteOutputSinkMisuse: a sink that never calls write, or calls it
+// twice, fails the output instead of reporting one that was not written
+// (once).
+func TestWriteOutputSinkMisuse(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 2} {
+		writes := 0
+		err := WriteOutput(context.Background(), lazySink{n}, "a.png", func(io.Writer) error { writes++; return nil })
+		assert.Error(t, err, "%d calls", n)
+		assert.ErrorIs(t, err, ErrSinkMisuse, "%d calls", n)
+		assert.LessOrEqual(t, writes, 1)
+	}
+	assert.NoError(t, WriteOutput(context.Background(), lazySink{1}, "a.png", func(io.Writer) error { return nil }))
+}
