@@ -18,12 +18,13 @@ import (
 // <Dir>/<name> the way a bulk run writes a folder: a temporary file
 // beside it, fsynced, renamed into place, the directory fsynced
 // (fileio.WriteFileAtomicContext). A name must be io/fs-valid
-// (fs.ValidPath: relative, slash-separated, no "." or ".." element).
+// (fs.ValidPath: relative, slash-separated, no "." or ".." element) and
+// local on this system (filepath.IsLocal: no "a\..\b" on Windows).
 type DirSink struct{ Dir string }
 
 // path checks name and returns its file.
 func (s DirSink) path(name string) (string, error) {
-	if s.Dir == "" || !fs.ValidPath(name) || name == "." {
+	if s.Dir == "" || !fs.ValidPath(name) || name == "." || !filepath.IsLocal(filepath.FromSlash(name)) {
 		var fe apierr.FieldErrors
 		if s.Dir == "" {
 			fe.Add("dir", "is required")

@@ -51,7 +51,8 @@ func FSDir(fsys fs.FS, root, outDir string, sinkOut bool, o DirOptions) ([]Item,
 		if root != "." {
 			rel = strings.TrimPrefix(name, root+"/")
 		}
-		if rel == name && root != "." || !fs.ValidPath(rel) || !fs.ValidPath(d.Name()) || strings.Contains(d.Name(), "/") {
+		if rel == name && root != "." || !fs.ValidPath(rel) || !fs.ValidPath(d.Name()) || strings.Contains(d.Name(), "/") ||
+			!filepath.IsLocal(filepath.FromSlash(rel)) {
 			// A file system that lists an entry named "../x" or "a/b"
 			// would put an output outside outDir: refused.
 			return fmt.Errorf("pfc: bulk: the source file system lists %q: not the name of an entry inside %q: %w", d.Name(), root, fs.ErrInvalid)
