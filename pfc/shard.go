@@ -7,7 +7,9 @@ package pfc
 // every rerun makes the same one, so Count workers started with the
 // indexes 0 to Count-1 (a Kubernetes Indexed Job's
 // JOB_COMPLETION_INDEX) process every file exactly once between them.
-// The zero value takes every file.
+// Another Count is another split, and each shard's manifest is its own:
+// rerun with the same Count, or set SkipExisting. The zero value takes
+// every file.
 type Shard struct {
 	// Index is this worker's shard, 0 <= Index < Count.
 	Index int
