@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -55,7 +57,10 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
-			return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow)
+			if bo.Source == nil && bo.Sink == nil {
+				return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow)
+			}
+			return c.removeStreamed(ctx, it, &oo, bo)
 		},
 		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
@@ -65,6 +70,30 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		return nil, err
 	}
 	return bulk.PublicReport(rep, failures), err
+}
+
+// removeStreamed is RemoveBackgroundFile from bo.Source (a file without
+// it) to bo.Sink (a file without it): the upload streams from the source
+// (a retry reads it again), and every download publishes or discards its
+// output whole, so a redo on another replica is as safe as with files.
+func (c *Client) removeStreamed(ctx context.Context, it bulk.Item, o *SubmitOptions, bo pfc.BulkOptions[*Result]) (_ *Result, err error) {
+	ctx, op := c.http.StartOp(ctx, "bgcontainer.RemoveBackgroundFile")
+	defer func() { c.http.EndOp(ctx, op, err) }()
+	in, size, err := bulk.OpenInput(ctx, it.Scope, bo.Source, it.Src)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	if o.FileName == "" {
+		o.FileName = path.Base(filepath.ToSlash(it.Src))
+	}
+	return c.run(ctx, in, size, o, bo.Flow, false, func(ctx context.Context, dl *Client, id string) (n int64, err error) {
+		err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
+			n, err = dl.DownloadImage(ctx, id, w)
+			return err
+		})
+		return n, err
+	})
 }
 
 // bulkSummary is the "result" of a done file's manifest record.

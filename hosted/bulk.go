@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,10 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult[*Job]]{
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
-			return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow)
+			if bo.Source == nil && bo.Sink == nil {
+				return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow)
+			}
+			return c.correctStreamed(ctx, it, o, bo)
 		},
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
@@ -64,6 +68,29 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 		return nil, err
 	}
 	return bulk.PublicReport(rep, failures), err
+}
+
+// correctStreamed is CorrectFile from bo.Source (a file without it) to
+// bo.Sink (a file without it): the upload streams from the source (a
+// retry reads it again) and the output is published whole or not at all.
+func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, opts *CorrectionOptions, bo pfc.BulkOptions[*Job]) (job *Job, err error) {
+	ctx, op := c.http.StartOp(ctx, "hosted.CorrectFile")
+	defer func() { c.http.EndOp(ctx, op, err) }()
+	in, size, err := bulk.OpenInput(ctx, it.Scope, bo.Source, it.Src)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	o := opts.Clone()
+	if o.FileType == "" {
+		o.FileType = fileTypeOf(it.Src)
+	}
+	err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
+		var err error
+		job, err = c.Correct(ctx, in, size, o, w, bo.Flow)
+		return err
+	})
+	return job, err
 }
 
 // outputName returns CorrectDir's renaming of outputs for opts.

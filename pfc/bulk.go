@@ -1,6 +1,9 @@
 package pfc
 
-import "time"
+import (
+	"io/fs"
+	"time"
+)
 
 // BulkItem is one file of a bulk run (CorrectDir, CorrectAll, RemoveDir,
 // RemoveAll): SrcPath is processed into DstPath.
@@ -51,6 +54,23 @@ type BulkOptions[T any] struct {
 	// Flow holds the controls of each file's flow (see FlowOptions); a
 	// Wait.OnProgress runs on the goroutines of several files at once.
 	Flow *FlowOptions
+	// Shard, if set, makes the run one shard of several: only the files
+	// of that shard are processed (see Shard), and the Dir variants'
+	// default manifest is <outDir>/.pfc-bulk.shard-<i>-of-<n>.jsonl, one
+	// per shard, so shards may share an output folder.
+	Shard Shard
+	// Source, if set, holds the inputs: the Dir variants' inDir is a
+	// directory in it ("." its root), the All variants' SrcPath a name in
+	// it. Uploads stream from it (see "Bulk runs" in the package doc).
+	Source fs.FS
+	// Sink, if set, receives the outputs, each published atomically: the
+	// Dir variants' outDir is a name prefix in it ("." none), DstPath a
+	// name. The Dir variants then keep no manifest unless Manifest names
+	// one. Not for pfccontainer's direct file mode.
+	Sink Sink
+	// SkipExisting skips a file whose output exists as done, manifest or
+	// not: for workers whose manifest does not outlive them (a pod's disk).
+	SkipExisting bool
 }
 
 // BulkProgress is a snapshot of a bulk run.
@@ -121,4 +141,7 @@ type BulkReport[T any] struct {
 	// Failures lists every failed file with its error, in the order they
 	// failed.
 	Failures []BulkResult[T]
+	// Shard is the shard the run was (BulkOptions.Shard); the counts are
+	// of its files only.
+	Shard Shard
 }

@@ -131,4 +131,18 @@
 // to an Observer; without one the clients measure nothing. The module
 // github.com/pfcsdk/pfc-go/contrib/pfcotel is an Observer for
 // OpenTelemetry, kept out of this module's dependencies.
+//
+// # Shards, sources and sinks
+//
+// BulkOptions.Shard makes a run one worker of n: it takes the files whose
+// ID hashes to its index (the same split on every machine and rerun) and
+// keeps a manifest of its own (.pfc-bulk.shard-<i>-of-<n>.jsonl), so n
+// processes, or the pods of a Kubernetes Indexed Job, share one tree and
+// one output folder. BulkOptions.Source reads the inputs from any io/fs.FS
+// (embed.FS, a zip, a gocloud.dev/blob bucket): an upload streams from an
+// fs.File, reopened for a retry, never read whole into memory.
+// BulkOptions.Sink publishes each output atomically (a Sink's contract);
+// without one, outputs are files written as before (temporary file,
+// fsync, rename). SkipExisting counts a published output as done when no
+// manifest survives. The module contrib/pfcblob adapts a bucket to both.
 package pfc

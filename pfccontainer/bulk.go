@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"path/filepath"
 	"strings"
@@ -63,10 +64,48 @@ func (d *Direct) checked() error {
 
 // bulkWork is the HTTP flow for one file.
 func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) func(context.Context, bulk.Item) (*Correction, error) {
-	flow := bulk.Deref(b).Flow
+	bo := bulk.Deref(b)
+	flow := bo.Flow
 	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, flow)
+		if bo.Source == nil && bo.Sink == nil {
+			return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, flow)
+		}
+		return c.correctStreamed(ctx, it, o, bo)
 	}
+}
+
+// correctStreamed is CorrectFile from bo.Source (a file without it) to
+// bo.Sink (a file without it): the upload streams from the source (a
+// retry, or a redo on another replica, reads it again), and each
+// download publishes its output whole or not at all.
+func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, o *CorrectionOptions, bo pfc.BulkOptions[*Correction]) (_ *Correction, err error) {
+	ctx, op := c.http.StartOp(ctx, "pfccontainer.CorrectFile")
+	defer func() { c.http.EndOp(ctx, op, err) }()
+	dl := c.withFlow(bo.Flow)
+	in, size, err := bulk.OpenInput(ctx, it.Scope, bo.Source, it.Src)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	return c.redoOnLoss(func(c *Client) (_ *Correction, err error) {
+		defer func() { c.checkLost(ctx, err) }()
+		key, err := c.Upload(ctx, in, size, "")
+		if err != nil {
+			return nil, err
+		}
+		corr, err := c.GetCorrection(ctx, key, o)
+		if err != nil {
+			return nil, err
+		}
+		err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
+			_, err := dl.Download(ctx, corr, w)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return corr, nil
+	})
 }
 
 // bulkWork is the direct-file flow for one file.
@@ -112,6 +151,10 @@ func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *Corre
 	}
 	if err := checkFlow(bo.Flow, direct); err != nil {
 		return nil, err
+	}
+	if direct && (bo.Source != nil || bo.Sink != nil) {
+		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "BulkOptions.Source",
+			Message: "Source and Sink are not for direct file mode (the container reads and writes its mounted folders): use Client.CorrectDir"}}}
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
 		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: tc.Redact, Public: bulkResult,

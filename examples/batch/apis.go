@@ -43,6 +43,7 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 	rep, err := c.CorrectDir(ctx, cfg.in, cfg.out, hosted.NewCorrection(), &pfc.BulkOptions[*hosted.Job]{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
+		Shard:       cfg.shard,
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
@@ -94,6 +95,7 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	b := &pfc.BulkOptions[*pfccontainer.Correction]{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
+		Shard:       cfg.shard,
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
@@ -169,6 +171,7 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	rep, err := c.RemoveDir(ctx, cfg.in, cfg.out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
+		Shard:       cfg.shard,
 		Flow:        &pfc.FlowOptions{CleanupTimeout: cfg.cleanup},
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})

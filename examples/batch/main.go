@@ -30,6 +30,12 @@
 // up to -cleanup-timeout (default 10s) for it to answer again, to remove
 // that job.
 //
+// With -shard i/n the run processes only its shard of the photos (see
+// pfc.Shard), keeping the manifest .pfc-bulk.shard-i-of-n.jsonl in -out;
+// -shard n takes i from $JOB_COMPLETION_INDEX, which a Kubernetes Indexed
+// Job sets, so n pods of one Job split a folder between them (see
+// docs/kubernetes).
+//
 // The exit status is 0 when every photo is done, 1 when some failed (each
 // is listed with its error), 130 when interrupted.
 package main
@@ -50,9 +56,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func main() {
@@ -78,6 +88,7 @@ type config struct {
 	concurrency, samples      int
 	rate                      float64
 	cleanup                   time.Duration // -api bg: FlowOptions.CleanupTimeout
+	shard                     pfc.Shard     // -shard
 }
 
 // summary is what every API's bulk report says, for printing.
@@ -117,6 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.IntVar(&cfg.concurrency, "concurrency", 8, "photos in flight")
 	fs.Float64Var(&cfg.rate, "rate", 0, "at most this many photos started per second (0: no limit)")
 	fs.IntVar(&cfg.samples, "samples", 12, "how many sample photos to generate when -in is not given")
+	shardFlag := fs.String("shard", "", "process only shard i of n: i/n, or n (or /n) with i from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
 	fs.DurationVar(&cfg.cleanup, "cleanup-timeout", 0, "-api bg: how long a photo waits for a lost replica to answer again, to remove the job left there (0: 10s)")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
@@ -135,6 +147,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return 2, errors.New("-cleanup-timeout applies to -api bg only")
 	case cfg.cleanup < 0:
 		return 2, fmt.Errorf("-cleanup-timeout must not be negative, got %s", cfg.cleanup)
+	}
+	if *shardFlag != "" {
+		sh, err := parseShard(*shardFlag, os.Getenv("JOB_COMPLETION_INDEX"))
+		if err != nil {
+			return 2, err
+		}
+		cfg.shard = sh
 	}
 	if !flagSet(fs, "api-key") {
 		cfg.apiKey = os.Getenv("PFC_API_KEY")
@@ -182,6 +201,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if cfg.direct {
 		label += " (direct file mode)"
 	}
+	if cfg.shard.Count > 0 {
+		label += fmt.Sprintf(" shard %d/%d", cfg.shard.Index, cfg.shard.Count)
+	}
 	fmt.Fprintf(stdout, "%s: %d processed, %d already done, %d failed in %s; results in %s\n",
 		label, s.done, s.skipped, s.failed, s.elapsed.Round(time.Millisecond), cfg.out)
 	for _, f := range s.failures {
@@ -198,6 +220,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// parseShard reads -shard: "i/n", or "n" or "/n" with i from
+// $JOB_COMPLETION_INDEX (env), which a Kubernetes Indexed Job sets.
+func parseShard(v, env string) (pfc.Shard, error) {
+	is, ns, hasIndex := strings.Cut(v, "/")
+	if !hasIndex {
+		is, ns = "", v
+	}
+	n, err := strconv.Atoi(ns)
+	if err != nil || n < 1 {
+		return pfc.Shard{}, fmt.Errorf("-shard %q: the shard count must be a positive integer (i/n, or n with $JOB_COMPLETION_INDEX)", v)
+	}
+	if is == "" {
+		if env == "" {
+			return pfc.Shard{}, fmt.Errorf("-shard %q names no index and $JOB_COMPLETION_INDEX is not set (give i/n)", v)
+		}
+		is = env
+	}
+	i, err := strconv.Atoi(is)
+	if err != nil || i < 0 || i >= n {
+		return pfc.Shard{}, fmt.Errorf("-shard %q: the index %q must be an integer from 0 to %d", v, is, n-1)
+	}
+	return pfc.Shard{Index: i, Count: n}, nil
 }
 
 // flagSet reports whether the command line set the flag name (to any

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"iter"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -114,6 +115,9 @@ type Report[R any] struct {
 	Elapsed time.Duration
 	// Failures lists every failed item, in the order they failed.
 	Failures []Result[R]
+	// Shard is the run's Options.Shard: the items of other shards are
+	// not counted anywhere.
+	Shard Shard
 }
 
 // Options configures Run. The zero value runs DefaultConcurrency items at
@@ -153,6 +157,18 @@ type Options[R any] struct {
 	// Name (see observeRun).
 	Observer pfc.Observer
 	Name     string
+	// Shard, if set, keeps only the items of that shard (Shard.Has of
+	// their ID); the others are passed over without a trace.
+	Shard Shard
+	// Source, if set, holds the inputs: Item.Src names a file in it.
+	Source fs.FS
+	// Sink, if set, receives the outputs: Item.Dst names one in it, and
+	// the work publishes there (WriteOutput).
+	Sink pfc.Sink
+	// SkipExisting skips an item whose output exists, as done, even
+	// without a manifest record (a run whose manifest did not outlive
+	// its machine).
+	SkipExisting bool
 }
 
 // DefaultKind classifies the errors every client shares: "canceled",
@@ -203,6 +219,9 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 		fe.Add("Total", "must not be negative, got %d", o.Total)
 	}
 	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	if err := o.Shard.Check("Shard"); err != nil {
 		return nil, err
 	}
 	r := &runner[R]{o: o, work: work, now: o.Now}
@@ -278,21 +297,31 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
 		}
-		r.mu.Lock()
-		r.rep.Total++
-		r.mu.Unlock()
 		if it.ID == "" {
 			it.ID = it.Src
 		}
-		dst := keys.key(it.Dst)
+		if !r.o.Shard.Has(it.ID) {
+			continue
+		}
+		r.mu.Lock()
+		r.rep.Total++
+		r.mu.Unlock()
+		dst := path.Clean(it.Dst) // a sink's name
+		if r.o.Sink == nil {
+			dst = keys.key(it.Dst)
+		}
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue
 		}
 		seen[it.ID] = struct{}{}
 		outputs[dst] = it.ID
-		if rec, ok := r.prior[it.ID]; ok && rec.Status == StatusDone && fileExists(it.Dst) {
+		if rec, ok := r.prior[it.ID]; ok && rec.Status == StatusDone && r.exists(ctx, it.Dst) {
 			r.finish(Result[R]{Item: it, Skipped: true, Record: &rec, Bytes: rec.Bytes}, false)
+			continue
+		}
+		if r.o.SkipExisting && r.exists(ctx, it.Dst) {
+			r.finish(Result[R]{Item: it, Skipped: true}, false)
 			continue
 		}
 		if r.o.Limiter != nil {
@@ -320,6 +349,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rep.Elapsed = r.now().Sub(r.start)
+	r.rep.Shard = r.o.Shard
 	stopped := ctx.Err() != nil || stopErr != nil
 	if stopped && r.o.Total > r.rep.Total {
 		// Items never pulled from a known-size input are interrupted too.
@@ -381,6 +411,15 @@ func checkItem(it Item, seen map[string]struct{}, sameOutput string) error {
 	return fe.Err()
 }
 
+// exists reports an item's published output, in the sink or as a file.
+func (r *runner[R]) exists(ctx context.Context, dst string) bool {
+	if r.o.Sink != nil {
+		ok, err := r.o.Sink.Exists(ctx, dst)
+		return err == nil && ok
+	}
+	return fileExists(dst)
+}
+
 func fileExists(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
@@ -393,7 +432,11 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		return
 	}
 	var size int64
-	if st, err := os.Stat(it.Src); err == nil {
+	if r.o.Source != nil {
+		if st, err := fs.Stat(r.o.Source, it.Src); err == nil && st != nil {
+			size = max(st.Size(), 0) // the work refuses a negative one
+		}
+	} else if st, err := os.Stat(it.Src); err == nil {
 		size = st.Size()
 	}
 	r.mu.Lock()
@@ -403,8 +446,11 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 
 	began := r.now()
 	var v R
-	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
-	if err == nil && r.clean {
+	var err error
+	if r.o.Sink == nil {
+		err = os.MkdirAll(filepath.Dir(it.Dst), 0o755)
+	}
+	if err == nil && r.clean && r.o.Sink == nil {
 		r.cleanDir(filepath.Dir(it.Dst))
 	}
 	if err == nil {

@@ -3,7 +3,9 @@ package bulk
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"iter"
+	"path"
 	"path/filepath"
 	"slices"
 
@@ -21,19 +23,55 @@ type Settings struct {
 	RateBurst   int
 	Manifest    string
 	Exts        []string
+	// Shard selects the run's part of the items (zero: all).
+	Shard Shard
+	// Source, Sink and SkipExisting are Options'.
+	Source       fs.FS
+	Sink         pfc.Sink
+	SkipExisting bool
 }
 
-// DirItems lists inDir for a client's Dir entry point (see Dir): it sets
-// s.Manifest to <outDir>/ManifestName when it is empty, and returns the
-// items as a sequence with their number.
+// DirItems lists inDir for a client's Dir entry point (see Dir; FSDir
+// when s.Source is set, inDir then a name in it): it sets s.Manifest to
+// <outDir>/<s.Shard.ManifestNameOf()> when it is empty and the outputs
+// are files (no s.Sink), and returns the items of s.Shard as a sequence
+// with their number. With s.Sink, outDir is a name prefix in the sink.
 func DirItems(inDir, outDir string, s *Settings, rename func(rel string) string) (iter.Seq[Item], int, error) {
-	if s.Manifest == "" && outDir != "" {
-		s.Manifest = filepath.Join(outDir, ManifestName)
+	if err := s.Shard.Check("Shard"); err != nil {
+		return nil, 0, err
 	}
-	items, err := Dir(inDir, outDir, DirOptions{Exts: s.Exts, Rename: rename})
+	if s.Manifest == "" && outDir != "" && s.Sink == nil {
+		s.Manifest = filepath.Join(outDir, s.Shard.ManifestNameOf())
+	}
+	var items []Item
+	var err error
+	switch {
+	case s.Source != nil:
+		items, err = FSDir(s.Source, inDir, outDir, s.Sink != nil, DirOptions{Exts: s.Exts, Rename: rename})
+	case s.Sink != nil:
+		if !fs.ValidPath(outDir) {
+			var fe apierr.FieldErrors
+			fe.Add("outDir", "%q is not a valid name prefix in the sink (relative, slash-separated; \".\" for its root)", outDir)
+			return nil, 0, fe.Err()
+		}
+		// A folder into a sink: the outputs are named as in the folder.
+		// Dir wants an output folder: a hidden one inside inDir, which
+		// is never listed, and never written.
+		items, err = Dir(inDir, filepath.Join(inDir, ".pfc-sink"), DirOptions{Exts: s.Exts})
+		for i := range items {
+			out := items[i].ID
+			if rename != nil {
+				out = filepath.ToSlash(rename(filepath.FromSlash(out)))
+			}
+			items[i].Dst = path.Join(outDir, out)
+		}
+	default:
+		items, err = Dir(inDir, outDir, DirOptions{Exts: s.Exts, Rename: rename})
+	}
 	if err != nil {
 		return nil, 0, err
 	}
+	items = slices.DeleteFunc(items, func(it Item) bool { return !s.Shard.Has(it.ID) })
 	return slices.Values(items), len(items), nil
 }
 
@@ -85,17 +123,21 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		return nil, nil, fe.Err()
 	}
 	o := Options[R]{
-		Concurrency: c.Settings.Concurrency,
-		Limiter:     NewLimiter(c.Settings.RateLimit, c.Settings.RateBurst),
-		Manifest:    c.Settings.Manifest,
-		Total:       total,
-		OnProgress:  c.OnProgress,
-		Rate:        c.Rate,
-		Summarize:   c.Summarize,
-		Kind:        c.Kind,
-		Redact:      c.Redact,
-		Observer:    c.Observer,
-		Name:        c.Name,
+		Concurrency:  c.Settings.Concurrency,
+		Limiter:      NewLimiter(c.Settings.RateLimit, c.Settings.RateBurst),
+		Manifest:     c.Settings.Manifest,
+		Total:        total,
+		OnProgress:   c.OnProgress,
+		Rate:         c.Rate,
+		Summarize:    c.Summarize,
+		Kind:         c.Kind,
+		Redact:       c.Redact,
+		Observer:     c.Observer,
+		Name:         c.Name,
+		Shard:        c.Settings.Shard,
+		Source:       c.Settings.Source,
+		Sink:         c.Settings.Sink,
+		SkipExisting: c.Settings.SkipExisting,
 	}
 	if fn := c.OnResult; fn != nil {
 		o.OnResult = func(r Result[R]) { fn(c.Public(r)) }

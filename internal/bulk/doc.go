@@ -9,7 +9,13 @@
 // runner's types to its own public ones; everything else lives here:
 //
 //   - inputs: a directory (Dir lists its images, in lexical order, with
-//     their output paths) or any iter.Seq[Item];
+//     their output paths), a directory of an io/fs.FS (FSDir, with
+//     Options.Source; OpenInput streams an input for its upload) or any
+//     iter.Seq[Item];
+//   - outputs: files, or names in a pfc.Sink (Options.Sink; WriteOutput
+//     publishes through it), each written whole or not at all;
+//   - shards (Options.Shard, shard.go): the items whose ID's FNV-1a 64
+//     hash falls to the shard, with a manifest per shard by default;
 //   - bounded concurrency (Options.Concurrency items in flight);
 //   - an optional rate limit on item starts (Options.Limiter; NewLimiter
 //     builds one from golang.org/x/time/rate);

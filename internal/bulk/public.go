@@ -16,7 +16,8 @@ func Deref[T any](b *pfc.BulkOptions[T]) pfc.BulkOptions[T] {
 
 // SettingsOf returns the options the runner reads from b.
 func SettingsOf[T any](b pfc.BulkOptions[T]) Settings {
-	return Settings{Concurrency: b.Concurrency, RateLimit: b.RateLimit, RateBurst: b.RateBurst, Manifest: b.Manifest, Exts: b.Exts}
+	return Settings{Concurrency: b.Concurrency, RateLimit: b.RateLimit, RateBurst: b.RateBurst, Manifest: b.Manifest, Exts: b.Exts, Shard: Shard(b.Shard),
+		Source: b.Source, Sink: b.Sink, SkipExisting: b.SkipExisting}
 }
 
 // ProgressOf adapts b.OnProgress to the runner's snapshots; nil when unset.
@@ -46,5 +47,6 @@ func PublicReport[R any](rep *Report[R], failures []pfc.BulkResult[R]) *pfc.Bulk
 	return &pfc.BulkReport[R]{
 		Total: rep.Total, Done: rep.Done, Failed: rep.Failed, Skipped: rep.Skipped,
 		Interrupted: rep.Interrupted, Bytes: rep.Bytes, Elapsed: rep.Elapsed, Failures: failures,
+		Shard: pfc.Shard(rep.Shard),
 	}
 }
