@@ -108,4 +108,9 @@
 // would be one (photo.jpg and photo.png, both to photo.png) are not both
 // written: the later fails with kind invalid_parameter. Each request is
 // retried by the client as usual; a run never repeats a file.
+//
+// A manifest another run holds is refused with an error matching
+// ErrManifestInUse, a file at its path that is no manifest with one
+// matching ErrNotManifest; both are *ManifestError (errors.As), like any
+// failure to read or write it.
 package pfc

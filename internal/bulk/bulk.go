@@ -161,7 +161,7 @@ func DefaultKind(err error) string {
 // and returns the Report. It returns a non-nil error only when the run
 // stopped early: ctx's error when ctx ended, one matching
 // context.DeadlineExceeded when o.Limiter refused to wait past ctx's
-// deadline (rate.Limiter does, at once), a *ManifestError when the
+// deadline (rate.Limiter does, at once), a *pfc.ManifestError when the
 // manifest could not be read or written, an *apierr.ValidationError for
 // unusable options. Failed items are not errors of Run: they are in
 // Report.Failures (and OnResult), each with its error value.

@@ -68,14 +68,14 @@
 // done again), and a last line without its newline, torn by a crash, is
 // cut off before the first append; a file whose last line is no torn
 // record (a user's file at the path, by a hard link or a wrong path) is
-// refused with a *ManifestError, not cut.
+// refused with a *pfc.ManifestError, not cut.
 //
 // The manifest must be a regular file: a symbolic link at its path is
 // refused, not followed, and a named pipe or device is refused without
-// waiting on it (a *ManifestError naming the path). A run holds an
+// waiting on it (a *pfc.ManifestError naming the path). A run holds an
 // exclusive lock on its manifest (flock, where the platform has it): a
 // second run of the same manifest while the first is alive is refused
-// with ErrManifestInUse.
+// with pfc.ErrManifestInUse.
 //
 // The work's temporary files (fileio.WriteFileAtomicContext) carry the
 // run's identity in their names, ".<name>.<key>-<token>.<digits>.partial":
@@ -107,5 +107,5 @@
 // every request), and Run returns the Report with ctx's error. Interrupted
 // items are counted in Report.Interrupted and get no record, so a rerun
 // does them again. A failure to write the manifest stops the run the same
-// way and is returned as a *ManifestError.
+// way and is returned as a *pfc.ManifestError.
 package bulk

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Record statuses in the manifest.
@@ -115,35 +115,9 @@ func rawName(s string) []byte {
 	return []byte(s)
 }
 
-// ManifestError reports a manifest that could not be read or written.
-type ManifestError struct {
-	// Path is the manifest's path.
-	Path string
-	// Op is "open", "lock", "read", "truncate" or "write".
-	Op string
-	// Err is the cause.
-	Err error
-}
-
-// Error returns "pfc: bulk manifest <path>: <op>: <cause>".
-func (e *ManifestError) Error() string {
-	return fmt.Sprintf("pfc: bulk manifest %q: %s: %v", e.Path, e.Op, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *ManifestError) Unwrap() error { return e.Err }
-
 // maxLine bounds one manifest line when reading (a record quotes at most a
 // few KiB of error message and result).
 const maxLine = 1 << 20
-
-// ErrManifestInUse is in the chain of Run's *ManifestError (Op "lock")
-// when another run, in this process or another, has the manifest open.
-var ErrManifestInUse = errors.New("is in use by another run (one run at a time per manifest)")
-
-// errNotManifest is the cause of the *ManifestError for a file at the
-// manifest's path that ends in something other than a torn record.
-var errNotManifest = errors.New("is not a manifest: its last line, without a newline, is not a record (refused rather than cut)")
 
 // openManifest opens (creating it and its directory if needed) the manifest at path and
 // returns the latest record of every item in it, positioned for appending,
@@ -156,7 +130,7 @@ var errNotManifest = errors.New("is not a manifest: its last line, without a new
 // file refused otherwise.
 func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, false, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
 	}
 	// O_APPEND: every write lands at the end, in one piece, even if a
 	// second process were (against the rules) appending too.
@@ -166,7 +140,7 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 		if errors.As(err, &fe) {
 			err = fe.Err
 		}
-		return nil, nil, false, &ManifestError{Path: path, Op: "open", Err: err}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "open", Err: err}
 	}
 	// The lock makes "one run at a time per manifest" sure, and is what
 	// proves a run of this manifest dead to the cleanup of temporary files.
@@ -174,22 +148,22 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 	switch err := fileio.TryLock(f); {
 	case errors.Is(err, fileio.ErrLocked):
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "lock", Err: ErrManifestInUse}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "lock", Err: pfc.ErrManifestInUse}
 	case errors.Is(err, errors.ErrUnsupported):
 		locked = false
 	case err != nil:
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "lock", Err: err}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "lock", Err: err}
 	}
 	prior, good, err := readRecords(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: err}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "read", Err: err}
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
 	}
 	if st.Size() != good {
 		// Only a record torn by a crash is cut, which starts with "{":
@@ -199,15 +173,15 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 		var first [1]byte
 		if _, err := f.ReadAt(first[:], good); err != nil || first[0] != '{' {
 			f.Close()
-			return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: errNotManifest}
+			return nil, nil, false, &pfc.ManifestError{Path: path, Op: "read", Err: pfc.ErrNotManifest}
 		}
 		if err := f.Truncate(good); err != nil {
 			f.Close()
-			return nil, nil, false, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+			return nil, nil, false, &pfc.ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
 		}
 		if err := f.Sync(); err != nil {
 			f.Close()
-			return nil, nil, false, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+			return nil, nil, false, &pfc.ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
 		}
 	}
 	return f, prior, locked, nil
@@ -315,7 +289,7 @@ func (w *manifestWriter) loop() {
 			if err != nil {
 				// The file may now end with part of a line: nothing more
 				// is appended (a rerun cuts the torn tail).
-				err = &ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
+				err = &pfc.ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
 				sticky = err
 			}
 		}
@@ -329,7 +303,7 @@ func (w *manifestWriter) loop() {
 func (w *manifestWriter) append(rec Record) error {
 	line, err := encodeRecord(rec, w.redact)
 	if err != nil {
-		return &ManifestError{Path: w.path, Op: "write", Err: err}
+		return &pfc.ManifestError{Path: w.path, Op: "write", Err: err}
 	}
 	ack := make(chan error, 1)
 	w.reqs <- writeReq{line: append(line, '\n'), ack: ack}
@@ -342,7 +316,7 @@ func (w *manifestWriter) close() error {
 	close(w.reqs)
 	<-w.done
 	if err := w.f.Close(); err != nil {
-		return &ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
+		return &pfc.ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
 	}
 	return nil
 }
