@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -53,9 +55,18 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Result, pfc.BulkResult[*Result]]{
 		Settings: s,
-		Work: func(ctx context.Context, it bulk.Item) (*Result, error) {
+		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
-			return c.RemoveBackgroundFile(ctx, it.Src, it.Dst, &oo, bo.Flow)
+			return c.removeFile(ctx, it.Src, it.Dst, &oo, bo.Flow, func(processID, replica string) error {
+				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica})
+				if err != nil {
+					return err
+				}
+				return started(b)
+			})
+		},
+		Collect: func(ctx context.Context, it bulk.Item, ref json.RawMessage) (*Result, error) {
+			return c.collectJob(ctx, it, ref, bo.Flow)
 		},
 		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
@@ -139,4 +150,68 @@ func bulkResult(r bulk.Result[*Result]) pfc.BulkResult[*Result] {
 		}
 	}
 	return out
+}
+
+// bulkJobRef is the "job" of a file's "started" manifest record: the
+// process id and the Key of the replica running it (empty for a client of
+// one base URL).
+type bulkJobRef struct {
+	ProcessID string `json:"processId"`
+	Replica   string `json:"replica,omitempty"`
+}
+
+// collectJob finishes a bulk file from the job an earlier run submitted
+// (ref, a bulkJobRef): it waits for the job, downloads its PNG to it.Dst
+// atomically and then removes the job, as the flow does (unless
+// flow.KeepJob), also when it failed. A job the container no longer
+// knows (ErrJobNotFound), that failed (pfc.ErrJobFailed), or whose
+// replica is no longer in the client's fleet gives an error matching
+// pfc.ErrJobForgotten: the file is processed again.
+func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessage, flow *pfc.FlowOptions) (res *Result, err error) {
+	var r bulkJobRef
+	if json.Unmarshal(ref, &r) != nil || r.ProcessID == "" {
+		return nil, fmt.Errorf("pfc: recorded job of %q unreadable: %w", c.quote(it.ID, apierr.MaxQuotedName), pfc.ErrJobForgotten)
+	}
+	pid := c.quote(r.ProcessID, apierr.MaxQuotedID)
+	var f pfc.FlowOptions
+	if flow != nil {
+		f = *flow
+	}
+	var rep *replica
+	switch {
+	case c.fleet():
+		if r.Replica == "" {
+			return nil, fmt.Errorf("pfc: job %s: recorded by a client of one base URL: %w", pid, pfc.ErrJobForgotten)
+		}
+		if rep = c.reps.ByURL(r.Replica); rep == nil {
+			return nil, fmt.Errorf("pfc: job %s: its replica is no longer in the fleet: %w", pid, pfc.ErrJobForgotten)
+		}
+		c.reps.Bind(r.ProcessID, rep)
+	case r.Replica != "" && replicas.Key(c.baseURL) != r.Replica:
+		return nil, fmt.Errorf("pfc: job %s: recorded on another replica: %w", pid, pfc.ErrJobForgotten)
+	}
+	res = &Result{Job: &Job{ProcessID: r.ProcessID}}
+	if rep != nil {
+		res.Replica = rep.URL
+	}
+	if !f.KeepJob {
+		defer func() {
+			if !errors.Is(err, ErrJobNotFound) {
+				res.Removed, res.RemoveErr = c.cleanup(ctx, r.ProcessID, cleanupTimeout(&f))
+			}
+		}()
+	}
+	dl := c
+	if f.MaxDownloadSize > 0 {
+		cc := *c
+		cc.maxDownload = f.MaxDownloadSize
+		dl = &cc
+	}
+	if res.Check, err = c.WaitImage(ctx, r.ProcessID, f.Wait); err == nil {
+		res.Bytes, err = dl.DownloadImageFile(ctx, r.ProcessID, it.Dst)
+	}
+	if errors.Is(err, ErrJobNotFound) || errors.Is(err, pfc.ErrJobFailed) {
+		return res, fmt.Errorf("pfc: job %s: %w: %w", pid, pfc.ErrJobForgotten, err)
+	}
+	return res, err
 }

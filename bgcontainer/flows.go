@@ -90,7 +90,7 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 	if w == nil {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "w", Message: "is required"}}}
 	}
-	return c.run(ctx, image, size, &o, flow, true, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, image, size, &o, flow, true, nil, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		return dl.DownloadImage(ctx, id, w)
 	})
 }
@@ -101,6 +101,17 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 // touched at all when the job fails. The file part is named after
 // srcPath's base name unless opts.Submit.FileName is set.
 func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
+	return c.removeFile(ctx, srcPath, dstPath, opts, flow, nil)
+}
+
+// onStarted is a bulk run's hook into a flow: called once the container
+// accepted a job (its process id, and the Key of its replica, empty for a
+// client of one base URL), before the flow waits; an error ends the flow
+// with it (the job is still removed). nil: none.
+type onStarted func(processID, replica string) error
+
+// removeFile is RemoveBackgroundFile with a bulk run's hook.
+func (c *Client) removeFile(ctx context.Context, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions, started onStarted) (_ *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -119,7 +130,7 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 	if o.FileName == "" {
 		o.FileName = filepath.Base(srcPath)
 	}
-	return c.run(ctx, in, size, &o, flow, false, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, in, size, &o, flow, false, started, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		return dl.DownloadImageFile(ctx, id, dstPath)
 	})
 }
@@ -127,13 +138,13 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 // run is the flow shared by RemoveBackground and RemoveBackgroundFile.
 // streamed says that download writes to the caller's io.Writer, which a
 // redo cannot take back once bytes reached it.
-func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, streamed bool,
+func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, streamed bool, started onStarted,
 	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	if err := validateFlow(o, flow); err != nil {
 		return nil, err
 	}
 	if pinned(ctx) != nil || !c.fleet() {
-		return c.runOn(ctx, image, size, o, flow, download)
+		return c.runOn(ctx, image, size, o, flow, started, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
 	// turns out to be lost (down: a call and a probe never reach it; or
@@ -179,7 +190,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 			}()
 		}
 		lost := false
-		r, e := c.runOn(context.WithValue(pinMovable(ctx, rep), lostKey{}, &lost), image, size, o, flow, download)
+		r, e := c.runOn(context.WithValue(pinMovable(ctx, rep), lostKey{}, &lost), image, size, o, flow, started, download)
 		c.reps.Release(rep)
 		if lost {
 			lostURLs = append(lostURLs, rep.URL)
@@ -251,7 +262,7 @@ func isLost(ctx context.Context) bool {
 }
 
 // runOn is the flow on one replica (pinned in ctx, or the only one).
-func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
+func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, started onStarted,
 	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	var f pfc.FlowOptions
 	if flow != nil {
@@ -290,6 +301,15 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 	// Before the removal above, which leaves the job of a replica found
 	// down to run.
 	defer func() { c.checkLost(ctx, err) }()
+	if started != nil {
+		rk := ""
+		if rep := pinned(ctx); rep != nil {
+			rk = replicas.Key(rep.URL)
+		}
+		if err = started(job.ProcessID, rk); err != nil {
+			return res, err
+		}
+	}
 	res.Check, err = c.WaitImage(ctx, job.ProcessID, f.Wait)
 	if err != nil {
 		var te *pfc.WaitTimeoutError

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"path/filepath"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -53,9 +56,19 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult[*Job]]{
 		Settings: s,
-		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
-			return c.CorrectFile(ctx, it.Src, it.Dst, o, bo.Flow)
+		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Job, error) {
+			return c.correctFile(ctx, it.Src, it.Dst, o, bo.Flow, func(jobID, fileKey string) error {
+				b, err := json.Marshal(bulkJobRef{JobID: jobID, FileKey: fileKey})
+				if err != nil {
+					return err
+				}
+				return started(b)
+			})
 		},
+		Collect: func(ctx context.Context, it bulk.Item, ref json.RawMessage) (*Job, error) {
+			return c.collectJob(ctx, it, ref, bo.Flow)
+		},
+		Usage:     c.jobUsage,
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
 	})
@@ -154,6 +167,71 @@ func bulkResult(r bulk.Result[*Job]) pfc.BulkResult[*Job] {
 		var s bulkJobSummary
 		if json.Unmarshal(r.Record.Result, &s) == nil {
 			out.JobID = s.JobID
+		}
+	}
+	return out
+}
+
+// bulkJobRef is the "job" of a file's "started" manifest record: the job
+// id and the key of the uploaded file.
+type bulkJobRef struct {
+	JobID   string `json:"jobId"`
+	FileKey string `json:"fileKey,omitempty"`
+}
+
+// collectJob finishes a bulk file from the job an earlier run started
+// (ref, a bulkJobRef): it waits for the job and downloads its result to
+// it.Dst atomically. A job the service no longer knows (404 or 410) or
+// that FAILED or was REJECTED gives an error matching
+// pfc.ErrJobForgotten: the file is processed again.
+func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessage, flow *pfc.FlowOptions) (job *Job, err error) {
+	var r bulkJobRef
+	if json.Unmarshal(ref, &r) != nil || r.JobID == "" {
+		return nil, fmt.Errorf("pfc: recorded job of %q unreadable: %w", c.quote(it.ID, 200), pfc.ErrJobForgotten)
+	}
+	pollOpts, limit, err := c.flowSettings(flow)
+	if err != nil {
+		return nil, err
+	}
+	err = fileio.WriteFileAtomicContext(ctx, it.Dst, func(w io.Writer) error {
+		var err error
+		if job, err = c.wait(ctx, r.JobID, pollOpts); err != nil {
+			return err
+		}
+		_, err = c.download(ctx, job, w, limit)
+		return err
+	})
+	var je *JobError
+	if errors.Is(err, pfc.ErrNotFound) || errors.As(err, &je) {
+		return job, fmt.Errorf("pfc: job %s: %w: %w", c.quote(r.JobID, apierr.MaxQuotedMessage), pfc.ErrJobForgotten, err)
+	}
+	return job, err
+}
+
+// jobUsage is the billing counters of a done file's job, by their JSON
+// names; the size class counts as "size:<class>" (the service's text,
+// redacted and cut short).
+func (c *Client) jobUsage(j *Job) map[string]float64 {
+	if j == nil || j.Usage == nil {
+		return nil
+	}
+	b, err := json.Marshal(j.Usage)
+	if err != nil {
+		return nil
+	}
+	var fields map[string]any
+	if json.Unmarshal(b, &fields) != nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range fields {
+		switch v := v.(type) {
+		case float64:
+			out[k] = v
+		case string:
+			if v != "" {
+				out["size:"+c.quote(v, apierr.MaxQuotedValue)] = 1
+			}
 		}
 	}
 	return out

@@ -45,6 +45,16 @@ func (c *Client) flowSettings(flow *pfc.FlowOptions) (poll.Options, int64, error
 // ValidateForUpload before anything is uploaded. On a FAILED or REJECTED
 // job it returns the record with a *JobError.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Job, err error) {
+	return c.correct(ctx, src, size, opts, dst, flow, nil)
+}
+
+// onStarted is a bulk run's hook into a flow: called once the service
+// accepted the job (its id, and the key of its uploaded file), before the
+// flow waits; an error ends the flow with it. nil: none.
+type onStarted func(jobID, fileKey string) error
+
+// correct is Correct with a bulk run's hook.
+func (c *Client) correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions, started onStarted) (_ *Job, err error) {
 	var fe apierr.FieldErrors
 	fileio.CheckStream(&fe, src, size, dst)
 	if err := fe.Err(); err != nil {
@@ -71,6 +81,11 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 	if err != nil {
 		return nil, err
 	}
+	if started != nil {
+		if err := started(ref.ID, key); err != nil {
+			return nil, err
+		}
+	}
 	job, err := c.wait(ctx, ref.ID, pollOpts)
 	if err != nil {
 		return job, err
@@ -91,6 +106,11 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 // "srcPath" that matches pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions) (job *Job, err error) {
+	return c.correctFile(ctx, srcPath, dstPath, opts, flow, nil)
+}
+
+// correctFile is CorrectFile with a bulk run's hook.
+func (c *Client) correctFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions, started onStarted) (job *Job, err error) {
 	if dstPath == "" {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "dstPath", Message: "is required"}}}
 	}
@@ -111,7 +131,7 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts 
 	}
 	err = fileio.WriteFileAtomicContext(ctx, dstPath, func(w io.Writer) error {
 		var err error
-		job, err = c.Correct(ctx, in, size, o, w, flow)
+		job, err = c.correct(ctx, in, size, o, w, flow, started)
 		return err
 	})
 	return job, err

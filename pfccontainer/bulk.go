@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -60,18 +62,92 @@ func (d *Direct) checked() error {
 	return fe.err()
 }
 
-// bulkWork is the HTTP flow for one file.
-func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) func(context.Context, bulk.Item) (*Correction, error) {
+// bulkWork is the HTTP flow for one file, which records its image in the
+// manifest once uploaded, and the collection of such a record.
+func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) bulkFlow {
 	flow := bulk.Deref(b).Flow
-	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		return c.CorrectFile(ctx, it.Src, it.Dst, o, flow)
+	return bulkFlow{
+		work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Correction, error) {
+			return c.correctFileHook(ctx, it.Src, it.Dst, o, flow, func(imageKey, replica string) error {
+				b, err := json.Marshal(bulkImageRef{ImageKey: imageKey, Replica: replica})
+				if err != nil {
+					return err
+				}
+				return started(b)
+			})
+		},
+		collect: func(ctx context.Context, it bulk.Item, ref json.RawMessage) (*Correction, error) {
+			return c.collectCorrection(ctx, it, ref, o, flow)
+		},
 	}
 }
 
-// bulkWork is the direct-file flow for one file.
-func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item) (*Correction, error) {
+// bulkFlow is a bulk run's work and, over HTTP, the collection of an
+// image an earlier run uploaded (nil in direct file mode).
+type bulkFlow struct {
+	work    func(context.Context, bulk.Item, bulk.Started) (*Correction, error)
+	collect func(context.Context, bulk.Item, json.RawMessage) (*Correction, error)
+}
+
+// bulkImageRef is the "job" of a file's "started" manifest record: the
+// uploaded image's key and the Key of the replica holding it (empty for
+// a client of one base URL).
+type bulkImageRef struct {
+	ImageKey string `json:"imageKey"`
+	Replica  string `json:"replica,omitempty"`
+}
+
+// collectCorrection finishes a bulk file from the image an earlier run
+// uploaded (ref, a bulkImageRef): its correction, then the atomic
+// download to it.Dst. An image the container no longer has (an unknown
+// image key, a 404, swept past its TTL), or a replica no longer in the
+// client's fleet, gives an error matching pfc.ErrJobForgotten: the file
+// is processed again.
+func (c *Client) collectCorrection(ctx context.Context, it bulk.Item, ref json.RawMessage, o *CorrectionOptions, flow *pfc.FlowOptions) (*Correction, error) {
+	var r bulkImageRef
+	if json.Unmarshal(ref, &r) != nil || r.ImageKey == "" {
+		return nil, fmt.Errorf("pfc: recorded image of %q unreadable: %w", c.quote(it.ID, apierr.MaxQuotedName), pfc.ErrJobForgotten)
+	}
+	forgotten := func(why string, err error) error {
+		if err == nil {
+			return fmt.Errorf("pfc: image %s: %s: %w", c.quote(r.ImageKey, apierr.MaxQuotedID), why, pfc.ErrJobForgotten)
+		}
+		return fmt.Errorf("pfc: image %s: %w: %w", c.quote(r.ImageKey, apierr.MaxQuotedID), pfc.ErrJobForgotten, err)
+	}
+	var rep *replicas.Node
+	switch {
+	case c.reps.Many():
+		if r.Replica == "" {
+			return nil, forgotten("recorded by a client of one base URL", nil)
+		}
+		if rep = c.reps.ByURL(r.Replica); rep == nil {
+			return nil, forgotten("its replica is no longer in the fleet", nil)
+		}
+		c.reps.Bind(r.ImageKey, rep)
+	case r.Replica != "" && replicas.Key(c.base) != r.Replica:
+		return nil, forgotten("recorded on another replica", nil)
+	}
+	corr, err := c.GetCorrection(ctx, r.ImageKey, o)
+	if err == nil {
+		_, err = c.withFlow(flow).DownloadFile(ctx, corr, it.Dst)
+	}
+	if errors.Is(err, ErrUnknownImageKey) || errors.Is(err, pfc.ErrNotFound) {
+		return nil, forgotten("", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		corr.Replica = rep.URL
+	}
+	return corr, nil
+}
+
+// bulkWork is the direct-file flow for one file. It records nothing in
+// flight: its correction is one synchronous step after the copy.
+func (d *Direct) bulkWork(o *CorrectionOptions) bulkFlow {
 	names := newRunNames()
-	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
+	return bulkFlow{work: func(ctx context.Context, it bulk.Item, _ bulk.Started) (*Correction, error) {
 		f, size, err := fileio.OpenParamContext(ctx, "srcPath", it.Src)
 		if err != nil {
 			return nil, err
@@ -82,12 +158,12 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 			return nil, err
 		}
 		return d.correctVia(ctx, names.next(filepath.Base(it.Src)), f, it.Dst, o)
-	}
+	}}
 }
 
 // bulkDir lists inDir and runs work over it; redact is the client's
 // redactor, for the manifest.
-func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
+func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work bulkFlow, redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
@@ -99,13 +175,13 @@ func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b 
 
 // bulkAll runs work over items; redact is the client's redactor, for the
 // manifest.
-func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
+func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work bulkFlow, redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, redact, direct)
 }
 
 // runBulk checks the options once and runs the shared runner.
-func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
+func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work bulkFlow, redact func(string) string, direct bool) (*pfc.BulkReport[*Correction], error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -113,7 +189,7 @@ func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *Corre
 		return nil, err
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
-		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: redact, Public: bulkResult,
+		Settings: s, Work: work.work, Collect: work.collect, Summarize: summarizeCorrection, Kind: bulkKind, Redact: redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult,
 	})
 	if rep == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -67,6 +68,17 @@ func (c *Client) withFlow(flow *pfc.FlowOptions) *Client {
 // dstPath is untouched on any failure. Of flow (see pfc.FlowOptions) only
 // MaxDownloadSize applies: the correction is one synchronous request.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
+	return c.correctFileHook(ctx, srcPath, dstPath, o, flow, nil)
+}
+
+// onStarted is a bulk run's hook into a flow: called once the container
+// accepted the image (its imageKey, and the Key of the replica that holds
+// it, empty for a client of one base URL), before the correction; an
+// error ends the flow with it. nil: none.
+type onStarted func(imageKey, replica string) error
+
+// correctFileHook is CorrectFile with a bulk run's hook.
+func (c *Client) correctFileHook(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions, started onStarted) (_ *Correction, err error) {
 	if err := checkFileArgs(ctx, srcPath, dstPath, o, flow); err != nil {
 		return nil, err
 	}
@@ -81,6 +93,15 @@ func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		key, err := c.Upload(ctx, f, size, "")
 		if err != nil {
 			return nil, err
+		}
+		if started != nil {
+			rk := ""
+			if rep := replicas.Pinned(ctx); rep != nil {
+				rk = replicas.Key(rep.URL)
+			}
+			if err := started(key, rk); err != nil {
+				return nil, err
+			}
 		}
 		corr, err := c.GetCorrection(ctx, key, o)
 		if err != nil {

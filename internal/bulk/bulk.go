@@ -18,6 +18,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // DefaultConcurrency is the number of items in flight when
@@ -80,6 +81,9 @@ type Result[R any] struct {
 	// Skipped reports an item done in an earlier run (its manifest record
 	// is in Record).
 	Skipped bool
+	// Collected reports an item finished by collecting the job an
+	// earlier run had started (Options.Collect), not by a new one.
+	Collected bool
 	// Record is the manifest record of a skipped item.
 	Record *Record
 	// Bytes is the input's size.
@@ -98,6 +102,20 @@ type Report[R any] struct {
 	// Interrupted counts items cancelled in flight, or not started, when
 	// the run stopped early; a rerun does them.
 	Interrupted int
+	// Started counts the jobs this run started (the work's started
+	// calls); Collected the items finished from a job an earlier run
+	// started (in Done or Failed too); Redone the jobs recorded in flight
+	// that the service had forgotten (ErrJobForgotten), whose items are
+	// done again like any other.
+	Started, Collected, Redone int
+	// NotStarted counts the items left when Options.MaxStarts stopped the
+	// run (with Total known; else at least 1); a rerun does them.
+	NotStarted int
+	// Usage sums Options.Usage over the items done in this run,
+	// collected ones included; nil without Options.Usage.
+	Usage map[string]float64
+	// Plan is what a dry run (Options.DryRun) would do; nil otherwise.
+	Plan *Plan[R]
 	// Bytes is the input size of the items done or failed in this run.
 	Bytes int64
 	// Elapsed is how long the run took.
@@ -105,6 +123,28 @@ type Report[R any] struct {
 	// Failures lists every failed item, in the order they failed.
 	Failures []Result[R]
 }
+
+// Plan is what a run would do, as a dry run (Options.DryRun) finds it
+// without sending anything.
+type Plan[R any] struct {
+	// Process lists the items a run would start a job for.
+	Process []Item
+	// Done lists the items done by an earlier run (skipped).
+	Done []Item
+	// Collect lists the items whose job an earlier run started, which a
+	// run collects first.
+	Collect []Item
+	// Refused lists the items local checks refuse, each with its error
+	// (an *apierr.ValidationError naming the field, or the file's error).
+	Refused []Result[R]
+}
+
+// Started is what an item's work calls once the service accepted its job,
+// with the client's reference to it (JSON), before it waits: the runner
+// records it, durably, so that a rerun can collect the job instead of
+// starting another. An error (the manifest could not be written) must end
+// the work with it.
+type Started func(job json.RawMessage) error
 
 // Options configures Run. The zero value runs DefaultConcurrency items at
 // once, without rate limit, manifest or callbacks.
@@ -136,6 +176,24 @@ type Options[R any] struct {
 	Redact func(string) string
 	// Now is the clock of Elapsed and ETA; nil means time.Now. For tests.
 	Now func() time.Time
+	// Start, if set, is the work in place of Run's work argument: it calls
+	// started once the service accepted the item's job.
+	Start func(ctx context.Context, it Item, started Started) (R, error)
+	// Collect, if set, finishes an item from the job an earlier run
+	// recorded as started (Record.Job): wait, then write the output as the
+	// work does. An error matching pfc.ErrJobForgotten means the service
+	// no longer knows the job: the item is done again.
+	Collect func(ctx context.Context, it Item, job json.RawMessage) (R, error)
+	// Usage, if set, gives the billing counters of a done item's result,
+	// summed in Report.Usage.
+	Usage func(R) map[string]float64
+	// MaxStarts, if positive, caps the items this run starts a job for:
+	// at the cap no new item starts, those in flight finish, and Run
+	// returns an error matching pfc.ErrJobCapReached when items were left.
+	MaxStarts int
+	// DryRun makes Run do nothing but plan (Report.Plan): the manifest is
+	// read, not written, and the work is never called.
+	DryRun bool
 }
 
 // DefaultKind classifies the errors every client shares: "canceled",
@@ -176,8 +234,11 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 	if items == nil {
 		fe.Add("items", "is required")
 	}
-	if work == nil {
+	if work == nil && o.Start == nil {
 		fe.Add("work", "is required")
+	}
+	if o.MaxStarts < 0 {
+		fe.Add("MaxStarts", "must not be negative, got %d", o.MaxStarts)
 	}
 	if o.Concurrency < 0 {
 		fe.Add("Concurrency", "must not be negative, got %d", o.Concurrency)
@@ -188,9 +249,15 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	r := &runner[R]{o: o, work: work, now: o.Now}
+	if o.Start == nil {
+		o.Start = func(ctx context.Context, it Item, _ Started) (R, error) { return work(ctx, it) }
+	}
+	r := &runner[R]{o: o, now: o.Now}
 	if r.now == nil {
 		r.now = time.Now
+	}
+	if o.DryRun {
+		return r.plan(ctx, items)
 	}
 	if o.Manifest != "" {
 		f, prior, locked, err := openManifest(o.Manifest)
@@ -209,7 +276,6 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 // runner is the state of one Run.
 type runner[R any] struct {
 	o     Options[R]
-	work  func(context.Context, Item) (R, error)
 	now   func() time.Time
 	start time.Time
 	prior map[string]Record
@@ -243,21 +309,29 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	if n == 0 {
 		n = DefaultConcurrency
 	}
-	queue := make(chan Item)
+	queue := make(chan task)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for it := range queue {
-				r.do(ctx, cancel, it)
+			for t := range queue {
+				if t.job != nil {
+					r.collect(ctx, cancel, t)
+				} else {
+					r.do(ctx, cancel, t.it)
+				}
 			}
 		}()
 	}
+	// First the jobs an earlier run started: collected before anything
+	// new is uploaded.
+	handled := r.collectAll(ctx, queue)
 	seen := map[string]struct{}{}
 	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
 	keys := newOutputKeys()
 	var stopErr error // the limiter's refusal, with ctx alive
+	starts, capped := 0, false // items started; MaxStarts reached with items left
 	for it := range items {
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
@@ -267,6 +341,15 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		r.mu.Unlock()
 		if it.ID == "" {
 			it.ID = it.Src
+		}
+		if handled[it.ID] {
+			// Collected (or tried) above: counted there.
+			r.mu.Lock()
+			r.rep.Total--
+			r.mu.Unlock()
+			seen[it.ID] = struct{}{}
+			outputs[keys.key(it.Dst)] = it.ID
+			continue
 		}
 		dst := keys.key(it.Dst)
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
@@ -279,6 +362,14 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 			r.finish(Result[R]{Item: it, Skipped: true, Record: &rec, Bytes: rec.Bytes}, false)
 			continue
 		}
+		if r.o.MaxStarts > 0 && starts >= r.o.MaxStarts {
+			capped = true
+			r.mu.Lock()
+			r.rep.NotStarted++
+			r.mu.Unlock()
+			break
+		}
+		starts++
 		if r.o.Limiter != nil {
 			if err := r.o.Limiter.Wait(ctx); err != nil {
 				// rate.Limiter fails at once, with ctx still alive, when
@@ -290,7 +381,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 			}
 		}
 		select {
-		case queue <- it:
+		case queue <- task{it: it}:
 		case <-ctx.Done():
 			r.interrupt()
 		}
@@ -305,10 +396,17 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	defer r.mu.Unlock()
 	r.rep.Elapsed = r.now().Sub(r.start)
 	stopped := ctx.Err() != nil || stopErr != nil
-	if stopped && r.o.Total > r.rep.Total {
-		// Items never pulled from a known-size input are interrupted too.
-		r.rep.Interrupted += r.o.Total - r.rep.Total
-		r.rep.Total = r.o.Total
+	if r.o.Total > r.rep.Total {
+		switch {
+		case stopped:
+			// Items never pulled from a known-size input are interrupted too.
+			r.rep.Interrupted += r.o.Total - r.rep.Total
+			r.rep.Total = r.o.Total
+		case capped:
+			// Not looked at: some may be done already, a rerun sees.
+			r.rep.NotStarted += r.o.Total - r.rep.Total
+			r.rep.Total = r.o.Total
+		}
 	}
 	rep := r.rep
 	switch {
@@ -320,6 +418,8 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		return &rep, errors.Join(stopErr, err)
 	case err != nil:
 		return &rep, err
+	case capped:
+		return &rep, fmt.Errorf("pfc: bulk: %d jobs started, %d items left: %w", r.o.MaxStarts, rep.NotStarted, pfc.ErrJobCapReached)
 	}
 	return &rep, nil
 }
@@ -400,7 +500,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 			}
 			wctx = fileio.WithScope(ctx, s)
 		}
-		v, err = r.work(wctx, it)
+		v, err = r.o.Start(wctx, it, r.started(cancel, it))
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began)}
 	if err != nil && ctx.Err() != nil {
@@ -412,30 +512,41 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		r.mu.Unlock()
 		return
 	}
-	rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Bytes: size, Millis: res.Duration.Milliseconds(), Time: r.now().UTC()}
+	r.record(cancel, res)
+}
+
+// record appends the record of a finished item res and reports it.
+func (r *runner[R]) record(cancel context.CancelFunc, res Result[R]) {
+	it, err := res.Item, res.Err
+	rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Bytes: res.Bytes, Millis: res.Duration.Milliseconds(), Time: r.now().UTC()}
 	if err != nil {
 		res.Kind = r.kind(err)
 		rec.Status, rec.Kind, rec.Error = StatusFailed, res.Kind, err.Error()
 	} else {
 		rec.Status = StatusDone
 		if r.o.Summarize != nil {
-			rec.Result = r.o.Summarize(v)
+			rec.Result = r.o.Summarize(res.Value)
 		}
 	}
 	if r.mw != nil {
 		if werr := r.mw.append(rec); werr != nil {
-			r.mu.Lock()
-			if r.fatal == nil {
-				r.fatal = werr
-			}
-			r.inFlight--
-			r.rep.Interrupted++
-			r.mu.Unlock()
-			cancel()
+			r.fail(cancel, werr)
 			return
 		}
 	}
 	r.finish(res, true)
+}
+
+// fail stops the run on a manifest failure werr of an item in flight.
+func (r *runner[R]) fail(cancel context.CancelFunc, werr error) {
+	r.mu.Lock()
+	if r.fatal == nil {
+		r.fatal = werr
+	}
+	r.inFlight--
+	r.rep.Interrupted++
+	r.mu.Unlock()
+	cancel()
 }
 
 // cleanDir removes, once per output directory of the run, what a crash
@@ -534,6 +645,9 @@ func (r *runner[R]) finish(res Result[R], ran bool) {
 		r.inFlight--
 		r.rep.Bytes += res.Bytes
 	}
+	if res.Collected {
+		r.rep.Collected++
+	}
 	switch {
 	case res.Skipped:
 		r.rep.Skipped++
@@ -545,6 +659,14 @@ func (r *runner[R]) finish(res Result[R], ran bool) {
 		r.rep.Failures = append(r.rep.Failures, res)
 	default:
 		r.rep.Done++
+		if r.o.Usage != nil {
+			for k, v := range r.o.Usage(res.Value) {
+				if r.rep.Usage == nil {
+					r.rep.Usage = map[string]float64{}
+				}
+				r.rep.Usage[k] += v
+			}
+		}
 	}
 	if r.o.OnResult != nil {
 		r.o.OnResult(res)

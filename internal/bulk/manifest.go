@@ -15,17 +15,21 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// Record statuses in the manifest.
+// Record statuses in the manifest. StatusStarted records an item's job
+// that the service accepted (Record.Job), written and fsynced before the
+// work waits on it: a rerun collects that job (Options.Collect) instead
+// of starting another.
 const (
-	StatusDone   = "done"
-	StatusFailed = "failed"
+	StatusDone    = "done"
+	StatusFailed  = "failed"
+	StatusStarted = "started"
 )
 
 // Record is one line of the manifest.
 type Record struct {
 	// ID is the item's ID.
 	ID string `json:"id"`
-	// Status is StatusDone or StatusFailed.
+	// Status is StatusDone, StatusFailed or StatusStarted.
 	Status string `json:"status"`
 	// Src and Dst are the item's paths.
 	Src string `json:"src,omitempty"`
@@ -42,6 +46,9 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Result is what Options.Summarize made of a successful result.
 	Result json.RawMessage `json:"result,omitempty"`
+	// Job, in a StatusStarted record, is the client's reference to the
+	// job the service accepted (what Options.Collect resumes from).
+	Job json.RawMessage `json:"job,omitempty"`
 	// IDRaw, SrcRaw and DstRaw are written only for an ID, Src or Dst
 	// that is not valid UTF-8, which a JSON string cannot hold (ID then
 	// reads with U+FFFD for each invalid byte): its exact bytes, base64
@@ -67,9 +74,9 @@ func (rec *Record) restoreNames() {
 }
 
 // encodeRecord returns rec as one manifest line (without its newline).
-// Every string goes through redact first (nil: none), Result too (as
-// text: a result that is no JSON once redacted is kept as a JSON
-// string of that text); a name that is not valid UTF-8 gets its Raw
+// Every string goes through redact first (nil: none), Result and Job too
+// (as text: one that is no JSON once redacted is kept as a JSON string
+// of that text); a name that is not valid UTF-8 gets its Raw
 // field. A line that still holds a secret (a spelling across fields, or
 // in the base64 of a raw name) loses its Raw fields and Result, and is
 // written redacted whole: such an item is done again by a rerun, but no
@@ -80,15 +87,18 @@ func encodeRecord(rec Record, redact func(string) string) ([]byte, error) {
 	}
 	rec.ID, rec.Src, rec.Dst = redact(rec.ID), redact(rec.Src), redact(rec.Dst)
 	rec.Kind, rec.Error = redact(rec.Kind), redact(rec.Error)
-	if len(rec.Result) > 0 {
-		if red := redact(string(rec.Result)); red != string(rec.Result) {
-			rec.Result = json.RawMessage(red)
-			if !json.Valid(rec.Result) {
+	for _, raw := range []*json.RawMessage{&rec.Result, &rec.Job} {
+		if len(*raw) == 0 {
+			continue
+		}
+		if red := redact(string(*raw)); red != string(*raw) {
+			*raw = json.RawMessage(red)
+			if !json.Valid(*raw) {
 				b, err := json.Marshal(red)
 				if err != nil {
 					return nil, err
 				}
-				rec.Result = b
+				*raw = b
 			}
 		}
 	}
@@ -100,7 +110,7 @@ func encodeRecord(rec Record, redact func(string) string) ([]byte, error) {
 	if redact(string(line)) == string(line) {
 		return line, nil
 	}
-	rec.IDRaw, rec.SrcRaw, rec.DstRaw, rec.Result = nil, nil, nil, nil
+	rec.IDRaw, rec.SrcRaw, rec.DstRaw, rec.Result, rec.Job = nil, nil, nil, nil, nil
 	if line, err = json.Marshal(rec); err != nil {
 		return nil, err
 	}
@@ -200,7 +210,7 @@ func readRecords(r io.Reader) (map[string]Record, int64, error) {
 			var rec Record
 			if json.Unmarshal(bytes.TrimSpace(line), &rec) == nil {
 				rec.restoreNames()
-				if rec.ID != "" && (rec.Status == StatusDone || rec.Status == StatusFailed) {
+				if rec.ID != "" && (rec.Status == StatusDone || rec.Status == StatusFailed || rec.Status == StatusStarted) {
 					prior[rec.ID] = rec
 				}
 			}
@@ -329,4 +339,27 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// peekManifest returns the latest record of every item in the manifest at
+// path without creating, locking or changing it (a dry run): no file
+// there reads as an empty manifest.
+func peekManifest(path string) (map[string]Record, error) {
+	f, err := fileio.OpenFileNoFollow("manifest", path, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Record{}, nil
+	}
+	if err != nil {
+		var fe *fileio.FileError
+		if errors.As(err, &fe) {
+			err = fe.Err
+		}
+		return nil, &pfc.ManifestError{Path: path, Op: "open", Err: err}
+	}
+	defer f.Close()
+	prior, _, err := readRecords(f)
+	if err != nil {
+		return nil, &pfc.ManifestError{Path: path, Op: "read", Err: err}
+	}
+	return prior, nil
 }

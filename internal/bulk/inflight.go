@@ -1,0 +1,236 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
+)
+
+// task is one unit of a worker: an item to do, or (job set) an item
+// whose job an earlier run started, to collect; done, for a collection,
+// receives whether the item is finished with (false: the job was
+// forgotten, the item is to be done again).
+type task struct {
+	it   Item
+	job  json.RawMessage
+	done func(handled bool)
+}
+
+// started returns the hook the work of it calls once the service accepted
+// its job: it counts the job and, with a manifest, appends and fsyncs a
+// StatusStarted record with the job's reference before the work goes on.
+// A write that fails stops the run (cancel), as a failed record does.
+func (r *runner[R]) started(cancel context.CancelFunc, it Item) Started {
+	return func(job json.RawMessage) error {
+		r.mu.Lock()
+		r.rep.Started++
+		r.mu.Unlock()
+		if r.mw == nil {
+			return nil
+		}
+		rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Status: StatusStarted, Job: job, Time: r.now().UTC()}
+		if err := r.mw.append(rec); err != nil {
+			r.mu.Lock()
+			if r.fatal == nil {
+				r.fatal = err
+			}
+			r.mu.Unlock()
+			cancel()
+			return err
+		}
+		return nil
+	}
+}
+
+// inFlightRecords returns the records of prior whose latest state is a
+// started job with a reference, by ID.
+func inFlightRecords(prior map[string]Record) []Record {
+	var recs []Record
+	for _, rec := range prior {
+		if rec.Status == StatusStarted && len(rec.Job) > 0 {
+			recs = append(recs, rec)
+		}
+	}
+	slices.SortFunc(recs, func(a, b Record) int { return strings.Compare(a.ID, b.ID) })
+	return recs
+}
+
+// collectAll hands every job recorded in flight by an earlier run to the
+// workers (queue) and waits for them all, before anything new starts. It
+// returns the IDs finished with (collected, failed or interrupted): the
+// items loop passes over them. The IDs of forgotten jobs are not in it:
+// those items are done again like any other.
+func (r *runner[R]) collectAll(ctx context.Context, queue chan<- task) map[string]bool {
+	if r.o.Collect == nil {
+		return nil
+	}
+	recs := inFlightRecords(r.prior)
+	if len(recs) == 0 {
+		return nil
+	}
+	var (
+		mu      sync.Mutex
+		handled = map[string]bool{}
+		wg      sync.WaitGroup
+	)
+	for _, rec := range recs {
+		it := Item{ID: rec.ID, Src: rec.Src, Dst: rec.Dst}
+		r.mu.Lock()
+		r.rep.Total++
+		r.mu.Unlock()
+		if ctx.Err() != nil {
+			handled[it.ID] = true
+			r.interrupt()
+			continue
+		}
+		wg.Add(1)
+		t := task{it: it, job: rec.Job, done: func(h bool) {
+			defer wg.Done()
+			mu.Lock()
+			handled[it.ID] = h
+			mu.Unlock()
+		}}
+		select {
+		case queue <- t:
+		case <-ctx.Done():
+			wg.Done()
+			handled[it.ID] = true
+			r.interrupt()
+		}
+	}
+	wg.Wait()
+	return handled
+}
+
+// collect finishes t.it from the job an earlier run started (t.job) on a
+// worker: done is recorded as any done item; a forgotten job
+// (pfc.ErrJobForgotten) is counted in Redone and left to the items loop;
+// another failure is reported but not recorded, so that the job's started
+// record stays and a rerun collects it again rather than paying for a
+// new one.
+func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t task) {
+	it := t.it
+	if ctx.Err() != nil {
+		r.mu.Lock()
+		r.rep.Interrupted++
+		r.mu.Unlock()
+		t.done(true)
+		return
+	}
+	var size int64
+	if st, err := os.Stat(it.Src); err == nil {
+		size = st.Size()
+	}
+	r.mu.Lock()
+	r.inFlight++
+	r.progressLocked()
+	r.mu.Unlock()
+	began := r.now()
+	var v R
+	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
+	if err == nil && r.clean {
+		r.cleanDir(filepath.Dir(it.Dst))
+	}
+	if err == nil {
+		v, err = r.o.Collect(ctx, it, t.job)
+	}
+	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began), Collected: true}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		r.mu.Lock()
+		r.inFlight--
+		r.rep.Interrupted++
+		r.progressLocked()
+		r.mu.Unlock()
+		t.done(true)
+	case errors.Is(err, pfc.ErrJobForgotten):
+		r.mu.Lock()
+		r.inFlight--
+		r.rep.Total-- // counted again by the items loop
+		r.rep.Redone++
+		r.progressLocked()
+		r.mu.Unlock()
+		t.done(false)
+	case err != nil:
+		r.finish(res, true)
+		t.done(true)
+	default:
+		r.record(cancel, res)
+		t.done(true)
+	}
+}
+
+// plan is Run with Options.DryRun: it reads the manifest without writing
+// it, sorts every item into Plan's lists and calls no work.
+func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R], error) {
+	r.start = r.now()
+	prior := map[string]Record{}
+	if r.o.Manifest != "" {
+		var err error
+		if prior, err = peekManifest(r.o.Manifest); err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report[R]{Plan: &Plan[R]{}}
+	p := rep.Plan
+	seen := map[string]struct{}{}
+	outputs := map[string]string{}
+	keys := newOutputKeys()
+	for it := range items {
+		if ctx.Err() != nil {
+			rep.Elapsed = r.now().Sub(r.start)
+			return rep, context.Cause(ctx)
+		}
+		rep.Total++
+		if it.ID == "" {
+			it.ID = it.Src
+		}
+		dst := keys.key(it.Dst)
+		if err := checkItem(it, seen, outputs[dst]); err != nil {
+			p.Refused = append(p.Refused, Result[R]{Item: it, Err: err, Kind: "invalid_parameter"})
+			continue
+		}
+		seen[it.ID] = struct{}{}
+		outputs[dst] = it.ID
+		rec, ok := prior[it.ID]
+		switch {
+		case ok && rec.Status == StatusDone && fileExists(it.Dst):
+			rep.Skipped++
+			p.Done = append(p.Done, it)
+		case ok && rec.Status == StatusStarted && len(rec.Job) > 0 && r.o.Collect != nil:
+			p.Collect = append(p.Collect, it)
+		default:
+			f, _, err := fileio.OpenParamContext(ctx, "SrcPath", it.Src)
+			if err != nil {
+				p.Refused = append(p.Refused, Result[R]{Item: it, Err: err, Kind: r.kind(err)})
+				continue
+			}
+			f.Close()
+			p.Process = append(p.Process, it)
+		}
+	}
+	if r.o.Collect != nil {
+		// A run collects the recorded jobs of items no longer in the input
+		// too.
+		for _, rec := range inFlightRecords(prior) {
+			if _, ok := seen[rec.ID]; !ok {
+				rep.Total++
+				p.Collect = append(p.Collect, Item{ID: rec.ID, Src: rec.Src, Dst: rec.Dst})
+			}
+		}
+	}
+	if m := r.o.MaxStarts; m > 0 && len(p.Process) > m {
+		rep.NotStarted = len(p.Process) - m
+	}
+	rep.Elapsed = r.now().Sub(r.start)
+	return rep, nil
+}
