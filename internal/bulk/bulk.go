@@ -330,7 +330,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	seen := map[string]struct{}{}
 	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
 	keys := newOutputKeys()
-	var stopErr error // the limiter's refusal, with ctx alive
+	var stopErr error          // the limiter's refusal, with ctx alive
 	starts, capped := 0, false // items started; MaxStarts reached with items left
 	for it := range items {
 		if ctx.Err() != nil {
