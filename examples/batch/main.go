@@ -45,14 +45,18 @@ import (
 	"image/jpeg"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 func main() {
@@ -77,6 +81,8 @@ type config struct {
 	input, output             string // container direct mode: mounted /input and /output
 	concurrency, samples      int
 	rate                      float64
+	maxStarts                 int           // BulkOptions.MaxStarts
+	dryRun                    bool          // BulkOptions.DryRun
 	cleanup                   time.Duration // -api bg: FlowOptions.CleanupTimeout
 }
 
@@ -85,6 +91,13 @@ type summary struct {
 	done, failed, skipped, interrupted int
 	elapsed                            time.Duration
 	failures                           []failure
+	// The cost report: jobs started by this run, collected from an
+	// earlier one, redone (forgotten by the service), files left by
+	// -max-starts, and the hosted jobs' usage counters.
+	started, collected, redone, notStarted int
+	usage                                  map[string]float64
+	// plan is a dry run's (nil otherwise).
+	plan *pfc.BulkPlan[any]
 	// lost are the replicas found down during the run.
 	lost []string
 }
@@ -116,6 +129,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.StringVar(&cfg.output, "output", "", "container direct mode: host directory mounted as /output")
 	fs.IntVar(&cfg.concurrency, "concurrency", 8, "photos in flight")
 	fs.Float64Var(&cfg.rate, "rate", 0, "at most this many photos started per second (0: no limit)")
+	fs.IntVar(&cfg.maxStarts, "max-starts", 0, "start at most this many jobs, then stop; run again to go on (0: no cap)")
+	fs.BoolVar(&cfg.dryRun, "dry-run", false, "send nothing: list what the run would do")
 	fs.IntVar(&cfg.samples, "samples", 12, "how many sample photos to generate when -in is not given")
 	fs.DurationVar(&cfg.cleanup, "cleanup-timeout", 0, "-api bg: how long a photo waits for a lost replica to answer again, to remove the job left there (0: 10s)")
 	if err := fs.Parse(args); err != nil {
@@ -175,8 +190,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		_ = bar.Exit()
 	}
 	fmt.Fprintln(stderr)
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, pfc.ErrJobCapReached) {
 		return 2, err
+	}
+	if s.plan != nil {
+		printPlan(stdout, cfg, s.plan)
+		return 0, nil
 	}
 	label := cfg.api
 	if cfg.direct {
@@ -190,7 +209,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	for _, u := range s.lost {
 		fmt.Fprintf(stdout, "  replica down: %s (its photos were done on the others)\n", u)
 	}
+	printCost(stdout, s)
 	switch {
+	case errors.Is(err, pfc.ErrJobCapReached):
+		fmt.Fprintf(stdout, "stopped at -max-starts %d: %d not started; run the same command again to go on\n", cfg.maxStarts, s.notStarted)
+		return 3, nil
 	case err != nil:
 		fmt.Fprintf(stdout, "interrupted: %d left; run the same command again to resume\n", s.interrupted)
 		return 130, nil
@@ -198,6 +221,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// printCost prints the run's cost report: jobs started, collected and
+// redone, and the usage counters of the hosted jobs.
+func printCost(w io.Writer, s summary) {
+	fmt.Fprintf(w, "jobs: %d started, %d collected from an earlier run, %d redone (forgotten by the service)\n",
+		s.started, s.collected, s.redone)
+	if len(s.usage) > 0 {
+		names := slices.Sorted(maps.Keys(s.usage))
+		fmt.Fprint(w, "usage:")
+		for _, k := range names {
+			fmt.Fprintf(w, " %s=%g", k, s.usage[k])
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// printPlan prints a dry run's plan.
+func printPlan(w io.Writer, cfg config, p *pfc.BulkPlan[any]) {
+	fmt.Fprintf(w, "dry run (%s), nothing sent: %d to process, %d already done, %d in flight to collect, %d refused\n",
+		cfg.api, len(p.Process), len(p.Done), len(p.Collect), len(p.Refused))
+	for _, it := range p.Collect {
+		fmt.Fprintf(w, "  collect %s\n", it.ID)
+	}
+	for _, it := range p.Process {
+		fmt.Fprintf(w, "  process %s\n", it.ID)
+	}
+	for _, r := range p.Refused {
+		fmt.Fprintf(w, "  refused %s (%s): %v\n", r.Item.ID, r.Kind, r.Err)
+	}
 }
 
 // flagSet reports whether the command line set the flag name (to any
