@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
@@ -58,7 +60,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
 			return c.removeFile(ctx, it.Src, it.Dst, &oo, bo.Flow, func(processID, replica string) error {
-				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica})
+				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica, At: time.Now().UTC()})
 				if err != nil {
 					return err
 				}
@@ -158,6 +160,9 @@ func bulkResult(r bulk.Result[*Result]) pfc.BulkResult[*Result] {
 type bulkJobRef struct {
 	ProcessID string `json:"processId"`
 	Replica   string `json:"replica,omitempty"`
+	// At is when the job was submitted: an output written since then is
+	// the job's (see collectJob).
+	At time.Time `json:"at,omitzero"`
 }
 
 // collectJob finishes a bulk file from the job an earlier run submitted
@@ -194,9 +199,10 @@ func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessa
 	if rep != nil {
 		res.Replica = rep.URL
 	}
+	gone := false // the container does not know the job: nothing to remove
 	if !f.KeepJob {
 		defer func() {
-			if !errors.Is(err, ErrJobNotFound) {
+			if !gone {
 				res.Removed, res.RemoveErr = c.cleanup(ctx, r.ProcessID, cleanupTimeout(&f))
 			}
 		}()
@@ -210,8 +216,23 @@ func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessa
 	if res.Check, err = c.WaitImage(ctx, r.ProcessID, f.Wait); err == nil {
 		res.Bytes, err = dl.DownloadImageFile(ctx, r.ProcessID, it.Dst)
 	}
-	if errors.Is(err, ErrJobNotFound) || errors.Is(err, pfc.ErrJobFailed) {
+	gone = errors.Is(err, ErrJobNotFound)
+	if gone && writtenSince(it.Dst, r.At) {
+		// The flow wrote the output (atomically, last) and removed the
+		// job; the run stopped before its record: done, no new job.
+		st, _ := os.Stat(it.Dst)
+		res.Bytes = st.Size()
+		return res, nil
+	}
+	if gone || errors.Is(err, pfc.ErrJobFailed) {
 		return res, fmt.Errorf("pfc: job %s: %w: %w", pid, pfc.ErrJobForgotten, err)
 	}
 	return res, err
+}
+
+// writtenSince reports a regular file at path modified at or after t
+// (to the second: file systems keep coarser times); false for a zero t.
+func writtenSince(path string, t time.Time) bool {
+	st, err := os.Stat(path)
+	return err == nil && !t.IsZero() && st.Mode().IsRegular() && !st.ModTime().Before(t.Truncate(time.Second))
 }
