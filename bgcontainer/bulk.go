@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
@@ -60,7 +58,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
 			return c.removeFile(ctx, it.Src, it.Dst, &oo, bo.Flow, func(processID, replica string) error {
-				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica, At: time.Now().UTC()})
+				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica})
 				if err != nil {
 					return err
 				}
@@ -160,9 +158,6 @@ func bulkResult(r bulk.Result[*Result]) pfc.BulkResult[*Result] {
 type bulkJobRef struct {
 	ProcessID string `json:"processId"`
 	Replica   string `json:"replica,omitempty"`
-	// At is when the job was submitted: an output written since then is
-	// the job's (see collectJob).
-	At time.Time `json:"at,omitzero"`
 }
 
 // collectJob finishes a bulk file from the job an earlier run submitted
@@ -171,7 +166,9 @@ type bulkJobRef struct {
 // flow.KeepJob), also when it failed. A job the container no longer
 // knows (ErrJobNotFound), that failed (pfc.ErrJobFailed), or whose
 // replica is no longer in the client's fleet gives an error matching
-// pfc.ErrJobForgotten: the file is processed again.
+// pfc.ErrJobForgotten: the file is processed again, unless its output was
+// written since (the runner's rule: the flow removed the job after
+// writing it, and the run stopped before its record).
 func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessage, flow *pfc.FlowOptions) (res *Result, err error) {
 	var r bulkJobRef
 	if json.Unmarshal(ref, &r) != nil || r.ProcessID == "" {
@@ -217,22 +214,8 @@ func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessa
 		res.Bytes, err = dl.DownloadImageFile(ctx, r.ProcessID, it.Dst)
 	}
 	gone = errors.Is(err, ErrJobNotFound)
-	if gone && writtenSince(it.Dst, r.At) {
-		// The flow wrote the output (atomically, last) and removed the
-		// job; the run stopped before its record: done, no new job.
-		st, _ := os.Stat(it.Dst)
-		res.Bytes = st.Size()
-		return res, nil
-	}
 	if gone || errors.Is(err, pfc.ErrJobFailed) {
 		return res, fmt.Errorf("pfc: job %s: %w: %w", pid, pfc.ErrJobForgotten, err)
 	}
 	return res, err
-}
-
-// writtenSince reports a regular file at path modified at or after t
-// (to the second: file systems keep coarser times); false for a zero t.
-func writtenSince(path string, t time.Time) bool {
-	st, err := os.Stat(path)
-	return err == nil && !t.IsZero() && st.Mode().IsRegular() && !st.ModTime().Before(t.Truncate(time.Second))
 }

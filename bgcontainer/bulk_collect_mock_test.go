@@ -45,8 +45,8 @@ func TestBulkCollectsRecordedJobs(t *testing.T) {
 	require.NoError(t, os.WriteFile(dst2, []byte("\x89PNG done before the crash"), 0o644))
 	var lines []string
 	for i, pid := range []string{job.ProcessID, unknown, unknown} {
-		ref, _ := json.Marshal(map[string]any{"processId": pid, "at": at})
-		rec, _ := json.Marshal(map[string]any{"id": rels[i], "status": "started", "src": filepath.Join(in, rels[i]),
+		ref, _ := json.Marshal(map[string]any{"processId": pid})
+		rec, _ := json.Marshal(map[string]any{"id": rels[i], "status": "started", "time": at, "src": filepath.Join(in, rels[i]),
 			"dst": filepath.Join(out, pngName(rels[i])), "job": json.RawMessage(ref)})
 		lines = append(lines, string(rec))
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -22,6 +23,7 @@ import (
 type task struct {
 	it   Item
 	job  json.RawMessage
+	at   time.Time // when the job was recorded started
 	done func(handled bool)
 }
 
@@ -37,7 +39,9 @@ func (r *runner[R]) started(cancel context.CancelFunc, it Item) Started {
 		if r.mw == nil {
 			return nil
 		}
-		rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Status: StatusStarted, Job: job, Time: r.now().UTC()}
+		// The wall clock (not Options.Now): a rerun compares it with the
+		// output's modification time (see collect).
+		rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Status: StatusStarted, Job: job, Time: time.Now().UTC()}
 		if err := r.mw.append(rec); err != nil {
 			r.mu.Lock()
 			if r.fatal == nil {
@@ -93,7 +97,7 @@ func (r *runner[R]) collectAll(ctx context.Context, queue chan<- task) map[strin
 			continue
 		}
 		wg.Add(1)
-		t := task{it: it, job: rec.Job, done: func(h bool) {
+		t := task{it: it, job: rec.Job, at: rec.Time, done: func(h bool) {
 			defer wg.Done()
 			mu.Lock()
 			handled[it.ID] = h
@@ -113,7 +117,10 @@ func (r *runner[R]) collectAll(ctx context.Context, queue chan<- task) map[strin
 
 // collect finishes t.it from the job an earlier run started (t.job) on a
 // worker: done is recorded as any done item; a forgotten job
-// (pfc.ErrJobForgotten) is counted in Redone and left to the items loop;
+// (pfc.ErrJobForgotten) is counted in Redone and left to the items loop,
+// unless the output was written since the job was recorded (the work
+// writes it last, atomically: the run stopped after that, before the
+// record, and the service has since dropped the job): then it is done;
 // another failure is reported but not recorded, so that the job's started
 // record stays and a rerun collects it again rather than paying for a
 // new one.
@@ -142,6 +149,9 @@ func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t ta
 	}
 	if err == nil {
 		v, err = r.o.Collect(ctx, it, t.job)
+	}
+	if errors.Is(err, pfc.ErrJobForgotten) && ctx.Err() == nil && writtenSince(it.Dst, t.at) {
+		err = nil
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began), Collected: true}
 	switch {
@@ -233,4 +243,11 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 	}
 	rep.Elapsed = r.now().Sub(r.start)
 	return rep, nil
+}
+
+// writtenSince reports a regular file at path modified at or after t, to
+// the second (file systems keep coarser times); false for a zero t.
+func writtenSince(path string, t time.Time) bool {
+	st, err := os.Stat(path)
+	return err == nil && !t.IsZero() && st.Mode().IsRegular() && !st.ModTime().Before(t.Truncate(time.Second))
 }

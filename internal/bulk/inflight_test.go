@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -299,4 +300,35 @@ func TestRunUsage(t *testing.T) {
 	assert.Equal(t, map[string]float64{"imageCorrectionCount": 3, "size:S": 3}, rep.Usage)
 	assert.Equal(t, 1, rep.Collected)
 	assert.Equal(t, 2, rep.Started)
+}
+
+// TestRunForgottenButWritten: a forgotten job whose output was written
+// after its "started" record (the run stopped between the output's rename
+// and the item's record, and the service dropped the job since) is done,
+// not redone; an output older than the record is not taken for it.
+func TestRunForgottenButWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 2)
+	man := filepath.Join(dir, ManifestName)
+	recorded := time.Now().Add(-time.Hour).UTC()
+	var lines []string
+	for _, it := range items {
+		require.NoError(t, os.MkdirAll(filepath.Dir(it.Dst), 0o755))
+		require.NoError(t, os.WriteFile(it.Dst, []byte("input "+it.ID), 0o644))
+		b, err := json.Marshal(Record{ID: it.ID, Status: StatusStarted, Src: it.Src, Dst: it.Dst, Time: recorded,
+			Job: json.RawMessage(`{"job":"job-` + it.ID + `"}`)})
+		require.NoError(t, err)
+		lines = append(lines, string(b))
+	}
+	stale := recorded.Add(-time.Hour)
+	require.NoError(t, os.Chtimes(items[1].Dst, stale, stale))
+	writeLines(t, man, lines...)
+	f := &fakeJobs{forgotten: map[string]bool{items[0].ID: true, items[1].ID: true}}
+	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
+	assert.Equal(t, 1, rep.Collected)
+	assert.Equal(t, 1, rep.Redone)
+	assert.Equal(t, []string{items[1].ID}, f.starts, "only the item whose output is older than its job")
 }
