@@ -100,9 +100,9 @@ type bulkImageRef struct {
 // collectCorrection finishes a bulk file from the image an earlier run
 // uploaded (ref, a bulkImageRef): its correction, then the atomic
 // download to it.Dst. An image the container no longer has (an unknown
-// image key, a 404, swept past its TTL), or a replica no longer in the
-// client's fleet, gives an error matching pfc.ErrJobForgotten: the file
-// is processed again.
+// image key, a 404, swept past its TTL), a recorded key it refuses, or a
+// replica no longer in the client's fleet, gives an error matching
+// pfc.ErrJobForgotten: the file is processed again.
 func (c *Client) collectCorrection(ctx context.Context, it bulk.Item, ref json.RawMessage, o *CorrectionOptions, flow *pfc.FlowOptions) (*Correction, error) {
 	var r bulkImageRef
 	if json.Unmarshal(ref, &r) != nil || r.ImageKey == "" {
@@ -131,7 +131,8 @@ func (c *Client) collectCorrection(ctx context.Context, it bulk.Item, ref json.R
 	if err == nil {
 		_, err = c.withFlow(flow).DownloadFile(ctx, corr, it.Dst)
 	}
-	if errors.Is(err, ErrUnknownImageKey) || errors.Is(err, pfc.ErrNotFound) {
+	if errors.Is(err, ErrUnknownImageKey) || errors.Is(err, ErrInvalidImageKey) || errors.Is(err, pfc.ErrNotFound) ||
+		(errors.Is(err, pfc.ErrInvalidParameter) && ValidateImageKey(r.ImageKey) != nil) {
 		return nil, forgotten("", err)
 	}
 	if err != nil {
