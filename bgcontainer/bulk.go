@@ -19,10 +19,10 @@ import (
 // (recursively; hidden files and outDir are left out) into a PNG at the
 // same relative path under outDir, several at once, each through
 // RemoveBackgroundFile (so each job is removed afterwards; the manifest
-// lists any left on a lost replica as "leftJobs"). The run is
-// resumable through its manifest, and a failed file does not stop it:
-// see "Bulk runs" in package pfc for the report, the error result and
-// retries. SubmitImage is never resent once it may have arrived.
+// lists any left on a lost replica as "leftJobs"). The manifest records
+// each job submitted (process id, replica): a rerun collects and removes
+// those. A failed file does not stop the run: see "Bulk runs" in package
+// pfc. SubmitImage is never resent once it may have arrived.
 func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *SubmitOptions, b *pfc.BulkOptions[*Result]) (_ *pfc.BulkReport[*Result], err error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)

@@ -20,9 +20,9 @@ import (
 // and outDir are left out) into the same relative path under outDir with
 // opts, several at once, each through CorrectFile. The output's extension
 // follows opts.OutputType (.png for a removed background without one).
-// The run is resumable through its manifest, and a failed file does not
-// stop it: see "Bulk runs" in package pfc for the report, the error result
-// and retries.
+// The run is resumable through its manifest, which records each job
+// started (id, upload key): a rerun collects those jobs. A failed file
+// does not stop it: see "Bulk runs" in package pfc.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *pfc.BulkOptions[*Job]) (_ *pfc.BulkReport[*Job], err error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)

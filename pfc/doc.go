@@ -109,6 +109,18 @@
 // written: the later fails with kind invalid_parameter. Each request is
 // retried by the client as usual; a run never repeats a file.
 //
+// The manifest records each job as soon as the service accepted it (a
+// "started" record, fsynced before the wait): a rerun after a crash or a
+// kill first collects those jobs (wait, download; bgcontainer removes
+// them afterwards) and starts a job only for a file never started or
+// whose job the service forgot (ErrJobForgotten: not found, past its
+// retention or TTL, failed, or on a replica no longer in the client's
+// fleet), counted in BulkReport.Redone. BulkReport also counts the jobs
+// Started and Collected and sums the hosted jobs' Usage.
+// BulkOptions.MaxStarts caps the jobs a run starts (ErrJobCapReached; a
+// rerun goes on); BulkOptions.DryRun sends nothing and fills
+// BulkReport.Plan.
+//
 // A manifest another run holds is refused with an error matching
 // ErrManifestInUse, a file at its path that is no manifest with one
 // matching ErrNotManifest; both are *ManifestError (errors.As), like any

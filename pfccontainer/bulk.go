@@ -20,8 +20,9 @@ import (
 // files and outDir are left out) into the same relative path under outDir
 // with o, several at once, each through CorrectFile. The output's
 // extension follows o.OutputType. The run is resumable through its
-// manifest, and a failed file does not stop it: see "Bulk runs" in package
-// pfc for the report, the error result and retries.
+// manifest, which records each upload (imageKey, replica): a rerun
+// corrects those without uploading again (not in direct file mode). A
+// failed file does not stop it: see "Bulk runs" in package pfc.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
 	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o, b), c.http.Redact, false)
 }

@@ -30,8 +30,16 @@
 // up to -cleanup-timeout (default 10s) for it to answer again, to remove
 // that job.
 //
+// The run ends with its cost report: the jobs it started, those it
+// collected from a run that was killed (their jobs recorded in the
+// manifest, never started twice), those redone because the service had
+// forgotten them, and, for the hosted API, the sum of the jobs' usage
+// counters. -max-starts N stops after N jobs (run again to go on);
+// -dry-run sends nothing and lists what the run would do.
+//
 // The exit status is 0 when every photo is done, 1 when some failed (each
-// is listed with its error), 130 when interrupted.
+// is listed with its error), 3 when -max-starts stopped the run, 130 when
+// interrupted.
 package main
 
 import (

@@ -58,10 +58,47 @@
 // written without those fields still load; their items whose names were
 // mangled are done once more.
 //
+// # Jobs in flight
+//
+// A client's work (Options.Start) calls its Started hook as soon as the
+// service accepted the item's job, with the client's reference to it;
+// the runner appends and fsyncs a third kind of record before the work
+// goes on to wait:
+//
+//	{"id":"a/b.jpg","status":"started","src":"...","dst":"...","bytes":0,"ms":0,"time":"...","job":{"jobId":"...","fileKey":"..."}}
+//
+// "job" is the hosted job id and upload key, the correction container's
+// imageKey and replica Key, or the background-removal container's
+// process id and replica Key. An item whose latest record is "started"
+// was in flight when its run stopped. A rerun collects every such job
+// first (Options.Collect: wait, download, and for the background-removal
+// container removal), on the workers, before any item starts; collected
+// items count in Report.Collected and get their "done" record. A job the
+// service no longer knows (pfc.ErrJobForgotten: 404, past retention or
+// TTL, FAILED or REJECTED, a replica no longer in the client's fleet, a
+// record without "job") is counted in Report.Redone and its item is done
+// again, unless its output was written after the "started" record (the
+// work writes it last: the run stopped before the item's record): that
+// item is done. Any other failure of a collection (a timeout, a network
+// error) is reported but writes no record, so a later rerun collects the
+// same job again rather than paying for a new one. Manifests written
+// before "started" records existed load as they did.
+//
+// # Cap and dry run
+//
+// Options.MaxStarts stops starting items once that many started in this
+// run (collections do not count): those in flight finish, the rest count
+// in Report.NotStarted, and Run returns an error matching
+// pfc.ErrJobCapReached; a rerun goes on. Options.DryRun calls neither the
+// work nor the collection and writes nothing: it reads the manifest (if
+// any) and sorts every item into Report.Plan: to process, done, in
+// flight to collect, and refused by local checks (the item's fields, its
+// input file) with the error naming the field.
+//
 // A later run with the same manifest skips the items whose latest record
-// is "done" and whose output still exists (Result.Skipped), and does the
-// others again: failed items, items that were in flight when the previous
-// run stopped, items never reached. Nothing finished is redone, and no
+// is "done" and whose output still exists (Result.Skipped), collects
+// those recorded "started", and does the others again: failed items,
+// items interrupted before their job started, items never reached. Nothing finished is redone, and no
 // result is duplicated: an item interrupted between its output's rename
 // and its record is done again and its output atomically replaced. Lines
 // that do not parse are ignored (an item whose record is lost is simply
