@@ -290,10 +290,16 @@ type runner[R any] struct {
 	clean          bool
 	cleaned        sync.Map // output directory → *sync.Once of cleanDir
 
+	collects sync.WaitGroup // the collections of recorded jobs under way
+
 	mu       sync.Mutex // guards what follows, and serialises callbacks
 	rep      Report[R]
 	inFlight int
-	fatal    error // the first manifest failure
+	fatal    error  // the first manifest failure
+	starts   int    // items this run started (Options.MaxStarts)
+	capped   bool   // MaxStarts refused a start
+	holding  bool   // new starts wait for the collections (see run)
+	deferred []Item // forgotten jobs' items, to start when the holding ends
 }
 
 func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], error) {
@@ -324,14 +330,59 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 			}
 		}()
 	}
-	// First the jobs an earlier run started: collected before anything
-	// new is uploaded.
-	handled := r.collectAll(ctx, queue)
 	seen := map[string]struct{}{}
 	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
 	keys := newOutputKeys()
-	var stopErr error          // the limiter's refusal, with ctx alive
-	starts, capped := 0, false // items started; MaxStarts reached with items left
+	var stopErr error // the limiter's refusal, with ctx alive
+	// The items whose job an earlier run recorded in flight are collected
+	// as they come. Until every one of them came (or the input ended, or,
+	// for an input of unknown size, maxPending items wait), the items to
+	// start wait in pending: nothing new starts before the recorded jobs
+	// are collected.
+	wanted := r.recordedJobs()
+	r.holding = len(wanted) > 0
+	var pending []Item
+	// start hands it to a worker; false: stop pulling (cap, limiter or ctx).
+	start := func(it Item) bool {
+		if !r.reserve() {
+			return false
+		}
+		if r.o.Limiter != nil {
+			if err := r.o.Limiter.Wait(ctx); err != nil {
+				// rate.Limiter fails at once, with ctx still alive, when
+				// the next start would fall after ctx's deadline: the run
+				// stops as if the deadline had come.
+				stopErr = limiterStop(ctx, err)
+				r.interrupt()
+				return false
+			}
+		}
+		select {
+		case queue <- task{it: it}:
+			return true
+		case <-ctx.Done():
+			r.interrupt()
+			return false
+		}
+	}
+	// release ends the holding: once the collections are over, the items
+	// held and those whose job was forgotten start.
+	release := func() bool {
+		r.collects.Wait()
+		r.mu.Lock()
+		r.holding = false
+		pending = append(pending, r.deferred...)
+		r.deferred = nil
+		r.mu.Unlock()
+		for i, it := range pending {
+			if !start(it) {
+				r.leave(len(pending) - i - 1)
+				return false
+			}
+		}
+		pending = nil
+		return true
+	}
 	for it := range items {
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
@@ -341,15 +392,6 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		r.mu.Unlock()
 		if it.ID == "" {
 			it.ID = it.Src
-		}
-		if handled[it.ID] {
-			// Collected (or tried) above: counted there.
-			r.mu.Lock()
-			r.rep.Total--
-			r.mu.Unlock()
-			seen[it.ID] = struct{}{}
-			outputs[keys.key(it.Dst)] = it.ID
-			continue
 		}
 		dst := keys.key(it.Dst)
 		if err := checkItem(it, seen, outputs[dst]); err != nil {
@@ -362,29 +404,33 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 			r.finish(Result[R]{Item: it, Skipped: true, Record: &rec, Bytes: rec.Bytes}, false)
 			continue
 		}
-		if r.o.MaxStarts > 0 && starts >= r.o.MaxStarts {
-			capped = true
-			r.mu.Lock()
-			r.rep.NotStarted++
-			r.mu.Unlock()
-			break
-		}
-		starts++
-		if r.o.Limiter != nil {
-			if err := r.o.Limiter.Wait(ctx); err != nil {
-				// rate.Limiter fails at once, with ctx still alive, when
-				// the next start would fall after ctx's deadline: the run
-				// stops as if the deadline had come.
-				stopErr = limiterStop(ctx, err)
+		if rec, ok := wanted[it.ID]; ok {
+			delete(wanted, it.ID)
+			r.collects.Add(1)
+			select {
+			case queue <- task{it: it, job: rec.Job, at: rec.Time}:
+			case <-ctx.Done():
+				r.collects.Done()
 				r.interrupt()
+			}
+			if r.holding && len(wanted) == 0 && !release() {
 				break
 			}
+			continue
 		}
-		select {
-		case queue <- task{it: it}:
-		case <-ctx.Done():
-			r.interrupt()
+		if r.holding {
+			pending = append(pending, it)
+			if r.o.Total == 0 && len(pending) >= maxPending && !release() {
+				break
+			}
+			continue
 		}
+		if !start(it) {
+			break
+		}
+	}
+	if r.holding {
+		release()
 	}
 	close(queue)
 	wg.Wait()
@@ -402,7 +448,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 			// Items never pulled from a known-size input are interrupted too.
 			r.rep.Interrupted += r.o.Total - r.rep.Total
 			r.rep.Total = r.o.Total
-		case capped:
+		case r.capped:
 			// Not looked at: some may be done already, a rerun sees.
 			r.rep.NotStarted += r.o.Total - r.rep.Total
 			r.rep.Total = r.o.Total
@@ -418,7 +464,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		return &rep, errors.Join(stopErr, err)
 	case err != nil:
 		return &rep, err
-	case capped:
+	case r.capped:
 		return &rep, fmt.Errorf("pfc: bulk: %d jobs started, %d items left: %w", r.o.MaxStarts, rep.NotStarted, pfc.ErrJobCapReached)
 	}
 	return &rep, nil

@@ -70,10 +70,13 @@
 // "job" is the hosted job id and upload key, the correction container's
 // imageKey and replica Key, or the background-removal container's
 // process id and replica Key. An item whose latest record is "started"
-// was in flight when its run stopped. A rerun collects every such job
-// first (Options.Collect: wait, download, and for the background-removal
-// container removal), on the workers, before any item starts; collected
-// items count in Report.Collected and get their "done" record. A job the
+// was in flight when its run stopped. A rerun collects such a job when
+// its item comes in the input (Options.Collect: wait, download into the
+// item's Dst, never the record's, and for the background-removal
+// container removal), on the workers; no item starts until every item
+// recorded so came, or the input ended (for an input of unknown size, at
+// most 65,536 items wait). Collected items count in Report.Collected and
+// get their "done" record. A job the
 // service no longer knows (pfc.ErrJobForgotten: 404, past retention or
 // TTL, FAILED or REJECTED, a replica no longer in the client's fleet, a
 // record without "job") is counted in Report.Redone and its item is done
@@ -89,11 +92,10 @@
 // Options.MaxStarts stops starting items once that many started in this
 // run (collections do not count): those in flight finish, the rest count
 // in Report.NotStarted, and Run returns an error matching
-// pfc.ErrJobCapReached; a rerun goes on. Options.DryRun calls neither the
-// work nor the collection and writes nothing: it reads the manifest (if
-// any) and sorts every item into Report.Plan: to process, done, in
-// flight to collect, and refused by local checks (the item's fields, its
-// input file) with the error naming the field.
+// pfc.ErrJobCapReached; a rerun goes on. Options.DryRun calls no work
+// and writes nothing: it reads the manifest and sorts every item into
+// Report.Plan (to process, done, to collect, refused by local checks of
+// the item and its input file, the error naming the field).
 //
 // A later run with the same manifest skips the items whose latest record
 // is "done" and whose output still exists (Result.Skipped), collects

@@ -7,9 +7,6 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
@@ -17,15 +14,16 @@ import (
 )
 
 // task is one unit of a worker: an item to do, or (job set) an item
-// whose job an earlier run started, to collect; done, for a collection,
-// receives whether the item is finished with (false: the job was
-// forgotten, the item is to be done again).
+// whose job an earlier run recorded at time at, to collect.
 type task struct {
-	it   Item
-	job  json.RawMessage
-	at   time.Time // when the job was recorded started
-	done func(handled bool)
+	it  Item
+	job json.RawMessage
+	at  time.Time
 }
+
+// maxPending bounds the items of an input of unknown size that wait for
+// the collection of the recorded jobs (see run).
+const maxPending = 1 << 16
 
 // started returns the hook the work of it calls once the service accepted
 // its job: it counts the job and, with a manifest, appends and fsyncs a
@@ -55,82 +53,83 @@ func (r *runner[R]) started(cancel context.CancelFunc, it Item) Started {
 	}
 }
 
-// inFlightRecords returns the records of prior whose latest state is a
-// started job with a reference, by ID.
-func inFlightRecords(prior map[string]Record) []Record {
-	var recs []Record
-	for _, rec := range prior {
-		if rec.Status == StatusStarted && len(rec.Job) > 0 {
-			recs = append(recs, rec)
-		}
-	}
-	slices.SortFunc(recs, func(a, b Record) int { return strings.Compare(a.ID, b.ID) })
-	return recs
-}
-
-// collectAll hands every job recorded in flight by an earlier run to the
-// workers (queue) and waits for them all, before anything new starts. It
-// returns the IDs finished with (collected, failed or interrupted): the
-// items loop passes over them. The IDs of forgotten jobs are not in it:
-// those items are done again like any other.
-func (r *runner[R]) collectAll(ctx context.Context, queue chan<- task) map[string]bool {
+// recordedJobs returns the records of the items whose latest state is a job
+// started, with its reference, by ID; nil without Options.Collect.
+func (r *runner[R]) recordedJobs() map[string]Record {
 	if r.o.Collect == nil {
 		return nil
 	}
-	recs := inFlightRecords(r.prior)
-	if len(recs) == 0 {
-		return nil
+	m := map[string]Record{}
+	for id, rec := range r.prior {
+		if rec.Status == StatusStarted && len(rec.Job) > 0 {
+			m[id] = rec
+		}
 	}
-	var (
-		mu      sync.Mutex
-		handled = map[string]bool{}
-		wg      sync.WaitGroup
-	)
-	for _, rec := range recs {
-		it := Item{ID: rec.ID, Src: rec.Src, Dst: rec.Dst}
-		r.mu.Lock()
-		r.rep.Total++
+	return m
+}
+
+// reserve counts a start against Options.MaxStarts; false (the item is
+// counted not started) at the cap.
+func (r *runner[R]) reserve() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.o.MaxStarts > 0 && r.starts >= r.o.MaxStarts {
+		r.capped = true
+		r.rep.NotStarted++
+		return false
+	}
+	r.starts++
+	return true
+}
+
+// leave counts n items pulled that will not start: not started at the
+// cap, else interrupted.
+func (r *runner[R]) leave(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.capped {
+		r.rep.NotStarted += n
+	} else {
+		r.rep.Interrupted += n
+	}
+}
+
+// redo starts, on the calling worker, the item of a forgotten job; while
+// the run holds new starts (see run), it is deferred to their release.
+func (r *runner[R]) redo(ctx context.Context, cancel context.CancelFunc, it Item) {
+	r.mu.Lock()
+	if r.holding {
+		r.deferred = append(r.deferred, it)
 		r.mu.Unlock()
-		if ctx.Err() != nil {
-			handled[it.ID] = true
+		return
+	}
+	r.mu.Unlock()
+	if !r.reserve() {
+		return
+	}
+	if r.o.Limiter != nil {
+		if err := r.o.Limiter.Wait(ctx); err != nil {
 			r.interrupt()
-			continue
-		}
-		wg.Add(1)
-		t := task{it: it, job: rec.Job, at: rec.Time, done: func(h bool) {
-			defer wg.Done()
-			mu.Lock()
-			handled[it.ID] = h
-			mu.Unlock()
-		}}
-		select {
-		case queue <- t:
-		case <-ctx.Done():
-			wg.Done()
-			handled[it.ID] = true
-			r.interrupt()
+			return
 		}
 	}
-	wg.Wait()
-	return handled
+	r.do(ctx, cancel, it)
 }
 
 // collect finishes t.it from the job an earlier run started (t.job) on a
 // worker: done is recorded as any done item; a forgotten job
-// (pfc.ErrJobForgotten) is counted in Redone and left to the items loop,
-// unless the output was written since the job was recorded (the work
+// (pfc.ErrJobForgotten) is counted in Redone and its item started again
+// (redo), unless the output was written since the job was recorded (the work
 // writes it last, atomically: the run stopped after that, before the
 // record, and the service has since dropped the job): then it is done;
 // another failure is reported but not recorded, so that the job's started
 // record stays and a rerun collects it again rather than paying for a
 // new one.
 func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t task) {
+	defer r.collects.Done() // after a redo is deferred
 	it := t.it
 	if ctx.Err() != nil {
-		r.mu.Lock()
-		r.rep.Interrupted++
-		r.mu.Unlock()
-		t.done(true)
+		r.interrupt()
 		return
 	}
 	var size int64
@@ -161,21 +160,17 @@ func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t ta
 		r.rep.Interrupted++
 		r.progressLocked()
 		r.mu.Unlock()
-		t.done(true)
 	case errors.Is(err, pfc.ErrJobForgotten):
 		r.mu.Lock()
 		r.inFlight--
-		r.rep.Total-- // counted again by the items loop
 		r.rep.Redone++
 		r.progressLocked()
 		r.mu.Unlock()
-		t.done(false)
+		r.redo(ctx, cancel, it)
 	case err != nil:
 		r.finish(res, true)
-		t.done(true)
 	default:
 		r.record(cancel, res)
-		t.done(true)
 	}
 }
 
@@ -226,16 +221,6 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 			}
 			f.Close()
 			p.Process = append(p.Process, it)
-		}
-	}
-	if r.o.Collect != nil {
-		// A run collects the recorded jobs of items no longer in the input
-		// too.
-		for _, rec := range inFlightRecords(prior) {
-			if _, ok := seen[rec.ID]; !ok {
-				rep.Total++
-				p.Collect = append(p.Collect, Item{ID: rec.ID, Src: rec.Src, Dst: rec.Dst})
-			}
 		}
 	}
 	if m := r.o.MaxStarts; m > 0 && len(p.Process) > m {

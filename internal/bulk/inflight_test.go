@@ -332,3 +332,26 @@ func TestRunForgottenButWritten(t *testing.T) {
 	assert.Equal(t, 1, rep.Redone)
 	assert.Equal(t, []string{items[1].ID}, f.starts, "only the item whose output is older than its job")
 }
+
+// TestRunCollectsOnlyInputItems: a "started" record is collected only for
+// an item of this run's input, into that item's Dst: a record planted
+// with another output path writes nothing there, and one for an ID not in
+// the input is left alone.
+func TestRunCollectsOnlyInputItems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 2)
+	man := filepath.Join(dir, ManifestName)
+	planted := items[0]
+	planted.Dst = filepath.Join(dir, "elsewhere", "victim.txt")
+	stranger := Item{ID: "not-in-input.jpg", Src: items[1].Src, Dst: filepath.Join(dir, "elsewhere", "other.txt")}
+	writeLines(t, man, startedLine(t, planted), startedLine(t, stranger))
+	f := &fakeJobs{}
+	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
+	assert.Equal(t, 1, rep.Collected)
+	assert.Equal(t, []string{items[0].ID}, f.collects)
+	assert.FileExists(t, items[0].Dst)
+	assert.NoDirExists(t, filepath.Join(dir, "elsewhere"))
+}
