@@ -214,7 +214,7 @@ func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessa
 		res.Bytes, err = dl.DownloadImageFile(ctx, r.ProcessID, it.Dst)
 	}
 	gone = errors.Is(err, ErrJobNotFound)
-	if gone || errors.Is(err, pfc.ErrJobFailed) {
+	if gone || errors.Is(err, pfc.ErrJobFailed) || errors.Is(err, ErrInvalidProcessID) {
 		return res, fmt.Errorf("pfc: job %s: %w: %w", pid, pfc.ErrJobForgotten, err)
 	}
 	return res, err

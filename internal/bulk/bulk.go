@@ -533,6 +533,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 
 	began := r.now()
 	var v R
+	var job startedJob // the item's job, once the service accepted it
 	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
 	if err == nil && r.clean {
 		r.cleanDir(filepath.Dir(it.Dst))
@@ -546,7 +547,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 			}
 			wctx = fileio.WithScope(ctx, s)
 		}
-		v, err = r.o.Start(wctx, it, r.started(cancel, it))
+		v, err = r.o.Start(wctx, it, r.started(cancel, it, &job))
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began)}
 	if err != nil && ctx.Err() != nil {
@@ -558,16 +559,18 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		r.mu.Unlock()
 		return
 	}
-	r.record(cancel, res)
+	r.record(cancel, res, job.get())
 }
 
-// record appends the record of a finished item res and reports it.
-func (r *runner[R]) record(cancel context.CancelFunc, res Result[R]) {
+// record appends the record of a finished item res and reports it; job,
+// for a failed item, is the reference of its job, if one started: a
+// rerun collects it rather than start another (see collect).
+func (r *runner[R]) record(cancel context.CancelFunc, res Result[R], job json.RawMessage) {
 	it, err := res.Item, res.Err
 	rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Bytes: res.Bytes, Millis: res.Duration.Milliseconds(), Time: r.now().UTC()}
 	if err != nil {
 		res.Kind = r.kind(err)
-		rec.Status, rec.Kind, rec.Error = StatusFailed, res.Kind, err.Error()
+		rec.Status, rec.Kind, rec.Error, rec.Job = StatusFailed, res.Kind, err.Error(), job
 	} else {
 		rec.Status = StatusDone
 		if r.o.Summarize != nil {

@@ -83,9 +83,9 @@
 // again, unless its output was written after the "started" record (the
 // work writes it last: the run stopped before the item's record): that
 // item is done. Any other failure of a collection (a timeout, a network
-// error) is reported but writes no record, so a later rerun collects the
-// same job again rather than paying for a new one. Manifests written
-// before "started" records existed load as they did.
+// error) writes no record, and an item whose work failed after its job
+// started keeps the job in its "failed" record: a rerun collects it
+// rather than pay for a new one. Older manifests load as they did.
 //
 // # Cap and dry run
 //

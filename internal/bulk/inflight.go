@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
@@ -25,12 +26,32 @@ type task struct {
 // the collection of the recorded jobs (see run).
 const maxPending = 1 << 16
 
+// startedJob holds the reference of an item's latest job.
+type startedJob struct {
+	mu  sync.Mutex
+	ref json.RawMessage
+}
+
+func (j *startedJob) set(ref json.RawMessage) {
+	j.mu.Lock()
+	j.ref = ref
+	j.mu.Unlock()
+}
+
+func (j *startedJob) get() json.RawMessage {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.ref
+}
+
 // started returns the hook the work of it calls once the service accepted
-// its job: it counts the job and, with a manifest, appends and fsyncs a
-// StatusStarted record with the job's reference before the work goes on.
-// A write that fails stops the run (cancel), as a failed record does.
-func (r *runner[R]) started(cancel context.CancelFunc, it Item) Started {
+// its job: it counts the job, keeps its reference in last and, with a
+// manifest, appends and fsyncs a StatusStarted record with it before the
+// work goes on. A write that fails stops the run (cancel), as a failed
+// record does.
+func (r *runner[R]) started(cancel context.CancelFunc, it Item, last *startedJob) Started {
 	return func(job json.RawMessage) error {
+		last.set(job)
 		r.mu.Lock()
 		r.rep.Started++
 		r.mu.Unlock()
@@ -61,7 +82,10 @@ func (r *runner[R]) recordedJobs() map[string]Record {
 	}
 	m := map[string]Record{}
 	for id, rec := range r.prior {
-		if rec.Status == StatusStarted && len(rec.Job) > 0 {
+		if (rec.Status == StatusStarted || rec.Status == StatusFailed) && len(rec.Job) > 0 {
+			if rec.Status == StatusFailed {
+				rec.Time = time.Time{} // the failed work wrote no output
+			}
 			m[id] = rec
 		}
 	}
@@ -170,7 +194,7 @@ func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t ta
 	case err != nil:
 		r.finish(res, true)
 	default:
-		r.record(cancel, res)
+		r.record(cancel, res, nil)
 	}
 }
 
@@ -211,7 +235,7 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 		case ok && rec.Status == StatusDone && fileExists(it.Dst):
 			rep.Skipped++
 			p.Done = append(p.Done, it)
-		case ok && rec.Status == StatusStarted && len(rec.Job) > 0 && r.o.Collect != nil:
+		case ok && (rec.Status == StatusStarted || rec.Status == StatusFailed) && len(rec.Job) > 0 && r.o.Collect != nil:
 			p.Collect = append(p.Collect, it)
 		default:
 			f, _, err := fileio.OpenParamContext(ctx, "SrcPath", it.Src)

@@ -355,3 +355,32 @@ func TestRunCollectsOnlyInputItems(t *testing.T) {
 	assert.FileExists(t, items[0].Dst)
 	assert.NoDirExists(t, filepath.Join(dir, "elsewhere"))
 }
+
+// TestRunFailedJobCollected: an item whose work failed after its job
+// started (a wait that ran out, a download cut off) keeps the job's
+// reference in its "failed" record, and a rerun collects that job rather
+// than pay for another; a job that failed at the service (forgotten) is
+// redone.
+func TestRunFailedJobCollected(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 2)
+	man := filepath.Join(dir, ManifestName)
+	timeout := errors.New("gave up waiting")
+	f := &fakeJobs{afterStart: func(context.Context, Item) error { return timeout }}
+	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Failed)
+	for _, rec := range readManifest(t, man) {
+		if rec.Status == StatusFailed {
+			assert.JSONEq(t, `{"job":"job-`+rec.ID+`"}`, string(rec.Job), "the failed record keeps its job")
+		}
+	}
+	f2 := &fakeJobs{forgotten: map[string]bool{items[1].ID: true}}
+	rep, err = Run(context.Background(), slices.Values(items), nil, f2.options(man))
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
+	assert.Equal(t, 1, rep.Collected)
+	assert.Equal(t, 1, rep.Redone)
+	assert.Equal(t, []string{items[1].ID}, f2.starts, "a new job only for the forgotten one")
+}

@@ -46,8 +46,9 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Result is what Options.Summarize made of a successful result.
 	Result json.RawMessage `json:"result,omitempty"`
-	// Job, in a StatusStarted record, is the client's reference to the
-	// job the service accepted (what Options.Collect resumes from).
+	// Job, in a StatusStarted record (or a StatusFailed one whose job had
+	// started), is the client's reference to the job the service
+	// accepted, what Options.Collect resumes from.
 	Job json.RawMessage `json:"job,omitempty"`
 	// IDRaw, SrcRaw and DstRaw are written only for an ID, Src or Dst
 	// that is not valid UTF-8, which a JSON string cannot hold (ID then
