@@ -21,7 +21,7 @@ import (
 // RemoveBackgroundFile (so each job is removed afterwards; the manifest
 // lists any left on a lost replica as "leftJobs"). The manifest records
 // each job submitted (process id, replica): a rerun collects and removes
-// those. A failed file does not stop the run: see "Bulk runs" in package
+// those, also those a cancelled run left. A failed file does not stop the run: see "Bulk runs" in package
 // pfc. SubmitImage is never resent once it may have arrived.
 func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *SubmitOptions, b *pfc.BulkOptions[*Result]) (_ *pfc.BulkReport[*Result], err error) {
 	bo := bulk.Deref(b)
@@ -57,12 +57,12 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
-			return c.removeFile(ctx, it.Src, it.Dst, &oo, bo.Flow, func(processID, replica string) error {
+			return c.removeFile(ctx, it.Src, it.Dst, &oo, bo.Flow, func(processID, replica string) (bool, error) {
 				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica})
 				if err != nil {
-					return err
+					return false, err
 				}
-				return started(b)
+				return s.Manifest != "", started(b)
 			})
 		},
 		Collect: func(ctx context.Context, it bulk.Item, ref json.RawMessage) (*Result, error) {
@@ -199,7 +199,8 @@ func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessa
 	gone := false // the container does not know the job: nothing to remove
 	if !f.KeepJob {
 		defer func() {
-			if !gone {
+			// A cancelled run leaves the job recorded, for the next.
+			if !gone && ctx.Err() == nil {
 				res.Removed, res.RemoveErr = c.cleanup(ctx, r.ProcessID, cleanupTimeout(&f))
 			}
 		}()

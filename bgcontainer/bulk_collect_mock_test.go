@@ -2,6 +2,7 @@ package bgcontainer_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
+	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -91,4 +93,34 @@ type failTransport struct{ t *testing.T }
 func (f failTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	f.t.Errorf("a request during a dry run: %s %s", r.Method, r.URL.Path)
 	return nil, errors.New("no requests in a dry run")
+}
+
+// TestBulkCancelKeepsRecordedJob: a bulk run cancelled while a job it
+// recorded is still processing leaves that job on the container (the
+// one-call flow would remove it) for the rerun, which collects and then
+// removes it: one job for the image, none forgotten.
+func TestBulkCancelKeepsRecordedJob(t *testing.T) {
+	t.Parallel()
+	fake := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	ts := bgmock.Start(t, &bgmock.Options{Activated: true, Clock: fake, ProcessingDelay: time.Hour})
+	in, out := t.TempDir(), t.TempDir()
+	writeBulkImages(t, in, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	_, err := ts.Client.RemoveDir(ctx, in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
+		Flow: &pfc.FlowOptions{Wait: &pfc.WaitOptions{OnProgress: func(string, string) { cancel() }}},
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, ts.Mock.JobCount(), "the recorded job is left for the rerun")
+
+	ts.Advance(time.Hour)
+	ts.WaitIdle()
+	rep, err := ts.Client.RemoveDir(t.Context(), in, out, nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Done, "%+v", rep.Failures)
+	assert.Equal(t, 1, rep.Collected)
+	assert.Zero(t, rep.Redone)
+	assert.Equal(t, 1, ts.Mock.JobsStarted())
+	ts.WaitIdle()
+	assert.Zero(t, ts.Mock.JobCount(), "removed once collected")
 }

@@ -107,8 +107,10 @@ func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath stri
 // onStarted is a bulk run's hook into a flow: called once the container
 // accepted a job (its process id, and the Key of its replica, empty for a
 // client of one base URL), before the flow waits; an error ends the flow
-// with it (the job is still removed). nil: none.
-type onStarted func(processID, replica string) error
+// with it (the job is still removed). recorded says the job is in a
+// manifest: a flow cancelled then leaves it for the rerun to collect and
+// remove. nil: none.
+type onStarted func(processID, replica string) (recorded bool, err error)
 
 // removeFile is RemoveBackgroundFile with a bulk run's hook.
 func (c *Client) removeFile(ctx context.Context, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions, started onStarted) (_ *Result, err error) {
@@ -291,9 +293,12 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 		return nil, err
 	}
 	res.Job = job
+	recorded := false // in a bulk manifest (see onStarted)
 	if !f.KeepJob {
 		defer func() {
-			if !isLost(ctx) { // else run removes it once its replica answers
+			// A lost replica's job is removed by run once it answers; a
+			// recorded job of a cancelled bulk run by its rerun.
+			if !isLost(ctx) && (!recorded || ctx.Err() == nil) {
 				res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, cleanupTimeout(&f))
 			}
 		}()
@@ -306,7 +311,7 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 		if rep := pinned(ctx); rep != nil {
 			rk = replicas.Key(rep.URL)
 		}
-		if err = started(job.ProcessID, rk); err != nil {
+		if recorded, err = started(job.ProcessID, rk); err != nil {
 			return res, err
 		}
 	}
