@@ -19,7 +19,7 @@ func TestRunCapAndDryRun(t *testing.T) {
 		t.Run(api, func(t *testing.T) {
 			t.Parallel()
 			in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
-			require.NoError(t, writeSamples(in, 3))
+			writeTinyImages(t, in, 3)
 			batch := func(extra ...string) (int, string) {
 				var stdout, stderr bytes.Buffer
 				code, err := run(context.Background(), append([]string{"-api", api, "-in", in, "-out", out}, extra...), &stdout, &stderr)

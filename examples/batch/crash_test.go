@@ -142,6 +142,12 @@ func TestBatchSurvivesKills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}
+	if raceEnabled {
+		// Its children are this binary, race detector included: minutes
+		// of image work for what is a test of kills, not of races (the
+		// runner's concurrency is raced in internal/bulk).
+		t.Skip("not under the race detector")
+	}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	for _, api := range []string{"hosted", "container", "bg"} {
