@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -19,10 +21,10 @@ import (
 // (recursively; hidden files and outDir are left out) into a PNG at the
 // same relative path under outDir, several at once, each through
 // RemoveBackgroundFile (so each job is removed afterwards; the manifest
-// lists any left on a lost replica as "leftJobs"). The run is
-// resumable through its manifest, and a failed file does not stop it:
-// see "Bulk runs" in package pfc for the report, the error result and
-// retries. SubmitImage is never resent once it may have arrived.
+// lists any left on a lost replica as "leftJobs"). The manifest records
+// each job submitted (process id, replica): a rerun collects and removes
+// those, also those a cancelled run left. A failed file does not stop the run: see "Bulk runs" in package
+// pfc. SubmitImage is never resent once it may have arrived.
 func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *SubmitOptions, b *pfc.BulkOptions[*Result]) (_ *pfc.BulkReport[*Result], err error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
@@ -55,12 +57,22 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Result, pfc.BulkResult[*Result]]{
 		Settings: s,
-		Work: func(ctx context.Context, it bulk.Item) (*Result, error) {
+		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
-			if bo.Source == nil && bo.Sink == nil {
-				return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow)
+			hook := func(processID, replica string) (bool, error) {
+				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica})
+				if err != nil {
+					return false, err
+				}
+				return s.Manifest != "", started(b)
 			}
-			return c.removeStreamed(ctx, it, &oo, bo)
+			if bo.Source == nil && bo.Sink == nil {
+				return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow, hook)
+			}
+			return c.removeStreamed(ctx, it, &oo, bo, hook)
+		},
+		Collect: func(ctx context.Context, it bulk.Item, ref json.RawMessage) (*Result, error) {
+			return c.collectJob(ctx, it, ref, bo)
 		},
 		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
@@ -76,7 +88,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 // it) to bo.Sink (a file without it): the upload streams from the source
 // (a retry reads it again), and every download publishes or discards its
 // output whole, so a redo on another replica is as safe as with files.
-func (c *Client) removeStreamed(ctx context.Context, it bulk.Item, o *SubmitOptions, bo pfc.BulkOptions[*Result]) (_ *Result, err error) {
+func (c *Client) removeStreamed(ctx context.Context, it bulk.Item, o *SubmitOptions, bo pfc.BulkOptions[*Result], started onStarted) (_ *Result, err error) {
 	ctx, op := c.http.StartOp(ctx, "bgcontainer.RemoveBackgroundFile")
 	defer func() { c.http.EndOp(ctx, op, err) }()
 	in, size, err := bulk.OpenInput(ctx, it.Scope, bo.Source, it.Src)
@@ -87,7 +99,7 @@ func (c *Client) removeStreamed(ctx context.Context, it bulk.Item, o *SubmitOpti
 	if o.FileName == "" {
 		o.FileName = path.Base(filepath.ToSlash(it.Src))
 	}
-	return c.run(ctx, in, size, o, bo.Flow, false, func(ctx context.Context, dl *Client, id string) (n int64, err error) {
+	return c.run(ctx, in, size, o, bo.Flow, false, started, func(ctx context.Context, dl *Client, id string) (n int64, err error) {
 		err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
 			n, err = dl.DownloadImage(ctx, id, w)
 			return err
@@ -169,4 +181,78 @@ func bulkResult(r bulk.Result[*Result]) pfc.BulkResult[*Result] {
 		}
 	}
 	return out
+}
+
+// bulkJobRef is the "job" of a file's "started" manifest record: the
+// process id and the Key of the replica running it (empty for a client of
+// one base URL).
+type bulkJobRef struct {
+	ProcessID string `json:"processId"`
+	Replica   string `json:"replica,omitempty"`
+}
+
+// collectJob finishes a bulk file from the job an earlier run submitted
+// (ref, a bulkJobRef): it waits for the job, downloads its PNG to it.Dst
+// atomically and then removes the job, as the flow does (unless
+// flow.KeepJob), also when it failed. A job the container no longer
+// knows (ErrJobNotFound), that failed (pfc.ErrJobFailed), or whose
+// replica is no longer in the client's fleet gives an error matching
+// pfc.ErrJobForgotten: the file is processed again, unless its output was
+// written since (the runner's rule: the flow removed the job after
+// writing it, and the run stopped before its record).
+func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessage, bo pfc.BulkOptions[*Result]) (res *Result, err error) {
+	flow := bo.Flow
+	var r bulkJobRef
+	if json.Unmarshal(ref, &r) != nil || r.ProcessID == "" {
+		return nil, fmt.Errorf("pfc: recorded job of %q unreadable: %w", c.quote(it.ID, apierr.MaxQuotedName), pfc.ErrJobForgotten)
+	}
+	pid := c.quote(r.ProcessID, apierr.MaxQuotedID)
+	var f pfc.FlowOptions
+	if flow != nil {
+		f = *flow
+	}
+	var rep *replica
+	switch {
+	case c.fleet():
+		if r.Replica == "" {
+			return nil, fmt.Errorf("pfc: job %s: recorded by a client of one base URL: %w", pid, pfc.ErrJobForgotten)
+		}
+		if rep = c.reps.ByURL(r.Replica); rep == nil {
+			return nil, fmt.Errorf("pfc: job %s: its replica is no longer in the fleet: %w", pid, pfc.ErrJobForgotten)
+		}
+		c.reps.Bind(r.ProcessID, rep)
+	case r.Replica != "" && replicas.Key(c.baseURL) != r.Replica:
+		return nil, fmt.Errorf("pfc: job %s: recorded on another replica: %w", pid, pfc.ErrJobForgotten)
+	}
+	res = &Result{Job: &Job{ProcessID: r.ProcessID}}
+	if rep != nil {
+		res.Replica = rep.URL
+	}
+	gone := false // the container does not know the job: nothing to remove
+	if !f.KeepJob {
+		defer func() {
+			// A cancelled run leaves the job recorded, for the next.
+			if !gone && ctx.Err() == nil {
+				res.Removed, res.RemoveErr = c.cleanup(ctx, r.ProcessID, cleanupTimeout(&f))
+			}
+		}()
+	}
+	dl := c
+	if f.MaxDownloadSize > 0 {
+		cc := *c
+		cc.maxDownload = f.MaxDownloadSize
+		dl = &cc
+	}
+	if res.Check, err = c.WaitImage(ctx, r.ProcessID, f.Wait); err == nil {
+		err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
+			var err error
+			res.Bytes, err = dl.DownloadImage(ctx, r.ProcessID, w)
+			return err
+		})
+	}
+	gone = errors.Is(err, ErrJobNotFound)
+	if gone || errors.Is(err, pfc.ErrJobFailed) || errors.Is(err, ErrInvalidProcessID) {
+		return res, fmt.Errorf("pfc: job %s: %w: %w", pid, pfc.ErrJobForgotten, err)
+	}
+	return res, err
 }

@@ -92,7 +92,7 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 	if w == nil {
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "w", Message: "is required"}}}
 	}
-	return c.run(ctx, image, size, &o, flow, true, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, image, size, &o, flow, true, nil, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		return dl.DownloadImage(ctx, id, w)
 	})
 }
@@ -103,12 +103,20 @@ func (c *Client) RemoveBackground(ctx context.Context, image io.ReaderAt, size i
 // touched at all when the job fails. The file part is named after
 // srcPath's base name unless opts.Submit.FileName is set.
 func (c *Client) RemoveBackgroundFile(ctx context.Context, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
-	return c.removeBackgroundFile(ctx, nil, srcPath, dstPath, opts, flow)
+	return c.removeBackgroundFile(ctx, nil, srcPath, dstPath, opts, flow, nil)
 }
 
+// onStarted is a bulk run's hook into a flow: called once the container
+// accepted a job (its process id, and the Key of its replica, empty for a
+// client of one base URL), before the flow waits; an error ends the flow
+// with it (the job is still removed). recorded says the job is in a
+// manifest: a flow cancelled then leaves it for the rerun to collect and
+// remove. nil: none.
+type onStarted func(processID, replica string) (recorded bool, err error)
+
 // removeBackgroundFile is RemoveBackgroundFile with the file functions'
-// Scope (a bulk run's item; nil for none).
-func (c *Client) removeBackgroundFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions) (_ *Result, err error) {
+// Scope (a bulk run's item; nil for none) and a bulk run's hook.
+func (c *Client) removeBackgroundFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *SubmitOptions, flow *pfc.FlowOptions, started onStarted) (_ *Result, err error) {
 	ctx, op := c.http.StartOp(ctx, "bgcontainer.RemoveBackgroundFile")
 	defer func() { c.http.EndOp(ctx, op, err) }()
 	if ctx == nil {
@@ -129,7 +137,7 @@ func (c *Client) removeBackgroundFile(ctx context.Context, scope *fileio.Scope, 
 	if o.FileName == "" {
 		o.FileName = filepath.Base(srcPath)
 	}
-	return c.run(ctx, in, size, &o, flow, false, func(ctx context.Context, dl *Client, id string) (int64, error) {
+	return c.run(ctx, in, size, &o, flow, false, started, func(ctx context.Context, dl *Client, id string) (int64, error) {
 		d, err := dl.openDownload(ctx, id)
 		if err != nil {
 			return 0, err
@@ -142,13 +150,13 @@ func (c *Client) removeBackgroundFile(ctx context.Context, scope *fileio.Scope, 
 // run is the flow shared by RemoveBackground and RemoveBackgroundFile.
 // streamed says that download writes to the caller's io.Writer, which a
 // redo cannot take back once bytes reached it.
-func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, streamed bool,
+func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, streamed bool, started onStarted,
 	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	if err := validateFlow(o, flow); err != nil {
 		return nil, err
 	}
 	if c.flow.Pinned() != nil || !c.fleet() {
-		return c.runOn(ctx, image, size, o, flow, download)
+		return c.runOn(ctx, image, size, o, flow, started, download)
 	}
 	// A fleet: the job runs on the least busy replica; when that replica
 	// turns out to be lost (down: a call and a probe never reach it; or
@@ -194,7 +202,7 @@ func (c *Client) run(ctx context.Context, image io.ReaderAt, size int64, o *Subm
 			}()
 		}
 		f := &replicas.Flow{Pin: rep, Movable: true}
-		r, e := c.onFlow(f).runOn(ctx, image, size, o, flow, download)
+		r, e := c.onFlow(f).runOn(ctx, image, size, o, flow, started, download)
 		c.reps.Release(rep)
 		lost := f.Lost
 		if lost {
@@ -260,7 +268,7 @@ func (c *Client) checkLost(ctx context.Context, err error) {
 func (c *Client) isLost() bool { return c.flow != nil && c.flow.Lost }
 
 // runOn is the flow on one replica (c's flow's, or the only one).
-func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions,
+func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *SubmitOptions, flow *pfc.FlowOptions, started onStarted,
 	download func(context.Context, *Client, string) (int64, error)) (res *Result, err error) {
 	var f pfc.FlowOptions
 	if flow != nil {
@@ -289,9 +297,12 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 		return nil, err
 	}
 	res.Job = job
+	recorded := false // in a bulk manifest (see onStarted)
 	if !f.KeepJob {
 		defer func() {
-			if !c.isLost() { // else run removes it once its replica answers
+			// A lost replica's job is removed by run once it answers; a
+			// recorded job of a cancelled bulk run by its rerun.
+			if !c.isLost() && (!recorded || ctx.Err() == nil) {
 				res.Removed, res.RemoveErr = c.cleanup(ctx, job.ProcessID, cleanupTimeout(&f))
 			}
 		}()
@@ -299,6 +310,15 @@ func (c *Client) runOn(ctx context.Context, image io.ReaderAt, size int64, o *Su
 	// Before the removal above, which leaves the job of a replica found
 	// down to run.
 	defer func() { c.checkLost(ctx, err) }()
+	if started != nil {
+		rk := ""
+		if rep := c.flow.Pinned(); rep != nil {
+			rk = replicas.Key(rep.URL)
+		}
+		if recorded, err = started(job.ProcessID, rk); err != nil {
+			return res, err
+		}
+	}
 	res.Check, err = c.WaitImage(ctx, job.ProcessID, f.Wait)
 	if err != nil {
 		var te *pfc.WaitTimeoutError

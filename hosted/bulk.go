@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -18,9 +19,9 @@ import (
 // and outDir are left out) into the same relative path under outDir with
 // opts, several at once, each through CorrectFile. The output's extension
 // follows opts.OutputType (.png for a removed background without one).
-// The run is resumable through its manifest, and a failed file does not
-// stop it: see "Bulk runs" in package pfc for the report, the error result
-// and retries.
+// The run is resumable through its manifest, which records each job
+// started (id, upload key): a rerun collects those jobs. A failed file
+// does not stop it: see "Bulk runs" in package pfc.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *pfc.BulkOptions[*Job]) (_ *pfc.BulkReport[*Job], err error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
@@ -54,12 +55,23 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult[*Job]]{
 		Settings: s,
-		Work: func(ctx context.Context, it bulk.Item) (*Job, error) {
-			if bo.Source == nil && bo.Sink == nil {
-				return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow)
+		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Job, error) {
+			hook := func(jobID, fileKey string) error {
+				b, err := json.Marshal(bulkJobRef{JobID: jobID, FileKey: fileKey})
+				if err != nil {
+					return err
+				}
+				return started(b)
 			}
-			return c.correctStreamed(ctx, it, o, bo)
+			if bo.Source == nil && bo.Sink == nil {
+				return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow, hook)
+			}
+			return c.correctStreamed(ctx, it, o, bo, hook)
 		},
+		Collect: func(ctx context.Context, it bulk.Item, ref json.RawMessage) (*Job, error) {
+			return c.collectJob(ctx, it, ref, bo)
+		},
+		Usage:     c.jobUsage,
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
 		Observer: c.http.Observer(), Name: "hosted.bulk",
@@ -73,7 +85,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 // correctStreamed is CorrectFile from bo.Source (a file without it) to
 // bo.Sink (a file without it): the upload streams from the source (a
 // retry reads it again) and the output is published whole or not at all.
-func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, opts *CorrectionOptions, bo pfc.BulkOptions[*Job]) (job *Job, err error) {
+func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, opts *CorrectionOptions, bo pfc.BulkOptions[*Job], started onStarted) (job *Job, err error) {
 	ctx, op := c.http.StartOp(ctx, "hosted.CorrectFile")
 	defer func() { c.http.EndOp(ctx, op, err) }()
 	in, size, err := bulk.OpenInput(ctx, it.Scope, bo.Source, it.Src)
@@ -87,7 +99,7 @@ func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, opts *Correc
 	}
 	err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
 		var err error
-		job, err = c.Correct(ctx, in, size, o, w, bo.Flow)
+		job, err = c.correct(ctx, in, size, o, w, bo.Flow, started)
 		return err
 	})
 	return job, err
@@ -182,6 +194,71 @@ func bulkResult(r bulk.Result[*Job]) pfc.BulkResult[*Job] {
 		var s bulkJobSummary
 		if json.Unmarshal(r.Record.Result, &s) == nil {
 			out.JobID = s.JobID
+		}
+	}
+	return out
+}
+
+// bulkJobRef is the "job" of a file's "started" manifest record: the job
+// id and the key of the uploaded file.
+type bulkJobRef struct {
+	JobID   string `json:"jobId"`
+	FileKey string `json:"fileKey,omitempty"`
+}
+
+// collectJob finishes a bulk file from the job an earlier run started
+// (ref, a bulkJobRef): it waits for the job and downloads its result to
+// it.Dst (or the run's Sink) atomically. A job the service no longer knows (404 or 410) or
+// that FAILED or was REJECTED gives an error matching
+// pfc.ErrJobForgotten: the file is processed again.
+func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessage, bo pfc.BulkOptions[*Job]) (job *Job, err error) {
+	var r bulkJobRef
+	if json.Unmarshal(ref, &r) != nil || r.JobID == "" {
+		return nil, fmt.Errorf("pfc: recorded job of %q unreadable: %w", c.quote(it.ID, 200), pfc.ErrJobForgotten)
+	}
+	pollOpts, limit, err := c.flowSettings(bo.Flow)
+	if err != nil {
+		return nil, err
+	}
+	err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
+		var err error
+		if job, err = c.wait(ctx, r.JobID, pollOpts); err != nil {
+			return err
+		}
+		_, err = c.download(ctx, job, w, limit)
+		return err
+	})
+	var je *JobError
+	if errors.Is(err, pfc.ErrNotFound) || errors.As(err, &je) {
+		return job, fmt.Errorf("pfc: job %s: %w: %w", c.quote(r.JobID, apierr.MaxQuotedMessage), pfc.ErrJobForgotten, err)
+	}
+	return job, err
+}
+
+// jobUsage is the billing counters of a done file's job, by their JSON
+// names; the size class counts as "size:<class>" (the service's text,
+// redacted and cut short).
+func (c *Client) jobUsage(j *Job) map[string]float64 {
+	if j == nil || j.Usage == nil {
+		return nil
+	}
+	b, err := json.Marshal(j.Usage)
+	if err != nil {
+		return nil
+	}
+	var fields map[string]any
+	if json.Unmarshal(b, &fields) != nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range fields {
+		switch v := v.(type) {
+		case float64:
+			out[k] = v
+		case string:
+			if v != "" {
+				out["size:"+c.quote(v, apierr.MaxQuotedValue)] = 1
+			}
 		}
 	}
 	return out

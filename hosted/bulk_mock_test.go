@@ -164,7 +164,8 @@ func TestCorrectDirMock(t *testing.T) {
 
 	man, err := os.ReadFile(filepath.Join(out, ".pfc-bulk.jsonl"))
 	require.NoError(t, err)
-	assert.Equal(t, 14, bytes.Count(man, []byte("\n")))
+	assert.Equal(t, 14, bytes.Count(man, []byte(`"status":"done"`))+bytes.Count(man, []byte(`"status":"failed"`)))
+	assert.Equal(t, rep.Started, bytes.Count(man, []byte(`"status":"started"`)), "every job started is recorded before the wait")
 	assert.Contains(t, string(man), `"kind":"job_rejected"`)
 	assert.NotContains(t, string(man), hostedmock.DefaultAPIKey)
 }
@@ -226,7 +227,9 @@ func testCorrectDirResume(t *testing.T, n, cut int) {
 	require.NoError(t, err)
 	assert.Equal(t, rep1.Done, rep2.Skipped)
 	assert.Equal(t, n-rep1.Done, rep2.Done)
-	assert.Equal(t, n-rep1.Done, ct.count("upload")-uploads1, "one upload per file not done before")
+	assert.Zero(t, rep2.Redone, "the mock keeps its jobs: none forgotten")
+	assert.Equal(t, n-rep1.Done-rep2.Collected, ct.count("upload")-uploads1, "one upload per file neither done nor in flight before")
+	assert.Equal(t, n-rep1.Done-rep2.Collected, rep2.Started)
 	for _, rel := range rels {
 		assert.FileExists(t, filepath.Join(out, rel))
 	}

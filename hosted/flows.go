@@ -45,6 +45,16 @@ func (c *Client) flowSettings(flow *pfc.FlowOptions) (poll.Options, int64, error
 // ValidateForUpload before anything is uploaded. On a FAILED or REJECTED
 // job it returns the record with a *JobError.
 func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions) (_ *Job, err error) {
+	return c.correct(ctx, src, size, opts, dst, flow, nil)
+}
+
+// onStarted is a bulk run's hook into a flow: called once the service
+// accepted the job (its id, and the key of its uploaded file), before the
+// flow waits; an error ends the flow with it. nil: none.
+type onStarted func(jobID, fileKey string) error
+
+// correct is Correct with a bulk run's hook.
+func (c *Client) correct(ctx context.Context, src io.ReaderAt, size int64, opts *CorrectionOptions, dst io.Writer, flow *pfc.FlowOptions, started onStarted) (_ *Job, err error) {
 	ctx, op := c.http.StartOp(ctx, "hosted.Correct")
 	defer func() { c.http.EndOp(ctx, op, err) }()
 	var fe apierr.FieldErrors
@@ -73,6 +83,11 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 	if err != nil {
 		return nil, err
 	}
+	if started != nil {
+		if err := started(ref.ID, key); err != nil {
+			return nil, err
+		}
+	}
 	job, err := c.wait(ctx, ref.ID, pollOpts)
 	if err != nil {
 		return job, err
@@ -93,12 +108,12 @@ func (c *Client) Correct(ctx context.Context, src io.ReaderAt, size int64, opts 
 // "srcPath" that matches pfc.ErrInvalidParameter; a missing one matches
 // fs.ErrNotExist.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions) (job *Job, err error) {
-	return c.correctFile(ctx, nil, srcPath, dstPath, opts, flow)
+	return c.correctFile(ctx, nil, srcPath, dstPath, opts, flow, nil)
 }
 
 // correctFile is CorrectFile with the file functions' Scope (a bulk run's
-// item; nil for none).
-func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions) (job *Job, err error) {
+// item; nil for none) and a bulk run's hook.
+func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, opts *CorrectionOptions, flow *pfc.FlowOptions, started onStarted) (job *Job, err error) {
 	ctx, op := c.http.StartOp(ctx, "hosted.CorrectFile")
 	defer func() { c.http.EndOp(ctx, op, err) }()
 	if dstPath == "" {
@@ -121,7 +136,7 @@ func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, 
 	}
 	err = fileio.WriteFileAtomicScoped(scope, dstPath, func(w io.Writer) error {
 		var err error
-		job, err = c.Correct(ctx, in, size, o, w, flow)
+		job, err = c.correct(ctx, in, size, o, w, flow, started)
 		return err
 	})
 	return job, err

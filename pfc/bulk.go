@@ -71,6 +71,15 @@ type BulkOptions[T any] struct {
 	// SkipExisting skips a file whose output exists as done, manifest or
 	// not: for workers whose manifest does not outlive them (a pod's disk).
 	SkipExisting bool
+	// MaxStarts, if positive, caps the files this run starts a job for:
+	// at the cap no new file starts, those in flight finish, the rest
+	// count in BulkReport.NotStarted and the run returns an error
+	// matching ErrJobCapReached; a rerun with the same manifest goes on.
+	// Collecting a job an earlier run started does not count.
+	MaxStarts int
+	// DryRun, if set, sends nothing and writes nothing: the run only says
+	// what it would do, in BulkReport.Plan.
+	DryRun bool
 }
 
 // BulkProgress is a snapshot of a bulk run.
@@ -118,6 +127,9 @@ type BulkResult[T any] struct {
 	Kind string
 	// Skipped reports a file done by an earlier run of the manifest.
 	Skipped bool
+	// Collected reports a file finished from the job an earlier run had
+	// started (recorded in the manifest as in flight), no new job.
+	Collected bool
 	// Bytes is the input's size.
 	Bytes int64
 	// Duration is how long the file took.
@@ -144,4 +156,33 @@ type BulkReport[T any] struct {
 	// Shard is the shard the run was (BulkOptions.Shard); the counts are
 	// of its files only.
 	Shard Shard
+	// Started counts the jobs this run started (the service's billed
+	// work); Collected the files finished from jobs an earlier run
+	// started (in Done or Failed too); Redone the jobs recorded in flight
+	// that the service no longer knew (ErrJobForgotten), whose files were
+	// processed again.
+	Started, Collected, Redone int
+	// NotStarted counts the files left when MaxStarts stopped the run.
+	NotStarted int
+	// Usage sums the billing counters of the jobs of the files done in
+	// this run, collected ones included, by name: the hosted job's usage
+	// ("size", "hdr", ...). nil for the containers.
+	Usage map[string]float64
+	// Plan is what a dry run (BulkOptions.DryRun) would do; nil otherwise.
+	Plan *BulkPlan[T]
+}
+
+// BulkPlan is what a bulk run would do, as BulkOptions.DryRun finds it
+// without a request to the service.
+type BulkPlan[T any] struct {
+	// Process lists the files it would start a job for.
+	Process []BulkItem
+	// Done lists the files an earlier run of the manifest did (skipped).
+	Done []BulkItem
+	// Collect lists the files whose job an earlier run started: collected
+	// first, no new job.
+	Collect []BulkItem
+	// Refused lists the files local checks refuse, each with its error (a
+	// *ValidationError naming the field, or the file's error) and Kind.
+	Refused []BulkResult[T]
 }

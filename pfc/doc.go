@@ -87,8 +87,8 @@
 // and downloads, retries and redirects included) waits for a slot, and
 // the wait ends with the context. Requests to pre-signed URLs (hosted
 // uploads and result downloads) do not count, nor those to another host
-// (a gateway set as PFC_SITE_URL). A 429 slows the whole client: its Retry-After, capped by
-// WithMaxRetryAfter, holds back every request of the client, and the rate
+// (a gateway set as PFC_SITE_URL). A 429 slows the whole client: its
+// Retry-After, capped by WithMaxRetryAfter, holds back every request of the client, and the rate
 // is halved (to 1/32 of perSecond at least), then raised by 1/100 of
 // perSecond per answer that is not a 429. A container client's replicas
 // share its budget. BulkProgress.Rate shows the rate allowed now;
@@ -105,24 +105,33 @@
 //
 // # Bulk runs
 //
-// CorrectDir and CorrectAll (hosted, pfccontainer and pfccontainer's
-// Direct), RemoveDir and RemoveAll (bgcontainer) run a flow over many
-// files, BulkOptions.Concurrency at once, optionally rate limited. A run
-// keeps a manifest (JSON Lines; the Dir variants default to
-// <outDir>/.pfc-bulk.jsonl), so a rerun after an interruption (a
-// cancelled context, Ctrl-C, a crash) skips the files already done, also
-// those whose names are not valid UTF-8 (recorded byte for byte).
-// Everything written to the manifest passes the client's redactor. A file
-// that fails does not stop the run: it is listed in BulkReport.Failures
-// with its error and a Kind. The types take the client's flow result
-// (BulkOptions[*hosted.Job] ...), so BulkResult.Result needs no assertion. The error result is non-nil only when the
-// run itself stopped: the context's error, one matching
-// context.DeadlineExceeded when the rate limit leaves no start before the
-// deadline (the report says how far it got), or a problem with the
-// options, the input directory or the manifest. Two files whose outputs
-// would be one (photo.jpg and photo.png, both to photo.png) are not both
-// written: the later fails with kind invalid_parameter. Each request is
-// retried by the client as usual; a run never repeats a file.
+// CorrectDir and CorrectAll (hosted, pfccontainer and its Direct),
+// RemoveDir and RemoveAll (bgcontainer) run a flow over many files,
+// BulkOptions.Concurrency at once. A run keeps a manifest (JSON Lines;
+// the Dir variants default to <outDir>/.pfc-bulk.jsonl), every string of
+// it redacted; a failed file does not stop the run (BulkReport.Failures).
+// The error result is non-nil only when the run itself stopped (its
+// context, its options, the input or the manifest). Two files whose
+// outputs would be one are not both written.
+//
+// The manifest records each job once the service accepted it (a "started"
+// record, fsynced before the wait). A rerun skips the files done, first
+// collects the jobs recorded in flight (wait, download; bgcontainer then
+// removes them), and starts a job only for a file never started or whose
+// job the service forgot (ErrJobForgotten: not found, past retention,
+// failed, or on a replica no longer in the fleet; BulkReport.Redone).
+// BulkReport counts the jobs Started and Collected and sums the hosted
+// jobs' Usage. BulkOptions.MaxStarts caps the jobs started
+// (ErrJobCapReached; a rerun goes on); DryRun sends nothing and fills
+// BulkReport.Plan. A manifest another run holds matches ErrManifestInUse,
+// a file that is no manifest ErrNotManifest; both are *ManifestError.
+//
+// BulkOptions.Shard makes a run one worker of n (the files whose ID
+// hashes to its index; a manifest per shard), for n processes or the pods
+// of a Kubernetes Indexed Job. Source reads the inputs from any io/fs.FS,
+// streamed, never whole in memory; Sink publishes each output atomically;
+// SkipExisting counts a published output as done without a manifest. The
+// module contrib/pfcblob adapts a gocloud.dev/blob bucket to both.
 //
 // # Tracing and metrics
 //
@@ -131,18 +140,4 @@
 // to an Observer; without one the clients measure nothing. The module
 // github.com/pfcsdk/pfc-go/contrib/pfcotel is an Observer for
 // OpenTelemetry, kept out of this module's dependencies.
-//
-// # Shards, sources and sinks
-//
-// BulkOptions.Shard makes a run one worker of n: it takes the files whose
-// ID hashes to its index (the same split on every machine and rerun) and
-// keeps a manifest of its own (.pfc-bulk.shard-<i>-of-<n>.jsonl), so n
-// processes, or the pods of a Kubernetes Indexed Job, share one tree and
-// one output folder. BulkOptions.Source reads the inputs from any io/fs.FS
-// (embed.FS, a zip, a gocloud.dev/blob bucket): an upload streams from an
-// fs.File, reopened for a retry, never read whole into memory.
-// BulkOptions.Sink publishes each output atomically (a Sink's contract);
-// without one, outputs are files written as before (temporary file,
-// fsync, rename). SkipExisting counts a published output as done when no
-// manifest survives. The module contrib/pfcblob adapts a bucket to both.
 package pfc

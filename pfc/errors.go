@@ -295,3 +295,44 @@ func oneLine(s string, max int) string {
 	}
 	return s[:max] + "…"
 }
+
+// Errors of bulk runs (see "Bulk runs"): match them with errors.Is; a
+// manifest that cannot be used is also a *ManifestError (errors.As).
+var (
+	// ErrManifestInUse: another run, in this process or another, holds
+	// the manifest (one run at a time per manifest). The run did nothing.
+	ErrManifestInUse = errors.New("pfc: bulk manifest is in use by another run (one run at a time per manifest)")
+	// ErrNotManifest: the file at the manifest's path is not a manifest
+	// (its last line, without a newline, is no record); it is refused, not
+	// cut, and the run did nothing.
+	ErrNotManifest = errors.New("pfc: not a bulk manifest: its last line, without a newline, is not a record (refused rather than cut)")
+	// ErrJobCapReached: the run started BulkOptions.MaxStarts jobs and
+	// stopped starting more; the files left are in
+	// BulkReport.NotStarted, and a rerun with the same manifest goes on.
+	// It is about the number of jobs, not about request rates.
+	ErrJobCapReached = errors.New("pfc: bulk run reached its cap on jobs started (MaxStarts)")
+	// ErrJobForgotten: a job recorded in a manifest as in flight is no
+	// longer known to the service (not found, past its retention, or
+	// failed), so its file is processed again (BulkReport.Redone).
+	ErrJobForgotten = errors.New("pfc: the service no longer knows the job")
+)
+
+// ManifestError reports a bulk manifest that could not be opened, locked,
+// read or written. Its chain holds the cause: ErrManifestInUse,
+// ErrNotManifest, or the file system's error.
+type ManifestError struct {
+	// Path is the manifest's path.
+	Path string
+	// Op is "open", "lock", "read", "truncate" or "write".
+	Op string
+	// Err is the cause.
+	Err error
+}
+
+// Error returns "pfc: bulk manifest <path>: <op>: <cause>".
+func (e *ManifestError) Error() string {
+	return fmt.Sprintf("pfc: bulk manifest %q: %s: %v", e.Path, e.Op, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ManifestError) Unwrap() error { return e.Err }

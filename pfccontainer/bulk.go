@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
 	"github.com/pfcsdk/pfc-go/internal/transport"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -20,8 +22,9 @@ import (
 // files and outDir are left out) into the same relative path under outDir
 // with o, several at once, each through CorrectFile. The output's
 // extension follows o.OutputType. The run is resumable through its
-// manifest, and a failed file does not stop it: see "Bulk runs" in package
-// pfc for the report, the error result and retries.
+// manifest, which records each upload (imageKey, replica): a rerun
+// corrects those without uploading again (not in direct file mode). A
+// failed file does not stop it: see "Bulk runs" in package pfc.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) (_ *pfc.BulkReport[*Correction], err error) {
 	return bulkDir(ctx, inDir, outDir, o, b, c.bulkWork(o, b), c.http, false)
 }
@@ -62,15 +65,27 @@ func (d *Direct) checked() error {
 	return fe.err()
 }
 
-// bulkWork is the HTTP flow for one file.
-func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) func(context.Context, bulk.Item) (*Correction, error) {
+// bulkWork is the HTTP flow for one file, which records its image in the
+// manifest once uploaded, and the collection of such a record.
+func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction]) bulkFlow {
 	bo := bulk.Deref(b)
-	flow := bo.Flow
-	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
-		if bo.Source == nil && bo.Sink == nil {
-			return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, flow)
-		}
-		return c.correctStreamed(ctx, it, o, bo)
+	return bulkFlow{
+		work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Correction, error) {
+			hook := func(imageKey, replica string) error {
+				b, err := json.Marshal(bulkImageRef{ImageKey: imageKey, Replica: replica})
+				if err != nil {
+					return err
+				}
+				return started(b)
+			}
+			if bo.Source == nil && bo.Sink == nil {
+				return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow, hook)
+			}
+			return c.correctStreamed(ctx, it, o, bo, hook)
+		},
+		collect: func(ctx context.Context, it bulk.Item, ref json.RawMessage) (*Correction, error) {
+			return c.collectCorrection(ctx, it, ref, o, bo)
+		},
 	}
 }
 
@@ -78,7 +93,7 @@ func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction])
 // bo.Sink (a file without it): the upload streams from the source (a
 // retry, or a redo on another replica, reads it again), and each
 // download publishes its output whole or not at all.
-func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, o *CorrectionOptions, bo pfc.BulkOptions[*Correction]) (_ *Correction, err error) {
+func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], started onStarted) (_ *Correction, err error) {
 	ctx, op := c.http.StartOp(ctx, "pfccontainer.CorrectFile")
 	defer func() { c.http.EndOp(ctx, op, err) }()
 	dl := c.withFlow(bo.Flow)
@@ -91,6 +106,9 @@ func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, o *Correctio
 		defer func() { c.checkLost(ctx, err) }()
 		key, err := c.Upload(ctx, in, size, "")
 		if err != nil {
+			return nil, err
+		}
+		if err := c.recordStarted(started, key); err != nil {
 			return nil, err
 		}
 		corr, err := c.GetCorrection(ctx, key, o)
@@ -108,10 +126,79 @@ func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, o *Correctio
 	})
 }
 
-// bulkWork is the direct-file flow for one file.
-func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item) (*Correction, error) {
+
+
+// bulkFlow is a bulk run's work and, over HTTP, the collection of an
+// image an earlier run uploaded (nil in direct file mode).
+type bulkFlow struct {
+	work    func(context.Context, bulk.Item, bulk.Started) (*Correction, error)
+	collect func(context.Context, bulk.Item, json.RawMessage) (*Correction, error)
+}
+
+// bulkImageRef is the "job" of a file's "started" manifest record: the
+// uploaded image's key and the Key of the replica holding it (empty for
+// a client of one base URL).
+type bulkImageRef struct {
+	ImageKey string `json:"imageKey"`
+	Replica  string `json:"replica,omitempty"`
+}
+
+// collectCorrection finishes a bulk file from the image an earlier run
+// uploaded (ref, a bulkImageRef): its correction, then the atomic
+// download to it.Dst (or the run's Sink). An image the container no longer has (an unknown
+// image key, a 404, swept past its TTL), a recorded key it refuses, or a
+// replica no longer in the client's fleet, gives an error matching
+// pfc.ErrJobForgotten: the file is processed again.
+func (c *Client) collectCorrection(ctx context.Context, it bulk.Item, ref json.RawMessage, o *CorrectionOptions, bo pfc.BulkOptions[*Correction]) (*Correction, error) {
+	var r bulkImageRef
+	if json.Unmarshal(ref, &r) != nil || r.ImageKey == "" {
+		return nil, fmt.Errorf("pfc: recorded image of %q unreadable: %w", c.quote(it.ID, apierr.MaxQuotedName), pfc.ErrJobForgotten)
+	}
+	forgotten := func(why string, err error) error {
+		if err == nil {
+			return fmt.Errorf("pfc: image %s: %s: %w", c.quote(r.ImageKey, apierr.MaxQuotedID), why, pfc.ErrJobForgotten)
+		}
+		return fmt.Errorf("pfc: image %s: %w: %w", c.quote(r.ImageKey, apierr.MaxQuotedID), pfc.ErrJobForgotten, err)
+	}
+	var rep *replicas.Node
+	switch {
+	case c.reps.Many():
+		if r.Replica == "" {
+			return nil, forgotten("recorded by a client of one base URL", nil)
+		}
+		if rep = c.reps.ByURL(r.Replica); rep == nil {
+			return nil, forgotten("its replica is no longer in the fleet", nil)
+		}
+		c.reps.Bind(r.ImageKey, rep)
+	case r.Replica != "" && replicas.Key(c.base) != r.Replica:
+		return nil, forgotten("recorded on another replica", nil)
+	}
+	corr, err := c.GetCorrection(ctx, r.ImageKey, o)
+	if err == nil {
+		dl := c.withFlow(bo.Flow)
+		err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
+			_, err := dl.Download(ctx, corr, w)
+			return err
+		})
+	}
+	if errors.Is(err, ErrUnknownImageKey) || errors.Is(err, ErrInvalidImageKey) || errors.Is(err, pfc.ErrNotFound) ||
+		(errors.Is(err, pfc.ErrInvalidParameter) && ValidateImageKey(r.ImageKey) != nil) {
+		return nil, forgotten("", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		corr.Replica = rep.URL
+	}
+	return corr, nil
+}
+
+// bulkWork is the direct-file flow for one file. It records nothing in
+// flight: its correction is one synchronous step after the copy.
+func (d *Direct) bulkWork(o *CorrectionOptions) bulkFlow {
 	names := newRunNames()
-	return func(ctx context.Context, it bulk.Item) (*Correction, error) {
+	return bulkFlow{work: func(ctx context.Context, it bulk.Item, _ bulk.Started) (*Correction, error) {
 		f, size, err := fileio.OpenParamScoped(it.Scope, "srcPath", it.Src)
 		if err != nil {
 			return nil, err
@@ -122,13 +209,13 @@ func (d *Direct) bulkWork(o *CorrectionOptions) func(context.Context, bulk.Item)
 			return nil, err
 		}
 		return d.correctVia(ctx, it.Scope, names.next(filepath.Base(it.Src)), f, it.Dst, o)
-	}
+	}}
 }
 
 // bulkDir lists inDir and runs work over it; tc is the client's
-// transport, whose redactor the manifest uses and whose observer sees the
+// transport, whose redactor the manifest uses, whose observer sees the
 // run and whose rate budget the progress shows.
-func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
+func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work bulkFlow, tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	s := bulk.SettingsOf(bo)
 	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
@@ -139,13 +226,13 @@ func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b 
 }
 
 // bulkAll runs work over items; tc is as for bulkDir.
-func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work func(context.Context, bulk.Item) (*Correction, error), tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
+func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work bulkFlow, tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
 	bo := bulk.Deref(b)
 	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, tc, direct)
 }
 
 // runBulk checks the options once and runs the shared runner.
-func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work func(context.Context, bulk.Item) (*Correction, error), tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
+func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work bulkFlow, tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -157,7 +244,7 @@ func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *Corre
 			Message: "Source and Sink are not for direct file mode (the container reads and writes its mounted folders): use Client.CorrectDir"}}}
 	}
 	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
-		Settings: s, Work: work, Summarize: summarizeCorrection, Kind: bulkKind, Redact: tc.Redact, Public: bulkResult,
+		Settings: s, Work: work.work, Collect: work.collect, Summarize: summarizeCorrection, Kind: bulkKind, Redact: tc.Redact, Public: bulkResult,
 		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: tc.Rate,
 		Observer: tc.Observer(), Name: "pfccontainer.bulk",
 	})

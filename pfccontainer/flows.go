@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -69,12 +70,18 @@ func (c *Client) withFlow(flow *pfc.FlowOptions) *Client {
 // dstPath is untouched on any failure. Of flow (see pfc.FlowOptions) only
 // MaxDownloadSize applies: the correction is one synchronous request.
 func (c *Client) CorrectFile(ctx context.Context, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
-	return c.correctFile(ctx, nil, srcPath, dstPath, o, flow)
+	return c.correctFile(ctx, nil, srcPath, dstPath, o, flow, nil)
 }
 
+// onStarted is a bulk run's hook into a flow: called once the container
+// accepted the image (its imageKey, and the Key of the replica that holds
+// it, empty for a client of one base URL), before the correction; an
+// error ends the flow with it. nil: none.
+type onStarted func(imageKey, replica string) error
+
 // correctFile is CorrectFile with the file functions' Scope (a bulk run's
-// item; nil for none).
-func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions) (_ *Correction, err error) {
+// item; nil for none) and a bulk run's hook.
+func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, dstPath string, o *CorrectionOptions, flow *pfc.FlowOptions, started onStarted) (_ *Correction, err error) {
 	ctx, op := c.http.StartOp(ctx, "pfccontainer.CorrectFile")
 	defer func() { c.http.EndOp(ctx, op, err) }()
 	if err := checkFileArgs(ctx, srcPath, dstPath, o, flow); err != nil {
@@ -92,6 +99,9 @@ func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, 
 		if err != nil {
 			return nil, err
 		}
+		if err := c.recordStarted(started, key); err != nil {
+			return nil, err
+		}
 		corr, err := c.GetCorrection(ctx, key, o)
 		if err != nil {
 			return nil, err
@@ -101,6 +111,19 @@ func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, 
 		}
 		return corr, nil
 	})
+}
+
+// recordStarted tells a bulk run's hook (nil: none) that the container
+// holds key, on the replica of c's flow (empty for one base URL).
+func (c *Client) recordStarted(started onStarted, key string) error {
+	if started == nil {
+		return nil
+	}
+	rk := ""
+	if rep := c.flow.Pinned(); rep != nil {
+		rk = replicas.Key(rep.URL)
+	}
+	return started(key, rk)
 }
 
 // checkFileArgs reports the problems of a file-to-file call at once.

@@ -36,7 +36,7 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 	} else if key == "" {
 		return summary{}, errors.New("-url needs -api-key (or $PFC_API_KEY)")
 	}
-	c, err := hosted.NewClient(key, pfc.WithBaseURL(url))
+	c, err := hosted.NewClient(key, append([]hosted.Option{pfc.WithBaseURL(url), withHTTP()}, hostedOpts...)...)
 	if err != nil {
 		return summary{}, err
 	}
@@ -44,6 +44,8 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		Shard:       cfg.shard,
+		MaxStarts:   cfg.maxStarts,
+		DryRun:      cfg.dryRun,
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
@@ -51,11 +53,7 @@ func runHosted(ctx context.Context, cfg config, onProgress func(progress)) (summ
 	if rep == nil {
 		return summary{}, err
 	}
-	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed}
-	for _, f := range rep.Failures {
-		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
-	}
-	return s, err
+	return summarize(rep, nil), err
 }
 
 // runContainer corrects cfg.in with the correction container (the mock
@@ -85,7 +83,7 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	if cfg.direct && len(urls) > 1 {
 		return summary{}, errors.New("-direct needs one -url: the mounted directories are one container's")
 	}
-	c, err := pfccontainer.NewClient(pfc.WithReplicas(urls...))
+	c, err := pfccontainer.NewClient(pfc.WithReplicas(urls...), withHTTP())
 	if err != nil {
 		return summary{}, err
 	}
@@ -96,6 +94,8 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		Shard:       cfg.shard,
+		MaxStarts:   cfg.maxStarts,
+		DryRun:      cfg.dryRun,
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
 		},
@@ -114,11 +114,7 @@ func runContainer(ctx context.Context, cfg config, onProgress func(progress)) (s
 	if rep == nil {
 		return summary{}, err
 	}
-	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed, lost: lost.list()}
-	for _, f := range rep.Failures {
-		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
-	}
-	return s, err
+	return summarize(rep, lost.list()), err
 }
 
 // lostReplicas collects the replicas a run found down, in order.
@@ -162,7 +158,7 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	} else if key == "" {
 		return summary{}, errors.New("-api bg with -url needs the licence key in -license-key (or $PFC_BG_LICENSE_KEY)")
 	}
-	c, err := bgcontainer.NewClient(key, pfc.WithReplicas(strings.Split(url, ",")...))
+	c, err := bgcontainer.NewClient(key, append([]bgcontainer.Option{pfc.WithReplicas(strings.Split(url, ",")...), withHTTP()}, bgOpts...)...)
 	if err != nil {
 		return summary{}, err
 	}
@@ -172,6 +168,8 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 		Concurrency: cfg.concurrency,
 		RateLimit:   cfg.rate,
 		Shard:       cfg.shard,
+		MaxStarts:   cfg.maxStarts,
+		DryRun:      cfg.dryRun,
 		Flow:        &pfc.FlowOptions{CleanupTimeout: cfg.cleanup},
 		OnProgress: func(p pfc.BulkProgress) {
 			onProgress(progress{total: p.Total, finished: p.Done + p.Failed + p.Skipped})
@@ -185,11 +183,7 @@ func runBG(ctx context.Context, cfg config, onProgress func(progress)) (summary,
 	if rep == nil {
 		return summary{}, err
 	}
-	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed, lost: lost.list()}
-	for _, f := range rep.Failures {
-		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
-	}
-	return s, err
+	return summarize(rep, lost.list()), err
 }
 
 // forward serves through a handler set once it exists (503 before).
@@ -206,3 +200,32 @@ func (f *forward) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Error(w, "starting", http.StatusServiceUnavailable)
 }
+
+// summarize is what the report of a run says, for printing; lost are the
+// replicas it found down.
+func summarize[T any](rep *pfc.BulkReport[T], lost []string) summary {
+	s := summary{done: rep.Done, failed: rep.Failed, skipped: rep.Skipped, interrupted: rep.Interrupted, elapsed: rep.Elapsed,
+		lost: lost, started: rep.Started, collected: rep.Collected, redone: rep.Redone, notStarted: rep.NotStarted, usage: rep.Usage}
+	for _, f := range rep.Failures {
+		s.failures = append(s.failures, failure{f.Item.ID, f.Kind, f.Err.Error()})
+	}
+	if p := rep.Plan; p != nil {
+		s.plan = &pfc.BulkPlan[any]{Process: p.Process, Done: p.Done, Collect: p.Collect}
+		for _, r := range p.Refused {
+			s.plan.Refused = append(s.plan.Refused, pfc.BulkResult[any]{Item: r.Item, Err: r.Err, Kind: r.Kind})
+		}
+	}
+	return s
+}
+
+// httpClient, when set (by the crash test's child process), is the HTTP
+// client of every API's client; hostedOpts and bgOpts are more options
+// of the hosted and background-removal clients (its fast polling).
+var (
+	httpClient *http.Client
+	hostedOpts []hosted.Option
+	bgOpts     []bgcontainer.Option
+)
+
+// withHTTP is pfc.WithHTTPClient(httpClient): nil keeps the default.
+func withHTTP() pfc.Option { return pfc.WithHTTPClient(httpClient) }

@@ -36,8 +36,16 @@
 // Job sets, so n pods of one Job split a folder between them (see
 // docs/kubernetes).
 //
+// The run ends with its cost report: the jobs it started, those it
+// collected from a run that was killed (their jobs recorded in the
+// manifest, never started twice), those redone because the service had
+// forgotten them, and, for the hosted API, the sum of the jobs' usage
+// counters. -max-starts N stops after N jobs (run again to go on);
+// -dry-run sends nothing and lists what the run would do.
+//
 // The exit status is 0 when every photo is done, 1 when some failed (each
-// is listed with its error), 130 when interrupted.
+// is listed with its error), 3 when -max-starts stopped the run, 130 when
+// interrupted.
 package main
 
 import (
@@ -51,11 +59,13 @@ import (
 	"image/jpeg"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +97,8 @@ type config struct {
 	input, output             string // container direct mode: mounted /input and /output
 	concurrency, samples      int
 	rate                      float64
+	maxStarts                 int           // BulkOptions.MaxStarts
+	dryRun                    bool          // BulkOptions.DryRun
 	cleanup                   time.Duration // -api bg: FlowOptions.CleanupTimeout
 	shard                     pfc.Shard     // -shard
 }
@@ -96,6 +108,13 @@ type summary struct {
 	done, failed, skipped, interrupted int
 	elapsed                            time.Duration
 	failures                           []failure
+	// The cost report: jobs started by this run, collected from an
+	// earlier one, redone (forgotten by the service), files left by
+	// -max-starts, and the hosted jobs' usage counters.
+	started, collected, redone, notStarted int
+	usage                                  map[string]float64
+	// plan is a dry run's (nil otherwise).
+	plan *pfc.BulkPlan[any]
 	// lost are the replicas found down during the run.
 	lost []string
 }
@@ -127,6 +146,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fs.StringVar(&cfg.output, "output", "", "container direct mode: host directory mounted as /output")
 	fs.IntVar(&cfg.concurrency, "concurrency", 8, "photos in flight")
 	fs.Float64Var(&cfg.rate, "rate", 0, "at most this many photos started per second (0: no limit)")
+	fs.IntVar(&cfg.maxStarts, "max-starts", 0, "start at most this many jobs, then stop; run again to go on (0: no cap)")
+	fs.BoolVar(&cfg.dryRun, "dry-run", false, "send nothing: list what the run would do")
 	fs.IntVar(&cfg.samples, "samples", 12, "how many sample photos to generate when -in is not given")
 	shardFlag := fs.String("shard", "", "process only shard i of n: i/n, or n (or /n) with i from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
 	fs.DurationVar(&cfg.cleanup, "cleanup-timeout", 0, "-api bg: how long a photo waits for a lost replica to answer again, to remove the job left there (0: 10s)")
@@ -194,8 +215,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		_ = bar.Exit()
 	}
 	fmt.Fprintln(stderr)
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, pfc.ErrJobCapReached) {
 		return 2, err
+	}
+	if s.plan != nil {
+		printPlan(stdout, cfg, s.plan)
+		return 0, nil
 	}
 	label := cfg.api
 	if cfg.direct {
@@ -212,7 +237,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	for _, u := range s.lost {
 		fmt.Fprintf(stdout, "  replica down: %s (its photos were done on the others)\n", u)
 	}
+	printCost(stdout, s)
 	switch {
+	case errors.Is(err, pfc.ErrJobCapReached):
+		fmt.Fprintf(stdout, "stopped at -max-starts %d: %d not started; run the same command again to go on\n", cfg.maxStarts, s.notStarted)
+		return 3, nil
 	case err != nil:
 		fmt.Fprintf(stdout, "interrupted: %d left; run the same command again to resume\n", s.interrupted)
 		return 130, nil
@@ -244,6 +273,36 @@ func parseShard(v, env string) (pfc.Shard, error) {
 		return pfc.Shard{}, fmt.Errorf("-shard %q: the index %q must be an integer from 0 to %d", v, is, n-1)
 	}
 	return pfc.Shard{Index: i, Count: n}, nil
+}
+
+// printCost prints the run's cost report: jobs started, collected and
+// redone, and the usage counters of the hosted jobs.
+func printCost(w io.Writer, s summary) {
+	fmt.Fprintf(w, "jobs: %d started, %d collected from an earlier run, %d redone (forgotten by the service)\n",
+		s.started, s.collected, s.redone)
+	if len(s.usage) > 0 {
+		names := slices.Sorted(maps.Keys(s.usage))
+		fmt.Fprint(w, "usage:")
+		for _, k := range names {
+			fmt.Fprintf(w, " %s=%g", k, s.usage[k])
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// printPlan prints a dry run's plan.
+func printPlan(w io.Writer, cfg config, p *pfc.BulkPlan[any]) {
+	fmt.Fprintf(w, "dry run (%s), nothing sent: %d to process, %d already done, %d in flight to collect, %d refused\n",
+		cfg.api, len(p.Process), len(p.Done), len(p.Collect), len(p.Refused))
+	for _, it := range p.Collect {
+		fmt.Fprintf(w, "  collect %s\n", it.ID)
+	}
+	for _, it := range p.Process {
+		fmt.Fprintf(w, "  process %s\n", it.ID)
+	}
+	for _, r := range p.Refused {
+		fmt.Fprintf(w, "  refused %s (%s): %v\n", r.Item.ID, r.Kind, r.Err)
+	}
 }
 
 // flagSet reports whether the command line set the flag name (to any

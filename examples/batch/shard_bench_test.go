@@ -21,7 +21,7 @@ import (
 func BenchmarkShards(b *testing.B) {
 	const images = 200
 	in := b.TempDir()
-	writeTinyImages(b, in, images)
+	writeShardImages(b, in, images)
 	fleet := startCountingFleet(b, 3)
 	key := "PFC_BG_LICENSE_KEY=" + bgmock.DefaultLicenseKey
 	for _, mode := range []struct {

@@ -161,9 +161,9 @@ func (b *busyMeter) take() time.Duration {
 	return t
 }
 
-// writeTinyImages writes n 16×16 PNGs into dir, spread over subfolders,
+// writeShardImages writes n 16×16 PNGs into dir, spread over subfolders,
 // and returns their relative names.
-func writeTinyImages(t testing.TB, dir string, n int) []string {
+func writeShardImages(t testing.TB, dir string, n int) []string {
 	var names []string
 	for i := range n {
 		rel := fmt.Sprintf("d%d/img%03d.png", i%4, i)
@@ -240,7 +240,7 @@ func TestShardsInProcesses(t *testing.T) {
 	const n, images = 4, 200
 	fleet := startCountingFleet(t, 3)
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
-	names := writeTinyImages(t, in, images)
+	names := writeShardImages(t, in, images)
 	base := []string{"-api", "bg", "-url", strings.Join(fleet.urls, ","), "-in", in, "-out", out, "-concurrency", "4"}
 	key := "PFC_BG_LICENSE_KEY=" + bgmock.DefaultLicenseKey
 

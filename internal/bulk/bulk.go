@@ -91,6 +91,9 @@ type Result[R any] struct {
 	// Skipped reports an item done in an earlier run (its manifest record
 	// is in Record).
 	Skipped bool
+	// Collected reports an item finished by collecting the job an
+	// earlier run had started (Options.Collect), not by a new one.
+	Collected bool
 	// Record is the manifest record of a skipped item.
 	Record *Record
 	// Bytes is the input's size.
@@ -109,6 +112,20 @@ type Report[R any] struct {
 	// Interrupted counts items cancelled in flight, or not started, when
 	// the run stopped early; a rerun does them.
 	Interrupted int
+	// Started counts the jobs this run started (the work's started
+	// calls); Collected the items finished from a job an earlier run
+	// started (in Done or Failed too); Redone the jobs recorded in flight
+	// that the service had forgotten (ErrJobForgotten), whose items are
+	// done again like any other.
+	Started, Collected, Redone int
+	// NotStarted counts the items left when Options.MaxStarts stopped the
+	// run (with Total known; else at least 1); a rerun does them.
+	NotStarted int
+	// Usage sums Options.Usage over the items done in this run,
+	// collected ones included; nil without Options.Usage.
+	Usage map[string]float64
+	// Plan is what a dry run (Options.DryRun) would do; nil otherwise.
+	Plan *Plan[R]
 	// Bytes is the input size of the items done or failed in this run.
 	Bytes int64
 	// Elapsed is how long the run took.
@@ -119,6 +136,28 @@ type Report[R any] struct {
 	// not counted anywhere.
 	Shard Shard
 }
+
+// Plan is what a run would do, as a dry run (Options.DryRun) finds it
+// without sending anything.
+type Plan[R any] struct {
+	// Process lists the items a run would start a job for.
+	Process []Item
+	// Done lists the items done by an earlier run (skipped).
+	Done []Item
+	// Collect lists the items whose job an earlier run started, which a
+	// run collects first.
+	Collect []Item
+	// Refused lists the items local checks refuse, each with its error
+	// (an *apierr.ValidationError naming the field, or the file's error).
+	Refused []Result[R]
+}
+
+// Started is what an item's work calls once the service accepted its job,
+// with the client's reference to it (JSON), before it waits: the runner
+// records it, durably, so that a rerun can collect the job instead of
+// starting another. An error (the manifest could not be written) must end
+// the work with it.
+type Started func(job json.RawMessage) error
 
 // Options configures Run. The zero value runs DefaultConcurrency items at
 // once, without rate limit, manifest or callbacks.
@@ -169,6 +208,24 @@ type Options[R any] struct {
 	// without a manifest record (a run whose manifest did not outlive
 	// its machine).
 	SkipExisting bool
+	// Start, if set, is the work in place of Run's work argument: it calls
+	// started once the service accepted the item's job.
+	Start func(ctx context.Context, it Item, started Started) (R, error)
+	// Collect, if set, finishes an item from the job an earlier run
+	// recorded as started (Record.Job): wait, then write the output as the
+	// work does. An error matching pfc.ErrJobForgotten means the service
+	// no longer knows the job: the item is done again.
+	Collect func(ctx context.Context, it Item, job json.RawMessage) (R, error)
+	// Usage, if set, gives the billing counters of a done item's result,
+	// summed in Report.Usage.
+	Usage func(R) map[string]float64
+	// MaxStarts, if positive, caps the items this run starts a job for:
+	// at the cap no new item starts, those in flight finish, and Run
+	// returns an error matching pfc.ErrJobCapReached when items were left.
+	MaxStarts int
+	// DryRun makes Run do nothing but plan (Report.Plan): the manifest is
+	// read, not written, and the work is never called.
+	DryRun bool
 }
 
 // DefaultKind classifies the errors every client shares: "canceled",
@@ -194,7 +251,7 @@ func DefaultKind(err error) string {
 // and returns the Report. It returns a non-nil error only when the run
 // stopped early: ctx's error when ctx ended, one matching
 // context.DeadlineExceeded when o.Limiter refused to wait past ctx's
-// deadline (rate.Limiter does, at once), a *ManifestError when the
+// deadline (rate.Limiter does, at once), a *pfc.ManifestError when the
 // manifest could not be read or written, an *apierr.ValidationError for
 // unusable options. Failed items are not errors of Run: they are in
 // Report.Failures (and OnResult), each with its error value.
@@ -209,8 +266,11 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 	if items == nil {
 		fe.Add("items", "is required")
 	}
-	if work == nil {
+	if work == nil && o.Start == nil {
 		fe.Add("work", "is required")
+	}
+	if o.MaxStarts < 0 {
+		fe.Add("MaxStarts", "must not be negative, got %d", o.MaxStarts)
 	}
 	if o.Concurrency < 0 {
 		fe.Add("Concurrency", "must not be negative, got %d", o.Concurrency)
@@ -224,9 +284,15 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 	if err := o.Shard.Check("Shard"); err != nil {
 		return nil, err
 	}
-	r := &runner[R]{o: o, work: work, now: o.Now}
+	if o.Start == nil {
+		o.Start = func(ctx context.Context, it Item, _ Started) (R, error) { return work(ctx, it) }
+	}
+	r := &runner[R]{o: o, now: o.Now}
 	if r.now == nil {
 		r.now = time.Now
+	}
+	if o.DryRun {
+		return r.plan(ctx, items)
 	}
 	if o.Manifest != "" {
 		f, prior, locked, err := openManifest(o.Manifest)
@@ -240,7 +306,7 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 		r.clean = locked
 	}
 	var endRun func(error)
-	ctx, r.work, endRun = observeRun(ctx, &o, work)
+	ctx, endRun = observeRun(ctx, &r.o)
 	rep, err := r.run(ctx, items)
 	endRun(err)
 	return rep, err
@@ -249,7 +315,6 @@ func Run[R any](ctx context.Context, items iter.Seq[Item], work func(context.Con
 // runner is the state of one Run.
 type runner[R any] struct {
 	o     Options[R]
-	work  func(context.Context, Item) (R, error)
 	now   func() time.Time
 	start time.Time
 	prior map[string]Record
@@ -264,10 +329,16 @@ type runner[R any] struct {
 	clean          bool
 	cleaned        sync.Map // output directory → *sync.Once of cleanDir
 
+	collects sync.WaitGroup // the collections of recorded jobs under way
+
 	mu       sync.Mutex // guards what follows, and serialises callbacks
 	rep      Report[R]
 	inFlight int
-	fatal    error // the first manifest failure
+	fatal    error  // the first manifest failure
+	starts   int    // items this run started (Options.MaxStarts)
+	capped   bool   // MaxStarts refused a start
+	holding  bool   // new starts wait for the collections (see run)
+	deferred []Item // forgotten jobs' items, to start when the holding ends
 }
 
 func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], error) {
@@ -278,14 +349,18 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	if n == 0 {
 		n = DefaultConcurrency
 	}
-	queue := make(chan Item)
+	queue := make(chan task)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for it := range queue {
-				r.do(ctx, cancel, it)
+			for t := range queue {
+				if t.job != nil {
+					r.collect(ctx, cancel, t)
+				} else {
+					r.do(ctx, cancel, t.it)
+				}
 			}
 		}()
 	}
@@ -293,6 +368,55 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
 	keys := newOutputKeys()
 	var stopErr error // the limiter's refusal, with ctx alive
+	// The items whose job an earlier run recorded in flight are collected
+	// as they come. Until every one of them came (or the input ended, or,
+	// for an input of unknown size, maxPending items wait), the items to
+	// start wait in pending: nothing new starts before the recorded jobs
+	// are collected.
+	wanted := r.recordedJobs()
+	r.holding = len(wanted) > 0
+	var pending []Item
+	// start hands it to a worker; false: stop pulling (cap, limiter or ctx).
+	start := func(it Item) bool {
+		if !r.reserve() {
+			return false
+		}
+		if r.o.Limiter != nil {
+			if err := r.o.Limiter.Wait(ctx); err != nil {
+				// rate.Limiter fails at once, with ctx still alive, when
+				// the next start would fall after ctx's deadline: the run
+				// stops as if the deadline had come.
+				stopErr = limiterStop(ctx, err)
+				r.interrupt()
+				return false
+			}
+		}
+		select {
+		case queue <- task{it: it}:
+			return true
+		case <-ctx.Done():
+			r.interrupt()
+			return false
+		}
+	}
+	// release ends the holding: once the collections are over, the items
+	// held and those whose job was forgotten start.
+	release := func() bool {
+		r.collects.Wait()
+		r.mu.Lock()
+		r.holding = false
+		pending = append(pending, r.deferred...)
+		r.deferred = nil
+		r.mu.Unlock()
+		for i, it := range pending {
+			if !start(it) {
+				r.leave(len(pending) - i - 1)
+				return false
+			}
+		}
+		pending = nil
+		return true
+	}
 	for it := range items {
 		if ctx.Err() != nil {
 			break // an iter.Seq may be endless: stop pulling
@@ -320,25 +444,37 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 			r.finish(Result[R]{Item: it, Skipped: true, Record: &rec, Bytes: rec.Bytes}, false)
 			continue
 		}
+		if rec, ok := wanted[it.ID]; ok {
+			delete(wanted, it.ID)
+			r.collects.Add(1)
+			select {
+			case queue <- task{it: it, job: rec.Job, at: rec.Time}:
+			case <-ctx.Done():
+				r.collects.Done()
+				r.interrupt()
+			}
+			if r.holding && len(wanted) == 0 && !release() {
+				break
+			}
+			continue
+		}
 		if r.o.SkipExisting && r.exists(ctx, it.Dst) {
 			r.finish(Result[R]{Item: it, Skipped: true}, false)
 			continue
 		}
-		if r.o.Limiter != nil {
-			if err := r.o.Limiter.Wait(ctx); err != nil {
-				// rate.Limiter fails at once, with ctx still alive, when
-				// the next start would fall after ctx's deadline: the run
-				// stops as if the deadline had come.
-				stopErr = limiterStop(ctx, err)
-				r.interrupt()
+		if r.holding {
+			pending = append(pending, it)
+			if r.o.Total == 0 && len(pending) >= maxPending && !release() {
 				break
 			}
+			continue
 		}
-		select {
-		case queue <- it:
-		case <-ctx.Done():
-			r.interrupt()
+		if !start(it) {
+			break
 		}
+	}
+	if r.holding {
+		release()
 	}
 	close(queue)
 	wg.Wait()
@@ -351,10 +487,17 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	r.rep.Elapsed = r.now().Sub(r.start)
 	r.rep.Shard = r.o.Shard
 	stopped := ctx.Err() != nil || stopErr != nil
-	if stopped && r.o.Total > r.rep.Total {
-		// Items never pulled from a known-size input are interrupted too.
-		r.rep.Interrupted += r.o.Total - r.rep.Total
-		r.rep.Total = r.o.Total
+	if r.o.Total > r.rep.Total {
+		switch {
+		case stopped:
+			// Items never pulled from a known-size input are interrupted too.
+			r.rep.Interrupted += r.o.Total - r.rep.Total
+			r.rep.Total = r.o.Total
+		case r.capped:
+			// Not looked at: some may be done already, a rerun sees.
+			r.rep.NotStarted += r.o.Total - r.rep.Total
+			r.rep.Total = r.o.Total
+		}
 	}
 	rep := r.rep
 	switch {
@@ -366,6 +509,8 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		return &rep, errors.Join(stopErr, err)
 	case err != nil:
 		return &rep, err
+	case r.capped:
+		return &rep, fmt.Errorf("pfc: bulk: %d jobs started, %d items left: %w", r.o.MaxStarts, rep.NotStarted, pfc.ErrJobCapReached)
 	}
 	return &rep, nil
 }
@@ -446,6 +591,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 
 	began := r.now()
 	var v R
+	var job startedJob // the item's job, once the service accepted it
 	var err error
 	if r.o.Sink == nil {
 		err = os.MkdirAll(filepath.Dir(it.Dst), 0o755)
@@ -464,7 +610,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 			}
 			it.Scope = s
 		}
-		v, err = r.work(ctx, it)
+		v, err = r.o.Start(ctx, it, r.started(cancel, it, &job))
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began)}
 	if err != nil && ctx.Err() != nil {
@@ -476,30 +622,43 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		r.mu.Unlock()
 		return
 	}
-	rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Bytes: size, Millis: res.Duration.Milliseconds(), Time: r.now().UTC()}
+	r.record(cancel, res, job.get())
+}
+
+// record appends the record of a finished item res and reports it; job,
+// for a failed item, is the reference of its job, if one started: a
+// rerun collects it rather than start another (see collect).
+func (r *runner[R]) record(cancel context.CancelFunc, res Result[R], job json.RawMessage) {
+	it, err := res.Item, res.Err
+	rec := Record{ID: it.ID, Src: it.Src, Dst: it.Dst, Bytes: res.Bytes, Millis: res.Duration.Milliseconds(), Time: r.now().UTC()}
 	if err != nil {
 		res.Kind = r.kind(err)
-		rec.Status, rec.Kind, rec.Error = StatusFailed, res.Kind, err.Error()
+		rec.Status, rec.Kind, rec.Error, rec.Job = StatusFailed, res.Kind, err.Error(), job
 	} else {
 		rec.Status = StatusDone
 		if r.o.Summarize != nil {
-			rec.Result = r.o.Summarize(v)
+			rec.Result = r.o.Summarize(res.Value)
 		}
 	}
 	if r.mw != nil {
 		if werr := r.mw.append(rec); werr != nil {
-			r.mu.Lock()
-			if r.fatal == nil {
-				r.fatal = werr
-			}
-			r.inFlight--
-			r.rep.Interrupted++
-			r.mu.Unlock()
-			cancel()
+			r.fail(cancel, werr)
 			return
 		}
 	}
 	r.finish(res, true)
+}
+
+// fail stops the run on a manifest failure werr of an item in flight.
+func (r *runner[R]) fail(cancel context.CancelFunc, werr error) {
+	r.mu.Lock()
+	if r.fatal == nil {
+		r.fatal = werr
+	}
+	r.inFlight--
+	r.rep.Interrupted++
+	r.mu.Unlock()
+	cancel()
 }
 
 // cleanDir removes, once per output directory of the run, what a crash
@@ -598,6 +757,9 @@ func (r *runner[R]) finish(res Result[R], ran bool) {
 		r.inFlight--
 		r.rep.Bytes += res.Bytes
 	}
+	if res.Collected {
+		r.rep.Collected++
+	}
 	switch {
 	case res.Skipped:
 		r.rep.Skipped++
@@ -609,6 +771,14 @@ func (r *runner[R]) finish(res Result[R], ran bool) {
 		r.rep.Failures = append(r.rep.Failures, res)
 	default:
 		r.rep.Done++
+		if r.o.Usage != nil {
+			for k, v := range r.o.Usage(res.Value) {
+				if r.rep.Usage == nil {
+					r.rep.Usage = map[string]float64{}
+				}
+				r.rep.Usage[k] += v
+			}
+		}
 	}
 	if r.o.OnResult != nil {
 		r.o.OnResult(res)

@@ -17,7 +17,8 @@ import (
 // runner's terms.
 type Settings struct {
 	// Concurrency, RateLimit (files started per second; 0: none),
-	// RateBurst, Manifest and Exts as the clients document them.
+	// RateBurst, Manifest, Exts, MaxStarts and DryRun as the clients
+	// document them.
 	Concurrency int
 	RateLimit   float64
 	RateBurst   int
@@ -29,6 +30,8 @@ type Settings struct {
 	Source       fs.FS
 	Sink         pfc.Sink
 	SkipExisting bool
+	MaxStarts    int
+	DryRun       bool
 }
 
 // DirItems lists inDir for a client's Dir entry point (see Dir; FSDir
@@ -94,8 +97,12 @@ func Items[T any](items iter.Seq[T], item func(T) Item) iter.Seq[Item] {
 // the manifest and in the client's public result type P.
 type Client[R, P any] struct {
 	Settings Settings
-	// Work processes one item (the client's one-call flow).
-	Work func(context.Context, Item) (R, error)
+	// Work processes one item (the client's one-call flow), calling
+	// started once the service accepted its job (Options.Start).
+	Work func(ctx context.Context, it Item, started Started) (R, error)
+	// Collect and Usage are Options.Collect and Options.Usage.
+	Collect func(ctx context.Context, it Item, job json.RawMessage) (R, error)
+	Usage   func(R) map[string]float64
 	// Summarize and Kind are Options.Summarize and Options.Kind.
 	Summarize func(R) json.RawMessage
 	Kind      func(error) string
@@ -138,17 +145,28 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		Source:       c.Settings.Source,
 		Sink:         c.Settings.Sink,
 		SkipExisting: c.Settings.SkipExisting,
+		Start:        c.Work,
+		Collect:      c.Collect,
+		Usage:        c.Usage,
+		MaxStarts:    c.Settings.MaxStarts,
+		DryRun:       c.Settings.DryRun,
 	}
 	if fn := c.OnResult; fn != nil {
 		o.OnResult = func(r Result[R]) { fn(c.Public(r)) }
 	}
-	rep, err := Run(ctx, items, c.Work, o)
+	rep, err := Run(ctx, items, nil, o)
 	if rep == nil {
 		return nil, nil, err
 	}
 	var failures []P
 	for _, f := range rep.Failures {
 		failures = append(failures, c.Public(f))
+	}
+	if rep.Plan != nil {
+		// A dry run's refusals, in the client's type.
+		for _, f := range rep.Plan.Refused {
+			failures = append(failures, c.Public(f))
+		}
 	}
 	return rep, failures, err
 }

@@ -64,24 +64,63 @@
 // written without those fields still load; their items whose names were
 // mangled are done once more.
 //
+// # Jobs in flight
+//
+// A client's work (Options.Start) calls its Started hook as soon as the
+// service accepted the item's job, with the client's reference to it;
+// the runner appends and fsyncs a third kind of record before the work
+// goes on to wait:
+//
+//	{"id":"a/b.jpg","status":"started","src":"...","dst":"...","bytes":0,"ms":0,"time":"...","job":{"jobId":"...","fileKey":"..."}}
+//
+// "job" is the hosted job id and upload key, the correction container's
+// imageKey and replica Key, or the background-removal container's
+// process id and replica Key. An item whose latest record is "started"
+// was in flight when its run stopped. A rerun collects such a job when
+// its item comes in the input (Options.Collect: wait, download into the
+// item's Dst, never the record's, and for the background-removal
+// container removal), on the workers; no item starts until every item
+// recorded so came, or the input ended (for an input of unknown size, at
+// most 65,536 items wait). Collected items count in Report.Collected and
+// get their "done" record. A job the
+// service no longer knows (pfc.ErrJobForgotten: 404, past retention or
+// TTL, FAILED or REJECTED, a replica no longer in the client's fleet, a
+// record without "job") is counted in Report.Redone and its item is done
+// again, unless its output was written after the "started" record (the
+// work writes it last: the run stopped before the item's record): that
+// item is done. Any other failure of a collection (a timeout, a network
+// error) writes no record, and an item whose work failed after its job
+// started keeps the job in its "failed" record: a rerun collects it
+// rather than pay for a new one. Older manifests load as they did.
+//
+// # Cap and dry run
+//
+// Options.MaxStarts stops starting items once that many started in this
+// run (collections do not count): those in flight finish, the rest count
+// in Report.NotStarted, and Run returns an error matching
+// pfc.ErrJobCapReached; a rerun goes on. Options.DryRun calls no work
+// and writes nothing: it reads the manifest and sorts every item into
+// Report.Plan (to process, done, to collect, refused by local checks of
+// the item and its input file, the error naming the field).
+//
 // A later run with the same manifest skips the items whose latest record
-// is "done" and whose output still exists (Result.Skipped), and does the
-// others again: failed items, items that were in flight when the previous
-// run stopped, items never reached. Nothing finished is redone, and no
+// is "done" and whose output still exists (Result.Skipped), collects
+// those recorded "started", and does the others again: failed items,
+// items interrupted before their job started, items never reached. Nothing finished is redone, and no
 // result is duplicated: an item interrupted between its output's rename
 // and its record is done again and its output atomically replaced. Lines
 // that do not parse are ignored (an item whose record is lost is simply
 // done again), and a last line without its newline, torn by a crash, is
 // cut off before the first append; a file whose last line is no torn
 // record (a user's file at the path, by a hard link or a wrong path) is
-// refused with a *ManifestError, not cut.
+// refused with a *pfc.ManifestError, not cut.
 //
 // The manifest must be a regular file: a symbolic link at its path is
 // refused, not followed, and a named pipe or device is refused without
-// waiting on it (a *ManifestError naming the path). A run holds an
+// waiting on it (a *pfc.ManifestError naming the path). A run holds an
 // exclusive lock on its manifest (flock, where the platform has it): a
 // second run of the same manifest while the first is alive is refused
-// with ErrManifestInUse.
+// with pfc.ErrManifestInUse.
 //
 // The work's temporary files (fileio.WriteFileAtomicScoped with
 // Item.Scope, which the run sets for each item) carry the
@@ -114,5 +153,5 @@
 // every request), and Run returns the Report with ctx's error. Interrupted
 // items are counted in Report.Interrupted and get no record, so a rerun
 // does them again. A failure to write the manifest stops the run the same
-// way and is returned as a *ManifestError.
+// way and is returned as a *pfc.ManifestError.
 package bulk

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,19 +12,24 @@ import (
 	"unicode/utf8"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// Record statuses in the manifest.
+// Record statuses in the manifest. StatusStarted records an item's job
+// that the service accepted (Record.Job), written and fsynced before the
+// work waits on it: a rerun collects that job (Options.Collect) instead
+// of starting another.
 const (
-	StatusDone   = "done"
-	StatusFailed = "failed"
+	StatusDone    = "done"
+	StatusFailed  = "failed"
+	StatusStarted = "started"
 )
 
 // Record is one line of the manifest.
 type Record struct {
 	// ID is the item's ID.
 	ID string `json:"id"`
-	// Status is StatusDone or StatusFailed.
+	// Status is StatusDone, StatusFailed or StatusStarted.
 	Status string `json:"status"`
 	// Src and Dst are the item's paths.
 	Src string `json:"src,omitempty"`
@@ -42,6 +46,10 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Result is what Options.Summarize made of a successful result.
 	Result json.RawMessage `json:"result,omitempty"`
+	// Job, in a StatusStarted record (or a StatusFailed one whose job had
+	// started), is the client's reference to the job the service
+	// accepted, what Options.Collect resumes from.
+	Job json.RawMessage `json:"job,omitempty"`
 	// IDRaw, SrcRaw and DstRaw are written only for an ID, Src or Dst
 	// that is not valid UTF-8, which a JSON string cannot hold (ID then
 	// reads with U+FFFD for each invalid byte): its exact bytes, base64
@@ -67,9 +75,9 @@ func (rec *Record) restoreNames() {
 }
 
 // encodeRecord returns rec as one manifest line (without its newline).
-// Every string goes through redact first (nil: none), Result too (as
-// text: a result that is no JSON once redacted is kept as a JSON
-// string of that text); a name that is not valid UTF-8 gets its Raw
+// Every string goes through redact first (nil: none), Result and Job too
+// (as text: one that is no JSON once redacted is kept as a JSON string
+// of that text); a name that is not valid UTF-8 gets its Raw
 // field. A line that still holds a secret (a spelling across fields, or
 // in the base64 of a raw name) loses its Raw fields and Result, and is
 // written redacted whole: such an item is done again by a rerun, but no
@@ -80,15 +88,18 @@ func encodeRecord(rec Record, redact func(string) string) ([]byte, error) {
 	}
 	rec.ID, rec.Src, rec.Dst = redact(rec.ID), redact(rec.Src), redact(rec.Dst)
 	rec.Kind, rec.Error = redact(rec.Kind), redact(rec.Error)
-	if len(rec.Result) > 0 {
-		if red := redact(string(rec.Result)); red != string(rec.Result) {
-			rec.Result = json.RawMessage(red)
-			if !json.Valid(rec.Result) {
+	for _, raw := range []*json.RawMessage{&rec.Result, &rec.Job} {
+		if len(*raw) == 0 {
+			continue
+		}
+		if red := redact(string(*raw)); red != string(*raw) {
+			*raw = json.RawMessage(red)
+			if !json.Valid(*raw) {
 				b, err := json.Marshal(red)
 				if err != nil {
 					return nil, err
 				}
-				rec.Result = b
+				*raw = b
 			}
 		}
 	}
@@ -100,7 +111,7 @@ func encodeRecord(rec Record, redact func(string) string) ([]byte, error) {
 	if redact(string(line)) == string(line) {
 		return line, nil
 	}
-	rec.IDRaw, rec.SrcRaw, rec.DstRaw, rec.Result = nil, nil, nil, nil
+	rec.IDRaw, rec.SrcRaw, rec.DstRaw, rec.Result, rec.Job = nil, nil, nil, nil, nil
 	if line, err = json.Marshal(rec); err != nil {
 		return nil, err
 	}
@@ -115,35 +126,9 @@ func rawName(s string) []byte {
 	return []byte(s)
 }
 
-// ManifestError reports a manifest that could not be read or written.
-type ManifestError struct {
-	// Path is the manifest's path.
-	Path string
-	// Op is "open", "lock", "read", "truncate" or "write".
-	Op string
-	// Err is the cause.
-	Err error
-}
-
-// Error returns "pfc: bulk manifest <path>: <op>: <cause>".
-func (e *ManifestError) Error() string {
-	return fmt.Sprintf("pfc: bulk manifest %q: %s: %v", e.Path, e.Op, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *ManifestError) Unwrap() error { return e.Err }
-
 // maxLine bounds one manifest line when reading (a record quotes at most a
 // few KiB of error message and result).
 const maxLine = 1 << 20
-
-// ErrManifestInUse is in the chain of Run's *ManifestError (Op "lock")
-// when another run, in this process or another, has the manifest open.
-var ErrManifestInUse = errors.New("is in use by another run (one run at a time per manifest)")
-
-// errNotManifest is the cause of the *ManifestError for a file at the
-// manifest's path that ends in something other than a torn record.
-var errNotManifest = errors.New("is not a manifest: its last line, without a newline, is not a record (refused rather than cut)")
 
 // openManifest opens (creating it and its directory if needed) the manifest at path and
 // returns the latest record of every item in it, positioned for appending,
@@ -156,7 +141,7 @@ var errNotManifest = errors.New("is not a manifest: its last line, without a new
 // file refused otherwise.
 func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, false, &ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
 	}
 	// O_APPEND: every write lands at the end, in one piece, even if a
 	// second process were (against the rules) appending too.
@@ -166,7 +151,7 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 		if errors.As(err, &fe) {
 			err = fe.Err
 		}
-		return nil, nil, false, &ManifestError{Path: path, Op: "open", Err: err}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "open", Err: err}
 	}
 	// The lock makes "one run at a time per manifest" sure, and is what
 	// proves a run of this manifest dead to the cleanup of temporary files.
@@ -174,22 +159,22 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 	switch err := fileio.TryLock(f); {
 	case errors.Is(err, fileio.ErrLocked):
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "lock", Err: ErrManifestInUse}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "lock", Err: pfc.ErrManifestInUse}
 	case errors.Is(err, errors.ErrUnsupported):
 		locked = false
 	case err != nil:
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "lock", Err: err}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "lock", Err: err}
 	}
 	prior, good, err := readRecords(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: err}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "read", Err: err}
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
+		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "read", Err: unwrapPathError(err)}
 	}
 	if st.Size() != good {
 		// Only a record torn by a crash is cut, which starts with "{":
@@ -199,15 +184,15 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 		var first [1]byte
 		if _, err := f.ReadAt(first[:], good); err != nil || first[0] != '{' {
 			f.Close()
-			return nil, nil, false, &ManifestError{Path: path, Op: "read", Err: errNotManifest}
+			return nil, nil, false, &pfc.ManifestError{Path: path, Op: "read", Err: pfc.ErrNotManifest}
 		}
 		if err := f.Truncate(good); err != nil {
 			f.Close()
-			return nil, nil, false, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+			return nil, nil, false, &pfc.ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
 		}
 		if err := f.Sync(); err != nil {
 			f.Close()
-			return nil, nil, false, &ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
+			return nil, nil, false, &pfc.ManifestError{Path: path, Op: "truncate", Err: unwrapPathError(err)}
 		}
 	}
 	return f, prior, locked, nil
@@ -226,7 +211,7 @@ func readRecords(r io.Reader) (map[string]Record, int64, error) {
 			var rec Record
 			if json.Unmarshal(bytes.TrimSpace(line), &rec) == nil {
 				rec.restoreNames()
-				if rec.ID != "" && (rec.Status == StatusDone || rec.Status == StatusFailed) {
+				if rec.ID != "" && (rec.Status == StatusDone || rec.Status == StatusFailed || rec.Status == StatusStarted) {
 					prior[rec.ID] = rec
 				}
 			}
@@ -315,7 +300,7 @@ func (w *manifestWriter) loop() {
 			if err != nil {
 				// The file may now end with part of a line: nothing more
 				// is appended (a rerun cuts the torn tail).
-				err = &ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
+				err = &pfc.ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
 				sticky = err
 			}
 		}
@@ -329,7 +314,7 @@ func (w *manifestWriter) loop() {
 func (w *manifestWriter) append(rec Record) error {
 	line, err := encodeRecord(rec, w.redact)
 	if err != nil {
-		return &ManifestError{Path: w.path, Op: "write", Err: err}
+		return &pfc.ManifestError{Path: w.path, Op: "write", Err: err}
 	}
 	ack := make(chan error, 1)
 	w.reqs <- writeReq{line: append(line, '\n'), ack: ack}
@@ -342,7 +327,7 @@ func (w *manifestWriter) close() error {
 	close(w.reqs)
 	<-w.done
 	if err := w.f.Close(); err != nil {
-		return &ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
+		return &pfc.ManifestError{Path: w.path, Op: "write", Err: unwrapPathError(err)}
 	}
 	return nil
 }
@@ -355,4 +340,27 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// peekManifest returns the latest record of every item in the manifest at
+// path without creating, locking or changing it (a dry run): no file
+// there reads as an empty manifest.
+func peekManifest(path string) (map[string]Record, error) {
+	f, err := fileio.OpenFileNoFollow("manifest", path, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Record{}, nil
+	}
+	if err != nil {
+		var fe *fileio.FileError
+		if errors.As(err, &fe) {
+			err = fe.Err
+		}
+		return nil, &pfc.ManifestError{Path: path, Op: "open", Err: err}
+	}
+	defer f.Close()
+	prior, _, err := readRecords(f)
+	if err != nil {
+		return nil, &pfc.ManifestError{Path: path, Op: "read", Err: err}
+	}
+	return prior, nil
 }

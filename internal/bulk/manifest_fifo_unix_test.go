@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -37,7 +38,7 @@ func TestRunManifestFIFO(t *testing.T) {
 	select {
 	case err := <-errc:
 		require.Error(t, err)
-		var me *ManifestError
+		var me *pfc.ManifestError
 		require.ErrorAs(t, err, &me)
 		assert.Equal(t, man, me.Path)
 		assert.ErrorIs(t, err, fileio.ErrNotRegular)

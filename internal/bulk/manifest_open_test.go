@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestRunManifestSymlink: a symbolic link planted at the manifest's path
@@ -40,7 +41,8 @@ func TestRunManifestSymlink(t *testing.T) {
 func TestRunManifestNotAManifest(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	refusedManifest(t, dir, filepath.Join(dir, "notes.txt"), "read", os.Link)
+	err := refusedManifest(t, dir, filepath.Join(dir, "notes.txt"), "read", os.Link)
+	assert.ErrorIs(t, err, pfc.ErrNotManifest, "a program tells it apart with the public sentinel")
 }
 
 // refusedManifest writes a user's file at target, plants it at dir's
@@ -60,7 +62,7 @@ func refusedManifest(t *testing.T, dir, target, op string, plant func(oldname, n
 	w := &copyWork{}
 	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: man})
 	assert.Nil(t, rep)
-	var me *ManifestError
+	var me *pfc.ManifestError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, man, me.Path)
 	assert.Equal(t, op, me.Op)
@@ -80,7 +82,7 @@ func TestRunManifestNotRegular(t *testing.T) {
 	man := filepath.Join(dir, "m")
 	require.NoError(t, os.Mkdir(man, 0o755))
 	_, err := Run(context.Background(), slices.Values(makeInputs(t, dir, 1)), (&copyWork{}).do, Options[string]{Manifest: man})
-	var me *ManifestError
+	var me *pfc.ManifestError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, man, me.Path)
 	assert.Equal(t, "open", me.Op)
@@ -112,10 +114,10 @@ func TestRunManifestInUse(t *testing.T) {
 	if errors.Is(err, errors.ErrUnsupported) || err == nil {
 		t.Skip("no file locks here")
 	}
-	var me *ManifestError
+	var me *pfc.ManifestError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "lock", me.Op)
-	assert.ErrorIs(t, err, ErrManifestInUse)
+	assert.ErrorIs(t, err, pfc.ErrManifestInUse)
 	rep, err := Run(context.Background(), slices.Values(items), (&copyWork{}).do, Options[string]{Manifest: man})
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Skipped)

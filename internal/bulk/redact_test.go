@@ -86,3 +86,36 @@ func TestEncodeRecordRedactsASecretAcrossFields(t *testing.T) {
 	assert.NotContains(t, string(line), "j1", "the result is dropped")
 	assert.NotContains(t, string(line), "dstRaw", "the raw names are dropped")
 }
+
+// TestStartedRecordPassesTheRedactor: a job reference that echoes the key
+// (raw or JSON-escaped) reaches the manifest's "started" and "failed"
+// records redacted, every line still parsing.
+func TestStartedRecordPassesTheRedactor(t *testing.T) {
+	t.Parallel()
+	const key = "sk-live-0123456789abcdef"
+	tc, err := transport.New(transport.Options{BaseURL: "http://x.test", AuthHeader: "X-API-KEY", AuthValue: key})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 2)
+	man := filepath.Join(dir, ManifestName)
+	_, err = Run(context.Background(), slices.Values(items), nil, Options[string]{
+		Manifest: man, Redact: tc.Redact,
+		Start: func(ctx context.Context, it Item, started Started) (string, error) {
+			ref, _ := json.Marshal(map[string]string{"jobId": key, "note": `<` + key + `>`})
+			if err := started(ref); err != nil {
+				return "", err
+			}
+			if it.ID == items[1].ID {
+				return "", errors.New("failed")
+			}
+			return (&copyWork{}).do(ctx, it)
+		},
+	})
+	require.NoError(t, err)
+	data, err := os.ReadFile(man)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), key)
+	assert.Equal(t, string(data), tc.Redact(string(data)))
+	assert.Contains(t, string(data), `"status":"started"`)
+	assert.Len(t, readManifest(t, man), 4, "every line parses")
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -169,14 +170,14 @@ func TestRunRedoesMissingOutput(t *testing.T) {
 }
 
 // TestRunManifestUnwritable: a manifest that cannot be opened is a
-// *ManifestError before anything runs.
+// *pfc.ManifestError before anything runs.
 func TestRunManifestUnwritable(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	items := makeInputs(t, dir, 1)
 	w := &copyWork{}
 	_, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: filepath.Join(items[0].Src, "m.jsonl")})
-	var me *ManifestError
+	var me *pfc.ManifestError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "open", me.Op)
 	assert.Zero(t, w.count(items[0].ID))

@@ -205,6 +205,10 @@ func (b *Server) DataDir() string { return b.dir.Path }
 // for tests that check a client cleans up after itself.
 func (b *Server) JobCount() int { return b.svc.JobCount() }
 
+// JobsStarted returns how many jobs the container started since New (its
+// SubmitImage answers that queued one), removed ones included.
+func (b *Server) JobsStarted() int { return b.svc.JobsStarted() }
+
 // TestServer is a Server running on httptest, from
 // Start.
 type TestServer struct {

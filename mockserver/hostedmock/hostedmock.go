@@ -219,6 +219,11 @@ func (h *Server) BGEngine() mockserver.BGEngine {
 // without sleeping.
 func (h *Server) WaitIdle(ctx context.Context) error { return h.svc.WaitIdle(ctx) }
 
+// JobsStarted returns how many jobs the mock started since New: the
+// GET /v2/pfc answers that started one, those answered from its cache
+// included.
+func (h *Server) JobsStarted() int { return h.svc.JobsStarted() }
+
 // DataDir returns the server's private working directory.
 func (h *Server) DataDir() string { return h.dir.Path }
 

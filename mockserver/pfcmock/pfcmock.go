@@ -206,6 +206,10 @@ func (c *Server) LicenseDir() string { return c.svc.Mounts().License }
 // "output/name".
 func (c *Server) Sweep() []string { return c.svc.Sweep() }
 
+// JobsStarted returns how many jobs the container started since New: its
+// PUT /pfc answers that stored an image (an imageKey returned).
+func (c *Server) JobsStarted() int { return c.svc.JobsStarted() }
+
 // OptionsFromEnv reads the container's PFC_* environment
 // variables through getenv (os.Getenv in the standalone binary) into
 // options, with the container's defaults for unset ones. A malformed value

@@ -141,6 +141,7 @@ func (s *Service) Submit(req SubmitRequest) (*SubmitResponse, *httpx.Error) {
 		return nil, unavailable()
 	}
 	s.mu.Unlock()
+	s.started.Add(1)
 	s.log.Info("job queued", "process_id", j.id, "mode", string(opts.mode))
 	pre := "false"
 	if opts.preprocessing {

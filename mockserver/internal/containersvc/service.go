@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
@@ -29,14 +30,16 @@ const (
 // io.Reader, a key) and return typed results or an *httpx.Error, so the
 // HTTP layer stays a thin translation. It is safe for concurrent use.
 type Service struct {
-	cfg    Config
-	mounts Mounts
-	log    *slog.Logger
-	clock  clock.Clock
-	engine *engine.Engine
-	queue  *jobqueue.Queue // admits corrections by Workers and MemoryBudget
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
+	// started counts the jobs started (JobsStarted).
+	started atomic.Int64
+	cfg     Config
+	mounts  Mounts
+	log     *slog.Logger
+	clock   clock.Clock
+	engine  *engine.Engine
+	queue   *jobqueue.Queue // admits corrections by Workers and MemoryBudget
+	ctx     context.Context // cancelled by Close
+	cancel  context.CancelFunc
 
 	// remove and rename are os.Remove and os.Rename; tests replace them to
 	// make deletion or the final rename fail.

@@ -104,6 +104,7 @@ func (s *Service) UploadSized(ctx context.Context, contentType string, contentLe
 			"the temporary input file could not be stored", "error", err.Error())
 	}
 	committed = true
+	s.started.Add(1)
 	s.touch(DirInput, key, true)
 	s.logID(slog.LevelDebug, MsgUploaded, "imageKey", key, "bytes", n)
 	return &UploadResponse{ImageKey: key}, nil

@@ -169,6 +169,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 			s.jobs[j.id] = j
 			s.completeFromCacheLocked(j, e)
 			s.mu.Unlock()
+			s.started.Add(1)
 			return &StartResponse{StatusEndpoint: statusEndpoint}, nil
 		}
 	}
@@ -181,6 +182,7 @@ func (s *Service) StartJob(account string, q url.Values, base string) (*StartRes
 		s.removeInputs(j)
 		return nil, httpx.Unavailable()
 	}
+	s.started.Add(1)
 	s.log.Info("job queued", "job", j.id, "fileKey", pq.fileKey, "fileType", j.fileType, "preset", j.preset, "ignored", ignoredNames(pq.ignored))
 	return &StartResponse{StatusEndpoint: statusEndpoint}, nil
 }

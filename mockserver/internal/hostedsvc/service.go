@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/activity"
@@ -18,6 +19,8 @@ import (
 // HTTP layer (Handler) is a thin shell over its methods. It is safe for
 // concurrent use.
 type Service struct {
+	// started counts the jobs started (JobsStarted).
+	started atomic.Int64
 	cfg     Config
 	log     *slog.Logger
 	tracker *activity.Tracker
