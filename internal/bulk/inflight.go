@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/pfcsdk/pfc-go/internal/fileio"
+	"io"
+	"io/fs"
 	"iter"
 	"os"
 	"path"
@@ -245,7 +248,7 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 		case ok && (rec.Status == StatusStarted || rec.Status == StatusFailed) && len(rec.Job) > 0 && r.o.Collect != nil:
 			p.Collect = append(p.Collect, it)
 		default:
-			f, _, err := OpenInput(ctx, nil, r.o.Source, it.Src)
+			f, err := openPlanned(ctx, r.o.Source, it.Src)
 			if err != nil {
 				p.Refused = append(p.Refused, Result[R]{Item: it, Err: err, Kind: r.kind(err)})
 				continue
@@ -266,4 +269,15 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 func writtenSince(path string, t time.Time) bool {
 	st, err := os.Stat(path)
 	return err == nil && !t.IsZero() && st.Mode().IsRegular() && !st.ModTime().Before(t.Truncate(time.Second))
+}
+
+// openPlanned opens an item's input as the work would, naming the item's
+// field (SrcPath) in the error of a file that cannot be opened.
+func openPlanned(ctx context.Context, source fs.FS, src string) (io.Closer, error) {
+	if source == nil {
+		f, _, err := fileio.OpenParamScoped(nil, "SrcPath", src)
+		return f, err
+	}
+	f, _, err := OpenInput(ctx, nil, source, src)
+	return f, err
 }

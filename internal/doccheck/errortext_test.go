@@ -109,6 +109,7 @@ func errorSamples(t *testing.T) []error {
 			RequestID: "req-1", Attempts: 3},
 		&pfc.APIError{StatusCode: 404, Method: "GET", URL: "https://api.example.com/v2/status?jobId=j1"},
 		&pfc.APIError{StatusCode: 599},
+		&pfc.ManifestError{Path: "/out/.pfc-bulk.jsonl", Op: "lock", Err: pfc.ErrManifestInUse},
 		pfc.FieldError{Field: "width", Message: "must be between 32 and 10000, got 5"},
 		&pfc.ValidationError{Errors: []pfc.FieldError{{Field: "width", Message: "too small"}, {Field: "long", Message: "too large"}}},
 		&pfc.ValidationError{Errors: []pfc.FieldError{{Field: "width", Message: "too small"}}},
