@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 )
 
@@ -188,4 +190,18 @@ func TestPFCContainerLogsInjectedFaults(t *testing.T) {
 		assert.Equal(t, "GET", lines[i]["method"])
 	}
 	assert.NotContains(t, logs.String(), "secret")
+}
+
+// TestOptionsIsTheServiceConfig: Options is the service core's own
+// configuration, not a copy of its PFC_* fields kept in step by hand; and
+// OptionsFromEnv hands back every PFC_* variable read.
+func TestOptionsIsTheServiceConfig(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, reflect.TypeFor[containersvc.Config]().String(), reflect.TypeFor[pfcmock.Options]().String())
+	env := map[string]string{"PFC_SITE_URL": "http://pfc.local", "PFC_SKIP_MODE": "legacy", "PFC_PRESERVE_INPUT_FILENAME": "true"}
+	opts, err := pfcmock.OptionsFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, "http://pfc.local", opts.SiteURL)
+	assert.Equal(t, "legacy", opts.SkipMode)
+	assert.True(t, opts.PreserveInputFileName)
 }
