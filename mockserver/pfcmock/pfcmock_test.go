@@ -3,6 +3,7 @@ package pfcmock_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"io"
@@ -198,6 +199,7 @@ func TestPFCContainerLogsInjectedFaults(t *testing.T) {
 func TestOptionsIsTheServiceConfig(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, reflect.TypeFor[containersvc.Config]().String(), reflect.TypeFor[pfcmock.Options]().String())
+	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", pfcmock.Options{SiteURL: "http://x"}), "pfcmock.Options{Root:"))
 	env := map[string]string{"PFC_SITE_URL": "http://pfc.local", "PFC_SKIP_MODE": "legacy", "PFC_PRESERVE_INPUT_FILENAME": "true"}
 	opts, err := pfcmock.OptionsFromEnv(func(k string) string { return env[k] })
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
@@ -128,6 +129,13 @@ type Config struct {
 	// the kind and the method (never the path or query). pfcmock.New
 	// applies it.
 	Faults *mockserver.FaultSpec
+}
+
+// Format prints the config as fmt prints a struct, named pfcmock.Options
+// (its public name) for %#v.
+func (c Config) Format(f fmt.State, verb rune) {
+	type options Config // without this method
+	redact.FormatCopy(f, verb, "pfcmock.Options", "containersvc.options", options(c))
 }
 
 // Deps are what the mock's own packages give New besides the Config.

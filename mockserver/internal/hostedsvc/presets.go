@@ -181,11 +181,30 @@ type PresetDeleted struct {
 func (r PresetRecord) Format(f fmt.State, verb rune) {
 	type record PresetRecord // without this method
 	r.UploadURL = redact.SignedURL(r.UploadURL)
-	redact.FormatCopy(f, verb, "hostedmock.PresetRecord", "hostedmock.record", record(r))
+	redact.FormatCopy(f, verb, "hostedmock.PresetRecord", "hostedsvc.record", record(r))
 }
 
 // LogValue makes slog log the record as Format's %+v prints it.
 func (r PresetRecord) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", r)) }
+
+// Format prints the list as fmt prints a struct (each record through its
+// Format), named hostedmock.PresetList, of []hostedmock.PresetRecord, for
+// %#v.
+func (l PresetList) Format(f fmt.State, verb rune) {
+	type list PresetList // without this method
+	s := fmt.Sprintf(fmt.FormatString(f, verb), list(l))
+	if verb == 'v' && f.Flag('#') {
+		s = strings.Replace(s, "hostedsvc.list{Presets:[]hostedsvc.PresetRecord", "hostedmock.PresetList{Presets:[]hostedmock.PresetRecord", 1)
+	}
+	_, _ = io.WriteString(f, s)
+}
+
+// Format prints the answer as fmt prints a struct, named
+// hostedmock.PresetDeleted for %#v.
+func (d PresetDeleted) Format(f fmt.State, verb rune) {
+	type deleted PresetDeleted // without this method
+	redact.FormatCopy(f, verb, "hostedmock.PresetDeleted", "hostedsvc.deleted", deleted(d))
+}
 
 // LogValue makes slog log the list with each record as its Format's %+v
 // prints it.
