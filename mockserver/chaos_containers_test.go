@@ -27,12 +27,15 @@ import (
 // download): the caller then retries the whole call, as these clients
 // document, and every job must end with the fault-free output.
 
-// containerChaosJobs is the number of jobs of a container chaos run.
+// containerChaosJobs is the number of jobs of a container chaos run: 100
+// under the build tag heavy without the race detector (.ci/run's heavy
+// step), 30 otherwise (the race detector slows every request about
+// tenfold; a plain go test ./... keeps its time for the rest).
 func containerChaosJobs() int {
-	if raceEnabled {
-		return 30
+	if heavyTests && !raceEnabled {
+		return 100
 	}
-	return 100
+	return 30
 }
 
 // callAttempts bounds a caller's attempts at one whole call.
