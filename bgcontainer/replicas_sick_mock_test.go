@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,50 +21,15 @@ import (
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// refusedURL is the URL of a port nothing listens on.
-func refusedURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	u := "http://" + l.Addr().String()
-	require.NoError(t, l.Close())
-	return u
-}
-
-// countingSick is sickReplica that counts its requests.
-func countingSick(t *testing.T, hang bool, n *atomic.Int32) string {
-	t.Helper()
-	release := make(chan struct{})
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		if hang {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"status":503,"message":"overloaded"}`))
-	}))
-	t.Cleanup(s.Close)
-	t.Cleanup(func() { close(release) })
-	return s.URL
-}
-
 // Every replica sick (503, hung, refused): Status ends with one of their
 // errors, typed, after asking each once.
 func TestReplicasEverySickStatus(t *testing.T) {
 	t.Parallel()
-	var n503, nHung atomic.Int32
-	urls := []string{countingSick(t, false, &n503), countingSick(t, true, &nHung), refusedURL(t)}
-	c, err := bgcontainer.NewClient("k", pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0),
-		pfc.WithResponseHeaderTimeout(300*time.Millisecond))
+	urls, nHung := replicatest.EverySick(t, `{"status":503,"message":"overloaded"}`)
+	c, err := bgcontainer.NewClient("k", replicatest.SickClientOptions[bgcontainer.Option](urls...)...)
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard, not a speed goal
-	defer cancel()
+	ctx := replicatest.HangGuard(t)
 	for range 3 {
 		_, err := c.Status(ctx)
 		require.Error(t, err)
@@ -93,9 +56,7 @@ func TestReplicasLookupUnknownJob(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	t.Log(err)
-	var n atomic.Int32
-	sick := countingSick(t, false, &n)
-	c = sickFleetClient(t, sick, fleet)
+	c = sickFleetClient(t, sickReplica(t, false), fleet)
 	_, err = c.CheckImage(ctx, id)
 	require.ErrorAs(t, err, &ae)
 	t.Log(err)

@@ -5,16 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
-	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -30,12 +27,15 @@ import (
 // download): the caller then retries the whole call, as these clients
 // document, and every job must end with the fault-free output.
 
-// containerChaosJobs is the number of jobs of a container chaos run.
+// containerChaosJobs is the number of jobs of a container chaos run: 100
+// under the build tag heavy without the race detector (.ci/run's heavy
+// step), 30 otherwise (the race detector slows every request about
+// tenfold; a plain go test ./... keeps its time for the rest).
 func containerChaosJobs() int {
-	if raceEnabled {
-		return 30
+	if heavyTests && !raceEnabled {
+		return 100
 	}
-	return 100
+	return 30
 }
 
 // callAttempts bounds a caller's attempts at one whole call.
@@ -58,10 +58,7 @@ func retryCalls(failures *atomic.Int64, call func() ([]byte, error)) ([]byte, er
 func TestPFCContainerChaos(t *testing.T) {
 	t.Parallel()
 	n := containerChaosJobs()
-	inputs := make([][]byte, n)
-	for i := range inputs {
-		inputs[i] = chaosInput(t, 2000+i)
-	}
+	inputs := chaosInputs(t, n, 2000)
 	correct := func(c *pfccontainer.Client, i int) ([]byte, error) {
 		ctx := context.Background()
 		key, err := c.Upload(ctx, bytes.NewReader(inputs[i]), int64(len(inputs[i])), "image/jpeg")
@@ -79,15 +76,9 @@ func TestPFCContainerChaos(t *testing.T) {
 	ref := pfcmock.Start(t, nil)
 	want := runChaosJobs(t, n, func(i int) ([]byte, error) { return correct(ref.Client, i) })
 
-	tally := newChaosTally()
-	spec, err := mockserver.ParseFaults("container:rate=0.2,latency=2ms,seed=5")
-	require.NoError(t, err)
-	spec.Observe = tally.observe
+	spec, tally := chaosSpec(t, "container:rate=0.2,latency=2ms,seed=5")
 	var retries retryCounter
-	srv := pfcmock.Start(t, &pfcmock.Options{Faults: spec},
-		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		pfc.WithMaxRetryAfter(time.Millisecond),
-		pfc.WithLogger(slog.New(&retries)))
+	srv := pfcmock.Start(t, &pfcmock.Options{Faults: spec}, chaosClientOptions[pfccontainer.Option](&retries)...)
 	var callFailures atomic.Int64
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		return retryCalls(&callFailures, func() ([]byte, error) { return correct(srv.Client, i) })
@@ -111,10 +102,7 @@ func TestPFCContainerChaos(t *testing.T) {
 func TestBGContainerChaos(t *testing.T) {
 	t.Parallel()
 	n := containerChaosJobs()
-	inputs := make([][]byte, n)
-	for i := range inputs {
-		inputs[i] = chaosInput(t, 3000+i)
-	}
+	inputs := chaosInputs(t, n, 3000)
 	remove := func(c *bgcontainer.Client, i int) ([]byte, *bgcontainer.Result, error) {
 		var buf bytes.Buffer
 		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), nil, &buf, nil)
@@ -128,17 +116,11 @@ func TestBGContainerChaos(t *testing.T) {
 	ref.WaitIdle()
 	require.Zero(t, ref.Mock.JobCount(), "the fault-free run removes every job")
 
-	tally := newChaosTally()
 	// Seed 35 draws a final 102 for the 12th and 17th downloads, so the
 	// 102 path is taken whatever the number of jobs (every job downloads).
-	spec, err := mockserver.ParseFaults("bg:rate=0.2,latency=2ms,seed=35")
-	require.NoError(t, err)
-	spec.Observe = tally.observe
+	spec, tally := chaosSpec(t, "bg:rate=0.2,latency=2ms,seed=35")
 	var retries retryCounter
-	srv := bgmock.Start(t, &bgmock.Options{Faults: spec},
-		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		pfc.WithMaxRetryAfter(time.Millisecond),
-		pfc.WithLogger(slog.New(&retries)))
+	srv := bgmock.Start(t, &bgmock.Options{Faults: spec}, chaosClientOptions[bgcontainer.Option](&retries)...)
 	var callFailures, stillProcessing, removedAfterFailure atomic.Int64
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		return retryCalls(&callFailures, func() ([]byte, error) {

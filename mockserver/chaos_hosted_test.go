@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/config"
 	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/testimage"
@@ -34,13 +35,15 @@ import (
 // and the options), so the figures measure the SDK and the mock, not
 // image processing.
 
-// chaosJobs is the number of jobs of a hosted chaos run (fewer under the
-// race detector, which slows every request about tenfold).
+// chaosJobs is the number of jobs of a hosted chaos run: 300 under the
+// build tag heavy without the race detector (.ci/run's heavy step), 100
+// otherwise (the race detector slows every request about tenfold; a
+// plain go test ./... keeps its time for the rest).
 func chaosJobs() int {
-	if raceEnabled {
-		return 100
+	if heavyTests && !raceEnabled {
+		return 300
 	}
-	return 300
+	return 100
 }
 
 const (
@@ -74,6 +77,16 @@ func chaosInput(t *testing.T, i int) []byte {
 	return b
 }
 
+// chaosInputs are the inputs of n jobs, chaosInput(base+i) for the i-th.
+func chaosInputs(t *testing.T, n, base int) [][]byte {
+	t.Helper()
+	inputs := make([][]byte, n)
+	for i := range inputs {
+		inputs[i] = chaosInput(t, base+i)
+	}
+	return inputs
+}
+
 // chaosOptions are the i-th job's options: the quality and a resize vary.
 func chaosOptions(i int) *hosted.CorrectionOptions {
 	o := hosted.NewCorrection()
@@ -98,8 +111,14 @@ type chaosTally struct {
 	afterOK map[string]int
 }
 
-func newChaosTally() *chaosTally {
-	return &chaosTally{requests: map[string]int{}, faults: map[string]map[string]int{}, started: map[string]int{}, lost: map[string]int{}, afterOK: map[string]int{}}
+// chaosSpec parses a fault spec and tallies what it does.
+func chaosSpec(t *testing.T, text string) (*mockserver.FaultSpec, *chaosTally) {
+	t.Helper()
+	spec, err := mockserver.ParseFaults(text)
+	require.NoError(t, err)
+	tally := &chaosTally{requests: map[string]int{}, faults: map[string]map[string]int{}, started: map[string]int{}, lost: map[string]int{}, afterOK: map[string]int{}}
+	spec.Observe = tally.observe
+	return spec, tally
 }
 
 func (c *chaosTally) observe(e mockserver.FaultEvent) {
@@ -194,11 +213,11 @@ func runChaosJobs(t *testing.T, n int, do func(i int) ([]byte, error)) [][]byte 
 
 // chaosClientOptions retry often and fast: at a 20 % fault rate, 11
 // attempts all fail with probability 0.2^11 (2e-8 per request).
-func chaosClientOptions(retries *retryCounter) []hosted.Option {
-	return []hosted.Option{
-		pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond),
-		pfc.WithMaxRetryAfter(time.Millisecond), // the mock's Retry-After is 1 s
-		pfc.WithLogger(slog.New(retries)),
+func chaosClientOptions[O ~func(*config.Config)](retries *retryCounter) []O {
+	return []O{
+		O(pfc.WithRetries(10, time.Millisecond, 5*time.Millisecond)),
+		O(pfc.WithMaxRetryAfter(time.Millisecond)), // the mock's Retry-After is 1 s
+		O(pfc.WithLogger(slog.New(retries))),
 	}
 }
 
@@ -216,18 +235,12 @@ func referenceOutputs(t *testing.T, inputs [][]byte) [][]byte {
 func TestHostedChaos(t *testing.T) {
 	t.Parallel()
 	n := chaosJobs()
-	inputs := make([][]byte, n)
-	for i := range inputs {
-		inputs[i] = chaosInput(t, i)
-	}
+	inputs := chaosInputs(t, n, 0)
 	want := referenceOutputs(t, inputs)
 
-	tally := newChaosTally()
-	spec, err := mockserver.ParseFaults(chaosFaults)
-	require.NoError(t, err)
-	spec.Observe = tally.observe
+	spec, tally := chaosSpec(t, chaosFaults)
 	var retries retryCounter
-	srv := hostedmock.Start(t, &hostedmock.Options{Processor: chaosProcessor, Faults: spec}, chaosClientOptions(&retries)...)
+	srv := hostedmock.Start(t, &hostedmock.Options{Processor: chaosProcessor, Faults: spec}, chaosClientOptions[hosted.Option](&retries)...)
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		var buf bytes.Buffer
 		job, err := srv.Client.Correct(context.Background(), bytes.NewReader(inputs[i]), int64(len(inputs[i])), chaosOptions(i), &buf, nil)
@@ -274,18 +287,12 @@ func TestHostedChaos(t *testing.T) {
 func TestHostedChaosTruncated(t *testing.T) {
 	t.Parallel()
 	n := chaosJobs() / 3
-	inputs := make([][]byte, n)
-	for i := range inputs {
-		inputs[i] = chaosInput(t, 1000+i)
-	}
+	inputs := chaosInputs(t, n, 1000)
 	want := referenceOutputs(t, inputs)
 
-	tally := newChaosTally()
-	spec, err := mockserver.ParseFaults("rate=0.1,kinds=truncate|503|reset,seed=3")
-	require.NoError(t, err)
-	spec.Observe = tally.observe
+	spec, tally := chaosSpec(t, "rate=0.1,kinds=truncate|503|reset,seed=3")
 	var retries retryCounter
-	srv := hostedmock.Start(t, &hostedmock.Options{Processor: chaosProcessor, Faults: spec}, chaosClientOptions(&retries)...)
+	srv := hostedmock.Start(t, &hostedmock.Options{Processor: chaosProcessor, Faults: spec}, chaosClientOptions[hosted.Option](&retries)...)
 	var callRetries atomic.Int64
 	got := runChaosJobs(t, n, func(i int) ([]byte, error) {
 		var lastErr error
@@ -339,12 +346,9 @@ func TestHostedChaosTruncated(t *testing.T) {
 // no delete fails, and every delete's preset is gone.
 func TestHostedChaosPresets(t *testing.T) {
 	t.Parallel()
-	tally := newChaosTally()
-	spec, err := mockserver.ParseFaults("hosted:rate=0.35,kinds=503|reset-after,routes=presets,seed=4")
-	require.NoError(t, err)
-	spec.Observe = tally.observe
+	spec, tally := chaosSpec(t, "hosted:rate=0.35,kinds=503|reset-after,routes=presets,seed=4")
 	var retries retryCounter
-	srv := hostedmock.Start(t, &hostedmock.Options{Faults: spec, Processor: chaosProcessor}, chaosClientOptions(&retries)...)
+	srv := hostedmock.Start(t, &hostedmock.Options{Faults: spec, Processor: chaosProcessor}, chaosClientOptions[hosted.Option](&retries)...)
 	ctx := context.Background()
 	file := []byte("preset file")
 	var created []*hosted.Preset

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
-	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/faults"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 )
@@ -137,7 +136,8 @@ var hostedFaults = faults.Backend{
 	},
 }
 
-// containerFaults: the correction container mock's routes.
+// containerFaults: the correction container mock's routes (written out:
+// its service core imports this package for FaultSpec).
 var containerFaults = faults.Backend{
 	Name: "container",
 	Routes: []faults.Route{
@@ -145,13 +145,13 @@ var containerFaults = faults.Backend{
 	},
 	Classify: func(method, p string) string {
 		switch {
-		case p == containersvc.UploadPath && method == http.MethodPut:
+		case p == "/pfc" && method == http.MethodPut:
 			return "upload"
-		case p == containersvc.UploadPath, strings.HasPrefix(p, containersvc.CorrectPrefix):
+		case p == "/pfc", strings.HasPrefix(p, "/pfc/"):
 			return "correct"
-		case strings.HasPrefix(p, containersvc.OutputPrefix):
+		case strings.HasPrefix(p, "/output/"):
 			return "output"
-		case p == containersvc.VersionPath:
+		case p == "/version":
 			return "version"
 		}
 		return "other"

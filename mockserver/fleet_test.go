@@ -7,33 +7,16 @@ import (
 	"image"
 	"image/png"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // The replicas of a fleet are independent: each is activated on its own,
 // holds only its own jobs and has its own data directory.
@@ -67,7 +50,7 @@ func TestStartBGContainersIndependent(t *testing.T) {
 // Each correction replica has its own mount tree and tags its log lines.
 func TestStartPFCContainersTagsLogs(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs streamtest.SyncBuffer
 	fleet := pfcmock.StartFleet(t, 2, &pfcmock.Options{LogWriter: &logs, Root: t.TempDir()})
 	require.NotEqual(t, fleet[0].Mock.Root(), fleet[1].Mock.Root())
 	assert.True(t, strings.HasSuffix(fleet[1].Mock.Root(), "replica-1"))

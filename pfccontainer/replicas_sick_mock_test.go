@@ -3,7 +3,6 @@ package pfccontainer_test
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -19,26 +18,15 @@ import (
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
-// refusedURL is the URL of a port nothing listens on.
-func refusedURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	u := "http://" + l.Addr().String()
-	require.NoError(t, l.Close())
-	return u
-}
-
 // Every replica sick (503, hung, refused): Version, Health and CorrectFile
 // end with a typed error, each asking every replica at most once.
 func TestReplicasEverySick(t *testing.T) {
 	t.Parallel()
-	c, err := pfccontainer.NewClient(pfc.WithReplicas(sickReplica(t, false), sickReplica(t, true), refusedURL(t)),
-		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(300*time.Millisecond))
+	urls, _ := replicatest.EverySick(t, "")
+	c, err := pfccontainer.NewClient(replicatest.SickClientOptions[pfccontainer.Option](urls...)...)
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
-	defer cancel()
+	ctx := replicatest.HangGuard(t)
 	for range 2 {
 		_, err := c.Version(ctx)
 		t.Log(err)

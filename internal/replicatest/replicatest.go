@@ -5,10 +5,16 @@
 package replicatest
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/pfcsdk/pfc-go/internal/config"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // Sick starts a replica that answers every request with status and, when
@@ -56,4 +62,46 @@ func Junk(t testing.TB) string {
 	}))
 	t.Cleanup(s.Close)
 	return s.URL
+}
+
+// Refused returns the URL of a port nothing listens on.
+func Refused(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// EverySick starts the three kinds of sick replica: one answering 503
+// (Sick, with body), one that never answers (Hung) and a port nothing
+// listens on (Refused). It returns their URLs in that order and the hung
+// replica's request count.
+func EverySick(t testing.TB, body string) (urls []string, hung *atomic.Int32) {
+	t.Helper()
+	h, hung := Hung(t)
+	return []string{Sick(t, http.StatusServiceUnavailable, body), h, Refused(t)}, hung
+}
+
+// HeaderTimeout is the response header timeout of SickClientOptions: a
+// hung replica costs a call that much.
+const HeaderTimeout = 300 * time.Millisecond
+
+// SickClientOptions are the options of a client of urls (sick replicas):
+// no retries and a response header timeout of HeaderTimeout.
+func SickClientOptions[O ~func(*config.Config)](urls ...string) []O {
+	return []O{O(pfc.WithReplicas(urls...)), O(pfc.WithRetries(-1, 0, 0)), O(pfc.WithResponseHeaderTimeout(HeaderTimeout))}
+}
+
+// HangGuard returns a context that ends 30 s into the test: a guard
+// against a call that hangs, not a speed goal.
+func HangGuard(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
 }

@@ -242,10 +242,7 @@ func Start(tb testing.TB, opts *Options, clientOpts ...bgcontainer.Option) *Test
 	tb.Helper()
 	o := testsrv.Value(opts)
 	b, err := New(o)
-	if err != nil {
-		tb.Fatalf("mockserver: %v", err)
-	}
-	core := testsrv.Start(tb, b, o.Clock)
+	core := testsrv.Serve(tb, b, err, o.Clock)
 	ts := &TestServer{URL: core.Server.URL, Server: core.Server, LicenseKey: b.key, Mock: b, core: core}
 	copts := testsrv.ClientOptions(core, ts.URL, clientOpts, bgcontainer.WithPolling(testsrv.Polling))
 	if ts.Client, err = bgcontainer.NewClient(ts.LicenseKey, copts...); err != nil {
@@ -257,19 +254,13 @@ func Start(tb testing.TB, opts *Options, clientOpts ...bgcontainer.Option) *Test
 // WaitIdle waits until the container has no job queued or running (see
 // Server.WaitIdle), failing the test if that takes longer than a
 // minute.
-func (s *TestServer) WaitIdle() {
-	s.core.TB.Helper()
-	s.core.WaitIdle()
-}
+func (s *TestServer) WaitIdle() { s.core.TB.Helper(); s.core.WaitIdle() }
 
 // Advance moves the container's fake clock forward by d, one due timer at
 // a time, waiting for the work each timer starts, so that processing
 // delays end at their simulated times. It fails the test unless the
 // container was started with a *clock.Fake.
-func (s *TestServer) Advance(d time.Duration) {
-	s.core.TB.Helper()
-	s.core.Advance(d)
-}
+func (s *TestServer) Advance(d time.Duration) { s.core.TB.Helper(); s.core.Advance(d) }
 
 // Clock returns the container's clock (Options.Clock, or the
 // real clock).

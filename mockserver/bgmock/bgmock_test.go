@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -101,24 +102,6 @@ func checkCutout(t testing.TB, data []byte, w, h int, c color.NRGBA) {
 	}
 }
 
-// syncLog is a log buffer safe for concurrent writes.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // raw sends a request the client would refuse to send, and returns the
 // status and the JSON error code.
 func raw(t *testing.T, srv *TestServer, method, path string, body io.Reader, contentType string) (int, string) {
@@ -145,7 +128,7 @@ func raw(t *testing.T, srv *TestServer, method, path string, body io.Reader, con
 // client's or the mock's logs, or an error.
 func TestBGLicensing(t *testing.T) {
 	t.Parallel()
-	var logs syncLog
+	var logs streamtest.SyncBuffer
 	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
 	srv := Start(t, &Options{LicenseKey: "lic-7a6b5c4d", Organization: "Acme Photo",
 		Logger: slog.New(slog.NewTextHandler(&logs, debug))},

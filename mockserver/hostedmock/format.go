@@ -47,18 +47,3 @@ func (Server) Format(f fmt.State, _ rune) {
 
 // LogValue makes slog log the server as Format prints it.
 func (h *Server) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(h)) }
-
-// Format prints the record with UploadURL's query values (its signature)
-// REDACTED.
-func (r PresetRecord) Format(f fmt.State, verb rune) {
-	type record PresetRecord // without this method
-	r.UploadURL = redact.SignedURL(r.UploadURL)
-	redact.FormatCopy(f, verb, "hostedmock.PresetRecord", "hostedmock.record", record(r))
-}
-
-// LogValue makes slog log the record as Format's %+v prints it.
-func (r PresetRecord) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", r)) }
-
-// LogValue makes slog log the list with each record as its Format's %+v
-// prints it.
-func (l PresetList) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", l)) }

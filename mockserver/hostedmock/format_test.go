@@ -28,6 +28,17 @@ func TestKeyHoldersPrintRedacted(t *testing.T) {
 	assert.Contains(t, fmt.Sprintf("%+v", opts), "APIKeys:[REDACTED REDACTED]")
 	assert.Contains(t, fmt.Sprintf("%+v", rec), "UploadURL:https://mock/storage/p1?expires=REDACTED&sig=REDACTED")
 	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", *opts), "hostedmock.Options{"), fmt.Sprintf("%#v", *opts))
+	// The answer types are the service core's: they print under their
+	// public names.
+	for _, tc := range []struct {
+		v    any
+		name string
+	}{
+		{rec, "hostedmock.PresetRecord{"}, {&rec, "hostedmock.PresetRecord{"},
+		{list, "hostedmock.PresetList{Presets:[]hostedmock.PresetRecord{hostedmock.PresetRecord{"}, {PresetDeleted{PresetID: "p1"}, "hostedmock.PresetDeleted{"},
+	} {
+		assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", tc.v), tc.name), fmt.Sprintf("%#v", tc.v))
+	}
 	var none *Server
 	assert.Equal(t, "<nil>", fmt.Sprint(none))
 	assert.Equal(t, "<nil>", none.LogValue().String())

@@ -264,10 +264,7 @@ func Start(tb testing.TB, opts *Options, clientOpts ...hosted.Option) *TestServe
 	tb.Helper()
 	o := testsrv.Value(opts)
 	h, err := New(o)
-	if err != nil {
-		tb.Fatalf("mockserver: %v", err)
-	}
-	core := testsrv.Start(tb, h, o.Clock)
+	core := testsrv.Serve(tb, h, err, o.Clock)
 	keys := o.APIKeys
 	if len(keys) == 0 {
 		keys = []string{DefaultAPIKey}
@@ -285,10 +282,7 @@ func Start(tb testing.TB, opts *Options, clientOpts ...hosted.Option) *TestServe
 
 // WaitIdle waits until the server has no work running (see
 // Server.WaitIdle), failing the test if that takes longer than a minute.
-func (s *TestServer) WaitIdle() {
-	s.core.TB.Helper()
-	s.core.WaitIdle()
-}
+func (s *TestServer) WaitIdle() { s.core.TB.Helper(); s.core.WaitIdle() }
 
 // Advance moves the server's fake clock forward by d, one due timer at a
 // time, waiting for the work each timer starts (a job completing, a
@@ -298,10 +292,7 @@ func (s *TestServer) WaitIdle() {
 // keeps the server busy, so Advance waits for it and fails the test after
 // a minute (the attempt's timeout is itself on the clock): to test one,
 // advance the clock.Fake directly past Options.WebhookTimeout.
-func (s *TestServer) Advance(d time.Duration) {
-	s.core.TB.Helper()
-	s.core.Advance(d)
-}
+func (s *TestServer) Advance(d time.Duration) { s.core.TB.Helper(); s.core.Advance(d) }
 
 // Clock returns the server's clock (Options.Clock, or the real
 // clock).

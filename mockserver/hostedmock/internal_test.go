@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -25,7 +26,13 @@ func TestPublicTypesMatchTheService(t *testing.T) {
 	assert.Equal(t, hostedsvc.BackgroundColor, BackgroundColor)
 	assert.Equal(t, hostedsvc.BackgroundTransparent, BackgroundTransparent)
 
-	ts := hostedsvc.Timestamp(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	// The preset answers are the service's own types, not copies kept in
+	// step by hand.
+	assert.Equal(t, reflect.TypeFor[hostedsvc.PresetRecord]().String(), reflect.TypeFor[PresetRecord]().String())
+	assert.Equal(t, reflect.TypeFor[hostedsvc.PresetList]().String(), reflect.TypeFor[PresetList]().String())
+	assert.Equal(t, reflect.TypeFor[hostedsvc.PresetDeleted]().String(), reflect.TypeFor[PresetDeleted]().String())
+
+	ts := hostedsvc.Timestamp{Time: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	rec := hostedsvc.PresetRecord{PresetID: "p", Name: "n", Description: "d", Status: "ready", Size: 3, CreatedAt: ts, UpdatedAt: ts, UploadURL: "u"}
 	for _, tc := range []struct {
 		wire any

@@ -167,6 +167,23 @@ func TestUploadTamperedOrExpiredStoresNothing(t *testing.T) {
 	}
 }
 
+// putZeros PUTs n zero bytes to url, declaring their length unless
+// chunked, and returns the answer with its body read.
+func (f *fixture) putZeros(t *testing.T, url string, n int64, chunked bool) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, io.LimitReader(zeroReader{}, n))
+	require.NoError(t, err)
+	req.ContentLength = n
+	if chunked {
+		req.ContentLength = -1
+	}
+	resp, err := f.http.Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, b
+}
+
 type zeroReader struct{}
 
 func (zeroReader) Read(p []byte) (int, error) {
@@ -178,36 +195,18 @@ func TestUploadTooLarge(t *testing.T) { // videos: TestVideoUploadLimit
 	f := newFixture(t)
 	// Declared too large: refused before reading.
 	tk := f.ticket(t, "image")
-	req, err := http.NewRequest(http.MethodPut, tk.UploadURL, io.LimitReader(zeroReader{}, 50_000_000))
-	require.NoError(t, err)
-	req.ContentLength = 50_000_000
-	resp, err := f.http.Do(req)
-	require.NoError(t, err)
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, b := f.putZeros(t, tk.UploadURL, 50_000_000, false)
 	requireError(t, resp, b, http.StatusRequestEntityTooLarge, "payload_too_large", "")
 
 	// Streamed (chunked, no length): refused once past the limit.
-	req, err = http.NewRequest(http.MethodPut, tk.UploadURL, io.LimitReader(zeroReader{}, 50_000_000))
-	require.NoError(t, err)
-	req.ContentLength = -1
-	resp, err = f.http.Do(req)
-	require.NoError(t, err)
-	b, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, b = f.putZeros(t, tk.UploadURL, 50_000_000, true)
 	requireError(t, resp, b, http.StatusRequestEntityTooLarge, "payload_too_large", "")
 
 	resp2, b2 := f.api(t, http.MethodGet, "/pfc?fileKey="+tk.FileKey)
 	requireError(t, resp2, b2, http.StatusNotFound, "not_found", "fileKey")
 
 	// Exactly at the limit is fine for images (49,999,999 bytes).
-	req, err = http.NewRequest(http.MethodPut, tk.UploadURL, io.LimitReader(zeroReader{}, 49_999_999))
-	require.NoError(t, err)
-	req.ContentLength = -1
-	resp, err = f.http.Do(req)
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp, _ = f.putZeros(t, tk.UploadURL, 49_999_999, true)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,81 +20,19 @@ import (
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
-// Options configures a Server, the mock of the locally
-// deployed correction container. The PFC_* fields are the container's
-// environment variables (same defaults and effects, see each field); the
-// zero value is usable: a private licensed mount tree, the real clock,
-// logs discarded.
-type Options struct {
-	// Root is the directory holding the mount points (sdk_license,
-	// presets, addons, input, output, scene); missing ones are created.
-	// Empty means a private temporary tree, removed by Close. When the
-	// mock creates the tree (Root empty or not existing yet) it puts a
-	// valid mock licence in sdk_license unless Unlicensed is set.
-	Root string
-	// Unlicensed leaves a tree the mock creates without a licence: every
-	// "corrected" file is then a byte copy of its input, as the container
-	// does when license validation fails.
-	Unlicensed bool
-
-	// SiteURL is PFC_SITE_URL, the base of corrected_url; empty means
-	// http://localhost, like the container.
-	SiteURL string
-	// LogLevel is PFC_LOG_LEVEL: debug, info, warning or error (any case);
-	// empty means info, and any other value logs a warning and uses info.
-	LogLevel string
-	// ImageTTL is PFC_IMG_CACHE_TTL: how long uploads, inputs and outputs
-	// are kept (swept every 10 minutes on Clock); 0 means 60 minutes.
-	ImageTTL time.Duration
-	// AVX is PFC_AVX (on, off, auto; empty means auto); reported only.
-	AVX string
-	// UseFastFAE is PFC_USE_FASTFAE; reported only.
-	UseFastFAE bool
-	// SkipMode is PFC_SKIP_MODE, the default of skip: clipart (empty),
-	// legacy or none.
-	SkipMode string
-	// SkipEXIFSoftware is PFC_SKIP_EXIF_SOFTWARE, the default of
-	// skip-exif-software.
-	SkipEXIFSoftware []string
-	// PreserveInputFileName is PFC_PRESERVE_INPUT_FILENAME, the default of
-	// preserveInputFileName (direct file mode).
-	PreserveInputFileName bool
-	// EnableComposite is PFC_ENABLE_COMPOSITE; nil means true. Reported
-	// only (the mock has no composite detector).
-	EnableComposite *bool
-	// UseAIServer is PFC_USE_AI_SERVER; nil means true. Reported only.
-	UseAIServer *bool
-
-	// LogWriter receives the container's JSON log lines (the real one
-	// writes them to stderr); nil discards them.
-	LogWriter io.Writer
-	// Clock drives the TTL sweep and licence expiry; nil means
-	// clock.Real(). Use clock.NewFake in tests.
-	Clock clock.Clock
-	// MaxUploadBytes bounds an upload (413 above); 0 means 50 MB.
-	MaxUploadBytes int64
-	// Workers bounds the corrections run at once; 0 means 4.
-	Workers int
-	// MemoryBudget bounds the memory of the images corrected at once, in
-	// bytes: what decoding and correcting each one hold (about 6 bytes a
-	// pixel of an ordinary 8-bit image, plus 17 MiB; see "Memory" in
-	// docs/mockserver.md); 0 means mockserver.DefaultMemoryBudget. A correction that
-	// would exceed it waits, first come first served; an image larger than
-	// the whole budget is refused as the engine refuses one over its
-	// limits, with a message naming this option.
-	MemoryBudget int64
-	// Faults injects failures into the answers (see ParseFaults and the
-	// package documentation's "Fault injection"); nil injects none. Each
-	// injected fault is one line of the JSON log (LogWriter) at warning,
-	// message id faultInjectedMessage, with the route, the request's
-	// sequence number, the kind and the method (never the path or query).
-	Faults *mockserver.FaultSpec
-	// RateLimit, if positive, bounds the requests of each client address
-	// to this many per second on Clock (a bucket of one second's worth):
-	// above it the answer is 429 rate_limited with Retry-After, in whole
-	// seconds. 0: no limit.
-	RateLimit float64
-}
+// Options configures a Server, the mock of the locally deployed
+// correction container; the zero value is usable: a private licensed
+// mount tree, the real clock, logs discarded. Its fields: Root string and
+// Unlicensed bool (the mount tree, and whether a tree the mock creates
+// gets a licence); the container's variables SiteURL (PFC_SITE_URL),
+// LogLevel, ImageTTL, AVX, UseFastFAE, SkipMode, SkipEXIFSoftware,
+// PreserveInputFileName, EnableComposite, UseAIServer (PFC_*, same
+// defaults and effects); LogWriter io.Writer; Clock clock.Clock;
+// MaxUploadBytes int64; Workers int; MemoryBudget int64 (0:
+// mockserver.DefaultMemoryBudget); Faults *mockserver.FaultSpec; RateLimit float64 (requests per
+// second per client address, 429 above; 0: none). See
+// docs/mockserver.md for each.
+type Options = containersvc.Config
 
 // Server is the correction container mock: an http.Handler serving
 // PUT /pfc, GET /pfc/{imageKey}, GET /output/{name} and GET /version over
@@ -140,17 +77,9 @@ func New(opts Options) (*Server, error) {
 			return fail(err)
 		}
 	}
-	budget := opts.MemoryBudget
-	if budget == 0 {
-		budget = mockserver.DefaultMemoryBudget
-	}
-	svc, err := containersvc.New(containersvc.Config{
-		Root: root, SiteURL: opts.SiteURL, LogLevel: opts.LogLevel, ImageTTL: opts.ImageTTL,
-		AVX: opts.AVX, UseFastFAE: opts.UseFastFAE, SkipMode: opts.SkipMode, SkipEXIFSoftware: opts.SkipEXIFSoftware,
-		PreserveInputFileName: opts.PreserveInputFileName, EnableComposite: opts.EnableComposite, UseAIServer: opts.UseAIServer,
-		LogWriter: opts.LogWriter, Clock: opts.Clock, MaxUploadBytes: opts.MaxUploadBytes, Workers: opts.Workers,
-		MemoryBudget: budget, BudgetName: testsrv.BudgetName("pfcmock.Options"),
-	})
+	cfg := opts
+	cfg.Root = root
+	svc, err := containersvc.New(cfg, containersvc.Deps{BudgetName: testsrv.BudgetName("pfcmock.Options")})
 	if err != nil {
 		return fail(err)
 	}
@@ -221,11 +150,7 @@ func OptionsFromEnv(getenv func(string) string) (Options, error) {
 	if err != nil {
 		return Options{}, fmt.Errorf("%w: %w", mockserver.ErrInvalidOptions, err)
 	}
-	return Options{
-		SiteURL: c.SiteURL, LogLevel: c.LogLevel, ImageTTL: c.ImageTTL, AVX: c.AVX, UseFastFAE: c.UseFastFAE,
-		SkipMode: c.SkipMode, SkipEXIFSoftware: c.SkipEXIFSoftware, PreserveInputFileName: c.PreserveInputFileName,
-		EnableComposite: c.EnableComposite, UseAIServer: c.UseAIServer,
-	}, nil
+	return c, nil
 }
 
 // TestServer is a Server served by an httptest server,

@@ -3,6 +3,7 @@ package pfcmock_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/mockserver"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/containersvc"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 )
 
@@ -188,4 +191,19 @@ func TestPFCContainerLogsInjectedFaults(t *testing.T) {
 		assert.Equal(t, "GET", lines[i]["method"])
 	}
 	assert.NotContains(t, logs.String(), "secret")
+}
+
+// TestOptionsIsTheServiceConfig: Options is the service core's own
+// configuration, not a copy of its PFC_* fields kept in step by hand; and
+// OptionsFromEnv hands back every PFC_* variable read.
+func TestOptionsIsTheServiceConfig(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, reflect.TypeFor[containersvc.Config]().String(), reflect.TypeFor[pfcmock.Options]().String())
+	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", pfcmock.Options{SiteURL: "http://x"}), "pfcmock.Options{Root:"))
+	env := map[string]string{"PFC_SITE_URL": "http://pfc.local", "PFC_SKIP_MODE": "legacy", "PFC_PRESERVE_INPUT_FILENAME": "true"}
+	opts, err := pfcmock.OptionsFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, "http://pfc.local", opts.SiteURL)
+	assert.Equal(t, "legacy", opts.SkipMode)
+	assert.True(t, opts.PreserveInputFileName)
 }

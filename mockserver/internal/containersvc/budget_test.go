@@ -51,10 +51,10 @@ func TestCostCountsBytesNotPixels(t *testing.T) {
 // whole budget is refused as the engine refuses one over its limits (503
 // processingPFCErrorMessage) instead of running alone: a 16-bit RGBA PNG
 // holds 12 bytes a pixel decoded, twice an ordinary image's cost. The
-// message names what sets the budget (Config.BudgetName) as what to raise.
+// message names what sets the budget (Deps.BudgetName) as what to raise.
 func TestOverTheMemoryBudgetIsRefused(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(c *Config) { c.MemoryBudget, c.BudgetName = 24_000_000, "PFCContainerOptions.MemoryBudget" })
+	f := newFixtureNamed(t, "PFCContainerOptions.MemoryBudget", func(c *Config) { c.MemoryBudget = 24_000_000 })
 	f.placeInput(t, "deep.png", stripedPNG(t, 1500, 1500, 16, 6)) // 2.25 MP, about 4.6 MP of memory
 	_, herr := f.svc.Correct(t.Context(), "deep.png", nil)
 	require.NotNil(t, herr)

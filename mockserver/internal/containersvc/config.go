@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/redact"
+	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine"
 )
@@ -51,73 +53,104 @@ func EnvNames() []string {
 		EnvSkipEXIFSoftware, EnvPreserveInputFileName, EnvEnableComposite, EnvUseAIServer}
 }
 
-// Config configures a Service. The PFC_* fields mirror the container's
-// environment variables (ConfigFromEnv reads them); the rest are the mock's
-// own.
+// Config configures the correction container mock: it is
+// pfcmock.Options. The PFC_* fields are the container's environment
+// variables (ConfigFromEnv reads them), with the same defaults and
+// effects; the rest are the mock's own. The zero value is usable with
+// pfcmock.New: a private licensed mount tree, the real clock, logs
+// discarded.
 type Config struct {
-	// Root holds the mount directories (sdk_license, presets, addons, input,
-	// output, scene); New creates the missing ones. Required.
+	// Root is the directory holding the mount points (sdk_license,
+	// presets, addons, input, output, scene); missing ones are created.
+	// pfcmock.New takes empty as a private temporary tree, removed by
+	// Close, and puts a valid mock licence in sdk_license of a tree it
+	// creates (Root empty or not existing yet) unless Unlicensed is set.
+	// New requires it.
 	Root string
+	// Unlicensed leaves a tree pfcmock.New creates without a licence:
+	// every "corrected" file is then a byte copy of its input, as the
+	// container does when license validation fails.
+	Unlicensed bool
 
-	// SiteURL (PFC_SITE_URL) is the base of corrected_url; empty means
-	// DefaultSiteURL. An absolute http(s) URL without query.
+	// SiteURL is PFC_SITE_URL, the base of corrected_url: an absolute
+	// http(s) URL without query; empty means http://localhost, like the
+	// container.
 	SiteURL string
-	// LogLevel (PFC_LOG_LEVEL) is debug, info, warning or error, case
-	// insensitive; empty means info. Any other value is logged as a warning
-	// (unknownLogLevelMessage) and info is used, as the API documentation says.
+	// LogLevel is PFC_LOG_LEVEL: debug, info, warning or error (any case);
+	// empty means info, and any other value logs a warning
+	// (unknownLogLevelMessage) and uses info, as the API documentation says.
 	LogLevel string
-	// ImageTTL (PFC_IMG_CACHE_TTL, minutes) is how long uploads, files in
-	// input/ and corrected files are kept; 0 means DefaultImageTTL.
+	// ImageTTL is PFC_IMG_CACHE_TTL: how long uploads, inputs and outputs
+	// are kept (swept every 10 minutes on Clock); 0 means 60 minutes.
 	ImageTTL time.Duration
-	// AVX (PFC_AVX) is on, off or auto (empty: auto). Reported by /version
-	// only: the reference engine is plain Go.
+	// AVX is PFC_AVX (on, off, auto; empty means auto); reported only.
 	AVX string
-	// UseFastFAE (PFC_USE_FASTFAE) is reported by /version only.
+	// UseFastFAE is PFC_USE_FASTFAE; reported only.
 	UseFastFAE bool
-	// SkipMode (PFC_SKIP_MODE) is the default of the skip parameter:
-	// clipart, legacy or none; empty means clipart.
+	// SkipMode is PFC_SKIP_MODE, the default of skip: clipart (empty),
+	// legacy or none.
 	SkipMode string
-	// SkipEXIFSoftware (PFC_SKIP_EXIF_SOFTWARE) is the default of
-	// skip-exif-software: images whose EXIF Software tag names one of these
-	// (case-insensitive substring) are not corrected.
+	// SkipEXIFSoftware is PFC_SKIP_EXIF_SOFTWARE, the default of
+	// skip-exif-software: images whose EXIF Software tag names one of
+	// these (case-insensitive substring) are not corrected.
 	SkipEXIFSoftware []string
-	// PreserveInputFileName (PFC_PRESERVE_INPUT_FILENAME) is the default of
-	// preserveInputFileName: the output keeps the input's file name.
+	// PreserveInputFileName is PFC_PRESERVE_INPUT_FILENAME, the default of
+	// preserveInputFileName (direct file mode): the output keeps the
+	// input's file name.
 	PreserveInputFileName bool
-	// EnableComposite (PFC_ENABLE_COMPOSITE) is the default of
-	// enableComposite; nil means true. The mock has no composite detector:
-	// the value is reported (log, /version) and has no pixel effect.
+	// EnableComposite is PFC_ENABLE_COMPOSITE; nil means true. Reported
+	// only (the mock has no composite detector).
 	EnableComposite *bool
-	// UseAIServer (PFC_USE_AI_SERVER) is reported by /version only; nil
-	// means true.
+	// UseAIServer is PFC_USE_AI_SERVER; nil means true. Reported only.
 	UseAIServer *bool
 
-	// LogWriter receives the JSON log lines (the container writes them to
-	// stderr); nil discards them.
+	// LogWriter receives the container's JSON log lines (the real one
+	// writes them to stderr); nil discards them.
 	LogWriter io.Writer
-	// Clock drives the TTL sweep and the licence expiry; nil means
-	// clock.Real().
+	// Clock drives the TTL sweep and licence expiry; nil means
+	// clock.Real(). Use clock.NewFake in tests.
 	Clock clock.Clock
-	// Engine corrects the images; nil means a new reference engine.
-	Engine *engine.Engine
-	// MaxUploadBytes bounds a PUT /pfc body; 0 means DefaultMaxUploadBytes.
+	// MaxUploadBytes bounds an upload (413 above); 0 means 50 MB.
 	MaxUploadBytes int64
-	// Workers bounds the corrections run at once (the engine holds whole
-	// images in memory); 0 means 4.
+	// Workers bounds the corrections run at once; 0 means 4.
 	Workers int
 	// MemoryBudget bounds the memory of the images corrected at once, in
-	// bytes (imageio.Header.MemoryCost); 0 means none, only Workers. A
-	// correction that does not fit waits its turn, first come first
-	// served; an image larger than the whole budget is refused (503
-	// processingPFCErrorMessage) when licensed.
+	// bytes: what decoding and correcting each one hold (about 6 bytes a
+	// pixel of an ordinary 8-bit image, plus 17 MiB; see "Memory" in
+	// docs/mockserver.md); 0 means mockserver.DefaultMemoryBudget. A
+	// correction that would exceed it waits, first come first served; an
+	// image larger than the whole budget is refused as the engine refuses
+	// one over its limits, with a message naming this option.
 	MemoryBudget int64
-	// BudgetName names what sets MemoryBudget (an option, a flag) in that
-	// refusal's message, as what to raise; empty: "the memory budget".
-	BudgetName string
+	// Faults injects failures into the answers (see
+	// mockserver.ParseFaults); nil injects none. Each injected fault is
+	// one line of the JSON log (LogWriter) at warning, message id
+	// faultInjectedMessage, with the route, the request's sequence number,
+	// the kind and the method (never the path or query). pfcmock.New
+	// applies it.
+	Faults *mockserver.FaultSpec
+	// RateLimit, if positive, bounds the requests of each client address
+	// to this many per second on Clock (a bucket of one second's worth):
+	// above it the answer is 429 rate_limited with Retry-After, in whole
+	// seconds. 0: no limit. pfcmock.New applies it.
+	RateLimit float64
+}
 
-	// logLevel is the resolved level; badLogLevel the value that fell back.
-	logLevel    slog.Level
-	badLogLevel string
+// Format prints the config as fmt prints a struct, named pfcmock.Options
+// (its public name) for %#v.
+func (c Config) Format(f fmt.State, verb rune) {
+	type options Config // without this method
+	redact.FormatCopy(f, verb, "pfcmock.Options", "containersvc.options", options(c))
+}
+
+// Deps are what the mock's own packages give New besides the Config.
+type Deps struct {
+	// Engine corrects the images; nil means a new reference engine.
+	Engine *engine.Engine
+	// BudgetName names what sets MemoryBudget (an option, a flag) in the
+	// refusal of an image over the budget, as what to raise; empty: "the
+	// memory budget".
+	BudgetName string
 }
 
 // ErrInvalidConfig is wrapped by every configuration error of New and
@@ -208,7 +241,6 @@ func (c *Config) check() error {
 		problems = append(problems, fmt.Sprintf("SiteURL (%s): must be an absolute http(s) URL without query, got %q", EnvSiteURL, c.SiteURL))
 	}
 	c.SiteURL = strings.TrimRight(c.SiteURL, "/")
-	c.logLevel, c.badLogLevel = parseLevel(c.LogLevel)
 	if c.ImageTTL == 0 {
 		c.ImageTTL = DefaultImageTTL
 	}
@@ -273,6 +305,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Workers < 0 {
 		problems = append(problems, fmt.Sprintf("Workers: must not be negative, got %d", c.Workers))
+	}
+	if c.MemoryBudget == 0 {
+		c.MemoryBudget = mockserver.DefaultMemoryBudget
 	}
 	if c.MemoryBudget < 0 {
 		problems = append(problems, fmt.Sprintf("MemoryBudget: must not be negative, got %d", c.MemoryBudget))

@@ -73,7 +73,7 @@ func TestConfigFromEnvErrors(t *testing.T) {
 
 func TestNewRequiresRoot(t *testing.T) {
 	t.Parallel()
-	_, err := New(Config{})
+	_, err := New(Config{}, Deps{})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "Root")
 }

@@ -105,7 +105,7 @@ func (s *Service) Correct(ctx context.Context, key string, q url.Values) (*Corre
 	cost := hdr.MemoryCost(work)
 	if ereq.Limits.Check(hdr.Width, hdr.Height) != nil {
 		cost = 0
-	} else if err := hdr.CheckBudget(work, s.cfg.MemoryBudget, s.cfg.BudgetName); err != nil && s.LicenseError() == nil {
+	} else if err := hdr.CheckBudget(work, s.cfg.MemoryBudget, s.deps.BudgetName); err != nil && s.LicenseError() == nil {
 		return nil, s.errRow(slog.LevelError, MsgProcessingPFCError, http.StatusServiceUnavailable,
 			"processing failed: "+strings.TrimPrefix(err.Error(), "imageio: "), "imageKey", key)
 	}

@@ -76,15 +76,21 @@ type fixture struct {
 // logging and a fake clock; mutate adjusts the config first.
 func newFixture(t *testing.T, mutate func(*Config)) *fixture {
 	t.Helper()
+	return newFixtureNamed(t, "", mutate)
+}
+
+// newFixtureNamed is newFixture with Deps.BudgetName set to budgetName.
+func newFixtureNamed(t *testing.T, budgetName string, mutate func(*Config)) *fixture {
+	t.Helper()
 	f := &fixture{logs: &syncBuffer{}, clock: clock.NewFake(t0), root: filepath.Join(t.TempDir(), "container")}
 	m, _, err := PrepareRoot(f.root)
 	require.NoError(t, err)
 	require.NoError(t, WriteLicense(m.License, NewLicense("tests", time.Time{})))
-	cfg := Config{Root: f.root, LogLevel: "debug", LogWriter: f.logs, Clock: f.clock, Engine: testEngine(t)}
+	cfg := Config{Root: f.root, LogLevel: "debug", LogWriter: f.logs, Clock: f.clock}
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	f.svc, err = New(cfg)
+	f.svc, err = New(cfg, Deps{Engine: testEngine(t), BudgetName: budgetName})
 	require.NoError(t, err)
 	t.Cleanup(f.svc.Close)
 	return f

@@ -33,6 +33,8 @@ type Service struct {
 	// started counts the jobs started (JobsStarted).
 	started atomic.Int64
 	cfg     Config
+	deps    Deps
+	level   slog.Level // of cfg.LogLevel
 	mounts  Mounts
 	log     *slog.Logger
 	clock   clock.Clock
@@ -59,7 +61,8 @@ type Service struct {
 
 // New prepares the mount directories under cfg.Root, logs the settings in
 // effect (and the PFC_LOG_LEVEL fallback, if any) and starts the TTL sweep.
-func New(cfg Config) (*Service, error) {
+// cfg.Unlicensed and cfg.Faults are pfcmock.New's to apply.
+func New(cfg Config, deps Deps) (*Service, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
@@ -67,25 +70,26 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := cfg.Engine
+	eng := deps.Engine
 	if eng == nil {
 		if eng, err = engine.New(engine.Options{}); err != nil {
 			return nil, err
 		}
 	}
-	log := newLogger(cfg.LogWriter, cfg.logLevel, cfg.Clock.Now)
+	level, badLevel := parseLevel(cfg.LogLevel)
+	log := newLogger(cfg.LogWriter, level, cfg.Clock.Now)
 	queue, err := jobqueue.New(jobqueue.Config{Workers: cfg.Workers, Budget: cfg.MemoryBudget, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		cfg: cfg, mounts: mounts, log: log, clock: cfg.Clock, engine: eng,
+		cfg: cfg, deps: deps, level: level, mounts: mounts, log: log, clock: cfg.Clock, engine: eng,
 		queue: queue, ctx: ctx, cancel: cancel,
 		remove: os.Remove, rename: os.Rename, createTemp: osCreateTemp, seen: map[string]seenFile{}, act: activity.New(cfg.Clock),
 	}
-	if cfg.badLogLevel != "" {
-		s.logID(slog.LevelWarn, MsgUnknownLogLevel, "value", cfg.badLogLevel, "using", "info")
+	if badLevel != "" {
+		s.logID(slog.LevelWarn, MsgUnknownLogLevel, "value", badLevel, "using", "info")
 	}
 	s.logID(slog.LevelInfo, MsgStarted, "root", mounts.Root, "settings", s.Settings())
 	s.act.AfterFunc(SweepInterval, s.sweepTick)

@@ -47,7 +47,7 @@ func (s *Service) Settings() map[string]string {
 	c := &s.cfg
 	return map[string]string{
 		EnvSiteURL:               c.SiteURL,
-		EnvLogLevel:              LevelName(c.logLevel),
+		EnvLogLevel:              LevelName(s.level),
 		EnvImageCacheTTL:         strconv.Itoa(int(c.ImageTTL.Minutes())),
 		EnvAVX:                   c.AVX,
 		EnvUseFastFAE:            strconv.FormatBool(c.UseFastFAE),

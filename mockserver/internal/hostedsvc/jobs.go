@@ -388,7 +388,7 @@ func (s *Service) expireJob(j *job) {
 func (s *Service) recordLocked(j *job) record {
 	rec := record{
 		ID: j.id, Status: j.status, StatusText: j.statusText, Code: j.code,
-		CreatedAt: Timestamp(j.createdAt), UpdatedAt: Timestamp(j.updatedAt),
+		CreatedAt: Timestamp{Time: j.createdAt}, UpdatedAt: Timestamp{Time: j.updatedAt},
 	}
 	if !terminal(j.status) {
 		return rec

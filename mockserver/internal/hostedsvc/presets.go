@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/httpx"
 )
 
@@ -129,38 +131,88 @@ func (s *Service) accountPreset(account, id string) (*preset, *presetAccount, *h
 	return p, s.presets.account(account, false), nil
 }
 
-// PresetRecord is a preset as the presets endpoints show it: the
-// documented presetId, name and description, plus status ("awaiting_upload"
-// until the file is PUT, then "ready"), size (bytes of the file), createdAt
-// and updatedAt. uploadUrl is present only in the answer of POST /presets/.
+// PresetRecord is a preset as the hosted mock's presets endpoints answer
+// it (the API documents presetId, name and description; the rest is the
+// mock's choice). It prints (fmt, slog) with UploadURL's signature
+// REDACTED.
 type PresetRecord struct {
-	PresetID    string    `json:"presetId"`            // path parameter of /presets/{presetId}
-	Name        string    `json:"name"`                // what /pfc's preset refers to
-	Description string    `json:"description"`         // as created
-	Status      string    `json:"status"`              // PresetAwaitingUpload or PresetReady
-	Size        int64     `json:"size"`                // bytes of the uploaded file, 0 before
-	CreatedAt   Timestamp `json:"createdAt"`           // creation time
-	UpdatedAt   Timestamp `json:"updatedAt"`           // last change (the file upload)
-	UploadURL   string    `json:"uploadUrl,omitempty"` // pre-signed PUT URL, only from POST
+	// PresetID is the path parameter of /presets/{presetId}.
+	PresetID string `json:"presetId"`
+	// Name is what /pfc's preset parameter refers to.
+	Name string `json:"name"`
+	// Description is as created.
+	Description string `json:"description"`
+	// Status is "awaiting_upload" until the file is PUT, then "ready".
+	Status string `json:"status"`
+	// Size is the uploaded file's length in bytes (0 before).
+	Size int64 `json:"size"`
+	// CreatedAt is the creation time.
+	CreatedAt Timestamp `json:"createdAt"`
+	// UpdatedAt is the last change (the file upload).
+	UpdatedAt Timestamp `json:"updatedAt"`
+	// UploadURL is the pre-signed PUT URL for the file; only in the
+	// answer of POST /presets/.
+	UploadURL string `json:"uploadUrl,omitempty"`
 }
 
-// PresetList is the answer of GET /presets.
+// PresetList is the body of the hosted mock's GET /presets.
 type PresetList struct {
-	Presets []PresetRecord `json:"presets"` // the page, in creation order
-	Total   int            `json:"total"`   // presets of the account
-	Limit   int            `json:"limit"`   // the page size used
-	Offset  int            `json:"offset"`  // the presets skipped
+	// Presets is the page, in creation order.
+	Presets []PresetRecord `json:"presets"`
+	// Total counts the account's presets.
+	Total int `json:"total"`
+	// Limit is the page size used.
+	Limit int `json:"limit"`
+	// Offset is the number of presets skipped.
+	Offset int `json:"offset"`
 }
 
-// PresetDeleted is the answer of DELETE /presets/{presetId}.
+// PresetDeleted is the body of the hosted mock's DELETE
+// /presets/{presetId}.
 type PresetDeleted struct {
-	PresetID string `json:"presetId"` // the deleted preset
-	Deleted  bool   `json:"deleted"`  // always true
+	// PresetID is the deleted preset.
+	PresetID string `json:"presetId"`
+	// Deleted is always true.
+	Deleted bool `json:"deleted"`
 }
+
+// Format prints the record with UploadURL's query values (its signature)
+// REDACTED.
+func (r PresetRecord) Format(f fmt.State, verb rune) {
+	type record PresetRecord // without this method
+	r.UploadURL = redact.SignedURL(r.UploadURL)
+	redact.FormatCopy(f, verb, "hostedmock.PresetRecord", "hostedsvc.record", record(r))
+}
+
+// LogValue makes slog log the record as Format's %+v prints it.
+func (r PresetRecord) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", r)) }
+
+// Format prints the list as fmt prints a struct (each record through its
+// Format), named hostedmock.PresetList, of []hostedmock.PresetRecord, for
+// %#v.
+func (l PresetList) Format(f fmt.State, verb rune) {
+	type list PresetList // without this method
+	s := fmt.Sprintf(fmt.FormatString(f, verb), list(l))
+	if verb == 'v' && f.Flag('#') {
+		s = strings.Replace(s, "hostedsvc.list{Presets:[]hostedsvc.PresetRecord", "hostedmock.PresetList{Presets:[]hostedmock.PresetRecord", 1)
+	}
+	_, _ = io.WriteString(f, s)
+}
+
+// Format prints the answer as fmt prints a struct, named
+// hostedmock.PresetDeleted for %#v.
+func (d PresetDeleted) Format(f fmt.State, verb rune) {
+	type deleted PresetDeleted // without this method
+	redact.FormatCopy(f, verb, "hostedmock.PresetDeleted", "hostedsvc.deleted", deleted(d))
+}
+
+// LogValue makes slog log the list with each record as its Format's %+v
+// prints it.
+func (l PresetList) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", l)) }
 
 func (p *preset) view() PresetRecord {
 	r := PresetRecord{PresetID: p.id, Name: p.name, Description: p.description, Status: PresetAwaitingUpload,
-		Size: p.size, CreatedAt: Timestamp(p.createdAt), UpdatedAt: Timestamp(p.updatedAt)}
+		Size: p.size, CreatedAt: Timestamp{Time: p.createdAt}, UpdatedAt: Timestamp{Time: p.updatedAt}}
 	if p.uploaded {
 		r.Status = PresetReady
 	}

@@ -1,8 +1,7 @@
 package hostedsvc
 
 import (
-	"encoding/json"
-	"time"
+	"github.com/pfcsdk/pfc-go/internal/hostedjob"
 )
 
 // The mock's own wire types. They are written out from the API
@@ -108,14 +107,7 @@ type Point struct {
 	Y float64 `json:"y"`
 }
 
-// timestampLayout is the records' time format: ISO 8601 UTC with
-// milliseconds, e.g. 2026-11-22T10:04:05.123Z.
-const timestampLayout = "2006-01-02T15:04:05.000Z"
-
-// Timestamp is a record time; it marshals as timestampLayout.
-type Timestamp time.Time
-
-// MarshalJSON writes t in UTC with exactly three fractional digits.
-func (t Timestamp) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Time(t).UTC().Format(timestampLayout))
-}
+// Timestamp is a record time: the clients' own type (hosted.Timestamp),
+// so that a test decodes the mock's answers into it. It marshals in UTC
+// with exactly three fractional digits, e.g. 2026-11-22T10:04:05.123Z.
+type Timestamp = hostedjob.Timestamp

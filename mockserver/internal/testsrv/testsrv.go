@@ -64,10 +64,7 @@ type Backend interface {
 //		tb.Helper()
 //		o := testsrv.Value(opts)
 //		b, err := New(o) // New: testsrv.NewPrivateDir(o.DataDir, "pfc-x-*"); Close: dir.Close(svc.Close)
-//		if err != nil {
-//			tb.Fatalf("x: %v", err)
-//		}
-//		core := testsrv.Start(tb, b, o.Clock)
+//		core := testsrv.Serve(tb, b, err, o.Clock)
 //		c, err := x.NewClient(testsrv.ClientOptions(core, core.Server.URL, clientOpts, x.WithPolling(testsrv.Polling))...)
 //		if err != nil {
 //			tb.Fatalf("x: client: %v", err)
@@ -128,6 +125,19 @@ func Start(tb testing.TB, b Backend, clk clock.Clock) *Core {
 		clk = clock.Real()
 	}
 	return &Core{TB: tb, Server: srv, Clock: clk, b: b}
+}
+
+// Serve fails tb with err, the error of the backend's constructor, if
+// any; else it serves b as Start does. A mock's Start is then
+//
+//	b, err := New(o)
+//	core := testsrv.Serve(tb, b, err, o.Clock)
+func Serve(tb testing.TB, b Backend, err error, clk clock.Clock) *Core {
+	tb.Helper()
+	if err != nil {
+		tb.Fatalf("mockserver: %v", err)
+	}
+	return Start(tb, b, clk)
 }
 
 // WaitIdle waits until the backend has no work running, failing the test

@@ -3,10 +3,21 @@ package correct
 import (
 	"image"
 	"image/color"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
+
+// sharedImages are the images TestIsClipart and TestIsLegacySkip both
+// classify, rendered once (the classifiers only read them).
+var sharedImages sync.Map // name -> func() *image.NRGBA (sync.OnceValue)
+
+// shared returns the image called name, rendered by gen on first use.
+func shared(name string, gen func() *image.NRGBA) *image.NRGBA {
+	f, _ := sharedImages.LoadOrStore(name, sync.OnceValue(gen))
+	return f.(func() *image.NRGBA)()
+}
 
 func TestIsClipart(t *testing.T) {
 	t.Parallel()
@@ -17,16 +28,16 @@ func TestIsClipart(t *testing.T) {
 		img  *image.NRGBA
 		want bool
 	}{
-		{"flat shapes", clipartImage(800, 600, 1, 0), true},
+		{"flat shapes", shared("clipart1", func() *image.NRGBA { return clipartImage(800, 600, 1, 0) }), true},
 		{"flat shapes with JPEG-like noise", clipartImage(800, 600, 2, 2), true},
 		{"solid colour", solid, true},
-		{"photo-like", balancedImage(3), false},
-		{"product photo on white", productImage(800, 600, 4), false},
+		{"photo-like", shared("balanced3", func() *image.NRGBA { return balancedImage(3) }), false},
+		{"product photo on white", shared("product4", func() *image.NRGBA { return productImage(800, 600, 4) }), false},
 		{"landscape", landscapeImage(800, 600, 5), false},
-		{"night", nightImage(800, 600, 6), false},
+		{"night", shared("night6", func() *image.NRGBA { return nightImage(800, 600, 6) }), false},
 		{"snow", snowImage(800, 600, 7), false},
 		{"skin close-up", skinImage(800, 600, 8), false},
-		{"greyscale photo", greyscale(balancedImage(9)), false},
+		{"greyscale photo", shared("grey9", func() *image.NRGBA { return greyscale(balancedImage(9)) }), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,12 +54,12 @@ func TestIsClipart(t *testing.T) {
 
 func TestIsLegacySkip(t *testing.T) {
 	t.Parallel()
-	assert.True(t, IsLegacySkip(clipartImage(800, 600, 1, 0)), "clipart")
-	assert.True(t, IsLegacySkip(greyscale(balancedImage(9))), "greyscale photo")
+	assert.True(t, IsLegacySkip(shared("clipart1", func() *image.NRGBA { return clipartImage(800, 600, 1, 0) })), "clipart")
+	assert.True(t, IsLegacySkip(shared("grey9", func() *image.NRGBA { return greyscale(balancedImage(9)) })), "greyscale photo")
 	assert.True(t, IsLegacySkip(greyscale(landscapeImage(800, 600, 2))), "greyscale landscape")
-	assert.False(t, IsLegacySkip(balancedImage(3)), "colour photo")
-	assert.False(t, IsLegacySkip(productImage(800, 600, 4)), "product photo")
-	assert.False(t, IsLegacySkip(nightImage(800, 600, 6)), "dark colour photo")
+	assert.False(t, IsLegacySkip(shared("balanced3", func() *image.NRGBA { return balancedImage(3) })), "colour photo")
+	assert.False(t, IsLegacySkip(shared("product4", func() *image.NRGBA { return productImage(800, 600, 4) })), "product photo")
+	assert.False(t, IsLegacySkip(shared("night6", func() *image.NRGBA { return nightImage(800, 600, 6) })), "dark colour photo")
 	assert.False(t, IsLegacySkip(nil))
 }
 

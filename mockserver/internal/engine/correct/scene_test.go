@@ -50,12 +50,19 @@ func TestDetectScene_CastDoesNotFakeSkin(t *testing.T) {
 	assert.Equal(t, SceneUnknown, DetectScene(img, 0))
 }
 
+// sizeFactors are the renderings of TestDetectScene_SizeIndependent, in
+// multiples of 600×400 (landscape) and 450×300 (product).
+var sizeFactors = []int{2}
+
 func TestDetectScene_SizeIndependent(t *testing.T) {
 	t.Parallel()
 	// The decision comes from a fixed-size sample; a much larger rendering
-	// of the same scene gives the same category.
-	assert.Equal(t, SceneLandscape, DetectScene(landscapeImage(2400, 1600, 1), 0))
-	assert.Equal(t, SceneProduct, DetectScene(productImage(1800, 1200, 1), 0))
+	// of the same scene gives the same category (twice testW here, four
+	// times under the build tag heavy: scene_heavy_test.go).
+	for _, f := range sizeFactors {
+		assert.Equal(t, SceneLandscape, DetectScene(landscapeImage(f*600, f*400, 1), 0), "×%d", f)
+		assert.Equal(t, SceneProduct, DetectScene(productImage(f*450, f*300, 1), 0), "×%d", f)
+	}
 	assert.Equal(t, SceneUnknown, DetectScene(image.NewNRGBA(image.Rect(0, 0, 0, 0)), 0))
 	assert.NotPanics(t, func() { DetectScene(image.NewNRGBA(image.Rect(0, 0, 1, 300)), 0) })
 }

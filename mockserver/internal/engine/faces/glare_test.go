@@ -99,7 +99,9 @@ func testGlareRemoved(t *testing.T, orig *image.NRGBA, f Face) {
 	assert.True(t, bytes.Equal(painted.Pix[:painted.PixOffset(0, f.Box.Min.Y)], fixed.Pix[:fixed.PixOffset(0, f.Box.Min.Y)]))
 	// Alpha is kept.
 	for i := 3; i < len(fixed.Pix); i += 4 {
-		require.Equal(t, painted.Pix[i], fixed.Pix[i])
+		if painted.Pix[i] != fixed.Pix[i] {
+			require.Equal(t, painted.Pix[i], fixed.Pix[i])
+		}
 	}
 
 	again := cloneNRGBA(painted)

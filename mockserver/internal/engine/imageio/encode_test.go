@@ -87,10 +87,14 @@ func TestPNGIsLossless(t *testing.T) {
 					want := m.NRGBAAt(b.Min.X+x, b.Min.Y+y)
 					g := color.NRGBAModel.Convert(got.At(x, y)).(color.NRGBA)
 					if want.A == 0 {
-						require.Equal(t, uint8(0), g.A)
+						if g.A != 0 {
+							require.Equal(t, uint8(0), g.A)
+						}
 						continue
 					}
-					require.Equal(t, want, g, "(%d,%d)", x, y)
+					if g != want { // testify per pixel costs more than the codec
+						require.Equal(t, want, g, "(%d,%d)", x, y)
+					}
 				}
 			}
 			if name == "opaque" {

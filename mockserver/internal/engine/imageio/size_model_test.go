@@ -149,7 +149,9 @@ func TestMemoryCost(t *testing.T) {
 		require.NoError(t, err)
 		return hdr
 	}
-	jpg := cost(stdJPEG(t, naturalImage(w, h, 1), 90))
+	// The cost is read from the header: a small JPEG of the same encoder
+	// and quality, its frame header saying w×h, costs as the full image.
+	jpg := cost(withFrameSize(t, stdJPEG(t, naturalImage(64, 48, 1), 90), w, h))
 	perPixel := float64(jpg.MemoryCost(CorrectionWork)) / float64(px*BudgetPixelBytes)
 	assert.True(t, perPixel > 0.9 && perPixel < 1.3, "%.2f × BudgetPixelBytes a pixel", perPixel)
 	oneBit := cost(rawPNG(t, w, h, 1, 0, false, nil))
@@ -197,4 +199,17 @@ func TestHeaderTakesTheFirstIHDR(t *testing.T) {
 	assert.True(t, got.Wide)
 	_, err = Decode(bytes.NewReader(evil), Limits{})
 	require.Error(t, err, "the decoder meets the second IHDR after the pixels")
+}
+
+// withFrameSize returns jpg with its SOF0 frame header saying w×h: what
+// ReadHeader reads of a w×h JPEG of the same encoder, without encoding
+// one.
+func withFrameSize(t testing.TB, jpg []byte, w, h int) []byte {
+	t.Helper()
+	out := append([]byte{}, jpg...)
+	i := bytes.Index(out, []byte{0xFF, 0xC0})
+	require.Positive(t, i, "no SOF0")
+	binary.BigEndian.PutUint16(out[i+5:], uint16(h))
+	binary.BigEndian.PutUint16(out[i+7:], uint16(w))
+	return out
 }

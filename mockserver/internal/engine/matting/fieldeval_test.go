@@ -58,7 +58,7 @@ func (r *fieldRun) FieldThreshold(_ context.Context, f *Field, use []bool) (floa
 // the removal.
 func TestAcceleratedFieldEvaluator(t *testing.T) {
 	t.Parallel()
-	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+	stageGolden(t, func(o Options) (Stages, func(*testing.T)) {
 		var calls [2]int
 		return fieldStages{calls: &calls}, func(t *testing.T) {
 			switch {

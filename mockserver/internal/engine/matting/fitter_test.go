@@ -55,7 +55,7 @@ func (r *fitRun) FitBackground(_ context.Context, in *FitInput) (*BackgroundFit,
 // fit without the residuals asked for, fail the removal.
 func TestAcceleratedBackgroundFitter(t *testing.T) {
 	t.Parallel()
-	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+	stageGolden(t, func(o Options) (Stages, func(*testing.T)) {
 		calls, wanted := 0, 0
 		return fitStages{calls: &calls, wanted: &wanted}, func(t *testing.T) {
 			switch {

@@ -111,7 +111,7 @@ func (r *fullRun) PlanRefine(_ context.Context, in *RefinePlanInput) (*image.Alp
 // error and no panic.
 func TestAcceleratedPlaneKeeper(t *testing.T) {
 	t.Parallel()
-	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+	stageGolden(t, func(o Options) (Stages, func(*testing.T)) {
 		calls := 0
 		return fullStages{calls: &calls}, func(t *testing.T) {
 			if o.Mode == ModePortrait {

@@ -76,7 +76,7 @@ func (r *keeperRun) SamplePlate(_ context.Context, in *PlateInput) (*PlateSample
 // had.
 func TestAcceleratedDistanceKeeper(t *testing.T) {
 	t.Parallel()
-	acceleratedGolden(t, func(o Options) (Stages, func(*testing.T)) {
+	stageGolden(t, func(o Options) (Stages, func(*testing.T)) {
 		var calls [3]int
 		return keeperStages{calls: &calls}, func(t *testing.T) {
 			if o.Mode == ModePortrait && len(o.Faces) > 0 {

@@ -208,6 +208,8 @@ func TestTinyAndFlatImages(t *testing.T) {
 	m, err := c.RemoveBackground(context.Background(), flat, Options{})
 	require.NoError(t, err)
 	for _, a := range m.Alpha.Pix {
-		require.Zero(t, a)
+		if a != 0 {
+			require.Zero(t, a)
+		}
 	}
 }

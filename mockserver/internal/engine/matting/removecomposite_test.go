@@ -60,7 +60,7 @@ func TestRemoveAndComposite(t *testing.T) {
 	ctx := context.Background()
 	bgs := []Background{{}, {Kind: Color, Color: color.NRGBA{R: 200, G: 10, B: 90}, Shadow: ShadowSoft}}
 	for _, in := range []*image.NRGBA{img, shifted} {
-		for _, o := range raceSubset([]Options{{}, {SpillReduction: true}}, 1) {
+		for _, o := range sceneSubset([]Options{{}, {SpillReduction: true}}, 1) {
 			want, err := NewCPU().RemoveBackground(ctx, in, o)
 			require.NoError(t, err)
 			for _, bg := range bgs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,7 +34,31 @@ func (s cpuStages) newRun(img *image.NRGBA) *cpuRun { return &cpuRun{img: img, s
 // calls the check that setup returned (for the stages' calls).
 func acceleratedGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T))) {
 	t.Helper()
-	for _, c := range goldenCases {
+	acceleratedCases(t, goldenCases, setup)
+}
+
+// stageGolden is acceleratedGolden for a test of one swapped stage: on
+// the golden cases at full resolution, without the products analysed at
+// a reduced one (over 1 MP each, most of the package's test time), which
+// TestAcceleratedMatchesCPU covers, and every stage test under the build
+// tag heavy (.ci/run's heavy step).
+func stageGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T))) {
+	t.Helper()
+	cases := goldenCases
+	if !heavyTests {
+		cases = nil
+		for _, c := range goldenCases {
+			if !strings.HasPrefix(c.name, "product_factor") {
+				cases = append(cases, c)
+			}
+		}
+	}
+	acceleratedCases(t, cases, setup)
+}
+
+func acceleratedCases(t *testing.T, cases []*goldenCase, setup func(o Options) (Stages, func(t *testing.T))) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			img, o := c.input()
@@ -190,7 +215,7 @@ func (r *planRun) Refine(ctx context.Context, in *RefineInput) (*image.Alpha, *i
 // result without its images, fail the removal.
 func TestAcceleratedRefinePlanner(t *testing.T) {
 	t.Parallel()
-	acceleratedGolden(t, func(Options) (Stages, func(*testing.T)) {
+	stageGolden(t, func(Options) (Stages, func(*testing.T)) {
 		var calls [2]int
 		runs := 0
 		return planStages{cpuStages: cpuStages{runs: &runs}, calls: &calls}, func(t *testing.T) {

@@ -31,7 +31,9 @@ func TestResizeConstantStaysConstant(t *testing.T) {
 				require.Equal(t, image.Rect(0, 0, s[2], s[3]), out.Rect)
 				for i := 0; i < len(out.Pix); i += 4 {
 					got := color.NRGBA{out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3]}
-					require.Equal(t, c, got, "kernel %s, %v, pixel %d", k, s, i/4)
+					if got != c { // testify per pixel costs more than the resize
+						require.Equal(t, c, got, "kernel %s, %v, pixel %d", k, s, i/4)
+					}
 				}
 			}
 		}
