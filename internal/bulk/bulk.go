@@ -576,14 +576,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		r.interrupt()
 		return
 	}
-	var size int64
-	if r.o.Source != nil {
-		if st, err := fs.Stat(r.o.Source, it.Src); err == nil && st != nil {
-			size = max(st.Size(), 0) // the work refuses a negative one
-		}
-	} else if st, err := os.Stat(it.Src); err == nil {
-		size = st.Size()
-	}
+	size := r.inputSize(it.Src)
 	r.mu.Lock()
 	r.inFlight++
 	r.progressLocked()

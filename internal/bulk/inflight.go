@@ -148,7 +148,8 @@ func (r *runner[R]) redo(ctx context.Context, cancel context.CancelFunc, it Item
 // (pfc.ErrJobForgotten) is counted in Redone and its item started again
 // (redo), unless the output was written since the job was recorded (the work
 // writes it last, atomically: the run stopped after that, before the
-// record, and the service has since dropped the job): then it is done;
+// record, and the service has since dropped the job; see publishedSince):
+// then it is done;
 // another failure is reported but not recorded, so that the job's started
 // record stays and a rerun collects it again rather than paying for a
 // new one.
@@ -159,24 +160,28 @@ func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t ta
 		r.interrupt()
 		return
 	}
-	var size int64
-	if st, err := os.Stat(it.Src); err == nil {
-		size = st.Size()
-	}
+	size := r.inputSize(it.Src)
 	r.mu.Lock()
 	r.inFlight++
 	r.progressLocked()
 	r.mu.Unlock()
 	began := r.now()
 	var v R
-	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
-	if err == nil && r.clean {
-		r.cleanDir(filepath.Dir(it.Dst))
+	var err error
+	if r.o.Sink == nil {
+		// Dst is a file (with a Sink, a name in it: nothing local).
+		err = os.MkdirAll(filepath.Dir(it.Dst), 0o755)
+		if err == nil && r.clean {
+			r.cleanDir(filepath.Dir(it.Dst))
+		}
 	}
 	if err == nil {
+		// The download's temporary file is named after the run, as the
+		// work's are, so that a rerun removes it after a crash.
+		it.Scope = r.scope
 		v, err = r.o.Collect(ctx, it, t.job)
 	}
-	if errors.Is(err, pfc.ErrJobForgotten) && ctx.Err() == nil && writtenSince(it.Dst, t.at) {
+	if errors.Is(err, pfc.ErrJobForgotten) && ctx.Err() == nil && r.publishedSince(ctx, it.Dst, t.at) {
 		err = nil
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began), Collected: true}
@@ -262,6 +267,32 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 	}
 	rep.Elapsed = r.now().Sub(r.start)
 	return rep, nil
+}
+
+// publishedSince reports an output of the item published at or after t
+// (see collect): a file's modification time says so; a Sink keeps no
+// time, so its output counts only under Options.SkipExisting, which takes
+// any existing output as done.
+func (r *runner[R]) publishedSince(ctx context.Context, dst string, t time.Time) bool {
+	if r.o.Sink != nil {
+		return r.o.SkipExisting && r.exists(ctx, dst)
+	}
+	return writtenSince(dst, t)
+}
+
+// inputSize is the size of the input src (in Options.Source, if set); 0
+// when unknown.
+func (r *runner[R]) inputSize(src string) int64 {
+	if r.o.Source != nil {
+		if st, err := fs.Stat(r.o.Source, src); err == nil && st != nil {
+			return max(st.Size(), 0)
+		}
+		return 0
+	}
+	if st, err := os.Stat(src); err == nil {
+		return st.Size()
+	}
+	return 0
 }
 
 // writtenSince reports a regular file at path modified at or after t, to
