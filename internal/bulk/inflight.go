@@ -245,13 +245,17 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 		seen[it.ID] = struct{}{}
 		outputs[dst] = it.ID
 		rec, ok := prior[it.ID]
+		// In the order of run: done, then a recorded job, then an
+		// existing output (SkipExisting).
 		switch {
-		case ok && rec.Status == StatusDone && r.exists(ctx, it.Dst),
-			r.o.SkipExisting && r.exists(ctx, it.Dst):
+		case ok && rec.Status == StatusDone && r.exists(ctx, it.Dst):
 			rep.Skipped++
 			p.Done = append(p.Done, it)
 		case ok && (rec.Status == StatusStarted || rec.Status == StatusFailed) && len(rec.Job) > 0 && r.o.Collect != nil:
 			p.Collect = append(p.Collect, it)
+		case r.o.SkipExisting && r.exists(ctx, it.Dst):
+			rep.Skipped++
+			p.Done = append(p.Done, it)
 		default:
 			f, err := openPlanned(ctx, r.o.Source, it.Src)
 			if err != nil {

@@ -506,3 +506,28 @@ func TestCollectScopesTempFiles(t *testing.T) {
 	assert.Equal(t, 1, rep.Collected)
 	assert.True(t, strings.HasPrefix(tag, manifestKey(man)+"-"), "the collection's temporary files are named after the run: tag %q", tag)
 }
+
+// TestDryRunMatchesRunOnSkipExisting: with SkipExisting, an item whose
+// job an earlier run recorded and whose output exists is collected by a
+// run (the job's output, and a container job's removal): the dry run
+// lists it to collect, as the run then does, not as done.
+func TestDryRunMatchesRunOnSkipExisting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 1)
+	man := filepath.Join(dir, ManifestName)
+	writeLines(t, man, startedLine(t, items[0]))
+	require.NoError(t, os.MkdirAll(filepath.Dir(items[0].Dst), 0o755))
+	require.NoError(t, os.WriteFile(items[0].Dst, []byte("x"), 0o644))
+	f := &fakeJobs{}
+	o := f.options(man)
+	o.SkipExisting, o.DryRun = true, true
+	plan, err := Run(context.Background(), slices.Values(items), nil, o)
+	require.NoError(t, err)
+	o.DryRun = false
+	rep, err := Run(context.Background(), slices.Values(items), nil, o)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Collected, "the run collects the recorded job")
+	assert.Len(t, plan.Plan.Collect, 1, "the dry run says so")
+	assert.Empty(t, plan.Plan.Done)
+}
