@@ -434,7 +434,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if r.o.Sink == nil {
 			dst = keys.key(it.Dst)
 		}
-		if err := checkItem(it, seen, outputs[dst]); err != nil {
+		if err := r.checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue
 		}
@@ -536,14 +536,22 @@ func limiterStop(ctx context.Context, err error) error {
 }
 
 // checkItem reports an item that cannot be run; sameOutput is the ID of an
-// earlier item with the same output path, if any.
-func checkItem(it Item, seen map[string]struct{}, sameOutput string) error {
+// earlier item with the same output path, if any. With Options.Source
+// (Options.Sink), Src (Dst) must be an io/fs name, which is all a Sink is
+// promised: refused here, before its job starts, not once the job is paid.
+func (r *runner[R]) checkItem(it Item, seen map[string]struct{}, sameOutput string) error {
 	var fe apierr.FieldErrors
-	if it.Src == "" {
+	switch {
+	case it.Src == "":
 		fe.Add("SrcPath", "is required (item %q)", it.ID)
+	case r.o.Source != nil && !fs.ValidPath(it.Src):
+		fe.Add("SrcPath", "%q is not a name in the source (relative, slash-separated, no . or .. element) (item %q)", it.Src, it.ID)
 	}
-	if it.Dst == "" {
+	switch {
+	case it.Dst == "":
 		fe.Add("DstPath", "is required (item %q)", it.ID)
+	case r.o.Sink != nil && (!fs.ValidPath(it.Dst) || it.Dst == "."):
+		fe.Add("DstPath", "%q is not a name in the sink (relative, slash-separated, no . or .. element) (item %q)", it.Dst, it.ID)
 	}
 	if _, dup := seen[it.ID]; dup {
 		fe.Add("ID", "%q appears twice in the input", it.ID)

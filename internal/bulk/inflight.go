@@ -238,7 +238,7 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 		if r.o.Sink == nil {
 			dst = keys.key(it.Dst)
 		}
-		if err := checkItem(it, seen, outputs[dst]); err != nil {
+		if err := r.checkItem(it, seen, outputs[dst]); err != nil {
 			p.Refused = append(p.Refused, Result[R]{Item: it, Err: err, Kind: "invalid_parameter"})
 			continue
 		}
