@@ -351,18 +351,36 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	}
 	queue := make(chan task)
 	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range queue {
-				if t.job != nil {
-					r.collect(ctx, cancel, t)
-				} else {
-					r.do(ctx, cancel, t.it)
+	workers := 0
+	// send hands t to an idle worker, starting one while fewer than n
+	// run (so a huge Concurrency costs only the workers the items use);
+	// false when ctx ended first.
+	send := func(t task) bool {
+		select {
+		case queue <- t:
+			return true
+		default:
+		}
+		if workers < n {
+			workers++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for t := range queue {
+					if t.job != nil {
+						r.collect(ctx, cancel, t)
+					} else {
+						r.do(ctx, cancel, t.it)
+					}
 				}
-			}
-		}()
+			}()
+		}
+		select {
+		case queue <- t:
+			return true
+		case <-ctx.Done():
+			return false
+		}
 	}
 	seen := map[string]struct{}{}
 	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
@@ -391,13 +409,11 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 				return false
 			}
 		}
-		select {
-		case queue <- task{it: it}:
-			return true
-		case <-ctx.Done():
+		if !send(task{it: it}) {
 			r.interrupt()
 			return false
 		}
+		return true
 	}
 	// release ends the holding: once the collections are over, the items
 	// held and those whose job was forgotten start.
@@ -447,9 +463,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if rec, ok := wanted[it.ID]; ok {
 			delete(wanted, it.ID)
 			r.collects.Add(1)
-			select {
-			case queue <- task{it: it, job: rec.Job, at: rec.Time}:
-			case <-ctx.Done():
+			if !send(task{it: it, job: rec.Job, at: rec.Time}) {
 				r.collects.Done()
 				r.interrupt()
 			}

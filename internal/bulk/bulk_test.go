@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,25 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
+
+// TestRunHugeConcurrency: a Concurrency far above the items (a caller's
+// -concurrency 1000000000) starts only the workers the items use, not
+// Concurrency goroutines (whose stacks alone would exhaust memory).
+func TestRunHugeConcurrency(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 2)
+	var most atomic.Int64
+	w := &copyWork{before: func(context.Context, Item) error {
+		n := int64(runtime.NumGoroutine())
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		return nil
+	}}
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Concurrency: 20000})
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Done)
+	assert.Less(t, most.Load(), int64(5000), "goroutines while the items ran")
+}
 
 // TestRunConcurrencyBound: never more than Concurrency items in flight,
 // and that many are reached (every worker blocks until all are in).
