@@ -216,8 +216,9 @@ func readRecords(r io.Reader) (map[string]Record, int64, error) {
 			trimmed := bytes.TrimSpace(line)
 			if first && len(trimmed) > 0 {
 				first = false
-				// A line cut at maxLine is judged by its start.
-				if trimmed[0] != '{' || (n <= maxLine && !json.Valid(trimmed)) {
+				// A line cut at maxLine, or redacted whole (see
+				// encodeRecord), is judged by its start.
+				if trimmed[0] != '{' || (n <= maxLine && !json.Valid(trimmed) && !bytes.HasPrefix(trimmed, []byte(`{"id":`))) {
 					return nil, 0, pfc.ErrNotManifest
 				}
 			}
