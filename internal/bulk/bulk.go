@@ -155,8 +155,9 @@ type Plan[R any] struct {
 // Started is what an item's work calls once the service accepted its job,
 // with the client's reference to it (JSON), before it waits: the runner
 // records it, durably, so that a rerun can collect the job instead of
-// starting another. An error (the manifest could not be written) must end
-// the work with it.
+// starting another. A nil job (a job no rerun could collect, as in
+// pfccontainer's direct file mode) is counted only. An error (the
+// manifest could not be written) must end the work with it.
 type Started func(job json.RawMessage) error
 
 // Options configures Run. The zero value runs DefaultConcurrency items at

@@ -50,14 +50,18 @@ func (j *startedJob) get() json.RawMessage {
 // started returns the hook the work of it calls once the service accepted
 // its job: it counts the job, keeps its reference in last and, with a
 // manifest, appends and fsyncs a StatusStarted record with it before the
-// work goes on. A write that fails stops the run (cancel), as a failed
-// record does.
+// work goes on. A job without a reference (nil: nothing a rerun could
+// collect) is counted only. A write that fails stops the run (cancel), as
+// a failed record does.
 func (r *runner[R]) started(cancel context.CancelFunc, it Item, last *startedJob) Started {
 	return func(job json.RawMessage) error {
-		last.set(job)
 		r.mu.Lock()
 		r.rep.Started++
 		r.mu.Unlock()
+		if len(job) == 0 {
+			return nil
+		}
+		last.set(job)
 		if r.mw == nil {
 			return nil
 		}
