@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +19,24 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
+
+// TestRunClientRefusesNaNRate: a RateLimit that is not a number is
+// refused, naming the field, as a negative one is (it ran unlimited).
+func TestRunClientRefusesNaNRate(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 1)
+	w := &copyWork{}
+	for _, s := range []Settings{{RateLimit: math.NaN()}, {RateLimit: -1}} {
+		_, _, err := RunClient(context.Background(), slices.Values(items), 1, Client[string, Result[string]]{
+			Settings: s, Work: func(ctx context.Context, it Item, _ Started) (string, error) { return w.do(ctx, it) },
+			Public: func(r Result[string]) Result[string] { return r },
+		})
+		var ve *apierr.ValidationError
+		require.ErrorAs(t, err, &ve, "%v", s.RateLimit)
+		assert.Equal(t, []string{"RateLimit"}, ve.Fields())
+	}
+	assert.Zero(t, w.count(items[0].ID))
+}
 
 // TestRunHugeConcurrency: a Concurrency far above the items (a caller's
 // -concurrency 1000000000) starts only the workers the items use, not
