@@ -61,12 +61,15 @@ type BulkOptions[T any] struct {
 	Shard Shard
 	// Source, if set, holds the inputs: the Dir variants' inDir is a
 	// directory in it ("." its root), the All variants' SrcPath a name in
-	// it. Uploads stream from it (see "Bulk runs" in the package doc).
+	// it (an io/fs name: fs.ValidPath; another is refused, naming
+	// SrcPath). Uploads stream from it (see "Bulk runs" in the package
+	// doc).
 	Source fs.FS
 	// Sink, if set, receives the outputs, each published atomically: the
 	// Dir variants' outDir is a name prefix in it ("." none), DstPath a
-	// name. The Dir variants then keep no manifest unless Manifest names
-	// one. Not for pfccontainer's direct file mode.
+	// name (fs.ValidPath; another is refused, naming DstPath, before its
+	// job starts). The Dir variants then keep no manifest unless Manifest
+	// names one. Not for pfccontainer's direct file mode.
 	Sink Sink
 	// SkipExisting skips a file whose output exists as done, manifest or
 	// not: for workers whose manifest does not outlive them (a pod's disk).

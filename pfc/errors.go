@@ -303,9 +303,10 @@ var (
 	// the manifest (one run at a time per manifest). The run did nothing.
 	ErrManifestInUse = errors.New("pfc: bulk manifest is in use by another run (one run at a time per manifest)")
 	// ErrNotManifest: the file at the manifest's path is not a manifest
-	// (its last line, without a newline, is no record); it is refused, not
-	// cut, and the run did nothing.
-	ErrNotManifest = errors.New("pfc: not a bulk manifest: its last line, without a newline, is not a record (refused rather than cut)")
+	// (its first line is no JSON object, or its last line, without a
+	// newline, is no record); it is left as it is, and the run did
+	// nothing.
+	ErrNotManifest = errors.New("pfc: not a bulk manifest: its first line is no record, or its last line, without a newline, is not one (the file is left as it is)")
 	// ErrJobCapReached: the run started BulkOptions.MaxStarts jobs and
 	// stopped starting more; the files left are in
 	// BulkReport.NotStarted, and a rerun with the same manifest goes on.

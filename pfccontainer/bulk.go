@@ -13,8 +13,8 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
-	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/internal/replicas"
+	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -126,8 +126,6 @@ func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, o *Correctio
 	})
 }
 
-
-
 // bulkFlow is a bulk run's work and, over HTTP, the collection of an
 // image an earlier run uploaded (nil in direct file mode).
 type bulkFlow struct {
@@ -195,10 +193,11 @@ func (c *Client) collectCorrection(ctx context.Context, it bulk.Item, ref json.R
 }
 
 // bulkWork is the direct-file flow for one file. It records nothing in
-// flight: its correction is one synchronous step after the copy.
+// flight (its correction is one synchronous step after the copy), but
+// counts the correction as a job started (BulkReport.Started).
 func (d *Direct) bulkWork(o *CorrectionOptions) bulkFlow {
 	names := newRunNames()
-	return bulkFlow{work: func(ctx context.Context, it bulk.Item, _ bulk.Started) (*Correction, error) {
+	return bulkFlow{work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Correction, error) {
 		f, size, err := fileio.OpenParamScoped(it.Scope, "srcPath", it.Src)
 		if err != nil {
 			return nil, err
@@ -208,7 +207,7 @@ func (d *Direct) bulkWork(o *CorrectionOptions) bulkFlow {
 		if _, err := fileio.SniffImage(f, size); err != nil {
 			return nil, err
 		}
-		return d.correctVia(ctx, it.Scope, names.next(filepath.Base(it.Src)), f, it.Dst, o)
+		return d.correctVia(ctx, it.Scope, names.next(filepath.Base(it.Src)), f, it.Dst, o, func() error { return started(nil) })
 	}}
 }
 

@@ -40,7 +40,8 @@ func writeImages(t *testing.T, dir string, n int) []string {
 }
 
 // TestMockCorrectDir corrects a folder over HTTP and in direct file mode;
-// a non-image is a failure with its typed error, not a stop.
+// a non-image is a failure with its typed error, not a stop, and no job
+// started (BulkReport.Started counts the others).
 func TestMockCorrectDir(t *testing.T) {
 	t.Parallel()
 	for _, direct := range []bool{false, true} {
@@ -62,6 +63,7 @@ func TestMockCorrectDir(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 10, rep.Total)
 			assert.Equal(t, 9, rep.Done, "%+v", rep.Failures)
+			assert.Equal(t, 9, rep.Started, "each corrected file is a job started (the cost report), in direct file mode too")
 			require.Len(t, rep.Failures, 1)
 			f := rep.Failures[0]
 			assert.Equal(t, "broken.png", f.Item.ID)

@@ -223,7 +223,7 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 		return nil, err
 	}
 	defer f.Close()
-	return d.correctVia(ctx, nil, newRunNames().next(filepath.Base(srcPath)), f, dstPath, o)
+	return d.correctVia(ctx, nil, newRunNames().next(filepath.Base(srcPath)), f, dstPath, o, nil)
 }
 
 // correctVia puts src into InputDir as name, a name of this item's own
@@ -231,12 +231,19 @@ func (d *Direct) CorrectFile(ctx context.Context, srcPath, dstPath string, o *Co
 // there. What it placed is removed when done with (see CorrectFile):
 // only name, in InputDir and, when the result was copied, in OutputDir,
 // so that no other caller's file is touched. scope is the file functions'
-// Scope (a bulk run's item; nil for none).
-func (d *Direct) correctVia(ctx context.Context, scope *fileio.Scope, name string, src io.Reader, dst string, o *CorrectionOptions) (*Correction, error) {
+// Scope (a bulk run's item; nil for none); started, if set, is called once
+// the file is in InputDir, before its correction (a bulk run counts the
+// job), and its error ends the call.
+func (d *Direct) correctVia(ctx context.Context, scope *fileio.Scope, name string, src io.Reader, dst string, o *CorrectionOptions, started func() error) (*Correction, error) {
 	if _, err := d.Put(ctx, name, src); err != nil {
 		return nil, err
 	}
 	defer d.remove(d.InputDir, name)
+	if started != nil {
+		if err := started(); err != nil {
+			return nil, err
+		}
+	}
 	corr, err := d.GetCorrection(ctx, name, o)
 	if err != nil {
 		return nil, err

@@ -155,8 +155,9 @@ type Plan[R any] struct {
 // Started is what an item's work calls once the service accepted its job,
 // with the client's reference to it (JSON), before it waits: the runner
 // records it, durably, so that a rerun can collect the job instead of
-// starting another. An error (the manifest could not be written) must end
-// the work with it.
+// starting another. A nil job (a job no rerun could collect, as in
+// pfccontainer's direct file mode) is counted only. An error (the
+// manifest could not be written) must end the work with it.
 type Started func(job json.RawMessage) error
 
 // Options configures Run. The zero value runs DefaultConcurrency items at
@@ -351,18 +352,36 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 	}
 	queue := make(chan task)
 	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range queue {
-				if t.job != nil {
-					r.collect(ctx, cancel, t)
-				} else {
-					r.do(ctx, cancel, t.it)
+	workers := 0
+	// send hands t to an idle worker, starting one while fewer than n
+	// run (so a huge Concurrency costs only the workers the items use);
+	// false when ctx ended first.
+	send := func(t task) bool {
+		select {
+		case queue <- t:
+			return true
+		default:
+		}
+		if workers < n {
+			workers++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for t := range queue {
+					if t.job != nil {
+						r.collect(ctx, cancel, t)
+					} else {
+						r.do(ctx, cancel, t.it)
+					}
 				}
-			}
-		}()
+			}()
+		}
+		select {
+		case queue <- t:
+			return true
+		case <-ctx.Done():
+			return false
+		}
 	}
 	seen := map[string]struct{}{}
 	outputs := map[string]string{} // resolved Dst (outputKey) → the ID writing it
@@ -391,13 +410,11 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 				return false
 			}
 		}
-		select {
-		case queue <- task{it: it}:
-			return true
-		case <-ctx.Done():
+		if !send(task{it: it}) {
 			r.interrupt()
 			return false
 		}
+		return true
 	}
 	// release ends the holding: once the collections are over, the items
 	// held and those whose job was forgotten start.
@@ -434,7 +451,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if r.o.Sink == nil {
 			dst = keys.key(it.Dst)
 		}
-		if err := checkItem(it, seen, outputs[dst]); err != nil {
+		if err := r.checkItem(it, seen, outputs[dst]); err != nil {
 			r.finish(Result[R]{Item: it, Err: err, Kind: "invalid_parameter"}, false)
 			continue
 		}
@@ -447,9 +464,7 @@ func (r *runner[R]) run(ctx context.Context, items iter.Seq[Item]) (*Report[R], 
 		if rec, ok := wanted[it.ID]; ok {
 			delete(wanted, it.ID)
 			r.collects.Add(1)
-			select {
-			case queue <- task{it: it, job: rec.Job, at: rec.Time}:
-			case <-ctx.Done():
+			if !send(task{it: it, job: rec.Job, at: rec.Time}) {
 				r.collects.Done()
 				r.interrupt()
 			}
@@ -536,14 +551,22 @@ func limiterStop(ctx context.Context, err error) error {
 }
 
 // checkItem reports an item that cannot be run; sameOutput is the ID of an
-// earlier item with the same output path, if any.
-func checkItem(it Item, seen map[string]struct{}, sameOutput string) error {
+// earlier item with the same output path, if any. With Options.Source
+// (Options.Sink), Src (Dst) must be an io/fs name, which is all a Sink is
+// promised: refused here, before its job starts, not once the job is paid.
+func (r *runner[R]) checkItem(it Item, seen map[string]struct{}, sameOutput string) error {
 	var fe apierr.FieldErrors
-	if it.Src == "" {
+	switch {
+	case it.Src == "":
 		fe.Add("SrcPath", "is required (item %q)", it.ID)
+	case r.o.Source != nil && !fs.ValidPath(it.Src):
+		fe.Add("SrcPath", "%q is not a name in the source (relative, slash-separated, no . or .. element) (item %q)", it.Src, it.ID)
 	}
-	if it.Dst == "" {
+	switch {
+	case it.Dst == "":
 		fe.Add("DstPath", "is required (item %q)", it.ID)
+	case r.o.Sink != nil && (!fs.ValidPath(it.Dst) || it.Dst == "."):
+		fe.Add("DstPath", "%q is not a name in the sink (relative, slash-separated, no . or .. element) (item %q)", it.Dst, it.ID)
 	}
 	if _, dup := seen[it.ID]; dup {
 		fe.Add("ID", "%q appears twice in the input", it.ID)
@@ -576,14 +599,7 @@ func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) 
 		r.interrupt()
 		return
 	}
-	var size int64
-	if r.o.Source != nil {
-		if st, err := fs.Stat(r.o.Source, it.Src); err == nil && st != nil {
-			size = max(st.Size(), 0) // the work refuses a negative one
-		}
-	} else if st, err := os.Stat(it.Src); err == nil {
-		size = st.Size()
-	}
+	size := r.inputSize(it.Src)
 	r.mu.Lock()
 	r.inFlight++
 	r.progressLocked()

@@ -3,8 +3,10 @@ package bulk
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,43 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 )
+
+// TestRunClientRefusesNaNRate: a RateLimit that is not a number is
+// refused, naming the field, as a negative one is (it ran unlimited).
+func TestRunClientRefusesNaNRate(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 1)
+	w := &copyWork{}
+	for _, s := range []Settings{{RateLimit: math.NaN()}, {RateLimit: -1}} {
+		_, _, err := RunClient(context.Background(), slices.Values(items), 1, Client[string, Result[string]]{
+			Settings: s, Work: func(ctx context.Context, it Item, _ Started) (string, error) { return w.do(ctx, it) },
+			Public: func(r Result[string]) Result[string] { return r },
+		})
+		var ve *apierr.ValidationError
+		require.ErrorAs(t, err, &ve, "%v", s.RateLimit)
+		assert.Equal(t, []string{"RateLimit"}, ve.Fields())
+	}
+	assert.Zero(t, w.count(items[0].ID))
+}
+
+// TestRunHugeConcurrency: a Concurrency far above the items (a caller's
+// -concurrency 1000000000) starts only the workers the items use, not
+// Concurrency goroutines (whose stacks alone would exhaust memory).
+func TestRunHugeConcurrency(t *testing.T) {
+	t.Parallel()
+	items := makeInputs(t, t.TempDir(), 2)
+	var most atomic.Int64
+	w := &copyWork{before: func(context.Context, Item) error {
+		n := int64(runtime.NumGoroutine())
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		return nil
+	}}
+	rep, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Concurrency: 20000})
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Done)
+	assert.Less(t, most.Load(), int64(5000), "goroutines while the items ran")
+}
 
 // TestRunConcurrencyBound: never more than Concurrency items in flight,
 // and that many are reached (every worker blocks until all are in).

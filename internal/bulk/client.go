@@ -124,9 +124,9 @@ type Client[R, P any] struct {
 // the report with its failures in the client's type. The report is nil
 // when the run could not start.
 func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c Client[R, P]) (*Report[R], []P, error) {
-	if c.Settings.RateLimit < 0 || c.Settings.RateBurst < 0 {
+	if !(c.Settings.RateLimit >= 0) || c.Settings.RateBurst < 0 { // NaN too
 		var fe apierr.FieldErrors
-		fe.Add("RateLimit", "must not be negative (RateLimit %v, RateBurst %d)", c.Settings.RateLimit, c.Settings.RateBurst)
+		fe.Add("RateLimit", "must not be negative or NaN (RateLimit %v, RateBurst %d)", c.Settings.RateLimit, c.Settings.RateBurst)
 		return nil, nil, fe.Err()
 	}
 	o := Options[R]{

@@ -111,9 +111,10 @@
 // and its record is done again and its output atomically replaced. Lines
 // that do not parse are ignored (an item whose record is lost is simply
 // done again), and a last line without its newline, torn by a crash, is
-// cut off before the first append; a file whose last line is no torn
-// record (a user's file at the path, by a hard link or a wrong path) is
-// refused with a *pfc.ManifestError, not cut.
+// cut off before the first append; a file whose first line is no JSON
+// object, or whose last line is no torn record (a user's file at the
+// path, by a hard link or a wrong path), is refused with a
+// *pfc.ManifestError (pfc.ErrNotManifest), left as it is.
 //
 // The manifest must be a regular file: a symbolic link at its path is
 // refused, not followed, and a named pipe or device is refused without

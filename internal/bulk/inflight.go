@@ -50,14 +50,18 @@ func (j *startedJob) get() json.RawMessage {
 // started returns the hook the work of it calls once the service accepted
 // its job: it counts the job, keeps its reference in last and, with a
 // manifest, appends and fsyncs a StatusStarted record with it before the
-// work goes on. A write that fails stops the run (cancel), as a failed
-// record does.
+// work goes on. A job without a reference (nil: nothing a rerun could
+// collect) is counted only. A write that fails stops the run (cancel), as
+// a failed record does.
 func (r *runner[R]) started(cancel context.CancelFunc, it Item, last *startedJob) Started {
 	return func(job json.RawMessage) error {
-		last.set(job)
 		r.mu.Lock()
 		r.rep.Started++
 		r.mu.Unlock()
+		if len(job) == 0 {
+			return nil
+		}
+		last.set(job)
 		if r.mw == nil {
 			return nil
 		}
@@ -148,7 +152,8 @@ func (r *runner[R]) redo(ctx context.Context, cancel context.CancelFunc, it Item
 // (pfc.ErrJobForgotten) is counted in Redone and its item started again
 // (redo), unless the output was written since the job was recorded (the work
 // writes it last, atomically: the run stopped after that, before the
-// record, and the service has since dropped the job): then it is done;
+// record, and the service has since dropped the job; see publishedSince):
+// then it is done;
 // another failure is reported but not recorded, so that the job's started
 // record stays and a rerun collects it again rather than paying for a
 // new one.
@@ -159,24 +164,28 @@ func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t ta
 		r.interrupt()
 		return
 	}
-	var size int64
-	if st, err := os.Stat(it.Src); err == nil {
-		size = st.Size()
-	}
+	size := r.inputSize(it.Src)
 	r.mu.Lock()
 	r.inFlight++
 	r.progressLocked()
 	r.mu.Unlock()
 	began := r.now()
 	var v R
-	err := os.MkdirAll(filepath.Dir(it.Dst), 0o755)
-	if err == nil && r.clean {
-		r.cleanDir(filepath.Dir(it.Dst))
+	var err error
+	if r.o.Sink == nil {
+		// Dst is a file (with a Sink, a name in it: nothing local).
+		err = os.MkdirAll(filepath.Dir(it.Dst), 0o755)
+		if err == nil && r.clean {
+			r.cleanDir(filepath.Dir(it.Dst))
+		}
 	}
 	if err == nil {
+		// The download's temporary file is named after the run, as the
+		// work's are, so that a rerun removes it after a crash.
+		it.Scope = r.scope
 		v, err = r.o.Collect(ctx, it, t.job)
 	}
-	if errors.Is(err, pfc.ErrJobForgotten) && ctx.Err() == nil && writtenSince(it.Dst, t.at) {
+	if errors.Is(err, pfc.ErrJobForgotten) && ctx.Err() == nil && r.publishedSince(ctx, it.Dst, t.at) {
 		err = nil
 	}
 	res := Result[R]{Item: it, Value: v, Err: err, Bytes: size, Duration: r.now().Sub(began), Collected: true}
@@ -233,20 +242,24 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 		if r.o.Sink == nil {
 			dst = keys.key(it.Dst)
 		}
-		if err := checkItem(it, seen, outputs[dst]); err != nil {
+		if err := r.checkItem(it, seen, outputs[dst]); err != nil {
 			p.Refused = append(p.Refused, Result[R]{Item: it, Err: err, Kind: "invalid_parameter"})
 			continue
 		}
 		seen[it.ID] = struct{}{}
 		outputs[dst] = it.ID
 		rec, ok := prior[it.ID]
+		// In the order of run: done, then a recorded job, then an
+		// existing output (SkipExisting).
 		switch {
-		case ok && rec.Status == StatusDone && r.exists(ctx, it.Dst),
-			r.o.SkipExisting && r.exists(ctx, it.Dst):
+		case ok && rec.Status == StatusDone && r.exists(ctx, it.Dst):
 			rep.Skipped++
 			p.Done = append(p.Done, it)
 		case ok && (rec.Status == StatusStarted || rec.Status == StatusFailed) && len(rec.Job) > 0 && r.o.Collect != nil:
 			p.Collect = append(p.Collect, it)
+		case r.o.SkipExisting && r.exists(ctx, it.Dst):
+			rep.Skipped++
+			p.Done = append(p.Done, it)
 		default:
 			f, err := openPlanned(ctx, r.o.Source, it.Src)
 			if err != nil {
@@ -262,6 +275,32 @@ func (r *runner[R]) plan(ctx context.Context, items iter.Seq[Item]) (*Report[R],
 	}
 	rep.Elapsed = r.now().Sub(r.start)
 	return rep, nil
+}
+
+// publishedSince reports an output of the item published at or after t
+// (see collect): a file's modification time says so; a Sink keeps no
+// time, so its output counts only under Options.SkipExisting, which takes
+// any existing output as done.
+func (r *runner[R]) publishedSince(ctx context.Context, dst string, t time.Time) bool {
+	if r.o.Sink != nil {
+		return r.o.SkipExisting && r.exists(ctx, dst)
+	}
+	return writtenSince(dst, t)
+}
+
+// inputSize is the size of the input src (in Options.Source, if set); 0
+// when unknown.
+func (r *runner[R]) inputSize(src string) int64 {
+	if r.o.Source != nil {
+		if st, err := fs.Stat(r.o.Source, src); err == nil && st != nil {
+			return max(st.Size(), 0)
+		}
+		return 0
+	}
+	if st, err := os.Stat(src); err == nil {
+		return st.Size()
+	}
+	return 0
 }
 
 // writtenSince reports a regular file at path modified at or after t, to

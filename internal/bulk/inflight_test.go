@@ -1,9 +1,12 @@
 package bulk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -383,4 +386,148 @@ func TestRunFailedJobCollected(t *testing.T) {
 	assert.Equal(t, 1, rep.Collected)
 	assert.Equal(t, 1, rep.Redone)
 	assert.Equal(t, []string{items[1].ID}, f2.starts, "a new job only for the forgotten one")
+}
+
+// memSink is a pfc.Sink in memory that counts its Puts.
+type memSink struct {
+	mu   sync.Mutex
+	objs map[string][]byte
+	puts int
+}
+
+func (s *memSink) Put(_ context.Context, name string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.puts++
+	if s.objs == nil {
+		s.objs = map[string][]byte{}
+	}
+	s.objs[name] = b.Bytes()
+	return nil
+}
+
+func (s *memSink) Exists(_ context.Context, name string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.objs[name]
+	return ok, nil
+}
+
+// TestCollectIntoSinkTouchesNoLocalFile: collecting recorded jobs whose
+// outputs go to a Sink (Dst names in it) creates no local folder named
+// after a Dst, and a forgotten job is redone even when a local file of
+// the Dst's name (here the package's own doc.go, modified after the
+// record) exists: the output is looked for in the sink, not in the
+// process's working directory.
+func TestCollectIntoSinkTouchesNoLocalFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := makeInputs(t, dir, 2)
+	dsts := []string{"doc.go", "revbulk-no-such-dir/b.png"}
+	items := make([]Item, len(in))
+	for i, it := range in {
+		items[i] = Item{ID: it.ID, Src: it.Src, Dst: dsts[i]}
+	}
+	man := filepath.Join(dir, ManifestName)
+	old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	var lines []string
+	for _, it := range items {
+		b, err := json.Marshal(Record{ID: it.ID, Status: StatusStarted, Src: it.Src, Dst: it.Dst, Time: old,
+			Job: json.RawMessage(`{"job":"job-` + it.ID + `"}`)})
+		require.NoError(t, err)
+		lines = append(lines, string(b))
+	}
+	writeLines(t, man, lines...)
+	sink := &memSink{}
+	copyTo := func(ctx context.Context, it Item) (string, error) {
+		f, err := os.Open(it.Src)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		return "ok", WriteOutput(ctx, nil, sink, it.Dst, func(w io.Writer) error {
+			_, err := io.Copy(w, f)
+			return err
+		})
+	}
+	var starts []string
+	var mu sync.Mutex
+	o := Options[string]{Manifest: man, Sink: sink, Concurrency: 1,
+		Start: func(ctx context.Context, it Item, started Started) (string, error) {
+			mu.Lock()
+			starts = append(starts, it.ID)
+			mu.Unlock()
+			return copyTo(ctx, it)
+		},
+		Collect: func(ctx context.Context, it Item, _ json.RawMessage) (string, error) {
+			if it.Dst == "doc.go" {
+				return "", pfc.ErrJobForgotten
+			}
+			return copyTo(ctx, it)
+		},
+	}
+	rep, err := Run(context.Background(), slices.Values(items), nil, o)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
+	assert.Equal(t, 1, rep.Redone, "the forgotten job is redone: its output is not in the sink")
+	assert.Equal(t, []string{items[0].ID}, starts)
+	ok, _ := sink.Exists(context.Background(), "doc.go")
+	assert.True(t, ok, "the redone item's output is in the sink")
+	_, err = os.Lstat("revbulk-no-such-dir")
+	if !assert.ErrorIs(t, err, fs.ErrNotExist, "no local folder made for a sink's name") {
+		_ = os.RemoveAll("revbulk-no-such-dir")
+	}
+}
+
+// TestCollectScopesTempFiles: a collection's download gets the run's
+// scope, as the work does, so that a temporary file a kill leaves
+// mid-download is named after the run and removed by the next one.
+func TestCollectScopesTempFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 1)
+	man := filepath.Join(dir, ManifestName)
+	writeLines(t, man, startedLine(t, items[0]))
+	f := &fakeJobs{}
+	o := f.options(man)
+	var tag string
+	o.Collect = func(ctx context.Context, it Item, job json.RawMessage) (string, error) {
+		if it.Scope != nil {
+			tag = it.Scope.TempTag
+		}
+		return f.collect(ctx, it, job)
+	}
+	rep, err := Run(context.Background(), slices.Values(items), nil, o)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Collected)
+	assert.True(t, strings.HasPrefix(tag, manifestKey(man)+"-"), "the collection's temporary files are named after the run: tag %q", tag)
+}
+
+// TestDryRunMatchesRunOnSkipExisting: with SkipExisting, an item whose
+// job an earlier run recorded and whose output exists is collected by a
+// run (the job's output, and a container job's removal): the dry run
+// lists it to collect, as the run then does, not as done.
+func TestDryRunMatchesRunOnSkipExisting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	items := makeInputs(t, dir, 1)
+	man := filepath.Join(dir, ManifestName)
+	writeLines(t, man, startedLine(t, items[0]))
+	require.NoError(t, os.MkdirAll(filepath.Dir(items[0].Dst), 0o755))
+	require.NoError(t, os.WriteFile(items[0].Dst, []byte("x"), 0o644))
+	f := &fakeJobs{}
+	o := f.options(man)
+	o.SkipExisting, o.DryRun = true, true
+	plan, err := Run(context.Background(), slices.Values(items), nil, o)
+	require.NoError(t, err)
+	o.DryRun = false
+	rep, err := Run(context.Background(), slices.Values(items), nil, o)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Collected, "the run collects the recorded job")
+	assert.Len(t, plan.Plan.Collect, 1, "the dry run says so")
+	assert.Empty(t, plan.Plan.Done)
 }

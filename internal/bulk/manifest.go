@@ -136,9 +136,10 @@ const maxLine = 1 << 20
 // or file system has no lock to take).
 // The manifest must be a regular file: a symbolic link there is not
 // followed, and a named pipe or device is refused without waiting on it.
-// Unparsable lines are ignored; a last line without its newline (a write
-// torn by a crash) is cut off when it starts as a record does, and the
-// file refused otherwise.
+// Unparsable lines are ignored, but a file whose first line is no JSON
+// object is refused (see readRecords); a last line without its newline (a
+// write torn by a crash) is cut off when it starts as a record does, and
+// the file refused otherwise.
 func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, false, &pfc.ManifestError{Path: path, Op: "open", Err: unwrapPathError(err)}
@@ -200,16 +201,29 @@ func openManifest(path string) (*os.File, map[string]Record, bool, error) {
 
 // readRecords reads r from its start and returns the latest record per
 // ID, and the offset just after the last newline (where appending goes).
+// A first line (blank lines aside) that is no JSON object is no record a
+// run wrote: the input is no manifest (pfc.ErrNotManifest), a user's file
+// that must not be appended to.
 func readRecords(r io.Reader) (map[string]Record, int64, error) {
 	prior := map[string]Record{}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var good int64
+	first := true
 	for {
 		line, n, err := readLine(br)
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			good += n
+			trimmed := bytes.TrimSpace(line)
+			if first && len(trimmed) > 0 {
+				first = false
+				// A line cut at maxLine, or redacted whole (see
+				// encodeRecord), is judged by its start.
+				if trimmed[0] != '{' || (n <= maxLine && !json.Valid(trimmed) && !bytes.HasPrefix(trimmed, []byte(`{"id":`))) {
+					return nil, 0, pfc.ErrNotManifest
+				}
+			}
 			var rec Record
-			if json.Unmarshal(bytes.TrimSpace(line), &rec) == nil {
+			if json.Unmarshal(trimmed, &rec) == nil {
 				rec.restoreNames()
 				if rec.ID != "" && (rec.Status == StatusDone || rec.Status == StatusFailed || rec.Status == StatusStarted) {
 					prior[rec.ID] = rec

@@ -45,6 +45,38 @@ func TestRunManifestNotAManifest(t *testing.T) {
 	assert.ErrorIs(t, err, pfc.ErrNotManifest, "a program tells it apart with the public sentinel")
 }
 
+// TestRunManifestUserFileWithNewline: a user's file at the manifest's
+// path whose every line ends with a newline (a text file, a pretty-printed
+// JSON document) is no manifest either: its first line is no record. It
+// is refused (pfc.ErrNotManifest), also by a dry run, and gets no record
+// appended; an empty file still starts a manifest.
+func TestRunManifestUserFileWithNewline(t *testing.T) {
+	t.Parallel()
+	for _, content := range []string{"# notes\nline two\n", "{\n  \"id\": \"x\"\n}\n", "\n[1,2]\n"} {
+		dir := t.TempDir()
+		man := filepath.Join(dir, "notes.txt")
+		require.NoError(t, os.WriteFile(man, []byte(content), 0o644))
+		items := makeInputs(t, dir, 1)
+		w := &copyWork{}
+		for _, dry := range []bool{false, true} {
+			_, err := Run(context.Background(), slices.Values(items), w.do, Options[string]{Manifest: man, DryRun: dry})
+			var me *pfc.ManifestError
+			require.ErrorAs(t, err, &me, "%q dry %v", content, dry)
+			assert.ErrorIs(t, err, pfc.ErrNotManifest, "%q dry %v", content, dry)
+		}
+		got, err := os.ReadFile(man)
+		require.NoError(t, err)
+		assert.Equal(t, content, string(got), "the user's file is untouched")
+		assert.Zero(t, w.count(items[0].ID), "nothing ran")
+	}
+	dir := t.TempDir()
+	man := filepath.Join(dir, ManifestName)
+	require.NoError(t, os.WriteFile(man, nil, 0o644))
+	rep, err := Run(context.Background(), slices.Values(makeInputs(t, dir, 1)), (&copyWork{}).do, Options[string]{Manifest: man})
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Done)
+}
+
 // refusedManifest writes a user's file at target, plants it at dir's
 // manifest path with plant (os.Symlink, os.Link), runs two items there and
 // checks that the manifest is refused by the step op, naming it, while the

@@ -5,12 +5,16 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // hostileFS is a source file system that lies: its entries, files,
@@ -175,4 +179,47 @@ func TestWriteOutputSinkMisuse(t *testing.T) {
 		assert.LessOrEqual(t, writes, 1)
 	}
 	assert.NoError(t, WriteOutput(context.Background(), nil, lazySink{1}, "a.png", func(io.Writer) error { return nil }))
+}
+
+// TestRunRefusesNamesOutsideSourceAndSink: with a Source or a Sink, an
+// item's SrcPath or DstPath that is no io/fs name (absolute, "..", "."
+// elements, empty elements) is refused before its job starts, naming the
+// field, in a run and in a dry run: a Sink that takes any name (as
+// memSink does) is never handed one, and no job is paid for an output
+// that could not be published.
+func TestRunRefusesNamesOutsideSourceAndSink(t *testing.T) {
+	t.Parallel()
+	src := fstest.MapFS{"a.jpg": {Data: []byte("a")}}
+	bad := []Item{
+		{ID: "1", Src: "a.jpg", Dst: "../escape.png"},
+		{ID: "2", Src: "a.jpg", Dst: "/abs.png"},
+		{ID: "3", Src: "a.jpg", Dst: "o/../../up.png"},
+		{ID: "4", Src: "a.jpg", Dst: "o//x.png"},
+		{ID: "5", Src: "../a.jpg", Dst: "o/5.png"},
+		{ID: "6", Src: "/a.jpg", Dst: "o/6.png"},
+	}
+	for _, dry := range []bool{false, true} {
+		sink := &memSink{}
+		var starts atomic.Int32
+		o := Options[int]{Source: src, Sink: sink, DryRun: dry,
+			Start: func(context.Context, Item, Started) (int, error) { starts.Add(1); return 0, nil }}
+		rep, err := Run(context.Background(), slices.Values(bad), nil, o)
+		require.NoError(t, err)
+		refused := rep.Failures
+		if dry {
+			refused = rep.Plan.Refused
+		}
+		require.Len(t, refused, len(bad), "dry %v", dry)
+		for i, f := range refused {
+			var ve *pfc.ValidationError
+			require.ErrorAs(t, f.Err, &ve, "dry %v item %s", dry, f.Item.ID)
+			want := "DstPath"
+			if i >= 4 {
+				want = "SrcPath"
+			}
+			assert.Equal(t, []string{want}, ve.Fields(), "dry %v item %s", dry, f.Item.ID)
+		}
+		assert.Zero(t, starts.Load(), "dry %v", dry)
+		assert.Zero(t, sink.puts, "dry %v", dry)
+	}
 }
