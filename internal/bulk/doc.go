@@ -22,16 +22,8 @@
 //   - a progress callback (done, failed, skipped, in flight, bytes, ETA);
 //   - a resumable manifest in JSON Lines (see below);
 //   - a Report whose Failures list every failed item with its error value,
-//     never dropped.
-//
-// # Retries
-//
-// The runner never retries an item: each client's requests are already
-// retried by the shared HTTP layer (internal/transport: connection errors,
-// 408, 429 and 5xx, with backoff and Retry-After), so an item that fails
-// here failed after those retries, or for a reason no retry fixes (a
-// rejected job, an invalid file). A rerun with the same manifest retries
-// the failed items, and only them.
+//     never dropped; the runner never retries an item (the clients'
+//     requests are retried by internal/transport), a rerun does.
 //
 // # Manifest
 //
@@ -143,9 +135,6 @@
 // input's path and any file but the one listed: an input replaced after
 // the listing fails with a file error, and nothing is read or written
 // for it.
-//
-// Checking outputs for clashes (two items, one output file) resolves the
-// symbolic links of each output directory once per run, not per item.
 //
 // # Cancellation
 //
