@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
@@ -86,7 +87,8 @@ const (
 func (e *Endpoint) String() string { return e.Method + " " + e.Route }
 
 // path fills the route's {name} segments with params, in order, each
-// escaped as one segment (see PathJoin).
+// escaped as one segment (see PathJoin); an empty value, "." or ".." is
+// refused, naming the parameter.
 func (e *Endpoint) path(params []string) (string, error) {
 	segs := strings.Split(e.Route, "/")
 	n := 0
@@ -96,6 +98,12 @@ func (e *Endpoint) path(params []string) (string, error) {
 		}
 		if n == len(params) {
 			return "", fieldError("Params", "has fewer values than the route "+e.Route+" has parameters")
+		}
+		switch params[n] {
+		case "", ".", "..":
+			// A dot segment would name another resource once the server
+			// resolves it (/status/.. is the API root): never sent.
+			return "", fieldError(s[1:len(s)-1], fmt.Sprintf("must not be %q", params[n]))
 		}
 		segs[i] = PathEscape(params[n])
 		n++

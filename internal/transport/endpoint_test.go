@@ -45,6 +45,23 @@ func TestEndpointParams(t *testing.T) {
 	assert.Zero(t, sent.Load())
 }
 
+// TestEndpointParamDotSegments: a parameter that is empty or a dot
+// segment would address another resource once resolved (/status/.. is
+// the API root): refused naming the parameter, never sent.
+func TestEndpointParamDotSegments(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	srv := newServer(t, func(http.ResponseWriter, *http.Request) { sent.Add(1) })
+	c := newClient(t, Options{BaseURL: srv.URL})
+	for _, p := range []string{"", ".", ".."} {
+		_, err := c.Do(context.Background(), &Request{Endpoint: epCheck, Params: []string{p}})
+		var ve *apierr.ValidationError
+		require.ErrorAs(t, err, &ve, "%q", p)
+		assert.Equal(t, "process_id", ve.Errors[0].Field, "%q", p)
+	}
+	assert.Zero(t, sent.Load())
+}
+
 // TestEndpointRouteLogged: every record of a call names its route
 // template, never the path with its ids, beside the redacted URL.
 func TestEndpointRouteLogged(t *testing.T) {
