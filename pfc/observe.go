@@ -95,8 +95,9 @@ type Attempt struct {
 	Number int
 	// Header is, in StartAttempt, an empty header whose entries are
 	// added to the request (a trace context; the credential header
-	// excepted), for the service's own endpoints only; nil for
-	// pre-signed storage URLs, which must not get one, and afterwards.
+	// excepted), for the service's own endpoints only: a redirect off
+	// its origin drops them all. nil for pre-signed storage URLs, which
+	// must not get one, and afterwards.
 	Header http.Header
 	// Start is when the attempt began.
 	Start time.Time

@@ -133,6 +133,9 @@ type call struct {
 	att                 *pfc.Attempt
 	actx                context.Context
 	wait                *pfc.RetryWait
+	// obsHeaders are the (canonical) names of the headers the observer
+	// added to the request, which a hop off the service's origin loses.
+	obsHeaders []string
 }
 
 // hostWithoutEmptyPort is u.Host as http.NewRequest sets Request.Host:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,7 +41,8 @@ func (c *Client) EndOp(ctx context.Context, op *pfc.Operation, err error) {
 
 // traceHeaders are the W3C trace context (and baggage) headers an
 // observer may add to a request to the service; a redirect hop that
-// leaves the service's origin loses them (see stripHop).
+// leaves the service's origin loses them, and every other header the
+// observer added (call.obsHeaders; see stripHop).
 var traceHeaders = []string{"Traceparent", "Tracestate", "Baggage"}
 
 // startAttempt reports attempt cl.attempts to the observer, after the
@@ -60,7 +62,13 @@ func (cl *call) startAttempt(req *http.Request, now time.Time) {
 	}
 	for k, v := range a.Header {
 		if cl.c.authHeader == "" || !strings.EqualFold(k, cl.c.authHeader) {
-			req.Header[http.CanonicalHeaderKey(k)] = v
+			k = http.CanonicalHeaderKey(k)
+			req.Header[k] = v
+			// Any propagator's headers (B3, Jaeger, ...), not only
+			// traceHeaders: a hop off the service's origin loses them.
+			if !slices.Contains(cl.obsHeaders, k) {
+				cl.obsHeaders = append(cl.obsHeaders, k)
+			}
 		}
 	}
 	a.Header = nil

@@ -167,3 +167,57 @@ func TestObserverNeverSeesTheCredential(t *testing.T) {
 	assert.Len(t, traces, 1)
 	assert.NotEmpty(t, traces[0])
 }
+
+// b3Observer adds the headers of other trace propagators (B3, Jaeger) and
+// baggage, as an OpenTelemetry composite propagator would.
+type b3Observer struct{ pfc.NopObserver }
+
+func (b3Observer) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
+	if a.Header != nil {
+		a.Header.Set("X-B3-TraceId", "0af7651916cd43dd8448eb211c80319c")
+		a.Header["b3"] = []string{"0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-1"}
+		a.Header.Set("Uber-Trace-Id", "0af7651916cd43dd:b7ad6b7169203331:0:1")
+		a.Header.Set("Baggage", "tenant=acme")
+	}
+	return ctx
+}
+
+// TestObserverHeadersStayOnTheServiceOrigin: every header an observer
+// adds (not only the W3C trace context: B3, Jaeger, baggage) reaches the
+// service and follows a redirect on its origin, but none follows a
+// redirect to another origin (a pre-signed storage URL).
+func TestObserverHeadersStayOnTheServiceOrigin(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	record := func(r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, h := range []string{"X-B3-Traceid", "B3", "Uber-Trace-Id", "Baggage"} {
+			if v := r.Header.Get(h); v != "" {
+				seen[r.URL.Path] = append(seen[r.URL.Path], h)
+			}
+		}
+	}
+	storage := newServer(t, func(w http.ResponseWriter, r *http.Request) { record(r) })
+	api := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		switch r.URL.Path {
+		case "/v2/file":
+			http.Redirect(w, r, "/v2/file2", http.StatusFound)
+		case "/v2/file2":
+			http.Redirect(w, r, storage.URL+"/object?X-Amz-Signature=sig0123456789", http.StatusFound)
+		}
+	})
+	c := newClient(t, Options{BaseURL: api.URL + "/v2", Observer: b3Observer{}})
+	resp, err := c.Do(context.Background(), &Request{Path: "file"})
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Len(t, seen["/v2/file"], 4, "the service gets them")
+	assert.Len(t, seen["/v2/file2"], 4, "a redirect on the service's origin")
+	assert.Empty(t, seen["/object"], "a redirect to another origin")
+}
