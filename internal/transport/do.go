@@ -165,14 +165,19 @@ func (cl *call) redact(s string) string {
 
 // url returns the redacted request URL, for errors and logs: for
 // DoExternal every query value replaced by REDACTED and the Client's
-// secrets removed; for an API call, the URL (password hidden) with the
+// secrets removed (and the call's, when its host or path repeats a query
+// value: see echoesQuery); for an API call, the URL (password hidden) with the
 // call's secrets removed.
 //
 // It is cut to apierr.MaxQuotedLine bytes once redacted (see quoteURL).
 func (cl *call) url() string {
 	if cl.logURL == "" {
 		if cl.external {
-			cl.logURL = quoteURL(cl.c.redactor.Redact(redactQueryValues(cl.u)))
+			u := redactQueryValues(cl.u)
+			if echoesQuery(cl.u) {
+				u = cl.redact(u)
+			}
+			cl.logURL = quoteURL(cl.c.redactor.Redact(u))
 		} else {
 			cl.logURL = quoteURL(cl.redact(cl.u.Redacted()))
 		}

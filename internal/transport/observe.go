@@ -51,6 +51,9 @@ func (cl *call) startAttempt(req *http.Request, now time.Time) {
 	cl.endWait(now)
 	// The host comes from the service (a pre-signed URL's): redacted.
 	a := &pfc.Attempt{Method: cl.method, Route: cl.route, Server: cl.c.Redact(cl.u.Host), Number: cl.attempts, Start: now}
+	if cl.external && echoesQuery(cl.u) {
+		a.Server = cl.redact(a.Server)
+	}
 	if !cl.external {
 		// A header of its own: the observer never sees the request's,
 		// which holds the credential.

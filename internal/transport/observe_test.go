@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -220,4 +221,35 @@ func TestObserverHeadersStayOnTheServiceOrigin(t *testing.T) {
 	assert.Len(t, seen["/v2/file"], 4, "the service gets them")
 	assert.Len(t, seen["/v2/file2"], 4, "a redirect on the service's origin")
 	assert.Empty(t, seen["/object"], "a redirect to another origin")
+}
+
+// TestPresignedSignatureInHostAndPath: a pre-signed URL whose host and
+// path repeat its signature (a hostile service's) gets it into no log
+// record and no Attempt.Server, as its error already hides it.
+func TestPresignedSignatureInHostAndPath(t *testing.T) {
+	t.Parallel()
+	const sig = "sig0123456789abcdef0123"
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: r.URL.Hostname(), IsNotFound: true}}
+	})
+	obs := &attemptLog{}
+	rec := &logRecorder{}
+	c := newClient(t, Options{BaseURL: "https://api.test/v2", Observer: obs, Logger: slogLogger(rec),
+		MaxRetries: 1, MinRetryWait: 1, MaxRetryWait: 1, HTTPClient: &http.Client{Transport: rt}})
+	for _, u := range []string{
+		"http://" + sig + ".storage.test/" + sig + "/o?X-Amz-Signature=" + sig,
+		"http://" + strings.ToUpper(sig) + ".storage.test/o?X-Amz-Signature=" + sig,
+	} {
+		_, err := c.DoExternal(context.Background(), http.MethodGet, u, nil, Body{})
+		require.Error(t, err)
+		assert.NotContains(t, strings.ToLower(err.Error()), sig)
+	}
+	assert.NotContains(t, strings.ToLower(rec.String()), sig)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	require.Len(t, obs.attempts, 4)
+	for _, a := range obs.attempts {
+		assert.NotContains(t, strings.ToLower(a.Server), sig)
+		assert.Contains(t, a.Server, ".storage.test")
+	}
 }
