@@ -248,3 +248,34 @@ func TestNoSecretInTransportErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestStorageHostNotAMetricAttribute: a pre-signed storage URL's host is
+// chosen by the service, one per job if it likes ("job-42.storage.test"):
+// it stays on the attempt's span but is no attribute of
+// http.client.request.duration, whose series would grow with the jobs.
+// The service's own host (an attempt with a route) stays on both.
+func TestStorageHostNotAMetricAttribute(t *testing.T) {
+	t.Parallel()
+	tm := newTelemetry(t)
+	ctx := context.Background()
+	for i, a := range []pfc.Attempt{
+		{Method: "PUT", Server: "job-41.storage.test", Number: 1, Status: 200},
+		{Method: "GET", Server: "job-42.storage.test:8443", Number: 1, Status: 200},
+		{Method: "GET", Route: "/status/{jobID}", Server: "api.test:8443", Number: 1, Status: 200},
+	} {
+		a.Start = time.Now()
+		actx := tm.obs.StartAttempt(ctx, &a)
+		tm.obs.EndAttempt(actx, &a)
+		require.Len(t, tm.spans.Ended(), i+1)
+	}
+	var hosts []string
+	for _, set := range metricSets(tm.metrics(t)["http.client.request.duration"]) {
+		if v, ok := set.Value("server.address"); ok {
+			hosts = append(hosts, v.AsString())
+		}
+	}
+	assert.Equal(t, []string{"api.test"}, hosts)
+	for _, s := range tm.spans.Ended() {
+		assert.Contains(t, kvTexts(s.Attributes()), "server.address", s.Name())
+	}
+}

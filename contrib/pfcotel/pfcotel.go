@@ -30,7 +30,9 @@
 //   - http.client.request.duration (s): per attempt, by
 //     http.request.method, url.template, http.response.status_code,
 //     error.type, server.address, server.port and
-//     http.request.resend_count;
+//     http.request.resend_count (a pre-signed storage URL's attempt has
+//     no url.template, and no server.address or server.port: the service
+//     picks that host, per job if it likes; its span has them);
 //   - pfc.jobs.started, pfc.jobs.finished, pfc.jobs.failed ({job}): by
 //     pfc.api and pfc.job.status;
 //   - pfc.job.processing.duration (s): the processing time the service
@@ -221,8 +223,10 @@ func (o *Observer) EndAttempt(ctx context.Context, a *pfc.Attempt) {
 	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(a.Method))
 	if a.Route != "" {
 		attrs = append(attrs, semconv.URLTemplateKey.String(a.Route))
+		// Not a pre-signed storage URL's host: the service picks it,
+		// one per job if it likes, and the series would grow with them.
+		attrs = appendServer(attrs, a.Server)
 	}
-	attrs = appendServer(attrs, a.Server)
 	attrs = append(attrs, semconv.HTTPRequestResendCountKey.Int(a.Number-1))
 	if a.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCodeKey.Int(a.Status))
