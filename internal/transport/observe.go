@@ -92,8 +92,8 @@ func (cl *call) endAttempt(resp *http.Response, err error) {
 		// Not a storage provider's: redacting it would build the
 		// redactor of the pre-signed URL's values (see call.redact), a
 		// cost an error alone should pay.
-		if id := apierr.RequestID(resp.Header); id != "" && !cl.external {
-			a.RequestID = cl.redact(id)
+		if !cl.external {
+			a.RequestID = apierr.RequestID(resp.Header, cl.redact)
 		}
 	}
 	if err != nil {

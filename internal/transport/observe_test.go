@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -251,5 +252,31 @@ func TestPresignedSignatureInHostAndPath(t *testing.T) {
 	for _, a := range obs.attempts {
 		assert.NotContains(t, strings.ToLower(a.Server), sig)
 		assert.Contains(t, a.Server, ".storage.test")
+	}
+}
+
+// TestAttemptRequestIDCutAfterRedaction: a request id over 256 bytes
+// whose end is the API key, wherever the cut falls in it, leaves no
+// prefix of the key in Attempt.RequestID (it was cut, then redacted).
+func TestAttemptRequestIDCutAfterRedaction(t *testing.T) {
+	t.Parallel()
+	var pad atomic.Int32
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", strings.Repeat("a", int(pad.Load()))+testKey)
+	})
+	obs := &attemptLog{}
+	c := newClient(t, Options{BaseURL: srv.URL, AuthHeader: "X-API-KEY", AuthValue: testKey, Observer: obs})
+	for p := 256 - len(testKey) + 1; p < 256; p++ {
+		pad.Store(int32(p))
+		resp, err := c.Do(context.Background(), &Request{Path: "status"})
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	require.Len(t, obs.attempts, len(testKey)-1)
+	for _, a := range obs.attempts {
+		assert.NotContains(t, a.RequestID, testKey[:4])
+		assert.LessOrEqual(t, len(a.RequestID), 256)
 	}
 }
