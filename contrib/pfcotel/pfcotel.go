@@ -30,8 +30,9 @@
 //   - http.client.request.duration (s): per attempt, by
 //     http.request.method, url.template, http.response.status_code,
 //     error.type, server.address, server.port and
-//     http.request.resend_count (a pre-signed storage URL's attempt has
-//     no url.template, and no server.address or server.port: the service
+//     http.request.resend_count (an attempt to a URL the service gave,
+//     a pre-signed storage URL or a corrected file's, has no
+//     url.template, and no server.address or server.port: the service
 //     picks that host, per job if it likes; its span has them);
 //   - pfc.jobs.started, pfc.jobs.finished, pfc.jobs.failed ({job}): by
 //     pfc.api and pfc.job.status;
