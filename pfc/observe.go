@@ -99,7 +99,8 @@ type Attempt struct {
 	// its origin drops them all. nil for pre-signed storage URLs, which
 	// must not get one, and afterwards.
 	Header http.Header
-	// Start is when the attempt began.
+	// Start is when the attempt began, once the client's rate budget
+	// (WithRateLimit) let it go.
 	Start time.Time
 	// Set for EndAttempt: the answer's status (0 when none came), its
 	// request id (X-Request-Id and the like; the service's only, not a

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/observe"
+	"github.com/pfcsdk/pfc-go/internal/ratelimit"
 	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -133,6 +134,11 @@ type call struct {
 	att                 *pfc.Attempt
 	actx                context.Context
 	wait                *pfc.RetryWait
+	// admitted is set by admit when the rate budget admitted (ticket) or
+	// refused (admitErr) the attempt's first hop, until its RoundTrip.
+	admitted bool
+	ticket   ratelimit.Ticket
+	admitErr error
 	// obsHeaders are the (canonical) names of the headers the observer
 	// added to the request, which a hop off the service's origin loses.
 	obsHeaders []string
@@ -540,6 +546,7 @@ func setHeader(h http.Header, key, value string) {
 // logger): it counts attempts and logs them.
 func (cl *call) requestHook(_ retryablehttp.Logger, req *http.Request, _ int) {
 	cl.attempts++
+	cl.admit(req)
 	if cl.c.obs != nil || cl.c.logger != nil {
 		cl.attemptStart = time.Now()
 		if cl.c.obs != nil {
