@@ -59,6 +59,11 @@ func (cl *call) startAttempt(req *http.Request, now time.Time) {
 		// which holds the credential.
 		a.Header = http.Header{}
 	}
+	// What the observer added to an earlier attempt is not this one's
+	// (a retry's trace context is its own; a sampler may add none).
+	for _, k := range cl.obsHeaders {
+		delete(req.Header, k)
+	}
 	cl.actx = cl.c.obs.StartAttempt(cl.ctx, a)
 	if cl.actx == nil {
 		cl.actx = cl.ctx

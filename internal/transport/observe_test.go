@@ -280,3 +280,43 @@ func TestAttemptRequestIDCutAfterRedaction(t *testing.T) {
 		assert.LessOrEqual(t, len(a.RequestID), 256)
 	}
 }
+
+// firstOnly adds a trace context to an attempt's request only when it is
+// the first (a sampler, or a propagator with nothing to say, may add none
+// to a retry).
+type firstOnly struct{ pfc.NopObserver }
+
+func (firstOnly) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
+	if a.Number == 1 && a.Header != nil {
+		a.Header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+		a.Header.Set("X-B3-TraceId", "0af7651916cd43dd8448eb211c80319c")
+	}
+	return ctx
+}
+
+// TestObserverHeadersAreTheAttempts: what an observer added to one
+// attempt is not sent again with the next, which carries only what the
+// observer adds to it.
+func TestObserverHeadersAreTheAttempts(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string
+	var n counter
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Traceparent")+"|"+r.Header.Get("X-B3-Traceid"))
+		mu.Unlock()
+		if n.inc() == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	})
+	c := newClient(t, Options{BaseURL: srv.URL, Observer: firstOnly{}})
+	resp, err := c.Do(context.Background(), &Request{Endpoint: &Endpoint{Method: http.MethodGet, Route: "/status", Replay: true}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, 2)
+	assert.NotEqual(t, "|", seen[0], "the first attempt has them")
+	assert.Equal(t, "|", seen[1], "the retry has none")
+}
