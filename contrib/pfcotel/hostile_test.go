@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/pfcsdk/pfc-go/contrib/pfcotel"
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -278,4 +279,23 @@ func TestStorageHostNotAMetricAttribute(t *testing.T) {
 	for _, s := range tm.spans.Ended() {
 		assert.Contains(t, kvTexts(s.Attributes()), "server.address", s.Name())
 	}
+}
+
+// TestZeroObserver: an Observer not made by New (its zero value) reports
+// nothing instead of panicking in the client's calls.
+func TestZeroObserver(t *testing.T) {
+	t.Parallel()
+	var o pfcotel.Observer
+	ctx := context.Background()
+	op := &pfc.Operation{Kind: "item", Name: "hosted.bulk", Item: 1, Start: time.Now()}
+	octx := o.StartOperation(ctx, op)
+	require.NotNil(t, octx)
+	a := &pfc.Attempt{Method: "GET", Route: "/status/{jobID}", Header: http.Header{}, Start: time.Now()}
+	actx := o.StartAttempt(octx, a)
+	require.NotNil(t, actx)
+	assert.Empty(t, a.Header)
+	o.EndAttempt(actx, a)
+	o.RetryWait(octx, &pfc.RetryWait{Attempt: 1, Reason: "server error"})
+	o.JobUpdate(octx, &pfc.JobUpdate{API: "hosted", Status: "COMPLETED", Terminal: true})
+	o.EndOperation(octx, op)
 }
