@@ -137,7 +137,9 @@
 //
 // WithObserver reports each flow, bulk run and bulk item, HTTP attempt
 // (by route template, never the path), retry wait and job status change
-// to an Observer; without one the clients measure nothing. The module
+// to an Observer; without one the clients measure nothing. The headers
+// it adds (a trace context) go to the service's origin only, and an
+// attempt starts once the rate budget lets it go. The module
 // github.com/pfcsdk/pfc-go/contrib/pfcotel is an Observer for
 // OpenTelemetry, kept out of this module's dependencies.
 package pfc

@@ -95,10 +95,12 @@ type Attempt struct {
 	Number int
 	// Header is, in StartAttempt, an empty header whose entries are
 	// added to the request (a trace context; the credential header
-	// excepted), for the service's own endpoints only; nil for
-	// pre-signed storage URLs, which must not get one, and afterwards.
+	// excepted), for the service's own endpoints only: a redirect off
+	// its origin drops them all. nil for pre-signed storage URLs, which
+	// must not get one, and afterwards.
 	Header http.Header
-	// Start is when the attempt began.
+	// Start is when the attempt began, once the client's rate budget
+	// (WithRateLimit) let it go.
 	Start time.Time
 	// Set for EndAttempt: the answer's status (0 when none came), its
 	// request id (X-Request-Id and the like; the service's only, not a

@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/pfcsdk/pfc-go/contrib/pfcotel"
 	"github.com/pfcsdk/pfc-go/hosted"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -247,4 +248,54 @@ func TestNoSecretInTransportErrors(t *testing.T) {
 			assert.True(t, sawDNS, "the attempt's span has its (redacted) error")
 		})
 	}
+}
+
+// TestStorageHostNotAMetricAttribute: a pre-signed storage URL's host is
+// chosen by the service, one per job if it likes ("job-42.storage.test"):
+// it stays on the attempt's span but is no attribute of
+// http.client.request.duration, whose series would grow with the jobs.
+// The service's own host (an attempt with a route) stays on both.
+func TestStorageHostNotAMetricAttribute(t *testing.T) {
+	t.Parallel()
+	tm := newTelemetry(t)
+	ctx := context.Background()
+	for i, a := range []pfc.Attempt{
+		{Method: "PUT", Server: "job-41.storage.test", Number: 1, Status: 200},
+		{Method: "GET", Server: "job-42.storage.test:8443", Number: 1, Status: 200},
+		{Method: "GET", Route: "/status/{jobID}", Server: "api.test:8443", Number: 1, Status: 200},
+	} {
+		a.Start = time.Now()
+		actx := tm.obs.StartAttempt(ctx, &a)
+		tm.obs.EndAttempt(actx, &a)
+		require.Len(t, tm.spans.Ended(), i+1)
+	}
+	var hosts []string
+	for _, set := range metricSets(tm.metrics(t)["http.client.request.duration"]) {
+		if v, ok := set.Value("server.address"); ok {
+			hosts = append(hosts, v.AsString())
+		}
+	}
+	assert.Equal(t, []string{"api.test"}, hosts)
+	for _, s := range tm.spans.Ended() {
+		assert.Contains(t, kvTexts(s.Attributes()), "server.address", s.Name())
+	}
+}
+
+// TestZeroObserver: an Observer not made by New (its zero value) reports
+// nothing instead of panicking in the client's calls.
+func TestZeroObserver(t *testing.T) {
+	t.Parallel()
+	var o pfcotel.Observer
+	ctx := context.Background()
+	op := &pfc.Operation{Kind: "item", Name: "hosted.bulk", Item: 1, Start: time.Now()}
+	octx := o.StartOperation(ctx, op)
+	require.NotNil(t, octx)
+	a := &pfc.Attempt{Method: "GET", Route: "/status/{jobID}", Header: http.Header{}, Start: time.Now()}
+	actx := o.StartAttempt(octx, a)
+	require.NotNil(t, actx)
+	assert.Empty(t, a.Header)
+	o.EndAttempt(actx, a)
+	o.RetryWait(octx, &pfc.RetryWait{Attempt: 1, Reason: "server error"})
+	o.JobUpdate(octx, &pfc.JobUpdate{API: "hosted", Status: "COMPLETED", Terminal: true})
+	o.EndOperation(octx, op)
 }

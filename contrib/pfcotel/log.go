@@ -8,8 +8,14 @@ import (
 )
 
 // LogHandler returns h with each record made under a span (its context
-// carrying one) given that span's trace_id and span_id.
-func LogHandler(h slog.Handler) slog.Handler { return &logHandler{h: h} }
+// carrying one) given that span's trace_id and span_id. A nil h drops
+// every record.
+func LogHandler(h slog.Handler) slog.Handler {
+	if h == nil {
+		h = slog.DiscardHandler
+	}
+	return &logHandler{h: h}
+}
 
 type logHandler struct{ h slog.Handler }
 

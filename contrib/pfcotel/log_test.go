@@ -80,3 +80,11 @@ func TestLogsCarryTraceIDs(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, responses, 4)
 }
+
+// TestLogHandlerNil: LogHandler(nil) is a handler that drops every
+// record, not one that panics on the first.
+func TestLogHandlerNil(t *testing.T) {
+	t.Parallel()
+	l := slog.New(pfcotel.LogHandler(nil)).WithGroup("g").With("k", "v")
+	l.InfoContext(context.Background(), "dropped")
+}

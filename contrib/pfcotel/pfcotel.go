@@ -30,7 +30,10 @@
 //   - http.client.request.duration (s): per attempt, by
 //     http.request.method, url.template, http.response.status_code,
 //     error.type, server.address, server.port and
-//     http.request.resend_count;
+//     http.request.resend_count (an attempt to a URL the service gave,
+//     a pre-signed storage URL or a corrected file's, has no
+//     url.template, and no server.address or server.port: the service
+//     picks that host, per job if it likes; its span has them);
 //   - pfc.jobs.started, pfc.jobs.finished, pfc.jobs.failed ({job}): by
 //     pfc.api and pfc.job.status;
 //   - pfc.job.processing.duration (s): the processing time the service
@@ -85,7 +88,8 @@ type Options struct {
 }
 
 // Observer is a pfc.Observer that makes spans and metrics; it is safe
-// for concurrent use by any number of clients.
+// for concurrent use by any number of clients. Make it with New: one
+// that New did not make (the zero value, a nil pointer) reports nothing.
 type Observer struct {
 	pfc.NopObserver
 	tracer trace.Tracer
@@ -144,6 +148,9 @@ func New(o Options) (*Observer, error) {
 	return ob, nil
 }
 
+// off reports whether o was not made by New, and reports nothing.
+func (o *Observer) off() bool { return o == nil || o.tracer == nil }
+
 // Attribute keys of this package's own attributes.
 const (
 	keyAPI       = attribute.Key("pfc.api")
@@ -160,6 +167,9 @@ const (
 
 // StartOperation starts the span of a flow, a bulk run or a bulk item.
 func (o *Observer) StartOperation(ctx context.Context, op *pfc.Operation) context.Context {
+	if o.off() {
+		return ctx
+	}
 	name := op.Name
 	attrs := []attribute.KeyValue{keyKind.String(op.Kind)}
 	if op.Kind == "item" {
@@ -173,6 +183,9 @@ func (o *Observer) StartOperation(ctx context.Context, op *pfc.Operation) contex
 
 // EndOperation ends the span StartOperation started.
 func (o *Observer) EndOperation(ctx context.Context, op *pfc.Operation) {
+	if o.off() {
+		return
+	}
 	span := trace.SpanFromContext(ctx)
 	if op.Kind == "item" {
 		set := metric.WithAttributes(keyOp.String(op.Name))
@@ -195,6 +208,9 @@ func (o *Observer) EndOperation(ctx context.Context, op *pfc.Operation) {
 // StartAttempt starts an attempt's client span and, for the service's own
 // endpoints, sends the trace context with the request.
 func (o *Observer) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
+	if o.off() {
+		return ctx
+	}
 	name := a.Method
 	attrs := make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(a.Method))
@@ -216,13 +232,18 @@ func (o *Observer) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Con
 
 // EndAttempt ends the attempt's span and records its duration.
 func (o *Observer) EndAttempt(ctx context.Context, a *pfc.Attempt) {
+	if o.off() {
+		return
+	}
 	span := trace.SpanFromContext(ctx)
 	attrs := make([]attribute.KeyValue, 0, 8)
 	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(a.Method))
 	if a.Route != "" {
 		attrs = append(attrs, semconv.URLTemplateKey.String(a.Route))
+		// Not a pre-signed storage URL's host: the service picks it,
+		// one per job if it likes, and the series would grow with them.
+		attrs = appendServer(attrs, a.Server)
 	}
-	attrs = appendServer(attrs, a.Server)
 	attrs = append(attrs, semconv.HTTPRequestResendCountKey.Int(a.Number-1))
 	if a.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCodeKey.Int(a.Status))
@@ -252,6 +273,9 @@ func (o *Observer) EndAttempt(ctx context.Context, a *pfc.Attempt) {
 
 // RetryWait records the wait before a retry as a span of its own.
 func (o *Observer) RetryWait(ctx context.Context, w *pfc.RetryWait) {
+	if o.off() {
+		return
+	}
 	attrs := []attribute.KeyValue{keyReason.String(w.Reason), keyAttempt.Int(w.Attempt), keyAfter.Bool(w.RetryAfter)}
 	if w.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCodeKey.Int(w.Status))
@@ -263,6 +287,9 @@ func (o *Observer) RetryWait(ctx context.Context, w *pfc.RetryWait) {
 // JobUpdate counts jobs and adds a "pfc.job.status" event to the span
 // under way.
 func (o *Observer) JobUpdate(ctx context.Context, j *pfc.JobUpdate) {
+	if o.off() {
+		return
+	}
 	set := metric.WithAttributes(keyAPI.String(j.API), keyJobStatus.String(j.Status))
 	switch {
 	case j.Submitted:

@@ -33,10 +33,14 @@ var requestIDHeaders = []string{"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Reque
 
 // RequestID is the request id of an answer's header h (the first of
 // X-Request-Id, X-Amzn-Requestid, X-Amz-Request-Id, X-Correlation-Id),
-// unredacted and cut to 256 bytes; "" when there is none.
-func RequestID(h http.Header) string {
+// redacted with redact (nil: none) and then cut to 256 bytes, so that no
+// prefix of a secret straddling the cut survives; "" when there is none.
+func RequestID(h http.Header, redact func(string) string) string {
 	for _, k := range requestIDHeaders {
 		if v := h.Get(k); v != "" {
+			if redact != nil {
+				v = redact(v)
+			}
 			return cutUTF8(v, maxRequestID)
 		}
 	}
@@ -62,13 +66,7 @@ func FromResponse(resp *http.Response, method, redactedURL string, attempts int,
 		return e
 	}
 	e.StatusCode = resp.StatusCode
-	for _, h := range requestIDHeaders {
-		if v := resp.Header.Get(h); v != "" {
-			// Redact before cutting, so that no prefix of a secret survives.
-			e.RequestID = cutUTF8(redact(v), maxRequestID)
-			break
-		}
-	}
+	e.RequestID = RequestID(resp.Header, redact)
 	if resp.Body == nil {
 		return e
 	}

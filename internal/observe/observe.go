@@ -44,10 +44,32 @@ func StartOp(ctx context.Context, o pfc.Observer, op *pfc.Operation) (context.Co
 	ctx = context.WithValue(ctx, opKey{}, op)
 	if o != nil {
 		if octx := o.StartOperation(ctx, op); octx != nil { // a nil one would end the flow
+			if octx.Done() == nil && ctx.Done() != nil {
+				// Not derived from ctx (built on context.Background):
+				// the flow would outlive its caller.
+				octx = detached{Context: octx, caller: ctx}
+			}
 			ctx = octx
 		}
 	}
 	return ctx, op
+}
+
+// detached is the context an observer returned cut off from the caller's:
+// its values, then the caller's, with the caller's cancellation.
+type detached struct {
+	context.Context
+	caller context.Context
+}
+
+func (d detached) Deadline() (time.Time, bool) { return d.caller.Deadline() }
+func (d detached) Done() <-chan struct{}       { return d.caller.Done() }
+func (d detached) Err() error                  { return d.caller.Err() }
+func (d detached) Value(key any) any {
+	if v := d.Context.Value(key); v != nil {
+		return v
+	}
+	return d.caller.Value(key)
 }
 
 // End reports op (nil: nothing) as ended with err.

@@ -79,3 +79,39 @@ func TestStartKeepsContext(t *testing.T) {
 		t.Fatalf("Name = %q", Name(ctx))
 	}
 }
+
+type spanKey struct{}
+
+// detachingObserver returns a context of its own, not derived from the
+// flow's: it carries its span but neither the caller's cancellation nor
+// the operation.
+type detachingObserver struct{ pfc.NopObserver }
+
+func (detachingObserver) StartOperation(context.Context, *pfc.Operation) context.Context {
+	return context.WithValue(context.Background(), spanKey{}, "span")
+}
+
+// TestStartKeepsCancellation: an observer that returns a context cut off
+// from the flow's (built on context.Background) does not take away the
+// caller's cancellation, deadline or the operation's name; its own
+// values stay.
+func TestStartKeepsCancellation(t *testing.T) {
+	t.Parallel()
+	parent, cancel := context.WithCancel(context.Background())
+	ctx, _ := Start(parent, detachingObserver{}, false, KindFlow, "hosted.Correct")
+	cancel()
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatal("the flow's context is not cancelled with the caller's")
+	}
+	if ctx.Err() != context.Canceled {
+		t.Fatalf("Err = %v", ctx.Err())
+	}
+	if Name(ctx) != "hosted.Correct" {
+		t.Fatalf("Name = %q", Name(ctx))
+	}
+	if ctx.Value(spanKey{}) != "span" {
+		t.Fatal("the observer's value is lost")
+	}
+}

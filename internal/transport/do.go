@@ -16,6 +16,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/observe"
+	"github.com/pfcsdk/pfc-go/internal/ratelimit"
 	"github.com/pfcsdk/pfc-go/internal/redact"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -133,6 +134,14 @@ type call struct {
 	att                 *pfc.Attempt
 	actx                context.Context
 	wait                *pfc.RetryWait
+	// admitted is set by admit when the rate budget admitted (ticket) or
+	// refused (admitErr) the attempt's first hop, until its RoundTrip.
+	admitted bool
+	ticket   ratelimit.Ticket
+	admitErr error
+	// obsHeaders are the (canonical) names of the headers the observer
+	// added to the request, which a hop off the service's origin loses.
+	obsHeaders []string
 }
 
 // hostWithoutEmptyPort is u.Host as http.NewRequest sets Request.Host:
@@ -162,14 +171,19 @@ func (cl *call) redact(s string) string {
 
 // url returns the redacted request URL, for errors and logs: for
 // DoExternal every query value replaced by REDACTED and the Client's
-// secrets removed; for an API call, the URL (password hidden) with the
+// secrets removed (and the call's, when its host or path repeats a query
+// value: see echoesQuery); for an API call, the URL (password hidden) with the
 // call's secrets removed.
 //
 // It is cut to apierr.MaxQuotedLine bytes once redacted (see quoteURL).
 func (cl *call) url() string {
 	if cl.logURL == "" {
 		if cl.external {
-			cl.logURL = quoteURL(cl.c.redactor.Redact(redactQueryValues(cl.u)))
+			u := redactQueryValues(cl.u)
+			if echoesQuery(cl.u) {
+				u = cl.redact(u)
+			}
+			cl.logURL = quoteURL(cl.c.redactor.Redact(u))
 		} else {
 			cl.logURL = quoteURL(cl.redact(cl.u.Redacted()))
 		}
@@ -532,6 +546,7 @@ func setHeader(h http.Header, key, value string) {
 // logger): it counts attempts and logs them.
 func (cl *call) requestHook(_ retryablehttp.Logger, req *http.Request, _ int) {
 	cl.attempts++
+	cl.admit(req)
 	if cl.c.obs != nil || cl.c.logger != nil {
 		cl.attemptStart = time.Now()
 		if cl.c.obs != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,7 +41,8 @@ func (c *Client) EndOp(ctx context.Context, op *pfc.Operation, err error) {
 
 // traceHeaders are the W3C trace context (and baggage) headers an
 // observer may add to a request to the service; a redirect hop that
-// leaves the service's origin loses them (see stripHop).
+// leaves the service's origin loses them, and every other header the
+// observer added (call.obsHeaders; see stripHop).
 var traceHeaders = []string{"Traceparent", "Tracestate", "Baggage"}
 
 // startAttempt reports attempt cl.attempts to the observer, after the
@@ -49,10 +51,18 @@ func (cl *call) startAttempt(req *http.Request, now time.Time) {
 	cl.endWait(now)
 	// The host comes from the service (a pre-signed URL's): redacted.
 	a := &pfc.Attempt{Method: cl.method, Route: cl.route, Server: cl.c.Redact(cl.u.Host), Number: cl.attempts, Start: now}
+	if cl.external && echoesQuery(cl.u) {
+		a.Server = cl.redact(a.Server)
+	}
 	if !cl.external {
 		// A header of its own: the observer never sees the request's,
 		// which holds the credential.
 		a.Header = http.Header{}
+	}
+	// What the observer added to an earlier attempt is not this one's
+	// (a retry's trace context is its own; a sampler may add none).
+	for _, k := range cl.obsHeaders {
+		delete(req.Header, k)
 	}
 	cl.actx = cl.c.obs.StartAttempt(cl.ctx, a)
 	if cl.actx == nil {
@@ -60,7 +70,13 @@ func (cl *call) startAttempt(req *http.Request, now time.Time) {
 	}
 	for k, v := range a.Header {
 		if cl.c.authHeader == "" || !strings.EqualFold(k, cl.c.authHeader) {
-			req.Header[http.CanonicalHeaderKey(k)] = v
+			k = http.CanonicalHeaderKey(k)
+			req.Header[k] = v
+			// Any propagator's headers (B3, Jaeger, ...), not only
+			// traceHeaders: a hop off the service's origin loses them.
+			if !slices.Contains(cl.obsHeaders, k) {
+				cl.obsHeaders = append(cl.obsHeaders, k)
+			}
 		}
 	}
 	a.Header = nil
@@ -81,8 +97,8 @@ func (cl *call) endAttempt(resp *http.Response, err error) {
 		// Not a storage provider's: redacting it would build the
 		// redactor of the pre-signed URL's values (see call.redact), a
 		// cost an error alone should pay.
-		if id := apierr.RequestID(resp.Header); id != "" && !cl.external {
-			a.RequestID = cl.redact(id)
+		if !cl.external {
+			a.RequestID = apierr.RequestID(resp.Header, cl.redact)
 		}
 	}
 	if err != nil {

@@ -29,12 +29,30 @@ func (cl *call) budgeted(r *http.Request) bool {
 	return (!cl.external || cl.c.budgetExternal) && originOf(r.URL) == cl.c.authOrigin
 }
 
+// admit waits for the rate budget's slot of an attempt's first hop (req),
+// before the attempt starts (requestHook): the observer's attempt and the
+// logs' duration measure the request, not the client's own queue. The
+// ticket, or the context's error that ended the wait, is the first hop's
+// (see roundTripBudgeted).
+func (cl *call) admit(req *http.Request) {
+	cl.admitted = false
+	if b := cl.c.budget; b != nil && cl.budgeted(req) {
+		cl.ticket, cl.admitErr = b.Wait(req.Context())
+		cl.admitted = true
+	}
+}
+
 // roundTripBudgeted is roundTrip under the rate budget b: it waits for a
-// slot first (the attempt fails with the context's error if the context
-// ends meanwhile; no retry follows) and reports the answer's status and
-// Retry-After, capped at MaxRetryAfter, to b.
+// slot first, unless admit did for this hop (the attempt fails with the
+// context's error if the context ends meanwhile; no retry follows), and
+// reports the answer's status and Retry-After, capped at MaxRetryAfter,
+// to b.
 func (cl *call) roundTripBudgeted(b *ratelimit.Budget, rt http.RoundTripper, r *http.Request) (*http.Response, error) {
-	tk, err := b.Wait(r.Context())
+	tk, err := cl.ticket, cl.admitErr
+	if !cl.admitted {
+		tk, err = b.Wait(r.Context()) // a redirect hop
+	}
+	cl.admitted, cl.admitErr = false, nil
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/fakeclock"
 	"github.com/pfcsdk/pfc-go/internal/ratelimit"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // budgetClient is a Client with a rate budget of perSecond on a fake
@@ -221,5 +222,44 @@ func TestRateBudgetOneCutPerBurst(t *testing.T) {
 	wg.Wait()
 	if got := c.Rate(); got != 50 {
 		t.Fatalf("Rate after %d 429s of one burst = %v, want 50", n, got)
+	}
+}
+
+// startCounter is an Observer counting StartAttempt calls.
+type startCounter struct {
+	pfc.NopObserver
+	n atomic.Int64
+}
+
+func (s *startCounter) StartAttempt(ctx context.Context, _ *pfc.Attempt) context.Context {
+	s.n.Add(1)
+	return ctx
+}
+
+// TestRateBudgetWaitBeforeTheAttempt: the wait for the budget comes
+// before the attempt the observer sees (its span and
+// http.client.request.duration measure the request, not the client's own
+// queue): a call held by a Retry-After has not started its attempt.
+func TestRateBudgetWaitBeforeTheAttempt(t *testing.T) {
+	t.Parallel()
+	c, clk, sent := budgetClient(t, 100)
+	obs := &startCounter{}
+	c.obs = obs
+	bg := context.Background()
+	_ = c.DoJSON(bg, &Request{Path: "status/a"}, nil) // 429: held for 5 s
+	done := make(chan error, 1)
+	go func() { done <- c.DoJSON(bg, &Request{Path: "status/b"}, nil) }()
+	if err := blockUntil(clk, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := obs.n.Load(); n != 1 {
+		t.Fatalf("%d attempts started while the second call waits for the budget, want 1", n)
+	}
+	clk.Advance(5 * time.Second)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n, s := obs.n.Load(), sent.Load(); n != 2 || s != 2 {
+		t.Fatalf("%d attempts started, %d sent, want 2 and 2", n, s)
 	}
 }

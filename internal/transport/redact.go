@@ -2,6 +2,7 @@ package transport
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/pfcsdk/pfc-go/internal/redact"
 )
@@ -19,3 +20,21 @@ func redactQueryValues(u *url.URL) string { return redact.QueryRedacted(u) }
 // URL itself travels in a request (a webhook URL sent as a query value):
 // see redact.URLSecrets, the rule the mock servers' logs follow too.
 func URLSecrets(rawURL string) []string { return redact.URLSecrets(rawURL) }
+
+// echoesQuery reports whether u's host or path holds one of u's query
+// values, as is, escaped or in another case: a pre-signed URL whose
+// server repeats its signature there, which only the call's redactor
+// (call.redact) hides, since redactQueryValues keeps host and path.
+func echoesQuery(u *url.URL) bool {
+	values := redact.QueryValues(u)
+	if len(values) == 0 {
+		return false
+	}
+	hp := strings.ToLower(u.Host + "/" + u.EscapedPath() + "/" + u.Path)
+	for _, v := range values {
+		if strings.Contains(hp, strings.ToLower(v)) {
+			return true
+		}
+	}
+	return false
+}

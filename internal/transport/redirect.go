@@ -63,7 +63,7 @@ func (c *Client) redirectPolicy(cl *call, req *http.Request, via []*http.Request
 	}
 	// Strip before the caller's CheckRedirect too, so that a policy that
 	// logs the hop's headers does not log the credential.
-	c.stripHop(req, via)
+	c.stripHop(cl, req, via)
 	if c.userRedir != nil {
 		if err := c.userRedir(req, via); err != nil {
 			if errors.Is(err, http.ErrUseLastResponse) {
@@ -75,7 +75,7 @@ func (c *Client) redirectPolicy(cl *call, req *http.Request, via []*http.Request
 		return &redirectError{err: errTooManyRedirects}
 	}
 	// Again after the caller's CheckRedirect, so that it cannot undo it.
-	c.stripHop(req, via)
+	c.stripHop(cl, req, via)
 	if cl != nil {
 		cl.learnHopSecrets(req.URL)
 		if cl.c.logger != nil {
@@ -115,8 +115,9 @@ func delHeader(h http.Header, name string) {
 	}
 }
 
-// stripHop removes from a redirect hop what must not reach its host.
-func (c *Client) stripHop(req *http.Request, via []*http.Request) {
+// stripHop removes from a redirect hop of cl (nil: of no call) what must
+// not reach its host.
+func (c *Client) stripHop(cl *call, req *http.Request, via []*http.Request) {
 	// net/http copies the first request's headers to every hop, and strips
 	// only Authorization/Cookie on a domain change: a custom credential
 	// header like X-API-KEY would follow the redirect anywhere. The header
@@ -124,11 +125,17 @@ func (c *Client) stripHop(req *http.Request, via []*http.Request) {
 	if c.authHeader != "" && !c.allOnAuthOrigin(req, via) {
 		delHeader(req.Header, c.authHeader)
 	}
-	// An observer's trace context is for the service alone, never for a
-	// pre-signed storage URL a redirect leads to.
+	// An observer's trace context, whatever its propagator's headers, is
+	// for the service alone, never for a pre-signed storage URL a
+	// redirect leads to.
 	if c.obs != nil && !c.allOnAuthOrigin(req, via) {
 		for _, h := range traceHeaders {
 			delHeader(req.Header, h)
+		}
+		if cl != nil {
+			for _, h := range cl.obsHeaders {
+				delHeader(req.Header, h)
+			}
 		}
 	}
 	// net/http also sets Referer to the previous hop's full URL, path and
