@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,7 +72,7 @@ func newServer(opts Options, remover matting.Remover) (*Server, error) {
 		return nil, err
 	}
 	cfg := opts
-	cfg.APIKeys = keys
+	cfg.APIKeys = slices.Clone(keys) // the caller may reuse its Options
 	svc, err := hostedsvc.New(cfg, hostedsvc.Deps{WorkDir: dir.Path, Processor: proc, WebhookSigner: webhook.Sign})
 	if err != nil {
 		_ = dir.Close(nil)
