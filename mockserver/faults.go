@@ -7,9 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pfcsdk/pfc-go/mockserver/internal/bgsvc"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/faults"
-	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 )
 
 // ErrInvalidFaultSpec is wrapped by ParseFaults's errors.
@@ -110,7 +108,8 @@ func (s *FaultSpec) Wrap(backend string, log *slog.Logger, h http.Handler) http.
 // faultBackends are the backends a spec may name, with their routes.
 var faultBackends = []faults.Backend{hostedFaults, containerFaults, bgFaults}
 
-// hostedFaults: the hosted mock's routes.
+// hostedFaults: the hosted mock's routes (written out: its service core
+// imports this package for FaultSpec).
 var hostedFaults = faults.Backend{
 	Name: "hosted",
 	Routes: []faults.Route{
@@ -127,9 +126,9 @@ var hostedFaults = faults.Backend{
 			return "status"
 		case p == "/v2/presets" || strings.HasPrefix(p, "/v2/presets/"):
 			return "presets"
-		case strings.HasPrefix(p, hostedsvc.UploadRoute), strings.HasPrefix(p, hostedsvc.PresetRoute):
+		case strings.HasPrefix(p, "/storage/upload/"), strings.HasPrefix(p, "/storage/presets/"):
 			return "storage"
-		case strings.HasPrefix(p, hostedsvc.FilesRoute):
+		case strings.HasPrefix(p, "/files/"):
 			return "files"
 		}
 		return "other"
@@ -158,7 +157,8 @@ var containerFaults = faults.Backend{
 	},
 }
 
-// bgFaults: the background-removal container mock's routes; download
+// bgFaults: the background-removal container mock's routes (written out:
+// its service core imports this package for FaultSpec); download
 // (GET /DownloadImage/{id}) is the one that answers a final 102.
 var bgFaults = faults.Backend{
 	Name: "bg",
@@ -169,17 +169,17 @@ var bgFaults = faults.Backend{
 	Classify: func(_, p string) string {
 		name, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 		switch "/" + name {
-		case bgsvc.RouteAuthorize:
+		case "/Authorize":
 			return "authorize"
-		case bgsvc.RouteStatus:
+		case "/Status":
 			return "status"
-		case bgsvc.RouteSubmitImage:
+		case "/SubmitImage":
 			return "submit"
-		case bgsvc.RouteCheckImage:
+		case "/CheckImage":
 			return "check"
-		case bgsvc.RouteDownloadImage:
+		case "/DownloadImage":
 			return "download"
-		case bgsvc.RouteRemoveImage:
+		case "/RemoveImage":
 			return "remove"
 		}
 		return "other"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -26,74 +25,25 @@ import (
 // (-license-key).
 const DefaultLicenseKey = "test-license-key"
 
-// Options configures a Server, the background-removal
-// container mock. The zero value is usable: licence key
-// DefaultLicenseKey, not activated, the real clock, no processing delay,
-// a temporary data directory.
-type Options struct {
-	// LicenseKey is the one valid licence key (GET /Authorize/{key});
-	// empty means DefaultLicenseKey. It never appears in the mock's
-	// answers or logs.
-	LicenseKey string
-	// Activated starts the container as if /Authorize had been called
-	// with LicenseKey. The real container starts unactivated: image
-	// endpoints answer 403 not_activated until then.
-	Activated bool
-	// Organization is the "licensed org"; empty means "PFC Mock
-	// Organization".
-	Organization string
-	// LicenseExpiry is when the licence ends (on Clock); zero means the
-	// end of the month a year after the clock's time at creation.
-	LicenseExpiry time.Time
-	// ModelVersion is what /Status reports; empty means "372.0", the
-	// documented release label.
-	ModelVersion string
-	// Clock drives the processing delay, processing_time and the
-	// licence's expiry; nil means clock.Real(). Use clock.NewFake in
-	// tests.
-	Clock clock.Clock
-	// ProcessingDelay keeps each job processing at least this long on
-	// Clock after its engine returned (default 0), so that tests can hold
-	// jobs in processing. It does not hold a worker, but it holds the job's
-	// place in MemoryBudget, as a slower engine would.
-	ProcessingDelay time.Duration
-	// Engine picks the background-removal engine: mockserver.BGEngineCPU (empty
-	// means it), mockserver.BGEngineCUDA or mockserver.BGEngineAuto. Asking for cuda where it
-	// cannot run (a build without the cuda tag, no driver or device) fails
-	// New with an *mockserver.EngineUnavailableError; auto falls back to
-	// the CPU. The log says which engine runs.
-	Engine mockserver.BGEngine
-	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
-	Workers int
-	// MemoryBudget bounds the memory of the images processed at once, in
-	// bytes: what decoding and removing each one's background hold (a
-	// 400×300 JPEG about 70 MB; see "Memory" in docs/mockserver.md); 0
-	// means mockserver.DefaultMemoryBudget. Jobs that would exceed it stay queued, in
-	// order; an image larger than the whole budget is refused as an
-	// invalid file, with a message naming this option.
-	MemoryBudget int64
-	// MaxFileBytes bounds an uploaded file (413 beyond); 0 means 50 MB.
-	MaxFileBytes int64
-	// DataDir is where a private working directory is created (and
-	// removed by Close); empty means the system temporary directory.
-	DataDir string
-	// Logger receives structured logs (licence keys redacted); nil
-	// discards them.
-	Logger *slog.Logger
-	// Faults injects failures into the answers (see ParseFaults and the
-	// package documentation's "Fault injection"); nil injects none.
-	Faults *mockserver.FaultSpec
-	// RateLimit, if positive, bounds the requests of each client address
-	// to this many per second on Clock (a bucket of one second's worth):
-	// above it the answer is 429 rate_limited with Retry-After, in whole
-	// seconds. 0: no limit.
-	RateLimit float64
+// Options configures a Server, the background-removal container mock;
+// the zero value is usable: licence key DefaultLicenseKey, not activated,
+// the real clock, no processing delay, a temporary data directory. Its
+// fields: LicenseKey string (never printed or logged); Activated bool;
+// Organization, ModelVersion string and LicenseExpiry time.Time (what
+// /Status reports); Clock clock.Clock; ProcessingDelay time.Duration;
+// Engine mockserver.BGEngine; Workers int; MemoryBudget int64 (0:
+// mockserver.DefaultMemoryBudget); MaxFileBytes int64; DataDir string;
+// Logger *slog.Logger; Faults *mockserver.FaultSpec; RateLimit float64
+// (requests per second per client address, 429 above; 0: none). See
+// docs/mockserver.md for each.
+type Options = bgsvc.Config
 
-	// remover replaces the CPU engine, for the package's tests.
+// hooks are the package's test hooks, which Options cannot hold.
+type hooks struct {
+	// remover replaces the CPU engine.
 	remover matting.Remover
 	// fault, when it returns true for a request, answers it 500
-	// internal_error before the container sees it (the documented 500 rows),
-	// for the package's tests.
+	// internal_error before the container sees it (the documented 500 rows).
 	fault func(*http.Request) bool
 }
 
@@ -111,7 +61,10 @@ type Server struct {
 }
 
 // New creates a Server and starts its workers.
-func New(opts Options) (*Server, error) {
+func New(opts Options) (*Server, error) { return newServer(opts, hooks{}) }
+
+// newServer is New with the package's test hooks.
+func newServer(opts Options, h hooks) (*Server, error) {
 	if err := reqlimit.Check("RateLimit", opts.RateLimit); err != nil {
 		return nil, fmt.Errorf("%w: %w", mockserver.ErrInvalidOptions, err)
 	}
@@ -123,7 +76,7 @@ func New(opts Options) (*Server, error) {
 	if budget == 0 {
 		budget = mockserver.DefaultMemoryBudget
 	}
-	eng, err := bgchoice.Choose(opts.remover, opts.Engine, opts.Logger)
+	eng, err := bgchoice.Choose(h.remover, opts.Engine, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -132,20 +85,12 @@ func New(opts Options) (*Server, error) {
 		_ = eng.Release()
 		return nil, err
 	}
-	svc, err := bgsvc.New(bgsvc.Config{
-		LicenseKey:      key,
-		Organization:    opts.Organization,
-		LicenseExpiry:   opts.LicenseExpiry,
-		ModelVersion:    opts.ModelVersion,
-		Clock:           opts.Clock,
-		ProcessingDelay: opts.ProcessingDelay,
-		DataDir:         dir.Path,
-		Workers:         opts.Workers,
-		MemoryBudget:    budget,
-		BudgetName:      testsrv.BudgetName("bgmock.Options"),
-		MaxFileBytes:    opts.MaxFileBytes,
-		Remover:         eng.Remover,
-		Logger:          opts.Logger,
+	cfg := opts
+	cfg.LicenseKey, cfg.MemoryBudget = key, budget
+	svc, err := bgsvc.New(cfg, bgsvc.Deps{
+		WorkDir:    dir.Path,
+		BudgetName: testsrv.BudgetName("bgmock.Options"),
+		Remover:    eng.Remover,
 	})
 	if err != nil {
 		_ = dir.Close(nil)
@@ -156,7 +101,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mockserver: %w", err)
 	}
 	b := &Server{svc: svc, handler: opts.Faults.Wrap("bg", opts.Logger, svc.Handler()), dir: dir, key: key}
-	if fault := opts.fault; fault != nil {
+	if fault := h.fault; fault != nil {
 		next := b.handler
 		b.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if fault(r) {
@@ -240,8 +185,14 @@ type TestServer struct {
 //	res, err := srv.Client.RemoveBackgroundFile(ctx, "in.jpg", "out.png", nil, nil) // activates, then removes the job
 func Start(tb testing.TB, opts *Options, clientOpts ...bgcontainer.Option) *TestServer {
 	tb.Helper()
+	return start(tb, opts, hooks{}, clientOpts...)
+}
+
+// start is Start with the package's test hooks.
+func start(tb testing.TB, opts *Options, h hooks, clientOpts ...bgcontainer.Option) *TestServer {
+	tb.Helper()
 	o := testsrv.Value(opts)
-	b, err := New(o)
+	b, err := newServer(o, h)
 	core := testsrv.Serve(tb, b, err, o.Clock)
 	ts := &TestServer{URL: core.Server.URL, Server: core.Server, LicenseKey: b.key, Mock: b, core: core}
 	copts := testsrv.ClientOptions(core, ts.URL, clientOpts, bgcontainer.WithPolling(testsrv.Polling))

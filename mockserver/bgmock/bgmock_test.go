@@ -198,7 +198,7 @@ func TestBGLicensing(t *testing.T) {
 // sentinel. The 500 rows are in TestBGInternalErrors.
 func TestBGErrorTable(t *testing.T) {
 	t.Parallel()
-	srv := Start(t, &Options{Activated: true, remover: testRemover{}})
+	srv := start(t, &Options{Activated: true}, hooks{remover: testRemover{}})
 	ctx := context.Background()
 	c := srv.Client
 	unknown := "0b8f6c1e-3a52-4c8e-9d21-7f6a2b9e4c10"
@@ -293,8 +293,8 @@ func TestBGEveryState(t *testing.T) {
 	t.Parallel()
 	g := newGate()
 	fc := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
-	srv := Start(t, &Options{Activated: true, Clock: fc, Workers: 1,
-		ProcessingDelay: 2 * time.Second, remover: testRemover{gate: g}})
+	srv := start(t, &Options{Activated: true, Clock: fc, Workers: 1,
+		ProcessingDelay: 2 * time.Second}, hooks{remover: testRemover{gate: g}})
 	ctx := context.Background()
 	c := srv.Client
 	submit := func(w int, col color.NRGBA, mode bgcontainer.Mode) (string, []byte) {
@@ -373,7 +373,7 @@ func TestBGInternalErrors(t *testing.T) {
 	t.Parallel()
 	fail := map[string]bool{}
 	var mu sync.Mutex
-	srv := Start(t, &Options{Activated: true, fault: func(r *http.Request) bool {
+	srv := start(t, &Options{Activated: true}, hooks{fault: func(r *http.Request) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")

@@ -73,7 +73,7 @@ func TestBGRemoveBackgroundRemovesAfterFailure(t *testing.T) {
 			// The fake clock never moves: jobs with a delay stay
 			// processing.
 			fc := clock.NewFake(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
-			srv := Start(t, &Options{Activated: true, Clock: fc, ProcessingDelay: tt.delay, remover: testRemover{}})
+			srv := start(t, &Options{Activated: true, Clock: fc, ProcessingDelay: tt.delay}, hooks{remover: testRemover{}})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			flow := &pfc.FlowOptions{}

@@ -8,17 +8,8 @@ import (
 )
 
 // The types below hold a licence key: each prints (fmt, any verb) and
-// logs (slog) with it REDACTED, as the clients print theirs.
-
-// Format prints the options with LicenseKey REDACTED.
-func (o Options) Format(f fmt.State, verb rune) {
-	type options Options // without this method
-	o.LicenseKey = redact.Mask(o.LicenseKey)
-	redact.FormatCopy(f, verb, "bgmock.Options", "bgmock.options", options(o))
-}
-
-// LogValue makes slog log the options as Format's %+v prints them.
-func (o Options) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", o)) }
+// logs (slog) with it REDACTED, as the clients print theirs. Options
+// (bgsvc.Config) does so by its own methods.
 
 // Format prints the test server with LicenseKey REDACTED.
 func (s TestServer) Format(f fmt.State, verb rune) {

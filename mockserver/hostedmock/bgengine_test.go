@@ -63,7 +63,7 @@ func (d *deviceRemover) Composite(_ context.Context, fg *image.NRGBA, m *matting
 func TestHostedCompositesOnTheRemoversDevice(t *testing.T) {
 	t.Parallel()
 	dev := &deviceRemover{}
-	srv := Start(t, &Options{remover: dev})
+	srv := start(t, nil, dev)
 	assert.Equal(t, mockserver.BGEngine("custom"), srv.Mock.BGEngine())
 
 	src := image.NewNRGBA(image.Rect(0, 0, 96, 64))

@@ -282,3 +282,26 @@ func startHookedJob(t *testing.T, h *hostedmock.Server, hookURL string) *httptes
 	require.NoError(t, err)
 	return srv
 }
+
+// TestOptionsAPIKeysCopiedByNew: New keeps its own copy of APIKeys, so a
+// caller reusing its Options (now the service's own type) does not change
+// the keys of a running mock, nor race with it. Editing the slice after
+// New changed which key the service accepted.
+func TestOptionsAPIKeysCopiedByNew(t *testing.T) {
+	t.Parallel()
+	keys := []string{"key-one-0123456789"}
+	h, err := hostedmock.New(hostedmock.Options{APIKeys: keys, Processor: &testProcessor{}, Clock: clock.NewFake(t0)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	keys[0] = "key-two-9876543210"
+	for i, tc := range []struct {
+		key  string
+		want int
+	}{{"key-one-0123456789", http.StatusOK}, {"key-two-9876543210", http.StatusUnauthorized}} {
+		req := httptest.NewRequest(http.MethodGet, "http://mock.test/v2/upload", nil)
+		req.Header.Set("X-API-KEY", tc.key)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		assert.Equal(t, tc.want, rec.Code, "key %d", i)
+	}
+}

@@ -9,23 +9,8 @@ import (
 
 // The types below hold an API key or a pre-signed URL: each prints (fmt,
 // any verb) and logs (slog) as fmt prints a struct, with those REDACTED,
-// as the clients print theirs.
-
-// Format prints the options with each of APIKeys REDACTED.
-func (o Options) Format(f fmt.State, verb rune) {
-	type options Options // without this method
-	if o.APIKeys != nil {
-		keys := make([]string, len(o.APIKeys))
-		for i, k := range o.APIKeys {
-			keys[i] = redact.Mask(k)
-		}
-		o.APIKeys = keys
-	}
-	redact.FormatCopy(f, verb, "hostedmock.Options", "hostedmock.options", options(o))
-}
-
-// LogValue makes slog log the options as Format's %+v prints them.
-func (o Options) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", o)) }
+// as the clients print theirs. Options (hostedsvc.Config) does so by its
+// own methods.
 
 // Format prints the test server with its API key REDACTED.
 func (s TestServer) Format(f fmt.State, verb rune) {

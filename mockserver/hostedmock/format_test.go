@@ -2,12 +2,15 @@ package hostedmock
 
 import (
 	"fmt"
+	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/pfcsdk/pfc-go/internal/redact/redacttest"
+	"github.com/pfcsdk/pfc-go/mockserver/internal/hostedsvc"
 )
 
 // TestKeyHoldersPrintRedacted: every type of the package that holds an
@@ -42,4 +45,21 @@ func TestKeyHoldersPrintRedacted(t *testing.T) {
 	var none *Server
 	assert.Equal(t, "<nil>", fmt.Sprint(none))
 	assert.Equal(t, "<nil>", none.LogValue().String())
+}
+
+// TestOptionsIsTheServiceConfig: Options is the service core's own
+// configuration, not a copy of its fields kept in step by hand; it prints
+// and logs under its public name with the API keys REDACTED. It was a
+// copy.
+func TestOptionsIsTheServiceConfig(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, reflect.TypeFor[hostedsvc.Config]().String(), reflect.TypeFor[Options]().String())
+	const apiKey = "hosted-key-9876543210"
+	o := Options{APIKeys: []string{apiKey}, MaxPresets: 3}
+	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", o), "hostedmock.Options{APIKeys:"), fmt.Sprintf("%#v", o))
+	redacttest.AssertHidden(t, apiKey, o, &o)
+	var logs strings.Builder
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("start", "opts", o)
+	assert.Contains(t, logs.String(), "APIKeys:[REDACTED]")
+	assert.NotContains(t, logs.String(), apiKey)
 }

@@ -2,12 +2,11 @@ package hostedmock
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,88 +26,18 @@ import (
 // Options.APIKeys, and of the standalone binary.
 const DefaultAPIKey = "test-api-key"
 
-// Options configures a hosted mock. The zero value is usable: one
-// API key (DefaultAPIKey), the real clock, no processing delay, 24 h
-// retention, a temporary data directory.
-type Options struct {
-	// APIKeys are the valid X-API-KEY values; nil means {DefaultAPIKey}.
-	// Each key is a separate account, and the key used on /pfc signs that
-	// job's webhooks.
-	APIKeys []string
-	// Clock drives every simulated duration (processing delay, retention,
-	// pre-signed URL expiry, webhook retries); nil means clock.Real(). Use
-	// clock.NewFake in tests.
-	Clock clock.Clock
-	// ProcessingDelay keeps each job PROCESSING at least this long on
-	// Clock before it completes or fails (default 0).
-	ProcessingDelay time.Duration
-	// Retention is how long job records and corrected files stay after a
-	// job ends: 24 h (the default) to 7 days.
-	Retention time.Duration
-	// UploadURLTTL is how long pre-signed upload URLs are valid on Clock
-	// (default 1 h). With a clock.Scaled, whose Now is the wall clock, the
-	// URL's expiry is the wall time at which the scaled TTL ends (at
-	// -time-scale 0.001 a 1-hour URL expires after 3.6 s).
-	UploadURLTTL time.Duration
-	// WebhookClient sends webhooks; use an httptest.NewTLSServer's
-	// Client() to reach a test receiver. nil builds a client trusting
-	// WebhookCAs.
-	WebhookClient *http.Client
-	// WebhookCAs are the CAs trusted for webhook targets when
-	// WebhookClient is nil; nil means the system roots.
-	WebhookCAs *x509.CertPool
-	// WebhookTimeout bounds each delivery attempt (default 30 s), on
-	// Clock, but unscaled: on a clock.Scaled it is WebhookTimeout of wall
-	// time, since it bounds a real network exchange.
-	WebhookTimeout time.Duration
-	// DataDir is where a private working directory is created (and removed
-	// by Close); empty means the system temporary directory.
-	DataDir string
-	// BaseURL, if set, replaces scheme://host in the URLs the server hands
-	// out (statusEndpoint, uploadUrl, correctedFile), for a server behind a
-	// proxy. It must not end in /v2 (New refuses it: the server
-	// serves /v2 itself; the client's base URL is BaseURL+"/v2").
-	BaseURL string
-	// Processor corrects images; nil means the reference engine
-	// (NewEngineProcessor over a new Engine). Videos never reach it.
-	Processor Processor
-	// BGEngine picks the background-removal engine of the reference
-	// engine that New creates when Processor is nil (jobs with a
-	// background option): mockserver.BGEngineCPU (empty means it), mockserver.BGEngineCUDA or
-	// mockserver.BGEngineAuto, as bgmock.Options.Engine. Asking for cuda where it
-	// cannot run fails New with an *mockserver.EngineUnavailableError; setting
-	// it together with Processor fails with mockserver.ErrInvalidOptions. The log
-	// says which engine runs.
-	BGEngine mockserver.BGEngine
-	// Workers bounds the jobs processed at once; 0 means GOMAXPROCS.
-	Workers int
-	// MemoryBudget bounds the memory of the images processed at once, in
-	// bytes; each job counts 6 bytes a pixel of its image (twice for a
-	// 16-bit PNG or a progressive JPEG), of its resized output and of its
-	// background image (see "Memory" in docs/mockserver.md); 0 means
-	// mockserver.DefaultMemoryBudget. Jobs that would exceed it wait in the queue
-	// (PENDING), in order; an image larger than the whole budget is
-	// processed alone.
-	MemoryBudget int64
-	// MaxPresets caps the custom presets of one account; 0 means
-	// 10,000. Creating one more answers 409 conflict.
-	MaxPresets int
-	// Logger receives structured logs; nil discards them.
-	Logger *slog.Logger
-	// Faults injects failures into the answers (see ParseFaults and the
-	// package documentation's "Fault injection"); nil injects none.
-	Faults *mockserver.FaultSpec
-	// RateLimit, if positive, bounds the API requests of each API key to
-	// this many per second on Clock (a bucket of one second's worth):
-	// above it the answer is 429 rate_limited with Retry-After, in whole
-	// seconds. Pre-signed uploads and result files are not counted. 0:
-	// no limit.
-	RateLimit float64
-
-	// remover, set by tests only, replaces the background-removal engine
-	// of the reference engine.
-	remover matting.Remover
-}
+// Options configures a hosted mock; the zero value is usable: one API
+// key (DefaultAPIKey), the real clock, no processing delay, 24 h
+// retention, a temporary data directory. Its fields: APIKeys []string
+// (never printed or logged); Clock clock.Clock; ProcessingDelay,
+// Retention, UploadURLTTL time.Duration; WebhookClient *http.Client,
+// WebhookCAs *x509.CertPool, WebhookTimeout time.Duration; DataDir,
+// BaseURL string; Processor Processor (nil: the reference engine);
+// BGEngine mockserver.BGEngine; Workers int; MemoryBudget int64;
+// MaxPresets int; Logger *slog.Logger; Faults *mockserver.FaultSpec;
+// RateLimit float64 (requests per second per API key, 429 above; 0:
+// none). See docs/mockserver.md for each.
+type Options = hostedsvc.Config
 
 // Server is the hosted API v2 mock: an http.Handler serving /v2/... (API
 // key required), /storage/... (pre-signed uploads) and /files/... (public
@@ -121,7 +50,11 @@ type Server struct {
 }
 
 // New creates a hosted mock and starts its workers.
-func New(opts Options) (*Server, error) {
+func New(opts Options) (*Server, error) { return newServer(opts, nil) }
+
+// newServer is New with a test hook: remover, if not nil, replaces the
+// background-removal engine of the reference engine.
+func newServer(opts Options, remover matting.Remover) (*Server, error) {
 	keys := opts.APIKeys
 	if keys == nil {
 		keys = []string{DefaultAPIKey}
@@ -129,7 +62,7 @@ func New(opts Options) (*Server, error) {
 	if err := reqlimit.Check("RateLimit", opts.RateLimit); err != nil {
 		return nil, fmt.Errorf("%w: %w", mockserver.ErrInvalidOptions, err)
 	}
-	proc, bg, err := hostedProcessor(opts)
+	proc, bg, err := hostedProcessor(opts, remover)
 	if err != nil {
 		return nil, err
 	}
@@ -138,24 +71,9 @@ func New(opts Options) (*Server, error) {
 		_ = bg.Release()
 		return nil, err
 	}
-	svc, err := hostedsvc.New(hostedsvc.Config{
-		APIKeys:         keys,
-		Clock:           opts.Clock,
-		ProcessingDelay: opts.ProcessingDelay,
-		Retention:       opts.Retention,
-		UploadURLTTL:    opts.UploadURLTTL,
-		DataDir:         dir.Path,
-		BaseURL:         opts.BaseURL,
-		Processor:       proc,
-		Workers:         opts.Workers,
-		MemoryBudget:    opts.MemoryBudget,
-		MaxPresets:      opts.MaxPresets,
-		WebhookClient:   opts.WebhookClient,
-		WebhookCAs:      opts.WebhookCAs,
-		WebhookSigner:   webhook.Sign,
-		WebhookTimeout:  opts.WebhookTimeout,
-		Logger:          opts.Logger,
-	})
+	cfg := opts
+	cfg.APIKeys = slices.Clone(keys) // the caller may reuse its Options
+	svc, err := hostedsvc.New(cfg, hostedsvc.Deps{WorkDir: dir.Path, Processor: proc, WebhookSigner: webhook.Sign})
 	if err != nil {
 		_ = dir.Close(nil)
 		_ = bg.Release()
@@ -170,16 +88,16 @@ func New(opts Options) (*Server, error) {
 }
 
 // hostedProcessor returns opts.Processor, or the reference engine with the
-// background-removal engine opts.BGEngine asks for (which the caller
-// releases; nil with opts.Processor).
-func hostedProcessor(opts Options) (Processor, *bgchoice.Engine, error) {
+// background-removal engine opts.BGEngine asks for (remover, if not nil,
+// in its place), which the caller releases (nil with opts.Processor).
+func hostedProcessor(opts Options, remover matting.Remover) (Processor, *bgchoice.Engine, error) {
 	if opts.Processor != nil {
 		if opts.BGEngine != "" {
 			return nil, nil, fmt.Errorf("%w: BGEngine applies to the reference engine only; it cannot be combined with Processor", mockserver.ErrInvalidOptions)
 		}
 		return opts.Processor, nil, nil
 	}
-	bg, err := bgchoice.Choose(opts.remover, opts.BGEngine, opts.Logger)
+	bg, err := bgchoice.Choose(remover, opts.BGEngine, opts.Logger)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -262,8 +180,14 @@ type TestServer struct {
 //	srv = hostedmock.Start(t, &hostedmock.Options{Clock: fake}, pfc.WithLogger(slog.Default()))
 func Start(tb testing.TB, opts *Options, clientOpts ...hosted.Option) *TestServer {
 	tb.Helper()
+	return start(tb, opts, nil, clientOpts...)
+}
+
+// start is Start with newServer's test hook.
+func start(tb testing.TB, opts *Options, remover matting.Remover, clientOpts ...hosted.Option) *TestServer {
+	tb.Helper()
 	o := testsrv.Value(opts)
-	h, err := New(o)
+	h, err := newServer(o, remover)
 	core := testsrv.Serve(tb, h, err, o.Clock)
 	keys := o.APIKeys
 	if len(keys) == 0 {

@@ -27,7 +27,7 @@ func giantPNG(t testing.TB, w, h int, depth, ctype byte, row func(y int, b []byt
 func TestOverTheMemoryBudgetIsInvalidFile(t *testing.T) {
 	t.Parallel()
 	const side = 14000
-	s, _ := newService(t, func(c *Config) { c.MemoryBudget, c.BudgetName = 1_200_000_000, "BGContainerOptions.MemoryBudget" })
+	s, _ := newService(t, func(c *settings) { c.MemoryBudget, c.BudgetName = 1_200_000_000, "BGContainerOptions.MemoryBudget" })
 	for name, data := range map[string][]byte{
 		"1-bit grey": giantPNG(t, side, side, 1, 0, testimage.Stripes),
 		"8-bit RGB":  giantPNG(t, side, side, 8, 2, nil),

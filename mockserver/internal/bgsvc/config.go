@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/redact"
+	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/imageio"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/engine/matting"
@@ -31,40 +33,91 @@ const (
 // and below 200 megapixels so that one request cannot exhaust memory.
 var DefaultLimits = imageio.Limits{PixelsBelow: 200_000_000}
 
-// Config configures a Service.
+// Config configures the background-removal container mock: it is
+// bgmock.Options. The zero value is usable with bgmock.New, which fills
+// LicenseKey and MemoryBudget, resolves Engine, creates the working
+// directory in DataDir and applies Activated, Faults and RateLimit.
 type Config struct {
-	// LicenseKey is the one valid licence key. Required. It never appears
-	// in logs or answers.
+	// LicenseKey is the one valid licence key (GET /Authorize/{key});
+	// empty means bgmock.DefaultLicenseKey. It never appears in the mock's
+	// answers or logs.
 	LicenseKey string
-	// Organization is the "licensed org"; empty means DefaultOrganization.
+	// Activated starts the container as if /Authorize had been called
+	// with LicenseKey. The real container starts unactivated: image
+	// endpoints answer 403 not_activated until then.
+	Activated bool
+	// Organization is the "licensed org"; empty means "PFC Mock
+	// Organization".
 	Organization string
-	// LicenseExpiry is when the licence ends; zero means the end of the
-	// month one year after the clock's time at New.
+	// LicenseExpiry is when the licence ends (on Clock); zero means the
+	// end of the month a year after the clock's time at creation.
 	LicenseExpiry time.Time
-	// ModelVersion is reported by /Status; empty means DefaultModelVersion.
+	// ModelVersion is what /Status reports; empty means "372.0", the
+	// documented release label.
 	ModelVersion string
-	// Clock is the time source; nil means clock.Real().
+	// Clock drives the processing delay, processing_time and the
+	// licence's expiry; nil means clock.Real(). Use clock.NewFake in
+	// tests.
 	Clock clock.Clock
-	// ProcessingDelay keeps each job processing this long on the clock
-	// after its engine returned (0: it ends when the engine returns); the
-	// worker is free again during the delay, taking the next job, but the
-	// job keeps its place in the MemoryBudget, as a slower engine would.
+	// ProcessingDelay keeps each job processing at least this long on
+	// Clock after its engine returned (default 0), so that tests can hold
+	// jobs in processing. It does not hold a worker, but it holds the job's
+	// place in MemoryBudget, as a slower engine would.
 	ProcessingDelay time.Duration
-	// DataDir is the directory for input and result files. Required; the
-	// Service removes nothing in it on Close (the caller owns it).
-	DataDir string
+	// Engine picks the background-removal engine: mockserver.BGEngineCPU (empty
+	// means it), mockserver.BGEngineCUDA or mockserver.BGEngineAuto. Asking for cuda where it
+	// cannot run (a build without the cuda tag, no driver or device) fails
+	// New with an *mockserver.EngineUnavailableError; auto falls back to
+	// the CPU. The log says which engine runs.
+	Engine mockserver.BGEngine
 	// Workers bounds the engines running at once; 0 means GOMAXPROCS.
 	Workers int
 	// MemoryBudget bounds the memory of the images processed at once, in
-	// bytes (imageio.Header.MemoryCost); 0 means no bound beyond Workers.
-	// A job that does not fit waits, queued, in order; an image larger
-	// than the whole budget is refused (404 invalid_file).
+	// bytes: what decoding and removing each one's background hold (a
+	// 400×300 JPEG about 70 MB; see "Memory" in docs/mockserver.md); 0
+	// means mockserver.DefaultMemoryBudget. Jobs that would exceed it stay queued, in
+	// order; an image larger than the whole budget is refused as an
+	// invalid file, with a message naming this option.
 	MemoryBudget int64
-	// BudgetName names what sets MemoryBudget (an option, a flag) in that
-	// refusal's message, as what to raise; empty: "the memory budget".
-	BudgetName string
-	// MaxFileBytes bounds an uploaded file; 0 means DefaultMaxFileBytes.
+	// MaxFileBytes bounds an uploaded file (413 beyond); 0 means 50 MB.
 	MaxFileBytes int64
+	// DataDir is where a private working directory is created (and
+	// removed by Close); empty means the system temporary directory.
+	DataDir string
+	// Logger receives structured logs (licence keys redacted); nil
+	// discards them.
+	Logger *slog.Logger
+	// Faults injects failures into the answers (see
+	// mockserver.ParseFaults and the mockserver package documentation's
+	// "Fault injection"); nil injects none.
+	Faults *mockserver.FaultSpec
+	// RateLimit, if positive, bounds the requests of each client address
+	// to this many per second on Clock (a bucket of one second's worth):
+	// above it the answer is 429 rate_limited with Retry-After, in whole
+	// seconds. 0: no limit.
+	RateLimit float64
+}
+
+// Format prints the config as fmt prints a struct, named bgmock.Options
+// (its public name) for %#v, with LicenseKey REDACTED.
+func (c Config) Format(f fmt.State, verb rune) {
+	type options Config // without this method
+	c.LicenseKey = redact.Mask(c.LicenseKey)
+	redact.FormatCopy(f, verb, "bgmock.Options", "bgsvc.options", options(c))
+}
+
+// LogValue makes slog log the config as Format's %+v prints it.
+func (c Config) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", c)) }
+
+// Deps are what the mock's own packages give New besides the Config.
+type Deps struct {
+	// WorkDir is the directory for input and result files. Required; the
+	// Service removes nothing in it on Close (the caller owns it).
+	WorkDir string
+	// BudgetName names what sets MemoryBudget (an option, a flag) in the
+	// refusal of an image over the budget, as what to raise; empty: "the
+	// memory budget".
+	BudgetName string
 	// MaxOutputLongSide caps the result's long side; 0 means
 	// matting.MaxOutputLongSide.
 	MaxOutputLongSide int
@@ -74,14 +127,21 @@ type Config struct {
 	// Remover removes backgrounds; nil means the CPU reference engine
 	// (matting.NewCPU). The GPU engine plugs in here.
 	Remover matting.Remover
-	// Logger receives the server's logs; nil discards them.
-	Logger *slog.Logger
+}
+
+// settings are what a Service runs on: the Config with the Deps.
+// Config.MemoryBudget 0 is no bound beyond Workers here (bgmock.New puts
+// the default in), and Activated, Engine, Faults, RateLimit and DataDir
+// are bgmock.New's.
+type settings struct {
+	Config
+	Deps
 }
 
 // ErrInvalidConfig is wrapped by every configuration error of New.
 var ErrInvalidConfig = errors.New("bgsvc: invalid config")
 
-func (c *Config) normalize() error {
+func (c *settings) normalize() error {
 	var problems []string
 	if c.LicenseKey == "" {
 		problems = append(problems, "LicenseKey: required")
@@ -103,8 +163,8 @@ func (c *Config) normalize() error {
 	if c.ProcessingDelay < 0 {
 		problems = append(problems, fmt.Sprintf("ProcessingDelay: must not be negative, got %v", c.ProcessingDelay))
 	}
-	if c.DataDir == "" {
-		problems = append(problems, "DataDir: required")
+	if c.WorkDir == "" {
+		problems = append(problems, "WorkDir: required")
 	}
 	if c.Workers < 0 {
 		problems = append(problems, fmt.Sprintf("Workers: must not be negative, got %d", c.Workers))

@@ -32,7 +32,7 @@ func TestProcessingDelayHoldsTheMemoryBudget(t *testing.T) {
 	t.Parallel()
 	in := subjectPNG(t, 64, 48)
 	budget := oneImageBudget(t, in)
-	s, fc := newService(t, func(c *Config) {
+	s, fc := newService(t, func(c *settings) {
 		c.ProcessingDelay = time.Second
 		c.MemoryBudget = budget
 		c.Workers = 4

@@ -42,7 +42,7 @@ func FuzzSubmitForm(f *testing.F) {
 	f.Add("x\"y", []byte("--x\"y--"))
 
 	dir := f.TempDir()
-	s, err := New(Config{LicenseKey: testKey, DataDir: dir, Clock: clock.NewFake(t0), Workers: 1, MaxFileBytes: 1 << 16})
+	s, err := New(Config{LicenseKey: testKey, Clock: clock.NewFake(t0), Workers: 1, MaxFileBytes: 1 << 16}, Deps{WorkDir: dir})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func formRequest(t *testing.T, parts ...part) *http.Request {
 
 func TestReadSubmitForm(t *testing.T) {
 	t.Parallel()
-	s, _ := newService(t, func(c *Config) { c.MaxFileBytes = 1000 })
+	s, _ := newService(t, func(c *settings) { c.MaxFileBytes = 1000 })
 	img := string(subjectPNG(t, 40, 30))
 	r := formRequest(t, part{name: "mode", value: "portrait"}, part{name: "extra", value: "ignored"},
 		part{name: "file", filename: "dir/cat.png", value: img}, part{name: "preprocessing_config", value: `{"denoise":true}`})
@@ -64,7 +64,7 @@ func TestReadSubmitForm(t *testing.T) {
 
 func TestReadSubmitFormErrors(t *testing.T) {
 	t.Parallel()
-	s, _ := newService(t, func(c *Config) { c.MaxFileBytes = 1000 })
+	s, _ := newService(t, func(c *settings) { c.MaxFileBytes = 1000 })
 	img := string(subjectPNG(t, 20, 20))
 	plain := httptest.NewRequest(http.MethodPost, "http://bg.test/SubmitImage", strings.NewReader("file=x"))
 	plain.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -99,7 +99,7 @@ func TestReadSubmitFormErrors(t *testing.T) {
 		})
 	}
 	waitIdle(t, s)
-	assert.Zero(t, fileCount(t, s.cfg.DataDir+"/.tmp"), "nothing is kept")
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir+"/.tmp"), "nothing is kept")
 }
 
 func TestReadSubmitFormNeedsActivation(t *testing.T) {
@@ -107,5 +107,5 @@ func TestReadSubmitFormNeedsActivation(t *testing.T) {
 	s, _ := newInactive(t, nil)
 	_, e := s.ReadSubmitForm(httptest.NewRecorder(), formRequest(t, part{name: "file", filename: "a.png", value: "x"}))
 	requireErr(t, e, http.StatusForbidden, httpx.CodeNotActivated, "")
-	assert.Zero(t, fileCount(t, s.cfg.DataDir+"/.tmp"))
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir+"/.tmp"))
 }

@@ -27,14 +27,14 @@ var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 
 // newService returns an activated service on a fake clock; edit adjusts
 // the config first.
-func newService(t *testing.T, edit func(*Config)) (*Service, *clock.Fake) {
+func newService(t *testing.T, edit func(*settings)) (*Service, *clock.Fake) {
 	t.Helper()
 	fc := clock.NewFake(t0)
-	cfg := Config{LicenseKey: testKey, DataDir: t.TempDir(), Clock: fc, Workers: 2}
+	cfg := settings{Config{LicenseKey: testKey, Clock: fc, Workers: 2}, Deps{WorkDir: t.TempDir()}}
 	if edit != nil {
 		edit(&cfg)
 	}
-	s, err := New(cfg)
+	s, err := New(cfg.Config, cfg.Deps)
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	st, e := s.Authorize(testKey)

@@ -106,8 +106,8 @@ func TestHTTPRoutesMethodsAndQuery(t *testing.T) {
 func TestHTTPLicenceKeyIsOneSegmentAndNeverLogged(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
-	s, err := New(Config{LicenseKey: awkwardKey, DataDir: t.TempDir(), Workers: 1,
-		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	s, err := New(Config{LicenseKey: awkwardKey, Workers: 1,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}, Deps{WorkDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	srv := serve(t, s)
@@ -141,7 +141,7 @@ func TestHTTPLicenceKeyIsOneSegmentAndNeverLogged(t *testing.T) {
 // connection; once completed, the PNG.
 func TestHTTPDownloadWritesARawFinal102(t *testing.T) {
 	t.Parallel()
-	s, fc := newService(t, func(c *Config) { c.ProcessingDelay = time.Second })
+	s, fc := newService(t, func(c *settings) { c.ProcessingDelay = time.Second })
 	srv := serve(t, s)
 	r := submit(t, s, subjectPNG(t, 40, 30), SubmitRequest{})
 	waitIdle(t, s)
@@ -205,7 +205,7 @@ func TestHTTPSubmitCheckRemove(t *testing.T) {
 func requestLog(t *testing.T, paths ...string) string {
 	t.Helper()
 	var logs syncBuffer
-	s, _ := newService(t, func(c *Config) {
+	s, _ := newService(t, func(c *settings) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	h := s.Handler()

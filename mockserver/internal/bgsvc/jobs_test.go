@@ -22,7 +22,7 @@ import (
 
 func TestSubmitErrors(t *testing.T) {
 	t.Parallel()
-	s, _ := newService(t, func(c *Config) { c.MaxFileBytes = 4096 })
+	s, _ := newService(t, func(c *settings) { c.MaxFileBytes = 4096 })
 	good := subjectPNG(t, 40, 30)
 	tests := []struct {
 		name   string
@@ -61,8 +61,8 @@ func TestSubmitErrors(t *testing.T) {
 	_, e = s.ReceiveFile(errReader{})
 	requireErr(t, e, http.StatusBadRequest, httpx.CodeInvalidBody, "")
 	waitIdle(t, s)
-	assert.Zero(t, fileCount(t, s.cfg.DataDir+"/.tmp"), "refused files are not kept")
-	assert.Zero(t, fileCount(t, s.cfg.DataDir))
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir+"/.tmp"), "refused files are not kept")
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir))
 }
 
 type errReader struct{}
@@ -93,7 +93,7 @@ func TestInvalidAndUnknownIDs(t *testing.T) {
 // the fake clock) to completed, download and removal.
 func TestJobLifecycle(t *testing.T) {
 	t.Parallel()
-	s, fc := newService(t, func(c *Config) { c.ProcessingDelay = 3 * time.Second })
+	s, fc := newService(t, func(c *settings) { c.ProcessingDelay = 3 * time.Second })
 	in := subjectPNG(t, 64, 48)
 	r := submit(t, s, in, SubmitRequest{FileName: "shoe.png", Preprocessing: flag("true"), Postprocessing: flag("true")})
 	assert.Equal(t, StatusProcessing, r.Status)
@@ -134,7 +134,7 @@ func TestJobLifecycle(t *testing.T) {
 	requireErr(t, e, 404, httpx.CodeNotFound, ParamProcessID)
 	_, e = s.Remove(r.ProcessID)
 	requireErr(t, e, 404, httpx.CodeNotFound, ParamProcessID)
-	assert.Zero(t, fileCount(t, s.cfg.DataDir))
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir))
 }
 
 // TestRemoveDuringTheDelayDeletesTheResult: a job whose engine has
@@ -143,10 +143,10 @@ func TestJobLifecycle(t *testing.T) {
 // directory, and files_deleted said 1).
 func TestRemoveDuringTheDelayDeletesTheResult(t *testing.T) {
 	t.Parallel()
-	s, fc := newService(t, func(c *Config) { c.ProcessingDelay = time.Minute })
+	s, fc := newService(t, func(c *settings) { c.ProcessingDelay = time.Minute })
 	r := submit(t, s, subjectPNG(t, 64, 48), SubmitRequest{FileName: "a.png"})
 	waitIdle(t, s)
-	require.Equal(t, 1, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")), "the result waits out the delay")
+	require.Equal(t, 1, fileCount(t, filepath.Join(s.cfg.WorkDir, ".tmp")), "the result waits out the delay")
 
 	rm, e := s.Remove(r.ProcessID)
 	require.Nil(t, e)
@@ -154,20 +154,20 @@ func TestRemoveDuringTheDelayDeletesTheResult(t *testing.T) {
 	assert.Equal(t, StatusProcessing, rm.PreviousStatus)
 	fc.Advance(time.Minute)
 	waitIdle(t, s)
-	assert.Zero(t, fileCount(t, s.cfg.DataDir))
-	assert.Zero(t, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")))
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir))
+	assert.Zero(t, fileCount(t, filepath.Join(s.cfg.WorkDir, ".tmp")))
 }
 
 // TestCloseDiscardsResultsInTheDelay: Close stops the delays, so the
 // results they would have stored are discarded, not left behind.
 func TestCloseDiscardsResultsInTheDelay(t *testing.T) {
 	t.Parallel()
-	s, _ := newService(t, func(c *Config) { c.ProcessingDelay = time.Minute })
+	s, _ := newService(t, func(c *settings) { c.ProcessingDelay = time.Minute })
 	submit(t, s, subjectPNG(t, 64, 48), SubmitRequest{FileName: "a.png"})
 	waitIdle(t, s)
-	require.Equal(t, 1, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")))
+	require.Equal(t, 1, fileCount(t, filepath.Join(s.cfg.WorkDir, ".tmp")))
 	s.Close()
-	assert.Zero(t, fileCount(t, filepath.Join(s.cfg.DataDir, ".tmp")))
+	assert.Zero(t, fileCount(t, filepath.Join(s.cfg.WorkDir, ".tmp")))
 }
 
 // TestQueueAndRemoval: with the one worker held by a running engine,
@@ -176,7 +176,7 @@ func TestCloseDiscardsResultsInTheDelay(t *testing.T) {
 func TestQueueAndRemoval(t *testing.T) {
 	t.Parallel()
 	gate := &gateRemover{started: make(chan struct{}), release: make(chan struct{})}
-	s, fc := newService(t, func(c *Config) { c.Workers = 1; c.ProcessingDelay = time.Second; c.Remover = gate })
+	s, fc := newService(t, func(c *settings) { c.Workers = 1; c.ProcessingDelay = time.Second; c.Remover = gate })
 	in := subjectPNG(t, 40, 30)
 	a := submit(t, s, in, SubmitRequest{})
 	<-gate.started // a holds the worker
@@ -245,7 +245,7 @@ func (b blockingRemover) RemoveBackground(ctx context.Context, _ *image.NRGBA, _
 func TestRemoveCancelsRunningEngine(t *testing.T) {
 	t.Parallel()
 	br := blockingRemover{started: make(chan struct{})}
-	s, _ := newService(t, func(c *Config) { c.Workers = 1; c.Remover = br })
+	s, _ := newService(t, func(c *settings) { c.Workers = 1; c.Remover = br })
 	r := submit(t, s, subjectPNG(t, 40, 30), SubmitRequest{})
 	<-br.started
 	rm, e := s.Remove(r.ProcessID)
@@ -253,7 +253,7 @@ func TestRemoveCancelsRunningEngine(t *testing.T) {
 	assert.Equal(t, StatusProcessing, rm.PreviousStatus)
 	waitIdle(t, s) // the engine returned
 	assert.Equal(t, jobqueue.Stats{}, s.queue.Stats(), "the worker is free again")
-	assert.Zero(t, fileCount(t, s.cfg.DataDir))
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir))
 }
 
 type failingRemover struct{}
@@ -284,14 +284,14 @@ func TestFailedJobs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, _ := newService(t, func(c *Config) { c.Remover = tt.remover })
+			s, _ := newService(t, func(c *settings) { c.Remover = tt.remover })
 			r := submit(t, s, tt.data, SubmitRequest{})
 			waitIdle(t, s)
 			c := check(t, s, r.ProcessID)
 			assert.Equal(t, StatusFailed, c.Status)
 			assert.Contains(t, c.Error, tt.wantErr)
 			assert.Nil(t, c.ProcessingTime)
-			assert.NotContains(t, c.Error, s.cfg.DataDir)
+			assert.NotContains(t, c.Error, s.cfg.WorkDir)
 			_, e := s.Download(r.ProcessID)
 			requireErr(t, e, http.StatusInternalServerError, httpx.CodeInternal, "")
 			assert.Contains(t, e.Message, tt.wantErr)
@@ -332,7 +332,7 @@ func TestModesAndFlags(t *testing.T) {
 
 func TestOutputLongSideLimit(t *testing.T) {
 	t.Parallel()
-	s, _ := newService(t, func(c *Config) { c.MaxOutputLongSide = 32 })
+	s, _ := newService(t, func(c *settings) { c.MaxOutputLongSide = 32 })
 	r := submit(t, s, subjectPNG(t, 64, 48), SubmitRequest{})
 	waitIdle(t, s)
 	require.Equal(t, StatusCompleted, check(t, s, r.ProcessID).Status)
@@ -341,7 +341,7 @@ func TestOutputLongSideLimit(t *testing.T) {
 
 func TestPixelLimitIsInvalidFile(t *testing.T) {
 	t.Parallel()
-	s, _ := newService(t, func(c *Config) { c.Limits.PixelsBelow = 1000 })
+	s, _ := newService(t, func(c *settings) { c.Limits.PixelsBelow = 1000 })
 	_, e := s.Submit(SubmitRequest{File: upload(t, s, subjectPNG(t, 40, 30))})
 	requireErr(t, e, 404, CodeInvalidFile, ParamFile)
 	assert.True(t, strings.HasPrefix(e.Message, "file: "), e.Message)
@@ -351,7 +351,7 @@ func TestPixelLimitIsInvalidFile(t *testing.T) {
 // ids and results of their own size.
 func TestConcurrentSubmissions(t *testing.T) {
 	t.Parallel()
-	s, _ := newService(t, func(c *Config) { c.Workers = 3 })
+	s, _ := newService(t, func(c *settings) { c.Workers = 3 })
 	const n = 50
 	ids := make([]string, n)
 	inputs := make([][]byte, n)
@@ -388,7 +388,7 @@ func TestConcurrentSubmissions(t *testing.T) {
 func TestCloseStopsQueuedAndRunningJobs(t *testing.T) {
 	t.Parallel()
 	br := blockingRemover{started: make(chan struct{})}
-	s, _ := newService(t, func(c *Config) { c.Workers = 1; c.Remover = br })
+	s, _ := newService(t, func(c *settings) { c.Workers = 1; c.Remover = br })
 	a := submit(t, s, subjectPNG(t, 40, 30), SubmitRequest{})
 	submit(t, s, subjectPNG(t, 40, 30), SubmitRequest{})
 	<-br.started

@@ -17,11 +17,11 @@ import (
 func newInactive(t *testing.T, logs *bytes.Buffer) (*Service, *clock.Fake) {
 	t.Helper()
 	fc := clock.NewFake(t0)
-	cfg := Config{LicenseKey: testKey, DataDir: t.TempDir(), Clock: fc, Workers: 1}
+	cfg := Config{LicenseKey: testKey, Clock: fc, Workers: 1}
 	if logs != nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	s, err := New(cfg)
+	s, err := New(cfg, Deps{WorkDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s, fc
@@ -29,11 +29,11 @@ func newInactive(t *testing.T, logs *bytes.Buffer) (*Service, *clock.Fake) {
 
 func TestNewRejectsBadConfig(t *testing.T) {
 	t.Parallel()
-	_, err := New(Config{})
+	_, err := New(Config{}, Deps{})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "LicenseKey")
-	assert.Contains(t, err.Error(), "DataDir")
-	_, err = New(Config{LicenseKey: "k", DataDir: t.TempDir(), ProcessingDelay: -1, Workers: -1})
+	assert.Contains(t, err.Error(), "WorkDir")
+	_, err = New(Config{LicenseKey: "k", ProcessingDelay: -1, Workers: -1}, Deps{WorkDir: t.TempDir()})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 }
 
@@ -80,8 +80,8 @@ func TestAuthorize(t *testing.T) {
 func TestLicenceExpiresOnTheClock(t *testing.T) {
 	t.Parallel()
 	fc := clock.NewFake(t0)
-	s, err := New(Config{LicenseKey: testKey, DataDir: t.TempDir(), Clock: fc,
-		LicenseExpiry: t0.Add(time.Hour), Organization: "Acme", ModelVersion: "m1"})
+	s, err := New(Config{LicenseKey: testKey, Clock: fc,
+		LicenseExpiry: t0.Add(time.Hour), Organization: "Acme", ModelVersion: "m1"}, Deps{WorkDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	st, e := s.Authorize(testKey)

@@ -63,5 +63,5 @@ func TestConcurrentRemoveWhileDownloading(t *testing.T) {
 	assert.Equal(t, removers-1, notFound)
 	_, e = s.Download(r.ProcessID)
 	requireErr(t, e, 404, "not_found", ParamProcessID)
-	assert.Zero(t, fileCount(t, s.cfg.DataDir), "no file leaked")
+	assert.Zero(t, fileCount(t, s.cfg.WorkDir), "no file leaked")
 }

@@ -21,7 +21,7 @@ import (
 type Service struct {
 	// started counts the jobs started (JobsStarted).
 	started  atomic.Int64
-	cfg      Config
+	cfg      settings
 	log      *slog.Logger
 	tracker  *activity.Tracker
 	store    *blobstore.Store
@@ -38,12 +38,15 @@ type Service struct {
 	closeOnce sync.Once
 }
 
-// New starts a Service on cfg.DataDir.
-func New(cfg Config) (*Service, error) {
+// New starts a Service on deps.WorkDir. Of cfg it applies neither
+// Activated, Engine, Faults, RateLimit nor DataDir (bgmock.New does), and
+// takes MemoryBudget 0 as no bound beyond Workers.
+func New(config Config, deps Deps) (*Service, error) {
+	cfg := settings{Config: config, Deps: deps}
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	store, err := blobstore.Open(cfg.DataDir)
+	store, err := blobstore.Open(cfg.WorkDir)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func submitHTTP(t *testing.T, url, query string, fields map[string]string, file 
 func TestSubmitOptionsReachTheEngine(t *testing.T) {
 	t.Parallel()
 	spy := &spyRemover{cpu: matting.NewCPU()}
-	s, _ := newService(t, func(c *Config) { c.Remover = spy })
+	s, _ := newService(t, func(c *settings) { c.Remover = spy })
 	srv := serve(t, s)
 	in := subjectPNG(t, 40, 30)
 	tests := []struct {

@@ -21,7 +21,7 @@ import (
 // /presets/ 200 with URLs nothing could use.
 func TestRequestsAfterCloseAreUnavailable(t *testing.T) {
 	t.Parallel()
-	s, _ := newServiceWith(t, func(c *Config) { c.Processor = &recordingProcessor{} })
+	s, _ := newServiceWith(t, func(c *settings) { c.Deps.Processor = &recordingProcessor{} })
 	key := uploadFile(t, s, pngBytes(t, 0))
 	job := startJob(t, s, "fileKey="+key)
 	rec, _ := jobRecord(t, s, job)
@@ -33,7 +33,7 @@ func TestRequestsAfterCloseAreUnavailable(t *testing.T) {
 	preset := createPreset(t, s, "p")
 
 	s.Close()
-	require.NoError(t, os.RemoveAll(s.cfg.DataDir))
+	require.NoError(t, os.RemoveAll(s.cfg.WorkDir))
 	for _, r := range []struct{ method, target, body string }{
 		{http.MethodGet, "/v2/upload", ""},
 		{http.MethodGet, "/v2/pfc?fileKey=" + key, ""},
@@ -64,7 +64,7 @@ func TestStartJobDuringCloseIsUnavailable(t *testing.T) {
 	s, _ := newServiceWith(t, nil)
 	key := uploadFile(t, s, pngBytes(t, 0))
 	s.Close()
-	require.NoError(t, os.RemoveAll(s.cfg.DataDir))
+	require.NoError(t, os.RemoveAll(s.cfg.WorkDir))
 	q, _ := url.ParseQuery("fileKey=" + key)
 	_, aerr := s.StartJob("k", q, "http://mock.test")
 	require.NotNil(t, aerr)

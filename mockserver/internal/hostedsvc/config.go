@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pfcsdk/pfc-go/internal/redact"
+	"github.com/pfcsdk/pfc-go/mockserver"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/mockserver/internal/webhooksend"
 )
@@ -43,75 +45,145 @@ const (
 	// of heap with the collector's headroom, at the ~9 bytes per pixel
 	// that decoding, correcting and encoding cost (a 14000×14000 PNG, 196
 	// megapixels, costs ~1.7 GB).
-	DefaultMemoryBudget = 1_200_000_000
+	DefaultMemoryBudget = mockserver.DefaultMemoryBudget
 	// MaxPresetBytes bounds a preset file upload.
 	MaxPresetBytes = 1 << 20
 	// DefaultMaxPresets is the default of Config.MaxPresets.
 	DefaultMaxPresets = 10_000
 )
 
-// Config configures a Service.
+// Config configures the hosted API mock: it is hostedmock.Options. The
+// zero value is usable with hostedmock.New, which fills APIKeys, resolves
+// Processor and BGEngine, creates the working directory in DataDir and
+// applies Faults and RateLimit.
 type Config struct {
-	// APIKeys are the valid X-API-KEY values; each key is its own account
-	// (its uploads, jobs and presets are invisible to other keys).
-	// Required.
+	// APIKeys are the valid X-API-KEY values; nil means
+	// {hostedmock.DefaultAPIKey}. Each key is a separate account (its
+	// uploads, jobs and presets are invisible to other keys), and the key
+	// used on /pfc signs that job's webhooks.
 	APIKeys []string
-	// Clock is the time source; nil means clock.Real().
+	// Clock drives every simulated duration (processing delay, retention,
+	// pre-signed URL expiry, webhook retries); nil means clock.Real(). Use
+	// clock.NewFake in tests.
 	Clock clock.Clock
-	// ProcessingDelay is how long a job stays PROCESSING, at least, on the
-	// clock (0: it completes as soon as the processor returns).
+	// ProcessingDelay keeps each job PROCESSING at least this long on
+	// Clock before it completes or fails (default 0).
 	ProcessingDelay time.Duration
-	// Retention is how long job records and results stay available after
-	// a job ends; 0 means DefaultRetention. Must be 24 h to 7 days.
+	// Retention is how long job records and corrected files stay after a
+	// job ends: 24 h (the default) to 7 days.
 	Retention time.Duration
-	// UploadURLTTL is the validity of pre-signed URLs, on Clock (a
-	// clock.Scaled scales it: see Service.urlExpiry); 0 means
-	// DefaultUploadURLTTL.
+	// UploadURLTTL is how long pre-signed upload URLs are valid on Clock
+	// (default 1 h). With a clock.Scaled, whose Now is the wall clock, the
+	// URL's expiry is the wall time at which the scaled TTL ends (at
+	// -time-scale 0.001 a 1-hour URL expires after 3.6 s).
 	UploadURLTTL time.Duration
-	// DataDir is the directory for uploaded and result files. Required;
-	// the Service removes nothing in it on Close (the caller owns it).
-	DataDir string
-	// BaseURL, if set, is the scheme and host (and optional path prefix)
-	// used in the URLs the server hands out, e.g. "https://mock.example";
-	// otherwise they are derived from each request's Host. It must not
-	// include /v2 (the API's routes add it).
-	BaseURL string
-	// Processor corrects images; nil makes every image job FAILED with
-	// JobCodeNoEngine (videos still pass through).
-	Processor Processor
-	// Workers is the number of jobs processed at once; 0 means GOMAXPROCS.
-	Workers int
-	// MemoryBudget bounds the memory of the images being processed at
-	// once, in bytes: each counts imageio.BudgetPixelBytes a pixel of
-	// jobCost (see jobqueue); 0 means DefaultMemoryBudget. An image larger
-	// than the budget is processed alone.
-	MemoryBudget int64
-	// WebhookClient sends webhooks; nil builds one from WebhookCAs.
+	// WebhookClient sends webhooks; use an httptest.NewTLSServer's
+	// Client() to reach a test receiver. nil builds a client trusting
+	// WebhookCAs.
 	WebhookClient *http.Client
-	// WebhookCAs are the roots trusted for webhook targets when
+	// WebhookCAs are the CAs trusted for webhook targets when
 	// WebhookClient is nil; nil means the system roots.
 	WebhookCAs *x509.CertPool
+	// WebhookTimeout bounds each delivery attempt (default 30 s), on
+	// Clock, but unscaled: on a clock.Scaled it is WebhookTimeout of wall
+	// time, since it bounds a real network exchange.
+	WebhookTimeout time.Duration
+	// DataDir is where a private working directory is created (and removed
+	// by Close); empty means the system temporary directory.
+	DataDir string
+	// BaseURL, if set, replaces scheme://host in the URLs the server hands
+	// out (statusEndpoint, uploadUrl, correctedFile), for a server behind a
+	// proxy. It must not end in /v2 (New refuses it: the server
+	// serves /v2 itself; the client's base URL is BaseURL+"/v2").
+	BaseURL string
+	// Processor corrects images; nil means the reference engine
+	// (NewEngineProcessor over a new Engine). Videos never reach it.
+	Processor Processor
+	// BGEngine picks the background-removal engine of the reference
+	// engine that New creates when Processor is nil (jobs with a
+	// background option): mockserver.BGEngineCPU (empty means it), mockserver.BGEngineCUDA or
+	// mockserver.BGEngineAuto, as bgmock.Options.Engine. Asking for cuda where it
+	// cannot run fails New with an *mockserver.EngineUnavailableError; setting
+	// it together with Processor fails with mockserver.ErrInvalidOptions. The log
+	// says which engine runs.
+	BGEngine mockserver.BGEngine
+	// Workers bounds the jobs processed at once; 0 means GOMAXPROCS.
+	Workers int
+	// MemoryBudget bounds the memory of the images processed at once, in
+	// bytes; each job counts 6 bytes a pixel of its image (twice for a
+	// 16-bit PNG or a progressive JPEG), of its resized output and of its
+	// background image (see "Memory" in docs/mockserver.md); 0 means
+	// mockserver.DefaultMemoryBudget. Jobs that would exceed it wait in the queue
+	// (PENDING), in order; an image larger than the whole budget is
+	// processed alone.
+	MemoryBudget int64
+	// MaxPresets caps the custom presets of one account, uploaded or
+	// awaiting their file; 0 means 10,000. Creating one more answers 409
+	// conflict.
+	MaxPresets int
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+	// Faults injects failures into the answers (see
+	// mockserver.ParseFaults and the mockserver package documentation's
+	// "Fault injection"); nil injects none.
+	Faults *mockserver.FaultSpec
+	// RateLimit, if positive, bounds the API requests of each API key to
+	// this many per second on Clock (a bucket of one second's worth):
+	// above it the answer is 429 rate_limited with Retry-After, in whole
+	// seconds. Pre-signed uploads and result files are not counted. 0:
+	// no limit.
+	RateLimit float64
+}
+
+// Format prints the config as fmt prints a struct, named
+// hostedmock.Options (its public name) for %#v, with each of APIKeys
+// REDACTED.
+func (c Config) Format(f fmt.State, verb rune) {
+	type options Config // without this method
+	if c.APIKeys != nil {
+		keys := make([]string, len(c.APIKeys))
+		for i, k := range c.APIKeys {
+			keys[i] = redact.Mask(k)
+		}
+		c.APIKeys = keys
+	}
+	redact.FormatCopy(f, verb, "hostedmock.Options", "hostedsvc.options", options(c))
+}
+
+// LogValue makes slog log the config as Format's %+v prints it.
+func (c Config) LogValue() slog.Value { return slog.StringValue(fmt.Sprintf("%+v", c)) }
+
+// Deps are what the mock's own packages give New besides the Config.
+type Deps struct {
+	// WorkDir is the directory for uploaded and result files. Required;
+	// the Service removes nothing in it on Close (the caller owns it).
+	WorkDir string
+	// Processor corrects images in place of Config.Processor, which the
+	// Service ignores: hostedmock.New puts that one or the reference
+	// engine here. nil makes every image job FAILED with JobCodeNoEngine
+	// (videos still pass through).
+	Processor Processor
 	// WebhookSigner signs deliveries (webhook.Sign). Required.
 	WebhookSigner webhooksend.Signer
 	// WebhookSchedule overrides webhooksend.DefaultSchedule.
 	WebhookSchedule []time.Duration
-	// WebhookTimeout overrides webhooksend.DefaultAttemptTimeout (which
-	// a clock.Scaled does not scale; see webhooksend.Config).
-	WebhookTimeout time.Duration
-	// Logger receives the server's logs; nil discards them.
-	Logger *slog.Logger
 	// SigningKey keys the pre-signed URLs; empty means a random key.
 	SigningKey []byte
-	// MaxPresets caps the custom presets of one account, uploaded or
-	// awaiting their file; 0 means DefaultMaxPresets. POST /presets/
-	// beyond it answers 409 conflict (no parameter) saying so.
-	MaxPresets int
+}
+
+// settings are what a Service runs on: the Config with the Deps (the
+// Processor of the two is Deps's: say s.cfg.Deps.Processor). APIKeys nil
+// is refused here (hostedmock.New puts the default in), and BGEngine,
+// Faults, RateLimit and DataDir are hostedmock.New's.
+type settings struct {
+	Config
+	Deps
 }
 
 // ErrInvalidConfig is wrapped by every configuration error of New.
 var ErrInvalidConfig = errors.New("hostedsvc: invalid config")
 
-func (c *Config) normalize() error {
+func (c *settings) normalize() error {
 	var problems []string
 	if len(c.APIKeys) == 0 {
 		problems = append(problems, "APIKeys: at least one key is required")
@@ -140,8 +212,8 @@ func (c *Config) normalize() error {
 	if c.UploadURLTTL < time.Second {
 		problems = append(problems, fmt.Sprintf("UploadURLTTL: must be at least 1s, got %v", c.UploadURLTTL))
 	}
-	if c.DataDir == "" {
-		problems = append(problems, "DataDir: required")
+	if c.WorkDir == "" {
+		problems = append(problems, "WorkDir: required")
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)

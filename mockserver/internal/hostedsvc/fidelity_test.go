@@ -49,12 +49,12 @@ func (p *engineProcessor) last(t *testing.T) (JobRequest, []byte) {
 	return p.reqs[len(p.reqs)-1], p.outs[len(p.outs)-1]
 }
 
-func newEngineService(t *testing.T, edit func(*Config)) (*Service, *engineProcessor) {
+func newEngineService(t *testing.T, edit func(*settings)) (*Service, *engineProcessor) {
 	eng, err := engine.New(engine.Options{})
 	require.NoError(t, err)
 	p := &engineProcessor{eng: eng}
-	s, _ := newServiceWith(t, func(c *Config) {
-		c.Processor = p
+	s, _ := newServiceWith(t, func(c *settings) {
+		c.Deps.Processor = p
 		if edit != nil {
 			edit(c)
 		}
@@ -114,7 +114,7 @@ func (c *countingTransport) sent() []string {
 func TestNoWebhookWithoutWebhookURL(t *testing.T) {
 	t.Parallel()
 	hooks := &countingTransport{}
-	s, _ := newEngineService(t, func(c *Config) { c.WebhookClient = &http.Client{Transport: hooks} })
+	s, _ := newEngineService(t, func(c *settings) { c.WebhookClient = &http.Client{Transport: hooks} })
 	for _, data := range [][]byte{pngBytes(t, 3), append(pngBytes(t, 4)[:40], 0)} { // completed, failed
 		id := startJob(t, s, "fileKey="+uploadFile(t, s, data))
 		rec, _ := jobRecord(t, s, id)

@@ -23,17 +23,17 @@ var testT0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 // newServiceWith starts a Service on a fake clock, with cfg's fields set
 // by edit, and closes it when the test ends.
-func newServiceWith(t *testing.T, edit func(*Config)) (*Service, *clock.Fake) {
+func newServiceWith(t *testing.T, edit func(*settings)) (*Service, *clock.Fake) {
 	t.Helper()
 	fk := clock.NewFake(testT0)
-	cfg := Config{
-		APIKeys: []string{"k"}, DataDir: t.TempDir(), Clock: fk,
+	cfg := settings{Config{APIKeys: []string{"k"}, Clock: fk}, Deps{
+		WorkDir:       t.TempDir(),
 		WebhookSigner: func([]byte, string, time.Time, []byte) http.Header { return http.Header{} },
-	}
+	}}
 	if edit != nil {
 		edit(&cfg)
 	}
-	s, err := New(cfg)
+	s, err := New(cfg.Config, cfg.Deps)
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s, fk

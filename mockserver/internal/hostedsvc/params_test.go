@@ -111,12 +111,12 @@ func TestSizeClass(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	_, err := New(Config{})
+	_, err := New(Config{}, Deps{})
 	require.ErrorIs(t, err, ErrInvalidConfig)
-	for _, want := range []string{"APIKeys", "DataDir", "WebhookSigner"} {
+	for _, want := range []string{"APIKeys", "WorkDir", "WebhookSigner"} {
 		assert.Contains(t, err.Error(), want)
 	}
-	_, err = New(Config{APIKeys: []string{""}, DataDir: t.TempDir(), BaseURL: "ftp://x", Workers: -1, ProcessingDelay: -1})
+	_, err = New(Config{APIKeys: []string{""}, BaseURL: "ftp://x", Workers: -1, ProcessingDelay: -1}, Deps{WorkDir: t.TempDir()})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	for _, want := range []string{"empty key", "BaseURL", "Workers", "ProcessingDelay"} {
 		assert.Contains(t, err.Error(), want)

@@ -21,7 +21,7 @@ import (
 func TestJobsKeepThePresetFileTheyStartedWith(t *testing.T) {
 	t.Parallel()
 	proc := &recordingProcessor{gate: make(chan struct{})}
-	s, _ := newServiceWith(t, func(c *Config) { c.Processor = proc; c.Workers = 1 })
+	s, _ := newServiceWith(t, func(c *settings) { c.Deps.Processor = proc; c.Workers = 1 })
 	warm := createPreset(t, s, "warm")
 	putPreset(t, s, warm, []byte("v1"))
 	imgA, imgB := uploadFile(t, s, pngBytes(t, 1)), uploadFile(t, s, pngBytes(t, 2))
@@ -55,7 +55,7 @@ func TestJobsKeepThePresetFileTheyStartedWith(t *testing.T) {
 	require.Len(t, proc.calls(), 3)
 	assert.Equal(t, []byte("v3"), proc.calls()[2])
 
-	entries, err := os.ReadDir(s.cfg.DataDir)
+	entries, err := os.ReadDir(s.cfg.WorkDir)
 	require.NoError(t, err)
 	for _, e := range entries {
 		assert.False(t, strings.HasPrefix(e.Name(), "ps-"), "a finished job's preset link is left: %s", e.Name())
@@ -67,8 +67,8 @@ func TestJobsKeepThePresetFileTheyStartedWith(t *testing.T) {
 // its whole retention, also after a cache hit. Not parallel: it measures
 // the heap, which other tests would disturb.
 func TestFinishedJobsHoldNoPresetFile(t *testing.T) {
-	s, _ := newServiceWith(t, func(c *Config) {
-		c.Processor = ProcessorFunc(func(_ context.Context, src io.Reader, req JobRequest, dst io.Writer) (*JobResult, error) {
+	s, _ := newServiceWith(t, func(c *settings) {
+		c.Deps.Processor = ProcessorFunc(func(_ context.Context, src io.Reader, req JobRequest, dst io.Writer) (*JobResult, error) {
 			if len(req.PresetData) != MaxPresetBytes {
 				return nil, fmt.Errorf("got %d preset bytes", len(req.PresetData))
 			}

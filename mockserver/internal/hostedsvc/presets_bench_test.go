@@ -16,16 +16,16 @@ import (
 
 // newBenchService starts a Service for a benchmark: accounts "k" and
 // "other", a fake clock, cfg's fields set by edit.
-func newBenchService(b *testing.B, edit func(*Config)) *Service {
+func newBenchService(b *testing.B, edit func(*settings)) *Service {
 	b.Helper()
-	cfg := Config{
-		APIKeys: []string{"k", "other"}, DataDir: b.TempDir(), Clock: clock.NewFake(testT0),
+	cfg := settings{Config{APIKeys: []string{"k", "other"}, Clock: clock.NewFake(testT0)}, Deps{
+		WorkDir:       b.TempDir(),
 		WebhookSigner: func([]byte, string, time.Time, []byte) http.Header { return http.Header{} },
-	}
+	}}
 	if edit != nil {
 		edit(&cfg)
 	}
-	s, err := New(cfg)
+	s, err := New(cfg.Config, cfg.Deps)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func BenchmarkPresetCreate100k(b *testing.B) {
 	const n = 100_000
 	for range b.N {
 		b.StopTimer()
-		s := newBenchService(b, func(c *Config) { c.MaxPresets = n })
+		s := newBenchService(b, func(c *settings) { c.MaxPresets = n })
 		b.StartTimer()
 		fillPresets(b, s, "k", n)
 	}
@@ -64,7 +64,7 @@ func BenchmarkPresetCreate100k(b *testing.B) {
 // service-wide lock, so the upload queued behind the listings.
 func BenchmarkUploadWhilePresetsListed(b *testing.B) {
 	const presets = 20_000
-	s := newBenchService(b, func(c *Config) { c.MaxPresets = presets })
+	s := newBenchService(b, func(c *settings) { c.MaxPresets = presets })
 	fillPresets(b, s, "k", presets)
 	h := s.Handler()
 	get := func(path, key string) int {

@@ -43,7 +43,7 @@ func listIDs(t *testing.T, s *Service, account, q string) ([]string, int) {
 // accounts are not affected, and deleting one makes room again.
 func TestPresetCapPerAccount(t *testing.T) {
 	t.Parallel()
-	s, _ := newServiceWith(t, func(c *Config) { c.APIKeys = []string{"k", "k2"}; c.MaxPresets = 3 })
+	s, _ := newServiceWith(t, func(c *settings) { c.APIKeys = []string{"k", "k2"}; c.MaxPresets = 3 })
 	var ids []string
 	for i := range 3 {
 		id, err := newPreset(s, "k", fmt.Sprint("p", i))
@@ -74,9 +74,8 @@ func TestPresetCapDefault(t *testing.T) {
 	t.Parallel()
 	s, _ := newServiceWith(t, nil)
 	assert.Equal(t, DefaultMaxPresets, s.cfg.MaxPresets)
-	cfg := Config{APIKeys: []string{"k"}, DataDir: t.TempDir(), MaxPresets: -1,
-		WebhookSigner: s.cfg.WebhookSigner}
-	_, err := New(cfg)
+	_, err := New(Config{APIKeys: []string{"k"}, MaxPresets: -1},
+		Deps{WorkDir: t.TempDir(), WebhookSigner: s.cfg.WebhookSigner})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.ErrorContains(t, err, "MaxPresets")
 }
@@ -86,7 +85,7 @@ func TestPresetCapDefault(t *testing.T) {
 // empty page; an account without presets lists none.
 func TestPresetListingAfterDeletes(t *testing.T) {
 	t.Parallel()
-	s, _ := newServiceWith(t, func(c *Config) { c.APIKeys = []string{"k", "k2"} })
+	s, _ := newServiceWith(t, func(c *settings) { c.APIKeys = []string{"k", "k2"} })
 	var ids []string
 	for i := range 10 {
 		id, err := newPreset(s, "k", fmt.Sprint("p", i))
@@ -127,7 +126,7 @@ func TestPresetListingAfterDeletes(t *testing.T) {
 // list whole and in order (run with -race).
 func TestPresetsConcurrentAccounts(t *testing.T) {
 	t.Parallel()
-	s, _ := newServiceWith(t, func(c *Config) { c.APIKeys = []string{"k", "k2"} })
+	s, _ := newServiceWith(t, func(c *settings) { c.APIKeys = []string{"k", "k2"} })
 	var wg sync.WaitGroup
 	for _, account := range []string{"k", "k2"} {
 		for w := range 4 {

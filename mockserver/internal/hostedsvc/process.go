@@ -112,7 +112,7 @@ func (s *Service) process(ctx context.Context, j *job) *outcome {
 			return reject(JobCodeBackgroundImage, "bgFileKey: the background must be a JPEG or PNG image")
 		}
 	}
-	if s.cfg.Processor == nil {
+	if s.cfg.Deps.Processor == nil {
 		return fail(JobCodeNoEngine, "no image processor is configured in this mock server")
 	}
 
@@ -228,7 +228,7 @@ func (s *Service) callProcessor(ctx context.Context, src io.Reader, req JobReque
 			res, err = nil, fmt.Errorf("hostedsvc: the processor panicked: %v", p)
 		}
 	}()
-	return s.cfg.Processor.Process(ctx, src, req, dst)
+	return s.cfg.Deps.Processor.Process(ctx, src, req, dst)
 }
 
 func isReject(err error) bool {

@@ -21,7 +21,7 @@ import (
 type Service struct {
 	// started counts the jobs started (JobsStarted).
 	started atomic.Int64
-	cfg     Config
+	cfg     settings
 	log     *slog.Logger
 	tracker *activity.Tracker
 	store   *blobstore.Store
@@ -42,13 +42,16 @@ type Service struct {
 	closeOnce sync.Once
 }
 
-// New starts a Service: it opens the data directory and starts the
-// workers.
-func New(cfg Config) (*Service, error) {
+// New starts a Service: it opens deps.WorkDir and starts the workers. Of
+// cfg it applies neither Processor (deps.Processor runs), BGEngine,
+// Faults, RateLimit nor DataDir (hostedmock.New does), and refuses
+// APIKeys nil.
+func New(config Config, deps Deps) (*Service, error) {
+	cfg := settings{Config: config, Deps: deps}
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	store, err := blobstore.Open(cfg.DataDir)
+	store, err := blobstore.Open(cfg.WorkDir)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,8 @@ import (
 
 func newTestService(t *testing.T) *Service {
 	t.Helper()
-	s, err := New(Config{
-		APIKeys: []string{"k"}, DataDir: t.TempDir(), Clock: clock.NewFake(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)),
+	s, err := New(Config{APIKeys: []string{"k"}, Clock: clock.NewFake(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))}, Deps{
+		WorkDir:       t.TempDir(),
 		WebhookSigner: func([]byte, string, time.Time, []byte) http.Header { return http.Header{} },
 	})
 	require.NoError(t, err)
@@ -41,12 +41,12 @@ func TestStoreFailureIsA500WithoutPaths(t *testing.T) {
 	var tk UploadTicket
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &tk))
 
-	require.NoError(t, os.RemoveAll(filepath.Join(s.cfg.DataDir, ".tmp")))
+	require.NoError(t, os.RemoveAll(filepath.Join(s.cfg.WorkDir, ".tmp")))
 	rec = httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPut, tk.UploadURL, strings.NewReader("data")))
 	require.Equal(t, http.StatusInternalServerError, rec.Code, rec.Body.String())
 	var e httpx.Error
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
 	assert.Equal(t, httpx.CodeInternal, e.Code)
-	assert.NotContains(t, rec.Body.String(), s.cfg.DataDir)
+	assert.NotContains(t, rec.Body.String(), s.cfg.WorkDir)
 }

@@ -33,7 +33,7 @@ func TestSignedURLExpiryFollowsAScaledClock(t *testing.T) {
 			t.Parallel()
 			sc, err := clock.NewScaled(tc.factor)
 			require.NoError(t, err)
-			s, _ := newServiceWith(t, func(c *Config) { c.Clock = sc; c.UploadURLTTL = tc.ttl })
+			s, _ := newServiceWith(t, func(c *settings) { c.Clock = sc; c.UploadURLTTL = tc.ttl })
 			wall := sc.Scale(tc.ttl)
 
 			before := time.Now()
@@ -60,7 +60,7 @@ func TestSignedURLExpiryFollowsAScaledClock(t *testing.T) {
 // Now plus the TTL, unscaled.
 func TestSignedURLExpiryOnAFakeClock(t *testing.T) {
 	t.Parallel()
-	s, _ := newServiceWith(t, func(c *Config) { c.UploadURLTTL = 2 * time.Hour })
+	s, _ := newServiceWith(t, func(c *settings) { c.UploadURLTTL = 2 * time.Hour })
 	tk, aerr := s.RequestUpload("k", url.Values{}, "http://mock.test")
 	require.Nil(t, aerr)
 	for _, u := range []string{tk.UploadURL, createPreset(t, s, "p")} {

@@ -63,9 +63,9 @@ func TestDiskFailuresKeepServerPathsOutOfRecords(t *testing.T) {
 			t.Parallel()
 			var logs syncBuffer
 			dir := t.TempDir()
-			s, _ := newServiceWith(t, func(c *Config) {
-				c.DataDir = dir
-				c.Processor = tc.process(dir)
+			s, _ := newServiceWith(t, func(c *settings) {
+				c.WorkDir = dir
+				c.Deps.Processor = tc.process(dir)
 				c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 			})
 			key := uploadFile(t, s, pngBytes(t, 0))
