@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -280,6 +281,19 @@ func (c *Config) check() error {
 }
 
 // normalize checks the whole config and fills every default.
+// own copies what c shares with its caller (a slice, pointers), so that a
+// caller that reuses or edits its Options after New cannot change the
+// running mock's defaults.
+func (c *Config) own() {
+	c.SkipEXIFSoftware = slices.Clone(c.SkipEXIFSoftware)
+	for _, p := range []**bool{&c.EnableComposite, &c.UseAIServer} {
+		if *p != nil {
+			v := **p
+			*p = &v
+		}
+	}
+}
+
 func (c *Config) normalize() error {
 	var problems []string
 	if err := c.check(); err != nil {

@@ -120,3 +120,19 @@ func TestPrepareRoot(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, created)
 }
+
+// TestNewOwnsItsConfig: a caller that edits the slice or the booleans of
+// its Config (pfcmock.Options) after New does not change the running
+// mock's defaults.
+func TestNewOwnsItsConfig(t *testing.T) {
+	t.Parallel()
+	on := true
+	cfg := Config{Root: t.TempDir(), SkipEXIFSoftware: []string{"Editor"}, EnableComposite: &on, UseAIServer: &on}
+	svc, err := New(cfg, Deps{Engine: testEngine(t)})
+	require.NoError(t, err)
+	t.Cleanup(svc.Close)
+	cfg.SkipEXIFSoftware[0], on = "changed", false
+	assert.Equal(t, []string{"Editor"}, svc.cfg.SkipEXIFSoftware)
+	assert.True(t, *svc.cfg.EnableComposite)
+	assert.True(t, *svc.cfg.UseAIServer)
+}

@@ -63,6 +63,7 @@ type Service struct {
 // effect (and the PFC_LOG_LEVEL fallback, if any) and starts the TTL sweep.
 // cfg.Unlicensed and cfg.Faults are pfcmock.New's to apply.
 func New(cfg Config, deps Deps) (*Service, error) {
+	cfg.own()
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
