@@ -96,33 +96,16 @@ func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction])
 func (c *Client) correctStreamed(ctx context.Context, it bulk.Item, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], started onStarted) (_ *Correction, err error) {
 	ctx, op := c.http.StartOp(ctx, "pfccontainer.CorrectFile")
 	defer func() { c.http.EndOp(ctx, op, err) }()
-	dl := c.withFlow(bo.Flow)
 	in, size, err := bulk.OpenInput(ctx, it.Scope, bo.Source, it.Src)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	return c.redoOnLoss(func(c *Client) (_ *Correction, err error) {
-		defer func() { c.checkLost(ctx, err) }()
-		key, err := c.Upload(ctx, in, size, "")
-		if err != nil {
-			return nil, err
-		}
-		if err := c.recordStarted(started, key); err != nil {
-			return nil, err
-		}
-		corr, err := c.GetCorrection(ctx, key, o)
-		if err != nil {
-			return nil, err
-		}
-		err = bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
-			_, err := dl.Download(ctx, corr, w)
+	return c.correctInput(ctx, in, size, o, bo.Flow, started, func(download func(io.Writer) (int64, error)) error {
+		return bulk.WriteOutput(ctx, it.Scope, bo.Sink, it.Dst, func(w io.Writer) error {
+			_, err := download(w)
 			return err
 		})
-		if err != nil {
-			return nil, err
-		}
-		return corr, nil
 	})
 }
 

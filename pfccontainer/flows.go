@@ -87,15 +87,26 @@ func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, 
 	if err := checkFileArgs(ctx, srcPath, dstPath, o, flow); err != nil {
 		return nil, err
 	}
-	dl := c.withFlow(flow) // the client that downloads, with the flow's bound
 	f, size, err := fileio.OpenParamScoped(scope, "srcPath", srcPath)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return c.correctInput(ctx, f, size, o, flow, started, func(download func(io.Writer) (int64, error)) error {
+		_, err := fileio.DownloadFile(scope, dstPath, download)
+		return err
+	})
+}
+
+// correctInput is the flow of correctFile and correctStreamed once the
+// input is open: upload in (size bytes; redone on another replica when
+// the image is lost), the started hook, the correction, and put, which
+// writes the output through download (the client bound by flow).
+func (c *Client) correctInput(ctx context.Context, in io.ReaderAt, size int64, o *CorrectionOptions, flow *pfc.FlowOptions, started onStarted, put func(download func(io.Writer) (int64, error)) error) (*Correction, error) {
+	dl := c.withFlow(flow) // the client that downloads, with the flow's bound
 	return c.redoOnLoss(func(c *Client) (_ *Correction, err error) {
 		defer func() { c.checkLost(ctx, err) }()
-		key, err := c.Upload(ctx, f, size, "")
+		key, err := c.Upload(ctx, in, size, "")
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +117,7 @@ func (c *Client) correctFile(ctx context.Context, scope *fileio.Scope, srcPath, 
 		if err != nil {
 			return nil, err
 		}
-		if _, err := fileio.DownloadFile(scope, dstPath, func(w io.Writer) (int64, error) { return dl.Download(ctx, corr, w) }); err != nil {
+		if err := put(func(w io.Writer) (int64, error) { return dl.Download(ctx, corr, w) }); err != nil {
 			return nil, err
 		}
 		return corr, nil
