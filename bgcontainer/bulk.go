@@ -60,11 +60,7 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
 			hook := func(processID, replica string) (bool, error) {
-				b, err := json.Marshal(bulkJobRef{ProcessID: processID, Replica: replica})
-				if err != nil {
-					return false, err
-				}
-				return s.Manifest != "", started(b)
+				return s.Manifest != "", started.Ref(bulkJobRef{ProcessID: processID, Replica: replica})
 			}
 			if bo.Source == nil && bo.Sink == nil {
 				return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow, hook)

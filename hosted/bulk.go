@@ -57,11 +57,7 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 		Settings: s,
 		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Job, error) {
 			hook := func(jobID, fileKey string) error {
-				b, err := json.Marshal(bulkJobRef{JobID: jobID, FileKey: fileKey})
-				if err != nil {
-					return err
-				}
-				return started(b)
+				return started.Ref(bulkJobRef{JobID: jobID, FileKey: fileKey})
 			}
 			if bo.Source == nil && bo.Sink == nil {
 				return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow, hook)

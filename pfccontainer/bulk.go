@@ -72,11 +72,7 @@ func (c *Client) bulkWork(o *CorrectionOptions, b *pfc.BulkOptions[*Correction])
 	return bulkFlow{
 		work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Correction, error) {
 			hook := func(imageKey, replica string) error {
-				b, err := json.Marshal(bulkImageRef{ImageKey: imageKey, Replica: replica})
-				if err != nil {
-					return err
-				}
-				return started(b)
+				return started.Ref(bulkImageRef{ImageKey: imageKey, Replica: replica})
 			}
 			if bo.Source == nil && bo.Sink == nil {
 				return c.correctFile(ctx, it.Scope, it.Src, it.Dst, o, bo.Flow, hook)

@@ -160,6 +160,16 @@ type Plan[R any] struct {
 // manifest could not be written) must end the work with it.
 type Started func(job json.RawMessage) error
 
+// Ref is s with ref, the client's reference to the job, marshalled to
+// JSON: the started hook every client's work builds around s.
+func (s Started) Ref(ref any) error {
+	b, err := json.Marshal(ref)
+	if err != nil {
+		return err
+	}
+	return s(b)
+}
+
 // Options configures Run. The zero value runs DefaultConcurrency items at
 // once, without rate limit, manifest or callbacks.
 type Options[R any] struct {
