@@ -603,28 +603,47 @@ func fileExists(path string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// do runs one item on a worker.
-func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) {
+// begin counts it in flight and returns its input's size; with ctx done
+// it counts it interrupted instead (ok false).
+func (r *runner[R]) begin(ctx context.Context, it Item) (size int64, ok bool) {
 	if ctx.Err() != nil {
 		r.interrupt()
-		return
+		return 0, false
 	}
-	size := r.inputSize(it.Src)
+	size = r.inputSize(it.Src)
 	r.mu.Lock()
 	r.inFlight++
 	r.progressLocked()
 	r.mu.Unlock()
+	return size, true
+}
 
+// prepareDst makes the folder of dst, an item's output file, and removes
+// the run's stale temporary files there once (see cleanDir). With a Sink,
+// dst is a name in it: nothing local.
+func (r *runner[R]) prepareDst(dst string) error {
+	if r.o.Sink != nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if r.clean {
+		r.cleanDir(filepath.Dir(dst))
+	}
+	return nil
+}
+
+// do runs one item on a worker.
+func (r *runner[R]) do(ctx context.Context, cancel context.CancelFunc, it Item) {
+	size, ok := r.begin(ctx, it)
+	if !ok {
+		return
+	}
 	began := r.now()
 	var v R
 	var job startedJob // the item's job, once the service accepted it
-	var err error
-	if r.o.Sink == nil {
-		err = os.MkdirAll(filepath.Dir(it.Dst), 0o755)
-	}
-	if err == nil && r.clean && r.o.Sink == nil {
-		r.cleanDir(filepath.Dir(it.Dst))
-	}
+	err := r.prepareDst(it.Dst)
 	if err == nil {
 		// The work's file functions name their temporary files after the
 		// run (r.scope), and open only the listed input.

@@ -10,7 +10,6 @@ import (
 	"iter"
 	"os"
 	"path"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -160,25 +159,13 @@ func (r *runner[R]) redo(ctx context.Context, cancel context.CancelFunc, it Item
 func (r *runner[R]) collect(ctx context.Context, cancel context.CancelFunc, t task) {
 	defer r.collects.Done() // after a redo is deferred
 	it := t.it
-	if ctx.Err() != nil {
-		r.interrupt()
+	size, ok := r.begin(ctx, it)
+	if !ok {
 		return
 	}
-	size := r.inputSize(it.Src)
-	r.mu.Lock()
-	r.inFlight++
-	r.progressLocked()
-	r.mu.Unlock()
 	began := r.now()
 	var v R
-	var err error
-	if r.o.Sink == nil {
-		// Dst is a file (with a Sink, a name in it: nothing local).
-		err = os.MkdirAll(filepath.Dir(it.Dst), 0o755)
-		if err == nil && r.clean {
-			r.cleanDir(filepath.Dir(it.Dst))
-		}
-	}
+	err := r.prepareDst(it.Dst)
 	if err == nil {
 		// The download's temporary file is named after the run, as the
 		// work's are, so that a rerun removes it after a crash.
