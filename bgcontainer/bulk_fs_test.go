@@ -1,12 +1,7 @@
 package bgcontainer_test
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"io"
 	"io/fs"
-	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -14,44 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/internal/bulk/bulktest"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-// memSink is a pfc.Sink in memory: Put publishes only a complete write.
-type memSink struct {
-	mu   sync.Mutex
-	objs map[string][]byte
-	// fail, if set, makes Put of that name fail after write returned.
-	fail string
-}
-
-func (s *memSink) Put(ctx context.Context, name string, write func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	if name == s.fail {
-		return errors.New("publish refused by the test")
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.objs == nil {
-		s.objs = map[string][]byte{}
-	}
-	s.objs[name] = buf.Bytes()
-	return nil
-}
-
-func (s *memSink) Exists(_ context.Context, name string) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.objs[name]
-	return ok, nil
-}
 
 // seqFS hides io.ReaderAt from its files: they can only be read in
 // sequence, as a bucket's objects.
@@ -86,7 +47,8 @@ func TestBulkRemoveDirFSToSink(t *testing.T) {
 	src["photos/.hidden.jpg"] = &fstest.MapFile{Data: bulkJPEG(t, 9)}
 	src["photos/notes.txt"] = &fstest.MapFile{Data: []byte("text")}
 	src["other/img.jpg"] = &fstest.MapFile{Data: bulkJPEG(t, 8)}
-	sink := &memSink{fail: want[2]}
+	sink := &bulktest.MemSink{}
+	sink.SetFail(want[2])
 	b := &pfc.BulkOptions[*bgcontainer.Result]{Source: seqFS{src}, Sink: sink, Concurrency: 3}
 	rep, err := ts.Client.RemoveDir(t.Context(), "photos", "cut", nil, b)
 	require.NoError(t, err)
@@ -101,17 +63,17 @@ func TestBulkRemoveDirFSToSink(t *testing.T) {
 			continue
 		}
 		require.True(t, ok, name)
-		assert.Equal(t, []byte("\x89PNG"), sink.objs[name][:4])
+		assert.Equal(t, []byte("\x89PNG"), sink.Objects()[name][:4])
 	}
-	assert.Len(t, sink.objs, 5)
+	assert.Len(t, sink.Objects(), 5)
 
-	sink.fail = ""
+	sink.SetFail("")
 	b.SkipExisting = true
 	rep, err = ts.Client.RemoveDir(t.Context(), "photos", "cut", nil, b)
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Done)
 	assert.Equal(t, 5, rep.Skipped)
-	assert.Len(t, sink.objs, 6)
+	assert.Len(t, sink.Objects(), 6)
 }
 
 // TestBulkRemoveAllFS: the All variant reads SrcPath from Source and
@@ -120,7 +82,7 @@ func TestBulkRemoveAllFS(t *testing.T) {
 	t.Parallel()
 	ts := bgmock.Start(t, &bgmock.Options{Activated: true})
 	src := fstest.MapFS{"in/x.jpg": {Data: bulkJPEG(t, 1)}}
-	sink := &memSink{}
+	sink := &bulktest.MemSink{}
 	items := []pfc.BulkItem{{SrcPath: "in/x.jpg", DstPath: "x.png"}, {SrcPath: "in/gone.jpg", DstPath: "gone.png"}}
 	rep, err := ts.Client.RemoveAll(t.Context(), func(yield func(pfc.BulkItem) bool) {
 		for _, it := range items {
@@ -134,5 +96,5 @@ func TestBulkRemoveAllFS(t *testing.T) {
 	require.Len(t, rep.Failures, 1)
 	assert.Equal(t, "file", rep.Failures[0].Kind)
 	assert.ErrorIs(t, rep.Failures[0].Err, fs.ErrNotExist)
-	assert.Equal(t, []byte("\x89PNG"), sink.objs["x.png"][:4])
+	assert.Equal(t, []byte("\x89PNG"), sink.Objects()["x.png"][:4])
 }

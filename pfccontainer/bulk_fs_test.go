@@ -1,52 +1,19 @@
 package pfccontainer_test
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/bulk/bulktest"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
-
-// mapSink is a pfc.Sink in memory, publishing complete writes only.
-type mapSink struct {
-	mu   sync.Mutex
-	objs map[string][]byte
-}
-
-func (s *mapSink) Put(ctx context.Context, name string, write func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.objs == nil {
-		s.objs = map[string][]byte{}
-	}
-	s.objs[name] = buf.Bytes()
-	return nil
-}
-
-func (s *mapSink) Exists(_ context.Context, name string) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.objs[name]
-	return ok, nil
-}
 
 // TestMockCorrectDirFS: an fs.FS into a folder (with its manifest) and
 // a folder into a Sink; direct file mode refuses both.
@@ -64,12 +31,12 @@ func TestMockCorrectDirFS(t *testing.T) {
 
 	in := t.TempDir()
 	writeImages(t, in, 3)
-	sink := &mapSink{}
+	sink := &bulktest.MemSink{}
 	rep, err = c.CorrectDir(t.Context(), in, "x", nil, &pfc.BulkOptions[*pfccontainer.Correction]{Sink: sink})
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Done, "%+v", rep.Failures)
-	assert.Len(t, sink.objs, 3)
-	assert.Contains(t, sink.objs, "x/sub/img001.jpg")
+	assert.Len(t, sink.Objects(), 3)
+	assert.Contains(t, sink.Objects(), "x/sub/img001.jpg")
 	ents, err := os.ReadDir(in)
 	require.NoError(t, err)
 	assert.Len(t, ents, 3, "nothing written into the input folder")

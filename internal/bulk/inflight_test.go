@@ -1,7 +1,6 @@
 package bulk
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/bulk/bulktest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -388,35 +388,6 @@ func TestRunFailedJobCollected(t *testing.T) {
 	assert.Equal(t, []string{items[1].ID}, f2.starts, "a new job only for the forgotten one")
 }
 
-// memSink is a pfc.Sink in memory that counts its Puts.
-type memSink struct {
-	mu   sync.Mutex
-	objs map[string][]byte
-	puts int
-}
-
-func (s *memSink) Put(_ context.Context, name string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.puts++
-	if s.objs == nil {
-		s.objs = map[string][]byte{}
-	}
-	s.objs[name] = b.Bytes()
-	return nil
-}
-
-func (s *memSink) Exists(_ context.Context, name string) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.objs[name]
-	return ok, nil
-}
-
 // TestCollectIntoSinkTouchesNoLocalFile: collecting recorded jobs whose
 // outputs go to a Sink (Dst names in it) creates no local folder named
 // after a Dst, and a forgotten job is redone even when a local file of
@@ -442,7 +413,7 @@ func TestCollectIntoSinkTouchesNoLocalFile(t *testing.T) {
 		lines = append(lines, string(b))
 	}
 	writeLines(t, man, lines...)
-	sink := &memSink{}
+	sink := &bulktest.MemSink{}
 	copyTo := func(ctx context.Context, it Item) (string, error) {
 		f, err := os.Open(it.Src)
 		if err != nil {

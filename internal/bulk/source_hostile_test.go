@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/bulk/bulktest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -185,7 +186,7 @@ func TestWriteOutputSinkMisuse(t *testing.T) {
 // item's SrcPath or DstPath that is no io/fs name (absolute, "..", "."
 // elements, empty elements) is refused before its job starts, naming the
 // field, in a run and in a dry run: a Sink that takes any name (as
-// memSink does) is never handed one, and no job is paid for an output
+// bulktest.MemSink does) is never handed one, and no job is paid for an output
 // that could not be published.
 func TestRunRefusesNamesOutsideSourceAndSink(t *testing.T) {
 	t.Parallel()
@@ -199,7 +200,7 @@ func TestRunRefusesNamesOutsideSourceAndSink(t *testing.T) {
 		{ID: "6", Src: "/a.jpg", Dst: "o/6.png"},
 	}
 	for _, dry := range []bool{false, true} {
-		sink := &memSink{}
+		sink := &bulktest.MemSink{}
 		var starts atomic.Int32
 		o := Options[int]{Source: src, Sink: sink, DryRun: dry,
 			Start: func(context.Context, Item, Started) (int, error) { starts.Add(1); return 0, nil }}
@@ -220,6 +221,6 @@ func TestRunRefusesNamesOutsideSourceAndSink(t *testing.T) {
 			assert.Equal(t, []string{want}, ve.Fields(), "dry %v item %s", dry, f.Item.ID)
 		}
 		assert.Zero(t, starts.Load(), "dry %v", dry)
-		assert.Zero(t, sink.puts, "dry %v", dry)
+		assert.Zero(t, sink.Puts(), "dry %v", dry)
 	}
 }
