@@ -82,7 +82,13 @@ func writeLines(t *testing.T, path string, lines ...string) {
 // startedLine is a "started" record of it as a run writes one.
 func startedLine(t *testing.T, it Item) string {
 	t.Helper()
-	b, err := json.Marshal(Record{ID: it.ID, Status: StatusStarted, Src: it.Src, Dst: it.Dst,
+	return startedLineAt(t, it, time.Time{})
+}
+
+// startedLineAt is startedLine recorded at the time at.
+func startedLineAt(t *testing.T, it Item, at time.Time) string {
+	t.Helper()
+	b, err := json.Marshal(Record{ID: it.ID, Status: StatusStarted, Src: it.Src, Dst: it.Dst, Time: at,
 		Job: json.RawMessage(`{"job":"job-` + it.ID + `"}`)})
 	require.NoError(t, err)
 	return string(b)
@@ -319,10 +325,7 @@ func TestRunForgottenButWritten(t *testing.T) {
 	for _, it := range items {
 		require.NoError(t, os.MkdirAll(filepath.Dir(it.Dst), 0o755))
 		require.NoError(t, os.WriteFile(it.Dst, []byte("input "+it.ID), 0o644))
-		b, err := json.Marshal(Record{ID: it.ID, Status: StatusStarted, Src: it.Src, Dst: it.Dst, Time: recorded,
-			Job: json.RawMessage(`{"job":"job-` + it.ID + `"}`)})
-		require.NoError(t, err)
-		lines = append(lines, string(b))
+		lines = append(lines, startedLineAt(t, it, recorded))
 	}
 	stale := recorded.Add(-time.Hour)
 	require.NoError(t, os.Chtimes(items[1].Dst, stale, stale))
@@ -407,10 +410,7 @@ func TestCollectIntoSinkTouchesNoLocalFile(t *testing.T) {
 	old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	var lines []string
 	for _, it := range items {
-		b, err := json.Marshal(Record{ID: it.ID, Status: StatusStarted, Src: it.Src, Dst: it.Dst, Time: old,
-			Job: json.RawMessage(`{"job":"job-` + it.ID + `"}`)})
-		require.NoError(t, err)
-		lines = append(lines, string(b))
+		lines = append(lines, startedLineAt(t, it, old))
 	}
 	writeLines(t, man, lines...)
 	sink := &bulktest.MemSink{}
