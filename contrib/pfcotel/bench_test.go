@@ -69,24 +69,29 @@ func BenchmarkObserverOverhead(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
-	b.Run("flow-paired", func(b *testing.B) {
+	// pair runs run on none and withOtel in turns (which goes first
+	// alternates) and reports each one's mean time per unit (per of them
+	// a run) and the ratios of their sums and of their medians.
+	pair := func(b *testing.B, run func(*hosted.Client) time.Duration, per int, unit string) {
 		var runs [2][]time.Duration
 		var sums [2]time.Duration
 		i := 0
 		for b.Loop() {
 			for k := range 2 {
 				which := (i + k) % 2
-				d := flow([]*hosted.Client{none, withOtel}[which])
+				d := run([]*hosted.Client{none, withOtel}[which])
 				sums[which] += d
 				runs[which] = append(runs[which], d)
 			}
 			i++
 		}
-		b.ReportMetric(float64(sums[0].Nanoseconds())/float64(b.N), "none-ns/op")
-		b.ReportMetric(float64(sums[1].Nanoseconds())/float64(b.N), "otel-ns/op")
+		n := float64(b.N * per)
+		b.ReportMetric(float64(sums[0].Nanoseconds())/n, "none-ns/"+unit)
+		b.ReportMetric(float64(sums[1].Nanoseconds())/n, "otel-ns/"+unit)
 		b.ReportMetric(float64(sums[1])/float64(sums[0]), "otel/none")
 		b.ReportMetric(float64(median(runs[1]))/float64(median(runs[0])), "median-otel/none")
-	})
+	}
+	b.Run("flow-paired", func(b *testing.B) { pair(b, flow, 1, "op") })
 	in := b.TempDir()
 	var items []pfc.BulkItem
 	for i := range 8 {
@@ -105,25 +110,7 @@ func BenchmarkObserverOverhead(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
-	b.Run("bulk-item-paired", func(b *testing.B) {
-		var runs [2][]time.Duration
-		var sums [2]time.Duration
-		i := 0
-		for b.Loop() {
-			for k := range 2 {
-				which := (i + k) % 2
-				d := bulkRun([]*hosted.Client{none, withOtel}[which])
-				sums[which] += d
-				runs[which] = append(runs[which], d)
-			}
-			i++
-		}
-		n := float64(b.N * len(items))
-		b.ReportMetric(float64(sums[0].Nanoseconds())/n, "none-ns/item")
-		b.ReportMetric(float64(sums[1].Nanoseconds())/n, "otel-ns/item")
-		b.ReportMetric(float64(sums[1])/float64(sums[0]), "otel/none")
-		b.ReportMetric(float64(median(runs[1]))/float64(median(runs[0])), "median-otel/none")
-	})
+	b.Run("bulk-item-paired", func(b *testing.B) { pair(b, bulkRun, len(items), "item") })
 	for _, tc := range []struct {
 		name string
 		c    *hosted.Client
