@@ -182,26 +182,18 @@ func writeShardImages(t testing.TB, dir string, n int) []string {
 
 // doneIDs reads a manifest's "done" IDs, failing on an ID done twice.
 func doneIDs(t *testing.T, path string) map[string]bool {
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	ids := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var rec struct{ ID, Status string }
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
-		if rec.Status == "done" {
-			require.False(t, ids[rec.ID], "%s recorded done twice in %s", rec.ID, path)
-			ids[rec.ID] = true
-		}
-	}
-	require.NoError(t, sc.Err())
-	return ids
+	return recordIDs(t, path, "done", true)
 }
 
 // startedIDs reads the IDs of a manifest's "started" records: jobs the
 // service accepted, which a rerun collects rather than start again.
 func startedIDs(t *testing.T, path string) map[string]bool {
+	return recordIDs(t, path, "started", false)
+}
+
+// recordIDs reads the IDs of a manifest's records of status; with once,
+// an ID recorded so twice fails the test.
+func recordIDs(t *testing.T, path, status string, once bool) map[string]bool {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
@@ -210,7 +202,8 @@ func startedIDs(t *testing.T, path string) map[string]bool {
 	for sc.Scan() {
 		var rec struct{ ID, Status string }
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
-		if rec.Status == "started" {
+		if rec.Status == status {
+			require.False(t, once && ids[rec.ID], "%s recorded %s twice in %s", rec.ID, status, path)
 			ids[rec.ID] = true
 		}
 	}
