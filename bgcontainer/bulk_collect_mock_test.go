@@ -3,12 +3,9 @@ package bgcontainer_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/internal/bulk/bulktest"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/mockserver/clock"
 	"github.com/pfcsdk/pfc-go/pfc"
@@ -45,14 +43,12 @@ func TestBulkCollectsRecordedJobs(t *testing.T) {
 	dst2 := filepath.Join(out, pngName(rels[2]))
 	require.NoError(t, os.MkdirAll(filepath.Dir(dst2), 0o755))
 	require.NoError(t, os.WriteFile(dst2, []byte("\x89PNG done before the crash"), 0o644))
-	var lines []string
+	var recs []bulktest.Started
 	for i, pid := range []string{job.ProcessID, unknown, unknown} {
-		ref, _ := json.Marshal(map[string]any{"processId": pid})
-		rec, _ := json.Marshal(map[string]any{"id": rels[i], "status": "started", "time": at, "src": filepath.Join(in, rels[i]),
-			"dst": filepath.Join(out, pngName(rels[i])), "job": json.RawMessage(ref)})
-		lines = append(lines, string(rec))
+		recs = append(recs, bulktest.Started{ID: rels[i], Time: at, Src: filepath.Join(in, rels[i]),
+			Dst: filepath.Join(out, pngName(rels[i])), Job: map[string]any{"processId": pid}})
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(out, ".pfc-bulk.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	bulktest.WriteStarted(t, filepath.Join(out, ".pfc-bulk.jsonl"), recs...)
 
 	before := ts.Mock.JobsStarted()
 	rep, err := ts.Client.RemoveDir(t.Context(), in, out, nil, nil)
@@ -76,7 +72,7 @@ func TestBulkCollectsRecordedJobs(t *testing.T) {
 // request.
 func TestBulkDryRunSendsNothing(t *testing.T) {
 	t.Parallel()
-	c, err := bgcontainer.NewClient("licence", pfc.WithBaseURL("http://127.0.0.1:1"), pfc.WithHTTPClient(&http.Client{Transport: failTransport{t}}))
+	c, err := bgcontainer.NewClient("licence", pfc.WithBaseURL("http://127.0.0.1:1"), pfc.WithHTTPClient(&http.Client{Transport: bulktest.NoRequests{T: t}}))
 	require.NoError(t, err)
 	in, out := t.TempDir(), t.TempDir()
 	writeBulkImages(t, in, 3)
@@ -85,14 +81,6 @@ func TestBulkDryRunSendsNothing(t *testing.T) {
 	require.NotNil(t, rep.Plan)
 	assert.Len(t, rep.Plan.Process, 3)
 	assert.NoFileExists(t, filepath.Join(out, ".pfc-bulk.jsonl"), "a dry run writes nothing")
-}
-
-// failTransport fails its test on any request.
-type failTransport struct{ t *testing.T }
-
-func (f failTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.t.Errorf("a request during a dry run: %s %s", r.Method, r.URL.Path)
-	return nil, errors.New("no requests in a dry run")
 }
 
 // TestBulkCancelKeepsRecordedJob: a bulk run cancelled while a job it

@@ -1,18 +1,15 @@
 package hosted_test
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/bulk/bulktest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -32,14 +29,12 @@ func TestCorrectDirCollectsRecordedJobs(t *testing.T) {
 	ref, err := c.StartJob(t.Context(), o)
 	require.NoError(t, err)
 
-	var lines []string
+	var recs []bulktest.Started
 	for i, id := range []string{ref.ID, "0123456789abcdef01234567"} {
-		job, _ := json.Marshal(map[string]string{"jobId": id, "fileKey": key})
-		rec, _ := json.Marshal(map[string]any{"id": rels[i], "status": "started", "src": filepath.Join(in, rels[i]),
-			"dst": filepath.Join(out, rels[i]), "job": json.RawMessage(job)})
-		lines = append(lines, string(rec))
+		recs = append(recs, bulktest.Started{ID: rels[i], Src: filepath.Join(in, rels[i]), Dst: filepath.Join(out, rels[i]),
+			Job: map[string]string{"jobId": id, "fileKey": key}})
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(out, ".pfc-bulk.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	bulktest.WriteStarted(t, filepath.Join(out, ".pfc-bulk.jsonl"), recs...)
 
 	before := srv.Mock.JobsStarted()
 	rep, err := c.CorrectDir(t.Context(), in, out, hosted.NewCorrection(), nil)
@@ -59,7 +54,7 @@ func TestCorrectDirCollectsRecordedJobs(t *testing.T) {
 // the files alone, through a transport that fails the test on any request.
 func TestCorrectDirDryRunSendsNothing(t *testing.T) {
 	t.Parallel()
-	c, err := hosted.NewClient("key", pfc.WithBaseURL("http://127.0.0.1:1/v2"), pfc.WithHTTPClient(&http.Client{Transport: failTransport{t}}))
+	c, err := hosted.NewClient("key", pfc.WithBaseURL("http://127.0.0.1:1/v2"), pfc.WithHTTPClient(&http.Client{Transport: bulktest.NoRequests{T: t}}))
 	require.NoError(t, err)
 	in, out := t.TempDir(), t.TempDir()
 	writeImages(t, in, 3)
@@ -69,12 +64,4 @@ func TestCorrectDirDryRunSendsNothing(t *testing.T) {
 	assert.Len(t, rep.Plan.Process, 3)
 	assert.Equal(t, 1, rep.NotStarted, "the cap leaves one")
 	assert.NoFileExists(t, filepath.Join(out, ".pfc-bulk.jsonl"))
-}
-
-// failTransport fails its test on any request.
-type failTransport struct{ t *testing.T }
-
-func (f failTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.t.Errorf("a request during a dry run: %s %s", r.Method, r.URL.Path)
-	return nil, errors.New("no requests in a dry run")
 }

@@ -1,17 +1,15 @@
 package pfccontainer_test
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/bulk/bulktest"
 	"github.com/pfcsdk/pfc-go/pfc"
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
@@ -34,14 +32,12 @@ func TestCorrectDirCollectsRecordedImages(t *testing.T) {
 	}
 	require.NoError(t, os.Remove(filepath.Join(ts.Mock.InputDir(), keys[1])), "swept")
 	replicas := []string{"", "", "http://gone.invalid:8000"}
-	var lines []string
+	var recs []bulktest.Started
 	for i, key := range keys {
-		job, _ := json.Marshal(map[string]string{"imageKey": key, "replica": replicas[i]})
-		rec, _ := json.Marshal(map[string]any{"id": rels[i], "status": "started", "src": filepath.Join(in, rels[i]),
-			"dst": filepath.Join(out, rels[i]), "job": json.RawMessage(job)})
-		lines = append(lines, string(rec))
+		recs = append(recs, bulktest.Started{ID: rels[i], Src: filepath.Join(in, rels[i]), Dst: filepath.Join(out, rels[i]),
+			Job: map[string]string{"imageKey": key, "replica": replicas[i]}})
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(out, ".pfc-bulk.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	bulktest.WriteStarted(t, filepath.Join(out, ".pfc-bulk.jsonl"), recs...)
 
 	before := ts.Mock.JobsStarted()
 	rep, err := c.CorrectDir(t.Context(), in, out, nil, nil)
@@ -60,7 +56,7 @@ func TestCorrectDirCollectsRecordedImages(t *testing.T) {
 // the files alone, through a transport that fails the test on any request.
 func TestCorrectDirDryRunSendsNothing(t *testing.T) {
 	t.Parallel()
-	c, err := pfccontainer.NewClient(pfc.WithBaseURL("http://127.0.0.1:1"), pfc.WithHTTPClient(&http.Client{Transport: failTransport{t}}))
+	c, err := pfccontainer.NewClient(pfc.WithBaseURL("http://127.0.0.1:1"), pfc.WithHTTPClient(&http.Client{Transport: bulktest.NoRequests{T: t}}))
 	require.NoError(t, err)
 	in, out := t.TempDir(), t.TempDir()
 	writeImages(t, in, 3)
@@ -69,12 +65,4 @@ func TestCorrectDirDryRunSendsNothing(t *testing.T) {
 	require.NotNil(t, rep.Plan)
 	assert.Len(t, rep.Plan.Process, 3)
 	assert.NoFileExists(t, filepath.Join(out, ".pfc-bulk.jsonl"))
-}
-
-// failTransport fails its test on any request.
-type failTransport struct{ t *testing.T }
-
-func (f failTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.t.Errorf("a request during a dry run: %s %s", r.Method, r.URL.Path)
-	return nil, errors.New("no requests in a dry run")
 }

@@ -1,14 +1,22 @@
 // Package bulktest holds what the tests of bulk runs share: MemSink, a
-// sink in memory. It is imported by test files only.
+// sink in memory; WriteStarted, a manifest of jobs in flight as a run
+// that stopped leaves it; and NoRequests, the transport of a dry run.
+// It is imported by test files only.
 package bulktest
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"maps"
+	"net/http"
+	"os"
+	"strings"
 	"sync"
+	"testing"
+	"time"
 )
 
 // ErrRefused is the error of a Put of the name MemSink.Fail names.
@@ -74,4 +82,49 @@ func (s *MemSink) Puts() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.puts
+}
+
+// Started is a "started" manifest record: an item whose job the service
+// accepted.
+type Started struct {
+	ID, Src, Dst string
+	// Time is when the job was recorded (zero: no time in the record).
+	Time time.Time
+	// Job is the client's reference to the job, written as JSON.
+	Job any
+}
+
+// WriteStarted writes the manifest at path with recs, one record a line,
+// as a run that stopped with those jobs in flight leaves it.
+func WriteStarted(t testing.TB, path string, recs ...Started) {
+	t.Helper()
+	var lines []string
+	for _, r := range recs {
+		job, err := json.Marshal(r.Job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := map[string]any{"id": r.ID, "status": "started", "src": r.Src, "dst": r.Dst, "job": json.RawMessage(job)}
+		if !r.Time.IsZero() {
+			rec["time"] = r.Time
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// NoRequests is an http.RoundTripper that fails its test on any request:
+// the transport of a dry run, which must send none.
+type NoRequests struct{ T testing.TB }
+
+// RoundTrip fails the test and the request.
+func (f NoRequests) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.T.Errorf("a request during a dry run: %s %s", r.Method, r.URL.Path)
+	return nil, errors.New("no requests in a dry run")
 }
