@@ -68,10 +68,11 @@ func TestInformationalAnswersNeverHang(t *testing.T) {
 		answer string
 		status int // 0: success
 		// timeout is the response header timeout: short where the case
-		// ends with it, long where it must not fire on a busy machine.
+		// ends with it (3 s after a 102, so that a busy machine has read
+		// the 102 by then), long where it must not fire at all.
 		timeout time.Duration
 	}{
-		{"102 then nothing", "HTTP/1.1 102 Processing\r\n\r\n", 102, 300 * time.Millisecond},
+		{"102 then nothing", "HTTP/1.1 102 Processing\r\n\r\n", 102, 3 * time.Second},
 		{"102 then 200", "HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 59\r\n\r\n" + ok, 0, time.Minute},
 		{"102 then garbage", "HTTP/1.1 102 Processing\r\n\r\nnot http at all\r\n\r\n", 102, time.Minute},
 		{"headers never end", "HTTP/1.1 200 OK\r\nX-Slow: 1\r\n", -1, 300 * time.Millisecond},
