@@ -178,8 +178,8 @@ func TestCorrectDirResumeMock(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ n, cut int }{{40, 13}, {1000, 487}} {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
-			if tc.n > 100 && testing.Short() {
-				t.Skip("1,000 images: not in -short")
+			if tc.n > 100 && (testing.Short() || !heavyTests) {
+				t.Skip("1,000 images: with -tags heavy (.ci/run's heavy step)")
 			}
 			t.Parallel()
 			testCorrectDirResume(t, tc.n, tc.cut)

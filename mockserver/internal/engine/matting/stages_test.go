@@ -39,16 +39,17 @@ func acceleratedGolden(t *testing.T, setup func(o Options) (Stages, func(t *test
 
 // stageGolden is acceleratedGolden for a test of one swapped stage: on
 // the golden cases at full resolution, without the products analysed at
-// a reduced one (over 1 MP each, most of the package's test time), which
-// TestAcceleratedMatchesCPU covers, and every stage test under the build
-// tag heavy (.ci/run's heavy step).
+// a reduced one (over 1 MP each, most of the package's test time) and the
+// plain product (its stages are the spill product's without the spill),
+// which TestAcceleratedMatchesCPU covers, and every stage test under the
+// build tag heavy (.ci/run's heavy step).
 func stageGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T))) {
 	t.Helper()
 	cases := goldenCases
 	if !heavyTests {
 		cases = nil
 		for _, c := range goldenCases {
-			if !strings.HasPrefix(c.name, "product_factor") {
+			if !strings.HasPrefix(c.name, "product_factor") && c.name != "product_plain" {
 				cases = append(cases, c)
 			}
 		}
