@@ -54,6 +54,18 @@ func stageGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T)
 			}
 		}
 	}
+	if raceEnabled && !heavyTests {
+		// Under the race detector (about twenty times slower) the point is
+		// the stage's goroutines, which one scene exercises; the parity on
+		// every scene is checked without it (go test, and .ci/run's heavy
+		// step).
+		for _, c := range cases {
+			if c.name == "product_gradient_spill_pre" {
+				cases = []*goldenCase{c}
+				break
+			}
+		}
+	}
 	acceleratedCases(t, cases, setup)
 }
 
