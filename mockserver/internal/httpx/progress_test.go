@@ -55,34 +55,40 @@ func TestBodyProgressTimeout(t *testing.T) {
 func TestBodyProgressTimeoutSparesTheHandler(t *testing.T) {
 	t.Parallel()
 	const d = 20 * time.Millisecond
-	results := make(chan error, 1)
-	srv := httptest.NewServer(BodyProgressTimeout(d, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := io.Copy(io.Discard, r.Body); err != nil {
-			results <- err
-			return
-		}
-		// Work for many times the bound; only a cancelled context ends it early.
-		select {
-		case <-r.Context().Done():
-			results <- context.Cause(r.Context())
-		case <-time.After(25 * d):
-			results <- nil
-		}
-	})))
-	defer srv.Close()
-
 	for _, tc := range []struct {
 		name, method string
-		body         io.Reader
+		body         string
 	}{
-		{"no body", http.MethodGet, nil},
-		{"body read whole", http.MethodPut, strings.NewReader(strings.Repeat("x", 64<<10))},
+		{"no body", http.MethodGet, ""},
+		{"body read whole", http.MethodPut, strings.Repeat("x", 64<<10)},
 	} {
-		req, err := http.NewRequest(tc.method, srv.URL, tc.body)
-		require.NoError(t, err)
-		resp, err := srv.Client().Do(req)
-		require.NoError(t, err, tc.name)
-		resp.Body.Close()
-		assert.NoError(t, <-results, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			results := make(chan error, 1)
+			srv := httptest.NewServer(BodyProgressTimeout(d, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if _, err := io.Copy(io.Discard, r.Body); err != nil {
+					results <- err
+					return
+				}
+				// Work for many times the bound; only a cancelled context ends it early.
+				select {
+				case <-r.Context().Done():
+					results <- context.Cause(r.Context())
+				case <-time.After(25 * d):
+					results <- nil
+				}
+			})))
+			defer srv.Close()
+			var body io.Reader
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			req, err := http.NewRequest(tc.method, srv.URL, body)
+			require.NoError(t, err)
+			resp, err := srv.Client().Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.NoError(t, <-results)
+		})
 	}
 }
