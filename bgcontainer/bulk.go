@@ -13,7 +13,6 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
-	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -189,18 +188,9 @@ func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessa
 	if flow != nil {
 		f = *flow
 	}
-	var rep *replica
-	switch {
-	case c.fleet():
-		if r.Replica == "" {
-			return nil, fmt.Errorf("pfc: job %s: recorded by a client of one base URL: %w", pid, pfc.ErrJobForgotten)
-		}
-		if rep = c.reps.ByURL(r.Replica); rep == nil {
-			return nil, fmt.Errorf("pfc: job %s: its replica is no longer in the fleet: %w", pid, pfc.ErrJobForgotten)
-		}
-		c.reps.Bind(r.ProcessID, rep)
-	case r.Replica != "" && replicas.Key(c.baseURL) != r.Replica:
-		return nil, fmt.Errorf("pfc: job %s: recorded on another replica: %w", pid, pfc.ErrJobForgotten)
+	rep, why := c.reps.Recorded(r.ProcessID, r.Replica)
+	if why != "" {
+		return nil, fmt.Errorf("pfc: job %s: %s: %w", pid, why, pfc.ErrJobForgotten)
 	}
 	res = &Result{Job: &Job{ProcessID: r.ProcessID}}
 	if rep != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
-	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -137,18 +136,9 @@ func (c *Client) collectCorrection(ctx context.Context, it bulk.Item, ref json.R
 		}
 		return fmt.Errorf("pfc: image %s: %w: %w", c.quote(r.ImageKey, apierr.MaxQuotedID), pfc.ErrJobForgotten, err)
 	}
-	var rep *replicas.Node
-	switch {
-	case c.reps.Many():
-		if r.Replica == "" {
-			return nil, forgotten("recorded by a client of one base URL", nil)
-		}
-		if rep = c.reps.ByURL(r.Replica); rep == nil {
-			return nil, forgotten("its replica is no longer in the fleet", nil)
-		}
-		c.reps.Bind(r.ImageKey, rep)
-	case r.Replica != "" && replicas.Key(c.base) != r.Replica:
-		return nil, forgotten("recorded on another replica", nil)
+	rep, why := c.reps.Recorded(r.ImageKey, r.Replica)
+	if why != "" {
+		return nil, forgotten(why, nil)
 	}
 	corr, err := c.GetCorrection(ctx, r.ImageKey, o)
 	if err == nil {
