@@ -325,6 +325,24 @@ func appendServer(attrs []attribute.KeyValue, hostport string) []attribute.KeyVa
 	return attrs
 }
 
+// errorClasses are the words of errorType for the errors that match
+// their sentinel, the first that matches.
+var errorClasses = []struct {
+	err  error
+	word string
+}{
+	{context.Canceled, "canceled"},
+	{context.DeadlineExceeded, "deadline_exceeded"},
+	{pfc.ErrResponseHeaderTimeout, "timeout"},
+	{pfc.ErrTruncatedResponse, "truncated_response"},
+	{pfc.ErrUnreachable, "unreachable"},
+	{pfc.ErrJobFailed, "job_failed"},
+	{pfc.ErrWaitTimeout, "wait_timeout"},
+	{pfc.ErrInvalidParameter, "invalid_parameter"},
+	{pfc.ErrDownloadTooLarge, "download_too_large"},
+	{pfc.ErrInvalidResponse, "invalid_response"},
+}
+
 // errorType is error.type: the status code for an error status, else one
 // of a fixed set of words for err's class (never its text).
 func errorType(status int, err error) string {
@@ -332,29 +350,13 @@ func errorType(status int, err error) string {
 		return strconv.Itoa(status)
 	}
 	var apiErr *pfc.APIError
-	switch {
-	case errors.As(err, &apiErr) && apiErr.StatusCode != 0:
+	if errors.As(err, &apiErr) && apiErr.StatusCode != 0 {
 		return strconv.Itoa(apiErr.StatusCode)
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "deadline_exceeded"
-	case errors.Is(err, pfc.ErrResponseHeaderTimeout):
-		return "timeout"
-	case errors.Is(err, pfc.ErrTruncatedResponse):
-		return "truncated_response"
-	case errors.Is(err, pfc.ErrUnreachable):
-		return "unreachable"
-	case errors.Is(err, pfc.ErrJobFailed):
-		return "job_failed"
-	case errors.Is(err, pfc.ErrWaitTimeout):
-		return "wait_timeout"
-	case errors.Is(err, pfc.ErrInvalidParameter):
-		return "invalid_parameter"
-	case errors.Is(err, pfc.ErrDownloadTooLarge):
-		return "download_too_large"
-	case errors.Is(err, pfc.ErrInvalidResponse):
-		return "invalid_response"
+	}
+	for _, c := range errorClasses {
+		if errors.Is(err, c.err) {
+			return c.word
+		}
 	}
 	return "_OTHER"
 }
