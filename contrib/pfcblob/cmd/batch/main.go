@@ -121,14 +121,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // parseShard reads -shard: "i/n" (pfc.Shard's Set), or "n" (or "/n") with
 // i from env.
 func parseShard(v, env string) (sh pfc.Shard, err error) {
+	in := v
 	if !strings.Contains(v, "/") || strings.HasPrefix(v, "/") {
 		if env == "" {
 			return sh, fmt.Errorf("-shard %q names no index and $JOB_COMPLETION_INDEX is not set (give i/n)", v)
 		}
-		v = env + "/" + strings.TrimPrefix(v, "/")
+		in = env + "/" + strings.TrimPrefix(v, "/")
 	}
-	if err := sh.Set(v); err != nil {
-		return sh, fmt.Errorf("-shard: %w", err)
+	if err := sh.Set(in); err != nil {
+		return sh, fmt.Errorf("-shard %q: %w", v, err)
 	}
 	return sh, nil
 }
