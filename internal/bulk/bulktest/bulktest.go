@@ -133,6 +133,9 @@ func Manifest(out string) string { return filepath.Join(out, ".pfc-bulk.jsonl") 
 // out/dst(rels[i]) (dst nil: rels[i]), recorded at at (zero: no time).
 func WriteDirStarted(t testing.TB, in, out string, rels []string, dst func(string) string, at time.Time, jobs ...any) {
 	t.Helper()
+	if len(jobs) > len(rels) {
+		t.Fatalf("%d jobs for %d items", len(jobs), len(rels))
+	}
 	recs := make([]Started, len(jobs))
 	for i, job := range jobs {
 		name := rels[i]
