@@ -17,8 +17,9 @@ type PublicRun[R any] struct {
 	// Settings are Options in the runner's terms; a Dir run has its
 	// default manifest in Settings.Manifest (see DirItems).
 	Settings Settings
-	Items    iter.Seq[Item]
-	// Total is the number of Items, 0 when unknown (an All run).
+	// Items are the run's items; Total is their number, 0 when unknown
+	// (an All run).
+	Items iter.Seq[Item]
 	Total int
 }
 
