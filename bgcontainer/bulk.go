@@ -13,7 +13,6 @@ import (
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
-	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
@@ -26,28 +25,26 @@ import (
 // those, also those a cancelled run left. A failed file does not stop the run: see "Bulk runs" in package
 // pfc. SubmitImage is never resent once it may have arrived.
 func (c *Client) RemoveDir(ctx context.Context, inDir, outDir string, opts *SubmitOptions, b *pfc.BulkOptions[*Result]) (_ *pfc.BulkReport[*Result], err error) {
-	bo := bulk.Deref(b)
-	s := bulk.SettingsOf(bo)
-	items, total, err := bulk.DirItems(inDir, outDir, &s, func(rel string) string {
+	run, err := bulk.DirRun(inDir, outDir, b, func(rel string) string {
 		return strings.TrimSuffix(rel, filepath.Ext(rel)) + ".png"
 	})
 	if err != nil {
 		return nil, err
 	}
-	return c.removeBulk(ctx, items, total, opts, bo, s)
+	return c.removeBulk(ctx, run, opts)
 }
 
 // RemoveAll removes the background of every item of items with opts,
 // several at once; see RemoveDir. items is read as the run goes; with
 // b.Manifest set the run is resumable (items are matched by ID).
 func (c *Client) RemoveAll(ctx context.Context, items iter.Seq[pfc.BulkItem], opts *SubmitOptions, b *pfc.BulkOptions[*Result]) (_ *pfc.BulkReport[*Result], err error) {
-	bo := bulk.Deref(b)
-	return c.removeBulk(ctx, bulk.PublicItems(items), 0, opts, bo, bulk.SettingsOf(bo))
+	return c.removeBulk(ctx, bulk.AllRun(items, b), opts)
 }
 
 // removeBulk runs items through the shared runner with
 // RemoveBackgroundFile as the work.
-func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *SubmitOptions, bo pfc.BulkOptions[*Result], s bulk.Settings) (*pfc.BulkReport[*Result], error) {
+func (c *Client) removeBulk(ctx context.Context, run bulk.PublicRun[*Result], opts *SubmitOptions) (*pfc.BulkReport[*Result], error) {
+	bo, manifest := run.Options, run.Settings.Manifest != ""
 	var o SubmitOptions
 	if opts != nil {
 		o = *opts
@@ -55,12 +52,11 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 	if err := validateFlow(&o, bo.Flow); err != nil {
 		return nil, err
 	}
-	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Result, pfc.BulkResult[*Result]]{
-		Settings: s,
+	return run.Run(ctx, bulk.Client[*Result, pfc.BulkResult[*Result]]{
 		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Result, error) {
 			oo := o // RemoveBackgroundFile names the file part after each item
 			hook := func(processID, replica string) (bool, error) {
-				return s.Manifest != "", started.Ref(bulkJobRef{ProcessID: processID, Replica: replica})
+				return manifest, started.Ref(bulkJobRef{ProcessID: processID, Replica: replica})
 			}
 			if bo.Source == nil && bo.Sink == nil {
 				return c.removeBackgroundFile(ctx, it.Scope, it.Src, it.Dst, &oo, bo.Flow, hook)
@@ -71,13 +67,8 @@ func (c *Client) removeBulk(ctx context.Context, items iter.Seq[bulk.Item], tota
 			return c.collectJob(ctx, it, ref, bo)
 		},
 		Summarize: summarizeResult, Kind: bulkKind, Redact: c.redact, Public: bulkResult,
-		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
-		Observer: c.http.Observer(), Name: "bgcontainer.bulk",
+		Rate: c.http.Rate, Observer: c.http.Observer(), Name: "bgcontainer.bulk",
 	})
-	if rep == nil {
-		return nil, err
-	}
-	return bulk.PublicReport(rep, failures), err
 }
 
 // removeStreamed is RemoveBackgroundFile from bo.Source (a file without
@@ -138,13 +129,9 @@ func summarizeResult(r *Result) json.RawMessage {
 	return b
 }
 
-// bulkKind classifies the errors of RemoveBackgroundFile for the manifest.
+// bulkKind classifies the errors of RemoveBackgroundFile for the manifest
+// that are not the shared classification's (see bulk.Client.Kind).
 func bulkKind(err error) string {
-	var (
-		ae *pfc.APIError
-		ve *pfc.ValidationError
-		de *pfc.DownloadTooLargeError
-	)
 	switch {
 	case errors.Is(err, pfc.ErrJobFailed):
 		return "processing_failed"
@@ -152,12 +139,6 @@ func bulkKind(err error) string {
 		return "wait_timeout"
 	case errors.Is(err, ErrNotActivated):
 		return "not_activated"
-	case errors.As(err, &de):
-		return "download_too_large"
-	case errors.As(err, &ve):
-		return "invalid_parameter"
-	case errors.As(err, &ae):
-		return fmt.Sprintf("http_%d", ae.StatusCode)
 	}
 	return ""
 }
@@ -207,18 +188,9 @@ func (c *Client) collectJob(ctx context.Context, it bulk.Item, ref json.RawMessa
 	if flow != nil {
 		f = *flow
 	}
-	var rep *replica
-	switch {
-	case c.fleet():
-		if r.Replica == "" {
-			return nil, fmt.Errorf("pfc: job %s: recorded by a client of one base URL: %w", pid, pfc.ErrJobForgotten)
-		}
-		if rep = c.reps.ByURL(r.Replica); rep == nil {
-			return nil, fmt.Errorf("pfc: job %s: its replica is no longer in the fleet: %w", pid, pfc.ErrJobForgotten)
-		}
-		c.reps.Bind(r.ProcessID, rep)
-	case r.Replica != "" && replicas.Key(c.baseURL) != r.Replica:
-		return nil, fmt.Errorf("pfc: job %s: recorded on another replica: %w", pid, pfc.ErrJobForgotten)
+	rep, why := c.reps.Recorded(r.ProcessID, r.Replica)
+	if why != "" {
+		return nil, fmt.Errorf("pfc: job %s: %s: %w", pid, why, pfc.ErrJobForgotten)
 	}
 	res = &Result{Job: &Job{ProcessID: r.ProcessID}}
 	if rep != nil {

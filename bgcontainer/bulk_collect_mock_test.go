@@ -43,12 +43,8 @@ func TestBulkCollectsRecordedJobs(t *testing.T) {
 	dst2 := filepath.Join(out, pngName(rels[2]))
 	require.NoError(t, os.MkdirAll(filepath.Dir(dst2), 0o755))
 	require.NoError(t, os.WriteFile(dst2, []byte("\x89PNG done before the crash"), 0o644))
-	var recs []bulktest.Started
-	for i, pid := range []string{job.ProcessID, unknown, unknown} {
-		recs = append(recs, bulktest.Started{ID: rels[i], Time: at, Src: filepath.Join(in, rels[i]),
-			Dst: filepath.Join(out, pngName(rels[i])), Job: map[string]any{"processId": pid}})
-	}
-	bulktest.WriteStarted(t, filepath.Join(out, ".pfc-bulk.jsonl"), recs...)
+	bulktest.WriteDirStarted(t, in, out, rels, pngName, at,
+		map[string]any{"processId": job.ProcessID}, map[string]any{"processId": unknown}, map[string]any{"processId": unknown})
 
 	before := ts.Mock.JobsStarted()
 	rep, err := ts.Client.RemoveDir(t.Context(), in, out, nil, nil)
@@ -77,10 +73,7 @@ func TestBulkDryRunSendsNothing(t *testing.T) {
 	in, out := t.TempDir(), t.TempDir()
 	writeBulkImages(t, in, 3)
 	rep, err := c.RemoveDir(t.Context(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{DryRun: true})
-	require.NoError(t, err)
-	require.NotNil(t, rep.Plan)
-	assert.Len(t, rep.Plan.Process, 3)
-	assert.NoFileExists(t, filepath.Join(out, ".pfc-bulk.jsonl"), "a dry run writes nothing")
+	bulktest.CheckDryRun(t, out, 3, rep, err)
 }
 
 // TestBulkCancelKeepsRecordedJob: a bulk run cancelled while a job it

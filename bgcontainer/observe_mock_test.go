@@ -2,56 +2,17 @@ package bgcontainer_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/observe/observetest"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
-
-// flowLog is a pfc.Observer recording operations, attempt routes and
-// job updates as lines.
-type flowLog struct {
-	pfc.NopObserver
-	mu    sync.Mutex
-	lines []string
-	times []bool // per terminal job update: had a processing time
-}
-
-func (f *flowLog) add(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.lines = append(f.lines, fmt.Sprintf(format, args...))
-}
-
-func (f *flowLog) StartOperation(ctx context.Context, op *pfc.Operation) context.Context {
-	f.add("start %s", op.Name)
-	return ctx
-}
-
-func (f *flowLog) EndOperation(_ context.Context, op *pfc.Operation) {
-	f.add("end %s err=%v", op.Name, op.Err != nil)
-}
-
-func (f *flowLog) EndAttempt(_ context.Context, a *pfc.Attempt) {
-	f.add("%s %s", a.Method, a.Route)
-}
-
-func (f *flowLog) JobUpdate(_ context.Context, j *pfc.JobUpdate) {
-	f.add("job %s %s submitted=%v terminal=%v", j.API, j.Status, j.Submitted, j.Terminal)
-	if j.Terminal {
-		f.mu.Lock()
-		f.times = append(f.times, j.ProcessingTime > 0)
-		f.mu.Unlock()
-	}
-}
 
 // TestObserverSeesRemoveBackgroundFile: the flow is one operation named
 // bgcontainer.RemoveBackgroundFile (RemoveBackground, which it calls, is
@@ -60,32 +21,23 @@ func (f *flowLog) JobUpdate(_ context.Context, j *pfc.JobUpdate) {
 // reported with the processing time the container sends.
 func TestObserverSeesRemoveBackgroundFile(t *testing.T) {
 	t.Parallel()
-	obs := &flowLog{}
+	obs := &observetest.Recorder{}
 	ts := bgmock.Start(t, &bgmock.Options{Activated: true}, pfc.WithObserver(obs))
 	in := filepath.Join(t.TempDir(), "a.jpg")
 	require.NoError(t, os.WriteFile(in, bulkJPEG(t, 1), 0o644))
 	_, err := ts.Client.RemoveBackgroundFile(context.Background(), in, in+".png", nil, nil)
 	require.NoError(t, err)
 
-	obs.mu.Lock()
-	defer obs.mu.Unlock()
-	var got []string
-	for _, l := range obs.lines {
-		if strings.HasPrefix(l, "job bgcontainer queued") || strings.HasPrefix(l, "job bgcontainer processing submitted=false") ||
-			l == "GET /CheckImage/{process_id}" && len(got) > 0 && got[len(got)-1] == l {
-			continue // as many as the mock's pace gives
-		}
-		got = append(got, l)
-	}
+	const poll = `attempt GET "/CheckImage/{process_id}" 200 #1` // as many as the mock's pace gives
 	assert.Equal(t, []string{
-		"start bgcontainer.RemoveBackgroundFile",
-		"POST /SubmitImage",
-		"job bgcontainer processing submitted=true terminal=false",
-		"GET /CheckImage/{process_id}",
-		"job bgcontainer completed submitted=false terminal=true",
-		"GET /DownloadImage/{process_id}",
-		"DELETE /RemoveImage/{process_id}",
-		"end bgcontainer.RemoveBackgroundFile err=false",
-	}, got)
-	assert.Equal(t, []bool{true}, obs.times, "the processing time the container reports")
+		"start flow bgcontainer.RemoveBackgroundFile",
+		`attempt POST "/SubmitImage" 200 #1`,
+		"job bgcontainer processing<- submitted=true terminal=false failed=false",
+		poll,
+		"job bgcontainer completed<- submitted=false terminal=true failed=false",
+		`attempt GET "/DownloadImage/{process_id}" 200 #1`,
+		`attempt DELETE "/RemoveImage/{process_id}" 200 #1`,
+		"end flow bgcontainer.RemoveBackgroundFile err=false",
+	}, observetest.Steady(obs.Lines(), poll))
+	assert.Equal(t, []bool{true}, obs.Timed(), "the processing time the container reports")
 }

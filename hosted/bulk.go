@@ -23,13 +23,11 @@ import (
 // started (id, upload key): a rerun collects those jobs. A failed file
 // does not stop it: see "Bulk runs" in package pfc.
 func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *CorrectionOptions, b *pfc.BulkOptions[*Job]) (_ *pfc.BulkReport[*Job], err error) {
-	bo := bulk.Deref(b)
-	s := bulk.SettingsOf(bo)
-	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(opts))
+	run, err := bulk.DirRun(inDir, outDir, b, outputName(opts))
 	if err != nil {
 		return nil, err
 	}
-	return c.correctBulk(ctx, items, total, opts, bo, s)
+	return c.correctBulk(ctx, run, opts)
 }
 
 // CorrectAll corrects every item of items with opts (see CorrectFile),
@@ -37,24 +35,22 @@ func (c *Client) CorrectDir(ctx context.Context, inDir, outDir string, opts *Cor
 // retries. items is read as the run goes, so it may be long or generated;
 // with b.Manifest set the run is resumable (items are matched by ID).
 func (c *Client) CorrectAll(ctx context.Context, items iter.Seq[pfc.BulkItem], opts *CorrectionOptions, b *pfc.BulkOptions[*Job]) (_ *pfc.BulkReport[*Job], err error) {
-	bo := bulk.Deref(b)
-	return c.correctBulk(ctx, bulk.PublicItems(items), 0, opts, bo, bulk.SettingsOf(bo))
+	return c.correctBulk(ctx, bulk.AllRun(items, b), opts)
 }
 
 // correctBulk runs items through the shared runner with CorrectFile as the
 // work.
-func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, opts *CorrectionOptions, bo pfc.BulkOptions[*Job], s bulk.Settings) (*pfc.BulkReport[*Job], error) {
+func (c *Client) correctBulk(ctx context.Context, run bulk.PublicRun[*Job], opts *CorrectionOptions) (*pfc.BulkReport[*Job], error) {
 	// Check everything once, before the first file: a bad option is one
 	// error, not one failure per file.
-	o := opts.Clone()
+	o, bo := opts.Clone(), run.Options
 	if err := c.validateForUpload(o); err != nil {
 		return nil, err
 	}
 	if _, _, err := c.flowSettings(bo.Flow); err != nil {
 		return nil, err
 	}
-	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Job, pfc.BulkResult[*Job]]{
-		Settings: s,
+	return run.Run(ctx, bulk.Client[*Job, pfc.BulkResult[*Job]]{
 		Work: func(ctx context.Context, it bulk.Item, started bulk.Started) (*Job, error) {
 			hook := func(jobID, fileKey string) error {
 				return started.Ref(bulkJobRef{JobID: jobID, FileKey: fileKey})
@@ -69,13 +65,8 @@ func (c *Client) correctBulk(ctx context.Context, items iter.Seq[bulk.Item], tot
 		},
 		Usage:     c.jobUsage,
 		Summarize: summarizeJob, Kind: bulkKind, Redact: c.http.Redact, Public: bulkResult,
-		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: c.http.Rate,
-		Observer: c.http.Observer(), Name: "hosted.bulk",
+		Rate: c.http.Rate, Observer: c.http.Observer(), Name: "hosted.bulk",
 	})
-	if rep == nil {
-		return nil, err
-	}
-	return bulk.PublicReport(rep, failures), err
 }
 
 // correctStreamed is CorrectFile from bo.Source (a file without it) to
@@ -139,14 +130,12 @@ func summarizeJob(j *Job) json.RawMessage {
 	return b
 }
 
-// bulkKind classifies the errors of CorrectFile for the manifest.
+// bulkKind classifies the errors of CorrectFile for the manifest that
+// are not the shared classification's (see bulk.Client.Kind).
 func bulkKind(err error) string {
 	var (
 		je *JobError
-		ae *pfc.APIError
-		ve *pfc.ValidationError
 		te *pfc.WaitTimeoutError
-		de *pfc.DownloadTooLargeError
 	)
 	switch {
 	case errors.As(err, &je):
@@ -156,12 +145,6 @@ func bulkKind(err error) string {
 		return "job_failed"
 	case errors.As(err, &te):
 		return "wait_timeout"
-	case errors.As(err, &de):
-		return "download_too_large"
-	case errors.As(err, &ve):
-		return "invalid_parameter"
-	case errors.As(err, &ae):
-		return fmt.Sprintf("http_%d", ae.StatusCode)
 	}
 	return "" // the shared classification
 }

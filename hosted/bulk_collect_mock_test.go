@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,12 +30,8 @@ func TestCorrectDirCollectsRecordedJobs(t *testing.T) {
 	ref, err := c.StartJob(t.Context(), o)
 	require.NoError(t, err)
 
-	var recs []bulktest.Started
-	for i, id := range []string{ref.ID, "0123456789abcdef01234567"} {
-		recs = append(recs, bulktest.Started{ID: rels[i], Src: filepath.Join(in, rels[i]), Dst: filepath.Join(out, rels[i]),
-			Job: map[string]string{"jobId": id, "fileKey": key}})
-	}
-	bulktest.WriteStarted(t, filepath.Join(out, ".pfc-bulk.jsonl"), recs...)
+	bulktest.WriteDirStarted(t, in, out, rels, nil, time.Time{},
+		map[string]string{"jobId": ref.ID, "fileKey": key}, map[string]string{"jobId": "0123456789abcdef01234567", "fileKey": key})
 
 	before := srv.Mock.JobsStarted()
 	rep, err := c.CorrectDir(t.Context(), in, out, hosted.NewCorrection(), nil)
@@ -59,9 +56,6 @@ func TestCorrectDirDryRunSendsNothing(t *testing.T) {
 	in, out := t.TempDir(), t.TempDir()
 	writeImages(t, in, 3)
 	rep, err := c.CorrectDir(t.Context(), in, out, hosted.NewCorrection(), &pfc.BulkOptions[*hosted.Job]{DryRun: true, MaxStarts: 2})
-	require.NoError(t, err)
-	require.NotNil(t, rep.Plan)
-	assert.Len(t, rep.Plan.Process, 3)
+	bulktest.CheckDryRun(t, out, 3, rep, err)
 	assert.Equal(t, 1, rep.NotStarted, "the cap leaves one")
-	assert.NoFileExists(t, filepath.Join(out, ".pfc-bulk.jsonl"))
 }

@@ -128,7 +128,7 @@
 //
 // BulkOptions.Shard makes a run one worker of n (the files whose ID
 // hashes to its index; a manifest per shard), for n processes or the pods
-// of a Kubernetes Indexed Job. Source reads the inputs from any io/fs.FS,
+// of a Kubernetes Indexed Job; *Shard is a flag.Value reading "i/n". Source reads the inputs from any io/fs.FS,
 // streamed, never whole in memory; Sink publishes each output atomically;
 // SkipExisting counts a published output as done without a manifest. The
 // module contrib/pfcblob adapts a gocloud.dev/blob bucket to both.

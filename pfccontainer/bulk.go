@@ -13,7 +13,6 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/apierr"
 	"github.com/pfcsdk/pfc-go/internal/bulk"
 	"github.com/pfcsdk/pfc-go/internal/fileio"
-	"github.com/pfcsdk/pfc-go/internal/replicas"
 	"github.com/pfcsdk/pfc-go/internal/transport"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -137,18 +136,9 @@ func (c *Client) collectCorrection(ctx context.Context, it bulk.Item, ref json.R
 		}
 		return fmt.Errorf("pfc: image %s: %w: %w", c.quote(r.ImageKey, apierr.MaxQuotedID), pfc.ErrJobForgotten, err)
 	}
-	var rep *replicas.Node
-	switch {
-	case c.reps.Many():
-		if r.Replica == "" {
-			return nil, forgotten("recorded by a client of one base URL", nil)
-		}
-		if rep = c.reps.ByURL(r.Replica); rep == nil {
-			return nil, forgotten("its replica is no longer in the fleet", nil)
-		}
-		c.reps.Bind(r.ImageKey, rep)
-	case r.Replica != "" && replicas.Key(c.base) != r.Replica:
-		return nil, forgotten("recorded on another replica", nil)
+	rep, why := c.reps.Recorded(r.ImageKey, r.Replica)
+	if why != "" {
+		return nil, forgotten(why, nil)
 	}
 	corr, err := c.GetCorrection(ctx, r.ImageKey, o)
 	if err == nil {
@@ -194,23 +184,21 @@ func (d *Direct) bulkWork(o *CorrectionOptions) bulkFlow {
 // transport, whose redactor the manifest uses, whose observer sees the
 // run and whose rate budget the progress shows.
 func bulkDir(ctx context.Context, inDir, outDir string, o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work bulkFlow, tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
-	bo := bulk.Deref(b)
-	s := bulk.SettingsOf(bo)
-	items, total, err := bulk.DirItems(inDir, outDir, &s, outputName(o))
+	run, err := bulk.DirRun(inDir, outDir, b, outputName(o))
 	if err != nil {
 		return nil, err
 	}
-	return runBulk(ctx, items, total, o, bo, s, work, tc, direct)
+	return runBulk(ctx, run, o, work, tc, direct)
 }
 
 // bulkAll runs work over items; tc is as for bulkDir.
 func bulkAll(ctx context.Context, items iter.Seq[pfc.BulkItem], o *CorrectionOptions, b *pfc.BulkOptions[*Correction], work bulkFlow, tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
-	bo := bulk.Deref(b)
-	return runBulk(ctx, bulk.PublicItems(items), 0, o, bo, bulk.SettingsOf(bo), work, tc, direct)
+	return runBulk(ctx, bulk.AllRun(items, b), o, work, tc, direct)
 }
 
 // runBulk checks the options once and runs the shared runner.
-func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *CorrectionOptions, bo pfc.BulkOptions[*Correction], s bulk.Settings, work bulkFlow, tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
+func runBulk(ctx context.Context, run bulk.PublicRun[*Correction], o *CorrectionOptions, work bulkFlow, tc *transport.Client, direct bool) (*pfc.BulkReport[*Correction], error) {
+	bo := run.Options
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -221,15 +209,10 @@ func runBulk(ctx context.Context, items iter.Seq[bulk.Item], total int, o *Corre
 		return nil, &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "BulkOptions.Source",
 			Message: "Source and Sink are not for direct file mode (the container reads and writes its mounted folders): use Client.CorrectDir"}}}
 	}
-	rep, failures, err := bulk.RunClient(ctx, items, total, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
-		Settings: s, Work: work.work, Collect: work.collect, Summarize: summarizeCorrection, Kind: bulkKind, Redact: tc.Redact, Public: bulkResult,
-		OnProgress: bulk.ProgressOf(bo), OnResult: bo.OnResult, Rate: tc.Rate,
-		Observer: tc.Observer(), Name: "pfccontainer.bulk",
+	return run.Run(ctx, bulk.Client[*Correction, pfc.BulkResult[*Correction]]{
+		Work: work.work, Collect: work.collect, Summarize: summarizeCorrection, Kind: bulkKind, Redact: tc.Redact, Public: bulkResult,
+		Rate: tc.Rate, Observer: tc.Observer(), Name: "pfccontainer.bulk",
 	})
-	if rep == nil {
-		return nil, err
-	}
-	return bulk.PublicReport(rep, failures), err
 }
 
 // outputName renames outputs after o.OutputType.
@@ -265,23 +248,13 @@ func summarizeCorrection(c *Correction) json.RawMessage {
 	return b
 }
 
-// bulkKind classifies the errors of a file's correction for the manifest.
+// bulkKind classifies the errors of a file's correction for the manifest
+// that are not the shared classification's (see bulk.Client.Kind): the
+// container's message id.
 func bulkKind(err error) string {
-	var (
-		ce *Error
-		ae *pfc.APIError
-		ve *pfc.ValidationError
-		de *pfc.DownloadTooLargeError
-	)
-	switch {
-	case errors.As(err, &ce) && ce.MessageID != "":
+	var ce *Error
+	if errors.As(err, &ce) && ce.MessageID != "" {
 		return string(ce.MessageID)
-	case errors.As(err, &de):
-		return "download_too_large"
-	case errors.As(err, &ve):
-		return "invalid_parameter"
-	case errors.As(err, &ae):
-		return fmt.Sprintf("http_%d", ae.StatusCode)
 	}
 	return ""
 }

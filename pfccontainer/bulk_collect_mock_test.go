@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,12 +33,11 @@ func TestCorrectDirCollectsRecordedImages(t *testing.T) {
 	}
 	require.NoError(t, os.Remove(filepath.Join(ts.Mock.InputDir(), keys[1])), "swept")
 	replicas := []string{"", "", "http://gone.invalid:8000"}
-	var recs []bulktest.Started
+	var jobs []any
 	for i, key := range keys {
-		recs = append(recs, bulktest.Started{ID: rels[i], Src: filepath.Join(in, rels[i]), Dst: filepath.Join(out, rels[i]),
-			Job: map[string]string{"imageKey": key, "replica": replicas[i]}})
+		jobs = append(jobs, map[string]string{"imageKey": key, "replica": replicas[i]})
 	}
-	bulktest.WriteStarted(t, filepath.Join(out, ".pfc-bulk.jsonl"), recs...)
+	bulktest.WriteDirStarted(t, in, out, rels, nil, time.Time{}, jobs...)
 
 	before := ts.Mock.JobsStarted()
 	rep, err := c.CorrectDir(t.Context(), in, out, nil, nil)
@@ -61,8 +61,5 @@ func TestCorrectDirDryRunSendsNothing(t *testing.T) {
 	in, out := t.TempDir(), t.TempDir()
 	writeImages(t, in, 3)
 	rep, err := c.CorrectDir(t.Context(), in, out, nil, &pfc.BulkOptions[*pfccontainer.Correction]{DryRun: true})
-	require.NoError(t, err)
-	require.NotNil(t, rep.Plan)
-	assert.Len(t, rep.Plan.Process, 3)
-	assert.NoFileExists(t, filepath.Join(out, ".pfc-bulk.jsonl"))
+	bulktest.CheckDryRun(t, out, 3, rep, err)
 }

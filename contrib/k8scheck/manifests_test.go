@@ -41,17 +41,13 @@ func decode(t *testing.T, d *decoded, name string, data []byte) error {
 		var obj any
 		switch tm.APIVersion + " " + tm.Kind {
 		case "v1 Service":
-			o := &corev1.Service{}
-			d.services, obj = append(d.services, o), o
+			obj = add(&d.services)
 		case "v1 ServiceAccount":
-			o := &corev1.ServiceAccount{}
-			d.accounts, obj = append(d.accounts, o), o
+			obj = add(&d.accounts)
 		case "apps/v1 StatefulSet":
-			o := &appsv1.StatefulSet{}
-			d.statefulSets, obj = append(d.statefulSets, o), o
+			obj = add(&d.statefulSets)
 		case "batch/v1 Job":
-			o := &batchv1.Job{}
-			d.jobs, obj = append(d.jobs, o), o
+			obj = add(&d.jobs)
 		default:
 			return fmt.Errorf("%s, document %d: unexpected %q %q (add its type to this test)", name, i, tm.APIVersion, tm.Kind)
 		}
@@ -60,6 +56,13 @@ func decode(t *testing.T, d *decoded, name string, data []byte) error {
 		}
 	}
 	return nil
+}
+
+// add appends a new object to list and returns it, for decode to fill.
+func add[T any](list *[]*T) *T {
+	o := new(T)
+	*list = append(*list, o)
+	return o
 }
 
 // TestManifestsStrict decodes every manifest strictly, then checks that

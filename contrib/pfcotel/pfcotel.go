@@ -121,27 +121,26 @@ func New(o Options) (*Observer, error) {
 	}
 	m := mp.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL))
 	var errs []error
-	add := func(err error) { errs = append(errs, err) }
 	var err error
+	counter := func(name, unit, desc string) metric.Int64Counter {
+		c, err := m.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		return c
+	}
 	ob.requestDuration, err = m.Float64Histogram("http.client.request.duration", metric.WithUnit("s"),
 		metric.WithDescription("Duration of HTTP client requests."),
 		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10))
-	add(err)
-	ob.jobsStarted, err = m.Int64Counter("pfc.jobs.started", metric.WithUnit("{job}"), metric.WithDescription("Jobs submitted to the service."))
-	add(err)
-	ob.jobsFinished, err = m.Int64Counter("pfc.jobs.finished", metric.WithUnit("{job}"), metric.WithDescription("Jobs seen to end with success."))
-	add(err)
-	ob.jobsFailed, err = m.Int64Counter("pfc.jobs.failed", metric.WithUnit("{job}"), metric.WithDescription("Jobs seen to end with a failure."))
-	add(err)
+	errs = append(errs, err)
+	ob.jobsStarted = counter("pfc.jobs.started", "{job}", "Jobs submitted to the service.")
+	ob.jobsFinished = counter("pfc.jobs.finished", "{job}", "Jobs seen to end with success.")
+	ob.jobsFailed = counter("pfc.jobs.failed", "{job}", "Jobs seen to end with a failure.")
 	ob.jobProcessing, err = m.Float64Histogram("pfc.job.processing.duration", metric.WithUnit("s"),
 		metric.WithDescription("Processing time of finished jobs, as the service reports it."))
-	add(err)
-	ob.itemsDone, err = m.Int64Counter("pfc.bulk.items.done", metric.WithUnit("{item}"), metric.WithDescription("Bulk run items done."))
-	add(err)
-	ob.itemsFailed, err = m.Int64Counter("pfc.bulk.items.failed", metric.WithUnit("{item}"), metric.WithDescription("Bulk run items failed."))
-	add(err)
+	errs = append(errs, err)
+	ob.itemsDone = counter("pfc.bulk.items.done", "{item}", "Bulk run items done.")
+	ob.itemsFailed = counter("pfc.bulk.items.failed", "{item}", "Bulk run items failed.")
 	ob.itemsInFlight, err = m.Int64UpDownCounter("pfc.bulk.items.in_flight", metric.WithUnit("{item}"), metric.WithDescription("Bulk run items under way."))
-	add(err)
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -325,6 +324,24 @@ func appendServer(attrs []attribute.KeyValue, hostport string) []attribute.KeyVa
 	return attrs
 }
 
+// errorClasses are the words of errorType for the errors that match
+// their sentinel, the first that matches.
+var errorClasses = []struct {
+	err  error
+	word string
+}{
+	{context.Canceled, "canceled"},
+	{context.DeadlineExceeded, "deadline_exceeded"},
+	{pfc.ErrResponseHeaderTimeout, "timeout"},
+	{pfc.ErrTruncatedResponse, "truncated_response"},
+	{pfc.ErrUnreachable, "unreachable"},
+	{pfc.ErrJobFailed, "job_failed"},
+	{pfc.ErrWaitTimeout, "wait_timeout"},
+	{pfc.ErrInvalidParameter, "invalid_parameter"},
+	{pfc.ErrDownloadTooLarge, "download_too_large"},
+	{pfc.ErrInvalidResponse, "invalid_response"},
+}
+
 // errorType is error.type: the status code for an error status, else one
 // of a fixed set of words for err's class (never its text).
 func errorType(status int, err error) string {
@@ -332,29 +349,13 @@ func errorType(status int, err error) string {
 		return strconv.Itoa(status)
 	}
 	var apiErr *pfc.APIError
-	switch {
-	case errors.As(err, &apiErr) && apiErr.StatusCode != 0:
+	if errors.As(err, &apiErr) && apiErr.StatusCode != 0 {
 		return strconv.Itoa(apiErr.StatusCode)
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "deadline_exceeded"
-	case errors.Is(err, pfc.ErrResponseHeaderTimeout):
-		return "timeout"
-	case errors.Is(err, pfc.ErrTruncatedResponse):
-		return "truncated_response"
-	case errors.Is(err, pfc.ErrUnreachable):
-		return "unreachable"
-	case errors.Is(err, pfc.ErrJobFailed):
-		return "job_failed"
-	case errors.Is(err, pfc.ErrWaitTimeout):
-		return "wait_timeout"
-	case errors.Is(err, pfc.ErrInvalidParameter):
-		return "invalid_parameter"
-	case errors.Is(err, pfc.ErrDownloadTooLarge):
-		return "download_too_large"
-	case errors.Is(err, pfc.ErrInvalidResponse):
-		return "invalid_response"
+	}
+	for _, c := range errorClasses {
+		if errors.Is(err, c.err) {
+			return c.word
+		}
 	}
 	return "_OTHER"
 }

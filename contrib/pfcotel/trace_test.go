@@ -2,18 +2,21 @@ package pfcotel_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/pfcsdk/pfc-go/hosted"
@@ -189,4 +192,41 @@ func TestBulkRunSpans(t *testing.T) {
 	assertCounter(t, m["pfc.bulk.items.done"], 20, "pfc.operation", "hosted.bulk")
 	assertCounter(t, m["pfc.bulk.items.in_flight"], 0, "pfc.operation", "hosted.bulk")
 	assertCounter(t, m["pfc.jobs.started"], 20, "pfc.api", "hosted")
+}
+
+// TestErrorTypes: a failed operation's span has error.type: the status of
+// an API error, a word per class of the SDK's errors (the first that
+// matches), "_OTHER" for any other; never the error's text.
+func TestErrorTypes(t *testing.T) {
+	t.Parallel()
+	tm := newTelemetry(t)
+	for want, err := range map[string]error{
+		"503":                &pfc.APIError{StatusCode: 503},
+		"canceled":           fmt.Errorf("stopped: %w", context.Canceled),
+		"deadline_exceeded":  context.DeadlineExceeded,
+		"timeout":            pfc.ErrResponseHeaderTimeout,
+		"truncated_response": pfc.ErrTruncatedResponse,
+		"unreachable":        pfc.ErrUnreachable,
+		"job_failed":         fmt.Errorf("%w and %w", pfc.ErrJobFailed, pfc.ErrWaitTimeout),
+		"wait_timeout":       pfc.ErrWaitTimeout,
+		"invalid_parameter":  pfc.ErrInvalidParameter,
+		"download_too_large": pfc.ErrDownloadTooLarge,
+		"invalid_response":   pfc.ErrInvalidResponse,
+		"_OTHER":             errors.New("secret-text"),
+	} {
+		op := &pfc.Operation{Name: want, Kind: "flow", Start: time.Now(), Err: err}
+		tm.obs.EndOperation(tm.obs.StartOperation(context.Background(), op), op)
+	}
+	got := map[string]string{}
+	for _, s := range tm.spans.Ended() {
+		for _, a := range s.Attributes() {
+			if a.Key == semconv.ErrorTypeKey {
+				got[s.Name()] = a.Value.AsString()
+			}
+		}
+	}
+	require.Len(t, got, 12)
+	for name, v := range got {
+		assert.Equal(t, name, v)
+	}
 }

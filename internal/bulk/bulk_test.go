@@ -3,6 +3,9 @@ package bulk
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +21,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/pfcsdk/pfc-go/internal/apierr"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // TestRunClientRefusesNaNRate: a RateLimit that is not a number is
@@ -36,6 +40,45 @@ func TestRunClientRefusesNaNRate(t *testing.T) {
 		assert.Equal(t, []string{"RateLimit"}, ve.Fields())
 	}
 	assert.Zero(t, w.count(items[0].ID))
+}
+
+// TestRunClientKinds: a client's Kind classifies first; where it answers
+// "", the errors of package pfc every client's calls give are classified
+// the same for all three clients, then the runner's DefaultKind.
+func TestRunClientKinds(t *testing.T) {
+	t.Parallel()
+	mine := errors.New("the client's own")
+	errs := map[string]error{
+		"download_too_large": &pfc.DownloadTooLargeError{Name: "x", Limit: 1},
+		"invalid_parameter":  &pfc.ValidationError{Errors: []pfc.FieldError{{Field: "width", Message: "bad"}}},
+		"http_503":           fmt.Errorf("wrapped: %w", &pfc.APIError{StatusCode: 503}),
+		"mine":               fmt.Errorf("%w: %w", mine, &pfc.APIError{StatusCode: 500}),
+		"file":               fs.ErrNotExist,
+		"error":              errors.New("other"),
+	}
+	byID := map[string]error{}
+	var items []Item
+	for i, it := range makeInputs(t, t.TempDir(), len(errs)) {
+		want := slices.Sorted(maps.Keys(errs))[i]
+		it.ID = want
+		byID[want] = errs[want]
+		items = append(items, it)
+	}
+	rep, _, err := RunClient(context.Background(), slices.Values(items), len(items), Client[string, Result[string]]{
+		Work: func(_ context.Context, it Item, _ Started) (string, error) { return "", byID[it.ID] },
+		Kind: func(err error) string {
+			if errors.Is(err, mine) {
+				return "mine"
+			}
+			return ""
+		},
+		Public: func(r Result[string]) Result[string] { return r },
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Failures, len(errs))
+	for _, f := range rep.Failures {
+		assert.Equal(t, f.Item.ID, f.Kind)
+	}
 }
 
 // TestRunHugeConcurrency: a Concurrency far above the items (a caller's

@@ -103,9 +103,13 @@ type Client[R, P any] struct {
 	// Collect and Usage are Options.Collect and Options.Usage.
 	Collect func(ctx context.Context, it Item, job json.RawMessage) (R, error)
 	Usage   func(R) map[string]float64
-	// Summarize and Kind are Options.Summarize and Options.Kind.
+	// Summarize is Options.Summarize.
 	Summarize func(R) json.RawMessage
-	Kind      func(error) string
+	// Kind classifies the client's own errors (Options.Kind); where it
+	// is nil or answers "", the errors of package pfc every client's
+	// calls give are classified ("download_too_large",
+	// "invalid_parameter", "http_<status>"), then DefaultKind's.
+	Kind func(error) string
 	// Redact is the client's redactor, for the manifest (Options.Redact).
 	Redact func(string) string
 	// Public converts a result to the client's BulkResult.
@@ -118,6 +122,16 @@ type Client[R, P any] struct {
 	Name     string
 	// Rate is Options.Rate: the client's current rate budget.
 	Rate func() float64
+}
+
+// kind is Client.Kind, then callKind.
+func (c Client[R, P]) kind(err error) string {
+	if c.Kind != nil {
+		if k := c.Kind(err); k != "" {
+			return k
+		}
+	}
+	return callKind(err)
 }
 
 // RunClient checks c's rate settings, runs items through Run and returns
@@ -137,7 +151,7 @@ func RunClient[R, P any](ctx context.Context, items iter.Seq[Item], total int, c
 		OnProgress:   c.OnProgress,
 		Rate:         c.Rate,
 		Summarize:    c.Summarize,
-		Kind:         c.Kind,
+		Kind:         c.kind,
 		Redact:       c.Redact,
 		Observer:     c.Observer,
 		Name:         c.Name,

@@ -36,6 +36,23 @@ func makeInputs(t *testing.T, dir string, n int) []Item {
 	return items
 }
 
+// manifestInputs is the set-up of most manifest tests: n inputs (see
+// makeInputs) in a temporary dir, and the path of a manifest in it.
+func manifestInputs(t *testing.T, n int) (dir string, items []Item, man string) {
+	t.Helper()
+	dir = t.TempDir()
+	return dir, makeInputs(t, dir, n), filepath.Join(dir, ManifestName)
+}
+
+// runOK runs items with o and no work function (o.Start does it), and
+// requires that the run did not stop early.
+func runOK(t *testing.T, items []Item, o Options[string]) *Report[string] {
+	t.Helper()
+	rep, err := Run(context.Background(), slices.Values(items), nil, o)
+	require.NoError(t, err)
+	return rep
+}
+
 // copyWork is a work function that copies Src to Dst atomically and counts
 // its calls per ID.
 type copyWork struct {

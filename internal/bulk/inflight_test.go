@@ -99,9 +99,7 @@ func startedLineAt(t *testing.T, it Item, at time.Time) string {
 // crash right after it loses nothing); the item's done record follows.
 func TestRunRecordsStartedBeforeWait(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 3)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 3)
 	f := &fakeJobs{}
 	f.afterStart = func(_ context.Context, it Item) error {
 		data, err := os.ReadFile(man)
@@ -114,8 +112,7 @@ func TestRunRecordsStartedBeforeWait(t *testing.T) {
 		}
 		return nil
 	}
-	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
-	require.NoError(t, err)
+	rep := runOK(t, items, f.options(man))
 	assert.Equal(t, 3, rep.Done, "%v", rep.Failures)
 	assert.Equal(t, 3, rep.Started)
 	recs := readManifest(t, man)
@@ -135,9 +132,7 @@ func TestRunRecordsStartedBeforeWait(t *testing.T) {
 // older manifest's records (no "job", no Raw names) load as before.
 func TestRunCollectsBeforeStarting(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 5)
-	man := filepath.Join(dir, ManifestName)
+	dir, items, man := manifestInputs(t, 5)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "out"), 0o755))
 	require.NoError(t, os.WriteFile(items[0].Dst, []byte("input "+items[0].ID), 0o644))
 	writeLines(t, man,
@@ -154,8 +149,7 @@ func TestRunCollectsBeforeStarting(t *testing.T) {
 			assert.True(t, r.Collected)
 		}
 	}
-	rep, err := Run(context.Background(), slices.Values(items), nil, o)
-	require.NoError(t, err)
+	rep := runOK(t, items, o)
 	assert.Equal(t, 5, rep.Total)
 	assert.Equal(t, 1, rep.Skipped, "the old done record still counts")
 	assert.Equal(t, 4, rep.Done, "%v", rep.Failures)
@@ -169,8 +163,7 @@ func TestRunCollectsBeforeStarting(t *testing.T) {
 	}
 	// Everything is done now: a third run does nothing.
 	f2 := &fakeJobs{}
-	rep, err = Run(context.Background(), slices.Values(items), nil, f2.options(man))
-	require.NoError(t, err)
+	rep = runOK(t, items, f2.options(man))
 	assert.Equal(t, 5, rep.Skipped)
 	assert.Empty(t, f2.starts)
 	assert.Empty(t, f2.collects)
@@ -182,22 +175,18 @@ func TestRunCollectsBeforeStarting(t *testing.T) {
 // rerun collects the same job again rather than paying for another.
 func TestRunCollectFailureKeepsJob(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 2)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 2)
 	writeLines(t, man, startedLine(t, items[0]))
 	boom := errors.New("still processing after MaxWait")
 	f := &fakeJobs{failing: map[string]error{items[0].ID: boom}}
-	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
-	require.NoError(t, err)
+	rep := runOK(t, items, f.options(man))
 	assert.Equal(t, 1, rep.Failed)
 	require.Len(t, rep.Failures, 1)
 	assert.ErrorIs(t, rep.Failures[0].Err, boom)
 	assert.Equal(t, []string{items[1].ID}, f.starts, "no second job for the failed collection")
 
 	f2 := &fakeJobs{}
-	rep, err = Run(context.Background(), slices.Values(items), nil, f2.options(man))
-	require.NoError(t, err)
+	rep = runOK(t, items, f2.options(man))
 	assert.Equal(t, []string{items[0].ID}, f2.collects, "collected again")
 	assert.Empty(t, f2.starts)
 	assert.Equal(t, 1, rep.Collected)
@@ -209,9 +198,7 @@ func TestRunCollectFailureKeepsJob(t *testing.T) {
 // goes on where the first stopped.
 func TestRunMaxStarts(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 7)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 7)
 	for run, want := range []struct{ done, skipped, notStarted int }{{3, 0, 4}, {3, 3, 1}, {1, 6, 0}} {
 		f := &fakeJobs{}
 		o := f.options(man)
@@ -240,9 +227,7 @@ func TestRunMaxStarts(t *testing.T) {
 // manifest file it creates none.
 func TestRunDryRun(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 4)
-	man := filepath.Join(dir, ManifestName)
+	dir, items, man := manifestInputs(t, 4)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "out"), 0o755))
 	require.NoError(t, os.WriteFile(items[0].Dst, []byte("x"), 0o644))
 	b, err := json.Marshal(Record{ID: items[0].ID, Status: StatusDone, Src: items[0].Src, Dst: items[0].Dst})
@@ -257,8 +242,7 @@ func TestRunDryRun(t *testing.T) {
 	f := &fakeJobs{}
 	o := f.options(man)
 	o.DryRun = true
-	rep, err := Run(context.Background(), slices.Values(all), nil, o)
-	require.NoError(t, err)
+	rep := runOK(t, all, o)
 	require.NotNil(t, rep.Plan)
 	ids := func(its []Item) (out []string) {
 		for _, it := range its {
@@ -286,8 +270,7 @@ func TestRunDryRun(t *testing.T) {
 
 	other := filepath.Join(dir, "none", ManifestName)
 	o.Manifest = other
-	rep, err = Run(context.Background(), slices.Values(items), nil, o)
-	require.NoError(t, err)
+	rep = runOK(t, items, o)
 	assert.Len(t, rep.Plan.Process, 4, "no manifest file: everything to process")
 	assert.NoFileExists(t, other)
 	assert.NoDirExists(t, filepath.Dir(other))
@@ -297,15 +280,12 @@ func TestRunDryRun(t *testing.T) {
 // collected ones included.
 func TestRunUsage(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 3)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 3)
 	writeLines(t, man, startedLine(t, items[0]))
 	f := &fakeJobs{}
 	o := f.options(man)
 	o.Usage = func(string) map[string]float64 { return map[string]float64{"imageCorrectionCount": 1, "size:S": 1} }
-	rep, err := Run(context.Background(), slices.Values(items), nil, o)
-	require.NoError(t, err)
+	rep := runOK(t, items, o)
 	assert.Equal(t, map[string]float64{"imageCorrectionCount": 3, "size:S": 3}, rep.Usage)
 	assert.Equal(t, 1, rep.Collected)
 	assert.Equal(t, 2, rep.Started)
@@ -317,9 +297,7 @@ func TestRunUsage(t *testing.T) {
 // not redone; an output older than the record is not taken for it.
 func TestRunForgottenButWritten(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 2)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 2)
 	recorded := time.Now().Add(-time.Hour).UTC()
 	var lines []string
 	for _, it := range items {
@@ -331,8 +309,7 @@ func TestRunForgottenButWritten(t *testing.T) {
 	require.NoError(t, os.Chtimes(items[1].Dst, stale, stale))
 	writeLines(t, man, lines...)
 	f := &fakeJobs{forgotten: map[string]bool{items[0].ID: true, items[1].ID: true}}
-	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
-	require.NoError(t, err)
+	rep := runOK(t, items, f.options(man))
 	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
 	assert.Equal(t, 1, rep.Collected)
 	assert.Equal(t, 1, rep.Redone)
@@ -345,16 +322,13 @@ func TestRunForgottenButWritten(t *testing.T) {
 // the input is left alone.
 func TestRunCollectsOnlyInputItems(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 2)
-	man := filepath.Join(dir, ManifestName)
+	dir, items, man := manifestInputs(t, 2)
 	planted := items[0]
 	planted.Dst = filepath.Join(dir, "elsewhere", "victim.txt")
 	stranger := Item{ID: "not-in-input.jpg", Src: items[1].Src, Dst: filepath.Join(dir, "elsewhere", "other.txt")}
 	writeLines(t, man, startedLine(t, planted), startedLine(t, stranger))
 	f := &fakeJobs{}
-	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
-	require.NoError(t, err)
+	rep := runOK(t, items, f.options(man))
 	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
 	assert.Equal(t, 1, rep.Collected)
 	assert.Equal(t, []string{items[0].ID}, f.collects)
@@ -369,13 +343,10 @@ func TestRunCollectsOnlyInputItems(t *testing.T) {
 // redone.
 func TestRunFailedJobCollected(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 2)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 2)
 	timeout := errors.New("gave up waiting")
 	f := &fakeJobs{afterStart: func(context.Context, Item) error { return timeout }}
-	rep, err := Run(context.Background(), slices.Values(items), nil, f.options(man))
-	require.NoError(t, err)
+	rep := runOK(t, items, f.options(man))
 	assert.Equal(t, 2, rep.Failed)
 	for _, rec := range readManifest(t, man) {
 		if rec.Status == StatusFailed {
@@ -383,8 +354,7 @@ func TestRunFailedJobCollected(t *testing.T) {
 		}
 	}
 	f2 := &fakeJobs{forgotten: map[string]bool{items[1].ID: true}}
-	rep, err = Run(context.Background(), slices.Values(items), nil, f2.options(man))
-	require.NoError(t, err)
+	rep = runOK(t, items, f2.options(man))
 	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
 	assert.Equal(t, 1, rep.Collected)
 	assert.Equal(t, 1, rep.Redone)
@@ -441,14 +411,13 @@ func TestCollectIntoSinkTouchesNoLocalFile(t *testing.T) {
 			return copyTo(ctx, it)
 		},
 	}
-	rep, err := Run(context.Background(), slices.Values(items), nil, o)
-	require.NoError(t, err)
+	rep := runOK(t, items, o)
 	assert.Equal(t, 2, rep.Done, "%v", rep.Failures)
 	assert.Equal(t, 1, rep.Redone, "the forgotten job is redone: its output is not in the sink")
 	assert.Equal(t, []string{items[0].ID}, starts)
 	ok, _ := sink.Exists(context.Background(), "doc.go")
 	assert.True(t, ok, "the redone item's output is in the sink")
-	_, err = os.Lstat("revbulk-no-such-dir")
+	_, err := os.Lstat("revbulk-no-such-dir")
 	if !assert.ErrorIs(t, err, fs.ErrNotExist, "no local folder made for a sink's name") {
 		_ = os.RemoveAll("revbulk-no-such-dir")
 	}
@@ -459,9 +428,7 @@ func TestCollectIntoSinkTouchesNoLocalFile(t *testing.T) {
 // mid-download is named after the run and removed by the next one.
 func TestCollectScopesTempFiles(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 1)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 1)
 	writeLines(t, man, startedLine(t, items[0]))
 	f := &fakeJobs{}
 	o := f.options(man)
@@ -472,8 +439,7 @@ func TestCollectScopesTempFiles(t *testing.T) {
 		}
 		return f.collect(ctx, it, job)
 	}
-	rep, err := Run(context.Background(), slices.Values(items), nil, o)
-	require.NoError(t, err)
+	rep := runOK(t, items, o)
 	assert.Equal(t, 1, rep.Collected)
 	assert.True(t, strings.HasPrefix(tag, manifestKey(man)+"-"), "the collection's temporary files are named after the run: tag %q", tag)
 }
@@ -484,20 +450,16 @@ func TestCollectScopesTempFiles(t *testing.T) {
 // lists it to collect, as the run then does, not as done.
 func TestDryRunMatchesRunOnSkipExisting(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 1)
-	man := filepath.Join(dir, ManifestName)
+	_, items, man := manifestInputs(t, 1)
 	writeLines(t, man, startedLine(t, items[0]))
 	require.NoError(t, os.MkdirAll(filepath.Dir(items[0].Dst), 0o755))
 	require.NoError(t, os.WriteFile(items[0].Dst, []byte("x"), 0o644))
 	f := &fakeJobs{}
 	o := f.options(man)
 	o.SkipExisting, o.DryRun = true, true
-	plan, err := Run(context.Background(), slices.Values(items), nil, o)
-	require.NoError(t, err)
+	plan := runOK(t, items, o)
 	o.DryRun = false
-	rep, err := Run(context.Background(), slices.Values(items), nil, o)
-	require.NoError(t, err)
+	rep := runOK(t, items, o)
 	assert.Equal(t, 1, rep.Collected, "the run collects the recorded job")
 	assert.Len(t, plan.Plan.Collect, 1, "the dry run says so")
 	assert.Empty(t, plan.Plan.Done)

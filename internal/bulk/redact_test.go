@@ -18,15 +18,36 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/transport"
 )
 
+// testKey is the API key the redaction tests' transport knows.
+const testKey = "sk-live-0123456789abcdef"
+
+// keyRedactor is the redactor of a client whose API key is testKey.
+func keyRedactor(t *testing.T) func(string) string {
+	t.Helper()
+	tc, err := transport.New(transport.Options{BaseURL: "http://x.test", AuthHeader: "X-API-KEY", AuthValue: testKey})
+	require.NoError(t, err)
+	return tc.Redact
+}
+
+// manifestText returns the manifest at man, checking that it has n
+// records, every line parsing, and nothing left for redact.
+func manifestText(t *testing.T, man string, n int, redact func(string) string) string {
+	t.Helper()
+	data, err := os.ReadFile(man)
+	require.NoError(t, err)
+	text := string(data)
+	assert.Equal(t, text, redact(text), "nothing left for the redactor")
+	assert.Len(t, readManifest(t, man), n, "every line parses")
+	return text
+}
+
 // TestManifestPassesTheRedactor: every string of a record, the work's
 // error, the summary and the item's names included, passes the client's
 // redactor before it reaches the manifest, in every spelling the
 // redactor knows (base64 of a raw name too); every line still parses.
 func TestManifestPassesTheRedactor(t *testing.T) {
 	t.Parallel()
-	const key = "sk-live-0123456789abcdef"
-	tc, err := transport.New(transport.Options{BaseURL: "http://x.test", AuthHeader: "X-API-KEY", AuthValue: key})
-	require.NoError(t, err)
+	key, redact := testKey, keyRedactor(t)
 	dir := t.TempDir()
 	in := writeNamed(t, dir, []string{"a.jpg", "b.jpg", "c-" + key + ".jpg", "\xff" + key + ".jpg"})
 	items, err := Dir(in, filepath.Join(dir, "out"), DirOptions{})
@@ -39,7 +60,7 @@ func TestManifestPassesTheRedactor(t *testing.T) {
 		return nil
 	}}
 	_, err = Run(context.Background(), slices.Values(items), w.do, Options[string]{
-		Manifest: man, Redact: tc.Redact,
+		Manifest: man, Redact: redact,
 		Summarize: func(v string) json.RawMessage {
 			// A summary echoing the key raw and JSON-escaped.
 			b, _ := json.Marshal(map[string]string{"jobId": key, "note": `<` + key + `>`})
@@ -47,15 +68,11 @@ func TestManifestPassesTheRedactor(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	data, err := os.ReadFile(man)
-	require.NoError(t, err)
-	text := string(data)
+	text := manifestText(t, man, len(items), redact)
 	for _, form := range []string{key, hex.EncodeToString([]byte(key)), base64.StdEncoding.EncodeToString([]byte(key)),
 		base64.RawStdEncoding.EncodeToString([]byte("\xff" + key))[4:28], strings.ToUpper(key)} {
 		assert.NotContains(t, text, form)
 	}
-	assert.Equal(t, text, tc.Redact(text), "nothing left for the redactor")
-	assert.Len(t, readManifest(t, man), len(items), "every line parses")
 	assert.Contains(t, text, transport.Redacted)
 }
 
@@ -92,14 +109,10 @@ func TestEncodeRecordRedactsASecretAcrossFields(t *testing.T) {
 // records redacted, every line still parsing.
 func TestStartedRecordPassesTheRedactor(t *testing.T) {
 	t.Parallel()
-	const key = "sk-live-0123456789abcdef"
-	tc, err := transport.New(transport.Options{BaseURL: "http://x.test", AuthHeader: "X-API-KEY", AuthValue: key})
-	require.NoError(t, err)
-	dir := t.TempDir()
-	items := makeInputs(t, dir, 2)
-	man := filepath.Join(dir, ManifestName)
-	_, err = Run(context.Background(), slices.Values(items), nil, Options[string]{
-		Manifest: man, Redact: tc.Redact,
+	key, redact := testKey, keyRedactor(t)
+	_, items, man := manifestInputs(t, 2)
+	runOK(t, items, Options[string]{
+		Manifest: man, Redact: redact,
 		Start: func(ctx context.Context, it Item, started Started) (string, error) {
 			ref, _ := json.Marshal(map[string]string{"jobId": key, "note": `<` + key + `>`})
 			if err := started(ref); err != nil {
@@ -111,11 +124,7 @@ func TestStartedRecordPassesTheRedactor(t *testing.T) {
 			return (&copyWork{}).do(ctx, it)
 		},
 	})
-	require.NoError(t, err)
-	data, err := os.ReadFile(man)
-	require.NoError(t, err)
-	assert.NotContains(t, string(data), key)
-	assert.Equal(t, string(data), tc.Redact(string(data)))
-	assert.Contains(t, string(data), `"status":"started"`)
-	assert.Len(t, readManifest(t, man), 4, "every line parses")
+	text := manifestText(t, man, 4, redact)
+	assert.NotContains(t, text, key)
+	assert.Contains(t, text, `"status":"started"`)
 }

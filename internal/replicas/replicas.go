@@ -468,6 +468,28 @@ func (l *List[T]) ByURL(baseURL string) *Replica[T] {
 	return l.byURL[Key(baseURL)]
 }
 
+// Recorded reads where a bulk manifest recorded key (a process id, an
+// image key) as on: replica, the Key of a replica of the list's, or
+// empty for a client of one base URL. It returns that replica, bound to
+// key (nil for a list of one, whose replica holds key), or why the record
+// does not hold for this list (the job is as good as forgotten): "" when
+// it does.
+func (l *List[T]) Recorded(key, replica string) (r *Replica[T], why string) {
+	switch {
+	case l.Many():
+		if replica == "" {
+			return nil, "recorded by a client of one base URL"
+		}
+		if r = l.ByURL(replica); r == nil {
+			return nil, "its replica is no longer in the fleet"
+		}
+		l.Bind(key, r)
+	case replica != "" && Key(l.First().URL) != replica:
+		return nil, "recorded on another replica"
+	}
+	return r, ""
+}
+
 // Bind records that key (a process id, an image key) lives on r. When
 // the map holds MaxBound keys the oldest binding is dropped.
 func (l *List[T]) Bind(key string, r *Replica[T]) {

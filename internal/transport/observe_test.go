@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,48 +45,104 @@ func (l *attemptLog) RetryWait(_ context.Context, w *pfc.RetryWait) {
 	l.waits = append(l.waits, *w)
 }
 
+// headerLog records the headers of every request the test servers get,
+// in order, with their paths.
+type headerLog struct {
+	mu   sync.Mutex
+	reqs []loggedRequest
+}
+
+type loggedRequest struct {
+	path   string
+	header http.Header
+}
+
+func (l *headerLog) record(r *http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, loggedRequest{r.URL.Path, r.Header.Clone()})
+}
+
+// present returns those of names that the requests to path carried.
+func (l *headerLog) present(path string, names ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.reqs {
+		for _, n := range names {
+			if r.path == path && r.header.Get(n) != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// values returns, per request in order, its values of each of names
+// (several of one name joined by ","), joined by "|".
+func (l *headerLog) values(names ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.reqs {
+		var vs []string
+		for _, n := range names {
+			vs = append(vs, strings.Join(r.header.Values(n), ","))
+		}
+		out = append(out, strings.Join(vs, "|"))
+	}
+	return out
+}
+
+// originServers starts a storage server and a service whose /v2/file
+// redirects to the storage (a pre-signed URL), /v2/moved to /v2/here
+// and /v2/chain to /v2/file (both on its origin), both recording into l.
+func originServers(t *testing.T, l *headerLog) (api, storage string) {
+	st := newServer(t, func(w http.ResponseWriter, r *http.Request) { l.record(r) })
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		l.record(r)
+		switch r.URL.Path {
+		case "/v2/file":
+			http.Redirect(w, r, st.URL+"/object?X-Amz-Signature=sig0123456789", http.StatusFound)
+		case "/v2/moved":
+			http.Redirect(w, r, "/v2/here", http.StatusFound)
+		case "/v2/chain":
+			http.Redirect(w, r, "/v2/file", http.StatusFound)
+		}
+	})
+	return srv.URL, st.URL
+}
+
+// get sends r through c and reads the answer whole.
+func get(t *testing.T, c *Client, r *Request) {
+	t.Helper()
+	resp, err := c.Do(context.Background(), r)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
+
 // TestTraceContextStaysOnTheServiceOrigin: a trace context an observer
 // adds reaches the service, follows a redirect on its origin, but not
 // one to another origin (a pre-signed storage URL), and never goes with
 // DoExternal.
 func TestTraceContextStaysOnTheServiceOrigin(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	seen := map[string]string{}
-	record := func(r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		seen[r.URL.Path] = r.Header.Get("Traceparent")
-	}
-	storage := newServer(t, func(w http.ResponseWriter, r *http.Request) { record(r) })
-	api := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		record(r)
-		switch r.URL.Path {
-		case "/v2/file":
-			http.Redirect(w, r, storage.URL+"/object?X-Amz-Signature=sig0123456789", http.StatusFound)
-		case "/v2/moved":
-			http.Redirect(w, r, "/v2/here", http.StatusFound)
-		}
-	})
-	obs := &attemptLog{}
-	c := newClient(t, Options{BaseURL: api.URL + "/v2", Observer: obs})
+	var seen headerLog
+	api, storage := originServers(t, &seen)
+	c := newClient(t, Options{BaseURL: api + "/v2", Observer: &attemptLog{}})
 	for _, p := range []string{"file", "moved"} {
-		resp, err := c.Do(context.Background(), &Request{Path: p})
-		require.NoError(t, err)
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		get(t, c, &Request{Path: p})
 	}
-	resp, err := c.DoExternal(context.Background(), http.MethodGet, storage.URL+"/direct?sig=abc", nil, Body{})
+	resp, err := c.DoExternal(context.Background(), http.MethodGet, storage+"/direct?sig=abc", nil, Body{})
 	require.NoError(t, err)
 	resp.Body.Close()
 
-	mu.Lock()
-	defer mu.Unlock()
-	assert.NotEmpty(t, seen["/v2/file"])
-	assert.Empty(t, seen["/object"], "a redirect to another origin")
-	assert.NotEmpty(t, seen["/v2/moved"])
-	assert.NotEmpty(t, seen["/v2/here"], "a redirect on the service's origin")
-	assert.Empty(t, seen["/direct"], "DoExternal")
+	assert.NotEmpty(t, seen.present("/v2/file", "Traceparent"))
+	assert.Empty(t, seen.present("/object", "Traceparent"), "a redirect to another origin")
+	assert.NotEmpty(t, seen.present("/v2/moved", "Traceparent"))
+	assert.NotEmpty(t, seen.present("/v2/here", "Traceparent"), "a redirect on the service's origin")
+	assert.Empty(t, seen.present("/direct", "Traceparent"), "DoExternal")
 }
 
 // TestObserverSeesAttemptsAndWaits: a call answered 503 then 200 gives
@@ -147,42 +204,47 @@ func (k *keyPeeker) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Co
 // replace the credential.
 func TestObserverNeverSeesTheCredential(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var keys, traces []string
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		keys = append(keys, r.Header.Values("X-Api-Key")...)
-		traces = append(traces, r.Header.Get("Traceparent"))
-	})
+	var seen headerLog
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { seen.record(r) })
 	obs := &keyPeeker{}
 	c := newClient(t, Options{BaseURL: srv.URL, AuthHeader: "X-API-KEY", AuthValue: testKey, Observer: obs})
-	resp, err := c.Do(context.Background(), &Request{Path: "status"})
-	require.NoError(t, err)
-	resp.Body.Close()
+	get(t, c, &Request{Path: "status"})
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
 	assert.Empty(t, obs.seen)
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, []string{testKey}, keys)
+	assert.Equal(t, []string{testKey}, seen.values("X-Api-Key"), "the one request has the key once")
+	traces := seen.values("Traceparent")
 	assert.Len(t, traces, 1)
 	assert.NotEmpty(t, traces[0])
 }
 
-// b3Observer adds the headers of other trace propagators (B3, Jaeger) and
-// baggage, as an OpenTelemetry composite propagator would.
-type b3Observer struct{ pfc.NopObserver }
+// headerAdder is an Observer that adds its headers to every attempt that
+// has a header for them, or with first to the first attempt only (a
+// sampler, or a propagator with nothing to say, may add none to a retry).
+type headerAdder struct {
+	pfc.NopObserver
+	add   http.Header
+	first bool
+}
 
-func (b3Observer) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
-	if a.Header != nil {
-		a.Header.Set("X-B3-TraceId", "0af7651916cd43dd8448eb211c80319c")
-		a.Header["b3"] = []string{"0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-1"}
-		a.Header.Set("Uber-Trace-Id", "0af7651916cd43dd:b7ad6b7169203331:0:1")
-		a.Header.Set("Baggage", "tenant=acme")
+func (o headerAdder) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
+	if a.Header != nil && (!o.first || a.Number == 1) {
+		for k, v := range o.add {
+			a.Header[k] = slices.Clone(v)
+		}
 	}
 	return ctx
 }
+
+// b3Observer adds the headers of other trace propagators (B3, one of
+// them not in canonical form, Jaeger) and baggage, as an OpenTelemetry
+// composite propagator would.
+var b3Observer = headerAdder{add: http.Header{
+	"X-B3-Traceid":  {"0af7651916cd43dd8448eb211c80319c"},
+	"b3":            {"0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-1"},
+	"Uber-Trace-Id": {"0af7651916cd43dd:b7ad6b7169203331:0:1"},
+	"Baggage":       {"tenant=acme"},
+}}
 
 // TestObserverHeadersStayOnTheServiceOrigin: every header an observer
 // adds (not only the W3C trace context: B3, Jaeger, baggage) reaches the
@@ -190,38 +252,15 @@ func (b3Observer) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Cont
 // redirect to another origin (a pre-signed storage URL).
 func TestObserverHeadersStayOnTheServiceOrigin(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	seen := map[string][]string{}
-	record := func(r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, h := range []string{"X-B3-Traceid", "B3", "Uber-Trace-Id", "Baggage"} {
-			if v := r.Header.Get(h); v != "" {
-				seen[r.URL.Path] = append(seen[r.URL.Path], h)
-			}
-		}
-	}
-	storage := newServer(t, func(w http.ResponseWriter, r *http.Request) { record(r) })
-	api := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		record(r)
-		switch r.URL.Path {
-		case "/v2/file":
-			http.Redirect(w, r, "/v2/file2", http.StatusFound)
-		case "/v2/file2":
-			http.Redirect(w, r, storage.URL+"/object?X-Amz-Signature=sig0123456789", http.StatusFound)
-		}
-	})
-	c := newClient(t, Options{BaseURL: api.URL + "/v2", Observer: b3Observer{}})
-	resp, err := c.Do(context.Background(), &Request{Path: "file"})
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	var seen headerLog
+	api, _ := originServers(t, &seen)
+	c := newClient(t, Options{BaseURL: api + "/v2", Observer: b3Observer})
+	get(t, c, &Request{Path: "chain"})
 
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Len(t, seen["/v2/file"], 4, "the service gets them")
-	assert.Len(t, seen["/v2/file2"], 4, "a redirect on the service's origin")
-	assert.Empty(t, seen["/object"], "a redirect to another origin")
+	b3 := []string{"X-B3-Traceid", "B3", "Uber-Trace-Id", "Baggage"}
+	assert.Len(t, seen.present("/v2/chain", b3...), 4, "the service gets them")
+	assert.Len(t, seen.present("/v2/file", b3...), 4, "a redirect on the service's origin")
+	assert.Empty(t, seen.present("/object", b3...), "a redirect to another origin")
 }
 
 // TestPresignedSignatureInHostAndPath: a pre-signed URL whose host and
@@ -281,41 +320,25 @@ func TestAttemptRequestIDCutAfterRedaction(t *testing.T) {
 	}
 }
 
-// firstOnly adds a trace context to an attempt's request only when it is
-// the first (a sampler, or a propagator with nothing to say, may add none
-// to a retry).
-type firstOnly struct{ pfc.NopObserver }
-
-func (firstOnly) StartAttempt(ctx context.Context, a *pfc.Attempt) context.Context {
-	if a.Number == 1 && a.Header != nil {
-		a.Header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
-		a.Header.Set("X-B3-TraceId", "0af7651916cd43dd8448eb211c80319c")
-	}
-	return ctx
-}
-
 // TestObserverHeadersAreTheAttempts: what an observer added to one
 // attempt is not sent again with the next, which carries only what the
 // observer adds to it.
 func TestObserverHeadersAreTheAttempts(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var seen []string
+	var log headerLog
 	var n counter
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Get("Traceparent")+"|"+r.Header.Get("X-B3-Traceid"))
-		mu.Unlock()
+		log.record(r)
 		if n.inc() == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	})
-	c := newClient(t, Options{BaseURL: srv.URL, Observer: firstOnly{}})
-	resp, err := c.Do(context.Background(), &Request{Endpoint: &Endpoint{Method: http.MethodGet, Route: "/status", Replay: true}})
-	require.NoError(t, err)
-	resp.Body.Close()
-	mu.Lock()
-	defer mu.Unlock()
+	c := newClient(t, Options{BaseURL: srv.URL, Observer: headerAdder{first: true, add: http.Header{
+		"Traceparent":  {"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"},
+		"X-B3-Traceid": {"0af7651916cd43dd8448eb211c80319c"},
+	}}})
+	get(t, c, &Request{Endpoint: &Endpoint{Method: http.MethodGet, Route: "/status", Replay: true}})
+	seen := log.values("Traceparent", "X-B3-Traceid")
 	require.Len(t, seen, 2)
 	assert.NotEqual(t, "|", seen[0], "the first attempt has them")
 	assert.Equal(t, "|", seen[1], "the retry has none")

@@ -2,7 +2,6 @@ package bgmock
 
 import (
 	"fmt"
-	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -41,8 +40,7 @@ func TestOptionsIsTheServiceConfig(t *testing.T) {
 	o := Options{LicenseKey: licence, Organization: "Acme"}
 	assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", o), "bgmock.Options{LicenseKey:"), fmt.Sprintf("%#v", o))
 	redacttest.AssertHidden(t, licence, o, &o)
-	var logs strings.Builder
-	slog.New(slog.NewTextHandler(&logs, nil)).Info("start", "opts", o)
-	assert.Contains(t, logs.String(), "LicenseKey:REDACTED")
-	assert.NotContains(t, logs.String(), licence)
+	logged := redacttest.Printings(o)["slog text"]
+	assert.Contains(t, logged, "LicenseKey:REDACTED")
+	assert.NotContains(t, logged, licence)
 }

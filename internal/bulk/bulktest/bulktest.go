@@ -1,6 +1,7 @@
 // Package bulktest holds what the tests of bulk runs share: MemSink, a
-// sink in memory; WriteStarted, a manifest of jobs in flight as a run
-// that stopped leaves it; and NoRequests, the transport of a dry run.
+// sink in memory; WriteStarted and WriteDirStarted, a manifest of jobs in
+// flight as a run that stopped leaves it; and NoRequests, the transport
+// of a dry run, whose outcome CheckDryRun checks.
 // It is imported by test files only.
 package bulktest
 
@@ -10,13 +11,17 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // ErrRefused is the error of a Put of the name MemSink.Fail names.
@@ -116,6 +121,48 @@ func WriteStarted(t testing.TB, path string, recs ...Started) {
 	}
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Manifest is the path of the manifest of a Dir run into out, when the
+// run names none.
+func Manifest(out string) string { return filepath.Join(out, ".pfc-bulk.jsonl") }
+
+// WriteDirStarted writes Manifest(out) as a Dir run from in to out leaves
+// it that stopped with jobs[i] in flight for the item rels[i]: its output
+// out/dst(rels[i]) (dst nil: rels[i]), recorded at at (zero: no time).
+func WriteDirStarted(t testing.TB, in, out string, rels []string, dst func(string) string, at time.Time, jobs ...any) {
+	t.Helper()
+	if len(jobs) > len(rels) {
+		t.Fatalf("%d jobs for %d items", len(jobs), len(rels))
+	}
+	recs := make([]Started, len(jobs))
+	for i, job := range jobs {
+		name := rels[i]
+		if dst != nil {
+			name = dst(name)
+		}
+		recs[i] = Started{ID: rels[i], Src: filepath.Join(in, rels[i]), Dst: filepath.Join(out, name), Time: at, Job: job}
+	}
+	WriteStarted(t, Manifest(out), recs...)
+}
+
+// CheckDryRun checks the outcome of a dry run (its report and error) of
+// a Dir run into out over n files: every file to process, and no
+// manifest written.
+func CheckDryRun[R any](t testing.TB, out string, n int, rep *pfc.BulkReport[R], err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("dry run: %v", err)
+	}
+	if rep.Plan == nil {
+		t.Fatal("a dry run's report has no plan")
+	}
+	if len(rep.Plan.Process) != n {
+		t.Errorf("the plan processes %d files, want %d", len(rep.Plan.Process), n)
+	}
+	if _, err := os.Stat(Manifest(out)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a dry run writes no manifest: %v", err)
 	}
 }
 
