@@ -23,7 +23,16 @@ func encodeBytes(t testing.TB, m *image.NRGBA, o EncodeOptions) []byte {
 
 func TestJPEGStripsDecodeLikeOneStream(t *testing.T) {
 	t.Parallel()
-	for _, size := range [][2]int{{1000, 1100}, {333, 3300}, {17, 40}, {4000, 1300}} {
+	// 16400 px wide: strips of 16 rows (a quarter of jpegStripPixels), so
+	// that 145 rows make 10 strips, the last of one row, and the restart
+	// markers wrap from RST7 to RST0 in 2.4 MP, where a common width takes
+	// 4 MP or more (4000×1300, under the build tag heavy).
+	require.Equal(t, 16, jpegStripRows(16400))
+	sizes := [][2]int{{1000, 1100}, {333, 3300}, {17, 40}, {16400, 145}}
+	if heavyTests {
+		sizes = append(sizes, [2]int{4000, 1300})
+	}
+	for _, size := range sizes {
 		m := naturalImage(size[0], size[1], 3)
 		ours := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 85})
 		strips := (size[1] + jpegStripRows(size[0]) - 1) / jpegStripRows(size[0])
