@@ -161,12 +161,20 @@ func naturalImage(w, h int, seed uint64, base, amp, grey, white float64) *image.
 			}
 		}
 	}
-	inPatch := func(x, y int) (patch, bool) {
-		pt := image.Pt(x, y)
-		for i := len(patches) - 1; i >= 0; i-- {
-			if pt.In(patches[i].rect) {
-				return patches[i], true
+	// which[y*w+x] is 1 + the index of the patch covering (x,y), the last
+	// listed on top; 0 in the field.
+	which := make([]uint8, w*h)
+	for i, p := range patches {
+		r := p.rect.Intersect(image.Rect(0, 0, w, h))
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				which[y*w+x] = uint8(i + 1)
 			}
+		}
+	}
+	inPatch := func(x, y int) (patch, bool) {
+		if i := which[y*w+x]; i > 0 {
+			return patches[i-1], true
 		}
 		return patch{}, false
 	}
