@@ -9,9 +9,18 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// The image generators here (rng, newImage and naturalImage, castImage,
+// addNoise, greyscale) are marked //go:norace: each builds a test's input
+// on one goroutine before the code under test sees it, so the race
+// detector has nothing to find in them, and instrumenting their every
+// pixel access was half of this package's time under -race. The helpers
+// that read what the code under test produced (meanRGB, meanAbsDiff,
+// newlyClipped) stay instrumented.
+
 // rng is splitmix64: a tiny deterministic generator for test images.
 type rng uint64
 
+//go:norace
 func (r *rng) next() uint64 {
 	*r += 0x9e3779b97f4a7c15
 	z := uint64(*r)
@@ -40,6 +49,8 @@ var normTable = func() *[1 << normBits]float64 {
 // equally likely (tails cut at ±4.3). A table lookup per value: Box-Muller's
 // logarithm, square root and cosine per value were half of this package's
 // test time.
+//
+//go:norace
 func (r *rng) norm() float64 { return normTable[r.next()>>(64-normBits)] }
 
 func clampByte(v float64) uint8 {
@@ -54,6 +65,8 @@ func clampByte(v float64) uint8 {
 
 // newImage renders f and adds independent Gaussian noise sigma to each
 // channel, as camera noise is.
+//
+//go:norace
 func newImage(w, h int, seed uint64, sigma float64, f func(x, y int) (r, g, b float64)) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	rn := rng(seed ^ 0x5eed)
@@ -93,6 +106,8 @@ func whitePatch(w, h int) image.Rectangle {
 // of that level. The field is offset per channel so the whole image's
 // channel means are equal (a neutral gray world). base and amp set the
 // field's level and swing.
+//
+//go:norace
 func naturalImage(w, h int, seed uint64, base, amp, grey, white float64) *image.NRGBA {
 	r := rng(seed)
 	ph := [9]float64{}
@@ -216,6 +231,8 @@ func naturalImage(w, h int, seed uint64, base, amp, grey, white float64) *image.
 }
 
 // castImage multiplies each channel by its factor (rounded, clamped).
+//
+//go:norace
 func castImage(img *image.NRGBA, f [3]float64) *image.NRGBA {
 	out := cloneImage(img)
 	for i := 0; i < len(out.Pix); i += 4 {
@@ -395,6 +412,8 @@ func noisyGradient(w, h int, seed uint64, sigma float64) *image.NRGBA {
 }
 
 // addNoise adds independent Gaussian noise sigma to every channel.
+//
+//go:norace
 func addNoise(img *image.NRGBA, seed uint64, sigma float64) *image.NRGBA {
 	r := rng(seed)
 	out := cloneImage(img)
@@ -407,6 +426,8 @@ func addNoise(img *image.NRGBA, seed uint64, sigma float64) *image.NRGBA {
 }
 
 // greyscale returns img with every pixel replaced by its luma.
+//
+//go:norace
 func greyscale(img *image.NRGBA) *image.NRGBA {
 	out := cloneImage(img)
 	for i := 0; i < len(out.Pix); i += 4 {
