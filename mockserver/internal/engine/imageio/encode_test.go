@@ -53,11 +53,18 @@ func TestJPEGStripsDecodeLikeOneStream(t *testing.T) {
 }
 
 func TestEncodeSameBytesForAnyCoreCount(t *testing.T) {
-	require.Greater(t, 1100, jpegStripRows(800))
-	require.Greater(t, 1500, jpegStripRows(400))
-	// Both images need several JPEG strips and several PNG deflate parts.
-	m := naturalImage(800, 1100, 4)
-	alpha := naturalImage(400, 1500, 5)
+	// Both images need several JPEG strips and several PNG deflate parts:
+	// two strips and three parts each (the last of two rows for alpha), as
+	// at 800×1100 and 400×1500 before, in a sixth fewer pixels.
+	jpegStrips := func(w, h int) int { return (h + jpegStripRows(w) - 1) / jpegStripRows(w) }
+	pngParts := func(w, h, bpp int) int {
+		rows := max(1, pngPartSize/(1+w*bpp))
+		return (h + rows - 1) / rows
+	}
+	require.Equal(t, [2]int{2, 3}, [2]int{jpegStrips(800, 900), pngParts(800, 900, 3)})
+	require.Equal(t, [2]int{2, 3}, [2]int{jpegStrips(400, 1310), pngParts(400, 1310, 4)})
+	m := naturalImage(800, 900, 4)
+	alpha := naturalImage(400, 1310, 5)
 	for i := 3; i < len(alpha.Pix); i += 4 {
 		alpha.Pix[i] = uint8(i / 4 % 251)
 	}
