@@ -23,14 +23,17 @@ func encodeBytes(t testing.TB, m *image.NRGBA, o EncodeOptions) []byte {
 
 func TestJPEGStripsDecodeLikeOneStream(t *testing.T) {
 	t.Parallel()
-	// 16400 px wide: strips of 16 rows (a quarter of jpegStripPixels), so
-	// that 145 rows make 10 strips, the last of one row, and the restart
-	// markers wrap from RST7 to RST0 in 2.4 MP, where a common width takes
-	// 4 MP or more (4000×1300, under the build tag heavy).
-	require.Equal(t, 16, jpegStripRows(16400))
-	sizes := [][2]int{{1000, 1100}, {333, 3300}, {17, 40}, {16400, 145}}
+	// Widths that are no multiple of the 16 px MCU, each with a last strip
+	// that is no multiple of 16 rows. 16390 px wide: strips of 16 rows
+	// (a quarter of jpegStripPixels), so that 145 rows make 10 strips, the
+	// last of one row, and the restart markers wrap from RST7 to RST0 in
+	// 2.4 MP, where a common width takes 4 MP or more. The build tag heavy
+	// adds the larger cases this test had: three strips at 1000 and 333 px
+	// wide, and eleven at 4000×1300.
+	require.Equal(t, 16, jpegStripRows(16390))
+	sizes := [][2]int{{1000, 600}, {333, 1700}, {17, 40}, {16390, 145}}
 	if heavyTests {
-		sizes = append(sizes, [2]int{4000, 1300})
+		sizes = append(sizes, [2]int{1000, 1100}, [2]int{333, 3300}, [2]int{4000, 1300})
 	}
 	for _, size := range sizes {
 		m := naturalImage(size[0], size[1], 3)
