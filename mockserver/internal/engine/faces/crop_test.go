@@ -240,7 +240,7 @@ func TestAutoCropWithoutEyesUsesPriors(t *testing.T) {
 func TestAutoCropOnPhoto(t *testing.T) {
 	t.Parallel()
 	img := loadAstronaut(t)
-	faces := newDetector(t).Detect(img)
+	faces := detectAstronaut(t)
 	require.Len(t, faces, 1)
 	r, err := AutoCrop(img.Bounds().Dx(), img.Bounds().Dy(), faces, DefaultCropParams())
 	require.NoError(t, err)

@@ -112,7 +112,7 @@ func testGlareRemoved(t *testing.T, orig *image.NRGBA, f Face) {
 func TestRemoveGlareOnPhoto(t *testing.T) {
 	t.Parallel()
 	img := loadAstronaut(t)
-	faces := newDetector(t).Detect(img)
+	faces := detectAstronaut(t)
 	require.Len(t, faces, 1)
 
 	clean := cloneNRGBA(img)

@@ -8,22 +8,63 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// loadAstronaut decodes testdata/astronaut.jpg (see testdata/README.md).
-func loadAstronaut(t testing.TB) *image.NRGBA {
-	t.Helper()
+// astronaut is testdata/astronaut.jpg (see testdata/README.md), decoded
+// once per test binary.
+var astronaut = sync.OnceValues(func() (*image.NRGBA, error) {
 	f, err := os.Open(filepath.Join("testdata", "astronaut.jpg"))
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
 	src, err := jpeg.Decode(f)
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	img := image.NewNRGBA(src.Bounds())
 	draw.Draw(img, img.Bounds(), src, src.Bounds().Min, draw.Src)
-	return img
+	return img, nil
+})
+
+// loadAstronaut returns the decoded astronaut photo, a copy of its own
+// for each caller.
+func loadAstronaut(t testing.TB) *image.NRGBA {
+	t.Helper()
+	img, err := astronaut()
+	require.NoError(t, err)
+	return cloneNRGBA(img)
+}
+
+// astronautFaces is what a Detector finds on the astronaut photo,
+// detected once per test binary: the tests that need the faces to work on
+// (crop, glare, red eye) or as the reference to compare with (the
+// determinism, concurrency, origin and scaling tests, which run their own
+// detections) share it.
+var astronautFaces = sync.OnceValues(func() ([]Face, error) {
+	img, err := astronaut()
+	if err != nil {
+		return nil, err
+	}
+	d, err := NewDetector()
+	if err != nil {
+		return nil, err
+	}
+	return d.Detect(cloneNRGBA(img)), nil
+})
+
+// detectAstronaut returns astronautFaces, a copy of its own for each
+// caller.
+func detectAstronaut(t testing.TB) []Face {
+	t.Helper()
+	faces, err := astronautFaces()
+	require.NoError(t, err)
+	return slices.Clone(faces)
 }
 
 // scaleNearest resizes src to w×h with nearest-neighbour sampling.

@@ -11,7 +11,7 @@ import (
 func TestRedEye(t *testing.T) {
 	t.Parallel()
 	img := loadAstronaut(t)
-	faces := newDetector(t).Detect(img)
+	faces := detectAstronaut(t)
 	require.Len(t, faces, 1)
 	assert.Equal(t, RedEyeNone, RedEye(img, faces))
 	assert.Equal(t, RedEyeNone, RedEye(img, nil))

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/png"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,22 +109,33 @@ func insertBefore(data, marker, junk []byte) []byte {
 	return append(append(append([]byte{}, data[:i]...), junk...), data[i:]...)
 }
 
+// bombZlib is a zlib stream inflating to just over maxMetaItem, compressed
+// once per test binary (it takes a tenth of a second).
+var bombZlib = sync.OnceValues(func() ([]byte, error) {
+	var z bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(make([]byte, maxMetaItem+1)); err != nil {
+		return nil, err
+	}
+	err = zw.Close()
+	return z.Bytes(), err
+})
+
 // bombPNG returns a w×h PNG with n copies of chunk typ whose body is
 // prefix and a zlib stream inflating to just over maxMetaItem.
 func bombPNG(t *testing.T, w, h, n int, typ, prefix string) []byte {
 	t.Helper()
 	var enc bytes.Buffer
 	require.NoError(t, png.Encode(&enc, image.NewGray(image.Rect(0, 0, w, h))))
-	var z bytes.Buffer
-	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	z, err := bombZlib()
 	require.NoError(t, err)
-	_, err = zw.Write(make([]byte, maxMetaItem+1))
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
 	b := enc.Bytes()
 	out := append([]byte{}, b[:33]...) // signature and IHDR
 	for range n {
-		out = appendChunk(out, typ, []byte(prefix), z.Bytes())
+		out = appendChunk(out, typ, []byte(prefix), z)
 	}
 	return append(out, b[33:]...)
 }

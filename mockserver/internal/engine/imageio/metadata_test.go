@@ -216,9 +216,10 @@ func solidJPEG(t testing.TB, w, h int, c color.NRGBA) []byte {
 }
 
 // newPicture is what the corrected output looks like: blue, unlike the
-// red original thumbnail.
+// red original thumbnail. 320×200: its 160×100 thumbnail is a downscale,
+// as of a full-size photo; a larger picture only costs encoding time.
 func newPicture() *image.NRGBA {
-	m := image.NewNRGBA(image.Rect(0, 0, 640, 400))
+	m := image.NewNRGBA(image.Rect(0, 0, 320, 200))
 	for i := 0; i < len(m.Pix); i += 4 {
 		m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = 20, 40, 230, 255
 	}

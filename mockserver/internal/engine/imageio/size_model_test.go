@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"hash/crc32"
 	"math"
 	"runtime/debug"
 	"testing"
@@ -154,8 +155,11 @@ func TestMemoryCost(t *testing.T) {
 	jpg := cost(withFrameSize(t, stdJPEG(t, naturalImage(64, 48, 1), 90), w, h))
 	perPixel := float64(jpg.MemoryCost(CorrectionWork)) / float64(px*BudgetPixelBytes)
 	assert.True(t, perPixel > 0.9 && perPixel < 1.3, "%.2f × BudgetPixelBytes a pixel", perPixel)
-	oneBit := cost(rawPNG(t, w, h, 1, 0, false, nil))
-	deep := cost(rawPNG(t, w, h, 16, 6, false, nil))
+	// So is a PNG's from its IHDR: small PNGs whose IHDR says w×h (a 16-bit
+	// RGBA PNG of 4000×3000 took a fifth of a second to compress).
+	oneBit := cost(withIHDRSize(t, rawPNG(t, 64, 48, 1, 0, false, nil), w, h))
+	deep := cost(withIHDRSize(t, rawPNG(t, 64, 48, 16, 6, false, nil), w, h))
+	require.Equal(t, [2]int{w, h}, [2]int{deep.Width, deep.Height})
 	assert.Greater(t, deep.MemoryCost(CorrectionWork), 2*px*BudgetPixelBytes)
 	assert.Greater(t, oneBit.MemoryCost(Work{PerPixel: 7}), oneBit.MemoryCost(CorrectionWork))
 	assert.Zero(t, Header{}.MemoryCost(CorrectionWork))
@@ -199,6 +203,19 @@ func TestHeaderTakesTheFirstIHDR(t *testing.T) {
 	assert.True(t, got.Wide)
 	_, err = Decode(bytes.NewReader(evil), Limits{})
 	require.Error(t, err, "the decoder meets the second IHDR after the pixels")
+}
+
+// withIHDRSize returns png with its IHDR saying w×h (and its CRC to
+// match): what ReadHeader reads of a w×h PNG of the same colour type and
+// depth, without compressing one.
+func withIHDRSize(t testing.TB, png []byte, w, h int) []byte {
+	t.Helper()
+	out := append([]byte{}, png...)
+	require.Equal(t, "IHDR", string(out[12:16]), "IHDR first")
+	binary.BigEndian.PutUint32(out[16:], uint32(w))
+	binary.BigEndian.PutUint32(out[20:], uint32(h))
+	binary.BigEndian.PutUint32(out[29:], crc32.ChecksumIEEE(out[12:29]))
+	return out
 }
 
 // withFrameSize returns jpg with its SOF0 frame header saying w×h: what

@@ -154,9 +154,13 @@ func TestResizeAlphaEdgesHaveNoDarkFringe(t *testing.T) {
 				if a < 4 {
 					continue // too faint for the colour to be meaningful
 				}
-				assert.InDelta(t, 255, int(out.Pix[i]), 3, "kernel %s size %d: red at %d (alpha %d)", k, s, i/4, a)
-				assert.InDelta(t, 160, int(out.Pix[i+1]), 3, "kernel %s size %d: green at %d (alpha %d)", k, s, i/4, a)
-				assert.InDelta(t, 20, int(out.Pix[i+2]), 3, "kernel %s size %d: blue at %d (alpha %d)", k, s, i/4, a)
+				r, g, b := int(out.Pix[i]), int(out.Pix[i+1]), int(out.Pix[i+2])
+				if r >= 252 && g >= 157 && g <= 163 && b >= 17 && b <= 23 {
+					continue // testify per pixel costs more than the resize
+				}
+				assert.InDelta(t, 255, r, 3, "kernel %s size %d: red at %d (alpha %d)", k, s, i/4, a)
+				assert.InDelta(t, 160, g, 3, "kernel %s size %d: green at %d (alpha %d)", k, s, i/4, a)
+				assert.InDelta(t, 20, b, 3, "kernel %s size %d: blue at %d (alpha %d)", k, s, i/4, a)
 			}
 			if k != Box {
 				assert.Positive(t, partial, "kernel %s size %d: the edge should be soft", k, s)
@@ -207,6 +211,9 @@ func TestTapsSumToOne(t *testing.T) {
 				var sum int32
 				for _, w := range tp.w[i*tp.n : (i+1)*tp.n] {
 					sum += w
+				}
+				if sum == weightOne && tp.start[i] >= 0 && tp.start[i]+tp.n <= c[0] {
+					continue // testify per output costs more than the taps
 				}
 				require.Equal(t, int32(weightOne), sum, "kernel %s %v output %d", k, c, i)
 				require.GreaterOrEqual(t, tp.start[i], 0)
