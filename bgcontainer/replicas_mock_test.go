@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,31 @@ func fleetClient(t *testing.T, fleet []*bgmock.TestServer, opts ...bgcontainer.O
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
+}
+
+// netFleet is StartFleet on the in-memory network nw, for a test run in a
+// synctest bubble (see replicatest.Net): a hung replica's response header
+// timeout passes on the bubble's clock, at once, and never while a mock
+// is still working. The TestServers have no httptest Server; their
+// clients poll and retry as StartFleet's do. It returns the replicas'
+// servers too, whose Kill is kill's.
+func netFleet(t *testing.T, nw *replicatest.Net, n int, opts bgmock.Options) ([]*bgmock.TestServer, []*replicatest.Server) {
+	t.Helper()
+	var fleet []*bgmock.TestServer
+	var servers []*replicatest.Server
+	for range n {
+		mock, err := bgmock.New(opts)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, mock.Close()) }) // after the server's Kill
+		srv := nw.Serve(t, mock)
+		c, err := bgcontainer.NewClient(bgmock.DefaultLicenseKey, pfc.WithBaseURL(srv.URL), pfc.WithHTTPClient(nw.Client()),
+			bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}),
+			pfc.WithRetries(0, time.Millisecond, 20*time.Millisecond), pfc.WithMaxRetryAfter(20*time.Millisecond))
+		require.NoError(t, err)
+		fleet = append(fleet, &bgmock.TestServer{URL: srv.URL, LicenseKey: bgmock.DefaultLicenseKey, Mock: mock, Client: c})
+		servers = append(servers, srv)
+	}
+	return fleet, servers
 }
 
 // kill makes a replica unreachable, as a host that died: its listener
@@ -184,67 +210,72 @@ func mustFaults(t *testing.T, spec string) *mockserver.FaultSpec {
 // (the wait for the replica to answer again runs out on a fake clock).
 func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	t.Parallel()
-	const n = 60
-	// The delay keeps jobs in flight on every replica when one dies.
-	fleet := bgmock.StartFleet(t, 3, &bgmock.Options{
-		ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
-	})
-	c := fleetClient(t, fleet)
-	clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	bgcontainer.SetRetryClock(c, clk)
-	in, out := t.TempDir(), t.TempDir()
-	writeBulkImages(t, in, n)
-	var (
-		once   sync.Once
-		done   atomic.Int32
-		mu     sync.Mutex
-		lost   = map[string]bool{}
-		byRepl = map[string]int{}
-		left   []*bgcontainer.Result
-	)
-	rep, err := poll.Drive(clk, func() (*pfc.BulkReport[*bgcontainer.Result], error) {
-		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
-			Concurrency: 6,
-			OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
-				if done.Add(1) == n/3 {
-					once.Do(func() { kill(fleet[2]) })
-				}
-				if res := r.Result; res != nil {
-					mu.Lock()
-					byRepl[res.Replica]++
-					for _, l := range res.LostReplicas {
-						lost[l] = true
-					}
-					left = append(left, res.Abandoned...)
-					mu.Unlock()
-				}
-			},
+	synctest.Test(t, func(t *testing.T) {
+		nw := replicatest.NewNet(t)
+		// 30 images: the kill comes after the 10th, with 6 in flight and
+		// 20 still to do on the two left (the count is not the subject).
+		const n = 30
+		// The delay keeps jobs in flight on every replica when one dies.
+		fleet, servers := netFleet(t, nw, 3, bgmock.Options{
+			ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
 		})
-	})
-	require.NoError(t, err)
-	require.Empty(t, rep.Failures)
-	assert.Equal(t, n, rep.Done)
-	var outputs int
-	require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) != ".jsonl" {
-			require.Equal(t, ".png", filepath.Ext(p), "a stray file %s", p)
-			outputs++
+		c := fleetClient(t, fleet, pfc.WithHTTPClient(nw.Client()))
+		clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		bgcontainer.SetRetryClock(c, clk)
+		in, out := t.TempDir(), t.TempDir()
+		writeBulkImages(t, in, n)
+		var (
+			once   sync.Once
+			done   atomic.Int32
+			mu     sync.Mutex
+			lost   = map[string]bool{}
+			byRepl = map[string]int{}
+			left   []*bgcontainer.Result
+		)
+		rep, err := poll.Drive(clk, func() (*pfc.BulkReport[*bgcontainer.Result], error) {
+			return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
+				Concurrency: 6,
+				OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
+					if done.Add(1) == n/3 {
+						once.Do(servers[2].Kill)
+					}
+					if res := r.Result; res != nil {
+						mu.Lock()
+						byRepl[res.Replica]++
+						for _, l := range res.LostReplicas {
+							lost[l] = true
+						}
+						left = append(left, res.Abandoned...)
+						mu.Unlock()
+					}
+				},
+			})
+		})
+		require.NoError(t, err)
+		require.Empty(t, rep.Failures)
+		assert.Equal(t, n, rep.Done)
+		var outputs int
+		require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(p) != ".jsonl" {
+				require.Equal(t, ".png", filepath.Ext(p), "a stray file %s", p)
+				outputs++
+			}
+			return err
+		}))
+		assert.Equal(t, n, outputs)
+		for _, s := range fleet {
+			assert.Positive(t, byRepl[s.URL], "replica %s took no work", s.URL)
 		}
-		return err
-	}))
-	assert.Equal(t, n, outputs)
-	for _, s := range fleet {
-		assert.Positive(t, byRepl[s.URL], "replica %s took no work", s.URL)
-	}
-	assert.Equal(t, map[string]bool{fleet[2].URL: true}, lost, "the results name the replica lost")
-	// Every job reported left is on the dead replica; a submission whose
-	// answer the kill cut off left one that no one knows of.
-	for _, a := range left {
-		assert.Equal(t, fleet[2].URL, a.Replica)
-		assert.Nil(t, a.Removed)
-		assert.ErrorIs(t, a.RemoveErr, context.DeadlineExceeded)
-	}
-	assert.LessOrEqual(t, len(left), fleet[2].Mock.JobCount())
+		assert.Equal(t, map[string]bool{fleet[2].URL: true}, lost, "the results name the replica lost")
+		// Every job reported left is on the dead replica; a submission whose
+		// answer the kill cut off left one that no one knows of.
+		for _, a := range left {
+			assert.Equal(t, fleet[2].URL, a.Replica)
+			assert.Nil(t, a.Removed)
+			assert.ErrorIs(t, a.RemoveErr, context.DeadlineExceeded)
+		}
+		assert.LessOrEqual(t, len(left), fleet[2].Mock.JobCount())
+	})
 }
 
 // staticResolver resolves every name to its addresses.
@@ -314,26 +345,33 @@ func TestReplicasActivationOnADeadReplicaMovesOn(t *testing.T) {
 }
 
 // sickReplica starts a replica that answers every request 503 or, with
-// hang, accepts it and never answers (until the test ends).
-func sickReplica(t *testing.T, hang bool) string {
+// hang, accepts it and never answers (until the test ends): on nw, or on
+// loopback when nw is nil (a 503 only: a hung replica's test runs in a
+// bubble, see netFleet).
+func sickReplica(t *testing.T, nw *replicatest.Net, hang bool) string {
 	t.Helper()
-	if hang {
-		u, _ := replicatest.Hung(t)
+	const body = `{"status":503,"message":"overloaded"}`
+	switch {
+	case nw == nil:
+		return replicatest.Sick(t, http.StatusServiceUnavailable, body)
+	case hang:
+		u, _ := nw.Hung(t)
 		return u
 	}
-	return replicatest.Sick(t, http.StatusServiceUnavailable, `{"status":503,"message":"overloaded"}`)
+	return nw.Sick(t, http.StatusServiceUnavailable, body)
 }
 
 // sickFleetClient returns a client of a sick replica (first) and the
 // replicas of fleet, whose calls are not retried and wait at most 2 s for
-// an answer (ample for a mock on a loaded machine).
-func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer) *bgcontainer.Client {
+// an answer (on a bubble's clock where the test runs in one), with opts.
+func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer, opts ...bgcontainer.Option) *bgcontainer.Client {
 	t.Helper()
 	urls := []string{sick}
 	for _, s := range fleet {
 		urls = append(urls, s.URL)
 	}
-	return fleetClient(t, fleet, pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+	return fleetClient(t, fleet, append([]bgcontainer.Option{pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0),
+		pfc.WithResponseHeaderTimeout(2 * time.Second)}, opts...)...)
 }
 
 // A replica that accepts connections and never answers: the flow whose
@@ -342,36 +380,38 @@ func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer) *bgc
 // the replica is set aside, so the other flows do not wait on it.
 func TestReplicasHungReplicaRemoveBackground(t *testing.T) {
 	t.Parallel()
-	var submits atomic.Int32
-	release := make(chan struct{})
-	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/SubmitImage" {
-			submits.Add(1)
+	synctest.Test(t, func(t *testing.T) {
+		nw := replicatest.NewNet(t)
+		var submits atomic.Int32
+		release := make(chan struct{})
+		hung := nw.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/SubmitImage" {
+				submits.Add(1)
+			}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}))
+		t.Cleanup(func() { close(release) }) // runs before the server's Kill
+		fleet, _ := netFleet(t, nw, 2, bgmock.Options{Activated: true})
+		c := sickFleetClient(t, hung.URL, fleet, pfc.WithHTTPClient(nw.Client()))
+		failed := 0
+		for i := range 6 {
+			img := bulkJPEG(t, i)
+			var out bytes.Buffer
+			res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+			if err != nil {
+				failed++
+				t.Log(err)
+				continue
+			}
+			assert.NotEqual(t, hung.URL, res.Replica)
+			assert.NotZero(t, out.Len())
 		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(hung.Close)
-	t.Cleanup(func() { close(release) }) // runs before Close
-	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-	c := sickFleetClient(t, hung.URL, fleet)
-	failed := 0
-	for i := range 6 {
-		img := bulkJPEG(t, i)
-		var out bytes.Buffer
-		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
-		if err != nil {
-			failed++
-			t.Log(err)
-			continue
-		}
-		assert.NotEqual(t, hung.URL, res.Replica)
-		assert.NotZero(t, out.Len())
-	}
-	assert.Zero(t, failed, "%d of 6 images failed", failed)
-	assert.Equal(t, int32(1), submits.Load(), "the hung replica got one submission, once")
+		assert.Zero(t, failed, "%d of 6 images failed", failed)
+		assert.Equal(t, int32(1), submits.Load(), "the hung replica got one submission, once")
+	})
 }
 
 // A job no binding is known for is found on the replica that holds it
@@ -383,23 +423,26 @@ func TestReplicasLookupSkipsASickReplica(t *testing.T) {
 	for name, calls := range map[string]int{"503": 6, "hang": 3} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-			img := bulkJPEG(t, 1)
-			job, err := fleet[1].Client.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
-			require.NoError(t, err)
-			c := sickFleetClient(t, sickReplica(t, name == "hang"), fleet) // knows no job
-			failed := 0
-			for range calls {
-				chk, err := c.CheckImage(ctx, job.ProcessID)
-				if err != nil {
-					failed++
-					t.Log(err)
-					continue
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				nw := replicatest.NewNet(t)
+				fleet, _ := netFleet(t, nw, 2, bgmock.Options{Activated: true})
+				img := bulkJPEG(t, 1)
+				job, err := fleet[1].Client.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
+				require.NoError(t, err)
+				c := sickFleetClient(t, sickReplica(t, nw, name == "hang"), fleet, pfc.WithHTTPClient(nw.Client())) // knows no job
+				failed := 0
+				for range calls {
+					chk, err := c.CheckImage(ctx, job.ProcessID)
+					if err != nil {
+						failed++
+						t.Log(err)
+						continue
+					}
+					assert.Equal(t, job.ProcessID, chk.ProcessID)
 				}
-				assert.Equal(t, job.ProcessID, chk.ProcessID)
-			}
-			assert.Zero(t, failed, "%d of %d CheckImage calls failed", failed, calls)
+				assert.Zero(t, failed, "%d of %d CheckImage calls failed", failed, calls)
+			})
 		})
 	}
 }
@@ -411,7 +454,7 @@ func TestReplicasStatusSkipsASickReplica(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-	c := sickFleetClient(t, sickReplica(t, false), fleet)
+	c := sickFleetClient(t, sickReplica(t, nil, false), fleet)
 	failed := 0
 	for range 6 {
 		st, err := c.Status(ctx)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -25,22 +26,25 @@ import (
 // errors, typed, after asking each once.
 func TestReplicasEverySickStatus(t *testing.T) {
 	t.Parallel()
-	urls, nHung := replicatest.EverySick(t, `{"status":503,"message":"overloaded"}`)
-	c, err := bgcontainer.NewClient("k", replicatest.SickClientOptions[bgcontainer.Option](urls...)...)
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	ctx := replicatest.HangGuard(t)
-	for range 3 {
-		_, err := c.Status(ctx)
-		require.Error(t, err)
-		require.NoError(t, ctx.Err(), "Status hung")
-		var ae *pfc.APIError
-		t.Log(err)
-		assert.True(t, errors.As(err, &ae) || errors.Is(err, pfc.ErrResponseHeaderTimeout) || strings.Contains(err.Error(), "refused"), "untyped: %v", err)
-	}
-	// Set aside, it is still asked once per call (last), when every
-	// other replica failed too: each call waits one header timeout on it.
-	assert.LessOrEqual(t, nHung.Load(), int32(3), "the hung replica was asked more than once per call")
+	synctest.Test(t, func(t *testing.T) {
+		nw := replicatest.NewNet(t)
+		urls, nHung := nw.EverySick(t, `{"status":503,"message":"overloaded"}`)
+		c, err := bgcontainer.NewClient("k", append(replicatest.SickClientOptions[bgcontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
+		require.NoError(t, err)
+		t.Cleanup(c.CloseIdleConnections)
+		ctx := replicatest.HangGuard(t)
+		for range 3 {
+			_, err := c.Status(ctx)
+			require.Error(t, err)
+			require.NoError(t, ctx.Err(), "Status hung")
+			var ae *pfc.APIError
+			t.Log(err)
+			assert.True(t, errors.As(err, &ae) || errors.Is(err, pfc.ErrResponseHeaderTimeout) || strings.Contains(err.Error(), "refused"), "untyped: %v", err)
+		}
+		// Set aside, it is still asked once per call (last), when every
+		// other replica failed too: each call waits one header timeout on it.
+		assert.LessOrEqual(t, nHung.Load(), int32(3), "the hung replica was asked more than once per call")
+	})
 }
 
 // A job no replica holds: every replica answering 404 gives the 404; one
@@ -56,7 +60,7 @@ func TestReplicasLookupUnknownJob(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	t.Log(err)
-	c = sickFleetClient(t, sickReplica(t, false), fleet)
+	c = sickFleetClient(t, sickReplica(t, nil, false), fleet)
 	_, err = c.CheckImage(ctx, id)
 	require.ErrorAs(t, err, &ae)
 	t.Log(err)
@@ -69,29 +73,32 @@ func TestReplicasLookupUnknownJob(t *testing.T) {
 // job is removed once the replica answers again.
 func TestReplicaHungOnDownloadRedone(t *testing.T) {
 	t.Parallel()
-	var fleet []*bgmock.TestServer
-	g := newGate(t, func(g *gate, ev gateEvent) {
-		switch {
-		case ev.Host == hostOf(fleet[0].URL) && ev.Method == http.MethodGet && strings.HasPrefix(ev.Path, "/CheckImage/") &&
-			ev.Status == http.StatusOK:
-			g.hold(fleet[0].URL) // done, then silent: the download hangs
-		case ev.Host == hostOf(fleet[1].URL) && ev.Path == "/SubmitImage":
-			g.release(fleet[0].URL)
-		}
+	synctest.Test(t, func(t *testing.T) {
+		nw := replicatest.NewNet(t)
+		var fleet []*bgmock.TestServer
+		g := newGate(t, func(g *gate, ev gateEvent) {
+			switch {
+			case ev.Host == hostOf(fleet[0].URL) && ev.Method == http.MethodGet && strings.HasPrefix(ev.Path, "/CheckImage/") &&
+				ev.Status == http.StatusOK:
+				g.hold(fleet[0].URL) // done, then silent: the download hangs
+			case ev.Host == hostOf(fleet[1].URL) && ev.Path == "/SubmitImage":
+				g.release(fleet[0].URL)
+			}
+		}).over(nw)
+		fleet, _ = netFleet(t, nw, 2, bgmock.Options{Activated: true})
+		c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
+			pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+		img := bulkJPEG(t, 7)
+		var out bytes.Buffer
+		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+		require.NoError(t, err)
+		assert.Equal(t, res.Bytes, int64(out.Len()), "one PNG in the writer")
+		assert.Equal(t, fleet[1].URL, res.Replica)
+		require.Len(t, res.Abandoned, 1)
+		require.NoError(t, res.Abandoned[0].RemoveErr)
+		assert.NotNil(t, res.Abandoned[0].Removed)
+		assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
 	})
-	fleet = bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
-		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
-	img := bulkJPEG(t, 7)
-	var out bytes.Buffer
-	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
-	require.NoError(t, err)
-	assert.Equal(t, res.Bytes, int64(out.Len()), "one PNG in the writer")
-	assert.Equal(t, fleet[1].URL, res.Replica)
-	require.Len(t, res.Abandoned, 1)
-	require.NoError(t, res.Abandoned[0].RemoveErr)
-	assert.NotNil(t, res.Abandoned[0].Removed)
-	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
 }
 
 // A replica answering 200 with garbage to the lookup of a job is passed
@@ -119,7 +126,7 @@ func TestReplicas503ReplicaRedone(t *testing.T) {
 	t.Parallel()
 	const n = 9
 	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-	sick := sickReplica(t, false)
+	sick := sickReplica(t, nil, false)
 	c := fleetClient(t, fleet, pfc.WithReplicas(sick, fleet[0].URL, fleet[1].URL), pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
 	var failed, moved int
 	for i := range n {
