@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -22,25 +23,28 @@ import (
 // end with a typed error, each asking every replica at most once.
 func TestReplicasEverySick(t *testing.T) {
 	t.Parallel()
-	urls, _ := replicatest.EverySick(t, "")
-	c, err := pfccontainer.NewClient(replicatest.SickClientOptions[pfccontainer.Option](urls...)...)
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	ctx := replicatest.HangGuard(t)
-	for range 2 {
-		_, err := c.Version(ctx)
-		t.Log(err)
-		require.Error(t, err)
-		require.Error(t, c.Health(ctx))
-	}
-	in, out := t.TempDir(), t.TempDir()
-	rels := writeImages(t, in, 2)
-	for _, rel := range rels {
-		_, err := c.CorrectFile(ctx, filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil)
-		t.Log(err)
-		require.Error(t, err)
-	}
-	require.NoError(t, ctx.Err(), "hung")
+	synctest.Test(t, func(t *testing.T) {
+		nw := replicatest.NewNet(t)
+		urls, _ := nw.EverySick(t, "")
+		c, err := pfccontainer.NewClient(append(replicatest.SickClientOptions[pfccontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
+		require.NoError(t, err)
+		t.Cleanup(c.CloseIdleConnections)
+		ctx := replicatest.HangGuard(t)
+		for range 2 {
+			_, err := c.Version(ctx)
+			t.Log(err)
+			require.Error(t, err)
+			require.Error(t, c.Health(ctx))
+		}
+		in, out := t.TempDir(), t.TempDir()
+		rels := writeImages(t, in, 2)
+		for _, rel := range rels {
+			_, err := c.CorrectFile(ctx, filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil)
+			t.Log(err)
+			require.Error(t, err)
+		}
+		require.NoError(t, ctx.Err(), "hung")
+	})
 }
 
 // A replica answering 200 with garbage to the lookup of an image key is
@@ -69,7 +73,7 @@ func TestReplicas503ReplicaRedone(t *testing.T) {
 	t.Parallel()
 	const n = 9
 	fleet := pfcmock.StartFleet(t, 2, nil)
-	sick := sickReplica(t, false)
+	sick := sickReplica(t, nil, false)
 	c := sickFleetClient(t, sick, fleet, pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
 	in, out := t.TempDir(), t.TempDir()
 	var failed, moved int

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -98,8 +99,14 @@ type Server struct {
 
 // Serve serves h on a new host of the network until the test ends.
 func (n *Net) Serve(t testing.TB, h http.Handler) *Server {
-	l, url := n.Listen(t)
-	s := &Server{URL: url, srv: &http.Server{Handler: h}}
+	l, _ := n.Listen(t)
+	return ServeOn(t, l, h)
+}
+
+// ServeOn serves h on l, a listener of Listen, until the test ends: for a
+// server that must know its URL before it exists.
+func ServeOn(t testing.TB, l net.Listener, h http.Handler) *Server {
+	s := &Server{URL: "http://" + strings.TrimSuffix(l.Addr().String(), ":80"), srv: &http.Server{Handler: h}}
 	go func() { _ = s.srv.Serve(l) }()
 	t.Cleanup(s.Kill)
 	return s
