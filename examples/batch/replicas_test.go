@@ -27,7 +27,7 @@ func TestRunBGReplicasSurviveAKill(t *testing.T) {
 		urls = append(urls, s.URL)
 	}
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
-	require.NoError(t, writeSamples(in, 12))
+	writeTinyImages(t, in, 12) // tiny: the subject is the kill, not the image work
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() { // kill replica 2 once it holds a job
