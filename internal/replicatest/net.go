@@ -93,8 +93,10 @@ func (n *Net) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
 // Server is an HTTP server on the network.
 type Server struct {
 	// URL is its base URL.
-	URL string
-	srv *http.Server
+	URL    string
+	srv    *http.Server
+	served chan struct{} // closed when Serve returns
+	conns  sync.WaitGroup
 }
 
 // Serve serves h on a new host of the network until the test ends.
@@ -106,15 +108,33 @@ func (n *Net) Serve(t testing.TB, h http.Handler) *Server {
 // ServeOn serves h on l, a listener of Listen, until the test ends: for a
 // server that must know its URL before it exists.
 func ServeOn(t testing.TB, l net.Listener, h http.Handler) *Server {
-	s := &Server{URL: "http://" + strings.TrimSuffix(l.Addr().String(), ":80"), srv: &http.Server{Handler: h}}
-	go func() { _ = s.srv.Serve(l) }()
+	s := &Server{URL: "http://" + strings.TrimSuffix(l.Addr().String(), ":80"), served: make(chan struct{})}
+	s.srv = &http.Server{Handler: h, ConnState: func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew: // on Serve's goroutine
+			s.conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			s.conns.Done()
+		}
+	}}
+	go func() {
+		defer close(s.served)
+		_ = s.srv.Serve(l)
+	}()
 	t.Cleanup(s.Kill)
 	return s
 }
 
 // Kill stops the server as a host that died: new connections are refused
-// and the open ones cut. Requests it was serving see their contexts end.
-func (s *Server) Kill() { _ = s.srv.Close() }
+// and the open ones cut; requests it was serving see their contexts end.
+// It returns once every connection's goroutine has ended (the server
+// lingers on a connection whose request it did not read whole, on the
+// bubble's clock), so that none outlives the bubble.
+func (s *Server) Kill() {
+	_ = s.srv.Close()
+	<-s.served
+	s.conns.Wait()
+}
 
 // Hung starts a replica on the network that accepts every request and
 // never answers it until the test ends; n counts the requests.
