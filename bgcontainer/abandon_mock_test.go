@@ -333,33 +333,35 @@ func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 // returned the timeout, and the job stayed).
 func TestReplicaHungAbandonedJobRemoved(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		nw := replicatest.NewNet(t)
-		var fleet []*bgmock.TestServer
-		g := newGate(t, func(g *gate, ev gateEvent) {
-			if ev.Method != http.MethodPost || ev.Path != "/SubmitImage" || ev.Status != http.StatusOK {
-				return
-			}
-			if ev.Host == hostOf(fleet[0].URL) {
-				g.hold(fleet[0].URL) // accepted, then silent
-			} else {
-				g.release(fleet[0].URL) // answers again while the image is redone
-			}
-		}).over(nw)
-		fleet, _ = netFleet(t, nw, 2, bgmock.Options{Activated: true})
-		// No retries: a retried call would wait out the timeout each time.
-		c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
-			pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
-		img := bulkJPEG(t, 6)
-		var out bytes.Buffer
-		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
-		require.NoError(t, err)
-		assert.NotZero(t, out.Len())
-		require.Len(t, g.accepted(fleet[0].URL), 1, "the first replica accepted the job")
-		assert.Equal(t, fleet[1].URL, res.Replica)
-		assert.Equal(t, []string{fleet[0].URL}, res.LostReplicas)
-		assertAbandonedRemoved(t, g, fleet, res)
-	})
+	synctest.Test(t, func(t *testing.T) { replicaHungAbandonedJobRemoved(t, replicatest.NewNet(t)) })
+}
+
+// replicaHungAbandonedJobRemoved is TestReplicaHungAbandonedJobRemoved in a synctest bubble, on nw.
+func replicaHungAbandonedJobRemoved(t *testing.T, nw *replicatest.Net) {
+	var fleet []*bgmock.TestServer
+	g := newGate(t, func(g *gate, ev gateEvent) {
+		if ev.Method != http.MethodPost || ev.Path != "/SubmitImage" || ev.Status != http.StatusOK {
+			return
+		}
+		if ev.Host == hostOf(fleet[0].URL) {
+			g.hold(fleet[0].URL) // accepted, then silent
+		} else {
+			g.release(fleet[0].URL) // answers again while the image is redone
+		}
+	}).over(nw)
+	fleet, _ = netFleet(t, nw, 2, bgmock.Options{Activated: true})
+	// No retries: a retried call would wait out the timeout each time.
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
+		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+	img := bulkJPEG(t, 6)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err)
+	assert.NotZero(t, out.Len())
+	require.Len(t, g.accepted(fleet[0].URL), 1, "the first replica accepted the job")
+	assert.Equal(t, fleet[1].URL, res.Replica)
+	assert.Equal(t, []string{fleet[0].URL}, res.LostReplicas)
+	assertAbandonedRemoved(t, g, fleet, res)
 }
 
 // The removal of an abandoned job starts when the image is done again,

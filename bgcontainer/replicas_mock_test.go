@@ -210,72 +210,74 @@ func mustFaults(t *testing.T, spec string) *mockserver.FaultSpec {
 // (the wait for the replica to answer again runs out on a fake clock).
 func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		nw := replicatest.NewNet(t)
-		// 30 images: the kill comes after the 10th, with 6 in flight and
-		// 20 still to do on the two left (the count is not the subject).
-		const n = 30
-		// The delay keeps jobs in flight on every replica when one dies.
-		fleet, servers := netFleet(t, nw, 3, bgmock.Options{
-			ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
-		})
-		c := fleetClient(t, fleet, pfc.WithHTTPClient(nw.Client()))
-		clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		bgcontainer.SetRetryClock(c, clk)
-		in, out := t.TempDir(), t.TempDir()
-		writeBulkImages(t, in, n)
-		var (
-			once   sync.Once
-			done   atomic.Int32
-			mu     sync.Mutex
-			lost   = map[string]bool{}
-			byRepl = map[string]int{}
-			left   []*bgcontainer.Result
-		)
-		rep, err := poll.Drive(clk, func() (*pfc.BulkReport[*bgcontainer.Result], error) {
-			return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
-				Concurrency: 6,
-				OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
-					if done.Add(1) == n/3 {
-						once.Do(servers[2].Kill)
-					}
-					if res := r.Result; res != nil {
-						mu.Lock()
-						byRepl[res.Replica]++
-						for _, l := range res.LostReplicas {
-							lost[l] = true
-						}
-						left = append(left, res.Abandoned...)
-						mu.Unlock()
-					}
-				},
-			})
-		})
-		require.NoError(t, err)
-		require.Empty(t, rep.Failures)
-		assert.Equal(t, n, rep.Done)
-		var outputs int
-		require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && filepath.Ext(p) != ".jsonl" {
-				require.Equal(t, ".png", filepath.Ext(p), "a stray file %s", p)
-				outputs++
-			}
-			return err
-		}))
-		assert.Equal(t, n, outputs)
-		for _, s := range fleet {
-			assert.Positive(t, byRepl[s.URL], "replica %s took no work", s.URL)
-		}
-		assert.Equal(t, map[string]bool{fleet[2].URL: true}, lost, "the results name the replica lost")
-		// Every job reported left is on the dead replica; a submission whose
-		// answer the kill cut off left one that no one knows of.
-		for _, a := range left {
-			assert.Equal(t, fleet[2].URL, a.Replica)
-			assert.Nil(t, a.Removed)
-			assert.ErrorIs(t, a.RemoveErr, context.DeadlineExceeded)
-		}
-		assert.LessOrEqual(t, len(left), fleet[2].Mock.JobCount())
+	synctest.Test(t, func(t *testing.T) { replicasBulkSurvivesAKilledReplica(t, replicatest.NewNet(t)) })
+}
+
+// replicasBulkSurvivesAKilledReplica is TestReplicasBulkSurvivesAKilledReplica in a synctest bubble, on nw.
+func replicasBulkSurvivesAKilledReplica(t *testing.T, nw *replicatest.Net) {
+	// 30 images: the kill comes after the 10th, with 6 in flight and
+	// 20 still to do on the two left (the count is not the subject).
+	const n = 30
+	// The delay keeps jobs in flight on every replica when one dies.
+	fleet, servers := netFleet(t, nw, 3, bgmock.Options{
+		ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
 	})
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(nw.Client()))
+	clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	bgcontainer.SetRetryClock(c, clk)
+	in, out := t.TempDir(), t.TempDir()
+	writeBulkImages(t, in, n)
+	var (
+		once   sync.Once
+		done   atomic.Int32
+		mu     sync.Mutex
+		lost   = map[string]bool{}
+		byRepl = map[string]int{}
+		left   []*bgcontainer.Result
+	)
+	rep, err := poll.Drive(clk, func() (*pfc.BulkReport[*bgcontainer.Result], error) {
+		return c.RemoveDir(context.Background(), in, out, nil, &pfc.BulkOptions[*bgcontainer.Result]{
+			Concurrency: 6,
+			OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
+				if done.Add(1) == n/3 {
+					once.Do(servers[2].Kill)
+				}
+				if res := r.Result; res != nil {
+					mu.Lock()
+					byRepl[res.Replica]++
+					for _, l := range res.LostReplicas {
+						lost[l] = true
+					}
+					left = append(left, res.Abandoned...)
+					mu.Unlock()
+				}
+			},
+		})
+	})
+	require.NoError(t, err)
+	require.Empty(t, rep.Failures)
+	assert.Equal(t, n, rep.Done)
+	var outputs int
+	require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) != ".jsonl" {
+			require.Equal(t, ".png", filepath.Ext(p), "a stray file %s", p)
+			outputs++
+		}
+		return err
+	}))
+	assert.Equal(t, n, outputs)
+	for _, s := range fleet {
+		assert.Positive(t, byRepl[s.URL], "replica %s took no work", s.URL)
+	}
+	assert.Equal(t, map[string]bool{fleet[2].URL: true}, lost, "the results name the replica lost")
+	// Every job reported left is on the dead replica; a submission whose
+	// answer the kill cut off left one that no one knows of.
+	for _, a := range left {
+		assert.Equal(t, fleet[2].URL, a.Replica)
+		assert.Nil(t, a.Removed)
+		assert.ErrorIs(t, a.RemoveErr, context.DeadlineExceeded)
+	}
+	assert.LessOrEqual(t, len(left), fleet[2].Mock.JobCount())
 }
 
 // staticResolver resolves every name to its addresses.
@@ -380,38 +382,40 @@ func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer, opts
 // the replica is set aside, so the other flows do not wait on it.
 func TestReplicasHungReplicaRemoveBackground(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		nw := replicatest.NewNet(t)
-		var submits atomic.Int32
-		release := make(chan struct{})
-		hung := nw.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/SubmitImage" {
-				submits.Add(1)
-			}
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-		}))
-		t.Cleanup(func() { close(release) }) // runs before the server's Kill
-		fleet, _ := netFleet(t, nw, 2, bgmock.Options{Activated: true})
-		c := sickFleetClient(t, hung.URL, fleet, pfc.WithHTTPClient(nw.Client()))
-		failed := 0
-		for i := range 6 {
-			img := bulkJPEG(t, i)
-			var out bytes.Buffer
-			res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
-			if err != nil {
-				failed++
-				t.Log(err)
-				continue
-			}
-			assert.NotEqual(t, hung.URL, res.Replica)
-			assert.NotZero(t, out.Len())
+	synctest.Test(t, func(t *testing.T) { replicasHungReplicaRemoveBackground(t, replicatest.NewNet(t)) })
+}
+
+// replicasHungReplicaRemoveBackground is TestReplicasHungReplicaRemoveBackground in a synctest bubble, on nw.
+func replicasHungReplicaRemoveBackground(t *testing.T, nw *replicatest.Net) {
+	var submits atomic.Int32
+	release := make(chan struct{})
+	hung := nw.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/SubmitImage" {
+			submits.Add(1)
 		}
-		assert.Zero(t, failed, "%d of 6 images failed", failed)
-		assert.Equal(t, int32(1), submits.Load(), "the hung replica got one submission, once")
-	})
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release) }) // runs before the server's Kill
+	fleet, _ := netFleet(t, nw, 2, bgmock.Options{Activated: true})
+	c := sickFleetClient(t, hung.URL, fleet, pfc.WithHTTPClient(nw.Client()))
+	failed := 0
+	for i := range 6 {
+		img := bulkJPEG(t, i)
+		var out bytes.Buffer
+		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+		if err != nil {
+			failed++
+			t.Log(err)
+			continue
+		}
+		assert.NotEqual(t, hung.URL, res.Replica)
+		assert.NotZero(t, out.Len())
+	}
+	assert.Zero(t, failed, "%d of 6 images failed", failed)
+	assert.Equal(t, int32(1), submits.Load(), "the hung replica got one submission, once")
 }
 
 // A job no binding is known for is found on the replica that holds it

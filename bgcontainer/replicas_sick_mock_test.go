@@ -26,25 +26,27 @@ import (
 // errors, typed, after asking each once.
 func TestReplicasEverySickStatus(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		nw := replicatest.NewNet(t)
-		urls, nHung := nw.EverySick(t, `{"status":503,"message":"overloaded"}`)
-		c, err := bgcontainer.NewClient("k", append(replicatest.SickClientOptions[bgcontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
-		require.NoError(t, err)
-		t.Cleanup(c.CloseIdleConnections)
-		ctx := replicatest.HangGuard(t)
-		for range 3 {
-			_, err := c.Status(ctx)
-			require.Error(t, err)
-			require.NoError(t, ctx.Err(), "Status hung")
-			var ae *pfc.APIError
-			t.Log(err)
-			assert.True(t, errors.As(err, &ae) || errors.Is(err, pfc.ErrResponseHeaderTimeout) || strings.Contains(err.Error(), "refused"), "untyped: %v", err)
-		}
-		// Set aside, it is still asked once per call (last), when every
-		// other replica failed too: each call waits one header timeout on it.
-		assert.LessOrEqual(t, nHung.Load(), int32(3), "the hung replica was asked more than once per call")
-	})
+	synctest.Test(t, func(t *testing.T) { replicasEverySickStatus(t, replicatest.NewNet(t)) })
+}
+
+// replicasEverySickStatus is TestReplicasEverySickStatus in a synctest bubble, on nw.
+func replicasEverySickStatus(t *testing.T, nw *replicatest.Net) {
+	urls, nHung := nw.EverySick(t, `{"status":503,"message":"overloaded"}`)
+	c, err := bgcontainer.NewClient("k", append(replicatest.SickClientOptions[bgcontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	ctx := replicatest.HangGuard(t)
+	for range 3 {
+		_, err := c.Status(ctx)
+		require.Error(t, err)
+		require.NoError(t, ctx.Err(), "Status hung")
+		var ae *pfc.APIError
+		t.Log(err)
+		assert.True(t, errors.As(err, &ae) || errors.Is(err, pfc.ErrResponseHeaderTimeout) || strings.Contains(err.Error(), "refused"), "untyped: %v", err)
+	}
+	// Set aside, it is still asked once per call (last), when every
+	// other replica failed too: each call waits one header timeout on it.
+	assert.LessOrEqual(t, nHung.Load(), int32(3), "the hung replica was asked more than once per call")
 }
 
 // A job no replica holds: every replica answering 404 gives the 404; one
@@ -73,32 +75,34 @@ func TestReplicasLookupUnknownJob(t *testing.T) {
 // job is removed once the replica answers again.
 func TestReplicaHungOnDownloadRedone(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		nw := replicatest.NewNet(t)
-		var fleet []*bgmock.TestServer
-		g := newGate(t, func(g *gate, ev gateEvent) {
-			switch {
-			case ev.Host == hostOf(fleet[0].URL) && ev.Method == http.MethodGet && strings.HasPrefix(ev.Path, "/CheckImage/") &&
-				ev.Status == http.StatusOK:
-				g.hold(fleet[0].URL) // done, then silent: the download hangs
-			case ev.Host == hostOf(fleet[1].URL) && ev.Path == "/SubmitImage":
-				g.release(fleet[0].URL)
-			}
-		}).over(nw)
-		fleet, _ = netFleet(t, nw, 2, bgmock.Options{Activated: true})
-		c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
-			pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
-		img := bulkJPEG(t, 7)
-		var out bytes.Buffer
-		res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
-		require.NoError(t, err)
-		assert.Equal(t, res.Bytes, int64(out.Len()), "one PNG in the writer")
-		assert.Equal(t, fleet[1].URL, res.Replica)
-		require.Len(t, res.Abandoned, 1)
-		require.NoError(t, res.Abandoned[0].RemoveErr)
-		assert.NotNil(t, res.Abandoned[0].Removed)
-		assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
-	})
+	synctest.Test(t, func(t *testing.T) { replicaHungOnDownloadRedone(t, replicatest.NewNet(t)) })
+}
+
+// replicaHungOnDownloadRedone is TestReplicaHungOnDownloadRedone in a synctest bubble, on nw.
+func replicaHungOnDownloadRedone(t *testing.T, nw *replicatest.Net) {
+	var fleet []*bgmock.TestServer
+	g := newGate(t, func(g *gate, ev gateEvent) {
+		switch {
+		case ev.Host == hostOf(fleet[0].URL) && ev.Method == http.MethodGet && strings.HasPrefix(ev.Path, "/CheckImage/") &&
+			ev.Status == http.StatusOK:
+			g.hold(fleet[0].URL) // done, then silent: the download hangs
+		case ev.Host == hostOf(fleet[1].URL) && ev.Path == "/SubmitImage":
+			g.release(fleet[0].URL)
+		}
+	}).over(nw)
+	fleet, _ = netFleet(t, nw, 2, bgmock.Options{Activated: true})
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
+		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+	img := bulkJPEG(t, 7)
+	var out bytes.Buffer
+	res, err := c.RemoveBackground(context.Background(), bytes.NewReader(img), int64(len(img)), nil, &out, nil)
+	require.NoError(t, err)
+	assert.Equal(t, res.Bytes, int64(out.Len()), "one PNG in the writer")
+	assert.Equal(t, fleet[1].URL, res.Replica)
+	require.Len(t, res.Abandoned, 1)
+	require.NoError(t, res.Abandoned[0].RemoveErr)
+	assert.NotNil(t, res.Abandoned[0].Removed)
+	assert.Equal(t, []int{0, 0}, jobs(fleet), "a job stayed on a replica")
 }
 
 // A replica answering 200 with garbage to the lookup of a job is passed

@@ -174,32 +174,34 @@ func sickFleetClient(t *testing.T, sick string, fleet []*pfcmock.TestServer, opt
 // new work, then 3 of 30: those it took before it was set aside).
 func TestReplicasHungReplicaSetAside(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		nw := replicatest.NewNet(t)
-		const n = 30
-		fleet := netFleet(t, nw, 2)
-		hung := sickReplica(t, nw, true)
-		c := sickFleetClient(t, hung, fleet, pfc.WithHTTPClient(nw.Client()))
-		in, out := t.TempDir(), t.TempDir()
-		rels := writeImages(t, in, n)
-		var failed, moved int
-		for _, rel := range rels {
-			corr, err := c.CorrectFile(context.Background(), filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil)
-			if err != nil {
-				failed++
-				t.Log(err)
-				continue
-			}
-			assert.NotEqual(t, hung, corr.Replica)
-			if len(corr.LostReplicas) > 0 {
-				assert.Equal(t, []string{hung}, corr.LostReplicas)
-				moved++
-			}
-			assert.FileExists(t, filepath.Join(out, filepath.Base(rel)))
+	synctest.Test(t, func(t *testing.T) { replicasHungReplicaSetAside(t, replicatest.NewNet(t)) })
+}
+
+// replicasHungReplicaSetAside is TestReplicasHungReplicaSetAside in a synctest bubble, on nw.
+func replicasHungReplicaSetAside(t *testing.T, nw *replicatest.Net) {
+	const n = 30
+	fleet := netFleet(t, nw, 2)
+	hung := sickReplica(t, nw, true)
+	c := sickFleetClient(t, hung, fleet, pfc.WithHTTPClient(nw.Client()))
+	in, out := t.TempDir(), t.TempDir()
+	rels := writeImages(t, in, n)
+	var failed, moved int
+	for _, rel := range rels {
+		corr, err := c.CorrectFile(context.Background(), filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil)
+		if err != nil {
+			failed++
+			t.Log(err)
+			continue
 		}
-		assert.Zero(t, failed, "%d of %d files failed", failed, n)
-		assert.Positive(t, moved, "no file was done again elsewhere: the hung replica took no work")
-	})
+		assert.NotEqual(t, hung, corr.Replica)
+		if len(corr.LostReplicas) > 0 {
+			assert.Equal(t, []string{hung}, corr.LostReplicas)
+			moved++
+		}
+		assert.FileExists(t, filepath.Join(out, filepath.Base(rel)))
+	}
+	assert.Zero(t, failed, "%d of %d files failed", failed, n)
+	assert.Positive(t, moved, "no file was done again elsewhere: the hung replica took no work")
 }
 
 // A fleet's Version (and Health) answers from a replica that works, not

@@ -23,28 +23,30 @@ import (
 // end with a typed error, each asking every replica at most once.
 func TestReplicasEverySick(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		nw := replicatest.NewNet(t)
-		urls, _ := nw.EverySick(t, "")
-		c, err := pfccontainer.NewClient(append(replicatest.SickClientOptions[pfccontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
-		require.NoError(t, err)
-		t.Cleanup(c.CloseIdleConnections)
-		ctx := replicatest.HangGuard(t)
-		for range 2 {
-			_, err := c.Version(ctx)
-			t.Log(err)
-			require.Error(t, err)
-			require.Error(t, c.Health(ctx))
-		}
-		in, out := t.TempDir(), t.TempDir()
-		rels := writeImages(t, in, 2)
-		for _, rel := range rels {
-			_, err := c.CorrectFile(ctx, filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil)
-			t.Log(err)
-			require.Error(t, err)
-		}
-		require.NoError(t, ctx.Err(), "hung")
-	})
+	synctest.Test(t, func(t *testing.T) { replicasEverySick(t, replicatest.NewNet(t)) })
+}
+
+// replicasEverySick is TestReplicasEverySick in a synctest bubble, on nw.
+func replicasEverySick(t *testing.T, nw *replicatest.Net) {
+	urls, _ := nw.EverySick(t, "")
+	c, err := pfccontainer.NewClient(append(replicatest.SickClientOptions[pfccontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	ctx := replicatest.HangGuard(t)
+	for range 2 {
+		_, err := c.Version(ctx)
+		t.Log(err)
+		require.Error(t, err)
+		require.Error(t, c.Health(ctx))
+	}
+	in, out := t.TempDir(), t.TempDir()
+	rels := writeImages(t, in, 2)
+	for _, rel := range rels {
+		_, err := c.CorrectFile(ctx, filepath.Join(in, rel), filepath.Join(out, filepath.Base(rel)), nil, nil)
+		t.Log(err)
+		require.Error(t, err)
+	}
+	require.NoError(t, ctx.Err(), "hung")
 }
 
 // A replica answering 200 with garbage to the lookup of an image key is
