@@ -70,7 +70,7 @@ func (n *Net) Refused() string {
 
 // Dial connects to the listener of addr ("host:80"), or fails with
 // "connection refused" as a TCP dial does.
-func (n *Net) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
+func (n *Net) Dial(ctx context.Context, _, addr string) (_ net.Conn, err error) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	n.mu.Lock()
 	l := n.hosts[addr]
@@ -84,10 +84,12 @@ func (n *Net) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
 		return c, nil
 	case <-l.done:
 		refused.Addr = l.addr
-		return nil, refused
+		err = refused
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		err = ctx.Err()
 	}
+	_, _ = c.Close(), s.Close()
+	return nil, err
 }
 
 // Server is an HTTP server on the network.
@@ -129,7 +131,8 @@ func ServeOn(t testing.TB, l net.Listener, h http.Handler) *Server {
 // and the open ones cut; requests it was serving see their contexts end.
 // It returns once every connection's goroutine has ended (the server
 // lingers on a connection whose request it did not read whole, on the
-// bubble's clock), so that none outlives the bubble.
+// bubble's clock), so that none outlives the bubble: never call it from
+// one of the server's own handlers.
 func (s *Server) Kill() {
 	_ = s.srv.Close()
 	<-s.served
