@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/pfcsdk/pfc-go/bgcontainer"
 	"github.com/pfcsdk/pfc-go/internal/poll"
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
@@ -50,6 +52,13 @@ func newGate(t *testing.T, script func(g *gate, ev gateEvent)) *gate {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
 	return &gate{base: tr, script: script, down: map[string]bool{}, held: map[string]chan struct{}{}, submitted: map[string][]string{}}
+}
+
+// over makes g the network of a test run in a bubble: its requests go
+// through nw's transport (see netFleet).
+func (g *gate) over(nw *replicatest.Net) *gate {
+	g.base = nw.Transport()
+	return g
 }
 
 // hold makes the replica at baseURL hang: each request waits, unanswered,
@@ -324,6 +333,11 @@ func TestReplicaGoneWaitEndsWithTheContext(t *testing.T) {
 // returned the timeout, and the job stayed).
 func TestReplicaHungAbandonedJobRemoved(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, func(t *testing.T) { replicaHungAbandonedJobRemoved(t, replicatest.NewNet(t)) })
+}
+
+// replicaHungAbandonedJobRemoved is TestReplicaHungAbandonedJobRemoved in a synctest bubble, on nw.
+func replicaHungAbandonedJobRemoved(t *testing.T, nw *replicatest.Net) {
 	var fleet []*bgmock.TestServer
 	g := newGate(t, func(g *gate, ev gateEvent) {
 		if ev.Method != http.MethodPost || ev.Path != "/SubmitImage" || ev.Status != http.StatusOK {
@@ -334,8 +348,8 @@ func TestReplicaHungAbandonedJobRemoved(t *testing.T) {
 		} else {
 			g.release(fleet[0].URL) // answers again while the image is redone
 		}
-	})
-	fleet = bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	}).over(nw)
+	fleet, _ = netFleet(t, nw, 2, bgmock.Options{Activated: true})
 	// No retries: a retried call would wait out the timeout each time.
 	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
 		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))

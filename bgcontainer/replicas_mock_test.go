@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,31 @@ func fleetClient(t *testing.T, fleet []*bgmock.TestServer, opts ...bgcontainer.O
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
+}
+
+// netFleet is StartFleet on the in-memory network nw, for a test run in a
+// synctest bubble (see replicatest.Net): a hung replica's response header
+// timeout passes on the bubble's clock, at once, and never while a mock
+// is still working. The TestServers have no httptest Server; their
+// clients poll and retry as StartFleet's do. It returns the replicas'
+// servers too, whose Kill is kill's.
+func netFleet(t *testing.T, nw *replicatest.Net, n int, opts bgmock.Options) ([]*bgmock.TestServer, []*replicatest.Server) {
+	t.Helper()
+	var fleet []*bgmock.TestServer
+	var servers []*replicatest.Server
+	for range n {
+		mock, err := bgmock.New(opts)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, mock.Close()) }) // after the server's Kill
+		srv := nw.Serve(t, mock)
+		c, err := bgcontainer.NewClient(bgmock.DefaultLicenseKey, pfc.WithBaseURL(srv.URL), pfc.WithHTTPClient(nw.Client()),
+			bgcontainer.WithPolling(pfc.WaitOptions{MinDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}),
+			pfc.WithRetries(0, time.Millisecond, 20*time.Millisecond), pfc.WithMaxRetryAfter(20*time.Millisecond))
+		require.NoError(t, err)
+		fleet = append(fleet, &bgmock.TestServer{URL: srv.URL, LicenseKey: bgmock.DefaultLicenseKey, Mock: mock, Client: c})
+		servers = append(servers, srv)
+	}
+	return fleet, servers
 }
 
 // kill makes a replica unreachable, as a host that died: its listener
@@ -184,12 +210,19 @@ func mustFaults(t *testing.T, spec string) *mockserver.FaultSpec {
 // (the wait for the replica to answer again runs out on a fake clock).
 func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 	t.Parallel()
-	const n = 60
+	synctest.Test(t, func(t *testing.T) { replicasBulkSurvivesAKilledReplica(t, replicatest.NewNet(t)) })
+}
+
+// replicasBulkSurvivesAKilledReplica is TestReplicasBulkSurvivesAKilledReplica in a synctest bubble, on nw.
+func replicasBulkSurvivesAKilledReplica(t *testing.T, nw *replicatest.Net) {
+	// 30 images: the kill comes after the 10th, with 6 in flight and
+	// 20 still to do on the two left (the count is not the subject).
+	const n = 30
 	// The delay keeps jobs in flight on every replica when one dies.
-	fleet := bgmock.StartFleet(t, 3, &bgmock.Options{
+	fleet, servers := netFleet(t, nw, 3, bgmock.Options{
 		ProcessingDelay: 50 * time.Millisecond, MemoryBudget: oneAtATime,
 	})
-	c := fleetClient(t, fleet)
+	c := fleetClient(t, fleet, pfc.WithHTTPClient(nw.Client()))
 	clk := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	bgcontainer.SetRetryClock(c, clk)
 	in, out := t.TempDir(), t.TempDir()
@@ -207,7 +240,7 @@ func TestReplicasBulkSurvivesAKilledReplica(t *testing.T) {
 			Concurrency: 6,
 			OnResult: func(r pfc.BulkResult[*bgcontainer.Result]) {
 				if done.Add(1) == n/3 {
-					once.Do(func() { kill(fleet[2]) })
+					once.Do(servers[2].Kill)
 				}
 				if res := r.Result; res != nil {
 					mu.Lock()
@@ -314,26 +347,33 @@ func TestReplicasActivationOnADeadReplicaMovesOn(t *testing.T) {
 }
 
 // sickReplica starts a replica that answers every request 503 or, with
-// hang, accepts it and never answers (until the test ends).
-func sickReplica(t *testing.T, hang bool) string {
+// hang, accepts it and never answers (until the test ends): on nw, or on
+// loopback when nw is nil (a 503 only: a hung replica's test runs in a
+// bubble, see netFleet).
+func sickReplica(t *testing.T, nw *replicatest.Net, hang bool) string {
 	t.Helper()
-	if hang {
-		u, _ := replicatest.Hung(t)
+	const body = `{"status":503,"message":"overloaded"}`
+	switch {
+	case nw == nil:
+		return replicatest.Sick(t, http.StatusServiceUnavailable, body)
+	case hang:
+		u, _ := nw.Hung(t)
 		return u
 	}
-	return replicatest.Sick(t, http.StatusServiceUnavailable, `{"status":503,"message":"overloaded"}`)
+	return nw.Sick(t, http.StatusServiceUnavailable, body)
 }
 
 // sickFleetClient returns a client of a sick replica (first) and the
 // replicas of fleet, whose calls are not retried and wait at most 2 s for
-// an answer (ample for a mock on a loaded machine).
-func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer) *bgcontainer.Client {
+// an answer (on a bubble's clock where the test runs in one), with opts.
+func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer, opts ...bgcontainer.Option) *bgcontainer.Client {
 	t.Helper()
 	urls := []string{sick}
 	for _, s := range fleet {
 		urls = append(urls, s.URL)
 	}
-	return fleetClient(t, fleet, pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
+	return fleetClient(t, fleet, append([]bgcontainer.Option{pfc.WithReplicas(urls...), pfc.WithRetries(-1, 0, 0),
+		pfc.WithResponseHeaderTimeout(2 * time.Second)}, opts...)...)
 }
 
 // A replica that accepts connections and never answers: the flow whose
@@ -342,9 +382,14 @@ func sickFleetClient(t *testing.T, sick string, fleet []*bgmock.TestServer) *bgc
 // the replica is set aside, so the other flows do not wait on it.
 func TestReplicasHungReplicaRemoveBackground(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, func(t *testing.T) { replicasHungReplicaRemoveBackground(t, replicatest.NewNet(t)) })
+}
+
+// replicasHungReplicaRemoveBackground is TestReplicasHungReplicaRemoveBackground in a synctest bubble, on nw.
+func replicasHungReplicaRemoveBackground(t *testing.T, nw *replicatest.Net) {
 	var submits atomic.Int32
 	release := make(chan struct{})
-	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hung := nw.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/SubmitImage" {
 			submits.Add(1)
 		}
@@ -353,10 +398,9 @@ func TestReplicasHungReplicaRemoveBackground(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	}))
-	t.Cleanup(hung.Close)
-	t.Cleanup(func() { close(release) }) // runs before Close
-	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-	c := sickFleetClient(t, hung.URL, fleet)
+	t.Cleanup(func() { close(release) }) // runs before the server's Kill
+	fleet, _ := netFleet(t, nw, 2, bgmock.Options{Activated: true})
+	c := sickFleetClient(t, hung.URL, fleet, pfc.WithHTTPClient(nw.Client()))
 	failed := 0
 	for i := range 6 {
 		img := bulkJPEG(t, i)
@@ -383,23 +427,26 @@ func TestReplicasLookupSkipsASickReplica(t *testing.T) {
 	for name, calls := range map[string]int{"503": 6, "hang": 3} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-			img := bulkJPEG(t, 1)
-			job, err := fleet[1].Client.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
-			require.NoError(t, err)
-			c := sickFleetClient(t, sickReplica(t, name == "hang"), fleet) // knows no job
-			failed := 0
-			for range calls {
-				chk, err := c.CheckImage(ctx, job.ProcessID)
-				if err != nil {
-					failed++
-					t.Log(err)
-					continue
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				nw := replicatest.NewNet(t)
+				fleet, _ := netFleet(t, nw, 2, bgmock.Options{Activated: true})
+				img := bulkJPEG(t, 1)
+				job, err := fleet[1].Client.SubmitImage(ctx, bytes.NewReader(img), int64(len(img)), nil)
+				require.NoError(t, err)
+				c := sickFleetClient(t, sickReplica(t, nw, name == "hang"), fleet, pfc.WithHTTPClient(nw.Client())) // knows no job
+				failed := 0
+				for range calls {
+					chk, err := c.CheckImage(ctx, job.ProcessID)
+					if err != nil {
+						failed++
+						t.Log(err)
+						continue
+					}
+					assert.Equal(t, job.ProcessID, chk.ProcessID)
 				}
-				assert.Equal(t, job.ProcessID, chk.ProcessID)
-			}
-			assert.Zero(t, failed, "%d of %d CheckImage calls failed", failed, calls)
+				assert.Zero(t, failed, "%d of %d CheckImage calls failed", failed, calls)
+			})
 		})
 	}
 }
@@ -411,7 +458,7 @@ func TestReplicasStatusSkipsASickReplica(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-	c := sickFleetClient(t, sickReplica(t, false), fleet)
+	c := sickFleetClient(t, sickReplica(t, nil, false), fleet)
 	failed := 0
 	for range 6 {
 		st, err := c.Status(ctx)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -25,8 +26,13 @@ import (
 // errors, typed, after asking each once.
 func TestReplicasEverySickStatus(t *testing.T) {
 	t.Parallel()
-	urls, nHung := replicatest.EverySick(t, `{"status":503,"message":"overloaded"}`)
-	c, err := bgcontainer.NewClient("k", replicatest.SickClientOptions[bgcontainer.Option](urls...)...)
+	synctest.Test(t, func(t *testing.T) { replicasEverySickStatus(t, replicatest.NewNet(t)) })
+}
+
+// replicasEverySickStatus is TestReplicasEverySickStatus in a synctest bubble, on nw.
+func replicasEverySickStatus(t *testing.T, nw *replicatest.Net) {
+	urls, nHung := nw.EverySick(t, `{"status":503,"message":"overloaded"}`)
+	c, err := bgcontainer.NewClient("k", append(replicatest.SickClientOptions[bgcontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	ctx := replicatest.HangGuard(t)
@@ -56,7 +62,7 @@ func TestReplicasLookupUnknownJob(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	t.Log(err)
-	c = sickFleetClient(t, sickReplica(t, false), fleet)
+	c = sickFleetClient(t, sickReplica(t, nil, false), fleet)
 	_, err = c.CheckImage(ctx, id)
 	require.ErrorAs(t, err, &ae)
 	t.Log(err)
@@ -69,6 +75,11 @@ func TestReplicasLookupUnknownJob(t *testing.T) {
 // job is removed once the replica answers again.
 func TestReplicaHungOnDownloadRedone(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, func(t *testing.T) { replicaHungOnDownloadRedone(t, replicatest.NewNet(t)) })
+}
+
+// replicaHungOnDownloadRedone is TestReplicaHungOnDownloadRedone in a synctest bubble, on nw.
+func replicaHungOnDownloadRedone(t *testing.T, nw *replicatest.Net) {
 	var fleet []*bgmock.TestServer
 	g := newGate(t, func(g *gate, ev gateEvent) {
 		switch {
@@ -78,8 +89,8 @@ func TestReplicaHungOnDownloadRedone(t *testing.T) {
 		case ev.Host == hostOf(fleet[1].URL) && ev.Path == "/SubmitImage":
 			g.release(fleet[0].URL)
 		}
-	})
-	fleet = bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
+	}).over(nw)
+	fleet, _ = netFleet(t, nw, 2, bgmock.Options{Activated: true})
 	c := fleetClient(t, fleet, pfc.WithHTTPClient(&http.Client{Transport: g}), pfc.WithReplicaWeight(fleet[0].URL, 100),
 		pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(2*time.Second))
 	img := bulkJPEG(t, 7)
@@ -119,7 +130,7 @@ func TestReplicas503ReplicaRedone(t *testing.T) {
 	t.Parallel()
 	const n = 9
 	fleet := bgmock.StartFleet(t, 2, &bgmock.Options{Activated: true})
-	sick := sickReplica(t, false)
+	sick := sickReplica(t, nil, false)
 	c := fleetClient(t, fleet, pfc.WithReplicas(sick, fleet[0].URL, fleet[1].URL), pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
 	var failed, moved int
 	for i := range n {

@@ -163,8 +163,12 @@ func TestCorrectFilePerCallOptions(t *testing.T) {
 		fakeService(t, mux, srv.URL, StatusCompleted)
 		opts := NewCorrection().WithPreset(PresetPro)
 		var seen []JobStatus
+		// The call's own delays too: its options replace the client's
+		// polling, and the defaults, made for the real service, would
+		// wait 1.5 s for the three polls.
 		job, err := c.CorrectFile(context.Background(), in, filepath.Join(dir, "p.jpg"), opts,
-			&pfc.FlowOptions{Wait: &pfc.WaitOptions{OnProgress: func(_, status string) { seen = append(seen, JobStatus(status)) }}})
+			&pfc.FlowOptions{Wait: &pfc.WaitOptions{MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond,
+				OnProgress: func(_, status string) { seen = append(seen, JobStatus(status)) }}})
 		require.NoError(t, err)
 		assert.Equal(t, StatusCompleted, job.Status)
 		assert.Equal(t, []JobStatus{StatusProcessing, StatusProcessing, StatusCompleted}, seen)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -31,6 +32,28 @@ func fleetClient(t *testing.T, fleet []*pfcmock.TestServer, opts ...pfccontainer
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
+}
+
+// netFleet is StartFleet on the in-memory network nw, for a test run in a
+// synctest bubble (see replicatest.Net): a hung replica's response header
+// timeout passes on the bubble's clock, at once, and never while a mock
+// is still working. Each mock's site URL is its own; the TestServers have
+// no httptest Server, and their clients retry as StartFleet's do.
+func netFleet(t *testing.T, nw *replicatest.Net, n int) []*pfcmock.TestServer {
+	t.Helper()
+	var fleet []*pfcmock.TestServer
+	for range n {
+		l, url := nw.Listen(t)
+		mock, err := pfcmock.New(pfcmock.Options{SiteURL: url})
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, mock.Close()) }) // after the server's Kill
+		replicatest.ServeOn(t, l, mock)
+		c, err := pfccontainer.NewClient(pfc.WithBaseURL(url), pfc.WithHTTPClient(nw.Client()),
+			pfc.WithRetries(0, time.Millisecond, 20*time.Millisecond), pfc.WithMaxRetryAfter(20*time.Millisecond))
+		require.NoError(t, err)
+		fleet = append(fleet, &pfcmock.TestServer{URL: url, Mock: mock, Client: c})
+	}
+	return fleet
 }
 
 func killPFC(s *pfcmock.TestServer) {
@@ -117,19 +140,24 @@ func TestReplicasCorrectDirSurvivesAKilledReplica(t *testing.T) {
 }
 
 // sickReplica starts a replica that answers every request 503 or, with
-// hang, accepts it and never answers (until the test ends).
-func sickReplica(t *testing.T, hang bool) string {
+// hang, accepts it and never answers (until the test ends): on nw, or on
+// loopback when nw is nil (a 503 only: a hung replica's test runs in a
+// bubble, see netFleet).
+func sickReplica(t *testing.T, nw *replicatest.Net, hang bool) string {
 	t.Helper()
-	if hang {
-		u, _ := replicatest.Hung(t)
+	switch {
+	case nw == nil:
+		return replicatest.Sick(t, http.StatusServiceUnavailable, "")
+	case hang:
+		u, _ := nw.Hung(t)
 		return u
 	}
-	return replicatest.Sick(t, http.StatusServiceUnavailable, "")
+	return nw.Sick(t, http.StatusServiceUnavailable, "")
 }
 
 // sickFleetClient returns a client of a sick replica (first) and the
 // replicas of fleet, whose calls are not retried and wait at most 2 s for
-// an answer (ample for a mock on a loaded machine).
+// an answer (on a bubble's clock where the test runs in one).
 func sickFleetClient(t *testing.T, sick string, fleet []*pfcmock.TestServer, opts ...pfccontainer.Option) *pfccontainer.Client {
 	t.Helper()
 	urls := []string{sick}
@@ -146,10 +174,15 @@ func sickFleetClient(t *testing.T, sick string, fleet []*pfcmock.TestServer, opt
 // new work, then 3 of 30: those it took before it was set aside).
 func TestReplicasHungReplicaSetAside(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, func(t *testing.T) { replicasHungReplicaSetAside(t, replicatest.NewNet(t)) })
+}
+
+// replicasHungReplicaSetAside is TestReplicasHungReplicaSetAside in a synctest bubble, on nw.
+func replicasHungReplicaSetAside(t *testing.T, nw *replicatest.Net) {
 	const n = 30
-	fleet := pfcmock.StartFleet(t, 2, nil)
-	hung := sickReplica(t, true)
-	c := sickFleetClient(t, hung, fleet)
+	fleet := netFleet(t, nw, 2)
+	hung := sickReplica(t, nw, true)
+	c := sickFleetClient(t, hung, fleet, pfc.WithHTTPClient(nw.Client()))
 	in, out := t.TempDir(), t.TempDir()
 	rels := writeImages(t, in, n)
 	var failed, moved int
@@ -178,16 +211,19 @@ func TestReplicasVersionSkipsASickReplica(t *testing.T) {
 	for name, hang := range map[string]bool{"503": false, "hang": true} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			fleet := pfcmock.StartFleet(t, 2, nil)
-			c := sickFleetClient(t, sickReplica(t, hang), fleet)
-			failed := 0
-			for range 6 {
-				if err := c.Health(context.Background()); err != nil {
-					failed++
-					t.Log(err)
+			synctest.Test(t, func(t *testing.T) {
+				nw := replicatest.NewNet(t)
+				fleet := netFleet(t, nw, 2)
+				c := sickFleetClient(t, sickReplica(t, nw, hang), fleet, pfc.WithHTTPClient(nw.Client()))
+				failed := 0
+				for range 6 {
+					if err := c.Health(context.Background()); err != nil {
+						failed++
+						t.Log(err)
+					}
 				}
-			}
-			assert.Zero(t, failed, "%d of 6 Health calls failed", failed)
+				assert.Zero(t, failed, "%d of 6 Health calls failed", failed)
+			})
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -22,8 +23,13 @@ import (
 // end with a typed error, each asking every replica at most once.
 func TestReplicasEverySick(t *testing.T) {
 	t.Parallel()
-	urls, _ := replicatest.EverySick(t, "")
-	c, err := pfccontainer.NewClient(replicatest.SickClientOptions[pfccontainer.Option](urls...)...)
+	synctest.Test(t, func(t *testing.T) { replicasEverySick(t, replicatest.NewNet(t)) })
+}
+
+// replicasEverySick is TestReplicasEverySick in a synctest bubble, on nw.
+func replicasEverySick(t *testing.T, nw *replicatest.Net) {
+	urls, _ := nw.EverySick(t, "")
+	c, err := pfccontainer.NewClient(append(replicatest.SickClientOptions[pfccontainer.Option](urls...), pfc.WithHTTPClient(nw.Client()))...)
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	ctx := replicatest.HangGuard(t)
@@ -69,7 +75,7 @@ func TestReplicas503ReplicaRedone(t *testing.T) {
 	t.Parallel()
 	const n = 9
 	fleet := pfcmock.StartFleet(t, 2, nil)
-	sick := sickReplica(t, false)
+	sick := sickReplica(t, nil, false)
 	c := sickFleetClient(t, sick, fleet, pfc.WithRetries(2, time.Millisecond, 5*time.Millisecond))
 	in, out := t.TempDir(), t.TempDir()
 	var failed, moved int

@@ -7,24 +7,24 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 	"github.com/pfcsdk/pfc-go/pfc"
 )
 
-// The one HTTP test double of this file: a raw TCP listener that writes
+// The one HTTP test double of this file: a raw listener that writes
 // whatever bytes a broken or hostile container would.
 
-// rawContainer answers every request on its connection with write, then
-// keeps the connection open until the test ends (a server that says
+// rawContainer answers every request on a connection of ln with write,
+// then keeps the connection open until the test ends (a server that says
 // nothing more).
-func rawContainer(t *testing.T, write func(io.Writer)) string {
+func rawContainer(t *testing.T, ln net.Listener, write func(io.Writer)) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	t.Cleanup(func() {
@@ -52,14 +52,17 @@ func rawContainer(t *testing.T, write func(io.Writer)) string {
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String()
 }
 
 // TestInformationalAnswersNeverHang: GET /pfc/{imageKey} documents no 102,
 // but a proxy or a broken container may send one. Followed by nothing it
 // ends with the response header timeout as a typed *pfc.APIError (status 102)
 // rather than a hang; followed by a final 200 it is skipped as HTTP says;
-// followed by garbage it is a typed error too.
+// followed by garbage it is a typed error too. Each case runs in a
+// synctest bubble over an in-memory connection (replicatest.Net): the
+// timeout passes on the bubble's clock once the client waits for more,
+// so the client has read whatever the container sent by then, however
+// busy the machine, and the case costs no real time.
 func TestInformationalAnswersNeverHang(t *testing.T) {
 	t.Parallel()
 	const ok = `{"corrected_url":"http://localhost/output/a.jpg","scene":2}`
@@ -68,8 +71,8 @@ func TestInformationalAnswersNeverHang(t *testing.T) {
 		answer string
 		status int // 0: success
 		// timeout is the response header timeout: short where the case
-		// ends with it (3 s after a 102, so that a busy machine has read
-		// the 102 by then), long where it must not fire at all.
+		// ends with it, long where it must not fire at all (the cases
+		// that end otherwise would end with it if it did).
 		timeout time.Duration
 	}{
 		{"102 then nothing", "HTTP/1.1 102 Processing\r\n\r\n", 102, 3 * time.Second},
@@ -80,23 +83,27 @@ func TestInformationalAnswersNeverHang(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Len(t, ok, 59)
-			base := rawContainer(t, func(w io.Writer) { _, _ = io.WriteString(w, tt.answer) })
-			c, err := NewClient(pfc.WithBaseURL(base), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(tt.timeout))
-			require.NoError(t, err)
-			defer c.CloseIdleConnections()
-			corr, err := c.GetCorrection(t.Context(), "k.jpg", nil)
-			switch tt.status {
-			case 0:
+			synctest.Test(t, func(t *testing.T) {
+				require.Len(t, ok, 59)
+				nw := replicatest.NewNet(t)
+				ln, base := nw.Listen(t)
+				rawContainer(t, ln, func(w io.Writer) { _, _ = io.WriteString(w, tt.answer) })
+				c, err := NewClient(pfc.WithBaseURL(base), pfc.WithHTTPClient(nw.Client()), pfc.WithRetries(-1, 0, 0), pfc.WithResponseHeaderTimeout(tt.timeout))
 				require.NoError(t, err)
-				assert.Equal(t, Scene(2), corr.Scene)
-			case -1:
-				assert.ErrorIs(t, err, pfc.ErrResponseHeaderTimeout)
-			default:
-				var ae *pfc.APIError
-				require.ErrorAs(t, err, &ae)
-				assert.Equal(t, tt.status, ae.StatusCode)
-			}
+				defer c.CloseIdleConnections()
+				corr, err := c.GetCorrection(t.Context(), "k.jpg", nil)
+				switch tt.status {
+				case 0:
+					require.NoError(t, err)
+					assert.Equal(t, Scene(2), corr.Scene)
+				case -1:
+					assert.ErrorIs(t, err, pfc.ErrResponseHeaderTimeout)
+				default:
+					var ae *pfc.APIError
+					require.ErrorAs(t, err, &ae)
+					assert.Equal(t, tt.status, ae.StatusCode)
+				}
+			})
 		})
 	}
 }

@@ -4,12 +4,33 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pfcsdk/pfc-go/bgcontainer"
+	"github.com/pfcsdk/pfc-go/hosted"
+	"github.com/pfcsdk/pfc-go/internal/streamtest"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
+
+// TestMain makes every run of the command in this binary, in process or
+// in a child process (the binary again), poll its jobs every 2 to 20 ms:
+// the mocks answer in milliseconds, and the clients' defaults (from 250
+// or 500 ms up, made for real services) would make the tests wait, not
+// work. The tests mostly wait, on child processes and on the mocks'
+// processing delays: more of them run at once (streamtest.MoreParallel).
+func TestMain(m *testing.M) {
+	fast := pfc.WaitOptions{MinDelay: 2 * time.Millisecond, MaxDelay: 20 * time.Millisecond}
+	hostedOpts = []hosted.Option{hosted.WithPolling(fast)}
+	bgOpts = []bgcontainer.Option{bgcontainer.WithPolling(fast)}
+	streamtest.MoreParallel()
+	os.Exit(m.Run())
+}
 
 // TestRun runs the command against each in-process mock, twice: the
 // second run finds everything done.

@@ -18,7 +18,7 @@ import (
 
 // server counts its requests and answers status.
 type server struct {
-	*httptest.Server
+	URL    string
 	n      atomic.Int32
 	status atomic.Int32
 }
@@ -26,12 +26,15 @@ type server struct {
 func newServer(t *testing.T, status int) *server {
 	s := &server{}
 	s.status.Store(int32(status))
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.n.Add(1)
-		w.WriteHeader(int(s.status.Load()))
-	}))
-	t.Cleanup(s.Close)
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
 	return s
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	s.n.Add(1)
+	w.WriteHeader(int(s.status.Load()))
 }
 
 // deadURL is a base URL on which connections are refused.

@@ -1,7 +1,10 @@
 // Package replicatest starts the misbehaving replicas that the clients'
 // replica tests put beside their mocks: one that refuses every request,
 // one that never answers, one that answers garbage. Each closes when the
-// test ends.
+// test ends. They listen on loopback, or on Net, an in-memory network for
+// tests run in a synctest bubble, where a hung replica's response header
+// timeout passes on the bubble's fake clock: at once, and never while a
+// healthy replica is still working.
 package replicatest
 
 import (
@@ -21,7 +24,15 @@ import (
 // body is not empty, body as application/json. It returns its URL.
 func Sick(t testing.TB, status int, body string) string {
 	t.Helper()
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	s := httptest.NewServer(sickHandler(status, body))
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// sickHandler answers every request with status and, when body is not
+// empty, body as application/json.
+func sickHandler(status int, body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if body != "" {
 			w.Header().Set("Content-Type", "application/json")
 		}
@@ -29,27 +40,32 @@ func Sick(t testing.TB, status int, body string) string {
 		if body != "" {
 			_, _ = w.Write([]byte(body))
 		}
-	}))
-	t.Cleanup(s.Close)
-	return s.URL
+	})
 }
 
 // Hung starts a replica that accepts every request and never answers it
 // until the test ends; n counts the requests. It returns its URL.
 func Hung(t testing.TB) (url string, n *atomic.Int32) {
 	t.Helper()
-	release := make(chan struct{})
+	h, n, release := hungHandler()
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	t.Cleanup(release) // runs before Close
+	return s.URL, n
+}
+
+// hungHandler holds every request, unanswered, until release or the end of
+// the request's context; n counts the requests.
+func hungHandler() (h http.Handler, n *atomic.Int32, release func()) {
+	done := make(chan struct{})
 	n = new(atomic.Int32)
-	s := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		n.Add(1)
 		select {
-		case <-release:
+		case <-done:
 		case <-r.Context().Done():
 		}
-	}))
-	t.Cleanup(s.Close)
-	t.Cleanup(func() { close(release) }) // runs before Close
-	return s.URL, n
+	}), n, func() { close(done) }
 }
 
 // Junk starts a replica that answers every request 200 with an HTML page

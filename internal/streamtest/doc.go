@@ -4,6 +4,7 @@
 // sampler of the heap's peak growth while an upload runs (Start,
 // PeakGrowth), which is how the tests prove a body is streamed, not
 // buffered; SyncBuffer, a log destination safe for concurrent writes;
-// and WaitingMain, the TestMain of packages whose tests mostly wait.
+// and WaitingMain, the TestMain of packages whose tests mostly wait
+// (MoreParallel, its parallelism, for a TestMain of its own).
 // It is imported by test files only.
 package streamtest

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -44,33 +45,37 @@ func guard(t *testing.T) context.Context {
 // it); the status stands, with what of the body arrived.
 func TestStalledErrorBodyEndsTheAttempt(t *testing.T) {
 	t.Parallel()
-	cnt := &counter{}
-	srv := newServer(t, stallAfter(cnt, http.StatusServiceUnavailable, `{"message":"busy"`))
-	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2, ResponseHeaderTimeout: 100 * time.Millisecond})
-	_, err := c.Do(guard(t), &Request{Path: "status"})
-	var ae *apierr.APIError
-	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, http.StatusServiceUnavailable, ae.StatusCode)
-	assert.Equal(t, 3, ae.Attempts)
-	assert.Equal(t, `{"message":"busy"`, string(ae.Body))
-	assert.NotErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, int64(3), cnt.get())
+	synctest.Test(t, func(t *testing.T) {
+		cnt := &counter{}
+		url, hc := netServer(t, stallAfter(cnt, http.StatusServiceUnavailable, `{"message":"busy"`))
+		c := newClient(t, Options{BaseURL: url, HTTPClient: hc, MaxRetries: 2, ResponseHeaderTimeout: 100 * time.Millisecond})
+		_, err := c.Do(guard(t), &Request{Path: "status"})
+		var ae *apierr.APIError
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, http.StatusServiceUnavailable, ae.StatusCode)
+		assert.Equal(t, 3, ae.Attempts)
+		assert.Equal(t, `{"message":"busy"`, string(ae.Body))
+		assert.NotErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, int64(3), cnt.get())
+	})
 }
 
 // TestStalledJSONBodyIsRetried: a 2xx JSON answer that stops after the
 // headers fails its attempt as cut off by the bound, and is retried.
 func TestStalledJSONBodyIsRetried(t *testing.T) {
 	t.Parallel()
-	cnt := &counter{}
-	srv := newServer(t, stallAfter(cnt, http.StatusOK, `{"status":`))
-	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 1, ResponseHeaderTimeout: 100 * time.Millisecond})
-	var out map[string]any
-	err := c.DoJSON(guard(t), &Request{Path: "status"}, &out)
-	require.ErrorIs(t, err, apierr.ErrTruncatedResponse)
-	require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
-	assert.ErrorContains(t, err, "response body made no progress for 100ms")
-	assert.NotErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, int64(2), cnt.get())
+	synctest.Test(t, func(t *testing.T) {
+		cnt := &counter{}
+		url, hc := netServer(t, stallAfter(cnt, http.StatusOK, `{"status":`))
+		c := newClient(t, Options{BaseURL: url, HTTPClient: hc, MaxRetries: 1, ResponseHeaderTimeout: 100 * time.Millisecond})
+		var out map[string]any
+		err := c.DoJSON(guard(t), &Request{Path: "status"}, &out)
+		require.ErrorIs(t, err, apierr.ErrTruncatedResponse)
+		require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
+		assert.ErrorContains(t, err, "response body made no progress for 100ms")
+		assert.NotErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, int64(2), cnt.get())
+	})
 }
 
 // TestSlowErrorBodyIsReadWhole: the bound restarts as the body's bytes
@@ -78,23 +83,25 @@ func TestStalledJSONBodyIsRetried(t *testing.T) {
 // kept whole.
 func TestSlowErrorBodyIsReadWhole(t *testing.T) {
 	t.Parallel()
-	const body = `{"message":"` + "0123456789012345678901234567890123456789012345678901234567890123456789" + `"}`
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.WriteHeader(http.StatusBadRequest)
-		for i := range len(body) { // a byte every 10 ms: about 0.8 s, past the bound
-			_, _ = io.WriteString(w, body[i:i+1])
-			http.NewResponseController(w).Flush()
-			time.Sleep(10 * time.Millisecond)
-		}
+	synctest.Test(t, func(t *testing.T) {
+		const body = `{"message":"` + "0123456789012345678901234567890123456789012345678901234567890123456789" + `"}`
+		url, hc := netServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(http.StatusBadRequest)
+			for i := range len(body) { // a byte every 10 ms: about 0.8 s, past the bound
+				_, _ = io.WriteString(w, body[i:i+1])
+				http.NewResponseController(w).Flush()
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+		c := newClient(t, Options{BaseURL: url, HTTPClient: hc, MaxRetries: -1, ResponseHeaderTimeout: 500 * time.Millisecond})
+		_, err := c.Do(guard(t), &Request{Path: "x"})
+		var ae *apierr.APIError
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, http.StatusBadRequest, ae.StatusCode)
+		assert.Equal(t, body, string(ae.Body))
+		assert.Equal(t, strings.Repeat("0123456789", 7), ae.Message)
 	})
-	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: -1, ResponseHeaderTimeout: 500 * time.Millisecond})
-	_, err := c.Do(guard(t), &Request{Path: "x"})
-	var ae *apierr.APIError
-	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, http.StatusBadRequest, ae.StatusCode)
-	assert.Equal(t, body, string(ae.Body))
-	assert.Equal(t, strings.Repeat("0123456789", 7), ae.Message)
 }
 
 // TestBufferLimit: BufferBody holds at most BufferLimit+1 bytes of a
@@ -119,17 +126,19 @@ func TestBufferLimit(t *testing.T) {
 // arrived before is read.
 func TestStalledDownloadEndsTheRead(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t, stallAfter(&counter{}, http.StatusOK, "0123456789"))
-	c := newClient(t, Options{BaseURL: srv.URL, ResponseHeaderTimeout: 100 * time.Millisecond})
-	resp, err := c.Do(guard(t), &Request{Path: "file"})
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	assert.Equal(t, "0123456789", string(got))
-	require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
-	assert.ErrorContains(t, err, "response body made no progress for 100ms")
-	_, err = resp.Body.Read(make([]byte, 1))
-	assert.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout, "and stays ended")
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := netServer(t, stallAfter(&counter{}, http.StatusOK, "0123456789"))
+		c := newClient(t, Options{BaseURL: url, HTTPClient: hc, ResponseHeaderTimeout: 100 * time.Millisecond})
+		resp, err := c.Do(guard(t), &Request{Path: "file"})
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		got, err := io.ReadAll(resp.Body)
+		assert.Equal(t, "0123456789", string(got))
+		require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
+		assert.ErrorContains(t, err, "response body made no progress for 100ms")
+		_, err = resp.Body.Read(make([]byte, 1))
+		assert.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout, "and stays ended")
+	})
 }
 
 // TestSlowReaderOfADownloadIsNotCutOff: only the time a read waits for
@@ -137,24 +146,26 @@ func TestStalledDownloadEndsTheRead(t *testing.T) {
 // (a slow writer) gets the whole body.
 func TestSlowReaderOfADownloadIsNotCutOff(t *testing.T) {
 	t.Parallel()
-	const body = "first-second-third"
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, body) })
-	c := newClient(t, Options{BaseURL: srv.URL, ResponseHeaderTimeout: 50 * time.Millisecond})
-	resp, err := c.Do(guard(t), &Request{Path: "file"})
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var got []byte
-	buf := make([]byte, 6)
-	for {
-		n, err := resp.Body.Read(buf)
-		got = append(got, buf[:n]...)
-		if err == io.EOF {
-			break
-		}
+	synctest.Test(t, func(t *testing.T) {
+		const body = "first-second-third"
+		url, hc := netServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, body) })
+		c := newClient(t, Options{BaseURL: url, HTTPClient: hc, ResponseHeaderTimeout: 50 * time.Millisecond})
+		resp, err := c.Do(guard(t), &Request{Path: "file"})
 		require.NoError(t, err)
-		time.Sleep(150 * time.Millisecond) // three bounds between reads
-	}
-	assert.Equal(t, body, string(got))
+		defer resp.Body.Close()
+		var got []byte
+		buf := make([]byte, 6)
+		for {
+			n, err := resp.Body.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+			time.Sleep(150 * time.Millisecond) // three bounds between reads
+		}
+		assert.Equal(t, body, string(got))
+	})
 }
 
 // liveWatches counts the registrations of c's header watch still running.

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/pfcsdk/pfc-go/internal/replicatest"
 )
 
 // TestMain keeps the default parallelism: several tests hold answers to
@@ -29,6 +31,17 @@ func newServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
 	return s
+}
+
+// netServer serves h on an in-memory network (replicatest.Net) for a test
+// run in a synctest bubble, until the test ends, and returns its URL and
+// an HTTP client of the network: the pauses, stalls and bounds of the
+// test then run on the bubble's clock, at once, and a bound passes only
+// once every party waits, never because the machine is slow.
+func netServer(t *testing.T, h http.HandlerFunc) (url string, hc *http.Client) {
+	t.Helper()
+	nw := replicatest.NewNet(t)
+	return nw.Serve(t, h).URL, nw.Client()
 }
 
 // newClient builds a Client with millisecond waits and a jitter of zero

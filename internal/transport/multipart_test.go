@@ -122,12 +122,13 @@ func TestMultipartBodyShortSourceFails(t *testing.T) {
 	assert.LessOrEqual(t, cnt.get(), int64(1))
 }
 
-// TestLargeMultipartStreams sends a 1 GiB file part and checks, like
-// TestLargeUploadStreams, that every byte arrives in order with an exact
-// Content-Length while the heap does not grow: the file is never buffered.
+// TestLargeMultipartStreams sends a file part of largeUpload bytes and
+// checks, like TestLargeUploadStreams, that every byte arrives in order
+// with an exact Content-Length while the heap does not grow: the file is
+// never buffered.
 func TestLargeMultipartStreams(t *testing.T) {
 	// Not parallel: it measures the heap.
-	src := streamtest.Pattern{Size: uploadSize}
+	src := streamtest.Pattern{Size: largeUpload()}
 	want := crc32.NewIEEE()
 	_, err := io.Copy(want, io.NewSectionReader(src, 0, src.Size))
 	require.NoError(t, err)

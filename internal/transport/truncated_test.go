@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -309,27 +310,29 @@ func TestDoBufferBodyRetriesTruncatedAnswer(t *testing.T) {
 // server never completes, so the outcome does not depend on timing.
 func TestDoJSONRetriesStalledBodyRead(t *testing.T) {
 	t.Parallel()
-	cnt := &counter{}
-	release := make(chan struct{})
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if cnt.inc() == 1 {
-			w.Header().Set("Content-Length", strconv.Itoa(len(okJSON)))
-			_, _ = io.WriteString(w, okJSON[:5])
-			_ = http.NewResponseController(w).Flush()
-			select {
-			case <-release:
-			case <-r.Context().Done():
+	synctest.Test(t, func(t *testing.T) {
+		cnt := &counter{}
+		release := make(chan struct{})
+		url, hc := netServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if cnt.inc() == 1 {
+				w.Header().Set("Content-Length", strconv.Itoa(len(okJSON)))
+				_, _ = io.WriteString(w, okJSON[:5])
+				_ = http.NewResponseController(w).Flush()
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+				return
 			}
-			return
-		}
-		_, _ = io.WriteString(w, okJSON)
+			_, _ = io.WriteString(w, okJSON)
+		})
+		t.Cleanup(func() { close(release) })
+		c := newClient(t, Options{BaseURL: url, MaxRetries: 2, HTTPClient: &http.Client{Transport: hc.Transport, Timeout: 200 * time.Millisecond}})
+		var out struct{ Status string }
+		require.NoError(t, c.DoJSON(context.Background(), &Request{Path: "x"}, &out))
+		assert.Equal(t, "COMPLETED", out.Status)
+		assert.Equal(t, int64(2), cnt.get())
 	})
-	t.Cleanup(func() { close(release) })
-	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2, HTTPClient: &http.Client{Timeout: 200 * time.Millisecond}})
-	var out struct{ Status string }
-	require.NoError(t, c.DoJSON(context.Background(), &Request{Path: "x"}, &out))
-	assert.Equal(t, "COMPLETED", out.Status)
-	assert.Equal(t, int64(2), cnt.get())
 }
 
 // TestDoJSONRetriesResetDuringBody: a connection reset while the body is

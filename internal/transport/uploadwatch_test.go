@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -36,30 +37,32 @@ func (r *trickleReader) ReadAt(p []byte, off int64) (int, error) {
 // for that long, succeeds at the first attempt.
 func TestResponseHeaderTimeoutSparesSlowUploads(t *testing.T) {
 	t.Parallel()
-	// A KiB every 10 ms: about 1 s, twice the bound, and large enough to be
-	// watched (smallBody).
-	const size = 100 << 10
-	cnt := &counter{}
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		cnt.inc()
-		n, err := io.Copy(io.Discard, r.Body)
-		if err != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		_, _ = io.WriteString(w, strconv.FormatInt(n, 10))
+	synctest.Test(t, func(t *testing.T) {
+		// A KiB every 10 ms: about 1 s, twice the bound, and large enough to be
+		// watched (smallBody).
+		const size = 100 << 10
+		cnt := &counter{}
+		url, hc := netServer(t, func(w http.ResponseWriter, r *http.Request) {
+			cnt.inc()
+			n, err := io.Copy(io.Discard, r.Body)
+			if err != nil {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			_, _ = io.WriteString(w, strconv.FormatInt(n, 10))
+		})
+		c := newClient(t, Options{BaseURL: url, HTTPClient: hc, MaxRetries: 2, ResponseHeaderTimeout: 500 * time.Millisecond})
+		src := &trickleReader{pause: 10 * time.Millisecond}
+		resp, err := c.Do(context.Background(), &Request{Method: http.MethodPut, Path: "upload",
+			Body: ReaderAtBody(src, size, "application/octet-stream")})
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		got, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		assert.Equal(t, strconv.Itoa(size), string(got))
+		assert.Equal(t, int64(1), cnt.get(), "one attempt")
+		assert.GreaterOrEqual(t, src.calls.Load(), int64(size>>10))
 	})
-	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: 2, ResponseHeaderTimeout: 500 * time.Millisecond})
-	src := &trickleReader{pause: 10 * time.Millisecond}
-	resp, err := c.Do(context.Background(), &Request{Method: http.MethodPut, Path: "upload",
-		Body: ReaderAtBody(src, size, "application/octet-stream")})
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	assert.Equal(t, strconv.Itoa(size), string(got))
-	assert.Equal(t, int64(1), cnt.get(), "one attempt")
-	assert.GreaterOrEqual(t, src.calls.Load(), int64(size>>10))
 }
 
 // zeros is an io.ReaderAt of zero bytes.
@@ -76,21 +79,24 @@ func (zeros) ReadAt(p []byte, off int64) (int, error) {
 // a call made without a deadline.
 func TestStalledUploadHitsResponseHeaderTimeout(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		// Read nothing: the client's writes block once the buffers fill.
-		// (The server notices no disconnect while the body is unread.)
-		<-release
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		url, hc := netServer(t, func(w http.ResponseWriter, r *http.Request) {
+			// Read nothing: the client's writes block once the buffers fill.
+			// (The server notices no disconnect while the body is unread.) On the
+			// in-memory network nothing is buffered: the first write blocks.
+			<-release
+		})
+		t.Cleanup(func() { close(release) }) // runs before the server's Close
+		c := newClient(t, Options{BaseURL: url, HTTPClient: hc, MaxRetries: -1, ResponseHeaderTimeout: 50 * time.Millisecond})
+		// Far more than the loopback socket buffers hold.
+		body := ReaderAtBody(zeros{}, 1<<30, "application/octet-stream")
+		resp, err := c.Do(context.Background(), &Request{Method: http.MethodPut, Path: "upload", Body: body})
+		require.Nil(t, resp)
+		require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
+		assert.ErrorContains(t, err, "request body made no progress for 50ms")
+		var ne net.Error
+		require.ErrorAs(t, err, &ne)
+		assert.True(t, ne.Timeout())
 	})
-	t.Cleanup(func() { close(release) }) // runs before the server's Close
-	c := newClient(t, Options{BaseURL: srv.URL, MaxRetries: -1, ResponseHeaderTimeout: 50 * time.Millisecond})
-	// Far more than the loopback socket buffers hold.
-	body := ReaderAtBody(zeros{}, 1<<30, "application/octet-stream")
-	resp, err := c.Do(context.Background(), &Request{Method: http.MethodPut, Path: "upload", Body: body})
-	require.Nil(t, resp)
-	require.ErrorIs(t, err, apierr.ErrResponseHeaderTimeout)
-	assert.ErrorContains(t, err, "request body made no progress for 50ms")
-	var ne net.Error
-	require.ErrorAs(t, err, &ne)
-	assert.True(t, ne.Timeout())
 }

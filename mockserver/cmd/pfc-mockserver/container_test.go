@@ -31,14 +31,7 @@ import (
 // host the test cannot reach), uses direct file mode on the root's
 // input/output, and checks the JSON log lines on stderr.
 func TestBinaryContainer(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not found")
-	}
-	bin := filepath.Join(t.TempDir(), "pfc-mockserver")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, string(out))
-
+	bin := binary(t)
 	root := filepath.Join(t.TempDir(), "mounts")
 	cmd := exec.Command(bin, "-hosted-addr", "", "-bg-addr", "", "-container-addr", "127.0.0.1:0", "-container-root", root)
 	cmd.Env = append(os.Environ(), "PFC_SITE_URL=http://pfc.invalid:8081", "PFC_LOG_LEVEL=DEBUG", "PFC_IMG_CACHE_TTL=5")

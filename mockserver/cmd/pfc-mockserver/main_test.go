@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -29,21 +30,51 @@ import (
 	"github.com/pfcsdk/pfc-go/internal/streamtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if built.dir != "" {
+			_ = os.RemoveAll(built.dir)
+		}
+		os.Exit(code)
+	}))
+}
+
+// built is the command, built once per test binary by binary and shared
+// by the tests that run it (building it is most of their time); TestMain
+// removes its directory.
+var built struct {
+	once           sync.Once
+	dir, path, out string
+	err            error
+}
+
+// binary returns the path of the command built from this package with
+// the go tool, building it on the first call; it skips the test without
+// a go tool.
+func binary(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "pfc-mockserver-test-*"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "pfc-mockserver")
+		var out []byte
+		out, built.err = exec.Command(goTool, "build", "-o", built.path, ".").CombinedOutput()
+		built.out = string(out)
+	})
+	require.NoError(t, built.err, built.out)
+	return built.path
+}
 
 // TestBinary builds the command, starts it on a free port, uses the
 // hosted API, and stops it with SIGINT; then once more without -data-dir,
 // stopped with SIGTERM.
 func TestBinary(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not found")
-	}
-	bin := filepath.Join(t.TempDir(), "pfc-mockserver")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
-
+	bin := binary(t)
 	dataDir := t.TempDir()
 	// Port 0 everywhere: the default ports may be busy on a shared machine.
 	cmd := exec.Command(bin, "-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
