@@ -27,6 +27,7 @@ import (
 	"github.com/pfcsdk/pfc-go/mockserver/bgmock"
 	"github.com/pfcsdk/pfc-go/mockserver/hostedmock"
 	"github.com/pfcsdk/pfc-go/mockserver/pfcmock"
+	"github.com/pfcsdk/pfc-go/pfc"
 )
 
 // The child process of TestBatchSurvivesKills is this test binary, run
