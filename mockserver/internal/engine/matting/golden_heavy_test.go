@@ -16,6 +16,6 @@ import (
 const heavyTests = true
 
 func init() {
-	goldenCases = append(goldenCases, &goldenCase{name: "product_factor3_spill", gen: product(2, 2400, 1800, synth.Gradient),
+	goldenCases = append(goldenCases, &goldenCase{name: "product_factor3_spill", w: 2400, h: 1800, gen: product(2, synth.Gradient),
 		o: func(image.Rectangle) Options { return Options{SpillReduction: true} }})
 }
