@@ -127,12 +127,13 @@ func TestCPUGolden(t *testing.T) {
 
 // TestGoldenFactors: the product_factor cases are analysed at a reduced
 // resolution (factor 2: 2400×1800 too, its name predates the 1.5 MP
-// bound), the others at full resolution. The factor depends on the size
-// alone, so no image is generated (a case's image has its w×h: synth's
-// scenes have the size asked for).
+// bound), the others, and the stage tests' smaller scenes, at full
+// resolution. The factor depends on the size alone, so no image is
+// generated (a case's image has its w×h: synth's scenes have the size
+// asked for).
 func TestGoldenFactors(t *testing.T) {
 	t.Parallel()
-	for _, c := range goldenCases {
+	for _, c := range append(append([]*goldenCase(nil), goldenCases...), stageCases...) {
 		want := 1
 		if strings.HasPrefix(c.name, "product_factor") {
 			want = 2

@@ -27,8 +27,9 @@ type sceneEntry struct {
 var scenes sync.Map
 
 // scene returns the scene k, generated once per test binary: the golden
-// cases and the quality tests share several (for example the golden
-// portrait_face_spill is the quality tests' portrait seed 2).
+// cases, the quality tests, the stage tests and the determinism test share
+// several (for example the golden portrait_face_spill is the quality
+// tests' portrait seed 2).
 // synth's scenes are pure functions of their key, so a shared one is the
 // one a test would generate; no test may write to it.
 func scene(k sceneKey) *sceneEntry {
