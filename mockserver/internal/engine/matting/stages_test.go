@@ -85,7 +85,7 @@ func acceleratedCases(t *testing.T, cases []*goldenCase, setup func(o Options) (
 			want, err := c.cpuMatte()
 			require.NoError(t, err)
 			s, check := setup(o)
-			got, err := NewAccelerated(s).RemoveBackground(context.Background(), img, o)
+			got, err := c.accelerated(s, img, o)
 			require.NoError(t, err)
 			assert.Equal(t, want.Alpha.Rect, got.Alpha.Rect)
 			assert.Equal(t, goldenHash(want), goldenHash(got))
