@@ -48,14 +48,20 @@ func acceleratedGolden(t *testing.T, setup func(o Options) (Stages, func(t *test
 // pipeline in TestAcceleratedMatchesCPU, and through each stage test under
 // the build tag heavy.
 var stageCases = []*goldenCase{
-	{name: "small_product_gradient_spill_pre", w: 320, h: 240, gen: product(6, synth.Gradient),
-		o: func(image.Rectangle) Options { return Options{SpillReduction: true, Preprocess: true} }},
-	{name: "small_portrait_face_spill", w: 320, h: 240, gen: portrait(2),
-		o: func(f image.Rectangle) Options {
-			return Options{Mode: ModePortrait, Faces: []image.Rectangle{f}, SpillReduction: true}
-		}},
-	{name: "small_portrait_noface", w: 320, h: 240, gen: portrait(3),
-		o: func(image.Rectangle) Options { return Options{Mode: ModePortrait} }},
+	smallerGolden("product_gradient_spill_pre"),
+	smallerGolden("portrait_face_spill"),
+	smallerGolden("portrait_noface"),
+}
+
+// smallerGolden is the golden case name (its scene and options) at
+// 320×240.
+func smallerGolden(name string) *goldenCase {
+	for _, c := range goldenCases {
+		if c.name == name {
+			return &goldenCase{name: "small_" + name, w: 320, h: 240, gen: c.gen, o: c.o}
+		}
+	}
+	panic("no golden case " + name)
 }
 
 // stageGolden is acceleratedGolden for a test of one swapped stage: on
