@@ -163,9 +163,13 @@ func TestCompositeShadows(t *testing.T) {
 			out := Composite(img, m, b)
 			darker := 0
 			for i := 0; i < 160*120; i++ {
+				// testify only on a mismatch (the same assertions): its
+				// call per channel was most of the test's time.
 				for c := 0; c < 3; c++ {
-					assert.LessOrEqual(t, out.Pix[4*i+c], plain.Pix[4*i+c], "shadow %s brightened pixel %d", sh, i)
-					if m.Alpha.Pix[i] == 255 {
+					if out.Pix[4*i+c] > plain.Pix[4*i+c] {
+						assert.LessOrEqual(t, out.Pix[4*i+c], plain.Pix[4*i+c], "shadow %s brightened pixel %d", sh, i)
+					}
+					if m.Alpha.Pix[i] == 255 && out.Pix[4*i+c] != plain.Pix[4*i+c] {
 						assert.Equal(t, plain.Pix[4*i+c], out.Pix[4*i+c], "shadow %s touched the subject", sh)
 					}
 				}

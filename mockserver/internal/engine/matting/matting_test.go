@@ -117,7 +117,7 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		w, h = 160, 120
 	}
 	pimg, _, face := synth.Portrait(4, w, h)
-	gimg, _ := synth.Product(6, w, h, synth.Gradient)
+	gimg, _ := productScene(6, w, h, synth.Gradient) // at 320×240 the stage tests' general scene (stageCases)
 	cases := []struct {
 		img *image.NRGBA
 		o   Options

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"image"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,34 +36,48 @@ func acceleratedGolden(t *testing.T, setup func(o Options) (Stages, func(t *test
 	acceleratedCases(t, goldenCases, setup)
 }
 
-// stageGolden is acceleratedGolden for a test of one swapped stage: on
-// the golden cases at full resolution, without the products analysed at
-// a reduced one (over 1 MP each, most of the package's test time) and the
-// plain product (its stages are the spill product's without the spill),
-// which TestAcceleratedMatchesCPU covers, and every stage test under the
-// build tag heavy (.ci/run's heavy step).
-func stageGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T))) {
-	t.Helper()
-	cases := goldenCases
-	if !heavyTests {
-		cases = nil
-		for _, c := range goldenCases {
-			if !strings.HasPrefix(c.name, "product_factor") && c.name != "product_plain" {
-				cases = append(cases, c)
-			}
+// stageCases are the scenes of the per-stage parity tests (stageGolden)
+// in a plain go test: the three golden scenes that take their own paths
+// (general mode with preprocessing and spill reduction, portrait mode with
+// a face box and without one, which is the border fit's fallback) at
+// 320×240 instead of 640×480. Each stage test asserts its stage's calls in
+// each of those modes and the CPU engine's bytes through the stage; the
+// size is not its subject (a quarter of the pixels: the stages are called
+// as at 640×480, and the package's statement coverage is the same). The
+// golden scenes themselves, at their sizes, go through the accelerated
+// pipeline in TestAcceleratedMatchesCPU, and through each stage test under
+// the build tag heavy.
+var stageCases = []*goldenCase{
+	smallerGolden("product_gradient_spill_pre"),
+	smallerGolden("portrait_face_spill"),
+	smallerGolden("portrait_noface"),
+}
+
+// smallerGolden is the golden case name (its scene and options) at
+// 320×240.
+func smallerGolden(name string) *goldenCase {
+	for _, c := range goldenCases {
+		if c.name == name {
+			return &goldenCase{name: "small_" + name, w: 320, h: 240, gen: c.gen, o: c.o}
 		}
 	}
-	if raceEnabled && !heavyTests {
-		// Under the race detector (about twenty times slower) the point is
-		// the stage's goroutines, which one scene exercises; the parity on
-		// every scene is checked without it (go test, and .ci/run's heavy
-		// step).
-		for _, c := range cases {
-			if c.name == "product_gradient_spill_pre" {
-				cases = []*goldenCase{c}
-				break
-			}
-		}
+	panic("no golden case " + name)
+}
+
+// stageGolden is acceleratedGolden for a test of one swapped stage: on
+// stageCases, and under the build tag heavy (.ci/run's heavy step) on
+// every golden case too. Under the race detector (about twenty times
+// slower) the point is the stage's goroutines, which one scene exercises:
+// there it runs on the general mode's scene only, and the parity on every
+// scene is checked without it (go test, and the heavy step).
+func stageGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T))) {
+	t.Helper()
+	cases := stageCases
+	switch {
+	case heavyTests:
+		cases = append(append([]*goldenCase(nil), goldenCases...), stageCases...)
+	case raceEnabled:
+		cases = stageCases[:1]
 	}
 	acceleratedCases(t, cases, setup)
 }
@@ -78,7 +91,7 @@ func acceleratedCases(t *testing.T, cases []*goldenCase, setup func(o Options) (
 			want, err := c.cpuMatte()
 			require.NoError(t, err)
 			s, check := setup(o)
-			got, err := NewAccelerated(s).RemoveBackground(context.Background(), img, o)
+			got, err := c.accelerated(s, img, o)
 			require.NoError(t, err)
 			assert.Equal(t, want.Alpha.Rect, got.Alpha.Rect)
 			assert.Equal(t, goldenHash(want), goldenHash(got))

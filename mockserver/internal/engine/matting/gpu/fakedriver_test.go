@@ -25,7 +25,7 @@ type fakeDriver struct {
 	names    map[result]string // cuGetErrorName answers
 	threads  map[int]int       // OS thread id → calls
 	next     uint64
-	mem      map[devicePtr][]byte
+	mem      map[devicePtr]*fakeBuffer
 	allocs   int
 	frees    int
 	launches []fakeLaunch
@@ -43,6 +43,23 @@ type fakeLaunch struct {
 	params int
 }
 
+// fakeBuffer is a device buffer of the fake driver: it reads as zeros
+// until written, and its bytes are allocated when first written (the
+// pool's buffers are 64 KiB at least, and most are never copied to or
+// from: making them all was a fifth of the driver error tests' time).
+type fakeBuffer struct {
+	size uint64
+	b    []byte
+}
+
+// bytes returns the buffer's bytes, allocated (zeroed) on first use.
+func (b *fakeBuffer) bytes() []byte {
+	if b.b == nil {
+		b.b = make([]byte, b.size)
+	}
+	return b.b
+}
+
 func newFakeDriver() *fakeDriver {
 	return &fakeDriver{
 		devices: 1,
@@ -51,7 +68,7 @@ func newFakeDriver() *fakeDriver {
 		calls:   map[string]int{},
 		names:   map[result]string{},
 		threads: map[int]int{},
-		mem:     map[devicePtr][]byte{},
+		mem:     map[devicePtr]*fakeBuffer{},
 		funcs:   map[handle]string{},
 		next:    0x1000,
 	}
@@ -168,7 +185,7 @@ func (f *fakeDriver) MemAlloc(ptr *devicePtr, size uint64) result {
 	}
 	p := devicePtr(f.next)
 	f.next += size + 0x1000
-	f.mem[p] = make([]byte, size)
+	f.mem[p] = &fakeBuffer{size: size}
 	f.allocs++
 	*ptr = p
 	return 0
@@ -189,10 +206,10 @@ func (f *fakeDriver) MemcpyHtoDAsync(dst devicePtr, src unsafe.Pointer, size uin
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b, ok := f.mem[dst]
-	if !ok || uint64(len(b)) < size {
+	if !ok || b.size < size {
 		return 1
 	}
-	copy(b, unsafe.Slice((*byte)(src), size))
+	copy(b.bytes(), unsafe.Slice((*byte)(src), size))
 	f.uploaded += int(size)
 	return f.enter("cuMemcpyHtoDAsync")
 }
@@ -201,10 +218,14 @@ func (f *fakeDriver) MemcpyDtoHAsync(dst unsafe.Pointer, src devicePtr, size uin
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b, ok := f.mem[src]
-	if !ok || uint64(len(b)) < size {
+	if !ok || b.size < size {
 		return 1
 	}
-	copy(unsafe.Slice((*byte)(dst), size), b)
+	if b.b == nil {
+		clear(unsafe.Slice((*byte)(dst), size)) // never written: zeros
+	} else {
+		copy(unsafe.Slice((*byte)(dst), size), b.b)
+	}
 	return f.enter("cuMemcpyDtoHAsync")
 }
 
@@ -332,7 +353,7 @@ func (d flagDriver) LaunchKernel(fn handle, grid, block [3]uint32, shared uint32
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if r == 0 && d.funcs[fn] == d.kernel {
-		d.mem[devicePtr(*(*uint64)(params[d.param]))][d.offset] = 1
+		d.mem[devicePtr(*(*uint64)(params[d.param]))].bytes()[d.offset] = 1
 	}
 	return r
 }
