@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -24,17 +23,16 @@ import (
 	"github.com/pfcsdk/pfc-go/pfccontainer"
 )
 
-// TestBinaryContainer builds the command, starts only the correction
-// container mock on a free port with PFC_* settings from the environment
+// TestBinaryContainer starts the command as a child process with only
+// the correction container mock, on a free port with PFC_* settings from the environment
 // and an explicit -container-root, corrects an image over the wire with
 // the pfccontainer client (rebasing corrected_url: PFC_SITE_URL names a
 // host the test cannot reach), uses direct file mode on the root's
 // input/output, and checks the JSON log lines on stderr.
 func TestBinaryContainer(t *testing.T) {
-	bin := binary(t)
 	root := filepath.Join(t.TempDir(), "mounts")
-	cmd := exec.Command(bin, "-hosted-addr", "", "-bg-addr", "", "-container-addr", "127.0.0.1:0", "-container-root", root)
-	cmd.Env = append(os.Environ(), "PFC_SITE_URL=http://pfc.invalid:8081", "PFC_LOG_LEVEL=DEBUG", "PFC_IMG_CACHE_TTL=5")
+	cmd := childCommand("-hosted-addr", "", "-bg-addr", "", "-container-addr", "127.0.0.1:0", "-container-root", root)
+	cmd.Env = append(cmd.Env, "PFC_SITE_URL=http://pfc.invalid:8081", "PFC_LOG_LEVEL=DEBUG", "PFC_IMG_CACHE_TTL=5")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var stderr bytes.Buffer

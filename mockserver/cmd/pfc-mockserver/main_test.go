@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -31,53 +30,33 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		if built.dir != "" {
-			_ = os.RemoveAll(built.dir)
-		}
-		os.Exit(code)
-	}))
-}
-
-// built is the command, built once per test binary by binary and shared
-// by the tests that run it (building it is most of their time); TestMain
-// removes its directory.
-var built struct {
-	once           sync.Once
-	dir, path, out string
-	err            error
-}
-
-// binary returns the path of the command built from this package with
-// the go tool, building it on the first call; it skips the test without
-// a go tool.
-func binary(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not found")
+	if os.Getenv(asCommandEnv) == "1" {
+		main() // the command itself, for childCommand
+		os.Exit(0)
 	}
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "pfc-mockserver-test-*"); built.err != nil {
-			return
-		}
-		built.path = filepath.Join(built.dir, "pfc-mockserver")
-		var out []byte
-		out, built.err = exec.Command(goTool, "build", "-o", built.path, ".").CombinedOutput()
-		built.out = string(out)
-	})
-	require.NoError(t, built.err, built.out)
-	return built.path
+	goleak.VerifyTestMain(m)
 }
 
-// TestBinary builds the command, starts it on a free port, uses the
+// asCommandEnv set to 1 makes this test binary run the command's main
+// instead of the tests: childCommand's children are the command without
+// a go build (the same package main, flags, environment and signals).
+const asCommandEnv = "PFC_MOCKSERVER_TEST_AS_COMMAND"
+
+// childCommand returns the command pfc-mockserver with args, run as a
+// child process (this test binary, as the command); tests add to its Env.
+func childCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(cmd.Env, asCommandEnv+"=1")
+	return cmd
+}
+
+// TestBinary starts the command as a child process on a free port, uses the
 // hosted API, and stops it with SIGINT; then once more without -data-dir,
 // stopped with SIGTERM.
 func TestBinary(t *testing.T) {
-	bin := binary(t)
 	dataDir := t.TempDir()
 	// Port 0 everywhere: the default ports may be busy on a shared machine.
-	cmd := exec.Command(bin, "-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
+	cmd := childCommand("-hosted-addr", "127.0.0.1:0", "-container-addr", "127.0.0.1:0", "-bg-addr", "127.0.0.1:0",
 		"-api-key", "k-123", "-data-dir", dataDir, "-time-scale", "0.001")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -152,8 +131,8 @@ func TestBinary(t *testing.T) {
 	// SIGTERM, and the default data directory (a temporary one) is
 	// removed on exit too.
 	tmp := t.TempDir()
-	cmd = exec.Command(bin, "-hosted-addr", "127.0.0.1:0", "-container-addr", "", "-bg-addr", "")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd = childCommand("-hosted-addr", "127.0.0.1:0", "-container-addr", "", "-bg-addr", "")
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	stdout, err = cmd.StdoutPipe()
 	require.NoError(t, err)
 	stderr.Reset()
