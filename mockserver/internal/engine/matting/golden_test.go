@@ -138,6 +138,9 @@ func goldenHash(m *Matte) string {
 
 func TestCPUGolden(t *testing.T) {
 	t.Parallel()
+	if raceEnabled && !heavyTests {
+		t.Skip("pinned bytes, not goroutines: checked without the race detector (go test, and .ci/run's heavy step); under it the engine's goroutines run in TestAcceleratedMatchesCPU")
+	}
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -44,10 +44,14 @@ var portraitSeeds = []int64{1, 2, 3, 4, 5, 6}
 // ./... checks the engine on a few scenes where the heavy step holds the
 // quality bars on all of them. The subsets take scenes that other tests
 // generate anyway (the golden cases, TestPortraitWithoutFaces): one
-// product on each backdrop style and two portraits.
+// product on each backdrop style and two portraits; under the race
+// detector, the first of them.
 func sceneSubset[T any](s []T, indices ...int) []T {
-	if heavyTests && !raceEnabled {
+	switch {
+	case heavyTests && !raceEnabled:
 		return s
+	case raceEnabled:
+		indices = indices[:1] // one scene checks the goroutines
 	}
 	out := make([]T, 0, len(indices))
 	for _, i := range indices {

@@ -31,9 +31,18 @@ func (s cpuStages) newRun(img *image.NRGBA) *cpuRun { return &cpuRun{img: img, s
 // NewAccelerated on the stages that setup returns for the case's options
 // and checks the CPU engine's bytes (computed once per case); then it
 // calls the check that setup returned (for the stages' calls).
+//
+// Under the race detector (about twenty times slower), whose subject is
+// the goroutines of both pipelines, it runs on stageCases: the same three
+// modes at 320×240. The golden cases themselves go through both pipelines
+// without it (go test, and .ci/run's heavy step).
 func acceleratedGolden(t *testing.T, setup func(o Options) (Stages, func(t *testing.T))) {
 	t.Helper()
-	acceleratedCases(t, goldenCases, setup)
+	cases := goldenCases
+	if raceEnabled && !heavyTests {
+		cases = stageCases
+	}
+	acceleratedCases(t, cases, setup)
 }
 
 // stageCases are the scenes of the per-stage parity tests (stageGolden)
