@@ -155,6 +155,9 @@ func allocated(fn func()) uint64 {
 // is refused before any of it is inflated. Not parallel: it counts the
 // bytes allocated.
 func TestPNGMetadataInflationIsBounded(t *testing.T) {
+	if raceEnabled {
+		t.Skip("bytes allocated, not goroutines: checked without the race detector (go test, and .ci/run's heavy step)")
+	}
 	for _, tc := range []struct{ typ, prefix string }{
 		{"iCCP", "ICC\x00\x00"},
 		{"iTXt", xmpKeyword + "\x00\x01\x00\x00\x00"},

@@ -35,6 +35,12 @@ func TestJPEGStripsDecodeLikeOneStream(t *testing.T) {
 	if heavyTests {
 		sizes = append(sizes, [2]int{1000, 1100}, [2]int{333, 3300}, [2]int{4000, 1300})
 	}
+	if raceEnabled {
+		// Under the race detector, whose subject is the strips' goroutines:
+		// two strips, the last not a multiple of 16 rows, and one. The odd
+		// width and the markers' wrap are bytes, checked without it.
+		sizes = [][2]int{{1000, 600}, {17, 40}}
+	}
 	for _, size := range sizes {
 		m := naturalImage(size[0], size[1], 3)
 		ours := encodeBytes(t, m, EncodeOptions{Format: FormatJPEG, Quality: 85})
@@ -66,8 +72,17 @@ func TestEncodeSameBytesForAnyCoreCount(t *testing.T) {
 	}
 	require.Equal(t, [2]int{2, 3}, [2]int{jpegStrips(800, 900), pngParts(800, 900, 3)})
 	require.Equal(t, [2]int{2, 3}, [2]int{jpegStrips(400, 1310), pngParts(400, 1310, 4)})
-	m := naturalImage(800, 900, 4)
-	alpha := naturalImage(400, 1310, 5)
+	ow, oh, aw, ah := 800, 900, 400, 1310
+	if raceEnabled {
+		// Under the race detector still two strips and several parts each
+		// (the goroutines it checks), in a sixth fewer pixels: the last
+		// strip of one row, the parts two and three.
+		ow, oh, aw, ah = 1024, 513, 512, 1025
+		require.Equal(t, [2]int{2, 2}, [2]int{jpegStrips(ow, oh), pngParts(ow, oh, 3)})
+		require.Equal(t, [2]int{2, 3}, [2]int{jpegStrips(aw, ah), pngParts(aw, ah, 4)})
+	}
+	m := naturalImage(ow, oh, 4)
+	alpha := naturalImage(aw, ah, 5)
 	for i := 3; i < len(alpha.Pix); i += 4 {
 		alpha.Pix[i] = uint8(i / 4 % 251)
 	}
@@ -89,6 +104,11 @@ func TestPNGIsLossless(t *testing.T) {
 	rnd := rand.New(rand.NewSource(1))
 	opaque := naturalImage(900, 700, 6) // > 1 MiB of filtered rows: several parts
 	alpha := naturalImage(800, 600, 7)
+	if raceEnabled {
+		// Under the race detector, whose subject is the parts' goroutines:
+		// two parts each (the second of one row), in half the pixels.
+		opaque, alpha = naturalImage(800, 437, 6), naturalImage(800, 328, 7)
+	}
 	for i := 3; i < len(alpha.Pix); i += 4 {
 		alpha.Pix[i] = uint8(rnd.Intn(256))
 	}

@@ -111,6 +111,9 @@ func TestHeaderDescribesDecoding(t *testing.T) {
 // pixels of an ordinary one, a 1-bit PNG of 24 KB as many as a 30 MB
 // one). Not parallel: it measures the heap.
 func TestPeakBytesBoundsDecode(t *testing.T) {
+	if raceEnabled {
+		t.Skip("heap measured, not goroutines (the decoders' run in the other decode tests): checked without the race detector (go test, and .ci/run's heavy step)")
+	}
 	const w, h = 1500, 1000
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	for name, data := range map[string][]byte{
