@@ -131,11 +131,14 @@ func TestApply_IdentityParams(t *testing.T) {
 
 func TestApply_GroupsDifferAndArePlausible(t *testing.T) {
 	t.Parallel()
-	sources := map[string]*image.NRGBA{
-		"balanced": balancedImage(20),
-		"warm":     castImage(naturalImage(testW, testH, 21, 110, 90, 128, 205), [3]float64{1.1, 1, 0.85}),
-		"portrait": skinImage(testW, testH, 22),
-		"scenic":   landscapeImage(testW, testH, 23),
+	warm := castImage(naturalImage(testW, testH, 21, 110, 90, 128, 205), [3]float64{1.1, 1, 0.85})
+	sources := map[string]*image.NRGBA{"warm": warm}
+	if !raceEnabled {
+		// Under the race detector, whose subject is Auto's bands of
+		// goroutines, the warm scene alone; the others without it.
+		sources["balanced"] = balancedImage(20)
+		sources["portrait"] = skinImage(testW, testH, 22)
+		sources["scenic"] = landscapeImage(testW, testH, 23)
 	}
 	for name, src := range sources {
 		t.Run(name, func(t *testing.T) {

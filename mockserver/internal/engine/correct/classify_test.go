@@ -21,6 +21,9 @@ func shared(name string, gen func() *image.NRGBA) *image.NRGBA {
 
 func TestIsClipart(t *testing.T) {
 	t.Parallel()
+	if raceEnabled {
+		t.Skip("classifications, and it starts no goroutines: checked without the race detector (go test, and .ci/run's heavy step)")
+	}
 	solid := image.NewNRGBA(image.Rect(0, 0, 300, 200))
 	fillRect(solid, solid.Rect, color.NRGBA{40, 90, 200, 255})
 	tests := []struct {
@@ -54,6 +57,9 @@ func TestIsClipart(t *testing.T) {
 
 func TestIsLegacySkip(t *testing.T) {
 	t.Parallel()
+	if raceEnabled {
+		t.Skip("classifications, and it starts no goroutines: checked without the race detector (go test, and .ci/run's heavy step)")
+	}
 	assert.True(t, IsLegacySkip(shared("clipart1", func() *image.NRGBA { return clipartImage(800, 600, 1, 0) })), "clipart")
 	assert.True(t, IsLegacySkip(shared("grey9", func() *image.NRGBA { return greyscale(balancedImage(9)) })), "greyscale photo")
 	assert.True(t, IsLegacySkip(greyscale(landscapeImage(800, 600, 2))), "greyscale landscape")
@@ -65,6 +71,9 @@ func TestIsLegacySkip(t *testing.T) {
 
 func TestEstimateNoise(t *testing.T) {
 	t.Parallel()
+	if raceEnabled {
+		t.Skip("noise estimates, and it starts no goroutines: checked without the race detector (go test, and .ci/run's heavy step)")
+	}
 	levels := []float64{0, 1, 4, 10, 20}
 	var prev float64 = -1
 	for _, sigma := range levels {

@@ -11,6 +11,9 @@ import (
 
 func TestDetectScene_Synthetic(t *testing.T) {
 	t.Parallel()
+	if raceEnabled {
+		t.Skip("scene classifications, and it starts no goroutines: checked without the race detector (go test, and .ci/run's heavy step)")
+	}
 	tests := []struct {
 		name  string
 		img   *image.NRGBA
