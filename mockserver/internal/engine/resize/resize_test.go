@@ -23,6 +23,9 @@ func fill(w, h int, c color.NRGBA) *image.NRGBA {
 
 func TestResizeConstantStaysConstant(t *testing.T) {
 	t.Parallel()
+	if raceEnabled {
+		t.Skip("pixel values, not goroutines (the resampler's run in TestResizeSameCoresSameBytes): checked without the race detector (go test)")
+	}
 	sizes := [][4]int{{100, 80, 37, 29}, {100, 80, 300, 211}, {7, 5, 1, 1}, {1, 1, 9, 4}, {64, 64, 64, 17}, {33, 90, 33, 91}}
 	for _, c := range []color.NRGBA{{0, 0, 0, 255}, {255, 255, 255, 255}, {12, 200, 97, 255}, {12, 200, 97, 128}, {250, 3, 60, 1}} {
 		for _, k := range allKernels {
@@ -82,6 +85,9 @@ func areaAverage(src *image.NRGBA, f int) *image.NRGBA {
 
 func TestResizeDownscaleMatchesAreaAverage(t *testing.T) {
 	t.Parallel()
+	if raceEnabled {
+		t.Skip("pixel values, not goroutines (the resampler's run in TestResizeSameCoresSameBytes): checked without the race detector (go test)")
+	}
 	// A one-pixel checkerboard (pure high frequency, must average to grey)
 	// on top of slow gradients.
 	const w, h = 480, 360
