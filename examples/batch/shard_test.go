@@ -416,3 +416,22 @@ func TestParseShard(t *testing.T) {
 		assert.Equal(t, c.want, fmt.Sprintf("%d/%d", sh.Index, sh.Count))
 	}
 }
+
+// TestParseShardErrors: a bad -shard names what is wrong with it, the
+// count before the index (a bad count is not reported as a missing
+// index).
+func TestParseShardErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ v, env, want string }{
+		{"x", "", `-shard "x": the shard count must be a positive integer (i/n, or n with $JOB_COMPLETION_INDEX)`},
+		{"0", "", `-shard "0": the shard count must be a positive integer`},
+		{"/", "", `-shard "/": the shard count must be a positive integer`},
+		{"4", "", `-shard "4" names no index and $JOB_COMPLETION_INDEX is not set (give i/n)`},
+		{"4/4", "", `-shard "4/4": the index "4" must be an integer from 0 to 3`},
+		{"4", "x", `-shard "4": the index "x" must be an integer from 0 to 3`},
+	} {
+		_, err := parseShard(c.v, c.env)
+		require.Error(t, err, "%q with %q", c.v, c.env)
+		assert.Contains(t, err.Error(), c.want, "%q with %q", c.v, c.env)
+	}
+}

@@ -46,7 +46,7 @@ const asCommandEnv = "PFC_MOCKSERVER_TEST_AS_COMMAND"
 // child process (this test binary, as the command); tests add to its Env.
 func childCommand(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(cmd.Env, asCommandEnv+"=1")
+	cmd.Env = append(os.Environ(), asCommandEnv+"=1")
 	return cmd
 }
 

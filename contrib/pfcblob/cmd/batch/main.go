@@ -28,6 +28,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -118,18 +119,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0, nil
 }
 
-// parseShard reads -shard: "i/n" (pfc.Shard's Set), or "n" (or "/n") with
-// i from env.
-func parseShard(v, env string) (sh pfc.Shard, err error) {
-	in := v
-	if !strings.Contains(v, "/") || strings.HasPrefix(v, "/") {
+// parseShard reads -shard: "i/n", or "n" (or "/n") with i from env.
+func parseShard(v, env string) (pfc.Shard, error) {
+	is, ns, hasIndex := strings.Cut(v, "/")
+	if !hasIndex {
+		is, ns = "", v
+	}
+	n, err := strconv.Atoi(ns)
+	if err != nil || n < 1 {
+		return pfc.Shard{}, fmt.Errorf("-shard %q: the shard count must be a positive integer", v)
+	}
+	if is == "" {
 		if env == "" {
-			return sh, fmt.Errorf("-shard %q names no index and $JOB_COMPLETION_INDEX is not set (give i/n)", v)
+			return pfc.Shard{}, fmt.Errorf("-shard %q names no index and $JOB_COMPLETION_INDEX is not set", v)
 		}
-		in = env + "/" + strings.TrimPrefix(v, "/")
+		is = env
 	}
-	if err := sh.Set(in); err != nil {
-		return sh, fmt.Errorf("-shard %q: %w", v, err)
+	i, err := strconv.Atoi(is)
+	if err != nil || i < 0 || i >= n {
+		return pfc.Shard{}, fmt.Errorf("-shard %q: the index %q must be an integer from 0 to %d", v, is, n-1)
 	}
-	return sh, nil
+	return pfc.Shard{Index: i, Count: n}, nil
 }
