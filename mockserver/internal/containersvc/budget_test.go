@@ -29,10 +29,18 @@ func stripedPNG(t testing.TB, w, h int, depth, ctype byte) []byte {
 // of an ordinary image's memory) waits; it used to start at once.
 func TestCostCountsBytesNotPixels(t *testing.T) {
 	t.Parallel()
-	img := stripedPNG(t, 2000, 2000, 1, 0)
+	side, held := 2000, int64(30_000_000)
+	if raceEnabled {
+		// A quarter of the pixels to correct once released (seconds under
+		// the race detector); the same wait and release run. 1000×1000 costs
+		// about 23 MB (its fixed part does not shrink) where its pixels cost
+		// 6 MB: beside 45 MB held, the 15 MB free hold one and not the other.
+		side, held = 1000, 45_000_000
+	}
+	img := stripedPNG(t, side, side, 1, 0)
 	f := newFixture(t, func(c *Config) { c.MemoryBudget, c.Workers = 60_000_000, 4 })
 	f.placeInput(t, "onebit.png", img)
-	release := holdBudget(t, f, 30_000_000)
+	release := holdBudget(t, f, held)
 	defer release()
 
 	done := make(chan *httpx.Error, 1)
@@ -41,7 +49,7 @@ func TestCostCountsBytesNotPixels(t *testing.T) {
 		done <- herr
 	}()
 	// Queued at the byte cost: at its pixel count it fitted and ran.
-	require.Eventually(t, func() bool { return f.svc.queue.Stats().QueuedCost > 30_000_000 },
+	require.Eventually(t, func() bool { return f.svc.queue.Stats().QueuedCost > 60_000_000-held },
 		10*time.Second, time.Millisecond, "the 1-bit image waits at its byte cost (queue: %+v)", f.svc.queue.Stats())
 	release()
 	assert.Nil(t, <-done)
@@ -55,7 +63,18 @@ func TestCostCountsBytesNotPixels(t *testing.T) {
 func TestOverTheMemoryBudgetIsRefused(t *testing.T) {
 	t.Parallel()
 	f := newFixtureNamed(t, "PFCContainerOptions.MemoryBudget", func(c *Config) { c.MemoryBudget = 24_000_000 })
-	f.placeInput(t, "deep.png", stripedPNG(t, 1500, 1500, 16, 6)) // 2.25 MP, about 4.6 MP of memory
+	var deep []byte // 2.25 MP, about 4.6 MP of memory
+	if raceEnabled {
+		// The same header with zero rows: the refusal reads only the header
+		// (and the file's size, larger here), and striping 18 MB of rows at
+		// the best compression takes seconds under the race detector.
+		var err error
+		deep, err = testimage.GiantPNG(1500, 1500, 16, 6, nil)
+		require.NoError(t, err)
+	} else {
+		deep = stripedPNG(t, 1500, 1500, 16, 6)
+	}
+	f.placeInput(t, "deep.png", deep)
 	_, herr := f.svc.Correct(t.Context(), "deep.png", nil)
 	require.NotNil(t, herr)
 	assert.Equal(t, http.StatusServiceUnavailable, herr.Status)
